@@ -1,0 +1,130 @@
+import { randomUUID } from 'node:crypto';
+import http, { type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { ApolloServer, HeaderMap } from '@apollo/server';
+import type { MikroORM } from '@mikro-orm/postgresql';
+import type { Config } from './config';
+import { Messages } from './errors';
+import { createContext, type GraphQLContext } from './graphql/context';
+import { formatError } from './graphql/errors';
+import { getSchema } from './graphql/schema';
+import { BodyTooLargeError, readBody, sendJson } from './http';
+import { authenticate } from './modules/accounts/account.service';
+import { routes } from './rest/routes';
+import { RestShim } from './rest/shim';
+
+export interface Logger {
+  info(message: string): void;
+  error(message: string, error?: unknown): void;
+}
+
+export const consoleLogger: Logger = {
+  info: (message) => process.stdout.write(`${message}\n`),
+  error: (message, error) => console.error(message, error ?? ''),
+};
+
+export interface App {
+  server: http.Server;
+  apollo: ApolloServer<GraphQLContext>;
+  /** Listens and answers the base URL (`http://host:port`). */
+  listen(port: number, host?: string): Promise<string>;
+  /** Stops accepting, lets in-flight requests finish, then stops Apollo. */
+  close(): Promise<void>;
+}
+
+const REST_BASE = '/api';
+
+export async function createApp(options: { orm: MikroORM; config: Config; logger?: Logger }): Promise<App> {
+  const { orm, config } = options;
+  const logger = options.logger ?? consoleLogger;
+  const schema = await getSchema();
+  const apollo = new ApolloServer<GraphQLContext>({
+    schema,
+    includeStacktraceInErrorResponses: false,
+    formatError: (formatted, error) => formatError(formatted, error, (message, cause) => logger.error(message, cause)),
+  });
+  await apollo.start();
+  const shim = new RestShim(apollo, schema, routes, config.maxBodyBytes);
+
+  const contextFor = (req: IncomingMessage, requestId: string) => async (): Promise<GraphQLContext> => {
+    const em = orm.em.fork();
+    const accountId = await authenticate(em, req.headers.authorization);
+    return createContext({ requestId, em, accountId, config });
+  };
+
+  async function graphql(req: IncomingMessage, res: ServerResponse, url: URL, requestId: string): Promise<void> {
+    let body: unknown;
+    if (req.method === 'POST') {
+      const raw = await readBody(req, config.maxBodyBytes);
+      try {
+        body = raw.length ? JSON.parse(raw.toString('utf8')) : undefined;
+      } catch {
+        return sendJson(res, 400, { errors: [{ message: Messages.invalidJson, extensions: { code: 'BAD_REQUEST' } }] });
+      }
+    }
+    const headers = new HeaderMap();
+    for (const [name, value] of Object.entries(req.headers)) {
+      if (value !== undefined) headers.set(name, Array.isArray(value) ? value.join(', ') : value);
+    }
+    const response = await apollo.executeHTTPGraphQLRequest({
+      httpGraphQLRequest: { method: req.method ?? 'GET', headers, search: url.search, body },
+      context: contextFor(req, requestId),
+    });
+    for (const [name, value] of response.headers) res.setHeader(name, value);
+    res.statusCode = response.status ?? 200;
+    if (response.body.kind === 'complete') {
+      res.end(response.body.string);
+      return;
+    }
+    for await (const chunk of response.body.asyncIterator) res.write(chunk);
+    res.end();
+  }
+
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const requestId = randomUUID();
+    res.setHeader('x-request-id', requestId);
+    const url = new URL(req.url ?? '/', `http://${req.headers.host ?? 'localhost'}`);
+    const path = url.pathname;
+    try {
+      if (path === '/healthz') return sendJson(res, 200, { status: 'ok' });
+      if (path === '/readyz') {
+        const ready = await orm.isConnected().catch(() => false);
+        return sendJson(res, ready ? 200 : 503, { status: ready ? 'ok' : 'unavailable' });
+      }
+      if (path === '/graphql') return await graphql(req, res, url, requestId);
+      if (path === REST_BASE || path.startsWith(`${REST_BASE}/`)) {
+        return await shim.handle(req, res, url, path.slice(REST_BASE.length), contextFor(req, requestId));
+      }
+      sendJson(res, 404, { message: Messages.routeNotFound });
+    } catch (error) {
+      if (error instanceof BodyTooLargeError) return sendJson(res, 413, { message: Messages.bodyTooLarge });
+      logger.error(`request ${requestId} ${req.method} ${path} failed`, error);
+      if (!res.headersSent) sendJson(res, 500, { message: Messages.internal });
+      else res.destroy();
+    }
+  }
+
+  const server = http.createServer((req, res) => void handle(req, res));
+  server.keepAliveTimeout = 5_000;
+
+  return {
+    server,
+    apollo,
+    listen: (port, host = '0.0.0.0') =>
+      new Promise((resolve, reject) => {
+        server.once('error', reject);
+        server.listen(port, host, () => {
+          const address = server.address() as AddressInfo;
+          const shown = host === '0.0.0.0' || host === '::' ? 'localhost' : host;
+          resolve(`http://${shown}:${address.port}`);
+        });
+      }),
+    close: async () => {
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeIdleConnections();
+      });
+      await apollo.stop();
+    },
+  };
+}

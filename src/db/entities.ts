@@ -1,0 +1,9 @@
+import { Account } from '../modules/accounts/account.entity';
+import { ApiToken } from '../modules/accounts/api-token.entity';
+import { LedgerEntry } from '../modules/accounts/ledger-entry.entity';
+import { PhoneNumber } from '../modules/accounts/phone-number.entity';
+import { Campaign } from '../modules/campaigns/campaign.entity';
+import { Lead } from '../modules/leads/lead.entity';
+import { SecondaryContact } from '../modules/leads/secondary-contact.entity';
+
+export const entities = [Account, ApiToken, PhoneNumber, LedgerEntry, Campaign, Lead, SecondaryContact];

@@ -1,0 +1,7 @@
+import type { MigrationObject } from '@mikro-orm/core';
+import { Migration20261121000000_foundation } from './Migration20261121000000_foundation';
+
+/** Every migration, in order. Listed explicitly so that compiled and TypeScript runs agree. */
+export const migrations: MigrationObject[] = [
+  { name: 'Migration20261121000000_foundation', class: Migration20261121000000_foundation },
+];

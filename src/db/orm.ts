@@ -1,0 +1,37 @@
+import { MikroORM, type Options } from '@mikro-orm/postgresql';
+import { Migrator } from '@mikro-orm/migrations';
+import { entities } from './entities';
+import { migrations } from './migrations';
+
+export interface OrmOptions {
+  databaseUrl: string;
+  logSql?: boolean;
+  /** Called with every SQL statement the ORM sends (tests count them). */
+  onQuery?: (sql: string) => void;
+  poolMax?: number;
+}
+
+export function ormConfig(options: OrmOptions): Options {
+  return {
+    clientUrl: options.databaseUrl,
+    entities,
+    extensions: [Migrator],
+    migrations: { migrationsList: migrations, transactional: true, allOrNothing: true, snapshot: false },
+    // Timestamps come back as text; UTC makes them mean one thing.
+    driverOptions: { connection: { options: '-c TimeZone=UTC' } },
+    pool: { min: 0, max: options.poolMax ?? 10 },
+    debug: options.logSql || options.onQuery ? ['query'] : false,
+    logger: options.onQuery ?? ((message) => process.stderr.write(`${message}\n`)),
+    colors: false,
+    // Each request forks its own EntityManager; the global one must never carry state.
+    allowGlobalContext: false,
+    discovery: { warnWhenNoEntities: true },
+  };
+}
+
+/** Connects and applies the checked-in migrations. */
+export async function initOrm(options: OrmOptions): Promise<MikroORM> {
+  const orm = await MikroORM.init(ormConfig(options));
+  await orm.getMigrator().up();
+  return orm;
+}

@@ -1,0 +1,132 @@
+/**
+ * Domain errors and the catalogue of client-facing messages.
+ *
+ * Services throw these; the GraphQL layer turns them into errors with `extensions.code`,
+ * and the REST shim turns those back into the documented bodies and status codes.
+ */
+
+export const Messages = {
+  unauthenticated: 'Não autenticado.',
+  validationFailed: 'Falha na validação',
+  invalidData: 'Os dados fornecidos são inválidos.',
+  invalidJson: 'O corpo da requisição não é um JSON válido.',
+  bodyTooLarge: 'O corpo da requisição excede o tamanho máximo permitido.',
+  routeNotFound: 'Rota não encontrada.',
+  methodNotAllowed: 'Método não permitido.',
+  internal: 'Erro interno do servidor.',
+  unavailable: 'Serviço temporariamente indisponível.',
+
+  leadNotFound: 'Lead não encontrado',
+  campaignNotFound: 'Campanha não encontrada',
+  invalidPhoneNumber: 'Número de telefone inválido',
+  invalidFields: (fields: string[]) => `Campos inválidos: ${fields.join(', ')}`,
+
+  leadCreated: 'Lead created successfully',
+  leadUpdated: 'Lead updated successfully',
+  leadDeleted: 'Lead deleted successfully',
+  campaignCreated: 'Campaign created successfully',
+} as const;
+
+/** Per-field messages, in the wording Laravel's pt-BR validator uses, keyed by the spec's field names. */
+export const FieldMessages = {
+  required: (field: string) => `O campo ${field} é obrigatório.`,
+  integer: (field: string) => `O campo ${field} deve ser um número inteiro.`,
+  number: (field: string) => `O campo ${field} deve ser um número.`,
+  string: (field: string) => `O campo ${field} deve ser uma string.`,
+  boolean: (field: string) => `O campo ${field} deve ser verdadeiro ou falso.`,
+  array: (field: string) => `O campo ${field} deve ser um array.`,
+  list: (field: string) => `O campo ${field} deve ser uma lista.`,
+  min: (field: string, min: number) => `O campo ${field} deve ser pelo menos ${min}.`,
+  between: (field: string, min: number, max: number) => `O campo ${field} deve estar entre ${min} e ${max}.`,
+  maxLength: (field: string, max: number) => `O campo ${field} não pode ser superior a ${max} caracteres.`,
+  oneOf: (field: string, values: readonly string[]) => `O campo ${field} deve ser um dos seguintes valores: ${values.join(', ')}.`,
+  date: (field: string) => `O campo ${field} deve ser uma data válida no formato AAAA-MM-DD.`,
+  dateAfterOrEqual: (field: string, other: string) => `O campo ${field} deve ser uma data posterior ou igual a ${other}.`,
+  phone: (field: string) => `O campo ${field} deve ser um número de telefone válido no formato internacional (E.164).`,
+  campaignMissing: 'A campanha selecionada não existe.',
+  statusAutomatic: 'O status é atribuído automaticamente e não pode ser definido manualmente.',
+  duplicateLead: 'Já existe um lead com este número de telefone nesta campanha.',
+} as const;
+
+export type ErrorCode =
+  | 'UNAUTHENTICATED'
+  | 'NOT_FOUND'
+  | 'VALIDATION_FAILED'
+  | 'PLAN_LIMIT'
+  | 'INSUFFICIENT_BALANCE'
+  | 'FORBIDDEN'
+  | 'CONFLICT'
+  | 'PROVIDER_FAILURE'
+  | 'INTERNAL';
+
+/** The HTTP status that each code maps to, for REST and for `extensions.status` in GraphQL. */
+export const HttpStatusByCode: Record<ErrorCode, number> = {
+  UNAUTHENTICATED: 401,
+  NOT_FOUND: 404,
+  VALIDATION_FAILED: 422,
+  PLAN_LIMIT: 422,
+  INSUFFICIENT_BALANCE: 402,
+  FORBIDDEN: 403,
+  CONFLICT: 409,
+  PROVIDER_FAILURE: 502,
+  INTERNAL: 500,
+};
+
+/** Field name (dotted for nested items, as `secondary_contacts.0.phone_number`) to its messages. */
+export type FieldErrors = Record<string, string[]>;
+
+export class DomainError extends Error {
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    readonly errors?: FieldErrors,
+    /** Extra top-level keys of the REST body, such as the provider detail of a failed SMS. */
+    readonly details?: Record<string, unknown>,
+  ) {
+    super(message);
+    this.name = 'DomainError';
+  }
+
+  get status(): number {
+    return HttpStatusByCode[this.code];
+  }
+}
+
+export class ValidationError extends DomainError {
+  constructor(errors: FieldErrors, message: string = Messages.validationFailed) {
+    super('VALIDATION_FAILED', message, errors);
+  }
+}
+
+export class NotFoundError extends DomainError {
+  constructor(message: string) {
+    super('NOT_FOUND', message);
+  }
+}
+
+export class UnauthenticatedError extends DomainError {
+  constructor() {
+    super('UNAUTHENTICATED', Messages.unauthenticated);
+  }
+}
+
+/** Collects field errors while a request is checked, then throws them together. */
+export class FieldErrorCollector {
+  readonly errors: FieldErrors = {};
+
+  add(field: string, message: string): void {
+    (this.errors[field] ??= []).push(message);
+  }
+
+  has(field: string): boolean {
+    return field in this.errors;
+  }
+
+  get empty(): boolean {
+    return Object.keys(this.errors).length === 0;
+  }
+
+  throwIfAny(message?: string): void {
+    if (!this.empty) throw new ValidationError(this.errors, message);
+  }
+}

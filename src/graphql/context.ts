@@ -1,0 +1,28 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Config } from '../config';
+import { UnauthenticatedError } from '../errors';
+import type { Scope } from '../modules/scope';
+import { createLoaders, type Loaders } from './loaders';
+
+/** One per HTTP request, shared by the GraphQL endpoint and the REST shim. */
+export interface GraphQLContext {
+  requestId: string;
+  /** A fork of the ORM's EntityManager made for this request only. */
+  em: EntityManager;
+  /** The account of the bearer token; null when the request carries no valid token. */
+  accountId: number | null;
+  config: Config;
+  loaders: Loaders;
+}
+
+export function createContext(input: Omit<GraphQLContext, 'loaders'>): GraphQLContext {
+  const context = { ...input } as GraphQLContext;
+  context.loaders = createLoaders(context);
+  return context;
+}
+
+/** The service scope of an authenticated request. */
+export function scopeOf(ctx: GraphQLContext): Scope {
+  if (ctx.accountId === null) throw new UnauthenticatedError();
+  return { em: ctx.em, accountId: ctx.accountId, config: ctx.config };
+}

@@ -1,0 +1,45 @@
+import type { GraphQLFormattedError } from 'graphql';
+import { unwrapResolverError } from '@apollo/server/errors';
+import { DomainError, Messages } from '../errors';
+
+/** Codes Apollo itself gives to a malformed request: safe to show as they are. */
+const REQUEST_ERROR_CODES = new Set([
+  'GRAPHQL_PARSE_FAILED',
+  'GRAPHQL_VALIDATION_FAILED',
+  'BAD_USER_INPUT',
+  'BAD_REQUEST',
+  'PERSISTED_QUERY_NOT_FOUND',
+  'PERSISTED_QUERY_NOT_SUPPORTED',
+  'OPERATION_RESOLUTION_FAILURE',
+]);
+
+/**
+ * Domain errors keep their Portuguese message, code, HTTP status and field map; request
+ * errors pass; anything else is logged and masked, so no stack trace or SQL reaches a client.
+ */
+export function formatError(
+  formatted: GraphQLFormattedError,
+  error: unknown,
+  log: (message: string, error: unknown) => void,
+): GraphQLFormattedError {
+  const original = unwrapResolverError(error);
+  if (original instanceof DomainError) {
+    return {
+      message: original.message,
+      locations: formatted.locations,
+      path: formatted.path,
+      extensions: {
+        code: original.code,
+        status: original.status,
+        ...(original.errors ? { errors: original.errors } : {}),
+        ...(original.details ? { details: original.details } : {}),
+      },
+    };
+  }
+  const code = formatted.extensions?.code;
+  if (typeof code === 'string' && REQUEST_ERROR_CODES.has(code)) {
+    return { ...formatted, extensions: { code, status: code === 'BAD_REQUEST' ? 400 : 422 } };
+  }
+  log('unexpected error while resolving a GraphQL request', original);
+  return { message: Messages.internal, locations: formatted.locations, path: formatted.path, extensions: { code: 'INTERNAL', status: 500 } };
+}

@@ -1,0 +1,27 @@
+import 'reflect-metadata';
+import { lexicographicSortSchema, printSchema, type GraphQLSchema } from 'graphql';
+import { buildSchema, type AuthChecker } from 'type-graphql';
+import { UnauthenticatedError } from '../errors';
+import { CampaignResolver } from '../modules/campaigns/campaign.resolver';
+import { LeadResolver } from '../modules/leads/lead.resolver';
+import type { GraphQLContext } from './context';
+
+export const resolvers = [CampaignResolver, LeadResolver] as const;
+
+/** The one authorization rule so far: `@Authorized()` needs a valid bearer token. */
+const authChecker: AuthChecker<GraphQLContext> = ({ context }) => {
+  if (context.accountId === null) throw new UnauthenticatedError();
+  return true;
+};
+
+let cached: Promise<GraphQLSchema> | undefined;
+
+export function getSchema(): Promise<GraphQLSchema> {
+  cached ??= buildSchema({ resolvers, authChecker, validate: false });
+  return cached;
+}
+
+/** The SDL checked in as schema.graphql: sorted, so that it changes only when the API does. */
+export async function printSortedSchema(): Promise<string> {
+  return `${printSchema(lexicographicSortSchema(await getSchema()))}\n`;
+}

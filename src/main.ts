@@ -1,0 +1,47 @@
+import 'reflect-metadata';
+import { consoleLogger, createApp } from './app';
+import { loadConfig } from './config';
+import { openDatabase } from './db/database';
+import { initOrm } from './db/orm';
+import { seedDemo } from './seed';
+
+async function main(): Promise<void> {
+  const config = loadConfig();
+  const log = consoleLogger;
+  const database = await openDatabase(config, (line) => log.info(line));
+  const orm = await initOrm({ databaseUrl: database.url, logSql: config.logSql });
+  const seed = config.seedDemo ? await seedDemo(orm) : null;
+  const app = await createApp({ orm, config, logger: log });
+  const base = await app.listen(config.port, config.host);
+
+  log.info(`vozgate is up (${database.embedded ? `embedded PostgreSQL in ${config.dataDir}` : 'DATABASE_URL'})`);
+  log.info(`  GraphQL   ${base}/graphql`);
+  log.info(`  REST      ${base}/api`);
+  log.info(`  health    ${base}/healthz, ${base}/readyz`);
+  if (seed) {
+    log.info(`Demo account ${seed.accountId} created; this token is shown only once:`);
+    log.info(`  Authorization: Bearer ${seed.token}`);
+    log.info(`  campaign_id ${seed.campaignId}, phone number id ${seed.phoneNumberId}`);
+  }
+
+  let stopping = false;
+  const stop = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    log.info(`${signal}: stopping`);
+    try {
+      await app.close();
+      await orm.close();
+    } finally {
+      await database.stop();
+    }
+    process.exit(0);
+  };
+  process.on('SIGINT', () => void stop('SIGINT'));
+  process.on('SIGTERM', () => void stop('SIGTERM'));
+}
+
+main().catch((error) => {
+  console.error(error instanceof Error ? error.message : error);
+  process.exit(1);
+});

@@ -1,0 +1,143 @@
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import Decimal from 'decimal.js';
+import { Account } from './account.entity';
+import { ApiToken } from './api-token.entity';
+import type { LedgerKind } from './ledger-entry.entity';
+import { PhoneNumber } from './phone-number.entity';
+
+/** Operator-side account management (the CLI and the demo seed) and the token check of every request. */
+
+const TOKEN_PREFIX = 'vzg_';
+const TOKEN_PATTERN = /^vzg_[A-Za-z0-9_-]{43}$/;
+const BEARER_PATTERN = /^Bearer[ \t]+(\S+)[ \t]*$/i;
+
+export class OperatorError extends Error {}
+
+function hashToken(token: string): Buffer {
+  return createHash('sha256').update(token).digest();
+}
+
+/** Issues a new token for the account; the plain token exists only in the return value. */
+export async function createToken(em: EntityManager, accountId: number): Promise<string> {
+  const token = TOKEN_PREFIX + randomBytes(32).toString('base64url');
+  const row = em.create(ApiToken, {
+    account: em.getReference(Account, accountId),
+    token_hash: hashToken(token).toString('hex'),
+    prefix: token.slice(0, 12),
+  });
+  await em.persist(row).flush();
+  return token;
+}
+
+/** The account id behind an `Authorization` header value, or null when it names no valid token. */
+export async function authenticate(em: EntityManager, authorization: string | undefined): Promise<number | null> {
+  const token = authorization ? BEARER_PATTERN.exec(authorization)?.[1] : undefined;
+  if (!token || !TOKEN_PATTERN.test(token)) return null;
+  const digest = hashToken(token);
+  const rows: { account_id: number; token_hash: string }[] = await em.execute(
+    'select account_id, token_hash from api_tokens where token_hash = ?',
+    [digest.toString('hex')],
+  );
+  const row = rows[0];
+  // The index lookup already matched; the constant-time comparison keeps the check itself free of timing.
+  if (!row || !timingSafeEqual(Buffer.from(row.token_hash, 'hex'), digest)) return null;
+  return row.account_id;
+}
+
+/**
+ * Moves an account's balance by `amount` (signed) and writes the ledger row, in the caller's
+ * transaction. Unless `allowNegative`, a change that would take the balance below zero is not
+ * made and null is returned. The UPDATE is one conditional statement, so concurrent changes
+ * serialise on the row and can never overdraw it.
+ */
+export async function adjustBalance(
+  em: EntityManager,
+  accountId: number,
+  amount: Decimal.Value,
+  kind: LedgerKind,
+  reference: string | null,
+  options: { allowNegative?: boolean } = {},
+): Promise<string | null> {
+  const delta = new Decimal(amount).toFixed();
+  const guard = options.allowNegative ? '' : ' and balance + ?::numeric >= 0';
+  const params = options.allowNegative ? [delta, accountId] : [delta, accountId, delta];
+  const rows: { balance: string }[] = await em.execute(
+    `update accounts set balance = balance + ?::numeric, updated_at = now() where id = ?${guard} returning balance`,
+    params,
+  );
+  if (rows.length === 0) return null;
+  const balance = String(rows[0].balance);
+  await em.execute(
+    'insert into ledger_entries (account_id, amount, balance_after, kind, reference) values (?, ?, ?, ?, ?)',
+    [accountId, delta, balance, kind, reference],
+  );
+  return balance;
+}
+
+export async function createAccount(
+  em: EntityManager,
+  input: { name: string; email?: string | null; balance?: string },
+): Promise<{ account: Account; token: string }> {
+  const name = input.name.trim();
+  if (!name || name.length > 255) throw new OperatorError('name must be 1 to 255 characters');
+  const balance = parseAmount(input.balance ?? '0', { allowZero: true });
+  if (balance.isNegative()) throw new OperatorError('the initial balance cannot be negative');
+  return em.transactional(async (tx) => {
+    const account = tx.create(Account, { name, email: input.email ?? null });
+    await tx.persist(account).flush();
+    if (!balance.isZero()) await adjustBalance(tx, account.id, balance, 'credit', 'initial balance');
+    const token = await createToken(tx, account.id);
+    return { account, token };
+  });
+}
+
+export async function addBalance(em: EntityManager, accountId: number, amount: string): Promise<string> {
+  const value = parseAmount(amount, { allowZero: false });
+  return em.transactional(async (tx) => {
+    await requireAccount(tx, accountId);
+    const balance = await adjustBalance(tx, accountId, value, value.isNegative() ? 'debit' : 'credit', 'operator', {
+      allowNegative: false,
+    });
+    if (balance === null) throw new OperatorError('the balance cannot go below zero');
+    return balance;
+  });
+}
+
+export async function addPhoneNumber(
+  em: EntityManager,
+  input: { accountId: number; number: string; smsEnabled: boolean; expiresAt: string | null },
+): Promise<PhoneNumber> {
+  await requireAccount(em, input.accountId);
+  if (await em.count(PhoneNumber, { number: input.number })) {
+    throw new OperatorError(`${input.number} is already registered`);
+  }
+  const phone = em.create(PhoneNumber, {
+    account: em.getReference(Account, input.accountId),
+    number: input.number,
+    sms_enabled: input.smsEnabled,
+    subscription_expires_at: input.expiresAt,
+  });
+  await em.persist(phone).flush();
+  return phone;
+}
+
+export async function requireAccount(em: EntityManager, accountId: number): Promise<Account> {
+  const account = await em.findOne(Account, { id: accountId });
+  if (!account) throw new OperatorError(`account ${accountId} does not exist`);
+  return account;
+}
+
+function parseAmount(text: string, options: { allowZero: boolean }): Decimal {
+  let value: Decimal;
+  try {
+    value = new Decimal(text.trim());
+  } catch {
+    throw new OperatorError(`"${text}" is not a decimal amount`);
+  }
+  if (!value.isFinite() || value.decimalPlaces() > 4 || value.abs().greaterThanOrEqualTo('1e14')) {
+    throw new OperatorError(`"${text}" is not an amount with at most 4 decimal places`);
+  }
+  if (!options.allowZero && value.isZero()) throw new OperatorError('the amount must not be zero');
+  return value;
+}

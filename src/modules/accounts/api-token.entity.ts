@@ -1,0 +1,24 @@
+import { OptionalProps, Entity, ManyToOne, PrimaryKey, Property } from '@mikro-orm/core';
+import { IsoTimestampType } from '../../db/types';
+import { Account } from './account.entity';
+
+/** An API token; only its SHA-256 digest is stored, with a short prefix to tell tokens apart. */
+@Entity({ tableName: 'api_tokens' })
+export class ApiToken {
+  [OptionalProps]?: 'created_at';
+
+  @PrimaryKey()
+  id!: number;
+
+  @ManyToOne(() => Account, { deleteRule: 'cascade' })
+  account!: Account;
+
+  @Property({ length: 64, unique: true })
+  token_hash!: string;
+
+  @Property({ length: 16 })
+  prefix!: string;
+
+  @Property({ type: IsoTimestampType, onCreate: () => new Date().toISOString() })
+  created_at!: string;
+}

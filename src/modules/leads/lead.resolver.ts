@@ -1,0 +1,61 @@
+import { Arg, Args, Authorized, Ctx, FieldResolver, Int, Mutation, ObjectType, Query, Resolver, Root } from 'type-graphql';
+import { scopeOf, type GraphQLContext } from '../../graphql/context';
+import { PageType } from '../../graphql/pagination';
+import { Campaign } from '../campaigns/campaign.entity';
+import { Lead } from './lead.entity';
+import { CreateLeadInput, LeadListArgs, UpdateLeadInput } from './lead.inputs';
+import { createLead, deleteLead, getLead, listLeads, updateLead } from './lead.service';
+import { SecondaryContact } from './secondary-contact.entity';
+
+@ObjectType('LeadPage')
+export class LeadPage extends PageType(Lead) {}
+
+@Authorized()
+@Resolver(() => Lead)
+export class LeadResolver {
+  @Query(() => LeadPage, { description: "A page of the account's leads, newest first." })
+  leads(@Args(() => LeadListArgs) args: LeadListArgs, @Ctx() ctx: GraphQLContext): Promise<LeadPage> {
+    return listLeads(scopeOf(ctx), args);
+  }
+
+  @Query(() => Lead)
+  lead(@Arg('id', () => Int) id: number, @Ctx() ctx: GraphQLContext): Promise<Lead> {
+    return getLead(scopeOf(ctx), id);
+  }
+
+  @Mutation(() => Lead)
+  createLead(@Arg('input', () => CreateLeadInput) input: CreateLeadInput, @Ctx() ctx: GraphQLContext): Promise<Lead> {
+    return createLead(scopeOf(ctx), input);
+  }
+
+  @Mutation(() => Lead)
+  updateLead(
+    @Arg('id', () => Int) id: number,
+    @Arg('input', () => UpdateLeadInput) input: UpdateLeadInput,
+    @Ctx() ctx: GraphQLContext,
+  ): Promise<Lead> {
+    return updateLead(scopeOf(ctx), id, input);
+  }
+
+  @Mutation(() => Boolean, { description: 'Deletes the lead and its secondary contacts.' })
+  async deleteLead(@Arg('id', () => Int) id: number, @Ctx() ctx: GraphQLContext): Promise<boolean> {
+    await deleteLead(scopeOf(ctx), id);
+    return true;
+  }
+
+  @FieldResolver(() => Int)
+  campaign_id(@Root() lead: Lead): number {
+    return lead.campaign.id;
+  }
+
+  @FieldResolver(() => Campaign)
+  async campaign(@Root() lead: Lead, @Ctx() ctx: GraphQLContext): Promise<Campaign> {
+    // A lead's campaign always belongs to the lead's account, so the loader always finds it.
+    return (await ctx.loaders.campaign.load(lead.campaign.id))!;
+  }
+
+  @FieldResolver(() => [SecondaryContact])
+  secondary_contacts(@Root() lead: Lead, @Ctx() ctx: GraphQLContext): Promise<SecondaryContact[]> {
+    return ctx.loaders.secondaryContactsByLead.load(lead.id);
+  }
+}

@@ -1,0 +1,143 @@
+import { LockMode, type FilterQuery } from '@mikro-orm/core';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { FieldErrorCollector, FieldMessages, Messages, NotFoundError, ValidationError } from '../../errors';
+import { makePage, offsetOf, DEFAULT_PER_PAGE, MAX_PER_PAGE, type Page } from '../../graphql/pagination';
+import { checkDate, checkIntRange, checkOneOf, checkPositiveInt } from '../../lib/checks';
+import { toE164 } from '../../lib/phone';
+import { addDays, formatSpecTimestamp } from '../../lib/time';
+import { Account } from '../accounts/account.entity';
+import { requireCampaign } from '../campaigns/campaign.service';
+import type { Scope } from '../scope';
+import { LEAD_STATUSES, Lead } from './lead.entity';
+import type { CreateLeadInput, LeadListArgs, UpdateLeadInput } from './lead.inputs';
+import { SecondaryContact } from './secondary-contact.entity';
+
+/**
+ * Creates a lead and its secondary contacts in one transaction. Checks run in the order the
+ * spec lists them (shape, phone numbers, campaign, duplicates) and all before any write.
+ */
+export async function createLead(scope: Scope, input: CreateLeadInput): Promise<Lead> {
+  const errors = new FieldErrorCollector();
+  checkPositiveInt(errors, 'campaign_id', input.campaign_id);
+  errors.throwIfAny();
+
+  const phoneErrors = new FieldErrorCollector();
+  const phoneNumber = normalisePhone(scope, phoneErrors, 'phone_number', input.phone_number);
+  const contacts = (input.secondary_contacts ?? []).map((contact, index) => ({
+    phone_number: normalisePhone(scope, phoneErrors, `secondary_contacts.${index}.phone_number`, contact.phone_number),
+    variables: contact.variables ?? {},
+  }));
+  phoneErrors.throwIfAny(Messages.invalidPhoneNumber);
+
+  return scope.em.transactional(async (em) => {
+    const campaign = await requireCampaign({ ...scope, em }, input.campaign_id);
+    if (!input.allow_dupplicate) await refuseDuplicate(em, campaign.id, phoneNumber!);
+    const lead = em.create(Lead, {
+      account: em.getReference(Account, scope.accountId),
+      campaign,
+      phone_number: phoneNumber!,
+      variables: input.variables ?? {},
+    });
+    for (const contact of contacts) {
+      em.create(SecondaryContact, { lead, phone_number: contact.phone_number!, variables: contact.variables });
+    }
+    await em.flush();
+    return lead;
+  });
+}
+
+/**
+ * A campaign holds one lead per phone number unless the client allows duplicates. The
+ * advisory lock serialises concurrent creates of the same number in the same campaign, so
+ * the check and the insert act as one (duplicates stay possible on request, which rules out
+ * a unique index).
+ */
+async function refuseDuplicate(em: EntityManager, campaignId: number, phoneNumber: string): Promise<void> {
+  await em.execute('select pg_advisory_xact_lock(?, hashtext(?))', [campaignId, phoneNumber]);
+  const existing = await em.count(Lead, { campaign: campaignId, phone_number: phoneNumber });
+  if (existing > 0) throw new ValidationError({ phone_number: [FieldMessages.duplicateLead] });
+}
+
+/** Changes only the fields sent; `variables` is merged into the lead's existing variables. */
+export async function updateLead(scope: Scope, id: number, input: UpdateLeadInput): Promise<Lead> {
+  const errors = new FieldErrorCollector();
+  for (const field of ['campaign_id', 'phone_number', 'status', 'variables'] as const) {
+    if (input[field] === null) errors.add(field, FieldMessages.required(field));
+  }
+  if (input.campaign_id != null) checkPositiveInt(errors, 'campaign_id', input.campaign_id);
+  if (input.status != null && !(LEAD_STATUSES as readonly string[]).includes(input.status)) {
+    errors.add('status', FieldMessages.statusAutomatic);
+  }
+  errors.throwIfAny();
+
+  let phoneNumber: string | null = null;
+  if (input.phone_number != null) {
+    const phoneErrors = new FieldErrorCollector();
+    phoneNumber = normalisePhone(scope, phoneErrors, 'phone_number', input.phone_number);
+    phoneErrors.throwIfAny(Messages.invalidPhoneNumber);
+  }
+
+  return scope.em.transactional(async (em) => {
+    // The row lock makes concurrent merges of `variables` apply one after the other.
+    const lead = await em.findOne(Lead, { id, account: scope.accountId }, { lockMode: LockMode.PESSIMISTIC_WRITE });
+    if (!lead) throw new NotFoundError(Messages.leadNotFound);
+    if (input.campaign_id != null) lead.campaign = await requireCampaign({ ...scope, em }, input.campaign_id);
+    if (phoneNumber !== null) lead.phone_number = phoneNumber;
+    if (input.status != null) lead.status = input.status as Lead['status'];
+    if (input.variables != null) lead.variables = { ...lead.variables, ...input.variables };
+    await em.flush();
+    return lead;
+  });
+}
+
+export async function getLead(scope: Scope, id: number): Promise<Lead> {
+  const lead = await scope.em.findOne(Lead, { id, account: scope.accountId });
+  if (!lead) throw new NotFoundError(Messages.leadNotFound);
+  return lead;
+}
+
+/** Deletes a lead; its secondary contacts go with it (the foreign key cascades). */
+export async function deleteLead(scope: Scope, id: number): Promise<void> {
+  const deleted = await scope.em.nativeDelete(Lead, { id, account: scope.accountId });
+  if (deleted === 0) throw new NotFoundError(Messages.leadNotFound);
+}
+
+/** A page of the account's leads, newest first. */
+export async function listLeads(scope: Scope, args: LeadListArgs): Promise<Page<Lead>> {
+  const errors = new FieldErrorCollector();
+  const page = args.page ?? 1;
+  const perPage = args.per_page ?? DEFAULT_PER_PAGE;
+  checkPositiveInt(errors, 'page', page);
+  checkIntRange(errors, 'per_page', perPage, 1, MAX_PER_PAGE);
+
+  const where: FilterQuery<Lead> = { account: scope.accountId };
+  if (args.status != null && checkOneOf(errors, 'status', args.status, LEAD_STATUSES)) where.status = args.status;
+  if (args.campaign_id != null && checkPositiveInt(errors, 'campaign_id', args.campaign_id)) where.campaign = args.campaign_id;
+  if (args.phone_number != null) {
+    const phone = normalisePhone(scope, errors, 'phone_number', args.phone_number);
+    if (phone) where.phone_number = phone;
+  }
+  const from = args.date_from != null ? checkDate(errors, 'date_from', args.date_from) : null;
+  const to = args.date_to != null ? checkDate(errors, 'date_to', args.date_to) : null;
+  if (from && to && to < from) errors.add('date_to', FieldMessages.dateAfterOrEqual('date_to', 'date_from'));
+  errors.throwIfAny();
+
+  if (from || to) {
+    where.created_at = {
+      ...(from ? { $gte: formatSpecTimestamp(from) } : {}),
+      ...(to ? { $lt: formatSpecTimestamp(addDays(to, 1)) } : {}),
+    };
+  }
+  const [rows, total] = await scope.em.findAndCount(Lead, where, {
+    orderBy: { id: 'desc' },
+    limit: perPage,
+    offset: offsetOf(page, perPage),
+  });
+  return makePage(rows, total, page, perPage);
+}
+
+function normalisePhone(scope: Scope, errors: FieldErrorCollector, field: string, input: string): string | null {
+  const e164 = toE164(input, scope.config.defaultPhoneRegion);
+  if (e164 === null) errors.add(field, FieldMessages.phone(field));
+  return e164;
+}

@@ -1,0 +1,146 @@
+import {
+  getNamedType,
+  isEnumType,
+  isInputObjectType,
+  isListType,
+  isNonNullType,
+  isScalarType,
+  typeFromAST,
+  type GraphQLInputType,
+  type GraphQLSchema,
+  type OperationDefinitionNode,
+} from 'graphql';
+import { FieldErrorCollector, FieldMessages } from '../errors';
+
+/**
+ * Turns the JSON of a REST request into the variables of a GraphQL operation, reading the
+ * types from the schema itself. Clients of the REST API send what PHP clients send
+ * (`"12"` for 12, `[]` for an empty object), and a wrong type must come back as the
+ * documented 422 with a Portuguese message under the spec's field name, never as a GraphQL
+ * coercion error. Fields of an input-object variable are named without the variable's name
+ * (`campaign_id`, `secondary_contacts.0.phone_number`), because the REST body is that input.
+ */
+export interface Coerced {
+  variables: Record<string, unknown>;
+  errors: FieldErrorCollector;
+  /** Top-level keys of input-object variables that the input type does not have. */
+  unknownFields: string[];
+}
+
+export function coerceVariables(
+  schema: GraphQLSchema,
+  operation: OperationDefinitionNode,
+  raw: Record<string, unknown>,
+): Coerced {
+  const errors = new FieldErrorCollector();
+  const unknownFields: string[] = [];
+  const variables: Record<string, unknown> = {};
+  for (const definition of operation.variableDefinitions ?? []) {
+    const name = definition.variable.name.value;
+    const type = typeFromAST(schema, definition.type as never) as GraphQLInputType | undefined;
+    if (!type) throw new Error(`unknown type for $${name}`);
+    const transparent = isInputObjectType(getNamedType(type)) && !isListType(isNonNullType(type) ? type.ofType : type);
+    const value = coerce(type, raw[name], transparent ? '' : name, errors, transparent ? unknownFields : null);
+    if (value !== undefined) variables[name] = value;
+  }
+  return { variables, errors, unknownFields };
+}
+
+const INTEGER_TEXT = /^\s*[-+]?\d+\s*$/;
+const NUMBER_TEXT = /^\s*[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?\s*$/;
+const INT32_MIN = -2147483648;
+const INT32_MAX = 2147483647;
+
+function join(path: string, key: string | number): string {
+  return path === '' ? String(key) : `${path}.${key}`;
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function coerce(
+  type: GraphQLInputType,
+  value: unknown,
+  path: string,
+  errors: FieldErrorCollector,
+  unknownFields: string[] | null,
+): unknown {
+  if (isNonNullType(type)) {
+    if (value === undefined || value === null) {
+      errors.add(path, FieldMessages.required(path));
+      return undefined;
+    }
+    return coerce(type.ofType, value, path, errors, unknownFields);
+  }
+  if (value === undefined || value === null) return value;
+
+  if (isListType(type)) {
+    if (!Array.isArray(value)) {
+      errors.add(path, FieldMessages.list(path));
+      return undefined;
+    }
+    return value.map((item, index) => coerce(type.ofType, item, join(path, index), errors, null));
+  }
+
+  if (isInputObjectType(type)) {
+    if (!isPlainObject(value)) {
+      errors.add(path === '' ? 'body' : path, FieldMessages.array(path === '' ? 'body' : path));
+      return undefined;
+    }
+    const fields = type.getFields();
+    if (unknownFields) unknownFields.push(...Object.keys(value).filter((key) => !(key in fields)));
+    const result: Record<string, unknown> = {};
+    for (const field of Object.values(fields)) {
+      const coerced = coerce(field.type, value[field.name], join(path, field.name), errors, null);
+      if (coerced !== undefined) result[field.name] = coerced;
+    }
+    return result;
+  }
+
+  if (isEnumType(type)) {
+    const allowed = type.getValues().map((v) => v.name);
+    if (typeof value === 'string' && allowed.includes(value)) return value;
+    errors.add(path, FieldMessages.oneOf(path, allowed));
+    return undefined;
+  }
+
+  if (isScalarType(type)) return coerceScalar(type.name, value, path, errors);
+  return value;
+}
+
+function coerceScalar(name: string, value: unknown, path: string, errors: FieldErrorCollector): unknown {
+  switch (name) {
+    case 'Int': {
+      const number = typeof value === 'number' ? value : typeof value === 'string' && INTEGER_TEXT.test(value) ? Number(value) : NaN;
+      if (Number.isInteger(number) && number >= INT32_MIN && number <= INT32_MAX) return number;
+      errors.add(path, FieldMessages.integer(path));
+      return undefined;
+    }
+    case 'Float': {
+      const number = typeof value === 'number' ? value : typeof value === 'string' && NUMBER_TEXT.test(value) ? Number(value) : NaN;
+      if (Number.isFinite(number)) return number;
+      errors.add(path, FieldMessages.number(path));
+      return undefined;
+    }
+    case 'Boolean': {
+      if (typeof value === 'boolean') return value;
+      if (value === 1 || value === '1' || value === 'true') return true;
+      if (value === 0 || value === '0' || value === 'false') return false;
+      errors.add(path, FieldMessages.boolean(path));
+      return undefined;
+    }
+    case 'String':
+      if (typeof value === 'string') return value;
+      errors.add(path, FieldMessages.string(path));
+      return undefined;
+    case 'JSONObject':
+      if (isPlainObject(value)) return value;
+      // PHP encodes an empty associative array as [].
+      if (Array.isArray(value) && value.length === 0) return {};
+      errors.add(path, FieldMessages.array(path));
+      return undefined;
+    default:
+      return value;
+  }
+}

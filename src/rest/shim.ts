@@ -1,0 +1,146 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { ApolloServer } from '@apollo/server';
+import { Kind, parse, validate, type GraphQLFormattedError, type GraphQLSchema, type OperationDefinitionNode } from 'graphql';
+import { HttpStatusByCode, Messages, type FieldErrors } from '../errors';
+import type { GraphQLContext } from '../graphql/context';
+import { BodyTooLargeError, readBody, sendJson } from '../http';
+import { coerceVariables } from './coerce';
+import type { Route, RouteRequest } from './routes';
+
+interface CompiledRoute {
+  route: Route;
+  pattern: RegExp;
+  paramNames: string[];
+  operation: OperationDefinitionNode;
+}
+
+const DOMAIN_CODES = new Set(Object.keys(HttpStatusByCode));
+
+/**
+ * Serves the REST API by running each route's GraphQL document against the same schema,
+ * with the same per-request context, then shaping the documented envelope and status.
+ */
+export class RestShim {
+  private readonly compiled: CompiledRoute[];
+
+  constructor(
+    private readonly apollo: ApolloServer<GraphQLContext>,
+    private readonly schema: GraphQLSchema,
+    routes: Route[],
+    private readonly maxBodyBytes: number,
+  ) {
+    this.compiled = routes.map((route) => compile(schema, route));
+  }
+
+  /** Handles a request whose path is below the REST base; `path` is relative to that base. */
+  async handle(
+    req: IncomingMessage,
+    res: ServerResponse,
+    url: URL,
+    path: string,
+    createContext: () => Promise<GraphQLContext>,
+  ): Promise<void> {
+    const found = this.match(req.method ?? 'GET', path);
+    if (found === 'no-route') return sendJson(res, 404, { message: Messages.routeNotFound });
+    if (Array.isArray(found)) return sendJson(res, 405, { message: Messages.methodNotAllowed }, { allow: found.join(', ') });
+    const { compiled, params } = found;
+    const { route } = compiled;
+
+    const context = await createContext();
+    if (context.accountId === null) return sendJson(res, 401, { message: Messages.unauthenticated });
+
+    let body: unknown = {};
+    if (route.method === 'POST' || route.method === 'PUT') {
+      let raw: Buffer;
+      try {
+        raw = await readBody(req, this.maxBodyBytes);
+      } catch (error) {
+        if (error instanceof BodyTooLargeError) return sendJson(res, 413, { message: Messages.bodyTooLarge });
+        throw error;
+      }
+      if (raw.length > 0) {
+        try {
+          body = JSON.parse(raw.toString('utf8'));
+        } catch {
+          return validationFailed(res, { body: [Messages.invalidJson] });
+        }
+      }
+    }
+
+    const request: RouteRequest = { params, query: url.searchParams, body, url };
+    const coerced = coerceVariables(this.schema, compiled.operation, route.variables(request));
+    if (compiled.paramNames.some((name) => coerced.errors.has(name))) {
+      return sendJson(res, 404, { message: route.notFound ?? Messages.routeNotFound });
+    }
+    if (route.rejectUnknownFields && coerced.unknownFields.length > 0) {
+      const errors: FieldErrors = {};
+      for (const field of coerced.unknownFields) errors[field] = [`O campo ${field} não é permitido.`];
+      return sendJson(res, 422, { message: Messages.invalidFields(coerced.unknownFields), errors });
+    }
+    if (!coerced.errors.empty) return validationFailed(res, coerced.errors.errors);
+
+    const response = await this.apollo.executeOperation(
+      { query: route.document, variables: coerced.variables },
+      { contextValue: context },
+    );
+    if (response.body.kind !== 'single') throw new Error('REST routes never run incremental operations');
+    const { data, errors } = response.body.singleResult;
+    if (errors?.length) return sendError(res, errors[0]);
+    const shaped = route.respond(data, request);
+    sendJson(res, shaped.status ?? 200, shaped.body, shaped.headers);
+  }
+
+  private match(method: string, path: string): { compiled: CompiledRoute; params: Record<string, string> } | string[] | 'no-route' {
+    const allowed: string[] = [];
+    for (const compiled of this.compiled) {
+      const match = compiled.pattern.exec(path);
+      if (!match) continue;
+      if (compiled.route.method !== method) {
+        allowed.push(compiled.route.method);
+        continue;
+      }
+      const params: Record<string, string> = {};
+      compiled.paramNames.forEach((name, index) => (params[name] = decodeURIComponent(match[index + 1])));
+      return { compiled, params };
+    }
+    return allowed.length ? allowed : 'no-route';
+  }
+}
+
+function compile(schema: GraphQLSchema, route: Route): CompiledRoute {
+  const document = parse(route.document);
+  const problems = validate(schema, document);
+  if (problems.length) throw new Error(`REST route ${route.method} ${route.path}: ${problems.map((p) => p.message).join('; ')}`);
+  const operation = document.definitions.find((d): d is OperationDefinitionNode => d.kind === Kind.OPERATION_DEFINITION);
+  if (!operation) throw new Error(`REST route ${route.method} ${route.path} has no operation`);
+  const paramNames: string[] = [];
+  const source = route.path
+    .split('/')
+    .map((segment) => {
+      const param = /^\{(\w+)\}$/.exec(segment);
+      if (!param) return segment.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+      paramNames.push(param[1]);
+      return '([^/]+)';
+    })
+    .join('/');
+  return { route, pattern: new RegExp(`^${source}/?$`), paramNames, operation };
+}
+
+function validationFailed(res: ServerResponse, errors: FieldErrors): void {
+  sendJson(res, 422, { message: Messages.validationFailed, errors });
+}
+
+/** The documented REST body of a GraphQL error: its Portuguese message, field errors and details. */
+function sendError(res: ServerResponse, error: GraphQLFormattedError): void {
+  const extensions = error.extensions ?? {};
+  const code = String(extensions.code ?? 'INTERNAL');
+  const status = typeof extensions.status === 'number' ? extensions.status : 500;
+  if (!DOMAIN_CODES.has(code)) {
+    // A request the schema refused: the shim's coercion should have caught it first.
+    return sendJson(res, status >= 500 ? 500 : 422, { message: status >= 500 ? Messages.internal : Messages.validationFailed });
+  }
+  const body: Record<string, unknown> = { message: error.message };
+  if (extensions.errors) body.errors = extensions.errors;
+  if (extensions.details) Object.assign(body, extensions.details);
+  sendJson(res, status, body);
+}
