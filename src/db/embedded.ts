@@ -31,6 +31,9 @@ export async function startEmbeddedPostgres(dataDir: string, log: (line: string)
   await fs.mkdir(dataDir, { recursive: true });
   const credentials = await loadOrCreateCredentials(dataDir);
 
+  const asRoot = process.getuid?.() === 0;
+  if (asRoot) await letPostgresUserReach(dataDir, log);
+
   const running = await runningClusterPort(clusterDir);
   if (running !== null) {
     const url = connectionUrl(credentials, running);
@@ -48,7 +51,7 @@ export async function startEmbeddedPostgres(dataDir: string, log: (line: string)
     persistent: true,
     authMethod: 'scram-sha-256',
     // PostgreSQL refuses to run as root; the library then runs it as a `postgres` system user.
-    createPostgresUser: process.getuid?.() === 0,
+    createPostgresUser: asRoot,
     postgresFlags: ['-c', 'unix_socket_directories=', '-c', 'listen_addresses=127.0.0.1'],
     onLog: () => {},
     onError: (error) => log(`embedded postgres: ${String(error)}`),
@@ -61,6 +64,22 @@ export async function startEmbeddedPostgres(dataDir: string, log: (line: string)
   const url = connectionUrl(credentials, port);
   await ensureDatabase(credentials, port);
   return { url, owned: true, stop: () => cluster.stop() };
+}
+
+/**
+ * As root, the cluster runs as the `postgres` system user, which must be able to walk down to
+ * DATA_DIR (a clone under /root, say, is not reachable by others). Grants only traversal
+ * (o+x) on the folders that lack it, and says so.
+ */
+async function letPostgresUserReach(dataDir: string, log: (line: string) => void): Promise<void> {
+  for (let dir = path.resolve(dataDir); ; dir = path.dirname(dir)) {
+    const { mode } = await fs.stat(dir);
+    if ((mode & 0o001) === 0) {
+      await fs.chmod(dir, mode | 0o001);
+      log(`granted traversal (o+x) on ${dir} so that the embedded PostgreSQL, running as user postgres, can reach ${dataDir}`);
+    }
+    if (dir === path.dirname(dir)) return;
+  }
 }
 
 async function loadOrCreateCredentials(dataDir: string): Promise<Credentials> {

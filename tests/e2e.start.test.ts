@@ -1,0 +1,112 @@
+import { spawn, execFile, type ChildProcess } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { chmod, mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+
+/**
+ * What `npm start` does on a new machine, for real: the compiled server on an embedded
+ * PostgreSQL in a fresh DATA_DIR, the CLI beside it, a clean stop, and a restart that keeps
+ * the data. (`npm test` builds dist/ first.)
+ */
+const root = path.resolve(__dirname, '..');
+const main = path.join(root, 'dist/src/main.js');
+const cli = path.join(root, 'dist/src/cli/index.js');
+
+let dataDir: string;
+let env: NodeJS.ProcessEnv;
+
+beforeAll(async () => {
+  if (!existsSync(main)) throw new Error('dist/ is missing: run the tests with `npm test`, which builds first');
+  const dir = await mkdtemp(path.join(tmpdir(), 'vozgate-e2e-'));
+  await chmod(dir, 0o755);
+  dataDir = path.join(dir, 'data');
+  env = { ...process.env, DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1' };
+  delete env.DATABASE_URL;
+  delete env.SEED_DEMO;
+});
+afterAll(async () => {
+  if (dataDir) await rm(path.dirname(dataDir), { recursive: true, force: true });
+});
+
+interface Running {
+  child: ChildProcess;
+  output: () => string;
+  base: string;
+}
+
+function start(): Promise<Running> {
+  const child = spawn(process.execPath, [main], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`the server did not start:\n${output}`)), 60_000);
+    const onData = (chunk: Buffer) => {
+      output += chunk.toString();
+      const match = /REST\s+(http:\/\/[^\s]+)\/api/.exec(output);
+      if (match && /health/.test(output) && (!/Demo account/.test(output) || /phone number id/.test(output))) {
+        clearTimeout(timer);
+        resolve({ child, output: () => output, base: match[1] });
+      }
+    };
+    child.stdout!.on('data', onData);
+    child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.on('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`the server exited with ${code}:\n${output}`));
+    });
+  });
+}
+
+function stop(running: Running, signal: NodeJS.Signals): Promise<number | null> {
+  return new Promise((resolve) => {
+    running.child.removeAllListeners('exit');
+    running.child.on('exit', (code) => resolve(code));
+    running.child.kill(signal);
+  });
+}
+
+async function runCli(...args: string[]): Promise<any> {
+  const { stdout } = await promisify(execFile)(process.execPath, [cli, ...args], { env });
+  return JSON.parse(stdout);
+}
+
+it('starts on an empty embedded database, serves, stops cleanly and keeps its data across restarts', async () => {
+  const first = await start();
+  const token = /Bearer (vzg_\S+)/.exec(first.output())![1];
+  expect(first.output()).toContain(`${first.base}/graphql`);
+
+  const auth = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
+  const created = await fetch(`${first.base}/api/user/lead`, {
+    method: 'POST',
+    headers: auth,
+    body: JSON.stringify({ phone_number: '+5511987654501', campaign_id: 1, variables: { customer_name: 'Ana' } }),
+  });
+  expect(created.status).toBe(200);
+  expect((await fetch(`${first.base}/readyz`)).status).toBe(200);
+
+  // The CLI reaches the cluster of the running server, and what it creates works at once.
+  const account = await runCli('account:create', '--name', 'Acme', '--balance', '12.50');
+  expect(account).toEqual({ account_id: 2, token: expect.stringMatching(/^vzg_/) });
+  const campaign = await runCli('campaign:create', '--account', '2', '--name', 'Inverno');
+  const phone = await runCli('phone-number:add', '--account', '2', '--number', '+5511987654502', '--sms');
+  expect(phone).toEqual({ id: expect.any(Number), number: '+5511987654502' });
+  const campaigns = await fetch(`${first.base}/api/user/campaigns`, { headers: { authorization: `Bearer ${account.token}` } });
+  expect(await campaigns.json()).toEqual([{ id: campaign.id, name: 'Inverno' }]);
+  expect(await runCli('balance:add', '--account', '2', '--amount', '0.25')).toEqual({ account_id: 2, balance: 12.75 });
+
+  expect(await stop(first, 'SIGTERM')).toBe(0);
+  expect(existsSync(path.join(dataDir, 'pg', 'postmaster.pid'))).toBe(false);
+
+  const second = await start();
+  expect(second.output()).not.toContain('Bearer');
+  const leads = await fetch(`${second.base}/api/user/leads`, { headers: auth });
+  expect(leads.status).toBe(200);
+  expect(((await leads.json()) as any[]).map((lead) => lead.phone_number)).toEqual(['+5511987654501']);
+  expect(await stop(second, 'SIGINT')).toBe(0);
+  expect(existsSync(path.join(dataDir, 'pg', 'postmaster.pid'))).toBe(false);
+
+  // With no server running, the CLI starts the cluster for itself and stops it again.
+  expect(await runCli('token:create', '--account', '2')).toEqual({ account_id: 2, token: expect.stringMatching(/^vzg_/) });
+  expect(existsSync(path.join(dataDir, 'pg', 'postmaster.pid'))).toBe(false);
+});
