@@ -1,18 +1,45 @@
 import 'reflect-metadata';
-import { consoleLogger, createApp } from './app';
-import { loadConfig } from './config';
-import { openDatabase } from './db/database';
+import type { MikroORM } from '@mikro-orm/postgresql';
+import { consoleLogger, createApp, type App, type Logger } from './app';
+import { loadConfig, type Config } from './config';
+import { openDatabase, type Database } from './db/database';
 import { initOrm } from './db/orm';
-import { seedDemo } from './seed';
+import { seedDemo, type DemoSeed } from './seed';
+
+interface Serving {
+  orm: MikroORM;
+  app: App;
+  base: string;
+  seed: DemoSeed | null;
+}
+
+/** Migrations, the demo seed and the HTTP server, on a database that is already up. */
+async function serve(config: Config, database: Database, log: Logger): Promise<Serving> {
+  const orm = await initOrm({ databaseUrl: database.url, logSql: config.logSql });
+  try {
+    const seed = config.seedDemo ? await seedDemo(orm) : null;
+    const app = await createApp({ orm, config, logger: log });
+    const base = await app.listen(config.port, config.host);
+    return { orm, app, base, seed };
+  } catch (error) {
+    await orm.close().catch(() => {});
+    throw error;
+  }
+}
 
 async function main(): Promise<void> {
   const config = loadConfig();
   const log = consoleLogger;
   const database = await openDatabase(config, (line) => log.info(line));
-  const orm = await initOrm({ databaseUrl: database.url, logSql: config.logSql });
-  const seed = config.seedDemo ? await seedDemo(orm) : null;
-  const app = await createApp({ orm, config, logger: log });
-  const base = await app.listen(config.port, config.host);
+  let serving: Serving;
+  try {
+    serving = await serve(config, database, log);
+  } catch (error) {
+    // Leave no embedded cluster behind a failed start (a port in use, say).
+    await database.stop().catch(() => {});
+    throw error;
+  }
+  const { orm, app, base, seed } = serving;
 
   log.info(`vozgate is up (${database.embedded ? `embedded PostgreSQL in ${config.dataDir}` : 'DATABASE_URL'})`);
   log.info(`  GraphQL   ${base}/graphql`);
