@@ -9,6 +9,7 @@ import { createContext, type GraphQLContext } from './graphql/context';
 import { formatError } from './graphql/errors';
 import { getSchema } from './graphql/schema';
 import { BodyTooLargeError, readBody, sendJson } from './http';
+import type { SecretBox } from './lib/secrets';
 import { authenticate } from './modules/accounts/account.service';
 import { routes } from './rest/routes';
 import { RestShim } from './rest/shim';
@@ -34,8 +35,8 @@ export interface App {
 
 const REST_BASE = '/api';
 
-export async function createApp(options: { orm: MikroORM; config: Config; logger?: Logger }): Promise<App> {
-  const { orm, config } = options;
+export async function createApp(options: { orm: MikroORM; config: Config; secrets: SecretBox; logger?: Logger }): Promise<App> {
+  const { orm, config, secrets } = options;
   const logger = options.logger ?? consoleLogger;
   const schema = await getSchema();
   const apollo = new ApolloServer<GraphQLContext>({
@@ -49,7 +50,7 @@ export async function createApp(options: { orm: MikroORM; config: Config; logger
   const contextFor = (req: IncomingMessage, requestId: string) => async (): Promise<GraphQLContext> => {
     const em = orm.em.fork();
     const accountId = await authenticate(em, req.headers.authorization);
-    return createContext({ requestId, em, accountId, config });
+    return createContext({ requestId, em, accountId, config, secrets });
   };
 
   async function graphql(req: IncomingMessage, res: ServerResponse, url: URL, requestId: string): Promise<void> {

@@ -15,6 +15,10 @@ export interface Config {
   /** Largest accepted request body, in bytes. */
   maxBodyBytes: number;
   logSql: boolean;
+  /** AES-256 key for secrets kept readable (tool headers, webhook secrets); see lib/secrets.ts. */
+  secretsKey: Buffer | null;
+  /** The plan's limit of mid-call tools per account. */
+  maxToolsPerAccount: number;
 }
 
 export class ConfigError extends Error {}
@@ -30,6 +34,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     seedDemo: boolean(env, 'SEED_DEMO', databaseUrl === null),
     maxBodyBytes: integer(env, 'MAX_BODY_BYTES', 1024 * 1024, 1024, 64 * 1024 * 1024),
     logSql: boolean(env, 'LOG_SQL', false),
+    secretsKey: secretsKey(env.SECRETS_KEY),
+    maxToolsPerAccount: integer(env, 'PLAN_MAX_TOOLS', 5, 0, 1000),
   };
 }
 
@@ -54,6 +60,14 @@ function boolean(env: NodeJS.ProcessEnv, name: string, fallback: boolean): boole
   if (['1', 'true', 'yes', 'on'].includes(raw)) return true;
   if (['0', 'false', 'no', 'off'].includes(raw)) return false;
   throw new ConfigError(`${name} must be true or false, got "${env[name]}"`);
+}
+
+function secretsKey(value: string | undefined): Buffer | null {
+  const raw = nonEmpty(value);
+  if (raw === null) return null;
+  const key = /^[0-9a-fA-F]{64}$/.test(raw) ? Buffer.from(raw, 'hex') : Buffer.from(raw, 'base64');
+  if (key.length !== 32) throw new ConfigError('SECRETS_KEY must be 32 bytes, as base64 or 64 hex digits');
+  return key;
 }
 
 function phoneRegion(value: string | undefined): CountryCode | null {

@@ -4,6 +4,7 @@ import { consoleLogger, createApp, type App, type Logger } from './app';
 import { loadConfig, type Config } from './config';
 import { openDatabase, type Database } from './db/database';
 import { initOrm } from './db/orm';
+import { loadSecretBox } from './lib/secrets';
 import { seedDemo, type DemoSeed } from './seed';
 
 interface Serving {
@@ -15,10 +16,11 @@ interface Serving {
 
 /** Migrations, the demo seed and the HTTP server, on a database that is already up. */
 async function serve(config: Config, database: Database, log: Logger): Promise<Serving> {
+  const secrets = await loadSecretBox(config);
   const orm = await initOrm({ databaseUrl: database.url, logSql: config.logSql });
   try {
     const seed = config.seedDemo ? await seedDemo(orm) : null;
-    const app = await createApp({ orm, config, logger: log });
+    const app = await createApp({ orm, config, secrets, logger: log });
     const base = await app.listen(config.port, config.host);
     return { orm, app, base, seed };
   } catch (error) {

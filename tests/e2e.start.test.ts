@@ -94,6 +94,14 @@ it('starts on an empty embedded database, serves, stops cleanly and keeps its da
   const campaigns = await fetch(`${first.base}/api/user/campaigns`, { headers: { authorization: `Bearer ${account.token}` } });
   expect(await campaigns.json()).toEqual([{ id: campaign.id, name: 'Inverno' }]);
   expect(await runCli('balance:add', '--account', '2', '--amount', '0.25')).toEqual({ account_id: 2, balance: 12.75 });
+  const voice = await runCli('voice:add', '--name', 'Nova', '--mode', 'pipeline', '--account', '2');
+  expect(voice).toEqual({ id: expect.any(Number), name: 'Nova', mode: 'pipeline', public: false });
+  const voicesOf = async (bearer: string) =>
+    ((await (await fetch(`${first.base}/api/user/assistants/voices?mode=pipeline`, { headers: { authorization: `Bearer ${bearer}` } })).json()) as any[]).map(
+      (v) => v.name,
+    );
+  expect(await voicesOf(account.token)).toContain('Nova');
+  expect(await voicesOf(token)).not.toContain('Nova');
 
   expect(await stop(first, 'SIGTERM')).toBe(0);
   expect(existsSync(path.join(dataDir, 'pg', 'postmaster.pid'))).toBe(false);

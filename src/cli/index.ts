@@ -6,6 +6,8 @@ import { openDatabase } from '../db/database';
 import { initOrm } from '../db/orm';
 import { toE164 } from '../lib/phone';
 import { parseDateOnly } from '../lib/time';
+import { ValidationError } from '../errors';
+import { addVoice } from '../modules/catalog/catalog.service';
 import { Campaign } from '../modules/campaigns/campaign.entity';
 import {
   OperatorError,
@@ -81,6 +83,21 @@ const commands: Record<string, Command> = {
       const campaign = em.create(Campaign, { account, name });
       await em.persist(campaign).flush();
       return { id: campaign.id, name: campaign.name };
+    },
+  },
+  'voice:add': {
+    usage: '--name NAME --mode pipeline|multimodal [--account ID]   (without --account the voice is public)',
+    flags: { name: { type: 'string' }, mode: { type: 'string' }, account: { type: 'string' } },
+    async run(em, flags) {
+      const accountId = optional(flags, 'account') === null ? null : id(flags, 'account');
+      if (accountId !== null) await requireAccount(em, accountId);
+      try {
+        const voice = await addVoice(em, { name: required(flags, 'name'), mode: required(flags, 'mode'), accountId });
+        return { id: voice.id, name: voice.name, mode: voice.mode, public: accountId === null };
+      } catch (error) {
+        if (error instanceof ValidationError) throw new OperatorError(Object.values(error.errors ?? {}).flat().join(' '));
+        throw error;
+      }
     },
   },
 };

@@ -1,5 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Config } from '../config';
+import type { SecretBox } from '../lib/secrets';
 import { UnauthenticatedError } from '../errors';
 import type { Scope } from '../modules/scope';
 import { createLoaders, type Loaders } from './loaders';
@@ -12,6 +13,7 @@ export interface GraphQLContext {
   /** The account of the bearer token; null when the request carries no valid token. */
   accountId: number | null;
   config: Config;
+  secrets: SecretBox;
   loaders: Loaders;
 }
 

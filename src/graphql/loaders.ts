@@ -1,26 +1,49 @@
 import DataLoader from 'dataloader';
+import { PhoneNumber } from '../modules/accounts/phone-number.entity';
+import { Voice } from '../modules/catalog/voice.entity';
 import { Campaign } from '../modules/campaigns/campaign.entity';
 import { SecondaryContact } from '../modules/leads/secondary-contact.entity';
+import { Tool } from '../modules/tools/tool.entity';
 import type { GraphQLContext } from './context';
 
 /** Batch loaders for nested fields, so that a page of N items costs one query per relation, not N. */
 export interface Loaders {
   campaign: DataLoader<number, Campaign | undefined>;
   secondaryContactsByLead: DataLoader<number, SecondaryContact[]>;
+  voice: DataLoader<number, Voice | undefined>;
+  phoneNumber: DataLoader<number, PhoneNumber | undefined>;
+  toolsByAssistant: DataLoader<number, Tool[]>;
+}
+
+function byId<T extends { id: number }>(ids: readonly number[], rows: T[]): (T | undefined)[] {
+  const map = new Map(rows.map((row) => [row.id, row]));
+  return ids.map((id) => map.get(id));
 }
 
 export function createLoaders(ctx: GraphQLContext): Loaders {
+  const { em } = ctx;
   return {
-    campaign: new DataLoader(async (ids) => {
-      const rows = await ctx.em.find(Campaign, { id: { $in: [...ids] }, account: ctx.accountId });
-      const byId = new Map(rows.map((row) => [row.id, row]));
-      return ids.map((id) => byId.get(id));
-    }),
+    campaign: new DataLoader(async (ids) => byId(ids, await em.find(Campaign, { id: { $in: [...ids] }, account: ctx.accountId }))),
     secondaryContactsByLead: new DataLoader(async (leadIds) => {
-      const rows = await ctx.em.find(SecondaryContact, { lead: { $in: [...leadIds] } }, { orderBy: { id: 'asc' } });
+      const rows = await em.find(SecondaryContact, { lead: { $in: [...leadIds] } }, { orderBy: { id: 'asc' } });
       const byLead = new Map<number, SecondaryContact[]>(leadIds.map((id) => [id, []]));
       for (const row of rows) byLead.get(row.lead.id)?.push(row);
       return leadIds.map((id) => byLead.get(id)!);
+    }),
+    voice: new DataLoader(async (ids) => byId(ids, await em.find(Voice, { id: { $in: [...ids] } }))),
+    phoneNumber: new DataLoader(async (ids) =>
+      byId(ids, await em.find(PhoneNumber, { id: { $in: [...ids] }, account: ctx.accountId })),
+    ),
+    toolsByAssistant: new DataLoader(async (assistantIds) => {
+      const links: { assistant_id: number; tool_id: number }[] = await em.execute(
+        'select assistant_id, tool_id from assistant_tools where assistant_id = any(?::int[]) order by tool_id',
+        [`{${assistantIds.join(',')}}`],
+      );
+      const tools = links.length ? await em.find(Tool, { id: { $in: [...new Set(links.map((l) => l.tool_id))] } }) : [];
+      const toolById = new Map(tools.map((tool) => [tool.id, tool]));
+      const byAssistant = new Map<number, Tool[]>(assistantIds.map((id) => [id, []]));
+      for (const link of links) byAssistant.get(link.assistant_id)?.push(toolById.get(link.tool_id)!);
+      return assistantIds.map((id) => byAssistant.get(id)!);
     }),
   };
 }

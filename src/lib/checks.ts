@@ -60,3 +60,46 @@ export function checkDate(errors: FieldErrorCollector, field: string, value: str
   if (!date) errors.add(field, FieldMessages.date(field));
   return date;
 }
+
+export function checkNumberRange(errors: FieldErrorCollector, field: string, value: number, min: number, max: number): boolean {
+  if (!Number.isFinite(value)) {
+    errors.add(field, FieldMessages.number(field));
+    return false;
+  }
+  if (value < min || value > max) {
+    errors.add(field, FieldMessages.between(field, min, max));
+    return false;
+  }
+  return true;
+}
+
+/** An absolute http(s) URL of at most 2048 characters, returned trimmed (or null). */
+export function checkHttpUrl(errors: FieldErrorCollector, field: string, value: string): string | null {
+  const text = value.trim();
+  if (text.length > 2048) {
+    errors.add(field, FieldMessages.maxLength(field, 2048));
+    return null;
+  }
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    errors.add(field, FieldMessages.url(field));
+    return null;
+  }
+  if ((url.protocol !== 'http:' && url.protocol !== 'https:') || !url.hostname) {
+    errors.add(field, FieldMessages.url(field));
+    return null;
+  }
+  return text;
+}
+
+/** A text whose length (after trimming) is within bounds, returned trimmed (or null). */
+export function checkLength(errors: FieldErrorCollector, field: string, value: string, min: number, max: number): string | null {
+  const text = value.trim();
+  if (text.length < min || text.length > max) {
+    errors.add(field, min <= 1 && text.length === 0 ? FieldMessages.required(field) : FieldMessages.lengthBetween(field, min, max));
+    return null;
+  }
+  return text;
+}

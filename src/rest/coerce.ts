@@ -11,6 +11,7 @@ import {
   type OperationDefinitionNode,
 } from 'graphql';
 import { FieldErrorCollector, FieldMessages } from '../errors';
+import { isPlainObject } from '../lib/objects';
 
 /**
  * Turns the JSON of a REST request into the variables of a GraphQL operation, reading the
@@ -53,10 +54,6 @@ const INT32_MAX = 2147483647;
 
 function join(path: string, key: string | number): string {
   return path === '' ? String(key) : `${path}.${key}`;
-}
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 function coerce(

@@ -5,7 +5,7 @@ import { HttpStatusByCode, Messages, type FieldErrors } from '../errors';
 import type { GraphQLContext } from '../graphql/context';
 import { BodyTooLargeError, readBody, sendJson } from '../http';
 import { coerceVariables } from './coerce';
-import type { Route, RouteRequest } from './routes';
+import type { Route, RouteRequest } from './routes/route';
 
 interface CompiledRoute {
   route: Route;
@@ -62,7 +62,7 @@ export class RestShim {
         try {
           body = JSON.parse(raw.toString('utf8'));
         } catch {
-          return validationFailed(res, { body: [Messages.invalidJson] });
+          return validationFailed(res, { body: [Messages.invalidJson] }, route.validationMessage);
         }
       }
     }
@@ -77,7 +77,7 @@ export class RestShim {
       for (const field of coerced.unknownFields) errors[field] = [`O campo ${field} não é permitido.`];
       return sendJson(res, 422, { message: Messages.invalidFields(coerced.unknownFields), errors });
     }
-    if (!coerced.errors.empty) return validationFailed(res, coerced.errors.errors);
+    if (!coerced.errors.empty) return validationFailed(res, coerced.errors.errors, route.validationMessage);
 
     const response = await this.apollo.executeOperation(
       { query: route.document, variables: coerced.variables },
@@ -85,7 +85,7 @@ export class RestShim {
     );
     if (response.body.kind !== 'single') throw new Error('REST routes never run incremental operations');
     const { data, errors } = response.body.singleResult;
-    if (errors?.length) return sendError(res, errors[0]);
+    if (errors?.length) return sendError(res, errors[0], route);
     const shaped = route.respond(data, request);
     sendJson(res, shaped.status ?? 200, shaped.body, shaped.headers);
   }
@@ -126,18 +126,21 @@ function compile(schema: GraphQLSchema, route: Route): CompiledRoute {
   return { route, pattern: new RegExp(`^${source}/?$`), paramNames, operation };
 }
 
-function validationFailed(res: ServerResponse, errors: FieldErrors): void {
-  sendJson(res, 422, { message: Messages.validationFailed, errors });
+function validationFailed(res: ServerResponse, errors: FieldErrors, message: string = Messages.validationFailed): void {
+  sendJson(res, 422, { message, errors });
 }
 
 /** The documented REST body of a GraphQL error: its Portuguese message, field errors and details. */
-function sendError(res: ServerResponse, error: GraphQLFormattedError): void {
+function sendError(res: ServerResponse, error: GraphQLFormattedError, route: Route): void {
   const extensions = error.extensions ?? {};
   const code = String(extensions.code ?? 'INTERNAL');
   const status = typeof extensions.status === 'number' ? extensions.status : 500;
+  if (status >= 500 && code !== 'PROVIDER_FAILURE') {
+    return sendJson(res, 500, { message: route.failureMessage ?? Messages.internal });
+  }
   if (!DOMAIN_CODES.has(code)) {
     // A request the schema refused: the shim's coercion should have caught it first.
-    return sendJson(res, status >= 500 ? 500 : 422, { message: status >= 500 ? Messages.internal : Messages.validationFailed });
+    return sendJson(res, 422, { message: route.validationMessage ?? Messages.validationFailed });
   }
   const body: Record<string, unknown> = { message: error.message };
   if (extensions.errors) body.errors = extensions.errors;

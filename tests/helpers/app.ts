@@ -4,6 +4,7 @@ import { Client } from 'pg';
 import { createApp, type App, type Logger } from '../../src/app';
 import { loadConfig, type Config } from '../../src/config';
 import { initOrm } from '../../src/db/orm';
+import { SecretBox } from '../../src/lib/secrets';
 import { Campaign } from '../../src/modules/campaigns/campaign.entity';
 import { addPhoneNumber, createAccount } from '../../src/modules/accounts/account.service';
 
@@ -77,7 +78,8 @@ export async function startTestApp(overrides: Partial<Config> = {}): Promise<Tes
   });
   const config: Config = { ...loadConfig({}), port: 0, seedDemo: false, ...overrides };
   const logger: Logger = { info: () => {}, error: (_message, error) => loggedErrors.push(error) };
-  const app: App = await createApp({ orm, config, logger });
+  const secrets = new SecretBox(randomBytes(32));
+  const app: App = await createApp({ orm, config, secrets, logger });
   const url = await app.listen(0, '127.0.0.1');
   const sqlClient = new Client({ connectionString: databaseUrl });
   await sqlClient.connect();

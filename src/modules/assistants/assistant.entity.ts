@@ -1,0 +1,287 @@
+import { Entity, ManyToOne, OptionalProps, PrimaryKey, Property } from '@mikro-orm/core';
+import { GraphQLJSONObject } from 'graphql-scalars';
+import { Field, Float, Int, ObjectType } from 'type-graphql';
+import { SpecTimestampType } from '../../db/types';
+import { nowSpecTimestamp } from '../../lib/time';
+import { Account } from '../accounts/account.entity';
+import { PhoneNumber } from '../accounts/phone-number.entity';
+import { Voice, type EngineType } from '../catalog/voice.entity';
+
+export const CALLS_DIRECTIONS = ['receive', 'make'] as const;
+export type CallsDirection = (typeof CALLS_DIRECTIONS)[number];
+export const ENDPOINT_TYPES = ['vad', 'ai'] as const;
+export const WHO_SPEAKS_FIRST = ['AI assistant', 'Customer'] as const;
+export const POST_CALL_TYPES = ['string', 'number', 'bool'] as const;
+
+@ObjectType('PostCallSchemaItem', { description: 'A value to extract from the conversation after the call.' })
+export class PostCallSchemaItem {
+  @Field(() => String, { description: 'Letters, digits and underscores.' })
+  name!: string;
+
+  @Field(() => String, { description: `One of: ${POST_CALL_TYPES.join(', ')}.` })
+  type!: (typeof POST_CALL_TYPES)[number];
+
+  @Field(() => String)
+  description!: string;
+}
+
+@ObjectType('EndCallTool', { description: 'The built-in tool the assistant uses to hang up.' })
+export class EndCallTool {
+  @Field(() => String, { nullable: true, description: 'When the assistant should end the call; at most 500 characters.' })
+  description!: string | null;
+}
+
+/** Every configurable field that has a default, and the fields' shape in one place. */
+export interface AssistantSettings {
+  endpoint_type: (typeof ENDPOINT_TYPES)[number];
+  endpoint_sensitivity: number;
+  interrupt_sensitivity: number;
+  ambient_sound_volume: number;
+  post_call_evaluation: boolean;
+  send_webhook_only_on_completed: boolean;
+  include_recording_in_webhook: boolean;
+  is_webhook_active: boolean;
+  webhook_url: string | null;
+  use_min_interrupt_words: boolean;
+  min_interrupt_words: number;
+  variables: Record<string, unknown>;
+  post_call_schema: PostCallSchemaItem[];
+  end_call_tool_description: string | null;
+  llm_temperature: number;
+  voice_stability: number;
+  voice_similarity: number;
+  speech_speed: number;
+  allow_interruptions: boolean;
+  filler_audios: boolean;
+  re_engagement_interval: number;
+  max_call_duration: number;
+  max_silence_duration: number;
+  end_call_on_voicemail: boolean;
+  noise_cancellation: boolean;
+  record_call: boolean;
+  who_speaks_first: (typeof WHO_SPEAKS_FIRST)[number];
+}
+
+/** What an assistant gets for each optional field left out on create (the README lists them too). */
+export const ASSISTANT_DEFAULTS: Readonly<AssistantSettings> = Object.freeze({
+  endpoint_type: 'vad',
+  endpoint_sensitivity: 2.5,
+  interrupt_sensitivity: 2.5,
+  ambient_sound_volume: 0,
+  post_call_evaluation: false,
+  send_webhook_only_on_completed: false,
+  include_recording_in_webhook: false,
+  is_webhook_active: false,
+  webhook_url: null,
+  use_min_interrupt_words: false,
+  min_interrupt_words: 2,
+  variables: {},
+  post_call_schema: [],
+  end_call_tool_description: null,
+  llm_temperature: 0.7,
+  voice_stability: 0.5,
+  voice_similarity: 0.75,
+  speech_speed: 1,
+  allow_interruptions: true,
+  filler_audios: false,
+  re_engagement_interval: 30,
+  max_call_duration: 600,
+  max_silence_duration: 30,
+  end_call_on_voicemail: true,
+  noise_cancellation: true,
+  record_call: true,
+  who_speaks_first: 'AI assistant',
+});
+
+@ObjectType('Assistant', { description: 'An AI voice assistant and its whole configuration.' })
+@Entity({ tableName: 'assistants' })
+export class Assistant implements AssistantSettings {
+  [OptionalProps]?: 'status' | 'phone_number' | 'created_at' | 'updated_at' | 'name' | 'type' | 'mode' | 'end_call_tool';
+
+  @Field(() => Int)
+  @PrimaryKey()
+  id!: number;
+
+  @ManyToOne(() => Account, { deleteRule: 'cascade' })
+  account!: Account;
+
+  @Field(() => String, { description: 'active.' })
+  @Property({ length: 16 })
+  status: string = 'active';
+
+  @Field(() => String, { description: 'The assistant_name (summary field).' })
+  get name(): string {
+    return this.assistant_name;
+  }
+
+  @Field(() => String, { description: 'inbound (calls_direction receive) or outbound (make).' })
+  get type(): 'inbound' | 'outbound' {
+    return this.calls_direction === 'receive' ? 'inbound' : 'outbound';
+  }
+
+  @Field(() => String, { description: 'pipeline or multimodal: the engine_type (summary field).' })
+  get mode(): EngineType {
+    return this.engine_type;
+  }
+
+  @Field(() => String)
+  @Property({ length: 255 })
+  assistant_name!: string;
+
+  /** Exposed as `voice_id` and `voice` by the resolver. */
+  @ManyToOne(() => Voice)
+  voice!: Voice;
+
+  @Field(() => String, { description: 'A name from the languages list.' })
+  @Property({ length: 100 })
+  language!: string;
+
+  @Field(() => String)
+  @Property({ length: 100 })
+  llm_model!: string;
+
+  @Field(() => String, { description: 'receive or make.' })
+  @Property({ length: 16 })
+  calls_direction!: CallsDirection;
+
+  @Field(() => String, { description: 'pipeline or multimodal.' })
+  @Property({ length: 16 })
+  engine_type!: EngineType;
+
+  @Field(() => String, { description: 'IANA time zone, Area/City.' })
+  @Property({ length: 64 })
+  timezone!: string;
+
+  @Field(() => String)
+  @Property({ type: 'text' })
+  initial_message!: string;
+
+  @Field(() => String)
+  @Property({ type: 'text' })
+  system_prompt!: string;
+
+  /** Exposed as `phone_number_id` and `phone_number` by the resolver. */
+  @ManyToOne(() => PhoneNumber, { nullable: true, deleteRule: 'set null' })
+  phone_number: PhoneNumber | null = null;
+
+  @Field(() => String, { description: 'vad or ai.' })
+  @Property({ length: 8 })
+  endpoint_type!: AssistantSettings['endpoint_type'];
+
+  @Field(() => Float, { description: '0 to 5.' })
+  @Property({ type: 'double' })
+  endpoint_sensitivity!: number;
+
+  @Field(() => Float, { description: '0 to 5.' })
+  @Property({ type: 'double' })
+  interrupt_sensitivity!: number;
+
+  @Field(() => Float, { description: '0 to 1.' })
+  @Property({ type: 'double' })
+  ambient_sound_volume!: number;
+
+  @Field(() => Boolean)
+  @Property()
+  post_call_evaluation!: boolean;
+
+  @Field(() => Boolean)
+  @Property()
+  send_webhook_only_on_completed!: boolean;
+
+  @Field(() => Boolean)
+  @Property()
+  include_recording_in_webhook!: boolean;
+
+  @Field(() => Boolean)
+  @Property()
+  is_webhook_active!: boolean;
+
+  @Field(() => String, { nullable: true })
+  @Property({ length: 2048, nullable: true })
+  webhook_url!: string | null;
+
+  @Field(() => Boolean)
+  @Property()
+  use_min_interrupt_words!: boolean;
+
+  @Field(() => Int, { description: '0 to 10.' })
+  @Property({ type: 'smallint' })
+  min_interrupt_words!: number;
+
+  @Field(() => GraphQLJSONObject)
+  @Property({ type: 'json' })
+  variables!: Record<string, unknown>;
+
+  @Field(() => [PostCallSchemaItem])
+  @Property({ type: 'json' })
+  post_call_schema!: PostCallSchemaItem[];
+
+  /** Exposed as `end_call_tool { description }`; the REST body may say `end_call_tool.description`. */
+  @Property({ length: 500, nullable: true })
+  end_call_tool_description!: string | null;
+
+  @Field(() => EndCallTool)
+  get end_call_tool(): EndCallTool {
+    return { description: this.end_call_tool_description };
+  }
+
+  @Field(() => Float, { description: '0 to 1.' })
+  @Property({ type: 'double' })
+  llm_temperature!: number;
+
+  @Field(() => Float, { description: '0 to 1.' })
+  @Property({ type: 'double' })
+  voice_stability!: number;
+
+  @Field(() => Float, { description: '0 to 1.' })
+  @Property({ type: 'double' })
+  voice_similarity!: number;
+
+  @Field(() => Float, { description: '0.7 to 1.2 (multiplier).' })
+  @Property({ type: 'double' })
+  speech_speed!: number;
+
+  @Field(() => Boolean)
+  @Property()
+  allow_interruptions!: boolean;
+
+  @Field(() => Boolean)
+  @Property()
+  filler_audios!: boolean;
+
+  @Field(() => Int, { description: 'Seconds, 7 to 600.' })
+  @Property({ type: 'smallint' })
+  re_engagement_interval!: number;
+
+  @Field(() => Int, { description: 'Seconds, 20 to 1200.' })
+  @Property({ type: 'smallint' })
+  max_call_duration!: number;
+
+  @Field(() => Int, { description: 'Seconds, 1 to 120.' })
+  @Property({ type: 'smallint' })
+  max_silence_duration!: number;
+
+  @Field(() => Boolean)
+  @Property()
+  end_call_on_voicemail!: boolean;
+
+  @Field(() => Boolean)
+  @Property()
+  noise_cancellation!: boolean;
+
+  @Field(() => Boolean)
+  @Property()
+  record_call!: boolean;
+
+  @Field(() => String, { description: `${WHO_SPEAKS_FIRST.join(' or ')}.` })
+  @Property({ length: 16 })
+  who_speaks_first!: AssistantSettings['who_speaks_first'];
+
+  @Field(() => String, { description: 'YYYY-MM-DD HH:MM:SS, UTC.' })
+  @Property({ type: SpecTimestampType, onCreate: () => nowSpecTimestamp() })
+  created_at!: string;
+
+  @Field(() => String, { description: 'YYYY-MM-DD HH:MM:SS, UTC.' })
+  @Property({ type: SpecTimestampType, onCreate: () => nowSpecTimestamp(), onUpdate: () => nowSpecTimestamp() })
+  updated_at!: string;
+}

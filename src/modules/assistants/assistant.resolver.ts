@@ -1,0 +1,94 @@
+import { Arg, Authorized, Ctx, FieldResolver, Int, Mutation, Query, Resolver, Root } from 'type-graphql';
+import { scopeOf, type GraphQLContext } from '../../graphql/context';
+import { Voice } from '../catalog/voice.entity';
+import { Tool } from '../tools/tool.entity';
+import { Assistant } from './assistant.entity';
+import { CreateAssistantInput, UpdateAssistantInput } from './assistant.inputs';
+import {
+  createAssistant,
+  deleteAssistant,
+  disableWebhook,
+  enableWebhook,
+  listAssistants,
+  requireAssistant,
+  updateAssistant,
+} from './assistant.service';
+
+@Authorized()
+@Resolver(() => Assistant)
+export class AssistantResolver {
+  @Query(() => [Assistant], { description: "The account's assistants, oldest first." })
+  assistants(@Ctx() ctx: GraphQLContext): Promise<Assistant[]> {
+    return listAssistants(scopeOf(ctx));
+  }
+
+  @Query(() => Assistant)
+  assistant(@Arg('id', () => Int) id: number, @Ctx() ctx: GraphQLContext): Promise<Assistant> {
+    return requireAssistant(scopeOf(ctx), id);
+  }
+
+  @Mutation(() => Assistant, { description: 'Optional fields left out take the documented defaults.' })
+  createAssistant(@Arg('input', () => CreateAssistantInput) input: CreateAssistantInput, @Ctx() ctx: GraphQLContext): Promise<Assistant> {
+    return createAssistant(scopeOf(ctx), input);
+  }
+
+  @Mutation(() => Assistant)
+  updateAssistant(
+    @Arg('id', () => Int) id: number,
+    @Arg('input', () => UpdateAssistantInput) input: UpdateAssistantInput,
+    @Ctx() ctx: GraphQLContext,
+  ): Promise<Assistant> {
+    return updateAssistant(scopeOf(ctx), id, input);
+  }
+
+  @Mutation(() => Boolean)
+  async deleteAssistant(@Arg('id', () => Int) id: number, @Ctx() ctx: GraphQLContext): Promise<boolean> {
+    await deleteAssistant(scopeOf(ctx), id);
+    return true;
+  }
+
+  @Mutation(() => Assistant, { description: "Turns the assistant's webhook on, sending call results to webhook_url." })
+  enableInboundWebhook(
+    @Arg('assistant_id', () => Int) assistantId: number,
+    @Arg('webhook_url', () => String) webhookUrl: string,
+    @Ctx() ctx: GraphQLContext,
+  ): Promise<Assistant> {
+    return enableWebhook(scopeOf(ctx), assistantId, webhookUrl);
+  }
+
+  @Mutation(() => Assistant, { description: "Turns the assistant's webhook off and forgets its URL." })
+  disableWebhook(@Arg('assistant_id', () => Int) assistantId: number, @Ctx() ctx: GraphQLContext): Promise<Assistant> {
+    return disableWebhook(scopeOf(ctx), assistantId);
+  }
+
+  @FieldResolver(() => Int)
+  voice_id(@Root() assistant: Assistant): number {
+    return assistant.voice.id;
+  }
+
+  @FieldResolver(() => Voice)
+  async voice(@Root() assistant: Assistant, @Ctx() ctx: GraphQLContext): Promise<Voice> {
+    return (await ctx.loaders.voice.load(assistant.voice.id))!;
+  }
+
+  @FieldResolver(() => Int, { nullable: true })
+  phone_number_id(@Root() assistant: Assistant): number | null {
+    return assistant.phone_number?.id ?? null;
+  }
+
+  @FieldResolver(() => String, { nullable: true, description: 'The E.164 number of phone_number_id.' })
+  async phone_number(@Root() assistant: Assistant, @Ctx() ctx: GraphQLContext): Promise<string | null> {
+    if (!assistant.phone_number) return null;
+    return (await ctx.loaders.phoneNumber.load(assistant.phone_number.id))?.number ?? null;
+  }
+
+  @FieldResolver(() => [Int])
+  async tool_ids(@Root() assistant: Assistant, @Ctx() ctx: GraphQLContext): Promise<number[]> {
+    return (await ctx.loaders.toolsByAssistant.load(assistant.id)).map((tool) => tool.id);
+  }
+
+  @FieldResolver(() => [Tool])
+  tools(@Root() assistant: Assistant, @Ctx() ctx: GraphQLContext): Promise<Tool[]> {
+    return ctx.loaders.toolsByAssistant.load(assistant.id);
+  }
+}

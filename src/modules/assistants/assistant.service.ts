@@ -1,0 +1,303 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { FieldErrorCollector, FieldMessages, Messages, NotFoundError } from '../../errors';
+import { checkHttpUrl, checkIntRange, checkLength, checkNumberRange, checkOneOf } from '../../lib/checks';
+import { Account } from '../accounts/account.entity';
+import { PhoneNumber } from '../accounts/phone-number.entity';
+import { findLanguageByName, findVisibleVoice } from '../catalog/catalog.service';
+import { ENGINE_TYPES, Voice, type EngineType } from '../catalog/voice.entity';
+import type { Scope } from '../scope';
+import { Tool } from '../tools/tool.entity';
+import {
+  ASSISTANT_DEFAULTS,
+  Assistant,
+  CALLS_DIRECTIONS,
+  ENDPOINT_TYPES,
+  POST_CALL_TYPES,
+  WHO_SPEAKS_FIRST,
+  type AssistantSettings,
+  type CallsDirection,
+  type PostCallSchemaItem,
+} from './assistant.entity';
+import type { CreateAssistantInput, UpdateAssistantInput } from './assistant.inputs';
+
+type Input = CreateAssistantInput | UpdateAssistantInput;
+
+/** Numeric settings and their ranges, from the spec's Limits table. */
+const RANGES = {
+  endpoint_sensitivity: [0, 5],
+  interrupt_sensitivity: [0, 5],
+  ambient_sound_volume: [0, 1],
+  llm_temperature: [0, 1],
+  voice_stability: [0, 1],
+  voice_similarity: [0, 1],
+  speech_speed: [0.7, 1.2],
+} as const;
+const INT_RANGES = {
+  min_interrupt_words: [0, 10],
+  re_engagement_interval: [7, 600],
+  max_call_duration: [20, 1200],
+  max_silence_duration: [1, 120],
+} as const;
+const BOOLEANS = [
+  'post_call_evaluation',
+  'send_webhook_only_on_completed',
+  'include_recording_in_webhook',
+  'use_min_interrupt_words',
+  'allow_interruptions',
+  'filler_audios',
+  'end_call_on_voicemail',
+  'noise_cancellation',
+  'record_call',
+] as const;
+const TEXTS = { assistant_name: 255, llm_model: 100, initial_message: 5000, system_prompt: 50_000 } as const;
+const MAX_POST_CALL_ITEMS = 50;
+const POST_CALL_NAME = /^[A-Za-z0-9_]+$/;
+const TIME_ZONE = /^[A-Za-z]+(?:\/[A-Za-z0-9_+-]+)+$/;
+
+/** Fields that a `null` clears on update; null for any other field is refused. */
+const NULLABLE = new Set(['phone_number_id', 'tool_ids', 'webhook_url', 'variables', 'post_call_schema', 'end_call_tool']);
+
+/** The assistant's column values that a request sets, after every check. */
+interface Changes extends Partial<Omit<AssistantSettings, 'webhook_url'>> {
+  assistant_name?: string;
+  language?: string;
+  llm_model?: string;
+  calls_direction?: CallsDirection;
+  engine_type?: EngineType;
+  timezone?: string;
+  initial_message?: string;
+  system_prompt?: string;
+  webhook_url?: string | null;
+}
+
+interface Resolved {
+  changes: Changes;
+  voice?: Voice;
+  phoneNumber?: PhoneNumber | null;
+  toolIds?: number[];
+}
+
+function isTimeZone(name: string): boolean {
+  if (!TIME_ZONE.test(name)) return false;
+  try {
+    new Intl.DateTimeFormat('en', { timeZone: name });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Checks what needs no database: types are the schema's job, values and ranges are here. */
+function checkValues(input: Input, errors: FieldErrorCollector): Changes {
+  const changes: Changes = {};
+  for (const [field, value] of Object.entries(input)) {
+    if (value === null && !NULLABLE.has(field)) errors.add(field, FieldMessages.required(field));
+  }
+  for (const [field, max] of Object.entries(TEXTS) as [keyof typeof TEXTS, number][]) {
+    const value = input[field];
+    if (value != null) {
+      const text = checkLength(errors, field, value, 1, max);
+      if (text !== null) changes[field] = text;
+    }
+  }
+  if (input.language != null) checkLength(errors, 'language', input.language, 1, 100);
+  if (input.calls_direction != null && checkOneOf(errors, 'calls_direction', input.calls_direction, CALLS_DIRECTIONS)) {
+    changes.calls_direction = input.calls_direction;
+  }
+  if (input.engine_type != null && checkOneOf(errors, 'engine_type', input.engine_type, ENGINE_TYPES)) {
+    changes.engine_type = input.engine_type;
+  }
+  if (input.endpoint_type != null && checkOneOf(errors, 'endpoint_type', input.endpoint_type, ENDPOINT_TYPES)) {
+    changes.endpoint_type = input.endpoint_type;
+  }
+  if (input.who_speaks_first != null && checkOneOf(errors, 'who_speaks_first', input.who_speaks_first, WHO_SPEAKS_FIRST)) {
+    changes.who_speaks_first = input.who_speaks_first;
+  }
+  if (input.timezone != null) {
+    const zone = input.timezone.trim();
+    if (isTimeZone(zone)) changes.timezone = zone;
+    else errors.add('timezone', FieldMessages.timezone('timezone'));
+  }
+  for (const [field, [min, max]] of Object.entries(RANGES) as [keyof typeof RANGES, readonly [number, number]][]) {
+    const value = input[field];
+    if (value != null && checkNumberRange(errors, field, value, min, max)) changes[field] = value;
+  }
+  for (const [field, [min, max]] of Object.entries(INT_RANGES) as [keyof typeof INT_RANGES, readonly [number, number]][]) {
+    const value = input[field];
+    if (value != null && checkIntRange(errors, field, value, min, max)) changes[field] = value;
+  }
+  for (const field of BOOLEANS) {
+    const value = input[field];
+    if (value != null) changes[field] = value;
+  }
+  if (input.is_webhook_active != null) changes.is_webhook_active = input.is_webhook_active;
+  if (input.webhook_url !== undefined) {
+    changes.webhook_url = input.webhook_url === null ? null : (checkHttpUrl(errors, 'webhook_url', input.webhook_url) ?? undefined);
+  }
+  if (input.variables !== undefined) changes.variables = input.variables ?? {};
+  if (input.post_call_schema !== undefined) changes.post_call_schema = checkPostCallSchema(errors, input.post_call_schema ?? []);
+  if (input.end_call_tool !== undefined) {
+    const description = input.end_call_tool?.description ?? null;
+    if (description !== null && description.length > 500) {
+      errors.add('end_call_tool.description', FieldMessages.maxLength('end_call_tool.description', 500));
+    } else {
+      changes.end_call_tool_description = description === null || description.trim() === '' ? null : description.trim();
+    }
+  }
+  if (input.tool_ids != null) {
+    input.tool_ids.forEach((id, index) => {
+      if (id < 1) errors.add(`tool_ids.${index}`, FieldMessages.invalidSelection(`tool_ids.${index}`));
+    });
+  }
+  if (input.phone_number_id != null && input.phone_number_id < 1) {
+    errors.add('phone_number_id', FieldMessages.invalidSelection('phone_number_id'));
+  }
+  return changes;
+}
+
+function checkPostCallSchema(errors: FieldErrorCollector, items: NonNullable<Input['post_call_schema']>): PostCallSchemaItem[] {
+  if (items.length > MAX_POST_CALL_ITEMS) errors.add('post_call_schema', FieldMessages.maxItems('post_call_schema', MAX_POST_CALL_ITEMS));
+  const seen = new Set<string>();
+  return items.map((item, index) => {
+    const field = (key: string) => `post_call_schema.${index}.${key}`;
+    const name = item.name.trim();
+    if (!name) errors.add(field('name'), FieldMessages.required(field('name')));
+    else if (name.length > 64) errors.add(field('name'), FieldMessages.maxLength(field('name'), 64));
+    else if (!POST_CALL_NAME.test(name)) errors.add(field('name'), FieldMessages.postCallName(field('name')));
+    else if (seen.has(name)) errors.add(field('name'), FieldMessages.distinct(field('name')));
+    seen.add(name);
+    checkOneOf(errors, field('type'), item.type, POST_CALL_TYPES);
+    const description = checkLength(errors, field('description'), item.description, 1, 255);
+    return { name, type: item.type as PostCallSchemaItem['type'], description: description ?? '' };
+  });
+}
+
+/**
+ * Every rule of the spec's assistant table, for create (`current` undefined) and update.
+ * Nothing is written until all of them pass.
+ */
+async function resolve(scope: Scope, input: Input, current?: Assistant): Promise<Resolved> {
+  const errors = new FieldErrorCollector();
+  const changes = checkValues(input, errors);
+  const resolved: Resolved = { changes };
+
+  if (input.language != null && !errors.has('language')) {
+    const language = await findLanguageByName(scope, input.language.trim());
+    if (language) changes.language = language.name;
+    else errors.add('language', FieldMessages.language);
+  }
+
+  const engine = changes.engine_type ?? current?.engine_type;
+  const voiceId = input.voice_id ?? (changes.engine_type ? current?.voice.id : undefined);
+  if (voiceId != null && !errors.has('engine_type')) {
+    const voice = voiceId >= 1 ? await findVisibleVoice(scope, voiceId) : null;
+    if (!voice) errors.add('voice_id', FieldMessages.invalidSelection('voice_id'));
+    else if (engine && voice.mode !== engine) errors.add('voice_id', FieldMessages.voiceEngineMismatch(engine));
+    else resolved.voice = voice;
+  }
+
+  if (input.phone_number_id === null) resolved.phoneNumber = null;
+  else if (input.phone_number_id != null && !errors.has('phone_number_id')) {
+    const phone = await scope.em.findOne(PhoneNumber, { id: input.phone_number_id, account: scope.accountId });
+    if (phone) resolved.phoneNumber = phone;
+    else errors.add('phone_number_id', FieldMessages.invalidSelection('phone_number_id'));
+  }
+
+  if (input.tool_ids !== undefined) {
+    const ids = [...new Set(input.tool_ids ?? [])];
+    const owned = ids.length
+      ? new Set((await scope.em.find(Tool, { id: { $in: ids }, account: scope.accountId }, { fields: ['id'] })).map((t) => t.id))
+      : new Set<number>();
+    (input.tool_ids ?? []).forEach((id, index) => {
+      const field = `tool_ids.${index}`;
+      if (!owned.has(id) && !errors.has(field)) errors.add(field, FieldMessages.invalidSelection(field));
+    });
+    resolved.toolIds = ids;
+  }
+
+  // The webhook is on only with a URL: a null URL or an explicit false turns it off.
+  if (changes.webhook_url === null) changes.is_webhook_active = false;
+  if (input.is_webhook_active === false && input.webhook_url === undefined) changes.webhook_url = null;
+  const active = changes.is_webhook_active ?? current?.is_webhook_active ?? ASSISTANT_DEFAULTS.is_webhook_active;
+  const url = changes.webhook_url !== undefined ? changes.webhook_url : (current?.webhook_url ?? null);
+  if (active && url === null && !errors.has('webhook_url')) errors.add('webhook_url', FieldMessages.requiredWhenWebhookActive);
+
+  errors.throwIfAny();
+  return resolved;
+}
+
+async function replaceTools(em: EntityManager, assistantId: number, toolIds: number[]): Promise<void> {
+  await em.execute('delete from assistant_tools where assistant_id = ?', [assistantId]);
+  if (toolIds.length) {
+    await em.execute(
+      `insert into assistant_tools (assistant_id, tool_id) select ?, unnest(?::int[])`,
+      [assistantId, `{${toolIds.join(',')}}`],
+    );
+  }
+}
+
+export async function createAssistant(scope: Scope, input: CreateAssistantInput): Promise<Assistant> {
+  const { changes, voice, phoneNumber, toolIds } = await resolve(scope, input);
+  return scope.em.transactional(async (em) => {
+    const assistant = em.create(Assistant, {
+      ...ASSISTANT_DEFAULTS,
+      ...(changes as Required<Pick<Changes, 'assistant_name' | 'language' | 'llm_model' | 'calls_direction' | 'engine_type' | 'timezone' | 'initial_message' | 'system_prompt'>>),
+      account: em.getReference(Account, scope.accountId),
+      voice: voice!,
+      phone_number: phoneNumber ?? null,
+    });
+    await em.flush();
+    if (toolIds?.length) await replaceTools(em, assistant.id, toolIds);
+    return assistant;
+  });
+}
+
+export async function updateAssistant(scope: Scope, id: number, input: UpdateAssistantInput): Promise<Assistant> {
+  const assistant = await requireAssistant(scope, id);
+  const { changes, voice, phoneNumber, toolIds } = await resolve(scope, input, assistant);
+  return scope.em.transactional(async (em) => {
+    em.assign(assistant, changes);
+    if (voice) assistant.voice = voice;
+    if (phoneNumber !== undefined) assistant.phone_number = phoneNumber;
+    await em.flush();
+    if (toolIds) await replaceTools(em, assistant.id, toolIds);
+    return assistant;
+  });
+}
+
+export async function requireAssistant(scope: Scope, id: number): Promise<Assistant> {
+  const assistant = await scope.em.findOne(Assistant, { id, account: scope.accountId });
+  if (!assistant) throw new NotFoundError(Messages.assistantNotFound);
+  return assistant;
+}
+
+export function listAssistants(scope: Scope): Promise<Assistant[]> {
+  return scope.em.find(Assistant, { account: scope.accountId }, { orderBy: { id: 'asc' } });
+}
+
+export async function deleteAssistant(scope: Scope, id: number): Promise<void> {
+  const deleted = await scope.em.nativeDelete(Assistant, { id, account: scope.accountId });
+  if (deleted === 0) throw new NotFoundError(Messages.assistantNotFound);
+}
+
+/** Turns the webhook on with a new URL. The webhook endpoints word their validation errors their own way. */
+export async function enableWebhook(scope: Scope, assistantId: number, webhookUrl: string): Promise<Assistant> {
+  const errors = new FieldErrorCollector();
+  if (assistantId < 1) errors.add('assistant_id', FieldMessages.invalidSelection('assistant_id'));
+  const url = checkHttpUrl(errors, 'webhook_url', webhookUrl);
+  errors.throwIfAny(Messages.invalidData);
+  const assistant = await requireAssistant(scope, assistantId);
+  assistant.is_webhook_active = true;
+  assistant.webhook_url = url;
+  await scope.em.flush();
+  return assistant;
+}
+
+/** Turns the webhook off: no more deliveries; calls in progress finish and keep their data. */
+export async function disableWebhook(scope: Scope, assistantId: number): Promise<Assistant> {
+  const assistant = await requireAssistant(scope, assistantId);
+  assistant.is_webhook_active = false;
+  assistant.webhook_url = null;
+  await scope.em.flush();
+  return assistant;
+}

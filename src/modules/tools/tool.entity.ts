@@ -1,0 +1,79 @@
+import { Entity, ManyToOne, OptionalProps, PrimaryKey, Property } from '@mikro-orm/core';
+import { Field, Int, ObjectType } from 'type-graphql';
+import { IsoTimestampType } from '../../db/types';
+import { Account } from '../accounts/account.entity';
+
+export const TOOL_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
+export type ToolMethod = (typeof TOOL_METHODS)[number];
+export const TOOL_PARAMETER_TYPES = ['string', 'number', 'boolean'] as const;
+export type ToolParameterType = (typeof TOOL_PARAMETER_TYPES)[number];
+
+@ObjectType('ToolHeader', { description: 'An HTTP header sent with every request of the tool.' })
+export class ToolHeader {
+  @Field(() => String)
+  name!: string;
+
+  @Field(() => String)
+  value!: string;
+}
+
+@ObjectType('ToolParameter', { description: 'A parameter the AI extracts from the conversation and sends to the endpoint.' })
+export class ToolParameter {
+  @Field(() => String)
+  name!: string;
+
+  @Field(() => String, { description: `One of: ${TOOL_PARAMETER_TYPES.join(', ')}.` })
+  type!: ToolParameterType;
+
+  @Field(() => String)
+  description!: string;
+}
+
+@ObjectType('Tool', { description: 'A mid-call tool: an HTTP endpoint an assistant calls during a call.' })
+@Entity({ tableName: 'tools' })
+export class Tool {
+  [OptionalProps]?: 'timeout' | 'schema' | 'created_at' | 'updated_at';
+
+  @Field(() => Int)
+  @PrimaryKey()
+  id!: number;
+
+  @ManyToOne(() => Account, { deleteRule: 'cascade' })
+  account!: Account;
+
+  @Field(() => String, { description: 'Lowercase letters and underscores, starting with a letter.' })
+  @Property({ length: 64 })
+  name!: string;
+
+  @Field(() => String, { description: 'When and how the AI should use the tool; at most 255 characters.' })
+  @Property({ length: 255 })
+  description!: string;
+
+  @Field(() => String, { description: 'The http(s) URL the tool calls.' })
+  @Property({ length: 2048 })
+  endpoint!: string;
+
+  @Field(() => String, { description: `One of: ${TOOL_METHODS.join(', ')}.` })
+  @Property({ length: 8 })
+  method!: ToolMethod;
+
+  @Field(() => Int, { description: 'Seconds, 1 to 30.' })
+  @Property({ type: 'smallint' })
+  timeout: number = 10;
+
+  /** The headers, encrypted (they often carry credentials); exposed as `headers` by the resolver. */
+  @Property({ type: 'text' })
+  headers_sealed!: string;
+
+  @Field(() => [ToolParameter])
+  @Property({ type: 'json' })
+  schema: ToolParameter[] = [];
+
+  @Field(() => String, { description: 'ISO 8601.' })
+  @Property({ type: IsoTimestampType, onCreate: () => new Date().toISOString() })
+  created_at!: string;
+
+  @Field(() => String, { description: 'ISO 8601.' })
+  @Property({ type: IsoTimestampType, onCreate: () => new Date().toISOString(), onUpdate: () => new Date().toISOString() })
+  updated_at!: string;
+}

@@ -1,0 +1,9 @@
+import { assistantRoutes } from './assistants';
+import { leadRoutes } from './leads';
+import type { Route } from './route';
+import { toolRoutes } from './tools';
+
+export type { Route, RouteRequest, RouteResponse } from './route';
+
+/** The whole REST API, below the `/api` base. */
+export const routes: Route[] = [...leadRoutes, ...toolRoutes, ...assistantRoutes];

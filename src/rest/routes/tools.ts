@@ -1,0 +1,51 @@
+import { Messages } from '../../errors';
+import type { Route } from './route';
+
+const TOOL_FIELDS = `
+  fragment ToolFields on Tool {
+    id name description endpoint method timeout
+    headers { name value }
+    schema { name type description }
+    created_at updated_at
+  }`;
+
+export const toolRoutes: Route[] = [
+  {
+    method: 'POST',
+    path: '/user/tools',
+    document: `mutation CreateTool($input: CreateToolInput!) { createTool(input: $input) { ...ToolFields } } ${TOOL_FIELDS}`,
+    variables: (req) => ({ input: req.body }),
+    respond: (data) => ({ status: 201, body: { message: Messages.toolCreated, data: data.createTool } }),
+  },
+  {
+    method: 'GET',
+    path: '/user/tools',
+    document: `query Tools { tools { ...ToolFields } } ${TOOL_FIELDS}`,
+    variables: () => ({}),
+    respond: (data) => ({ body: data.tools }),
+  },
+  {
+    method: 'GET',
+    path: '/user/tools/{id}',
+    document: `query Tool($id: Int!) { tool(id: $id) { ...ToolFields } } ${TOOL_FIELDS}`,
+    variables: (req) => ({ id: req.params.id }),
+    respond: (data) => ({ body: data.tool }),
+    notFound: Messages.toolNotFound,
+  },
+  {
+    method: 'PUT',
+    path: '/user/tools/{id}',
+    document: `mutation UpdateTool($id: Int!, $input: UpdateToolInput!) { updateTool(id: $id, input: $input) { ...ToolFields } } ${TOOL_FIELDS}`,
+    variables: (req) => ({ id: req.params.id, input: req.body }),
+    respond: (data) => ({ body: { message: Messages.toolUpdated, data: data.updateTool } }),
+    notFound: Messages.toolNotFound,
+  },
+  {
+    method: 'DELETE',
+    path: '/user/tools/{id}',
+    document: `mutation DeleteTool($id: Int!) { deleteTool(id: $id) }`,
+    variables: (req) => ({ id: req.params.id }),
+    respond: () => ({ body: { message: Messages.toolDeleted } }),
+    notFound: Messages.toolNotFound,
+  },
+];
