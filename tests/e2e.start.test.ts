@@ -16,6 +16,7 @@ const cli = path.join(root, 'dist/src/cli/index.js');
 
 let dataDir: string;
 let env: NodeJS.ProcessEnv;
+const children: ChildProcess[] = [];
 
 beforeAll(async () => {
   if (!existsSync(main)) throw new Error('dist/ is missing: run the tests with `npm test`, which builds first');
@@ -27,6 +28,9 @@ beforeAll(async () => {
   delete env.SEED_DEMO;
 });
 afterAll(async () => {
+  // A failed assertion must not leave a server (and its cluster) running.
+  for (const child of children) if (child.exitCode === null) child.kill('SIGTERM');
+  await Promise.all(children.map((child) => (child.exitCode === null ? new Promise((r) => child.once('exit', r)) : null)));
   if (dataDir) await rm(path.dirname(dataDir), { recursive: true, force: true });
 });
 
@@ -38,6 +42,7 @@ interface Running {
 
 function start(): Promise<Running> {
   const child = spawn(process.execPath, [main], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  children.push(child);
   let output = '';
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`the server did not start:\n${output}`)), 60_000);
