@@ -43,15 +43,21 @@ async function main(): Promise<void> {
   }
   const { orm, app, base, seed } = serving;
 
-  log.info(`vozgate is up (${database.embedded ? `embedded PostgreSQL in ${config.dataDir}` : 'DATABASE_URL'})`);
-  log.info(`  GraphQL   ${base}/graphql`);
-  log.info(`  REST      ${base}/api`);
-  log.info(`  health    ${base}/healthz, ${base}/readyz`);
+  // One write, so that whoever watches the output sees the whole banner at once.
+  const banner = [
+    `vozgate is up (${database.embedded ? `embedded PostgreSQL in ${config.dataDir}` : 'DATABASE_URL'})`,
+    `  GraphQL   ${base}/graphql`,
+    `  REST      ${base}/api`,
+    `  health    ${base}/healthz, ${base}/readyz`,
+  ];
   if (seed) {
-    log.info(`Demo account ${seed.accountId} created; this token is shown only once:`);
-    log.info(`  Authorization: Bearer ${seed.token}`);
-    log.info(`  campaign_id ${seed.campaignId}, phone number id ${seed.phoneNumberId}`);
+    banner.push(
+      `Demo account ${seed.accountId} created; this token is shown only once:`,
+      `  Authorization: Bearer ${seed.token}`,
+      `  campaign_id ${seed.campaignId}, phone number id ${seed.phoneNumberId}`,
+    );
   }
+  log.info(banner.join('\n'));
 
   let stopping = false;
   const stop = async (signal: string) => {
