@@ -1,28 +1,19 @@
-import { randomUUID } from 'node:crypto';
+import { randomUUID, timingSafeEqual } from 'node:crypto';
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { ApolloServer, HeaderMap } from '@apollo/server';
-import type { MikroORM } from '@mikro-orm/postgresql';
-import type { Config } from './config';
 import { Messages } from './errors';
 import { createContext, type GraphQLContext } from './graphql/context';
 import { formatError } from './graphql/errors';
 import { getSchema } from './graphql/schema';
 import { BodyTooLargeError, readBody, sendJson } from './http';
-import type { SecretBox } from './lib/secrets';
 import { authenticate } from './modules/accounts/account.service';
+import { Call } from './modules/calls/call.entity';
+import { recordingSignature } from './modules/calls/call.lifecycle';
 import { routes } from './rest/routes';
 import { RestShim } from './rest/shim';
-
-export interface Logger {
-  info(message: string): void;
-  error(message: string, error?: unknown): void;
-}
-
-export const consoleLogger: Logger = {
-  info: (message) => process.stdout.write(`${message}\n`),
-  error: (message, error) => console.error(message, error ?? ''),
-};
+import type { Runtime } from './runtime';
+import { simulatedRecording } from './telephony/recording';
 
 export interface App {
   server: http.Server;
@@ -35,9 +26,8 @@ export interface App {
 
 const REST_BASE = '/api';
 
-export async function createApp(options: { orm: MikroORM; config: Config; secrets: SecretBox; logger?: Logger }): Promise<App> {
-  const { orm, config, secrets } = options;
-  const logger = options.logger ?? consoleLogger;
+export async function createApp(runtime: Runtime): Promise<App> {
+  const { orm, config, secrets, telephony, logger } = runtime;
   const schema = await getSchema();
   const apollo = new ApolloServer<GraphQLContext>({
     schema,
@@ -50,7 +40,7 @@ export async function createApp(options: { orm: MikroORM; config: Config; secret
   const contextFor = (req: IncomingMessage, requestId: string) => async (): Promise<GraphQLContext> => {
     const em = orm.em.fork();
     const accountId = await authenticate(em, req.headers.authorization);
-    return createContext({ requestId, em, accountId, config, secrets });
+    return createContext({ requestId, em, accountId, config, secrets, telephony });
   };
 
   async function graphql(req: IncomingMessage, res: ServerResponse, url: URL, requestId: string): Promise<void> {
@@ -81,6 +71,22 @@ export async function createApp(options: { orm: MikroORM; config: Config; secret
     res.end();
   }
 
+  /** GET /recordings/{call id}.wav?sig=...: a call's recording, for whoever holds its signed URL. */
+  async function recording(res: ServerResponse, url: URL): Promise<void> {
+    const match = /^\/recordings\/(\d{1,10})\.wav$/.exec(url.pathname);
+    const id = match ? Number(match[1]) : NaN;
+    const given = Buffer.from(url.searchParams.get('sig') ?? '');
+    const expected = Number.isSafeInteger(id) ? Buffer.from(recordingSignature(secrets, id)) : Buffer.alloc(0);
+    if (!match || given.length !== expected.length || !timingSafeEqual(given, expected)) {
+      return sendJson(res, 404, { message: Messages.routeNotFound });
+    }
+    const call = await orm.em.fork().findOne(Call, { id });
+    if (!call?.recording_url) return sendJson(res, 404, { message: Messages.routeNotFound });
+    const { length, stream } = simulatedRecording(call.duration);
+    res.writeHead(200, { 'content-type': 'audio/wav', 'content-length': length, 'cache-control': 'private, max-age=3600' });
+    stream.pipe(res);
+  }
+
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const requestId = randomUUID();
     res.setHeader('x-request-id', requestId);
@@ -93,6 +99,7 @@ export async function createApp(options: { orm: MikroORM; config: Config; secret
         return sendJson(res, ready ? 200 : 503, { status: ready ? 'ok' : 'unavailable' });
       }
       if (path === '/graphql') return await graphql(req, res, url, requestId);
+      if (path.startsWith('/recordings/')) return await recording(res, url);
       if (path === REST_BASE || path.startsWith(`${REST_BASE}/`)) {
         return await shim.handle(req, res, url, path.slice(REST_BASE.length), contextFor(req, requestId));
       }

@@ -5,6 +5,8 @@ import { isSupportedCountry, type CountryCode } from 'libphonenumber-js/max';
 export interface Config {
   port: number;
   host: string;
+  /** The base URL clients reach this service at; recording URLs are built on it. */
+  publicUrl: string;
   /** Set when the service runs on an external PostgreSQL; otherwise the embedded one is used. */
   databaseUrl: string | null;
   dataDir: string;
@@ -19,14 +21,33 @@ export interface Config {
   secretsKey: Buffer | null;
   /** The plan's limit of mid-call tools per account. */
   maxToolsPerAccount: number;
+  telephony: {
+    provider: 'simulator';
+    /** How much faster than real time the simulator's clock runs. */
+    simulatorSpeed: number;
+  };
+  /** Carrier price per started minute by destination region (ISO alpha-2), with `*` for the rest. */
+  callRates: Record<string, string>;
+  /** The platform's fee per started minute of an answered call. */
+  callFeePerMinute: string;
+  workers: {
+    /** Run the job workers inside the API process (`npm start`); `npm run worker` runs them alone. */
+    inProcess: boolean;
+    concurrency: number;
+    pollIntervalMs: number;
+    /** Extra wall-clock seconds past a call's longest possible life before the sweeper ends it. */
+    sweeperMarginSeconds: number;
+  };
 }
 
 export class ConfigError extends Error {}
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const databaseUrl = nonEmpty(env.DATABASE_URL);
+  const port = integer(env, 'PORT', 4000, 0, 65535);
   return {
-    port: integer(env, 'PORT', 4000, 0, 65535),
+    port,
+    publicUrl: (nonEmpty(env.PUBLIC_URL) ?? `http://localhost:${port}`).replace(/\/+$/, ''),
     host: nonEmpty(env.HOST) ?? '0.0.0.0',
     databaseUrl,
     dataDir: path.resolve(nonEmpty(env.DATA_DIR) ?? '.data'),
@@ -36,6 +57,18 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logSql: boolean(env, 'LOG_SQL', false),
     secretsKey: secretsKey(env.SECRETS_KEY),
     maxToolsPerAccount: integer(env, 'PLAN_MAX_TOOLS', 5, 0, 1000),
+    telephony: {
+      provider: oneOf(env, 'TELEPHONY_PROVIDER', ['simulator'] as const, 'simulator'),
+      simulatorSpeed: positiveNumber(env, 'SIMULATOR_SPEED', 10),
+    },
+    callRates: priceTable(env, 'CALL_RATES', { BR: '0.06', US: '0.02', '*': '0.10' }),
+    callFeePerMinute: price(env, 'CALL_FEE_PER_MINUTE', '0.05'),
+    workers: {
+      inProcess: boolean(env, 'WORKERS_IN_PROCESS', true),
+      concurrency: integer(env, 'WORKER_CONCURRENCY', 5, 1, 100),
+      pollIntervalMs: integer(env, 'WORKER_POLL_INTERVAL_MS', 500, 10, 60_000),
+      sweeperMarginSeconds: integer(env, 'SWEEPER_MARGIN_SECONDS', 300, 0, 86_400),
+    },
   };
 }
 
@@ -60,6 +93,52 @@ function boolean(env: NodeJS.ProcessEnv, name: string, fallback: boolean): boole
   if (['1', 'true', 'yes', 'on'].includes(raw)) return true;
   if (['0', 'false', 'no', 'off'].includes(raw)) return false;
   throw new ConfigError(`${name} must be true or false, got "${env[name]}"`);
+}
+
+function oneOf<T extends string>(env: NodeJS.ProcessEnv, name: string, allowed: readonly T[], fallback: T): T {
+  const raw = nonEmpty(env[name]);
+  if (raw === null) return fallback;
+  if (!(allowed as readonly string[]).includes(raw)) throw new ConfigError(`${name} must be one of ${allowed.join(', ')}, got "${raw}"`);
+  return raw as T;
+}
+
+function positiveNumber(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
+  const raw = nonEmpty(env[name]);
+  if (raw === null) return fallback;
+  const value = Number(raw);
+  if (!Number.isFinite(value) || value <= 0) throw new ConfigError(`${name} must be a positive number, got "${raw}"`);
+  return value;
+}
+
+const PRICE = /^\d{1,10}(\.\d{1,4})?$/;
+
+function price(env: NodeJS.ProcessEnv, name: string, fallback: string): string {
+  const raw = nonEmpty(env[name]) ?? fallback;
+  if (!PRICE.test(raw)) throw new ConfigError(`${name} must be a decimal price with at most 4 decimals, got "${raw}"`);
+  return raw;
+}
+
+/** A JSON object of region (ISO alpha-2, or `*` for the rest) to price; `*` is required. */
+function priceTable(env: NodeJS.ProcessEnv, name: string, fallback: Record<string, string>): Record<string, string> {
+  const raw = nonEmpty(env[name]);
+  if (raw === null) return fallback;
+  let table: unknown;
+  try {
+    table = JSON.parse(raw);
+  } catch {
+    throw new ConfigError(`${name} must be a JSON object such as {"BR":"0.06","*":"0.10"}`);
+  }
+  if (typeof table !== 'object' || table === null || Array.isArray(table)) throw new ConfigError(`${name} must be a JSON object`);
+  const result: Record<string, string> = {};
+  for (const [region, value] of Object.entries(table)) {
+    const text = String(value);
+    if ((region !== '*' && !/^[A-Z]{2}$/.test(region)) || !PRICE.test(text)) {
+      throw new ConfigError(`${name}: "${region}": "${text}" is not a region and a decimal price`);
+    }
+    result[region] = text;
+  }
+  if (!('*' in result)) throw new ConfigError(`${name} needs a "*" price for the other regions`);
+  return result;
 }
 
 function secretsKey(value: string | undefined): Buffer | null {

@@ -29,6 +29,11 @@ export const Messages = {
   assistantCreateFailed: 'Falha na criação do assistente',
   assistantUpdateFailed: 'Falha na atualização do assistente',
 
+  insufficientBalance: 'Saldo insuficiente',
+  callNotFound: 'Chamada não encontrada',
+  idempotencyKeyReused: 'Esta Idempotency-Key já foi usada com outra requisição.',
+  simulatorOnly: 'Chamadas recebidas simuladas só existem com o provedor de telefonia simulator.',
+
   leadCreated: 'Lead created successfully',
   leadUpdated: 'Lead updated successfully',
   leadDeleted: 'Lead deleted successfully',
@@ -41,6 +46,8 @@ export const Messages = {
   assistantDeleted: 'Assistant deleted successfully',
   webhookEnabled: 'Webhook enabled successfully',
   webhookDisabled: 'Webhook disabled successfully',
+  callInitiated: 'Call initiated successfully',
+  callDeleted: 'Call deleted successfully',
 } as const;
 
 /** Per-field messages, in the wording Laravel's pt-BR validator uses, keyed by the spec's field names. */
@@ -68,6 +75,10 @@ export const FieldMessages = {
   postCallName: (field: string) => `O campo ${field} deve conter apenas letras, números e underscores (_).`,
   headerName: (field: string) => `O campo ${field} deve ser um nome de cabeçalho HTTP válido.`,
   headerReserved: (field: string, name: string) => `O cabeçalho ${name} (${field}) é controlado pela plataforma e não pode ser definido.`,
+  idempotencyKey: 'A Idempotency-Key deve ter de 1 a 255 caracteres visíveis.',
+  assistantNotOutbound: 'O assistente selecionado não faz chamadas de saída (calls_direction deve ser make).',
+  assistantWithoutPhone: 'O assistente selecionado não tem um número de telefone.',
+  noInboundAssistant: 'Nenhum assistente de entrada (calls_direction receive) usa este número.',
   headerValue: (field: string) => `O campo ${field} não pode conter quebras de linha ou caracteres de controle.`,
   oneOf: (field: string, values: readonly string[]) => `O campo ${field} deve ser um dos seguintes valores: ${values.join(', ')}.`,
   date: (field: string) => `O campo ${field} deve ser uma data válida no formato AAAA-MM-DD.`,

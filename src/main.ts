@@ -1,29 +1,36 @@
 import 'reflect-metadata';
-import type { MikroORM } from '@mikro-orm/postgresql';
-import { consoleLogger, createApp, type App, type Logger } from './app';
+import type { Runner } from 'graphile-worker';
+import { createApp, type App } from './app';
 import { loadConfig, type Config } from './config';
 import { openDatabase, type Database } from './db/database';
 import { initOrm } from './db/orm';
+import { startWorkers } from './jobs/worker';
 import { loadSecretBox } from './lib/secrets';
+import { consoleLogger, createRuntime, type Logger, type Runtime } from './runtime';
 import { seedDemo, type DemoSeed } from './seed';
 
 interface Serving {
-  orm: MikroORM;
+  runtime: Runtime;
   app: App;
+  workers: Runner | null;
   base: string;
   seed: DemoSeed | null;
 }
 
-/** Migrations, the demo seed and the HTTP server, on a database that is already up. */
+/** Migrations, the demo seed, the HTTP server and (unless told not to) the workers. */
 async function serve(config: Config, database: Database, log: Logger): Promise<Serving> {
   const secrets = await loadSecretBox(config);
   const orm = await initOrm({ databaseUrl: database.url, logSql: config.logSql });
+  const runtime = createRuntime({ orm, config, secrets, logger: log });
+  let app: App | undefined;
   try {
     const seed = config.seedDemo ? await seedDemo(orm) : null;
-    const app = await createApp({ orm, config, secrets, logger: log });
+    app = await createApp(runtime);
     const base = await app.listen(config.port, config.host);
-    return { orm, app, base, seed };
+    const workers = config.workers.inProcess ? await startWorkers(runtime, database.url) : null;
+    return { runtime, app, workers, base, seed };
   } catch (error) {
+    await app?.close().catch(() => {});
     await orm.close().catch(() => {});
     throw error;
   }
@@ -41,7 +48,7 @@ async function main(): Promise<void> {
     await database.stop().catch(() => {});
     throw error;
   }
-  const { orm, app, base, seed } = serving;
+  const { runtime, app, workers, base, seed } = serving;
 
   // One write, so that whoever watches the output sees the whole banner at once.
   const banner = [
@@ -49,6 +56,7 @@ async function main(): Promise<void> {
     `  GraphQL   ${base}/graphql`,
     `  REST      ${base}/api`,
     `  health    ${base}/healthz, ${base}/readyz`,
+    `  workers   ${workers ? `in this process (telephony: ${runtime.telephony.name})` : 'not in this process: run `npm run worker`'}`,
   ];
   if (seed) {
     banner.push(
@@ -66,7 +74,8 @@ async function main(): Promise<void> {
     log.info(`${signal}: stopping`);
     try {
       await app.close();
-      await orm.close();
+      await workers?.stop();
+      await runtime.orm.close();
     } finally {
       await database.stop();
     }

@@ -6,7 +6,9 @@ import { openDatabase } from '../db/database';
 import { initOrm } from '../db/orm';
 import { toE164 } from '../lib/phone';
 import { parseDateOnly } from '../lib/time';
-import { ValidationError } from '../errors';
+import { DomainError } from '../errors';
+import { simulateInboundCall } from '../modules/calls/call.service';
+import { createTelephony } from '../runtime';
 import { addVoice } from '../modules/catalog/catalog.service';
 import { Campaign } from '../modules/campaigns/campaign.entity';
 import {
@@ -85,6 +87,23 @@ const commands: Record<string, Command> = {
       return { id: campaign.id, name: campaign.name };
     },
   },
+  'call:simulate-inbound': {
+    usage: '--to ASSISTANT_NUMBER --from CALLER_NUMBER   (the simulator provider only)',
+    flags: { to: { type: 'string' }, from: { type: 'string' } },
+    async run(em, flags, config) {
+      try {
+        const call = await simulateInboundCall(em, createTelephony(config), config, {
+          to: required(flags, 'to'),
+          from: required(flags, 'from'),
+          accountId: null,
+        });
+        return { call_id: call.id, status: call.status, assistant_id: call.assistant_id };
+      } catch (error) {
+        if (error instanceof DomainError) throw new OperatorError([error.message, ...Object.values(error.errors ?? {}).flat()].join(' '));
+        throw error;
+      }
+    },
+  },
   'voice:add': {
     usage: '--name NAME --mode pipeline|multimodal [--account ID]   (without --account the voice is public)',
     flags: { name: { type: 'string' }, mode: { type: 'string' }, account: { type: 'string' } },
@@ -95,7 +114,7 @@ const commands: Record<string, Command> = {
         const voice = await addVoice(em, { name: required(flags, 'name'), mode: required(flags, 'mode'), accountId });
         return { id: voice.id, name: voice.name, mode: voice.mode, public: accountId === null };
       } catch (error) {
-        if (error instanceof ValidationError) throw new OperatorError(Object.values(error.errors ?? {}).flat().join(' '));
+        if (error instanceof DomainError) throw new OperatorError(Object.values(error.errors ?? {}).flat().join(' '));
         throw error;
       }
     },

@@ -3,6 +3,7 @@ import { ApiToken } from '../modules/accounts/api-token.entity';
 import { LedgerEntry } from '../modules/accounts/ledger-entry.entity';
 import { PhoneNumber } from '../modules/accounts/phone-number.entity';
 import { Assistant } from '../modules/assistants/assistant.entity';
+import { Call } from '../modules/calls/call.entity';
 import { Campaign } from '../modules/campaigns/campaign.entity';
 import { Language } from '../modules/catalog/language.entity';
 import { Voice } from '../modules/catalog/voice.entity';
@@ -10,4 +11,4 @@ import { Tool } from '../modules/tools/tool.entity';
 import { Lead } from '../modules/leads/lead.entity';
 import { SecondaryContact } from '../modules/leads/secondary-contact.entity';
 
-export const entities = [Account, ApiToken, PhoneNumber, LedgerEntry, Campaign, Lead, SecondaryContact, Language, Voice, Tool, Assistant];
+export const entities = [Account, ApiToken, PhoneNumber, LedgerEntry, Campaign, Lead, SecondaryContact, Language, Voice, Tool, Assistant, Call];

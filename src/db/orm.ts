@@ -1,5 +1,7 @@
 import { MikroORM, type Options } from '@mikro-orm/postgresql';
 import { Migrator } from '@mikro-orm/migrations';
+import { Logger as QueueLogger, runMigrations } from 'graphile-worker';
+import { Client } from 'pg';
 import { entities } from './entities';
 import { migrations } from './migrations';
 
@@ -29,9 +31,29 @@ export function ormConfig(options: OrmOptions): Options {
   };
 }
 
-/** Connects and applies the checked-in migrations. */
+const MIGRATION_LOCK = 7_426_000;
+
+/**
+ * Connects and applies the checked-in migrations and the job queue's own. An advisory lock
+ * makes processes that start together on one database migrate one after the other.
+ */
 export async function initOrm(options: OrmOptions): Promise<MikroORM> {
-  const orm = await MikroORM.init(ormConfig(options));
-  await orm.getMigrator().up();
-  return orm;
+  const lock = new Client({ connectionString: options.databaseUrl });
+  await lock.connect();
+  try {
+    await lock.query('select pg_advisory_lock($1)', [MIGRATION_LOCK]);
+    const orm = await MikroORM.init(ormConfig(options));
+    try {
+      await orm.getMigrator().up();
+      await runMigrations({ connectionString: options.databaseUrl, logger: silentQueueLogger });
+    } catch (error) {
+      await orm.close();
+      throw error;
+    }
+    return orm;
+  } finally {
+    await lock.end();
+  }
 }
+
+const silentQueueLogger = new QueueLogger(() => () => {});

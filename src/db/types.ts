@@ -14,14 +14,16 @@ function parseDbTimestamp(value: string | Date): Date {
 }
 
 /** A timestamp column that the code and the API see as `YYYY-MM-DD HH:MM:SS` (UTC). */
-export class SpecTimestampType extends Type<string, string> {
-  override convertToDatabaseValue(value: string | Date): string {
+export class SpecTimestampType extends Type<string | null, string | null> {
+  override convertToDatabaseValue(value: string | Date | null): string | null {
+    if (value === null || value === undefined) return null;
     if (value instanceof Date) return value.toISOString();
-    return `${value.replace(' ', 'T')}Z`;
+    // Already ISO (written by code that keeps full precision), or the spec's format.
+    return value.includes('T') ? value : `${value.replace(' ', 'T')}Z`;
   }
 
-  override convertToJSValue(value: string | Date): string {
-    return formatSpecTimestamp(parseDbTimestamp(value));
+  override convertToJSValue(value: string | Date | null): string | null {
+    return value === null || value === undefined ? null : formatSpecTimestamp(parseDbTimestamp(value));
   }
 
   override getColumnType(): string {
@@ -34,13 +36,14 @@ export class SpecTimestampType extends Type<string, string> {
 }
 
 /** A timestamp column that the code and the API see as an ISO 8601 string with milliseconds. */
-export class IsoTimestampType extends Type<string, string> {
-  override convertToDatabaseValue(value: string | Date): string {
+export class IsoTimestampType extends Type<string | null, string | null> {
+  override convertToDatabaseValue(value: string | Date | null): string | null {
+    if (value === null || value === undefined) return null;
     return value instanceof Date ? value.toISOString() : value;
   }
 
-  override convertToJSValue(value: string | Date): string {
-    return parseDbTimestamp(value).toISOString();
+  override convertToJSValue(value: string | Date | null): string | null {
+    return value === null || value === undefined ? null : parseDbTimestamp(value).toISOString();
   }
 
   override getColumnType(): string {

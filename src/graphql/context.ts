@@ -1,6 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Config } from '../config';
 import type { SecretBox } from '../lib/secrets';
+import type { TelephonyProvider } from '../telephony/provider';
 import { UnauthenticatedError } from '../errors';
 import type { Scope } from '../modules/scope';
 import { createLoaders, type Loaders } from './loaders';
@@ -14,6 +15,7 @@ export interface GraphQLContext {
   accountId: number | null;
   config: Config;
   secrets: SecretBox;
+  telephony: TelephonyProvider;
   loaders: Loaders;
 }
 

@@ -3,13 +3,14 @@ import { lexicographicSortSchema, printSchema, type GraphQLSchema } from 'graphq
 import { buildSchema, type AuthChecker } from 'type-graphql';
 import { UnauthenticatedError } from '../errors';
 import { AssistantResolver } from '../modules/assistants/assistant.resolver';
+import { CallResolver } from '../modules/calls/call.resolver';
 import { CampaignResolver } from '../modules/campaigns/campaign.resolver';
 import { CatalogResolver } from '../modules/catalog/catalog.resolver';
 import { LeadResolver } from '../modules/leads/lead.resolver';
 import { ToolResolver } from '../modules/tools/tool.resolver';
 import type { GraphQLContext } from './context';
 
-export const resolvers = [AssistantResolver, CampaignResolver, CatalogResolver, LeadResolver, ToolResolver] as const;
+export const resolvers = [AssistantResolver, CallResolver, CampaignResolver, CatalogResolver, LeadResolver, ToolResolver] as const;
 
 /** The one authorization rule so far: `@Authorized()` needs a valid bearer token. */
 const authChecker: AuthChecker<GraphQLContext> = ({ context }) => {

@@ -1,4 +1,4 @@
-import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { ConfigError, type Config } from '../config';
@@ -30,6 +30,11 @@ export class SecretBox {
     const decipher = createDecipheriv('aes-256-gcm', this.key, bytes.subarray(0, IV_BYTES));
     decipher.setAuthTag(bytes.subarray(IV_BYTES, IV_BYTES + TAG_BYTES));
     return Buffer.concat([decipher.update(bytes.subarray(IV_BYTES + TAG_BYTES)), decipher.final()]).toString('utf8');
+  }
+
+  /** A separate key for another purpose (signing URLs, say), derived from this one. */
+  derivedKey(purpose: string): Buffer {
+    return Buffer.from(hkdfSync('sha256', this.key, Buffer.alloc(0), `vozgate:${purpose}`, 32));
   }
 
   sealJson(value: unknown): string {

@@ -67,7 +67,7 @@ export class RestShim {
       }
     }
 
-    const request: RouteRequest = { params, query: url.searchParams, body, url };
+    const request: RouteRequest = { params, headers: req.headers, query: url.searchParams, body, url };
     const coerced = coerceVariables(this.schema, compiled.operation, route.variables(request));
     if (compiled.paramNames.some((name) => coerced.errors.has(name))) {
       return sendJson(res, 404, { message: route.notFound ?? Messages.routeNotFound });

@@ -1,10 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { Client } from 'pg';
-import { createApp, type App, type Logger } from '../../src/app';
+import { createApp, type App } from '../../src/app';
 import { loadConfig, type Config } from '../../src/config';
 import { initOrm } from '../../src/db/orm';
 import { SecretBox } from '../../src/lib/secrets';
+import { createRuntime, type Logger, type Runtime } from '../../src/runtime';
 import { Campaign } from '../../src/modules/campaigns/campaign.entity';
 import { addPhoneNumber, createAccount } from '../../src/modules/accounts/account.service';
 
@@ -79,7 +80,8 @@ export async function startTestApp(overrides: Partial<Config> = {}): Promise<Tes
   const config: Config = { ...loadConfig({}), port: 0, seedDemo: false, ...overrides };
   const logger: Logger = { info: () => {}, error: (_message, error) => loggedErrors.push(error) };
   const secrets = new SecretBox(randomBytes(32));
-  const app: App = await createApp({ orm, config, secrets, logger });
+  const runtime = createRuntime({ orm, config, secrets, logger });
+  const app: App = await createApp(runtime);
   const url = await app.listen(0, '127.0.0.1');
   const sqlClient = new Client({ connectionString: databaseUrl });
   await sqlClient.connect();

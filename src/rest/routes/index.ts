@@ -1,4 +1,5 @@
 import { assistantRoutes } from './assistants';
+import { callRoutes } from './calls';
 import { leadRoutes } from './leads';
 import type { Route } from './route';
 import { toolRoutes } from './tools';
@@ -6,4 +7,4 @@ import { toolRoutes } from './tools';
 export type { Route, RouteRequest, RouteResponse } from './route';
 
 /** The whole REST API, below the `/api` base. */
-export const routes: Route[] = [...leadRoutes, ...toolRoutes, ...assistantRoutes];
+export const routes: Route[] = [...leadRoutes, ...toolRoutes, ...assistantRoutes, ...callRoutes];

@@ -1,3 +1,4 @@
+import type { IncomingHttpHeaders } from 'node:http';
 import type { Page } from '../../graphql/pagination';
 
 /**
@@ -6,6 +7,7 @@ import type { Page } from '../../graphql/pagination';
  */
 export interface RouteRequest {
   params: Record<string, string>;
+  headers: IncomingHttpHeaders;
   query: URLSearchParams;
   body: unknown;
   /** The request URL, with the host the client used. */
@@ -64,5 +66,68 @@ export function paginationHeaders(page: Page<unknown>, url: URL): Record<string,
     'x-current-page': page.current_page,
     'x-last-page': page.last_page,
     link: links.join(', '),
+  };
+}
+
+/** A header's value, or undefined when absent or empty. */
+export function header(req: RouteRequest, name: string): string | undefined {
+  const value = req.headers[name];
+  const text = Array.isArray(value) ? value[0] : value;
+  return text ? text : undefined;
+}
+
+interface PageLink {
+  url: string | null;
+  label: string;
+  active: boolean;
+}
+
+/** PHP's http_build_query: `+` for spaces, RFC 1738. */
+function phpQuery(params: [string, string][]): string {
+  return params.map(([k, v]) => `${encodeURIComponent(k)}=${encodeURIComponent(v).replace(/%20/g, '+')}`).join('&');
+}
+
+/**
+ * The page object of Laravel's length-aware paginator, as the original platform answers
+ * lists: URLs keep the request's other query parameters (page last), and `links` holds
+ * previous, the numbered pages (with "..." gaps past 13 pages, three on each side of the
+ * current one) and next.
+ */
+export function laravelPage<T>(page: Page<T>, url: URL) {
+  const path = `${url.origin}${url.pathname}`;
+  const others = [...url.searchParams.entries()].filter(([name]) => name !== 'page');
+  const pageUrl = (n: number) => `${path}?${phpQuery([...others, ['page', String(n)]])}`;
+  const { current_page: current, last_page: last } = page;
+  const range = (from: number, to: number) => Array.from({ length: Math.max(0, to - from + 1) }, (_, i) => from + i);
+
+  const onEachSide = 3;
+  const window = onEachSide + 4;
+  let blocks: (number[] | '...')[];
+  if (last < onEachSide * 2 + 8) blocks = [range(1, last)];
+  else if (current <= window) blocks = [range(1, window + onEachSide), '...', range(last - 1, last)];
+  else if (current > last - window) blocks = [range(1, 2), '...', range(last - (window + onEachSide - 1), last)];
+  else blocks = [range(1, 2), '...', range(current - onEachSide, current + onEachSide), '...', range(last - 1, last)];
+
+  const links: PageLink[] = [{ url: current > 1 ? pageUrl(current - 1) : null, label: '&laquo; Previous', active: false }];
+  for (const block of blocks) {
+    if (block === '...') links.push({ url: null, label: '...', active: false });
+    else for (const n of block) links.push({ url: pageUrl(n), label: String(n), active: n === current });
+  }
+  links.push({ url: current < last ? pageUrl(current + 1) : null, label: 'Next &raquo;', active: false });
+
+  return {
+    current_page: current,
+    data: page.data,
+    first_page_url: pageUrl(1),
+    from: page.from,
+    last_page: last,
+    last_page_url: pageUrl(last),
+    links,
+    next_page_url: current < last ? pageUrl(current + 1) : null,
+    path,
+    per_page: page.per_page,
+    prev_page_url: current > 1 ? pageUrl(current - 1) : null,
+    to: page.to,
+    total: page.total,
   };
 }

@@ -1,0 +1,87 @@
+import { createHash } from 'node:crypto';
+import type { Assistant, PostCallSchemaItem } from '../assistants/assistant.entity';
+import type { CallStatus } from './call.entity';
+
+export interface Turn {
+  speaker: 'assistant' | 'customer' | 'system';
+  text: string;
+}
+
+const SPEAKER: Record<Turn['speaker'], string> = { assistant: 'Assistente', customer: 'Cliente', system: 'Sistema' };
+
+export function transcriptText(turns: Turn[]): string {
+  return turns.map((turn) => `${SPEAKER[turn.speaker]}: ${turn.text}`).join('\n');
+}
+
+/** A number in [0, 1) that depends only on the inputs, so a call always plays out the same way. */
+export function seeded(...parts: (string | number)[]): number {
+  return createHash('sha256').update(parts.join('|')).digest().readUInt32BE(0) / 2 ** 32;
+}
+
+function firstSentence(text: string): string {
+  const sentence = text.split(/(?<=[.!?])\s/)[0]?.trim() ?? '';
+  return sentence.length > 160 ? `${sentence.slice(0, 157)}...` : sentence;
+}
+
+/**
+ * The conversation of a simulated call answered by a person: the assistant's initial
+ * message, turns that follow its system prompt, the order given by `who_speaks_first`, and
+ * a closing that matches how the call ends.
+ */
+export function simulatedConversation(
+  assistant: Pick<Assistant, 'initial_message' | 'system_prompt' | 'who_speaks_first' | 'end_call_tool_description'>,
+  input: Record<string, unknown>,
+  ending: CallStatus,
+): Turn[] {
+  const name = typeof input.customer_name === 'string' && input.customer_name.trim() ? input.customer_name.trim() : null;
+  const turns: Turn[] = [];
+  if (assistant.who_speaks_first === 'Customer') turns.push({ speaker: 'customer', text: 'Alô?' });
+  turns.push({ speaker: 'assistant', text: assistant.initial_message });
+  turns.push({ speaker: 'customer', text: name ? `Sim, é ${name}. Pode falar.` : 'Oi, pode falar.' });
+  const goal = firstSentence(assistant.system_prompt);
+  turns.push({ speaker: 'assistant', text: goal ? `Certo! ${goal}` : 'Certo! Em que posso ajudar?' });
+  turns.push({ speaker: 'customer', text: 'Entendi, me conte mais.' });
+  turns.push({ speaker: 'assistant', text: 'Claro. Vou registrar as informações desta conversa.' });
+  if (ending === 'ended_by_customer') {
+    turns.push({ speaker: 'customer', text: 'Agora não posso, tchau.' });
+  } else if (ending === 'ended_by_assistant') {
+    turns.push({ speaker: 'assistant', text: 'Obrigado pelo seu tempo. Vou encerrar a ligação agora.' });
+    turns.push({ speaker: 'system', text: `end_call: ${assistant.end_call_tool_description ?? 'conversa concluída'}` });
+  } else {
+    turns.push({ speaker: 'customer', text: 'Perfeito, obrigado.' });
+    turns.push({ speaker: 'assistant', text: 'Eu que agradeço. Tenha um ótimo dia!' });
+  }
+  return turns;
+}
+
+/**
+ * Post-call extraction: each item of the post-call schema takes the call's input variable of
+ * the same name (converted to the item's type), or else a value of that type.
+ */
+export function extractVariables(callId: number, schema: PostCallSchemaItem[], input: Record<string, unknown>): Record<string, unknown> {
+  const result: Record<string, unknown> = {};
+  for (const item of schema) {
+    const given = input[item.name];
+    const roll = seeded(callId, item.name);
+    if (item.type === 'number') {
+      const number = typeof given === 'number' ? given : typeof given === 'string' && given.trim() !== '' ? Number(given) : NaN;
+      result[item.name] = Number.isFinite(number) ? number : Math.round(roll * 100);
+    } else if (item.type === 'bool') {
+      result[item.name] = typeof given === 'boolean' ? given : given === 'true' ? true : given === 'false' ? false : roll >= 0.5;
+    } else {
+      result[item.name] = given !== undefined && given !== null ? String(given) : `${item.description}`.slice(0, 255);
+    }
+  }
+  return result;
+}
+
+/** The post-call evaluation: sentiment, outcome and a score from 0 to 10. */
+export function evaluate(callId: number, status: CallStatus, durationSeconds: number): { sentiment: string; outcome: string; score: number } {
+  const roll = seeded(callId, 'evaluation');
+  if (status === 'completed') {
+    return { sentiment: roll < 0.7 ? 'positive' : 'neutral', outcome: 'successful', score: Math.round((7 + roll * 3) * 10) / 10 };
+  }
+  if (status === 'ended_by_customer') return { sentiment: 'negative', outcome: 'customer_hung_up', score: Math.round((2 + roll * 3) * 10) / 10 };
+  if (status === 'ended_by_assistant') return { sentiment: 'neutral', outcome: 'ended_by_assistant', score: Math.round((5 + roll * 3) * 10) / 10 };
+  return { sentiment: 'neutral', outcome: durationSeconds > 0 ? 'voicemail' : 'not_reached', score: 0 };
+}

@@ -1,0 +1,156 @@
+import { Entity, ManyToOne, OptionalProps, PrimaryKey, Property } from '@mikro-orm/core';
+import { GraphQLJSONObject } from 'graphql-scalars';
+import { Field, Float, Int, ObjectType } from 'type-graphql';
+import { IsoTimestampType, SpecTimestampType } from '../../db/types';
+import { nowSpecTimestamp } from '../../lib/time';
+import { Account } from '../accounts/account.entity';
+
+export const CALL_STATUSES = [
+  'initiated',
+  'ringing',
+  'busy',
+  'in-progress',
+  'ended',
+  'completed',
+  'ended_by_customer',
+  'ended_by_assistant',
+  'no-answer',
+  'failed',
+] as const;
+export type CallStatus = (typeof CALL_STATUSES)[number];
+export const FINAL_CALL_STATUSES: readonly CallStatus[] = ['busy', 'ended', 'completed', 'ended_by_customer', 'ended_by_assistant', 'no-answer', 'failed'];
+export const CALL_TYPES = ['inbound', 'outbound', 'web'] as const;
+export type CallType = (typeof CALL_TYPES)[number];
+export type AnsweredBy = 'human' | 'machine' | 'unknown';
+
+@ObjectType('Call', { description: 'A phone call of one of the account’s assistants.' })
+@Entity({ tableName: 'calls' })
+export class Call {
+  [OptionalProps]?:
+    | 'duration'
+    | 'answered_by'
+    | 'transcript'
+    | 'input_variables'
+    | 'variables'
+    | 'evaluation'
+    | 'webhook_response'
+    | 'carrier_cost'
+    | 'total_cost'
+    | 'recording_url'
+    | 'provider_call_id'
+    | 'answered_at'
+    | 'finished_at'
+    | 'assistant_id'
+    | 'lead_id'
+    | 'campaign_id'
+    | 'campaign_name'
+    | 'created_at'
+    | 'updated_at';
+
+  @Field(() => Int)
+  @PrimaryKey()
+  id!: number;
+
+  @ManyToOne(() => Account, { deleteRule: 'cascade' })
+  account!: Account;
+
+  /** Kept as plain ids: the call outlives its assistant, lead and campaign (set null on delete). */
+  @Field(() => Int, { nullable: true })
+  @Property({ type: 'integer', nullable: true })
+  assistant_id: number | null = null;
+
+  @Field(() => String)
+  @Property({ length: 255 })
+  assistant_name!: string;
+
+  @Property({ type: 'integer', nullable: true })
+  lead_id: number | null = null;
+
+  @Field(() => Int, { nullable: true })
+  @Property({ type: 'integer', nullable: true })
+  campaign_id: number | null = null;
+
+  @Field(() => String, { nullable: true, description: 'When the call belongs to a campaign.' })
+  @Property({ length: 255, nullable: true })
+  campaign_name: string | null = null;
+
+  @Field(() => String, { description: `One of: ${CALL_TYPES.join(', ')}.` })
+  @Property({ length: 16 })
+  type!: CallType;
+
+  @Field(() => Int, { description: 'Seconds.' })
+  @Property({ type: 'integer' })
+  duration: number = 0;
+
+  @Field(() => String)
+  @Property({ length: 20 })
+  assistant_phone_number!: string;
+
+  @Field(() => String)
+  @Property({ length: 20 })
+  client_phone_number!: string;
+
+  @Field(() => String, { description: `One of: ${CALL_STATUSES.join(', ')}.` })
+  @Property({ length: 32 })
+  status!: CallStatus;
+
+  @Field(() => String)
+  @Property({ type: 'text' })
+  transcript: string = '';
+
+  /** The variables given when the call was started. */
+  @Property({ type: 'json' })
+  input_variables: Record<string, unknown> = {};
+
+  @Field(() => GraphQLJSONObject, { description: 'Values collected during the call (the post-call schema).' })
+  @Property({ type: 'json' })
+  variables: Record<string, unknown> = {};
+
+  @Field(() => GraphQLJSONObject, { nullable: true, description: 'sentiment, outcome, score; when post_call_evaluation is on.' })
+  @Property({ type: 'json', nullable: true })
+  evaluation: Record<string, unknown> | null = null;
+
+  @Field(() => GraphQLJSONObject, { nullable: true, description: 'The last response of the webhook receiver.' })
+  @Property({ type: 'json', nullable: true })
+  webhook_response: Record<string, unknown> | null = null;
+
+  @Field(() => Float)
+  @Property({ type: 'decimal', precision: 18, scale: 4 })
+  carrier_cost: string = '0';
+
+  @Field(() => Float, { description: 'Carrier cost plus the platform fee.' })
+  @Property({ type: 'decimal', precision: 18, scale: 4 })
+  total_cost: string = '0';
+
+  @Field(() => String, { nullable: true, description: 'human, machine or unknown; null until answered.' })
+  @Property({ length: 16, nullable: true })
+  answered_by: AnsweredBy | null = null;
+
+  @Field(() => String, { nullable: true, description: 'When recorded (record_call).' })
+  @Property({ length: 2048, nullable: true })
+  recording_url: string | null = null;
+
+  @Property({ length: 32 })
+  provider!: string;
+
+  @Property({ length: 128, nullable: true })
+  provider_call_id: string | null = null;
+
+  @Property({ type: IsoTimestampType, nullable: true })
+  answered_at: string | null = null;
+
+  @Property({ type: SpecTimestampType, nullable: true })
+  finished_at: string | null = null;
+
+  /** After this moment the sweeper ends the call if nothing else has. */
+  @Property({ type: IsoTimestampType })
+  deadline_at!: string;
+
+  @Field(() => String, { description: 'YYYY-MM-DD HH:MM:SS, UTC.' })
+  @Property({ type: SpecTimestampType, onCreate: () => nowSpecTimestamp() })
+  created_at!: string;
+
+  @Field(() => String, { description: 'YYYY-MM-DD HH:MM:SS, UTC.' })
+  @Property({ type: SpecTimestampType, onCreate: () => nowSpecTimestamp(), onUpdate: () => nowSpecTimestamp() })
+  updated_at!: string;
+}

@@ -1,0 +1,54 @@
+import { GraphQLJSONObject } from 'graphql-scalars';
+import { ArgsType, Field, InputType, Int, ObjectType } from 'type-graphql';
+import { CALL_STATUSES, CALL_TYPES } from './call.entity';
+
+@InputType('MakeCallInput')
+export class MakeCallInput {
+  @Field(() => String, { description: 'The customer’s number, E.164.' })
+  phone_number!: string;
+
+  @Field(() => Int, { description: 'An outbound assistant of the account with a phone number.' })
+  assistant_id!: number;
+
+  @Field(() => GraphQLJSONObject, { nullable: true, description: 'customer_name, email, or anything the assistant should know.' })
+  variables?: Record<string, unknown> | null;
+}
+
+@ObjectType('CallStarted')
+export class CallStarted {
+  @Field(() => Int)
+  call_id!: number;
+
+  @Field(() => String)
+  status!: string;
+}
+
+@ArgsType()
+export class CallListArgs {
+  @Field(() => Int, { nullable: true, description: 'Default 1.' })
+  page?: number | null;
+
+  @Field(() => Int, { nullable: true, description: '1 to 100, default 15.' })
+  per_page?: number | null;
+
+  @Field(() => String, { nullable: true, description: `One of: ${CALL_STATUSES.join(', ')}.` })
+  status?: string | null;
+
+  @Field(() => String, { nullable: true, description: `One of: ${CALL_TYPES.join(', ')}.` })
+  type?: string | null;
+
+  @Field(() => String, { nullable: true, description: 'The customer’s number.' })
+  phone_number?: string | null;
+
+  @Field(() => Int, { nullable: true })
+  assistant_id?: number | null;
+
+  @Field(() => Int, { nullable: true })
+  campaign_id?: number | null;
+
+  @Field(() => String, { nullable: true, description: 'YYYY-MM-DD: calls from this day on (UTC).' })
+  date_from?: string | null;
+
+  @Field(() => String, { nullable: true, description: 'YYYY-MM-DD: calls up to this day (UTC), inclusive.' })
+  date_to?: string | null;
+}

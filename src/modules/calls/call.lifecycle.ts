@@ -1,0 +1,135 @@
+import { createHmac } from 'node:crypto';
+import { LockMode } from '@mikro-orm/core';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import Decimal from 'decimal.js';
+import type { Config } from '../../config';
+import type { SecretBox } from '../../lib/secrets';
+import { adjustBalance } from '../accounts/account.service';
+import { Assistant } from '../assistants/assistant.entity';
+import { Call, FINAL_CALL_STATUSES, type AnsweredBy, type CallStatus } from './call.entity';
+import { evaluate, extractVariables, transcriptText, type Turn } from './call.conversation';
+import { callCost } from './call.pricing';
+
+/** What a provider reports about a call. */
+export type CallEvent =
+  | { type: 'ringing' }
+  | { type: 'answered'; answeredBy: AnsweredBy }
+  | { type: 'not-answered'; status: 'busy' | 'no-answer' | 'failed'; reason?: string }
+  | { type: 'ended'; status: 'completed' | 'ended' | 'ended_by_customer' | 'ended_by_assistant'; duration: number; turns: Turn[] }
+  /** The sweeper's: the call outlived its longest possible life. */
+  | { type: 'expired' };
+
+export interface LifecycleDeps {
+  config: Config;
+  secrets: SecretBox;
+  /** Called in the transaction that finishes a call (post-call webhooks hook in here). */
+  onFinished?: (em: EntityManager, call: Call, assistant: Assistant | null) => Promise<void>;
+}
+
+const FROM: Record<CallEvent['type'], readonly CallStatus[]> = {
+  ringing: ['initiated'],
+  answered: ['initiated', 'ringing'],
+  'not-answered': ['initiated', 'ringing'],
+  ended: ['in-progress'],
+  expired: ['initiated', 'ringing', 'in-progress'],
+};
+
+export function isFinal(status: CallStatus): boolean {
+  return FINAL_CALL_STATUSES.includes(status);
+}
+
+/**
+ * The call state machine. Locks the call, applies the event when the call is in a state the
+ * event applies to, and records the change in call_events (unique per call and status, so
+ * no change can happen twice). Returns the updated call, or null when the event is stale:
+ * already applied, out of order, or the call is gone. Runs in the caller's transaction.
+ */
+export async function applyCallEvent(em: EntityManager, deps: LifecycleDeps, callId: number, event: CallEvent): Promise<Call | null> {
+  const call = await em.findOne(Call, { id: callId }, { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true });
+  if (!call || !FROM[event.type].includes(call.status)) return null;
+
+  switch (event.type) {
+    case 'ringing':
+      call.status = 'ringing';
+      break;
+    case 'answered':
+      call.status = 'in-progress';
+      call.answered_by = event.answeredBy;
+      call.answered_at = new Date().toISOString();
+      break;
+    case 'not-answered':
+      await finish(em, deps, call, event.status, 0, []);
+      break;
+    case 'ended':
+      await finish(em, deps, call, event.status, event.duration, event.turns);
+      break;
+    case 'expired': {
+      const answered = call.status === 'in-progress';
+      const assistant = call.assistant_id ? await em.findOne(Assistant, { id: call.assistant_id }) : null;
+      const turns: Turn[] = [{ speaker: 'system', text: 'Chamada encerrada pela plataforma: tempo máximo excedido.' }];
+      await finish(em, deps, call, answered ? 'ended' : 'failed', answered ? (assistant?.max_call_duration ?? 0) : 0, turns);
+      break;
+    }
+  }
+  await em.flush();
+  await em.execute('insert into call_events (call_id, status, detail) values (?, ?, ?::jsonb)', [
+    call.id,
+    call.status,
+    JSON.stringify({ event: event.type, ...(event.type === 'not-answered' && event.reason ? { reason: event.reason } : {}) }),
+  ]);
+  return call;
+}
+
+/**
+ * A call's final state: transcript, post-call extraction and evaluation, recording, costs,
+ * and the balance debited with its ledger row, all in the transaction of the last event.
+ */
+async function finish(em: EntityManager, deps: LifecycleDeps, call: Call, status: CallStatus, duration: number, turns: Turn[]) {
+  const assistant = call.assistant_id ? await em.findOne(Assistant, { id: call.assistant_id }) : null;
+  const answered = call.answered_at !== null;
+  call.status = status;
+  call.duration = answered ? Math.max(0, Math.round(duration)) : 0;
+  call.transcript = transcriptText(turns);
+  call.finished_at = new Date().toISOString();
+
+  if (assistant && answered && call.answered_by === 'human') {
+    call.variables = extractVariables(call.id, assistant.post_call_schema, call.input_variables);
+    if (assistant.post_call_evaluation) call.evaluation = evaluate(call.id, status, call.duration);
+  }
+  if (assistant?.record_call && answered && call.duration > 0) call.recording_url = recordingUrl(deps, call.id);
+
+  const cost = callCost(deps.config, call.client_phone_number, call.duration, answered);
+  call.carrier_cost = cost.carrier_cost;
+  call.total_cost = cost.total_cost;
+  if (new Decimal(cost.total_cost).greaterThan(0)) {
+    // The call has happened: its cost is owed even when it takes the balance below zero.
+    await adjustBalance(em, call.account.id, new Decimal(cost.total_cost).negated(), 'call', `call:${call.id}`, { allowNegative: true });
+  }
+  await deps.onFinished?.(em, call, assistant);
+}
+
+/** The signature that lets a recording URL be fetched without a token (webhook receivers do). */
+export function recordingSignature(secrets: SecretBox, callId: number): string {
+  return createHmac('sha256', secrets.derivedKey('recordings')).update(String(callId)).digest('base64url').slice(0, 32);
+}
+
+function recordingUrl(deps: LifecycleDeps, callId: number): string {
+  return `${deps.config.publicUrl}/recordings/${callId}.wav?sig=${recordingSignature(deps.secrets, callId)}`;
+}
+
+/**
+ * Ends every call that has outlived its longest possible life (a worker died mid-call, a
+ * provider never reported back). Each in its own transaction; returns how many it ended.
+ */
+export async function sweepStuckCalls(em: EntityManager, deps: LifecycleDeps, now = new Date()): Promise<number> {
+  const rows: { id: number }[] = await em.execute(
+    'select id from calls where finished_at is null and deadline_at < ? order by deadline_at limit 500',
+    [now.toISOString()],
+  );
+  let ended = 0;
+  for (const { id } of rows) {
+    const call = await em.fork().transactional((tx) => applyCallEvent(tx, deps, id, { type: 'expired' }));
+    if (call) ended++;
+  }
+  return ended;
+}

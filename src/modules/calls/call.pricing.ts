@@ -1,0 +1,23 @@
+import { parsePhoneNumberFromString } from 'libphonenumber-js/max';
+import Decimal from 'decimal.js';
+import type { Config } from '../../config';
+
+export interface CallCost {
+  carrier_cost: string;
+  total_cost: string;
+}
+
+/**
+ * Answered calls are billed per started minute: the carrier's rate for the destination
+ * region (CALL_RATES) plus the platform's fee (CALL_FEE_PER_MINUTE). A call nobody answered
+ * costs nothing.
+ */
+export function callCost(config: Config, clientNumber: string, durationSeconds: number, answered: boolean): CallCost {
+  if (!answered || durationSeconds <= 0) return { carrier_cost: '0', total_cost: '0' };
+  const minutes = Math.ceil(durationSeconds / 60);
+  const region = parsePhoneNumberFromString(clientNumber)?.country;
+  const rate = new Decimal((region && config.callRates[region]) ?? config.callRates['*']);
+  const carrier = rate.times(minutes);
+  const total = carrier.plus(new Decimal(config.callFeePerMinute).times(minutes));
+  return { carrier_cost: carrier.toFixed(4), total_cost: total.toFixed(4) };
+}

@@ -1,0 +1,49 @@
+import { Arg, Args, Authorized, Ctx, Int, Mutation, ObjectType, Query, Resolver } from 'type-graphql';
+import { scopeOf, type GraphQLContext } from '../../graphql/context';
+import { PageType } from '../../graphql/pagination';
+import { Call } from './call.entity';
+import { CallListArgs, CallStarted, MakeCallInput } from './call.inputs';
+import { deleteCall, listCalls, makeCall, requireCall, simulateInboundCall } from './call.service';
+
+@ObjectType('CallPage')
+export class CallPage extends PageType(Call) {}
+
+@Authorized()
+@Resolver(() => Call)
+export class CallResolver {
+  @Query(() => CallPage, { description: "A page of the account's calls, newest first." })
+  calls(@Args(() => CallListArgs) args: CallListArgs, @Ctx() ctx: GraphQLContext): Promise<CallPage> {
+    return listCalls(scopeOf(ctx), args);
+  }
+
+  @Query(() => Call)
+  call(@Arg('id', () => Int) id: number, @Ctx() ctx: GraphQLContext): Promise<Call> {
+    return requireCall(scopeOf(ctx), id);
+  }
+
+  @Mutation(() => CallStarted, { description: 'Starts an outbound call from an assistant to a number.' })
+  makeCall(
+    @Arg('input', () => MakeCallInput) input: MakeCallInput,
+    @Arg('idempotency_key', () => String, { nullable: true, description: 'A replay with the same key and input starts nothing.' })
+    idempotencyKey: string | null,
+    @Ctx() ctx: GraphQLContext,
+  ): Promise<CallStarted> {
+    return makeCall({ ...scopeOf(ctx), telephony: ctx.telephony }, input, idempotencyKey);
+  }
+
+  @Mutation(() => Boolean)
+  async deleteCall(@Arg('id', () => Int) id: number, @Ctx() ctx: GraphQLContext): Promise<boolean> {
+    await deleteCall(scopeOf(ctx), id);
+    return true;
+  }
+
+  @Mutation(() => Call, { description: "A simulated call from `from` to one of the account's inbound assistants (simulator provider only)." })
+  simulateInboundCall(
+    @Arg('to', () => String, { description: 'The inbound assistant’s number.' }) to: string,
+    @Arg('from', () => String, { description: 'The caller’s number.' }) from: string,
+    @Ctx() ctx: GraphQLContext,
+  ): Promise<Call> {
+    const scope = scopeOf(ctx);
+    return simulateInboundCall(scope.em, ctx.telephony, ctx.config, { to, from, accountId: scope.accountId });
+  }
+}

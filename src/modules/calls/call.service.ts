@@ -1,0 +1,162 @@
+import type { FilterQuery } from '@mikro-orm/core';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Config } from '../../config';
+import { DomainError, FieldErrorCollector, FieldMessages, Messages, NotFoundError, ValidationError } from '../../errors';
+import { DEFAULT_PER_PAGE, MAX_PER_PAGE, makePage, offsetOf, type Page } from '../../graphql/pagination';
+import { checkDate, checkIntRange, checkOneOf, checkPositiveInt } from '../../lib/checks';
+import { toE164 } from '../../lib/phone';
+import { addDays, formatSpecTimestamp } from '../../lib/time';
+import type { TelephonyProvider } from '../../telephony/provider';
+import { Account } from '../accounts/account.entity';
+import { PhoneNumber } from '../accounts/phone-number.entity';
+import { Assistant } from '../assistants/assistant.entity';
+import { requireAssistant } from '../assistants/assistant.service';
+import { idempotent } from '../idempotency/idempotency.service';
+import type { Scope } from '../scope';
+import { CALL_STATUSES, CALL_TYPES, Call, type CallType } from './call.entity';
+import type { CallListArgs, CallStarted, MakeCallInput } from './call.inputs';
+
+interface CallsScope extends Scope {
+  telephony: TelephonyProvider;
+}
+
+/**
+ * Starts an outbound call. Checks in order: the number, the assistant (the account's,
+ * outbound, with a phone number), a positive balance; then creates the call and hands it to
+ * the provider in one transaction. With an idempotency key, a replay answers the first
+ * response and starts nothing.
+ */
+export async function makeCall(scope: CallsScope, input: MakeCallInput, idempotencyKey?: string | null): Promise<CallStarted> {
+  const errors = new FieldErrorCollector();
+  checkPositiveInt(errors, 'assistant_id', input.assistant_id);
+  errors.throwIfAny();
+  const phone = toE164(input.phone_number, scope.config.defaultPhoneRegion);
+  if (!phone) throw new ValidationError({ phone_number: [FieldMessages.phone('phone_number')] }, Messages.invalidPhoneNumber);
+
+  const request = { phone_number: input.phone_number, assistant_id: input.assistant_id, variables: input.variables ?? {} };
+  return idempotent(scope.em, scope.accountId, 'make_call', idempotencyKey, request, async (em) => {
+    const txScope = { ...scope, em };
+    const assistant = await requireAssistant(txScope, input.assistant_id);
+    if (assistant.calls_direction !== 'make') throw new ValidationError({ assistant_id: [FieldMessages.assistantNotOutbound] });
+    if (!assistant.phone_number) throw new ValidationError({ assistant_id: [FieldMessages.assistantWithoutPhone] });
+    const [{ balance }] = await em.execute('select balance from accounts where id = ?', [scope.accountId]);
+    if (!(Number(balance) > 0)) throw new DomainError('INSUFFICIENT_BALANCE', Messages.insufficientBalance);
+
+    const from = await em.findOneOrFail(PhoneNumber, { id: assistant.phone_number.id });
+    const call = await startCall(em, scope.telephony, scope.config, {
+      assistant,
+      type: 'outbound',
+      from: from.number,
+      to: phone,
+      variables: input.variables ?? {},
+    });
+    return { call_id: call.id, status: call.status };
+  });
+}
+
+/**
+ * Creates a call in `initiated`, linked to the account's most recent lead with the
+ * customer's number (and so to its campaign), and hands it to the provider.
+ */
+export async function startCall(
+  em: EntityManager,
+  telephony: TelephonyProvider,
+  config: Config,
+  spec: { assistant: Assistant; type: CallType; from: string; to: string; variables: Record<string, unknown> },
+): Promise<Call> {
+  const accountId = spec.assistant.account.id;
+  const [lead] = await em.execute(
+    `select l.id, l.campaign_id, c.name as campaign_name from leads l join campaigns c on c.id = l.campaign_id
+     where l.account_id = ? and l.phone_number = ? order by l.id desc limit 1`,
+    [accountId, spec.type === 'inbound' ? spec.from : spec.to],
+  );
+  const lifetime = telephony.longestCallSeconds(spec.assistant) + config.workers.sweeperMarginSeconds;
+  const deadline = new Date(Date.now() + lifetime * 1000);
+  const call = em.create(Call, {
+    account: em.getReference(Account, accountId),
+    assistant_id: spec.assistant.id,
+    assistant_name: spec.assistant.assistant_name,
+    lead_id: lead?.id ?? null,
+    campaign_id: lead?.campaign_id ?? null,
+    campaign_name: lead?.campaign_name ?? null,
+    type: spec.type,
+    status: 'initiated',
+    assistant_phone_number: spec.type === 'inbound' ? spec.to : spec.from,
+    client_phone_number: spec.type === 'inbound' ? spec.from : spec.to,
+    input_variables: spec.variables,
+    provider: telephony.name,
+    deadline_at: deadline.toISOString(),
+  });
+  await em.flush();
+  await em.execute(`insert into call_events (call_id, status) values (?, 'initiated')`, [call.id]);
+  await telephony.startCall(em, call, spec.assistant);
+  return call;
+}
+
+/** A simulated call to an inbound assistant's number (the simulator provider only). */
+export async function simulateInboundCall(
+  em: EntityManager,
+  telephony: TelephonyProvider,
+  config: Config,
+  input: { to: string; from: string; accountId: number | null },
+): Promise<Call> {
+  const region = config.defaultPhoneRegion;
+  if (telephony.name !== 'simulator') throw new DomainError('FORBIDDEN', Messages.simulatorOnly);
+  const errors = new FieldErrorCollector();
+  const to = toE164(input.to, region);
+  const from = toE164(input.from, region);
+  if (!to) errors.add('to', FieldMessages.phone('to'));
+  if (!from) errors.add('from', FieldMessages.phone('from'));
+  errors.throwIfAny(Messages.invalidPhoneNumber);
+  return em.transactional(async (tx) => {
+    const assistant = await tx.findOne(
+      Assistant,
+      { calls_direction: 'receive', phone_number: { number: to! }, ...(input.accountId !== null ? { account: input.accountId } : {}) },
+      { orderBy: { id: 'asc' } },
+    );
+    if (!assistant) throw new ValidationError({ to: [FieldMessages.noInboundAssistant] });
+    return startCall(tx, telephony, config, { assistant, type: 'inbound', from: from!, to: to!, variables: {} });
+  });
+}
+
+export async function requireCall(scope: Scope, id: number): Promise<Call> {
+  const call = await scope.em.findOne(Call, { id, account: scope.accountId });
+  if (!call) throw new NotFoundError(Messages.callNotFound);
+  return call;
+}
+
+export async function deleteCall(scope: Scope, id: number): Promise<void> {
+  const deleted = await scope.em.nativeDelete(Call, { id, account: scope.accountId });
+  if (deleted === 0) throw new NotFoundError(Messages.callNotFound);
+}
+
+/** A page of the account's calls, newest first, with the spec's filters. */
+export async function listCalls(scope: Scope, args: CallListArgs): Promise<Page<Call>> {
+  const errors = new FieldErrorCollector();
+  const page = args.page ?? 1;
+  const perPage = args.per_page ?? DEFAULT_PER_PAGE;
+  checkPositiveInt(errors, 'page', page);
+  checkIntRange(errors, 'per_page', perPage, 1, MAX_PER_PAGE);
+  const where: FilterQuery<Call> = { account: scope.accountId };
+  if (args.status != null && checkOneOf(errors, 'status', args.status, CALL_STATUSES)) where.status = args.status;
+  if (args.type != null && checkOneOf(errors, 'type', args.type, CALL_TYPES)) where.type = args.type;
+  if (args.assistant_id != null && checkPositiveInt(errors, 'assistant_id', args.assistant_id)) where.assistant_id = args.assistant_id;
+  if (args.campaign_id != null && checkPositiveInt(errors, 'campaign_id', args.campaign_id)) where.campaign_id = args.campaign_id;
+  if (args.phone_number != null) {
+    const phone = toE164(args.phone_number, scope.config.defaultPhoneRegion);
+    if (phone) where.client_phone_number = phone;
+    else errors.add('phone_number', FieldMessages.phone('phone_number'));
+  }
+  const from = args.date_from != null ? checkDate(errors, 'date_from', args.date_from) : null;
+  const to = args.date_to != null ? checkDate(errors, 'date_to', args.date_to) : null;
+  if (from && to && to < from) errors.add('date_to', FieldMessages.dateAfterOrEqual('date_to', 'date_from'));
+  errors.throwIfAny();
+  if (from || to) {
+    where.created_at = {
+      ...(from ? { $gte: formatSpecTimestamp(from) } : {}),
+      ...(to ? { $lt: formatSpecTimestamp(addDays(to, 1)) } : {}),
+    };
+  }
+  const [rows, total] = await scope.em.findAndCount(Call, where, { orderBy: { id: 'desc' }, limit: perPage, offset: offsetOf(page, perPage) });
+  return makePage(rows, total, page, perPage);
+}

@@ -1,0 +1,52 @@
+import { Messages } from '../../errors';
+import { header, laravelPage, queryVariables, type Route } from './route';
+
+const CALL_FIELDS = `
+  fragment CallFields on Call {
+    id assistant_name campaign_name type duration assistant_phone_number client_phone_number status
+    transcript variables evaluation webhook_response carrier_cost total_cost answered_by recording_url
+    created_at updated_at
+  }`;
+
+const CALL_FILTERS = ['page', 'per_page', 'status', 'type', 'phone_number', 'assistant_id', 'campaign_id', 'date_from', 'date_to'] as const;
+
+export const callRoutes: Route[] = [
+  {
+    method: 'POST',
+    path: '/user/make_call',
+    document: `mutation MakeCall($input: MakeCallInput!, $idempotency_key: String) {
+      makeCall(input: $input, idempotency_key: $idempotency_key) { call_id status }
+    }`,
+    variables: (req) => ({ input: req.body, idempotency_key: header(req, 'idempotency-key') }),
+    respond: (data) => ({ body: { message: Messages.callInitiated, data: {}, ...data.makeCall } }),
+  },
+  {
+    method: 'GET',
+    path: '/user/calls',
+    document: `query Calls($page: Int, $per_page: Int, $status: String, $type: String, $phone_number: String,
+        $assistant_id: Int, $campaign_id: Int, $date_from: String, $date_to: String) {
+      calls(page: $page, per_page: $per_page, status: $status, type: $type, phone_number: $phone_number,
+          assistant_id: $assistant_id, campaign_id: $campaign_id, date_from: $date_from, date_to: $date_to) {
+        data { ...CallFields } current_page per_page total last_page from to
+      }
+    } ${CALL_FIELDS}`,
+    variables: (req) => queryVariables(req.query, CALL_FILTERS),
+    respond: (data, req) => ({ body: laravelPage(data.calls, req.url) }),
+  },
+  {
+    method: 'GET',
+    path: '/user/calls/{id}',
+    document: `query Call($id: Int!) { call(id: $id) { ...CallFields } } ${CALL_FIELDS}`,
+    variables: (req) => ({ id: req.params.id }),
+    respond: (data) => ({ body: data.call }),
+    notFound: Messages.callNotFound,
+  },
+  {
+    method: 'DELETE',
+    path: '/user/calls/{id}',
+    document: `mutation DeleteCall($id: Int!) { deleteCall(id: $id) }`,
+    variables: (req) => ({ id: req.params.id }),
+    respond: () => ({ body: { message: Messages.callDeleted } }),
+    notFound: Messages.callNotFound,
+  },
+];

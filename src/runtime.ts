@@ -1,0 +1,45 @@
+import type { MikroORM } from '@mikro-orm/postgresql';
+import type { Config } from './config';
+import type { SecretBox } from './lib/secrets';
+import type { LifecycleDeps } from './modules/calls/call.lifecycle';
+import type { TelephonyProvider } from './telephony/provider';
+import { SimulatorProvider } from './telephony/simulator';
+
+export interface Logger {
+  info(message: string): void;
+  error(message: string, error?: unknown): void;
+}
+
+export const consoleLogger: Logger = {
+  info: (message) => process.stdout.write(`${message}\n`),
+  error: (message, error) => console.error(message, error ?? ''),
+};
+
+/** What the API and the workers share in one process. */
+export interface Runtime {
+  orm: MikroORM;
+  config: Config;
+  secrets: SecretBox;
+  telephony: TelephonyProvider;
+  lifecycle: LifecycleDeps;
+  logger: Logger;
+}
+
+export function createTelephony(config: Config): TelephonyProvider {
+  switch (config.telephony.provider) {
+    case 'simulator':
+      return new SimulatorProvider(config.telephony.simulatorSpeed);
+  }
+}
+
+export function createRuntime(parts: { orm: MikroORM; config: Config; secrets: SecretBox; logger?: Logger }): Runtime {
+  const { orm, config, secrets } = parts;
+  return {
+    orm,
+    config,
+    secrets,
+    telephony: createTelephony(config),
+    lifecycle: { config, secrets },
+    logger: parts.logger ?? consoleLogger,
+  };
+}

@@ -1,0 +1,19 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Assistant } from '../modules/assistants/assistant.entity';
+import type { Call } from '../modules/calls/call.entity';
+
+/**
+ * A telephony provider places calls and reports what happens to them. Whatever drives it
+ * (the simulator's scheduled jobs, a real provider's status callbacks) reports through
+ * `applyCallEvent` in modules/calls/call.lifecycle.ts, which owns the state machine.
+ */
+export interface TelephonyProvider {
+  readonly name: string;
+  /**
+   * Starts a call that was just created, in the transaction that created it: whatever the
+   * provider schedules is committed with the call or not at all.
+   */
+  startCall(em: EntityManager, call: Call, assistant: Assistant): Promise<void>;
+  /** Wall-clock seconds a call may last at most, ringing included, before the sweeper ends it. */
+  longestCallSeconds(assistant: Pick<Assistant, 'max_call_duration'>): number;
+}

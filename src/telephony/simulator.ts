@@ -1,0 +1,127 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { enqueue } from '../jobs/queue';
+import { Assistant } from '../modules/assistants/assistant.entity';
+import { seeded, simulatedConversation, type Turn } from '../modules/calls/call.conversation';
+import { Call } from '../modules/calls/call.entity';
+import { applyCallEvent, type CallEvent, type LifecycleDeps } from '../modules/calls/call.lifecycle';
+import type { TelephonyProvider } from './provider';
+
+/**
+ * The default provider: no telephone network, but every outcome a real one has, chosen by
+ * the last four digits of the dialled number, on a clock sped up by SIMULATOR_SPEED. Each
+ * step is a durable job scheduled in the transaction of the step before it, so a call goes
+ * on whichever worker process picks it up.
+ */
+export type Outcome = 'busy' | 'no-answer' | 'failed' | 'machine' | 'human-completed' | 'human-hangs-up' | 'assistant-hangs-up';
+
+export function outcomeFor(dialled: string): Outcome {
+  switch (dialled.slice(-4)) {
+    case '0001':
+      return 'busy';
+    case '0002':
+      return 'no-answer';
+    case '0003':
+      return 'failed';
+    case '0004':
+      return 'machine';
+    case '0005':
+      return 'human-hangs-up';
+    case '0006':
+      return 'assistant-hangs-up';
+    default:
+      return 'human-completed';
+  }
+}
+
+/** Simulated seconds: how long the phone rings before each outcome. */
+const RING_SECONDS: Record<Outcome, number> = {
+  busy: 2,
+  'no-answer': 30,
+  failed: 0,
+  machine: 5,
+  'human-completed': 4,
+  'human-hangs-up': 4,
+  'assistant-hangs-up': 4,
+};
+const DIAL_SECONDS = 1;
+const LONGEST_RING_SECONDS = 30;
+
+export type SimulatorStep = 'ring' | 'pickup' | 'hangup';
+export const SIMULATOR_TASK = 'simulator:step';
+
+type ScriptAssistant = Pick<
+  Assistant,
+  'initial_message' | 'system_prompt' | 'who_speaks_first' | 'end_call_tool_description' | 'max_call_duration' | 'end_call_on_voicemail'
+>;
+
+type EndStatus = Extract<CallEvent, { type: 'ended' }>['status'];
+
+/** How the call ends and how long it lasts, the same every time it is asked. */
+export function plannedEnding(
+  call: Pick<Call, 'id' | 'client_phone_number' | 'type' | 'input_variables'>,
+  assistant: ScriptAssistant | null,
+): { status: EndStatus; duration: number; turns: Turn[] } {
+  const outcome = call.type === 'inbound' ? 'human-completed' : outcomeFor(call.client_phone_number);
+  const maxDuration = assistant?.max_call_duration ?? 600;
+  if (outcome === 'machine') {
+    const voicemail = !assistant || assistant.end_call_on_voicemail;
+    const turns: Turn[] = voicemail
+      ? [{ speaker: 'system', text: 'Caixa postal detectada: chamada encerrada (end_call_on_voicemail).' }]
+      : [{ speaker: 'assistant', text: assistant.initial_message }];
+    return { status: voicemail ? 'ended' : 'completed', duration: Math.min(maxDuration, voicemail ? 3 : 15), turns };
+  }
+  const status: EndStatus =
+    outcome === 'human-hangs-up' ? 'ended_by_customer' : outcome === 'assistant-hangs-up' ? 'ended_by_assistant' : 'completed';
+  const turns = assistant ? simulatedConversation(assistant, call.input_variables, status) : [];
+  const duration = Math.min(maxDuration, 20 + turns.length * 8 + Math.round(seeded(call.id, 'duration') * 40));
+  return { status, duration, turns };
+}
+
+export class SimulatorProvider implements TelephonyProvider {
+  readonly name = 'simulator';
+
+  constructor(private readonly speed: number) {}
+
+  async startCall(em: EntityManager, call: Call): Promise<void> {
+    await this.schedule(em, call.id, 'ring', DIAL_SECONDS);
+  }
+
+  longestCallSeconds(assistant: Pick<Assistant, 'max_call_duration'>): number {
+    return (DIAL_SECONDS + LONGEST_RING_SECONDS + assistant.max_call_duration) / this.speed;
+  }
+
+  /** One step of a call; the job handler of SIMULATOR_TASK, inside a transaction. */
+  async step(em: EntityManager, deps: LifecycleDeps, callId: number, step: SimulatorStep): Promise<void> {
+    const call = await em.findOne(Call, { id: callId });
+    if (!call) return;
+    const assistant = call.assistant_id ? await em.findOne(Assistant, { id: call.assistant_id }) : null;
+    const outcome: Outcome = call.type === 'inbound' ? 'human-completed' : outcomeFor(call.client_phone_number);
+    const apply = (event: CallEvent) => applyCallEvent(em, deps, callId, event);
+
+    if (step === 'ring') {
+      if (outcome === 'failed') {
+        await apply({ type: 'not-answered', status: 'failed', reason: 'the network refused the number' });
+      } else if (await apply({ type: 'ringing' })) {
+        await this.schedule(em, callId, 'pickup', call.type === 'inbound' ? 1 : RING_SECONDS[outcome]);
+      }
+    } else if (step === 'pickup') {
+      if (outcome === 'busy' || outcome === 'no-answer') {
+        await apply({ type: 'not-answered', status: outcome });
+      } else if (await apply({ type: 'answered', answeredBy: outcome === 'machine' ? 'machine' : 'human' })) {
+        await this.schedule(em, callId, 'hangup', plannedEnding(call, assistant).duration);
+      }
+    } else {
+      const ending = plannedEnding(call, assistant);
+      await apply({ type: 'ended', ...ending });
+    }
+  }
+
+  private schedule(em: EntityManager, callId: number, step: SimulatorStep, simulatedSeconds: number): Promise<void> {
+    return enqueue(em, {
+      task: SIMULATOR_TASK,
+      payload: { call_id: callId, step },
+      runAt: new Date(Date.now() + (simulatedSeconds * 1000) / this.speed),
+      maxAttempts: 10,
+    });
+  }
+}

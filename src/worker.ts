@@ -1,0 +1,43 @@
+import 'reflect-metadata';
+import { loadConfig } from './config';
+import { openDatabase } from './db/database';
+import { initOrm } from './db/orm';
+import { startWorkers } from './jobs/worker';
+import { loadSecretBox } from './lib/secrets';
+import { consoleLogger, createRuntime } from './runtime';
+
+/**
+ * `npm run worker`: the job workers alone, for running beside one or more API processes
+ * (WORKERS_IN_PROCESS=false) on the same database.
+ */
+async function main(): Promise<void> {
+  const config = loadConfig();
+  const log = consoleLogger;
+  const database = await openDatabase(config, (line) => log.info(line));
+  const secrets = await loadSecretBox(config);
+  const orm = await initOrm({ databaseUrl: database.url, logSql: config.logSql });
+  const runtime = createRuntime({ orm, config, secrets, logger: log });
+  const workers = await startWorkers(runtime, database.url);
+  log.info(`vozgate worker is up (concurrency ${config.workers.concurrency}, telephony: ${runtime.telephony.name})`);
+
+  let stopping = false;
+  const stop = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    log.info(`${signal}: stopping the worker`);
+    try {
+      await workers.stop();
+      await orm.close();
+    } finally {
+      await database.stop();
+    }
+    process.exit(0);
+  };
+  process.on('SIGINT', () => void stop('SIGINT'));
+  process.on('SIGTERM', () => void stop('SIGTERM'));
+}
+
+main().catch((error) => {
+  console.error(error instanceof Error ? error.message : error);
+  process.exit(1);
+});
