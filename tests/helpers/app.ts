@@ -4,6 +4,7 @@ import { Client } from 'pg';
 import { createApp, type App } from '../../src/app';
 import { loadConfig, type Config } from '../../src/config';
 import { initOrm } from '../../src/db/orm';
+import { startWorkers } from '../../src/jobs/worker';
 import { SecretBox } from '../../src/lib/secrets';
 import { createRuntime, type Logger, type Runtime } from '../../src/runtime';
 import { Campaign } from '../../src/modules/campaigns/campaign.entity';
@@ -32,6 +33,9 @@ export interface TestAccount {
 
 export interface TestApp {
   url: string;
+  runtime: Runtime;
+  /** The key of the app's SecretBox, for worker processes on the same database. */
+  secretsKey: Buffer;
   orm: MikroORM;
   config: Config;
   databaseUrl: string;
@@ -48,8 +52,35 @@ export interface TestApp {
   phoneNumber(accountId: number, number: string, options?: { sms?: boolean; expiresAt?: string | null }): Promise<number>;
   /** Runs SQL straight against the test database. */
   sql<T = any>(text: string, params?: unknown[]): Promise<T[]>;
+  /** Polls a call until it reaches a final state (or the time runs out) and answers it. */
+  finishedCall(callId: number, token: string, timeoutMs?: number): Promise<any>;
   close(): Promise<void>;
 }
+
+/** The environment a worker process needs to work on this test app's database. */
+export function workerEnv(app: TestApp): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    DATABASE_URL: app.databaseUrl,
+    SECRETS_KEY: app.secretsKey.toString('base64'),
+    SIMULATOR_SPEED: String(app.config.telephony.simulatorSpeed),
+    WORKER_POLL_INTERVAL_MS: String(app.config.workers.pollIntervalMs),
+    WORKER_CONCURRENCY: String(app.config.workers.concurrency),
+    SWEEPER_MARGIN_SECONDS: String(app.config.workers.sweeperMarginSeconds),
+    PUBLIC_URL: app.config.publicUrl,
+  };
+  return env;
+}
+
+const FINAL = ['busy', 'ended', 'completed', 'ended_by_customer', 'ended_by_assistant', 'no-answer', 'failed'];
+
+/** Test settings: a fast simulator, quick polling; workers only when a test asks for them. */
+const TEST_DEFAULTS = (base: Config): Partial<Config> => ({
+  port: 0,
+  seedDemo: false,
+  telephony: { provider: 'simulator', simulatorSpeed: 1000 },
+  workers: { ...base.workers, inProcess: false, concurrency: 4, pollIntervalMs: 20, sweeperMarginSeconds: 30 },
+});
 
 function withDatabase(url: string, database: string): string {
   const parsed = new URL(url);
@@ -58,7 +89,7 @@ function withDatabase(url: string, database: string): string {
 }
 
 /** A server on port 0 over a database of its own, with the migrations applied. */
-export async function startTestApp(overrides: Partial<Config> = {}): Promise<TestApp> {
+export async function startTestApp(overrides: Partial<Config> = {}, options: { workers?: boolean } = {}): Promise<TestApp> {
   const adminUrl = process.env.TEST_DATABASE_URL;
   if (!adminUrl) throw new Error('TEST_DATABASE_URL is not set: run the tests through jest (tests/setup/global-setup.mjs)');
   const database = `vozgate_test_${randomBytes(6).toString('hex')}`;
@@ -77,12 +108,14 @@ export async function startTestApp(overrides: Partial<Config> = {}): Promise<Tes
       if (message.startsWith('[query]')) queries.push(message);
     },
   });
-  const config: Config = { ...loadConfig({}), port: 0, seedDemo: false, ...overrides };
+  const base = loadConfig({});
+  const config: Config = { ...base, ...TEST_DEFAULTS(base), ...overrides };
   const logger: Logger = { info: () => {}, error: (_message, error) => loggedErrors.push(error) };
-  const secrets = new SecretBox(randomBytes(32));
-  const runtime = createRuntime({ orm, config, secrets, logger });
+  const secretsKey = randomBytes(32);
+  const runtime = createRuntime({ orm, config, secrets: new SecretBox(secretsKey), logger });
   const app: App = await createApp(runtime);
   const url = await app.listen(0, '127.0.0.1');
+  const workers = options.workers ? await startWorkers(runtime, databaseUrl) : null;
   const sqlClient = new Client({ connectionString: databaseUrl });
   await sqlClient.connect();
 
@@ -105,6 +138,8 @@ export async function startTestApp(overrides: Partial<Config> = {}): Promise<Tes
 
   const testApp: TestApp = {
     url,
+    runtime,
+    secretsKey,
     orm,
     config,
     databaseUrl,
@@ -137,8 +172,18 @@ export async function startTestApp(overrides: Partial<Config> = {}): Promise<Tes
       return phone.id;
     },
     sql: async (text, params) => (await sqlClient.query(text, params as unknown[])).rows,
+    async finishedCall(callId, token, timeoutMs = 20_000) {
+      const deadline = Date.now() + timeoutMs;
+      for (;;) {
+        const res = await request('GET', `/api/user/calls/${callId}`, { token });
+        if (res.status === 200 && FINAL.includes(res.body.status)) return res.body;
+        if (Date.now() > deadline) throw new Error(`call ${callId} did not finish: ${JSON.stringify(res.body)}`);
+        await new Promise((resolve) => setTimeout(resolve, 25));
+      }
+    },
     async close() {
       await app.close();
+      await workers?.stop();
       await orm.close();
       await sqlClient.end();
       const cleanup = new Client({ connectionString: adminUrl });
