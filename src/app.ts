@@ -32,6 +32,8 @@ export async function createApp(runtime: Runtime): Promise<App> {
   const apollo = new ApolloServer<GraphQLContext>({
     schema,
     includeStacktraceInErrorResponses: false,
+    // main.ts and worker.ts stop everything in order on SIGINT/SIGTERM; Apollo must not race them.
+    stopOnTerminationSignals: false,
     formatError: (formatted, error) => formatError(formatted, error, (message, cause) => logger.error(message, cause)),
   });
   await apollo.start();

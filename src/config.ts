@@ -37,6 +37,8 @@ export interface Config {
     pollIntervalMs: number;
     /** Extra wall-clock seconds past a call's longest possible life before the sweeper ends it. */
     sweeperMarginSeconds: number;
+    /** How often a worker process says it is alive; three missed beats and its jobs are released. */
+    heartbeatMs: number;
   };
 }
 
@@ -68,6 +70,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       concurrency: integer(env, 'WORKER_CONCURRENCY', 5, 1, 100),
       pollIntervalMs: integer(env, 'WORKER_POLL_INTERVAL_MS', 500, 10, 60_000),
       sweeperMarginSeconds: integer(env, 'SWEEPER_MARGIN_SECONDS', 300, 0, 86_400),
+      heartbeatMs: integer(env, 'WORKER_HEARTBEAT_MS', 10_000, 50, 600_000),
     },
   };
 }

@@ -1,10 +1,9 @@
 import 'reflect-metadata';
-import type { Runner } from 'graphile-worker';
 import { createApp, type App } from './app';
 import { loadConfig, type Config } from './config';
 import { openDatabase, type Database } from './db/database';
 import { initOrm } from './db/orm';
-import { startWorkers } from './jobs/worker';
+import { startWorkers, type Workers } from './jobs/worker';
 import { loadSecretBox } from './lib/secrets';
 import { consoleLogger, createRuntime, type Logger, type Runtime } from './runtime';
 import { seedDemo, type DemoSeed } from './seed';
@@ -12,7 +11,7 @@ import { seedDemo, type DemoSeed } from './seed';
 interface Serving {
   runtime: Runtime;
   app: App;
-  workers: Runner | null;
+  workers: Workers | null;
   base: string;
   seed: DemoSeed | null;
 }

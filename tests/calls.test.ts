@@ -1,3 +1,4 @@
+import { releaseDeadWorkers } from '../src/jobs/heartbeat';
 import { sweepStuckCalls } from '../src/modules/calls/call.lifecycle';
 import { startTestApp, type TestAccount, type TestApp } from './helpers/app';
 
@@ -424,6 +425,20 @@ describe('the sweeper', () => {
     } finally {
       await quiet.close();
     }
+  });
+
+  it('releases the jobs of a worker whose heartbeat stopped, and only those', async () => {
+    await app.sql(`select graphile_worker.add_job('noop:dead', '{}'::json, run_at => now() + interval '1 hour')`);
+    await app.sql(`select graphile_worker.add_job('noop:alive', '{}'::json, run_at => now() + interval '1 hour')`);
+    await app.sql(`update graphile_worker._private_jobs j set locked_by = 'worker-dead', locked_at = now()
+                   from graphile_worker._private_tasks t where t.id = j.task_id and t.identifier = 'noop:dead'`);
+    await app.sql(`update graphile_worker._private_jobs j set locked_by = 'worker-alive', locked_at = now()
+                   from graphile_worker._private_tasks t where t.id = j.task_id and t.identifier = 'noop:alive'`);
+    await app.sql(`insert into worker_heartbeats (worker_id, beat_at) values ('worker-dead', now() - interval '1 minute'), ('worker-alive', now())`);
+    expect(await releaseDeadWorkers(app.orm.em.fork(), 30_000)).toEqual(['worker-dead']);
+    const locks = await app.sql(`select t.identifier, j.locked_by from graphile_worker._private_jobs j
+                                 join graphile_worker._private_tasks t on t.id = j.task_id where t.identifier like 'noop:%' order by 1`);
+    expect(locks).toEqual([{ identifier: 'noop:alive', locked_by: 'worker-alive' }, { identifier: 'noop:dead', locked_by: null }]);
   });
 
   it('is scheduled on the job queue every minute', async () => {

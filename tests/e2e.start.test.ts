@@ -23,7 +23,7 @@ beforeAll(async () => {
   const dir = await mkdtemp(path.join(tmpdir(), 'vozgate-e2e-'));
   await chmod(dir, 0o755);
   dataDir = path.join(dir, 'data');
-  env = { ...process.env, DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1' };
+  env = { ...process.env, DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', SIMULATOR_SPEED: '1000', WORKER_POLL_INTERVAL_MS: '20' };
   delete env.DATABASE_URL;
   delete env.SEED_DEMO;
 });
@@ -107,6 +107,26 @@ it('starts on an empty embedded database, serves, stops cleanly and keeps its da
     );
   expect(await voicesOf(account.token)).toContain('Nova');
   expect(await voicesOf(token)).not.toContain('Nova');
+
+  // An inbound call, rung from the CLI, answered by the server's in-process workers.
+  const assistant = await fetch(`${first.base}/api/user/assistant`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${account.token}`, 'content-type': 'application/json' },
+    body: JSON.stringify({
+      assistant_name: 'Recepção', voice_id: voice.id, language: 'Portuguese', llm_model: 'm', calls_direction: 'receive',
+      engine_type: 'pipeline', timezone: 'America/Sao_Paulo', initial_message: 'Loja, bom dia!', system_prompt: 'Atenda.',
+      phone_number_id: phone.id,
+    }),
+  });
+  expect(assistant.status).toBe(201);
+  const inbound = await runCli('call:simulate-inbound', '--to', '+5511987654502', '--from', '+5511987650777');
+  expect(inbound).toMatchObject({ call_id: expect.any(Number), status: 'initiated' });
+  let status = '';
+  for (let i = 0; i < 200 && !['completed'].includes(status); i++) {
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    status = ((await (await fetch(`${first.base}/api/user/calls/${inbound.call_id}`, { headers: { authorization: `Bearer ${account.token}` } })).json()) as any).status;
+  }
+  expect(status).toBe('completed');
 
   expect(await stop(first, 'SIGTERM')).toBe(0);
   expect(existsSync(path.join(dataDir, 'pg', 'postmaster.pid'))).toBe(false);

