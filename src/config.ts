@@ -30,6 +30,16 @@ export interface Config {
   callRates: Record<string, string>;
   /** The platform's fee per started minute of an answered call. */
   callFeePerMinute: string;
+  /** Let tools and webhooks call private, loopback and link-local addresses (development, tests). */
+  allowPrivateNetworkTargets: boolean;
+  webhooks: {
+    timeoutMs: number;
+    connectTimeoutMs: number;
+    /** Seconds to wait before each retry; its length bounds the attempts (one more than retries). */
+    retrySchedule: number[];
+    /** The longest Retry-After the service honours. */
+    maxRetryAfterSeconds: number;
+  };
   workers: {
     /** Run the job workers inside the API process (`npm start`); `npm run worker` runs them alone. */
     inProcess: boolean;
@@ -65,6 +75,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     },
     callRates: priceTable(env, 'CALL_RATES', { BR: '0.06', US: '0.02', '*': '0.10' }),
     callFeePerMinute: price(env, 'CALL_FEE_PER_MINUTE', '0.05'),
+    allowPrivateNetworkTargets: boolean(env, 'ALLOW_PRIVATE_NETWORK_TARGETS', false),
+    webhooks: {
+      timeoutMs: integer(env, 'WEBHOOK_TIMEOUT_MS', 10_000, 100, 120_000),
+      connectTimeoutMs: integer(env, 'WEBHOOK_CONNECT_TIMEOUT_MS', 3_000, 50, 60_000),
+      retrySchedule: secondsList(env, 'WEBHOOK_RETRY_SCHEDULE', [10, 60, 300, 1800, 7200, 21600]),
+      maxRetryAfterSeconds: integer(env, 'WEBHOOK_MAX_RETRY_AFTER_SECONDS', 3600, 0, 86_400),
+    },
     workers: {
       inProcess: boolean(env, 'WORKERS_IN_PROCESS', true),
       concurrency: integer(env, 'WORKER_CONCURRENCY', 5, 1, 100),
@@ -111,6 +128,17 @@ function positiveNumber(env: NodeJS.ProcessEnv, name: string, fallback: number):
   const value = Number(raw);
   if (!Number.isFinite(value) || value <= 0) throw new ConfigError(`${name} must be a positive number, got "${raw}"`);
   return value;
+}
+
+/** A comma-separated list of non-negative seconds (fractions allowed), at most 20 of them. */
+function secondsList(env: NodeJS.ProcessEnv, name: string, fallback: number[]): number[] {
+  const raw = nonEmpty(env[name]);
+  if (raw === null) return fallback;
+  const values = raw.split(',').map((part) => Number(part.trim()));
+  if (values.length > 20 || values.some((v) => !Number.isFinite(v) || v < 0 || v > 86_400)) {
+    throw new ConfigError(`${name} must be up to 20 comma-separated seconds, each from 0 to 86400, got "${raw}"`);
+  }
+  return values;
 }
 
 const PRICE = /^\d{1,10}(\.\d{1,4})?$/;

@@ -31,6 +31,7 @@ export const Messages = {
 
   insufficientBalance: 'Saldo insuficiente',
   callNotFound: 'Chamada não encontrada',
+  deliveryNotFound: 'Entrega de webhook não encontrada',
   idempotencyKeyReused: 'Esta Idempotency-Key já foi usada com outra requisição.',
   simulatorOnly: 'Chamadas recebidas simuladas só existem com o provedor de telefonia simulator.',
 
@@ -75,6 +76,7 @@ export const FieldMessages = {
   postCallName: (field: string) => `O campo ${field} deve conter apenas letras, números e underscores (_).`,
   headerName: (field: string) => `O campo ${field} deve ser um nome de cabeçalho HTTP válido.`,
   headerReserved: (field: string, name: string) => `O cabeçalho ${name} (${field}) é controlado pela plataforma e não pode ser definido.`,
+  webhookInactive: 'O webhook do assistente está desativado; ative-o antes de reenviar.',
   idempotencyKey: 'A Idempotency-Key deve ter de 1 a 255 caracteres visíveis.',
   assistantNotOutbound: 'O assistente selecionado não faz chamadas de saída (calls_direction deve ser make).',
   assistantWithoutPhone: 'O assistente selecionado não tem um número de telefone.',

@@ -4,6 +4,7 @@ import type { SecretBox } from './lib/secrets';
 import type { LifecycleDeps } from './modules/calls/call.lifecycle';
 import type { TelephonyProvider } from './telephony/provider';
 import { SimulatorProvider } from './telephony/simulator';
+import { scheduleCallWebhook } from './modules/webhooks/webhook.service';
 
 export interface Logger {
   info(message: string): void;
@@ -39,7 +40,7 @@ export function createRuntime(parts: { orm: MikroORM; config: Config; secrets: S
     config,
     secrets,
     telephony: createTelephony(config),
-    lifecycle: { config, secrets },
+    lifecycle: { config, secrets, onFinished: scheduleCallWebhook },
     logger: parts.logger ?? consoleLogger,
   };
 }

@@ -9,6 +9,8 @@ import { parseDateOnly } from '../lib/time';
 import { DomainError } from '../errors';
 import { simulateInboundCall } from '../modules/calls/call.service';
 import { createTelephony } from '../runtime';
+import { loadSecretBox } from '../lib/secrets';
+import { rotateWebhookSecret } from '../modules/webhooks/webhook.service';
 import { addVoice } from '../modules/catalog/catalog.service';
 import { Campaign } from '../modules/campaigns/campaign.entity';
 import {
@@ -102,6 +104,16 @@ const commands: Record<string, Command> = {
         if (error instanceof DomainError) throw new OperatorError([error.message, ...Object.values(error.errors ?? {}).flat()].join(' '));
         throw error;
       }
+    },
+  },
+  'webhook-secret:rotate': {
+    usage: '--account ID   (answers the new signing secret)',
+    flags: { account: { type: 'string' } },
+    async run(em, flags, config) {
+      const accountId = id(flags, 'account');
+      await requireAccount(em, accountId);
+      const secret = await rotateWebhookSecret(em, await loadSecretBox(config), accountId);
+      return { account_id: accountId, webhook_secret: secret };
     },
   },
   'voice:add': {

@@ -8,9 +8,10 @@ import { CampaignResolver } from '../modules/campaigns/campaign.resolver';
 import { CatalogResolver } from '../modules/catalog/catalog.resolver';
 import { LeadResolver } from '../modules/leads/lead.resolver';
 import { ToolResolver } from '../modules/tools/tool.resolver';
+import { WebhookResolver } from '../modules/webhooks/webhook.resolver';
 import type { GraphQLContext } from './context';
 
-export const resolvers = [AssistantResolver, CallResolver, CampaignResolver, CatalogResolver, LeadResolver, ToolResolver] as const;
+export const resolvers = [AssistantResolver, CallResolver, CampaignResolver, CatalogResolver, LeadResolver, ToolResolver, WebhookResolver] as const;
 
 /** The one authorization rule so far: `@Authorized()` needs a valid bearer token. */
 const authChecker: AuthChecker<GraphQLContext> = ({ context }) => {

@@ -1,6 +1,7 @@
 import { EventEmitter } from 'node:events';
 import { Logger as QueueLogger, run, type Runner, type TaskList, type WorkerEvents } from 'graphile-worker';
 import { sweepStuckCalls } from '../modules/calls/call.lifecycle';
+import { DELIVER_TASK, deliver } from '../modules/webhooks/webhook.service';
 import type { Runtime } from '../runtime';
 import { SIMULATOR_TASK, SimulatorProvider, type SimulatorStep } from '../telephony/simulator';
 import { beat, forget, releaseDeadWorkers } from './heartbeat';
@@ -22,9 +23,12 @@ export function taskList(runtime: Runtime): TaskList {
   if (telephony instanceof SimulatorProvider) {
     tasks[SIMULATOR_TASK] = async (payload) => {
       const { call_id, step } = payload as { call_id: number; step: SimulatorStep };
-      await runtime.orm.em.fork().transactional((em) => telephony.step(em, runtime.lifecycle, call_id, step));
+      await telephony.step(runtime.orm.em.fork(), runtime.lifecycle, call_id, step);
     };
   }
+  tasks[DELIVER_TASK] = async (payload) => {
+    await deliver(runtime.orm.em.fork(), runtime, (payload as { delivery_id: string }).delivery_id);
+  };
   return tasks;
 }
 

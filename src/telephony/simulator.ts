@@ -1,9 +1,11 @@
+import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { enqueue } from '../jobs/queue';
 import { Assistant } from '../modules/assistants/assistant.entity';
 import { seeded, simulatedConversation, type Turn } from '../modules/calls/call.conversation';
 import { Call } from '../modules/calls/call.entity';
 import { applyCallEvent, type CallEvent, type LifecycleDeps } from '../modules/calls/call.lifecycle';
+import { runTools } from '../modules/calls/call.tools';
 import type { TelephonyProvider } from './provider';
 
 /**
@@ -46,7 +48,9 @@ const RING_SECONDS: Record<Outcome, number> = {
 const DIAL_SECONDS = 1;
 const LONGEST_RING_SECONDS = 30;
 
-export type SimulatorStep = 'ring' | 'pickup' | 'hangup';
+export type SimulatorStep = 'ring' | 'pickup' | 'converse' | 'hangup';
+/** Simulated seconds from pickup to the assistant's first use of its tools. */
+const SECONDS_TO_TOOLS = 2;
 export const SIMULATOR_TASK = 'simulator:step';
 
 type ScriptAssistant = Pick<
@@ -58,7 +62,7 @@ type EndStatus = Extract<CallEvent, { type: 'ended' }>['status'];
 
 /** How the call ends and how long it lasts, the same every time it is asked. */
 export function plannedEnding(
-  call: Pick<Call, 'id' | 'client_phone_number' | 'type' | 'input_variables'>,
+  call: Pick<Call, 'id' | 'client_phone_number' | 'type' | 'input_variables' | 'tool_calls'>,
   assistant: ScriptAssistant | null,
 ): { status: EndStatus; duration: number; turns: Turn[] } {
   const outcome = call.type === 'inbound' ? 'human-completed' : outcomeFor(call.client_phone_number);
@@ -72,7 +76,7 @@ export function plannedEnding(
   }
   const status: EndStatus =
     outcome === 'human-hangs-up' ? 'ended_by_customer' : outcome === 'assistant-hangs-up' ? 'ended_by_assistant' : 'completed';
-  const turns = assistant ? simulatedConversation(assistant, call.input_variables, status) : [];
+  const turns = assistant ? simulatedConversation(assistant, call.input_variables, status, call.tool_calls) : [];
   const duration = Math.min(maxDuration, 20 + turns.length * 8 + Math.round(seeded(call.id, 'duration') * 40));
   return { status, duration, turns };
 }
@@ -90,30 +94,57 @@ export class SimulatorProvider implements TelephonyProvider {
     return (DIAL_SECONDS + LONGEST_RING_SECONDS + assistant.max_call_duration) / this.speed;
   }
 
-  /** One step of a call; the job handler of SIMULATOR_TASK, inside a transaction. */
+  /**
+   * One step of a call; the job handler of SIMULATOR_TASK. Each step's state change and the
+   * job of the next step commit together; the mid-call tools' HTTP requests run between two
+   * transactions, never inside one.
+   */
   async step(em: EntityManager, deps: LifecycleDeps, callId: number, step: SimulatorStep): Promise<void> {
-    const call = await em.findOne(Call, { id: callId });
-    if (!call) return;
-    const assistant = call.assistant_id ? await em.findOne(Assistant, { id: call.assistant_id }) : null;
-    const outcome: Outcome = call.type === 'inbound' ? 'human-completed' : outcomeFor(call.client_phone_number);
-    const apply = (event: CallEvent) => applyCallEvent(em, deps, callId, event);
+    if (step === 'converse') return this.converse(em, deps, callId);
+    await em.transactional(async (tx) => {
+      const call = await tx.findOne(Call, { id: callId });
+      if (!call) return;
+      const assistant = call.assistant_id ? await tx.findOne(Assistant, { id: call.assistant_id }) : null;
+      const outcome: Outcome = call.type === 'inbound' ? 'human-completed' : outcomeFor(call.client_phone_number);
+      const apply = (event: CallEvent) => applyCallEvent(tx, deps, callId, event);
 
-    if (step === 'ring') {
-      if (outcome === 'failed') {
-        await apply({ type: 'not-answered', status: 'failed', reason: 'the network refused the number' });
-      } else if (await apply({ type: 'ringing' })) {
-        await this.schedule(em, callId, 'pickup', call.type === 'inbound' ? 1 : RING_SECONDS[outcome]);
+      if (step === 'ring') {
+        if (outcome === 'failed') {
+          await apply({ type: 'not-answered', status: 'failed', reason: 'the network refused the number' });
+        } else if (await apply({ type: 'ringing' })) {
+          await this.schedule(tx, callId, 'pickup', call.type === 'inbound' ? 1 : RING_SECONDS[outcome]);
+        }
+      } else if (step === 'pickup') {
+        if (outcome === 'busy' || outcome === 'no-answer') {
+          await apply({ type: 'not-answered', status: outcome });
+        } else if (outcome === 'machine') {
+          if (await apply({ type: 'answered', answeredBy: 'machine' })) {
+            await this.schedule(tx, callId, 'hangup', plannedEnding(call, assistant).duration);
+          }
+        } else if (await apply({ type: 'answered', answeredBy: 'human' })) {
+          await this.schedule(tx, callId, 'converse', SECONDS_TO_TOOLS);
+        }
+      } else {
+        await apply({ type: 'ended', ...plannedEnding(call, assistant) });
       }
-    } else if (step === 'pickup') {
-      if (outcome === 'busy' || outcome === 'no-answer') {
-        await apply({ type: 'not-answered', status: outcome });
-      } else if (await apply({ type: 'answered', answeredBy: outcome === 'machine' ? 'machine' : 'human' })) {
-        await this.schedule(em, callId, 'hangup', plannedEnding(call, assistant).duration);
-      }
-    } else {
-      const ending = plannedEnding(call, assistant);
-      await apply({ type: 'ended', ...ending });
-    }
+    });
+  }
+
+  /** The conversation: the assistant uses its tools, then the call runs to its planned end. */
+  private async converse(em: EntityManager, deps: LifecycleDeps, callId: number): Promise<void> {
+    const call = await em.fork().findOne(Call, { id: callId });
+    if (!call || call.status !== 'in-progress') return;
+    const assistant = call.assistant_id ? await em.fork().findOne(Assistant, { id: call.assistant_id }) : null;
+    const toolCalls = assistant ? await runTools(em.fork(), deps, call, assistant) : [];
+    await em.fork().transactional(async (tx) => {
+      const current = await tx.findOne(Call, { id: callId }, { lockMode: LockMode.PESSIMISTIC_WRITE });
+      // Another run of this step (a retried job) may have got here first.
+      if (!current || current.status !== 'in-progress' || current.tool_calls.length > 0) return;
+      current.tool_calls = toolCalls;
+      const answeredAt = Date.parse(current.answered_at ?? new Date().toISOString());
+      const endAt = answeredAt + (plannedEnding(current, assistant).duration * 1000) / this.speed;
+      await this.schedule(tx, callId, 'hangup', Math.max(0, ((endAt - Date.now()) * this.speed) / 1000));
+    });
   }
 
   private schedule(em: EntityManager, callId: number, step: SimulatorStep, simulatedSeconds: number): Promise<void> {

@@ -2,10 +2,12 @@ import type { MigrationObject } from '@mikro-orm/core';
 import { Migration20261121000000_foundation } from './Migration20261121000000_foundation';
 import { Migration20261121010000_assistants } from './Migration20261121010000_assistants';
 import { Migration20261121020000_calls } from './Migration20261121020000_calls';
+import { Migration20261121030000_webhooks } from './Migration20261121030000_webhooks';
 
 /** Every migration, in order. Listed explicitly so that compiled and TypeScript runs agree. */
 export const migrations: MigrationObject[] = [
   { name: 'Migration20261121000000_foundation', class: Migration20261121000000_foundation },
   { name: 'Migration20261121010000_assistants', class: Migration20261121010000_assistants },
   { name: 'Migration20261121020000_calls', class: Migration20261121020000_calls },
+  { name: 'Migration20261121030000_webhooks', class: Migration20261121030000_webhooks },
 ];

@@ -4,7 +4,7 @@ import { nowSpecTimestamp } from '../../lib/time';
 
 @Entity({ tableName: 'accounts' })
 export class Account {
-  [OptionalProps]?: 'email' | 'balance' | 'created_at' | 'updated_at';
+  [OptionalProps]?: 'email' | 'balance' | 'webhook_secret_sealed' | 'created_at' | 'updated_at';
 
   @PrimaryKey()
   id!: number;
@@ -18,6 +18,10 @@ export class Account {
   /** Exact decimal, as text; change it only through AccountService.adjustBalance. */
   @Property({ type: 'decimal', precision: 18, scale: 4 })
   balance: string = '0';
+
+  /** The Standard Webhooks signing secret (`whsec_...`), encrypted; made on first use. */
+  @Property({ type: 'text', nullable: true })
+  webhook_secret_sealed: string | null = null;
 
   @Property({ type: SpecTimestampType, onCreate: () => nowSpecTimestamp() })
   created_at!: string;

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Assistant, PostCallSchemaItem } from '../assistants/assistant.entity';
-import type { CallStatus } from './call.entity';
+import type { CallStatus, ToolCallRecord } from './call.entity';
 
 export interface Turn {
   speaker: 'assistant' | 'customer' | 'system';
@@ -32,6 +32,7 @@ export function simulatedConversation(
   assistant: Pick<Assistant, 'initial_message' | 'system_prompt' | 'who_speaks_first' | 'end_call_tool_description'>,
   input: Record<string, unknown>,
   ending: CallStatus,
+  toolCalls: ToolCallRecord[] = [],
 ): Turn[] {
   const name = typeof input.customer_name === 'string' && input.customer_name.trim() ? input.customer_name.trim() : null;
   const turns: Turn[] = [];
@@ -41,6 +42,10 @@ export function simulatedConversation(
   const goal = firstSentence(assistant.system_prompt);
   turns.push({ speaker: 'assistant', text: goal ? `Certo! ${goal}` : 'Certo! Em que posso ajudar?' });
   turns.push({ speaker: 'customer', text: 'Entendi, me conte mais.' });
+  for (const call of toolCalls) {
+    turns.push({ speaker: 'assistant', text: `Um momento, vou consultar (${call.name}).` });
+    turns.push({ speaker: 'system', text: describeToolCall(call) });
+  }
   turns.push({ speaker: 'assistant', text: 'Claro. Vou registrar as informações desta conversa.' });
   if (ending === 'ended_by_customer') {
     turns.push({ speaker: 'customer', text: 'Agora não posso, tchau.' });
@@ -54,6 +59,28 @@ export function simulatedConversation(
   return turns;
 }
 
+function describeToolCall(call: ToolCallRecord): string {
+  const request = `ferramenta ${call.name}: ${call.method} ${call.url} ${JSON.stringify(call.parameters)}`;
+  if (call.error) return `${request} -> falhou após ${call.latency_ms} ms (${call.error})`;
+  const body = call.response === null ? '' : `: ${call.response.length > 300 ? `${call.response.slice(0, 300)}...` : call.response}`;
+  return `${request} -> HTTP ${call.status} em ${call.latency_ms} ms${body}`;
+}
+
+/**
+ * A value of the given type: the given one when it converts, else one made up for the call
+ * (`roll` in [0, 1) keeps it the same every time).
+ */
+export function typedValue(type: 'string' | 'number' | 'bool' | 'boolean', given: unknown, roll: number, fallbackText: string): unknown {
+  if (type === 'number') {
+    const number = typeof given === 'number' ? given : typeof given === 'string' && given.trim() !== '' ? Number(given) : NaN;
+    return Number.isFinite(number) ? number : Math.round(roll * 100);
+  }
+  if (type === 'bool' || type === 'boolean') {
+    return typeof given === 'boolean' ? given : given === 'true' ? true : given === 'false' ? false : roll >= 0.5;
+  }
+  return given !== undefined && given !== null ? String(given) : fallbackText;
+}
+
 /**
  * Post-call extraction: each item of the post-call schema takes the call's input variable of
  * the same name (converted to the item's type), or else a value of that type.
@@ -61,16 +88,7 @@ export function simulatedConversation(
 export function extractVariables(callId: number, schema: PostCallSchemaItem[], input: Record<string, unknown>): Record<string, unknown> {
   const result: Record<string, unknown> = {};
   for (const item of schema) {
-    const given = input[item.name];
-    const roll = seeded(callId, item.name);
-    if (item.type === 'number') {
-      const number = typeof given === 'number' ? given : typeof given === 'string' && given.trim() !== '' ? Number(given) : NaN;
-      result[item.name] = Number.isFinite(number) ? number : Math.round(roll * 100);
-    } else if (item.type === 'bool') {
-      result[item.name] = typeof given === 'boolean' ? given : given === 'true' ? true : given === 'false' ? false : roll >= 0.5;
-    } else {
-      result[item.name] = given !== undefined && given !== null ? String(given) : `${item.description}`.slice(0, 255);
-    }
+    result[item.name] = typedValue(item.type, input[item.name], seeded(callId, item.name), item.description.slice(0, 255));
   }
   return result;
 }

@@ -23,6 +23,20 @@ export const CALL_TYPES = ['inbound', 'outbound', 'web'] as const;
 export type CallType = (typeof CALL_TYPES)[number];
 export type AnsweredBy = 'human' | 'machine' | 'unknown';
 
+/** One request of a mid-call tool during a call. */
+export interface ToolCallRecord {
+  tool_id: number;
+  name: string;
+  method: string;
+  url: string;
+  parameters: Record<string, unknown>;
+  status: number | null;
+  /** The start of the response body (bounded), or null when there was none. */
+  response: string | null;
+  error: string | null;
+  latency_ms: number;
+}
+
 @ObjectType('Call', { description: 'A phone call of one of the account’s assistants.' })
 @Entity({ tableName: 'calls' })
 export class Call {
@@ -37,6 +51,7 @@ export class Call {
     | 'carrier_cost'
     | 'total_cost'
     | 'recording_url'
+    | 'tool_calls'
     | 'provider_call_id'
     | 'answered_at'
     | 'finished_at'
@@ -129,6 +144,10 @@ export class Call {
   @Field(() => String, { nullable: true, description: 'When recorded (record_call).' })
   @Property({ length: 2048, nullable: true })
   recording_url: string | null = null;
+
+  /** What the mid-call tools were asked and answered; the transcript tells it too. */
+  @Property({ type: 'json' })
+  tool_calls: ToolCallRecord[] = [];
 
   @Property({ length: 32 })
   provider!: string;

@@ -1,0 +1,73 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Config } from '../../config';
+import { OutboundError, outboundRequest } from '../../lib/outbound';
+import type { SecretBox } from '../../lib/secrets';
+import type { Assistant } from '../assistants/assistant.entity';
+import { Tool } from '../tools/tool.entity';
+import { toolHeaders } from '../tools/tool.service';
+import { seeded, typedValue } from './call.conversation';
+import type { Call, ToolCallRecord } from './call.entity';
+
+const RESPONSE_BYTES = 4096;
+
+/**
+ * Calls each tool of the assistant once, as the AI would mid-call: parameters from the
+ * tool's schema (the call's variable of the same name, else a value of the type), GET as a
+ * query string and the other methods as a JSON body, with the tool's headers and timeout.
+ * A failure or a timeout is recorded and the call goes on. Runs outside any transaction.
+ */
+export async function runTools(
+  em: EntityManager,
+  deps: { config: Config; secrets: SecretBox },
+  call: Pick<Call, 'id' | 'input_variables'>,
+  assistant: Pick<Assistant, 'id'>,
+): Promise<ToolCallRecord[]> {
+  const links: { tool_id: number }[] = await em.execute('select tool_id from assistant_tools where assistant_id = ? order by tool_id', [assistant.id]);
+  if (links.length === 0) return [];
+  const tools = await em.find(Tool, { id: { $in: links.map((l) => l.tool_id) } }, { orderBy: { id: 'asc' } });
+  const records: ToolCallRecord[] = [];
+  for (const tool of tools) {
+    const parameters: Record<string, unknown> = {};
+    for (const item of tool.schema) {
+      parameters[item.name] = typedValue(item.type, call.input_variables[item.name], seeded(call.id, tool.id, item.name), `${item.name} informado pelo cliente`);
+    }
+    const url = new URL(tool.endpoint);
+    const hasBody = tool.method !== 'GET';
+    if (!hasBody) for (const [name, value] of Object.entries(parameters)) url.searchParams.set(name, String(value));
+    const headers: Record<string, string> = { 'user-agent': 'vozgate-tools/1', accept: 'application/json' };
+    if (hasBody) headers['content-type'] = 'application/json';
+    for (const header of toolHeaders(deps.secrets, tool)) headers[header.name.toLowerCase()] = header.value;
+
+    const record: ToolCallRecord = {
+      tool_id: tool.id,
+      name: tool.name,
+      method: tool.method,
+      url: url.toString(),
+      parameters,
+      status: null,
+      response: null,
+      error: null,
+      latency_ms: 0,
+    };
+    try {
+      const response = await outboundRequest({
+        url: url.toString(),
+        method: tool.method,
+        headers,
+        body: hasBody ? JSON.stringify(parameters) : undefined,
+        timeoutMs: tool.timeout * 1000,
+        maxResponseBytes: RESPONSE_BYTES,
+        allowPrivate: deps.config.allowPrivateNetworkTargets,
+      });
+      record.status = response.status;
+      record.response = response.body;
+      record.latency_ms = response.latencyMs;
+    } catch (error) {
+      if (!(error instanceof OutboundError)) throw error;
+      record.error = `${error.kind}: ${error.message}`;
+      record.latency_ms = error.latencyMs;
+    }
+    records.push(record);
+  }
+  return records;
+}
