@@ -4,6 +4,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import Decimal from 'decimal.js';
 import type { Config } from '../../config';
 import type { SecretBox } from '../../lib/secrets';
+import { nowSpecTimestamp } from '../../lib/time';
 import { adjustBalance } from '../accounts/account.service';
 import { Assistant } from '../assistants/assistant.entity';
 import { Call, FINAL_CALL_STATUSES, type AnsweredBy, type CallStatus } from './call.entity';
@@ -90,7 +91,7 @@ async function finish(em: EntityManager, deps: LifecycleDeps, call: Call, status
   call.status = status;
   call.duration = answered ? Math.max(0, Math.round(duration)) : 0;
   call.transcript = transcriptText(turns);
-  call.finished_at = new Date().toISOString();
+  call.finished_at = nowSpecTimestamp();
 
   if (assistant && answered && call.answered_by === 'human') {
     call.variables = extractVariables(call.id, assistant.post_call_schema, call.input_variables);
