@@ -27,7 +27,7 @@ export interface App {
 const REST_BASE = '/api';
 
 export async function createApp(runtime: Runtime): Promise<App> {
-  const { orm, config, secrets, telephony, logger } = runtime;
+  const { orm, config, secrets, telephony, sms, logger } = runtime;
   const schema = await getSchema();
   const apollo = new ApolloServer<GraphQLContext>({
     schema,
@@ -42,7 +42,7 @@ export async function createApp(runtime: Runtime): Promise<App> {
   const contextFor = (req: IncomingMessage, requestId: string) => async (): Promise<GraphQLContext> => {
     const em = orm.em.fork();
     const accountId = await authenticate(em, req.headers.authorization);
-    return createContext({ requestId, em, accountId, config, secrets, telephony });
+    return createContext({ requestId, em, accountId, config, secrets, telephony, sms });
   };
 
   async function graphql(req: IncomingMessage, res: ServerResponse, url: URL, requestId: string): Promise<void> {

@@ -26,6 +26,13 @@ export interface Config {
     /** How much faster than real time the simulator's clock runs. */
     simulatorSpeed: number;
   };
+  sms: {
+    provider: 'simulator' | 'twilio';
+    /** Price per segment by destination region (ISO alpha-2), with `*` for the rest. */
+    prices: Record<string, string>;
+    timeoutMs: number;
+    twilio: { accountSid: string; authToken: string; apiBase: string } | null;
+  };
   /** Carrier price per started minute by destination region (ISO alpha-2), with `*` for the rest. */
   callRates: Record<string, string>;
   /** The platform's fee per started minute of an answered call. */
@@ -73,6 +80,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       provider: oneOf(env, 'TELEPHONY_PROVIDER', ['simulator'] as const, 'simulator'),
       simulatorSpeed: positiveNumber(env, 'SIMULATOR_SPEED', 10),
     },
+    sms: smsConfig(env),
     callRates: priceTable(env, 'CALL_RATES', { BR: '0.06', US: '0.02', '*': '0.10' }),
     callFeePerMinute: price(env, 'CALL_FEE_PER_MINUTE', '0.05'),
     allowPrivateNetworkTargets: boolean(env, 'ALLOW_PRIVATE_NETWORK_TARGETS', false),
@@ -128,6 +136,25 @@ function positiveNumber(env: NodeJS.ProcessEnv, name: string, fallback: number):
   const value = Number(raw);
   if (!Number.isFinite(value) || value <= 0) throw new ConfigError(`${name} must be a positive number, got "${raw}"`);
   return value;
+}
+
+function smsConfig(env: NodeJS.ProcessEnv): Config['sms'] {
+  const provider = oneOf(env, 'SMS_PROVIDER', ['simulator', 'twilio'] as const, 'simulator');
+  let twilio: Config['sms']['twilio'] = null;
+  if (provider === 'twilio') {
+    const accountSid = nonEmpty(env.TWILIO_ACCOUNT_SID);
+    const authToken = nonEmpty(env.TWILIO_AUTH_TOKEN);
+    if (!accountSid || !authToken) throw new ConfigError('SMS_PROVIDER=twilio needs TWILIO_ACCOUNT_SID and TWILIO_AUTH_TOKEN');
+    const apiBase = (nonEmpty(env.TWILIO_API_BASE) ?? 'https://api.twilio.com').replace(/\/+$/, '');
+    if (!/^https?:\/\/[^/]+/.test(apiBase)) throw new ConfigError(`TWILIO_API_BASE must be an http(s) URL, got "${apiBase}"`);
+    twilio = { accountSid, authToken, apiBase };
+  }
+  return {
+    provider,
+    prices: priceTable(env, 'SMS_PRICES', { BR: '0.05', US: '0.0079', '*': '0.08' }),
+    timeoutMs: integer(env, 'SMS_PROVIDER_TIMEOUT_MS', 10_000, 100, 120_000),
+    twilio,
+  };
 }
 
 /** A comma-separated list of non-negative seconds (fractions allowed), at most 20 of them. */

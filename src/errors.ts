@@ -33,6 +33,13 @@ export const Messages = {
   callNotFound: 'Chamada não encontrada',
   deliveryNotFound: 'Entrega de webhook não encontrada',
   idempotencyKeyReused: 'Esta Idempotency-Key já foi usada com outra requisição.',
+  idempotencyInFlight: 'Uma requisição com esta Idempotency-Key ainda está em andamento; tente novamente.',
+  senderNotFound: 'Número de origem não encontrado',
+  senderWithoutSms: 'Número de origem não possui capacidade de SMS',
+  senderExpired: 'A assinatura do número de origem expirou',
+  recipientInvalid: 'Número de destino inválido',
+  smsFailed: 'Falha ao enviar SMS',
+  smsNotFound: 'SMS não encontrado',
   simulatorOnly: 'Chamadas recebidas simuladas só existem com o provedor de telefonia simulator.',
 
   leadCreated: 'Lead created successfully',
@@ -48,6 +55,7 @@ export const Messages = {
   webhookEnabled: 'Webhook enabled successfully',
   webhookDisabled: 'Webhook disabled successfully',
   callInitiated: 'Call initiated successfully',
+  smsSent: 'SMS sent successfully',
   callDeleted: 'Call deleted successfully',
 } as const;
 

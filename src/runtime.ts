@@ -3,6 +3,7 @@ import type { Config } from './config';
 import type { SecretBox } from './lib/secrets';
 import type { LifecycleDeps } from './modules/calls/call.lifecycle';
 import type { TelephonyProvider } from './telephony/provider';
+import { createSmsProvider, type SmsProvider } from './telephony/sms';
 import { SimulatorProvider } from './telephony/simulator';
 import { scheduleCallWebhook } from './modules/webhooks/webhook.service';
 
@@ -22,6 +23,7 @@ export interface Runtime {
   config: Config;
   secrets: SecretBox;
   telephony: TelephonyProvider;
+  sms: SmsProvider;
   lifecycle: LifecycleDeps;
   logger: Logger;
 }
@@ -40,6 +42,7 @@ export function createRuntime(parts: { orm: MikroORM; config: Config; secrets: S
     config,
     secrets,
     telephony: createTelephony(config),
+    sms: createSmsProvider(config),
     lifecycle: { config, secrets, onFinished: scheduleCallWebhook },
     logger: parts.logger ?? consoleLogger,
   };

@@ -7,8 +7,9 @@ import { Call } from '../modules/calls/call.entity';
 import { Campaign } from '../modules/campaigns/campaign.entity';
 import { Language } from '../modules/catalog/language.entity';
 import { Voice } from '../modules/catalog/voice.entity';
+import { Sms } from '../modules/sms/sms.entity';
 import { Tool } from '../modules/tools/tool.entity';
 import { Lead } from '../modules/leads/lead.entity';
 import { SecondaryContact } from '../modules/leads/secondary-contact.entity';
 
-export const entities = [Account, ApiToken, PhoneNumber, LedgerEntry, Campaign, Lead, SecondaryContact, Language, Voice, Tool, Assistant, Call];
+export const entities = [Account, ApiToken, PhoneNumber, LedgerEntry, Campaign, Lead, SecondaryContact, Language, Voice, Tool, Assistant, Call, Sms];

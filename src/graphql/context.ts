@@ -2,6 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Config } from '../config';
 import type { SecretBox } from '../lib/secrets';
 import type { TelephonyProvider } from '../telephony/provider';
+import type { SmsProvider } from '../telephony/sms';
 import { UnauthenticatedError } from '../errors';
 import type { Scope } from '../modules/scope';
 import { createLoaders, type Loaders } from './loaders';
@@ -16,6 +17,7 @@ export interface GraphQLContext {
   config: Config;
   secrets: SecretBox;
   telephony: TelephonyProvider;
+  sms: SmsProvider;
   loaders: Loaders;
 }
 

@@ -2,16 +2,28 @@ import 'reflect-metadata';
 import { lexicographicSortSchema, printSchema, type GraphQLSchema } from 'graphql';
 import { buildSchema, type AuthChecker } from 'type-graphql';
 import { UnauthenticatedError } from '../errors';
+import { MeResolver } from '../modules/accounts/me.resolver';
 import { AssistantResolver } from '../modules/assistants/assistant.resolver';
 import { CallResolver } from '../modules/calls/call.resolver';
 import { CampaignResolver } from '../modules/campaigns/campaign.resolver';
 import { CatalogResolver } from '../modules/catalog/catalog.resolver';
 import { LeadResolver } from '../modules/leads/lead.resolver';
+import { SmsResolver } from '../modules/sms/sms.resolver';
 import { ToolResolver } from '../modules/tools/tool.resolver';
 import { WebhookResolver } from '../modules/webhooks/webhook.resolver';
 import type { GraphQLContext } from './context';
 
-export const resolvers = [AssistantResolver, CallResolver, CampaignResolver, CatalogResolver, LeadResolver, ToolResolver, WebhookResolver] as const;
+export const resolvers = [
+  AssistantResolver,
+  CallResolver,
+  CampaignResolver,
+  CatalogResolver,
+  LeadResolver,
+  MeResolver,
+  SmsResolver,
+  ToolResolver,
+  WebhookResolver,
+] as const;
 
 /** The one authorization rule so far: `@Authorized()` needs a valid bearer token. */
 const authChecker: AuthChecker<GraphQLContext> = ({ context }) => {

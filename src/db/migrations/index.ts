@@ -3,6 +3,7 @@ import { Migration20261121000000_foundation } from './Migration20261121000000_fo
 import { Migration20261121010000_assistants } from './Migration20261121010000_assistants';
 import { Migration20261121020000_calls } from './Migration20261121020000_calls';
 import { Migration20261121030000_webhooks } from './Migration20261121030000_webhooks';
+import { Migration20261121040000_sms } from './Migration20261121040000_sms';
 
 /** Every migration, in order. Listed explicitly so that compiled and TypeScript runs agree. */
 export const migrations: MigrationObject[] = [
@@ -10,4 +11,5 @@ export const migrations: MigrationObject[] = [
   { name: 'Migration20261121010000_assistants', class: Migration20261121010000_assistants },
   { name: 'Migration20261121020000_calls', class: Migration20261121020000_calls },
   { name: 'Migration20261121030000_webhooks', class: Migration20261121030000_webhooks },
+  { name: 'Migration20261121040000_sms', class: Migration20261121040000_sms },
 ];

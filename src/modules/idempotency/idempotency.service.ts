@@ -16,12 +16,65 @@ function canonical(value: unknown): string {
   return JSON.stringify(value ?? null);
 }
 
+export interface KeyRef {
+  accountId: number;
+  operation: string;
+  key: string;
+}
+
+export type Claim<T> = { kind: 'new' } | { kind: 'replay'; response: T } | { kind: 'in-flight' };
+
 /**
- * Runs `work` in a transaction, at most once per (account, operation, key). The key's row is
- * inserted first in the same transaction, so a concurrent request with the same key waits
- * on it: when the first commits, the second gets the stored response and does nothing; when
- * the first fails, nothing is stored and the second does the work. The same key with another
- * request is refused. Without a key, `work` simply runs in a transaction.
+ * Claims an idempotency key in the caller's transaction. The key's row is inserted first,
+ * so a concurrent request with the same key waits on it: when the holder commits, the
+ * waiter sees the row (its response, or none yet if the work goes on after that commit);
+ * when the holder rolls back, the waiter claims the key itself. The same key with another
+ * request is refused.
+ */
+export async function claimKey<T>(tx: EntityManager, ref: KeyRef, request: unknown): Promise<Claim<T>> {
+  if (!KEY.test(ref.key)) throw new ValidationError({ idempotency_key: [FieldMessages.idempotencyKey] });
+  const hash = createHash('sha256').update(canonical(request)).digest('hex');
+  const inserted = await tx.execute(
+    `insert into idempotency_keys (account_id, operation, key, request_hash) values (?, ?, ?, ?) on conflict do nothing returning key`,
+    [ref.accountId, ref.operation, ref.key, hash],
+  );
+  if (inserted.length > 0) return { kind: 'new' };
+  const [row] = await tx.execute('select request_hash, response from idempotency_keys where account_id = ? and operation = ? and key = ?', [
+    ref.accountId,
+    ref.operation,
+    ref.key,
+  ]);
+  if (row.request_hash !== hash) throw new DomainError('CONFLICT', Messages.idempotencyKeyReused);
+  return row.response === null ? { kind: 'in-flight' } : { kind: 'replay', response: row.response as T };
+}
+
+export async function storeResponse(em: EntityManager, ref: KeyRef, response: unknown): Promise<void> {
+  await em.execute('update idempotency_keys set response = ?::jsonb where account_id = ? and operation = ? and key = ?', [
+    JSON.stringify(response),
+    ref.accountId,
+    ref.operation,
+    ref.key,
+  ]);
+}
+
+/** Waits for the response of a request that holds the key and is still working. */
+export async function awaitResponse<T>(em: EntityManager, ref: KeyRef, timeoutMs = 30_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const [row] = await em.execute('select response from idempotency_keys where account_id = ? and operation = ? and key = ?', [
+      ref.accountId,
+      ref.operation,
+      ref.key,
+    ]);
+    if (row?.response != null) return row.response as T;
+    if (Date.now() > deadline) throw new DomainError('CONFLICT', Messages.idempotencyInFlight);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+/**
+ * Runs `work` in a transaction, at most once per key: a replay answers the stored response.
+ * Without a key, `work` simply runs in a transaction.
  */
 export async function idempotent<T>(
   em: EntityManager,
@@ -32,30 +85,13 @@ export async function idempotent<T>(
   work: (tx: EntityManager) => Promise<T>,
 ): Promise<T> {
   if (key === null || key === undefined) return em.transactional(work);
-  if (!KEY.test(key)) throw new ValidationError({ idempotency_key: [FieldMessages.idempotencyKey] });
-  const hash = createHash('sha256').update(canonical(request)).digest('hex');
+  const ref = { accountId, operation, key };
   return em.transactional(async (tx) => {
-    const inserted = await tx.execute(
-      `insert into idempotency_keys (account_id, operation, key, request_hash) values (?, ?, ?, ?)
-       on conflict do nothing returning key`,
-      [accountId, operation, key, hash],
-    );
-    if (inserted.length === 0) {
-      const [row] = await tx.execute('select request_hash, response from idempotency_keys where account_id = ? and operation = ? and key = ?', [
-        accountId,
-        operation,
-        key,
-      ]);
-      if (row.request_hash !== hash) throw new DomainError('CONFLICT', Messages.idempotencyKeyReused);
-      return row.response as T;
-    }
+    const claim = await claimKey<T>(tx, ref, request);
+    // The response is stored in the claiming transaction, so a committed key always has one.
+    if (claim.kind === 'replay') return claim.response;
     const result = await work(tx);
-    await tx.execute('update idempotency_keys set response = ?::jsonb where account_id = ? and operation = ? and key = ?', [
-      JSON.stringify(result),
-      accountId,
-      operation,
-      key,
-    ]);
+    await storeResponse(tx, ref, result);
     return result;
   });
 }

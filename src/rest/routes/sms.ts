@@ -1,0 +1,23 @@
+import { Messages } from '../../errors';
+import { header, type Route } from './route';
+
+export const smsRoutes: Route[] = [
+  {
+    method: 'POST',
+    path: '/user/sms',
+    document: `mutation SendSms($input: SendSmsInput!, $idempotency_key: String) {
+      sendSms(input: $input, idempotency_key: $idempotency_key) {
+        id phone_number_id to body user_id segments segment_price total_cost status sms_sid created_at updated_at
+      }
+    }`,
+    variables: (req) => ({ input: req.body, idempotency_key: header(req, 'idempotency-key') }),
+    respond: (data) => ({ body: { message: Messages.smsSent, data: data.sendSms } }),
+  },
+  {
+    method: 'GET',
+    path: '/user/me',
+    document: `query Me { me { name email balance } }`,
+    variables: () => ({}),
+    respond: (data) => ({ body: { name: data.me.name, email: data.me.email, total_balance: data.me.balance } }),
+  },
+];
