@@ -1,8 +1,8 @@
-import { Arg, Args, ArgsType, Authorized, Ctx, Field, InputType, Int, Mutation, ObjectType, Query, Resolver } from 'type-graphql';
+import { Arg, Args, ArgsType, Authorized, Ctx, Field, InputType, Int, Mutation, Query, Resolver } from 'type-graphql';
 import { scopeOf, type GraphQLContext } from '../../graphql/context';
-import { PageType } from '../../graphql/pagination';
-import { SMS_STATUSES, Sms } from './sms.entity';
-import { listSms, requireSms, sendSms, MAX_SMS_BODY, type SmsRecord } from './sms.service';
+import { SMS_STATUSES } from './sms.entity';
+import { listSms, requireSms, sendSms, MAX_SMS_BODY } from './sms.service';
+import { SmsPage, SmsRecord } from './sms.types';
 
 @InputType('SendSmsInput')
 export class SendSmsInput {
@@ -40,13 +40,10 @@ export class SmsListArgs {
   date_to?: string | null;
 }
 
-@ObjectType('SmsPage')
-export class SmsPage extends PageType(Sms) {}
-
 @Authorized()
-@Resolver(() => Sms)
+@Resolver(() => SmsRecord)
 export class SmsResolver {
-  @Mutation(() => Sms, { description: 'Sends an SMS and charges its segments to the balance.' })
+  @Mutation(() => SmsRecord, { description: 'Sends an SMS and charges its segments to the balance.' })
   sendSms(
     @Arg('input', () => SendSmsInput) input: SendSmsInput,
     @Arg('idempotency_key', () => String, { nullable: true, description: 'A replay with the same key and input charges nothing more.' })
@@ -61,8 +58,8 @@ export class SmsResolver {
     return listSms(scopeOf(ctx), args);
   }
 
-  @Query(() => Sms)
-  sms(@Arg('id', () => Int) id: number, @Ctx() ctx: GraphQLContext): Promise<Sms> {
+  @Query(() => SmsRecord)
+  sms(@Arg('id', () => Int) id: number, @Ctx() ctx: GraphQLContext): Promise<SmsRecord> {
     return requireSms(scopeOf(ctx), id);
   }
 }

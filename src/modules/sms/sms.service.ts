@@ -15,6 +15,7 @@ import { awaitResponse, claimKey, storeResponse, type KeyRef } from '../idempote
 import type { Scope } from '../scope';
 import { countSegments } from './segments';
 import { SMS_STATUSES, Sms } from './sms.entity';
+import type { SmsRecord } from './sms.types';
 
 export const MAX_SMS_BODY = 300;
 
@@ -22,25 +23,6 @@ export interface SendSmsInput {
   from: number;
   to: string;
   body: string;
-}
-
-/** The SMS record as the API answers it (and as an idempotent replay stores it). */
-export interface SmsRecord {
-  id: number;
-  phone_number_id: number | null;
-  from: string;
-  to: string;
-  body: string;
-  user_id: number;
-  encoding: string;
-  segments: number;
-  segment_price: number;
-  total_cost: number;
-  status: string;
-  sms_sid: string | null;
-  error: string | null;
-  created_at: string;
-  updated_at: string;
 }
 
 /** What an idempotency key remembers: the record, or the provider failure to answer again. */
@@ -163,10 +145,10 @@ export async function sendSms(scope: Scope, provider: SmsProvider, input: SendSm
   return outcomeResult(outcome);
 }
 
-export async function requireSms(scope: Scope, id: number): Promise<Sms> {
+export async function requireSms(scope: Scope, id: number): Promise<SmsRecord> {
   const sms = await scope.em.findOne(Sms, { id, account: scope.accountId });
   if (!sms) throw new NotFoundError(Messages.smsNotFound);
-  return sms;
+  return toRecord(sms);
 }
 
 export interface SmsListArgs {
@@ -180,7 +162,7 @@ export interface SmsListArgs {
 }
 
 /** A page of the account's SMS, newest first. */
-export async function listSms(scope: Scope, args: SmsListArgs): Promise<Page<Sms>> {
+export async function listSms(scope: Scope, args: SmsListArgs): Promise<Page<SmsRecord>> {
   const errors = new FieldErrorCollector();
   const page = args.page ?? 1;
   const perPage = args.per_page ?? DEFAULT_PER_PAGE;
@@ -205,5 +187,5 @@ export async function listSms(scope: Scope, args: SmsListArgs): Promise<Page<Sms
     };
   }
   const [rows, total] = await scope.em.findAndCount(Sms, where, { orderBy: { id: 'desc' }, limit: perPage, offset: offsetOf(page, perPage) });
-  return makePage(rows, total, page, perPage);
+  return makePage(rows.map(toRecord), total, page, perPage);
 }
