@@ -5,7 +5,7 @@ import { openDatabase, type Database } from './db/database';
 import { initOrm } from './db/orm';
 import { startWorkers, type Workers } from './jobs/worker';
 import { loadSecretBox } from './lib/secrets';
-import { consoleLogger, createRuntime, type Logger, type Runtime } from './runtime';
+import { consoleLogger, createRuntime, stopOnSignals, type Logger, type Runtime } from './runtime';
 import { seedDemo, type DemoSeed } from './seed';
 
 interface Serving {
@@ -66,11 +66,7 @@ async function main(): Promise<void> {
   }
   log.info(banner.join('\n'));
 
-  let stopping = false;
-  const stop = async (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    log.info(`${signal}: stopping`);
+  stopOnSignals(log, 'vozgate', async () => {
     try {
       await app.close();
       await workers?.stop();
@@ -78,10 +74,7 @@ async function main(): Promise<void> {
     } finally {
       await database.stop();
     }
-    process.exit(0);
-  };
-  process.on('SIGINT', () => void stop('SIGINT'));
-  process.on('SIGTERM', () => void stop('SIGTERM'));
+  });
 }
 
 main().catch((error) => {

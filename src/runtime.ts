@@ -47,3 +47,25 @@ export function createRuntime(parts: { orm: MikroORM; config: Config; secrets: S
     logger: parts.logger ?? consoleLogger,
   };
 }
+
+/**
+ * On the first SIGINT or SIGTERM, runs `stop` (the parts in order, the database last) and
+ * exits; later signals while it runs change nothing.
+ */
+export function stopOnSignals(log: Logger, what: string, stop: () => Promise<void>): void {
+  let stopping = false;
+  const handler = (signal: NodeJS.Signals) => {
+    if (stopping) return;
+    stopping = true;
+    log.info(`${signal}: stopping ${what}`);
+    stop().then(
+      () => process.exit(0),
+      (error) => {
+        log.error(`${what} did not stop cleanly`, error);
+        process.exit(1);
+      },
+    );
+  };
+  process.on('SIGINT', handler);
+  process.on('SIGTERM', handler);
+}

@@ -4,7 +4,7 @@ import { openDatabase } from './db/database';
 import { initOrm } from './db/orm';
 import { startWorkers } from './jobs/worker';
 import { loadSecretBox } from './lib/secrets';
-import { consoleLogger, createRuntime } from './runtime';
+import { consoleLogger, createRuntime, stopOnSignals } from './runtime';
 
 /**
  * `npm run worker`: the job workers alone, for running beside one or more API processes
@@ -20,21 +20,14 @@ async function main(): Promise<void> {
   const workers = await startWorkers(runtime, database.url);
   log.info(`vozgate worker is up (concurrency ${config.workers.concurrency}, telephony: ${runtime.telephony.name})`);
 
-  let stopping = false;
-  const stop = async (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    log.info(`${signal}: stopping the worker`);
+  stopOnSignals(log, 'the worker', async () => {
     try {
       await workers.stop();
       await orm.close();
     } finally {
       await database.stop();
     }
-    process.exit(0);
-  };
-  process.on('SIGINT', () => void stop('SIGINT'));
-  process.on('SIGTERM', () => void stop('SIGTERM'));
+  });
 }
 
 main().catch((error) => {

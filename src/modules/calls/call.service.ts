@@ -2,10 +2,10 @@ import type { FilterQuery } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Config } from '../../config';
 import { DomainError, FieldErrorCollector, FieldMessages, Messages, NotFoundError, ValidationError } from '../../errors';
-import { DEFAULT_PER_PAGE, MAX_PER_PAGE, makePage, offsetOf, type Page } from '../../graphql/pagination';
-import { checkDate, checkIntRange, checkOneOf, checkPositiveInt } from '../../lib/checks';
+import { makePage, offsetOf, type Page } from '../../graphql/pagination';
+import { checkOneOf, checkPositiveInt } from '../../lib/checks';
+import { checkPaging } from '../../lib/listing';
 import { toE164 } from '../../lib/phone';
-import { addDays, formatSpecTimestamp } from '../../lib/time';
 import type { TelephonyProvider } from '../../telephony/provider';
 import { Account } from '../accounts/account.entity';
 import { PhoneNumber } from '../accounts/phone-number.entity';
@@ -133,10 +133,7 @@ export async function deleteCall(scope: Scope, id: number): Promise<void> {
 /** A page of the account's calls, newest first, with the spec's filters. */
 export async function listCalls(scope: Scope, args: CallListArgs): Promise<Page<Call>> {
   const errors = new FieldErrorCollector();
-  const page = args.page ?? 1;
-  const perPage = args.per_page ?? DEFAULT_PER_PAGE;
-  checkPositiveInt(errors, 'page', page);
-  checkIntRange(errors, 'per_page', perPage, 1, MAX_PER_PAGE);
+  const { page, perPage, createdAt } = checkPaging(errors, args);
   const where: FilterQuery<Call> = { account: scope.accountId };
   if (args.status != null && checkOneOf(errors, 'status', args.status, CALL_STATUSES)) where.status = args.status;
   if (args.type != null && checkOneOf(errors, 'type', args.type, CALL_TYPES)) where.type = args.type;
@@ -147,16 +144,8 @@ export async function listCalls(scope: Scope, args: CallListArgs): Promise<Page<
     if (phone) where.client_phone_number = phone;
     else errors.add('phone_number', FieldMessages.phone('phone_number'));
   }
-  const from = args.date_from != null ? checkDate(errors, 'date_from', args.date_from) : null;
-  const to = args.date_to != null ? checkDate(errors, 'date_to', args.date_to) : null;
-  if (from && to && to < from) errors.add('date_to', FieldMessages.dateAfterOrEqual('date_to', 'date_from'));
   errors.throwIfAny();
-  if (from || to) {
-    where.created_at = {
-      ...(from ? { $gte: formatSpecTimestamp(from) } : {}),
-      ...(to ? { $lt: formatSpecTimestamp(addDays(to, 1)) } : {}),
-    };
-  }
+  if (createdAt) where.created_at = createdAt;
   const [rows, total] = await scope.em.findAndCount(Call, where, { orderBy: { id: 'desc' }, limit: perPage, offset: offsetOf(page, perPage) });
   return makePage(rows, total, page, perPage);
 }

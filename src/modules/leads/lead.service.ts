@@ -1,10 +1,10 @@
 import { LockMode, type FilterQuery } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { FieldErrorCollector, FieldMessages, Messages, NotFoundError, ValidationError } from '../../errors';
-import { makePage, offsetOf, DEFAULT_PER_PAGE, MAX_PER_PAGE, type Page } from '../../graphql/pagination';
-import { checkDate, checkIntRange, checkOneOf, checkPositiveInt } from '../../lib/checks';
+import { makePage, offsetOf, type Page } from '../../graphql/pagination';
+import { checkOneOf, checkPositiveInt } from '../../lib/checks';
+import { checkPaging } from '../../lib/listing';
 import { toE164 } from '../../lib/phone';
-import { addDays, formatSpecTimestamp } from '../../lib/time';
 import { Account } from '../accounts/account.entity';
 import { requireCampaign } from '../campaigns/campaign.service';
 import type { Scope } from '../scope';
@@ -105,11 +105,7 @@ export async function deleteLead(scope: Scope, id: number): Promise<void> {
 /** A page of the account's leads, newest first. */
 export async function listLeads(scope: Scope, args: LeadListArgs): Promise<Page<Lead>> {
   const errors = new FieldErrorCollector();
-  const page = args.page ?? 1;
-  const perPage = args.per_page ?? DEFAULT_PER_PAGE;
-  checkPositiveInt(errors, 'page', page);
-  checkIntRange(errors, 'per_page', perPage, 1, MAX_PER_PAGE);
-
+  const { page, perPage, createdAt } = checkPaging(errors, args);
   const where: FilterQuery<Lead> = { account: scope.accountId };
   if (args.status != null && checkOneOf(errors, 'status', args.status, LEAD_STATUSES)) where.status = args.status;
   if (args.campaign_id != null && checkPositiveInt(errors, 'campaign_id', args.campaign_id)) where.campaign = args.campaign_id;
@@ -117,17 +113,8 @@ export async function listLeads(scope: Scope, args: LeadListArgs): Promise<Page<
     const phone = normalisePhone(scope, errors, 'phone_number', args.phone_number);
     if (phone) where.phone_number = phone;
   }
-  const from = args.date_from != null ? checkDate(errors, 'date_from', args.date_from) : null;
-  const to = args.date_to != null ? checkDate(errors, 'date_to', args.date_to) : null;
-  if (from && to && to < from) errors.add('date_to', FieldMessages.dateAfterOrEqual('date_to', 'date_from'));
   errors.throwIfAny();
-
-  if (from || to) {
-    where.created_at = {
-      ...(from ? { $gte: formatSpecTimestamp(from) } : {}),
-      ...(to ? { $lt: formatSpecTimestamp(addDays(to, 1)) } : {}),
-    };
-  }
+  if (createdAt) where.created_at = createdAt;
   const [rows, total] = await scope.em.findAndCount(Lead, where, {
     orderBy: { id: 'desc' },
     limit: perPage,

@@ -3,10 +3,10 @@ import { parsePhoneNumberFromString } from 'libphonenumber-js/max';
 import Decimal from 'decimal.js';
 import type { Config } from '../../config';
 import { DomainError, FieldErrorCollector, FieldMessages, Messages, NotFoundError, ValidationError } from '../../errors';
-import { DEFAULT_PER_PAGE, MAX_PER_PAGE, makePage, offsetOf, type Page } from '../../graphql/pagination';
-import { checkDate, checkIntRange, checkOneOf, checkPositiveInt } from '../../lib/checks';
+import { makePage, offsetOf, type Page } from '../../graphql/pagination';
+import { checkOneOf, checkPositiveInt } from '../../lib/checks';
+import { checkPaging, type ListArgs } from '../../lib/listing';
 import { toE164 } from '../../lib/phone';
-import { addDays, formatSpecTimestamp } from '../../lib/time';
 import { SmsProviderError, type SmsProvider } from '../../telephony/sms';
 import { Account } from '../accounts/account.entity';
 import { adjustBalance } from '../accounts/account.service';
@@ -151,23 +151,16 @@ export async function requireSms(scope: Scope, id: number): Promise<SmsRecord> {
   return toRecord(sms);
 }
 
-export interface SmsListArgs {
-  page?: number | null;
-  per_page?: number | null;
+export interface SmsListArgs extends ListArgs {
   status?: string | null;
   to?: string | null;
   phone_number_id?: number | null;
-  date_from?: string | null;
-  date_to?: string | null;
 }
 
 /** A page of the account's SMS, newest first. */
 export async function listSms(scope: Scope, args: SmsListArgs): Promise<Page<SmsRecord>> {
   const errors = new FieldErrorCollector();
-  const page = args.page ?? 1;
-  const perPage = args.per_page ?? DEFAULT_PER_PAGE;
-  checkPositiveInt(errors, 'page', page);
-  checkIntRange(errors, 'per_page', perPage, 1, MAX_PER_PAGE);
+  const { page, perPage, createdAt } = checkPaging(errors, args);
   const where: FilterQuery<Sms> = { account: scope.accountId };
   if (args.status != null && checkOneOf(errors, 'status', args.status, SMS_STATUSES)) where.status = args.status;
   if (args.phone_number_id != null && checkPositiveInt(errors, 'phone_number_id', args.phone_number_id)) where.phone_number_id = args.phone_number_id;
@@ -176,16 +169,8 @@ export async function listSms(scope: Scope, args: SmsListArgs): Promise<Page<Sms
     if (to) where.to = to;
     else errors.add('to', FieldMessages.phone('to'));
   }
-  const from = args.date_from != null ? checkDate(errors, 'date_from', args.date_from) : null;
-  const to = args.date_to != null ? checkDate(errors, 'date_to', args.date_to) : null;
-  if (from && to && to < from) errors.add('date_to', FieldMessages.dateAfterOrEqual('date_to', 'date_from'));
   errors.throwIfAny();
-  if (from || to) {
-    where.created_at = {
-      ...(from ? { $gte: formatSpecTimestamp(from) } : {}),
-      ...(to ? { $lt: formatSpecTimestamp(addDays(to, 1)) } : {}),
-    };
-  }
+  if (createdAt) where.created_at = createdAt;
   const [rows, total] = await scope.em.findAndCount(Sms, where, { orderBy: { id: 'desc' }, limit: perPage, offset: offsetOf(page, perPage) });
   return makePage(rows.map(toRecord), total, page, perPage);
 }
