@@ -1,3 +1,4 @@
+import { wrap } from '@mikro-orm/core';
 import { Arg, Args, Authorized, Ctx, FieldResolver, Int, Mutation, ObjectType, Query, Resolver, Root } from 'type-graphql';
 import { scopeOf, type GraphQLContext } from '../../graphql/context';
 import { PageType } from '../../graphql/pagination';
@@ -50,7 +51,9 @@ export class LeadResolver {
 
   @FieldResolver(() => Campaign)
   async campaign(@Root() lead: Lead, @Ctx() ctx: GraphQLContext): Promise<Campaign> {
+    // Lists load the campaigns with the page; otherwise one batched query for all of them.
     // A lead's campaign always belongs to the lead's account, so the loader always finds it.
+    if (wrap(lead.campaign).isInitialized()) return lead.campaign;
     return (await ctx.loaders.campaign.load(lead.campaign.id))!;
   }
 

@@ -1,4 +1,4 @@
-import { LockMode, type FilterQuery } from '@mikro-orm/core';
+import { LockMode, raw, type FilterQuery } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { FieldErrorCollector, FieldMessages, Messages, NotFoundError, ValidationError } from '../../errors';
 import { makePage, offsetOf, type Page } from '../../graphql/pagination';
@@ -6,6 +6,7 @@ import { checkOneOf, checkPositiveInt } from '../../lib/checks';
 import { checkPaging } from '../../lib/listing';
 import { toE164 } from '../../lib/phone';
 import { Account } from '../accounts/account.entity';
+import { Campaign } from '../campaigns/campaign.entity';
 import { requireCampaign } from '../campaigns/campaign.service';
 import type { Scope } from '../scope';
 import { LEAD_STATUSES, Lead } from './lead.entity';
@@ -115,12 +116,35 @@ export async function listLeads(scope: Scope, args: LeadListArgs): Promise<Page<
   }
   errors.throwIfAny();
   if (createdAt) where.created_at = createdAt;
-  const [rows, total] = await scope.em.findAndCount(Lead, where, {
-    orderBy: { id: 'desc' },
-    limit: perPage,
-    offset: offsetOf(page, perPage),
+
+  // One statement for the page, its total (a window count) and the leads' campaigns, so that
+  // a page costs the same few statements at any size (secondary contacts come in one more).
+  const rows: Record<string, any>[] = await scope.em
+    .createQueryBuilder(Lead, 'l')
+    .select([
+      'l.*',
+      raw('count(*) over () as page_total'),
+      raw('c.account_id as c_account_id, c.name as c_name, c.created_at as c_created_at, c.updated_at as c_updated_at'),
+    ])
+    .join('l.campaign', 'c')
+    .where(where)
+    .orderBy({ id: 'desc' })
+    .limit(perPage)
+    .offset(offsetOf(page, perPage))
+    .execute('all', false);
+  const leads = rows.map((row) => {
+    scope.em.map(Campaign, {
+      id: row.campaign_id,
+      account_id: row.c_account_id,
+      name: row.c_name,
+      created_at: row.c_created_at,
+      updated_at: row.c_updated_at,
+    });
+    return scope.em.map(Lead, row);
   });
-  return makePage(rows, total, page, perPage);
+  // Past the last page there is no row to carry the total.
+  const total = rows.length ? Number(rows[0].page_total) : await scope.em.count(Lead, where);
+  return makePage(leads, total, page, perPage);
 }
 
 function normalisePhone(scope: Scope, errors: FieldErrorCollector, field: string, input: string): string | null {
