@@ -26,7 +26,11 @@ interface Credentials {
   password: string;
 }
 
-export async function startEmbeddedPostgres(dataDir: string, log: (line: string) => void): Promise<EmbeddedDatabase> {
+export async function startEmbeddedPostgres(
+  dataDir: string,
+  log: (line: string) => void,
+  extraFlags: string[] = [],
+): Promise<EmbeddedDatabase> {
   const clusterDir = path.join(dataDir, 'pg');
   await fs.mkdir(dataDir, { recursive: true });
   const credentials = await loadOrCreateCredentials(dataDir);
@@ -51,7 +55,7 @@ export async function startEmbeddedPostgres(dataDir: string, log: (line: string)
     authMethod: 'scram-sha-256',
     // PostgreSQL refuses to run as root; the library then runs it as a `postgres` system user.
     createPostgresUser: asRoot,
-    postgresFlags: ['-c', 'unix_socket_directories=', '-c', 'listen_addresses=127.0.0.1'],
+    postgresFlags: ['-c', 'unix_socket_directories=', '-c', 'listen_addresses=127.0.0.1', ...extraFlags],
     onLog: () => {},
     onError: (error) => log(`embedded postgres: ${String(error)}`),
   });

@@ -33,7 +33,7 @@ export function makePage<T>(data: T[], total: number, page: number, perPage: num
 
 /** The GraphQL page type of an item type: `{ data, current_page, per_page, total, last_page, from, to }`. */
 export function PageType<T extends object>(item: ClassType<T>) {
-  @ObjectType()
+  @ObjectType({ simpleResolvers: true })
   abstract class PageClass implements Page<T> {
     @Field(() => [item])
     data!: T[];

@@ -4,6 +4,7 @@ import { Migration20261121010000_assistants } from './Migration20261121010000_as
 import { Migration20261121020000_calls } from './Migration20261121020000_calls';
 import { Migration20261121030000_webhooks } from './Migration20261121030000_webhooks';
 import { Migration20261121040000_sms } from './Migration20261121040000_sms';
+import { Migration20261121050000_call_counts } from './Migration20261121050000_call_counts';
 
 /** Every migration, in order. Listed explicitly so that compiled and TypeScript runs agree. */
 export const migrations: MigrationObject[] = [
@@ -12,4 +13,5 @@ export const migrations: MigrationObject[] = [
   { name: 'Migration20261121020000_calls', class: Migration20261121020000_calls },
   { name: 'Migration20261121030000_webhooks', class: Migration20261121030000_webhooks },
   { name: 'Migration20261121040000_sms', class: Migration20261121040000_sms },
+  { name: 'Migration20261121050000_call_counts', class: Migration20261121050000_call_counts },
 ];

@@ -2,7 +2,7 @@ import { Arg, Authorized, Ctx, Field, Float, FieldResolver, Int, ObjectType, Que
 import { scopeOf, type GraphQLContext } from '../../graphql/context';
 import { Account } from './account.entity';
 
-@ObjectType('LedgerEntry', { description: 'One change of the balance; the ledger sums to the balance.' })
+@ObjectType('LedgerEntry', { simpleResolvers: true, description: 'One change of the balance; the ledger sums to the balance.' })
 export class LedgerEntryView {
   @Field(() => String)
   id!: string;
@@ -23,7 +23,7 @@ export class LedgerEntryView {
   created_at!: string;
 }
 
-@ObjectType('Me', { description: 'The authenticated account.' })
+@ObjectType('Me', { simpleResolvers: true, description: 'The authenticated account.' })
 export class Me {
   @Field(() => Int)
   id!: number;

@@ -13,7 +13,7 @@ export const ENDPOINT_TYPES = ['vad', 'ai'] as const;
 export const WHO_SPEAKS_FIRST = ['AI assistant', 'Customer'] as const;
 export const POST_CALL_TYPES = ['string', 'number', 'bool'] as const;
 
-@ObjectType('PostCallSchemaItem', { description: 'A value to extract from the conversation after the call.' })
+@ObjectType('PostCallSchemaItem', { simpleResolvers: true, description: 'A value to extract from the conversation after the call.' })
 export class PostCallSchemaItem {
   @Field(() => String, { description: 'Letters, digits and underscores.' })
   name!: string;
@@ -25,7 +25,7 @@ export class PostCallSchemaItem {
   description!: string;
 }
 
-@ObjectType('EndCallTool', { description: 'The built-in tool the assistant uses to hang up.' })
+@ObjectType('EndCallTool', { simpleResolvers: true, description: 'The built-in tool the assistant uses to hang up.' })
 export class EndCallTool {
   @Field(() => String, { nullable: true, description: 'When the assistant should end the call; at most 500 characters.' })
   description!: string | null;
@@ -93,7 +93,7 @@ export const ASSISTANT_DEFAULTS: Readonly<AssistantSettings> = Object.freeze({
   who_speaks_first: 'AI assistant',
 });
 
-@ObjectType('Assistant', { description: 'An AI voice assistant and its whole configuration.' })
+@ObjectType('Assistant', { simpleResolvers: true, description: 'An AI voice assistant and its whole configuration.' })
 @Entity({ tableName: 'assistants' })
 export class Assistant implements AssistantSettings {
   [OptionalProps]?: 'status' | 'phone_number' | 'created_at' | 'updated_at' | 'name' | 'type' | 'mode' | 'end_call_tool';

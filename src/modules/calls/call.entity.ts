@@ -37,7 +37,7 @@ export interface ToolCallRecord {
   latency_ms: number;
 }
 
-@ObjectType('Call', { description: 'A phone call of one of the account’s assistants.' })
+@ObjectType('Call', { simpleResolvers: true, description: 'A phone call of one of the account’s assistants.' })
 @Entity({ tableName: 'calls' })
 export class Call {
   [OptionalProps]?:

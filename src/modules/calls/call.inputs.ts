@@ -14,7 +14,7 @@ export class MakeCallInput {
   variables?: Record<string, unknown> | null;
 }
 
-@ObjectType('CallStarted')
+@ObjectType('CallStarted', { simpleResolvers: true })
 export class CallStarted {
   @Field(() => Int)
   call_id!: number;

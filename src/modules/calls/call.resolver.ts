@@ -5,7 +5,7 @@ import { Call } from './call.entity';
 import { CallListArgs, CallStarted, MakeCallInput } from './call.inputs';
 import { deleteCall, listCalls, makeCall, requireCall, simulateInboundCall } from './call.service';
 
-@ObjectType('CallPage')
+@ObjectType('CallPage', { simpleResolvers: true })
 export class CallPage extends PageType(Call) {}
 
 @Authorized()

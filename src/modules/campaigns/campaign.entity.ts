@@ -4,7 +4,7 @@ import { SpecTimestampType } from '../../db/types';
 import { nowSpecTimestamp } from '../../lib/time';
 import { Account } from '../accounts/account.entity';
 
-@ObjectType('Campaign', { description: 'An outbound campaign that groups leads.' })
+@ObjectType('Campaign', { simpleResolvers: true, description: 'An outbound campaign that groups leads.' })
 @Entity({ tableName: 'campaigns' })
 export class Campaign {
   [OptionalProps]?: 'created_at' | 'updated_at';

@@ -1,7 +1,7 @@
 import { Entity, PrimaryKey, Property } from '@mikro-orm/core';
 import { Field, Int, ObjectType } from 'type-graphql';
 
-@ObjectType('Language', { description: "A language an assistant can speak; use its name as an assistant's `language`." })
+@ObjectType('Language', { simpleResolvers: true, description: "A language an assistant can speak; use its name as an assistant's `language`." })
 @Entity({ tableName: 'languages' })
 export class Language {
   @Field(() => Int)

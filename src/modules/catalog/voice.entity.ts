@@ -7,7 +7,7 @@ import { Account } from '../accounts/account.entity';
 export const ENGINE_TYPES = ['pipeline', 'multimodal'] as const;
 export type EngineType = (typeof ENGINE_TYPES)[number];
 
-@ObjectType('Voice', { description: 'A voice; public, or private to the account that added it.' })
+@ObjectType('Voice', { simpleResolvers: true, description: 'A voice; public, or private to the account that added it.' })
 @Entity({ tableName: 'voices' })
 export class Voice {
   [OptionalProps]?: 'account' | 'created_at';

@@ -10,7 +10,7 @@ import { SecondaryContact } from './secondary-contact.entity';
 export const LEAD_STATUSES = ['created', 'completed', 'reached-max-retries'] as const;
 export type LeadStatus = (typeof LEAD_STATUSES)[number];
 
-@ObjectType('Lead', { description: 'A contact of a campaign, with free-form variables and secondary contacts.' })
+@ObjectType('Lead', { simpleResolvers: true, description: 'A contact of a campaign, with free-form variables and secondary contacts.' })
 @Entity({ tableName: 'leads' })
 export class Lead {
   [OptionalProps]?: 'variables' | 'status' | 'created_at' | 'updated_at';

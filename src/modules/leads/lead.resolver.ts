@@ -8,7 +8,7 @@ import { CreateLeadInput, LeadListArgs, UpdateLeadInput } from './lead.inputs';
 import { createLead, deleteLead, getLead, listLeads, updateLead } from './lead.service';
 import { SecondaryContact } from './secondary-contact.entity';
 
-@ObjectType('LeadPage')
+@ObjectType('LeadPage', { simpleResolvers: true })
 export class LeadPage extends PageType(Lead) {}
 
 @Authorized()

@@ -5,7 +5,7 @@ import { SpecTimestampType } from '../../db/types';
 import { nowSpecTimestamp } from '../../lib/time';
 import type { Lead } from './lead.entity';
 
-@ObjectType('SecondaryContact', { description: 'Another number at which a lead can be reached.' })
+@ObjectType('SecondaryContact', { simpleResolvers: true, description: 'Another number at which a lead can be reached.' })
 @Entity({ tableName: 'secondary_contacts' })
 export class SecondaryContact {
   [OptionalProps]?: 'variables' | 'status' | 'created_at' | 'updated_at';

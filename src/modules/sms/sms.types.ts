@@ -3,7 +3,7 @@ import { PageType } from '../../graphql/pagination';
 import { SMS_STATUSES } from './sms.entity';
 
 /** The spec's SMS record (plus the sender's number, the encoding and a failure's detail). */
-@ObjectType('Sms', { description: 'An SMS sent from one of the account’s numbers.' })
+@ObjectType('Sms', { simpleResolvers: true, description: 'An SMS sent from one of the account’s numbers.' })
 export class SmsRecord {
   @Field(() => Int)
   id!: number;
@@ -51,5 +51,5 @@ export class SmsRecord {
   updated_at!: string;
 }
 
-@ObjectType('SmsPage')
+@ObjectType('SmsPage', { simpleResolvers: true })
 export class SmsPage extends PageType(SmsRecord) {}

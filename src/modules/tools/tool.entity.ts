@@ -8,7 +8,7 @@ export type ToolMethod = (typeof TOOL_METHODS)[number];
 export const TOOL_PARAMETER_TYPES = ['string', 'number', 'boolean'] as const;
 export type ToolParameterType = (typeof TOOL_PARAMETER_TYPES)[number];
 
-@ObjectType('ToolHeader', { description: 'An HTTP header sent with every request of the tool.' })
+@ObjectType('ToolHeader', { simpleResolvers: true, description: 'An HTTP header sent with every request of the tool.' })
 export class ToolHeader {
   @Field(() => String)
   name!: string;
@@ -17,7 +17,7 @@ export class ToolHeader {
   value!: string;
 }
 
-@ObjectType('ToolParameter', { description: 'A parameter the AI extracts from the conversation and sends to the endpoint.' })
+@ObjectType('ToolParameter', { simpleResolvers: true, description: 'A parameter the AI extracts from the conversation and sends to the endpoint.' })
 export class ToolParameter {
   @Field(() => String)
   name!: string;
@@ -29,7 +29,7 @@ export class ToolParameter {
   description!: string;
 }
 
-@ObjectType('Tool', { description: 'A mid-call tool: an HTTP endpoint an assistant calls during a call.' })
+@ObjectType('Tool', { simpleResolvers: true, description: 'A mid-call tool: an HTTP endpoint an assistant calls during a call.' })
 @Entity({ tableName: 'tools' })
 export class Tool {
   [OptionalProps]?: 'timeout' | 'schema' | 'created_at' | 'updated_at';

@@ -4,7 +4,7 @@ import { scopeOf, type GraphQLContext } from '../../graphql/context';
 import { Call } from '../calls/call.entity';
 import { redeliver, rotateWebhookSecret, webhookSecret } from './webhook.service';
 
-@ObjectType('WebhookAttempt', { description: 'One POST of a delivery to the webhook URL.' })
+@ObjectType('WebhookAttempt', { simpleResolvers: true, description: 'One POST of a delivery to the webhook URL.' })
 export class WebhookAttempt {
   @Field(() => Int)
   attempt!: number;
@@ -31,7 +31,7 @@ export class WebhookAttempt {
   created_at!: string;
 }
 
-@ObjectType('WebhookDelivery', { description: "A call's result sent to its assistant's webhook, with its attempts." })
+@ObjectType('WebhookDelivery', { simpleResolvers: true, description: "A call's result sent to its assistant's webhook, with its attempts." })
 export class WebhookDelivery {
   @Field(() => String, { description: 'The webhook-id header, the same on every attempt.' })
   id!: string;

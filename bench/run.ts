@@ -1,0 +1,285 @@
+import 'reflect-metadata';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import autocannon from 'autocannon';
+import { Client } from 'pg';
+import { startEmbeddedPostgres } from '../src/db/embedded';
+import { initOrm } from '../src/db/orm';
+import { SCALES, buildDataset, filterRange, loadDataset, type Dataset } from './dataset';
+
+/**
+ * `npm run bench [-- --quick]`: every scenario against the floor (node:http + pg by hand),
+ * vozgate's GraphQL endpoint and its REST shim, with the same load, in one run. Writes a
+ * markdown table to stdout and bench/results/latest.json.
+ */
+const root = path.resolve(__dirname, '../..');
+const { values: flags } = parseArgs({
+  options: {
+    quick: { type: 'boolean', default: false },
+    duration: { type: 'string' },
+    warmup: { type: 'string' },
+    connections: { type: 'string', default: '10' },
+  },
+});
+const scale = SCALES[flags.quick ? 'quick' : 'full'];
+const duration = Number(flags.duration ?? (flags.quick ? 5 : 15));
+const warmup = Number(flags.warmup ?? (flags.quick ? 2 : 5));
+const connections = Number(flags.connections);
+
+type TargetName = 'floor' | 'vozgate-graphql' | 'vozgate-rest';
+interface Target {
+  name: TargetName;
+  base: string;
+  pid: number;
+}
+
+interface Request {
+  method: 'GET' | 'POST';
+  path: string;
+  body?: string;
+}
+
+interface Scenario {
+  name: string;
+  /** A new request each time (random ids, fresh phone numbers). */
+  request(target: TargetName): () => Request;
+}
+
+const CALL_FIELDS = `id assistant_name campaign_name type duration assistant_phone_number client_phone_number status transcript variables
+  evaluation webhook_response carrier_cost total_cost answered_by recording_url created_at updated_at`;
+
+function gql(query: string, variables: Record<string, unknown>): Request {
+  return { method: 'POST', path: '/graphql', body: JSON.stringify({ query, variables }) };
+}
+
+function scenarios(data: Dataset): Scenario[] {
+  const range = filterRange();
+  const randomCall = () => data.callIds.min + Math.floor(Math.random() * (data.callIds.max - data.callIds.min + 1));
+  const deepPage = Math.max(1, Math.floor(data.filteredCalls / 100) - 1);
+  const listCalls = (page: number): Scenario['request'] => (target) => () => {
+    const query = `status=completed&date_from=${range.from}&date_to=${range.to}&per_page=100&page=${page}`;
+    if (target === 'floor') return { method: 'GET', path: `/calls?${query}` };
+    if (target === 'vozgate-rest') return { method: 'GET', path: `/api/user/calls?${query}` };
+    return gql(
+      `query($page: Int!, $from: String!, $to: String!) { calls(status: "completed", date_from: $from, date_to: $to, per_page: 100, page: $page) {
+        data { ${CALL_FIELDS} } current_page per_page total last_page from to } }`,
+      { page, from: range.from, to: range.to },
+    );
+  };
+  let phone = 10_000_000 + Math.floor(Math.random() * 80_000_000);
+  return [
+    {
+      name: 'get call by id',
+      request: (target) => () => {
+        const id = randomCall();
+        if (target === 'floor') return { method: 'GET', path: `/calls/${id}` };
+        if (target === 'vozgate-rest') return { method: 'GET', path: `/api/user/calls/${id}` };
+        return gql(`query($id: Int!) { call(id: $id) { ${CALL_FIELDS} } }`, { id });
+      },
+    },
+    { name: 'list calls, page 1', request: listCalls(1) },
+    { name: `list calls, page ${deepPage}`, request: listCalls(deepPage) },
+    {
+      name: 'list leads, 100 per page',
+      request: (target) => () => {
+        if (target === 'floor') return { method: 'GET', path: '/leads?per_page=100' };
+        if (target === 'vozgate-rest') return { method: 'GET', path: '/api/user/leads?per_page=100' };
+        return gql(
+          `{ leads(per_page: 100) { data { id campaign_id phone_number variables status created_at updated_at campaign { id name }
+            secondary_contacts { id phone_number variables status created_at updated_at } } total } }`,
+          {},
+        );
+      },
+    },
+    {
+      name: 'create lead',
+      request: (target) => () => {
+        const input = { phone_number: `+55119${phone++}`, campaign_id: data.campaignIds[phone % data.campaignIds.length], variables: { customer_name: 'Ana' } };
+        if (target === 'floor') return { method: 'POST', path: '/leads', body: JSON.stringify(input) };
+        if (target === 'vozgate-rest') return { method: 'POST', path: '/api/user/lead', body: JSON.stringify(input) };
+        return gql(`mutation($input: CreateLeadInput!) { createLead(input: $input) { id campaign_id phone_number status campaign { id name } } }`, { input });
+      },
+    },
+    {
+      name: 'send SMS',
+      request: (target) => () => {
+        const input = { from: data.smsNumberId, to: `+55119${phone++}`, body: 'Seu pedido saiu para entrega.' };
+        if (target === 'floor') return { method: 'POST', path: '/sms', body: JSON.stringify(input) };
+        if (target === 'vozgate-rest') return { method: 'POST', path: '/api/user/sms', body: JSON.stringify(input) };
+        return gql(`mutation($input: SendSmsInput!) { sendSms(input: $input) { id status total_cost } }`, { input });
+      },
+    },
+  ];
+}
+
+function start(command: string[], env: NodeJS.ProcessEnv, ready: RegExp): Promise<{ child: ChildProcess; port: number }> {
+  const child = spawn(process.execPath, command, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  return new Promise((resolve, reject) => {
+    const onData = (chunk: Buffer) => {
+      output += chunk.toString();
+      const match = ready.exec(output);
+      if (match) resolve({ child, port: Number(match[1]) });
+    };
+    child.stdout!.on('data', onData);
+    child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.on('exit', (code) => reject(new Error(`${command.join(' ')} exited with ${code}:\n${output}`)));
+  });
+}
+
+function rssMb(pid: number): number {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  return Math.round(Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0) / 1024);
+}
+
+async function statementCount(db: Client): Promise<number | null> {
+  try {
+    const { rows } = await db.query(
+      `select coalesce(sum(calls), 0)::bigint as n from pg_stat_statements where query not ilike '%pg_stat_statements%'`,
+    );
+    return Number(rows[0].n);
+  } catch {
+    return null;
+  }
+}
+
+interface Row {
+  name: string;
+  target: TargetName;
+  rps: number;
+  p50_ms: number;
+  p99_ms: number;
+  non2xx: number;
+  statements_per_request: number | null;
+}
+
+async function measure(target: Target, scenario: Scenario, token: string, db: Client): Promise<Row> {
+  const next = scenario.request(target.name);
+  const options = (seconds: number) => ({
+    url: target.base,
+    connections,
+    duration: seconds,
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    requests: [
+      {
+        setupRequest: (req: autocannon.Request) => {
+          const r = next();
+          return { ...req, method: r.method, path: r.path, body: r.body };
+        },
+      },
+    ],
+  });
+  await autocannon(options(warmup));
+  await db.query('select pg_stat_statements_reset()').catch(() => {});
+  const result = await autocannon(options(duration));
+  const statements = await statementCount(db);
+  const completed = result.requests.total;
+  return {
+    name: scenario.name,
+    target: target.name,
+    rps: Math.round(result.requests.average),
+    p50_ms: result.latency.p50,
+    p99_ms: result.latency.p99,
+    non2xx: result.non2xx + result.errors + result.timeouts,
+    statements_per_request: statements === null || completed === 0 ? null : Math.round((statements / completed) * 100) / 100,
+  };
+}
+
+async function main(): Promise<void> {
+  const log = (line: string) => process.stderr.write(`${line}\n`);
+  const cacheDir = path.join(root, 'bench', '.cache');
+  const database = process.env.DATABASE_URL
+    ? { url: process.env.DATABASE_URL, stop: async () => {} }
+    : await startEmbeddedPostgres(cacheDir, log, [
+        '-c', 'shared_preload_libraries=pg_stat_statements',
+        '-c', 'max_connections=200',
+        '-c', 'shared_buffers=512MB',
+        '-c', 'synchronous_commit=off',
+      ]);
+  const children: ChildProcess[] = [];
+  try {
+    const orm = await initOrm({ databaseUrl: database.url });
+    const db = new Client({ connectionString: database.url });
+    await db.connect();
+    await db.query('create extension if not exists pg_stat_statements').catch(() => log('pg_stat_statements is not available: no statement counts'));
+    let data = await loadDataset(db);
+    if (!data || data.scale !== scale.name) data = await buildDataset(orm, db, scale);
+    await orm.close();
+
+    const floor = await start([path.join(root, 'dist/bench/floor.js')], { DATABASE_URL: database.url, PORT: '0' }, /floor listening on (\d+)/);
+    children.push(floor.child);
+    const vozgate = await start(
+      [path.join(root, 'dist/src/main.js')],
+      {
+        DATABASE_URL: database.url,
+        PORT: '0',
+        HOST: '127.0.0.1',
+        SEED_DEMO: 'false',
+        WORKERS_IN_PROCESS: 'false',
+        SECRETS_KEY: randomBytes(32).toString('base64'),
+      },
+      /REST\s+http:\/\/[^:]+:(\d+)\/api/,
+    );
+    children.push(vozgate.child);
+    const targets: Target[] = [
+      { name: 'floor', base: `http://127.0.0.1:${floor.port}`, pid: floor.child.pid! },
+      { name: 'vozgate-graphql', base: `http://127.0.0.1:${vozgate.port}`, pid: vozgate.child.pid! },
+      { name: 'vozgate-rest', base: `http://127.0.0.1:${vozgate.port}`, pid: vozgate.child.pid! },
+    ];
+
+    const rssStart = { floor: rssMb(floor.child.pid!), vozgate: rssMb(vozgate.child.pid!) };
+    const rows: Row[] = [];
+    for (const scenario of scenarios(data)) {
+      for (const target of targets) {
+        log(`${scenario.name} / ${target.name}`);
+        rows.push(await measure(target, scenario, data.token, db));
+      }
+    }
+    const rssEnd = { floor: rssMb(floor.child.pid!), vozgate: rssMb(vozgate.child.pid!) };
+    await db.end();
+
+    const floorRps = new Map(rows.filter((r) => r.target === 'floor').map((r) => [r.name, r.rps]));
+    const table = [
+      `Scale: ${scale.name} (${data.scale === 'full' ? '1,000,000' : '100,000'} calls on the big account); ${connections} connections, ${warmup} s warm-up, ${duration} s measured.`,
+      '',
+      '| scenario | target | req/s | vs floor | p50 ms | p99 ms | non-2xx | SQL/request |',
+      '|---|---|---:|---:|---:|---:|---:|---:|',
+      ...rows.map((r) => {
+        const ratio = floorRps.get(r.name) ? `${Math.round((r.rps / floorRps.get(r.name)!) * 100)}%` : '';
+        return `| ${r.name} | ${r.target} | ${r.rps} | ${ratio} | ${r.p50_ms} | ${r.p99_ms} | ${r.non2xx} | ${r.statements_per_request ?? 'n/a'} |`;
+      }),
+      '',
+      `RSS (MB): floor ${rssStart.floor} -> ${rssEnd.floor}; vozgate ${rssStart.vozgate} -> ${rssEnd.vozgate}`,
+    ].join('\n');
+    process.stdout.write(`${table}\n`);
+    await fs.mkdir(path.join(root, 'bench', 'results'), { recursive: true });
+    await fs.writeFile(
+      path.join(root, 'bench', 'results', 'latest.json'),
+      `${JSON.stringify(
+        {
+          scale: scale.name,
+          connections,
+          warmup_s: warmup,
+          duration_s: duration,
+          rss_mb: { start: rssStart, end: rssEnd },
+          scenarios: rows.map((r) => ({ ...r, ratio_to_floor: floorRps.get(r.name) ? Math.round((r.rps / floorRps.get(r.name)!) * 100) / 100 : null })),
+        },
+        null,
+        2,
+      )}\n`,
+    );
+  } finally {
+    for (const child of children) child.kill('SIGTERM');
+    await Promise.all(children.map((child) => new Promise((resolve) => (child.exitCode !== null ? resolve(null) : child.once('exit', resolve)))));
+    await database.stop();
+  }
+}
+
+main().catch((error) => {
+  console.error(error);
+  process.exit(1);
+});
