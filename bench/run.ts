@@ -23,6 +23,7 @@ const { values: flags } = parseArgs({
     duration: { type: 'string' },
     warmup: { type: 'string' },
     connections: { type: 'string', default: '10' },
+    only: { type: 'string' },
   },
 });
 const scale = SCALES[flags.quick ? 'quick' : 'full'];
@@ -117,7 +118,8 @@ function scenarios(data: Dataset): Scenario[] {
 }
 
 function start(command: string[], env: NodeJS.ProcessEnv, ready: RegExp): Promise<{ child: ChildProcess; port: number }> {
-  const child = spawn(process.execPath, command, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  // Both servers run as they would be deployed (graphql-js, for one, skips development checks).
+  const child = spawn(process.execPath, command, { env: { ...process.env, NODE_ENV: 'production', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   return new Promise((resolve, reject) => {
     const onData = (chunk: Buffer) => {
@@ -233,7 +235,7 @@ async function main(): Promise<void> {
 
     const rssStart = { floor: rssMb(floor.child.pid!), vozgate: rssMb(vozgate.child.pid!) };
     const rows: Row[] = [];
-    for (const scenario of scenarios(data)) {
+    for (const scenario of scenarios(data).filter((s) => !flags.only || s.name.includes(flags.only!))) {
       for (const target of targets) {
         log(`${scenario.name} / ${target.name}`);
         rows.push(await measure(target, scenario, data.token, db));

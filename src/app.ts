@@ -29,15 +29,16 @@ const REST_BASE = '/api';
 export async function createApp(runtime: Runtime): Promise<App> {
   const { orm, config, secrets, telephony, sms, logger } = runtime;
   const schema = await getSchema();
+  const logError = (message: string, cause: unknown) => logger.error(message, cause);
   const apollo = new ApolloServer<GraphQLContext>({
     schema,
     includeStacktraceInErrorResponses: false,
     // main.ts and worker.ts stop everything in order on SIGINT/SIGTERM; Apollo must not race them.
     stopOnTerminationSignals: false,
-    formatError: (formatted, error) => formatError(formatted, error, (message, cause) => logger.error(message, cause)),
+    formatError: (formatted, error) => formatError(formatted, error, logError),
   });
   await apollo.start();
-  const shim = new RestShim(apollo, schema, routes, config.maxBodyBytes);
+  const shim = new RestShim(schema, routes, config.maxBodyBytes, (error) => formatError(error.toJSON(), error, logError));
 
   const contextFor = (req: IncomingMessage, requestId: string) => async (): Promise<GraphQLContext> => {
     const em = orm.em.fork();

@@ -1,6 +1,15 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { ApolloServer } from '@apollo/server';
-import { Kind, parse, validate, type GraphQLFormattedError, type GraphQLSchema, type OperationDefinitionNode } from 'graphql';
+import {
+  Kind,
+  execute,
+  parse,
+  validate,
+  type DocumentNode,
+  type GraphQLError,
+  type GraphQLFormattedError,
+  type GraphQLSchema,
+  type OperationDefinitionNode,
+} from 'graphql';
 import { HttpStatusByCode, Messages, type FieldErrors } from '../errors';
 import type { GraphQLContext } from '../graphql/context';
 import { BodyTooLargeError, readBody, sendJson } from '../http';
@@ -11,6 +20,7 @@ interface CompiledRoute {
   route: Route;
   pattern: RegExp;
   paramNames: string[];
+  document: DocumentNode;
   operation: OperationDefinitionNode;
 }
 
@@ -24,10 +34,11 @@ export class RestShim {
   private readonly compiled: CompiledRoute[];
 
   constructor(
-    private readonly apollo: ApolloServer<GraphQLContext>,
     private readonly schema: GraphQLSchema,
     routes: Route[],
     private readonly maxBodyBytes: number,
+    /** The GraphQL endpoint's error formatting, so both APIs word errors alike. */
+    private readonly formatError: (error: GraphQLError) => GraphQLFormattedError,
   ) {
     this.compiled = routes.map((route) => compile(schema, route));
   }
@@ -79,13 +90,15 @@ export class RestShim {
     }
     if (!coerced.errors.empty) return validationFailed(res, coerced.errors.errors, route.validationMessage);
 
-    const response = await this.apollo.executeOperation(
-      { query: route.document, variables: coerced.variables },
-      { contextValue: context },
-    );
-    if (response.body.kind !== 'single') throw new Error('REST routes never run incremental operations');
-    const { data, errors } = response.body.singleResult;
-    if (errors?.length) return sendError(res, errors[0], route);
+    // The route's document was parsed and validated against the schema once, at start-up, so
+    // it runs straight on graphql-js: same schema, same resolvers, same context.
+    const { data, errors } = await execute({
+      schema: this.schema,
+      document: compiled.document,
+      variableValues: coerced.variables,
+      contextValue: context,
+    });
+    if (errors?.length) return sendError(res, this.formatError(errors[0]), route);
     const shaped = route.respond(data, request);
     sendJson(res, shaped.status ?? 200, shaped.body, shaped.headers);
   }
@@ -123,7 +136,7 @@ function compile(schema: GraphQLSchema, route: Route): CompiledRoute {
       return '([^/]+)';
     })
     .join('/');
-  return { route, pattern: new RegExp(`^${source}/?$`), paramNames, operation };
+  return { route, pattern: new RegExp(`^${source}/?$`), paramNames, document, operation };
 }
 
 function validationFailed(res: ServerResponse, errors: FieldErrors, message: string = Messages.validationFailed): void {
