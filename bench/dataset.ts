@@ -28,6 +28,8 @@ export interface Dataset {
   campaignIds: number[];
   smsNumberId: number;
   callIds: { min: number; max: number };
+  /** The last lead of the dataset; the scenarios' own leads come after it. */
+  lastLeadId: number;
   /** Completed calls of the big account in the filtered date range, for the paging scenarios. */
   filteredCalls: number;
 }
@@ -125,6 +127,7 @@ export async function buildDataset(orm: MikroORM, db: Client, scale: Scale): Pro
   await db.query('vacuum analyze');
 
   const ids = await db.query('select min(id)::int as min, max(id)::int as max from calls where account_id = $1', [big.id]);
+  const lastLead = await db.query('select coalesce(max(id), 0)::int as id from leads');
   const filtered = await db.query(
     `select count(*)::int as n from calls where account_id = $1 and status = 'completed' and created_at >= $2 and created_at < $3`,
     [big.id, filterRange().from, filterRange().toExclusive],
@@ -136,6 +139,7 @@ export async function buildDataset(orm: MikroORM, db: Client, scale: Scale): Pro
     campaignIds,
     smsNumberId,
     callIds: ids.rows[0],
+    lastLeadId: lastLead.rows[0].id,
     filteredCalls: filtered.rows[0].n,
   };
   await db.query(`insert into bench_meta (key, value) values ('dataset', $1) on conflict (key) do update set value = excluded.value`, [JSON.stringify(dataset)]);
@@ -146,4 +150,13 @@ export async function buildDataset(orm: MikroORM, db: Client, scale: Scale): Pro
 export function filterRange(): { from: string; to: string; toExclusive: string } {
   const day = (offset: number) => new Date(Date.now() + offset * 86_400_000).toISOString().slice(0, 10);
   return { from: day(-300), to: day(0), toExclusive: day(1) };
+}
+
+/** Takes away what earlier runs' create-lead and send-SMS scenarios added, so runs compare. */
+export async function resetDataset(db: Client, data: Dataset): Promise<void> {
+  await db.query('delete from leads where id > $1', [data.lastLeadId]);
+  await db.query('delete from sms_messages');
+  await db.query(`delete from ledger_entries where kind in ('sms', 'sms_refund')`);
+  await db.query(`update accounts set balance = 100000000`);
+  await db.query('vacuum analyze leads, sms_messages, ledger_entries, accounts');
 }

@@ -9,7 +9,7 @@ import autocannon from 'autocannon';
 import { Client } from 'pg';
 import { startEmbeddedPostgres } from '../src/db/embedded';
 import { initOrm } from '../src/db/orm';
-import { SCALES, buildDataset, filterRange, loadDataset, type Dataset } from './dataset';
+import { SCALES, buildDataset, filterRange, loadDataset, resetDataset, type Dataset } from './dataset';
 
 /**
  * `npm run bench [-- --quick]`: every scenario against the floor (node:http + pg by hand),
@@ -209,7 +209,8 @@ async function main(): Promise<void> {
     await db.connect();
     await db.query('create extension if not exists pg_stat_statements').catch(() => log('pg_stat_statements is not available: no statement counts'));
     let data = await loadDataset(db);
-    if (!data || data.scale !== scale.name) data = await buildDataset(orm, db, scale);
+    if (!data || data.scale !== scale.name || data.lastLeadId === undefined) data = await buildDataset(orm, db, scale);
+    else await resetDataset(db, data);
     await orm.close();
 
     const floor = await start([path.join(root, 'dist/bench/floor.js')], { DATABASE_URL: database.url, PORT: '0' }, /floor listening on (\d+)/);
