@@ -2,6 +2,7 @@ import { randomUUID, timingSafeEqual } from 'node:crypto';
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { ApolloServer, HeaderMap } from '@apollo/server';
+import { ApolloArmor } from '@escape.tech/graphql-armor';
 import { Messages } from './errors';
 import { createContext, type GraphQLContext } from './graphql/context';
 import { formatError } from './graphql/errors';
@@ -30,8 +31,22 @@ export async function createApp(runtime: Runtime): Promise<App> {
   const { orm, config, secrets, telephony, sms, logger } = runtime;
   const schema = await getSchema();
   const logError = (message: string, cause: unknown) => logger.error(message, cause);
+  // Depth, cost, aliases, tokens and directives are checked before any resolver runs;
+  // batched requests are refused; field suggestions never leak the schema.
+  const armor = new ApolloArmor({
+    maxDepth: { n: config.graphql.maxDepth },
+    costLimit: { maxCost: config.graphql.maxCost },
+    maxAliases: { n: config.graphql.maxAliases },
+    // Tokens are limited by the parser itself (parseOptions): a refused parse is then a 400.
+    maxTokens: { enabled: false },
+    maxDirectives: { n: config.graphql.maxDirectives },
+    blockFieldSuggestion: { enabled: true },
+  }).protect();
   const apollo = new ApolloServer<GraphQLContext>({
     schema,
+    ...armor,
+    introspection: config.graphql.introspection,
+    parseOptions: { maxTokens: config.graphql.maxTokens },
     includeStacktraceInErrorResponses: false,
     // main.ts and worker.ts stop everything in order on SIGINT/SIGTERM; Apollo must not race them.
     stopOnTerminationSignals: false,

@@ -37,6 +37,15 @@ export interface Config {
   callRates: Record<string, string>;
   /** The platform's fee per started minute of an answered call. */
   callFeePerMinute: string;
+  graphql: {
+    /** Schema introspection; on by default only on the embedded (development) database. */
+    introspection: boolean;
+    maxDepth: number;
+    maxCost: number;
+    maxAliases: number;
+    maxTokens: number;
+    maxDirectives: number;
+  };
   /** Let tools and webhooks call private, loopback and link-local addresses (development, tests). */
   allowPrivateNetworkTargets: boolean;
   webhooks: {
@@ -83,6 +92,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     sms: smsConfig(env),
     callRates: priceTable(env, 'CALL_RATES', { BR: '0.06', US: '0.02', '*': '0.10' }),
     callFeePerMinute: price(env, 'CALL_FEE_PER_MINUTE', '0.05'),
+    graphql: {
+      introspection: boolean(env, 'GRAPHQL_INTROSPECTION', databaseUrl === null),
+      maxDepth: integer(env, 'GRAPHQL_MAX_DEPTH', 8, 2, 100),
+      maxCost: integer(env, 'GRAPHQL_MAX_COST', 5000, 10, 1_000_000),
+      maxAliases: integer(env, 'GRAPHQL_MAX_ALIASES', 15, 0, 1000),
+      maxTokens: integer(env, 'GRAPHQL_MAX_TOKENS', 2000, 50, 100_000),
+      maxDirectives: integer(env, 'GRAPHQL_MAX_DIRECTIVES', 20, 0, 1000),
+    },
     allowPrivateNetworkTargets: boolean(env, 'ALLOW_PRIVATE_NETWORK_TARGETS', false),
     webhooks: {
       timeoutMs: integer(env, 'WEBHOOK_TIMEOUT_MS', 10_000, 100, 120_000),
