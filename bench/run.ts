@@ -223,6 +223,8 @@ async function main(): Promise<void> {
         HOST: '127.0.0.1',
         SEED_DEMO: 'false',
         WORKERS_IN_PROCESS: 'false',
+        // The load comes from one token, far above any per-token limit.
+        RATE_LIMIT_PER_MINUTE: '0',
         SECRETS_KEY: randomBytes(32).toString('base64'),
       },
       /REST\s+http:\/\/[^:]+:(\d+)\/api/,

@@ -12,7 +12,7 @@ import { authenticate } from './modules/accounts/account.service';
 import { Call } from './modules/calls/call.entity';
 import { recordingSignature } from './modules/calls/call.lifecycle';
 import { routes } from './rest/routes';
-import { RestShim } from './rest/shim';
+import { RestShim, type Session } from './rest/shim';
 import type { Runtime } from './runtime';
 import { simulatedRecording } from './telephony/recording';
 
@@ -55,10 +55,14 @@ export async function createApp(runtime: Runtime): Promise<App> {
   await apollo.start();
   const shim = new RestShim(schema, routes, config.maxBodyBytes, (error) => formatError(error.toJSON(), error, logError));
 
-  const contextFor = (req: IncomingMessage, requestId: string) => async (): Promise<GraphQLContext> => {
+  /** The request's context, and how long its token must wait when it is over its rate limit. */
+  const sessionFor = (req: IncomingMessage, requestId: string) => async (): Promise<Session> => {
     const em = orm.em.fork();
-    const accountId = await authenticate(em, req.headers.authorization);
-    return createContext({ requestId, em, accountId, config, secrets, telephony, sms });
+    const auth = await authenticate(em, req.headers.authorization, config.rateLimitPerMinute);
+    return {
+      context: createContext({ requestId, em, accountId: auth?.accountId ?? null, config, secrets, telephony, sms }),
+      retryAfterSeconds: auth?.retryAfterSeconds ?? null,
+    };
   };
 
   async function graphql(req: IncomingMessage, res: ServerResponse, url: URL, requestId: string): Promise<void> {
@@ -75,9 +79,18 @@ export async function createApp(runtime: Runtime): Promise<App> {
     for (const [name, value] of Object.entries(req.headers)) {
       if (value !== undefined) headers.set(name, Array.isArray(value) ? value.join(', ') : value);
     }
+    const { context, retryAfterSeconds } = await sessionFor(req, requestId)();
+    if (retryAfterSeconds !== null) {
+      return sendJson(
+        res,
+        429,
+        { errors: [{ message: Messages.rateLimited(retryAfterSeconds), extensions: { code: 'RATE_LIMITED', status: 429 } }] },
+        { 'retry-after': retryAfterSeconds },
+      );
+    }
     const response = await apollo.executeHTTPGraphQLRequest({
       httpGraphQLRequest: { method: req.method ?? 'GET', headers, search: url.search, body },
-      context: contextFor(req, requestId),
+      context: async () => context,
     });
     for (const [name, value] of response.headers) res.setHeader(name, value);
     res.statusCode = response.status ?? 200;
@@ -119,7 +132,7 @@ export async function createApp(runtime: Runtime): Promise<App> {
       if (path === '/graphql') return await graphql(req, res, url, requestId);
       if (path.startsWith('/recordings/')) return await recording(res, url);
       if (path === REST_BASE || path.startsWith(`${REST_BASE}/`)) {
-        return await shim.handle(req, res, url, path.slice(REST_BASE.length), contextFor(req, requestId));
+        return await shim.handle(req, res, url, path.slice(REST_BASE.length), sessionFor(req, requestId));
       }
       sendJson(res, 404, { message: Messages.routeNotFound });
     } catch (error) {

@@ -15,6 +15,7 @@ export const Messages = {
   methodNotAllowed: 'Método não permitido.',
   internal: 'Erro interno do servidor.',
   unavailable: 'Serviço temporariamente indisponível.',
+  rateLimited: (seconds: number) => `Muitas requisições. Tente novamente em ${seconds} segundo${seconds === 1 ? '' : 's'}.`,
 
   leadNotFound: 'Lead não encontrado',
   campaignNotFound: 'Campanha não encontrada',

@@ -1,5 +1,6 @@
 import { EventEmitter } from 'node:events';
 import { Logger as QueueLogger, run, type Runner, type TaskList, type WorkerEvents } from 'graphile-worker';
+import { forgetOldRateLimitWindows } from '../modules/accounts/account.service';
 import { sweepStuckCalls } from '../modules/calls/call.lifecycle';
 import { DELIVER_TASK, deliver } from '../modules/webhooks/webhook.service';
 import type { Runtime } from '../runtime';
@@ -15,6 +16,7 @@ export function taskList(runtime: Runtime): TaskList {
       const em = runtime.orm.em.fork();
       const dead = await releaseDeadWorkers(em, runtime.config.workers.heartbeatMs * 3);
       if (dead.length) runtime.logger.info(`sweeper: released the jobs of ${dead.length} worker(s) that stopped without saying so`);
+      await forgetOldRateLimitWindows(em);
       const ended = await sweepStuckCalls(em, runtime.lifecycle);
       if (ended > 0) runtime.logger.info(`sweeper: ended ${ended} call(s) past their longest possible life`);
     },

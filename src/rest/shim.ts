@@ -26,6 +26,12 @@ interface CompiledRoute {
 
 const DOMAIN_CODES = new Set(Object.keys(HttpStatusByCode));
 
+/** A request's context, and how long its token must wait when it is over its rate limit. */
+export interface Session {
+  context: GraphQLContext;
+  retryAfterSeconds: number | null;
+}
+
 /**
  * Serves the REST API by running each route's GraphQL document against the same schema,
  * with the same per-request context, then shaping the documented envelope and status.
@@ -49,7 +55,7 @@ export class RestShim {
     res: ServerResponse,
     url: URL,
     path: string,
-    createContext: () => Promise<GraphQLContext>,
+    openSession: () => Promise<Session>,
   ): Promise<void> {
     const found = this.match(req.method ?? 'GET', path);
     if (found === 'no-route') return sendJson(res, 404, { message: Messages.routeNotFound });
@@ -57,8 +63,11 @@ export class RestShim {
     const { compiled, params } = found;
     const { route } = compiled;
 
-    const context = await createContext();
+    const { context, retryAfterSeconds } = await openSession();
     if (context.accountId === null) return sendJson(res, 401, { message: Messages.unauthenticated });
+    if (retryAfterSeconds !== null) {
+      return sendJson(res, 429, { message: Messages.rateLimited(retryAfterSeconds) }, { 'retry-after': retryAfterSeconds });
+    }
 
     let body: unknown = {};
     if (route.method === 'POST' || route.method === 'PUT') {

@@ -79,6 +79,8 @@ const FINAL = ['busy', 'ended', 'completed', 'ended_by_customer', 'ended_by_assi
 const TEST_DEFAULTS = (base: Config): Partial<Config> => ({
   port: 0,
   seedDemo: false,
+  // Tests fire bursts with one token; the rate limit has tests of its own.
+  rateLimitPerMinute: 0,
   telephony: { provider: 'simulator', simulatorSpeed: 1000 },
   workers: { ...base.workers, inProcess: false, concurrency: 4, pollIntervalMs: 20, sweeperMarginSeconds: 30, heartbeatMs: 200 },
 });

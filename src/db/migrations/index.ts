@@ -5,6 +5,7 @@ import { Migration20261121020000_calls } from './Migration20261121020000_calls';
 import { Migration20261121030000_webhooks } from './Migration20261121030000_webhooks';
 import { Migration20261121040000_sms } from './Migration20261121040000_sms';
 import { Migration20261121050000_call_counts } from './Migration20261121050000_call_counts';
+import { Migration20261121060000_rate_limits } from './Migration20261121060000_rate_limits';
 
 /** Every migration, in order. Listed explicitly so that compiled and TypeScript runs agree. */
 export const migrations: MigrationObject[] = [
@@ -14,4 +15,5 @@ export const migrations: MigrationObject[] = [
   { name: 'Migration20261121030000_webhooks', class: Migration20261121030000_webhooks },
   { name: 'Migration20261121040000_sms', class: Migration20261121040000_sms },
   { name: 'Migration20261121050000_call_counts', class: Migration20261121050000_call_counts },
+  { name: 'Migration20261121060000_rate_limits', class: Migration20261121060000_rate_limits },
 ];

@@ -30,19 +30,48 @@ export async function createToken(em: EntityManager, accountId: number): Promise
   return token;
 }
 
-/** The account id behind an `Authorization` header value, or null when it names no valid token. */
-export async function authenticate(em: EntityManager, authorization: string | undefined): Promise<number | null> {
+export interface Authentication {
+  accountId: number;
+  /** Seconds until the token may be used again, when it is over its rate limit. */
+  retryAfterSeconds: number | null;
+}
+
+/**
+ * The account behind an `Authorization` header value (null when it names no valid token),
+ * and whether the token is over `perMinute` requests this minute (0: no limit). The lookup
+ * and the count are one statement; the count lives in the database, so it holds across
+ * processes.
+ */
+export async function authenticate(em: EntityManager, authorization: string | undefined, perMinute = 0): Promise<Authentication | null> {
   const token = authorization ? BEARER_PATTERN.exec(authorization)?.[1] : undefined;
   if (!token || !TOKEN_PATTERN.test(token)) return null;
   const digest = hashToken(token);
-  const rows: { account_id: number; token_hash: string }[] = await em.execute(
-    'select account_id, token_hash from api_tokens where token_hash = ?',
-    [digest.toString('hex')],
-  );
+  const hash = digest.toString('hex');
+  const rows: { account_id: number; token_hash: string; requests: number | null; window_end: string | null }[] =
+    perMinute > 0
+      ? await em.execute(
+          `with token as (select account_id, token_hash from api_tokens where token_hash = ?),
+           hit as (
+             insert into rate_limit_windows (token_hash, window_start, requests)
+             select token_hash, date_trunc('minute', now()), 1 from token
+             on conflict (token_hash, window_start) do update set requests = rate_limit_windows.requests + 1
+             returning requests, window_start + interval '1 minute' as window_end
+           )
+           select token.account_id, token.token_hash, hit.requests, hit.window_end from token left join hit on true`,
+          [hash],
+        )
+      : await em.execute('select account_id, token_hash from api_tokens where token_hash = ?', [hash]);
   const row = rows[0];
   // The index lookup already matched; the constant-time comparison keeps the check itself free of timing.
   if (!row || !timingSafeEqual(Buffer.from(row.token_hash, 'hex'), digest)) return null;
-  return row.account_id;
+  const limited = perMinute > 0 && row.requests !== null && row.requests > perMinute;
+  const retryAfterSeconds = limited ? Math.max(1, Math.ceil((new Date(row.window_end!).getTime() - Date.now()) / 1000)) : null;
+  return { accountId: row.account_id, retryAfterSeconds };
+}
+
+/** Forgets rate-limit windows that have ended (the sweeper calls it). */
+export async function forgetOldRateLimitWindows(em: EntityManager): Promise<void> {
+  await em.execute(`delete from rate_limit_windows where window_start < now() - interval '2 minutes'`);
 }
 
 /**
