@@ -5,7 +5,8 @@ import { ApolloServer, HeaderMap } from '@apollo/server';
 import { ApolloArmor } from '@escape.tech/graphql-armor';
 import { Messages } from './errors';
 import { createContext, type GraphQLContext } from './graphql/context';
-import { formatError } from './graphql/errors';
+import { unwrapResolverError } from '@apollo/server/errors';
+import { formatError, isUnexpected } from './graphql/errors';
 import { getSchema } from './graphql/schema';
 import { BodyTooLargeError, readBody, sendJson } from './http';
 import { authenticate } from './modules/accounts/account.service';
@@ -30,7 +31,12 @@ const REST_BASE = '/api';
 export async function createApp(runtime: Runtime): Promise<App> {
   const { orm, config, secrets, telephony, sms, logger } = runtime;
   const schema = await getSchema();
-  const logError = (message: string, cause: unknown) => logger.error(message, cause);
+  /** Unexpected errors are logged once, with the request's id; clients see them masked. */
+  const logUnexpected = (errors: readonly unknown[], requestId: string | undefined) => {
+    for (const error of errors) {
+      if (isUnexpected(error)) logger.error('unexpected error in a GraphQL operation', unwrapResolverError(error), { request_id: requestId });
+    }
+  };
   // Depth, cost, aliases, tokens and directives are checked before any resolver runs;
   // batched requests are refused; field suggestions never leak the schema.
   const armor = new ApolloArmor({
@@ -45,15 +51,30 @@ export async function createApp(runtime: Runtime): Promise<App> {
   const apollo = new ApolloServer<GraphQLContext>({
     schema,
     ...armor,
+    plugins: [
+      ...armor.plugins,
+      {
+        async requestDidStart() {
+          return {
+            async didEncounterErrors({ errors, contextValue }) {
+              logUnexpected(errors, contextValue?.requestId);
+            },
+          };
+        },
+      },
+    ],
     introspection: config.graphql.introspection,
     parseOptions: { maxTokens: config.graphql.maxTokens },
     includeStacktraceInErrorResponses: false,
     // main.ts and worker.ts stop everything in order on SIGINT/SIGTERM; Apollo must not race them.
     stopOnTerminationSignals: false,
-    formatError: (formatted, error) => formatError(formatted, error, logError),
+    formatError,
   });
   await apollo.start();
-  const shim = new RestShim(schema, routes, config.maxBodyBytes, (error) => formatError(error.toJSON(), error, logError));
+  const shim = new RestShim(schema, routes, config.maxBodyBytes, (error, requestId) => {
+    logUnexpected([error], requestId);
+    return formatError(error.toJSON(), error);
+  });
 
   /** The request's context, and how long its token must wait when it is over its rate limit. */
   const sessionFor = (req: IncomingMessage, requestId: string) => async (): Promise<Session> => {
@@ -120,7 +141,17 @@ export async function createApp(runtime: Runtime): Promise<App> {
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const requestId = randomUUID();
+    const started = process.hrtime.bigint();
     res.setHeader('x-request-id', requestId);
+    res.once('finish', () =>
+      logger.debug('request', {
+        request_id: requestId,
+        method: req.method,
+        path: req.url?.split('?')[0],
+        status: res.statusCode,
+        ms: Number(process.hrtime.bigint() - started) / 1e6,
+      }),
+    );
     const url = new URL(req.url ?? '/', `http://${req.headers.host ?? 'localhost'}`);
     const path = url.pathname;
     try {
@@ -137,7 +168,7 @@ export async function createApp(runtime: Runtime): Promise<App> {
       sendJson(res, 404, { message: Messages.routeNotFound });
     } catch (error) {
       if (error instanceof BodyTooLargeError) return sendJson(res, 413, { message: Messages.bodyTooLarge });
-      logger.error(`request ${requestId} ${req.method} ${path} failed`, error);
+      logger.error('request failed', error, { request_id: requestId, method: req.method, path });
       if (!res.headersSent) sendJson(res, 500, { message: Messages.internal });
       else res.destroy();
     }

@@ -5,7 +5,7 @@ import { openDatabase, type Database } from './db/database';
 import { initOrm } from './db/orm';
 import { startWorkers, type Workers } from './jobs/worker';
 import { loadSecretBox } from './lib/secrets';
-import { consoleLogger, createRuntime, stopOnSignals, type Logger, type Runtime } from './runtime';
+import { createLogger, createRuntime, stopOnSignals, type Logger, type Runtime } from './runtime';
 import { seedDemo, type DemoSeed } from './seed';
 
 interface Serving {
@@ -37,7 +37,7 @@ async function serve(config: Config, database: Database, log: Logger): Promise<S
 
 async function main(): Promise<void> {
   const config = loadConfig();
-  const log = consoleLogger;
+  const log = createLogger();
   const database = await openDatabase(config, (line) => log.info(line));
   let serving: Serving;
   try {
@@ -64,7 +64,8 @@ async function main(): Promise<void> {
       `  campaign_id ${seed.campaignId}, phone number id ${seed.phoneNumberId}`,
     );
   }
-  log.info(banner.join('\n'));
+  // The banner is for the person who ran `npm start`; the logs are JSON lines.
+  process.stdout.write(`${banner.join('\n')}\n`);
 
   stopOnSignals(log, 'vozgate', async () => {
     try {

@@ -1,4 +1,5 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
+import pino, { type DestinationStream } from 'pino';
 import type { Config } from './config';
 import type { SecretBox } from './lib/secrets';
 import type { LifecycleDeps } from './modules/calls/call.lifecycle';
@@ -8,14 +9,37 @@ import { SimulatorProvider } from './telephony/simulator';
 import { scheduleCallWebhook } from './modules/webhooks/webhook.service';
 
 export interface Logger {
-  info(message: string): void;
-  error(message: string, error?: unknown): void;
+  info(message: string, fields?: Record<string, unknown>): void;
+  debug(message: string, fields?: Record<string, unknown>): void;
+  error(message: string, error?: unknown, fields?: Record<string, unknown>): void;
 }
 
-export const consoleLogger: Logger = {
-  info: (message) => process.stdout.write(`${message}\n`),
-  error: (message, error) => console.error(message, error ?? ''),
-};
+/**
+ * Structured JSON logs (pino), one object a line. Whatever might carry a credential is
+ * censored by key wherever it appears: Authorization headers, tokens, secrets, passwords.
+ */
+export function createLogger(level = process.env.LOG_LEVEL ?? 'info', destination?: DestinationStream): Logger {
+  const log = pino(
+    {
+      level,
+      base: { service: 'vozgate' },
+      redact: {
+        paths: [
+          'authorization', '*.authorization', '*.*.authorization', 'headers.authorization',
+          'token', '*.token', 'secret', '*.secret', 'webhook_secret', '*.webhook_secret',
+          'password', '*.password', 'cookie', '*.cookie',
+        ],
+        censor: '[redacted]',
+      },
+    },
+    destination,
+  );
+  return {
+    info: (message, fields) => log.info(fields ?? {}, message),
+    debug: (message, fields) => log.debug(fields ?? {}, message),
+    error: (message, error, fields) => log.error({ ...fields, ...(error === undefined ? {} : { err: error }) }, message),
+  };
+}
 
 /** What the API and the workers share in one process. */
 export interface Runtime {
@@ -44,7 +68,7 @@ export function createRuntime(parts: { orm: MikroORM; config: Config; secrets: S
     telephony: createTelephony(config),
     sms: createSmsProvider(config),
     lifecycle: { config, secrets, onFinished: scheduleCallWebhook },
-    logger: parts.logger ?? consoleLogger,
+    logger: parts.logger ?? createLogger(),
   };
 }
 

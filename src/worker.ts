@@ -4,7 +4,7 @@ import { openDatabase } from './db/database';
 import { initOrm } from './db/orm';
 import { startWorkers } from './jobs/worker';
 import { loadSecretBox } from './lib/secrets';
-import { consoleLogger, createRuntime, stopOnSignals } from './runtime';
+import { createLogger, createRuntime, stopOnSignals } from './runtime';
 
 /**
  * `npm run worker`: the job workers alone, for running beside one or more API processes
@@ -12,13 +12,13 @@ import { consoleLogger, createRuntime, stopOnSignals } from './runtime';
  */
 async function main(): Promise<void> {
   const config = loadConfig();
-  const log = consoleLogger;
+  const log = createLogger();
   const database = await openDatabase(config, (line) => log.info(line));
   const secrets = await loadSecretBox(config);
   const orm = await initOrm({ databaseUrl: database.url, logSql: config.logSql });
   const runtime = createRuntime({ orm, config, secrets, logger: log });
   const workers = await startWorkers(runtime, database.url);
-  log.info(`vozgate worker is up (concurrency ${config.workers.concurrency}, telephony: ${runtime.telephony.name})`);
+  process.stdout.write(`vozgate worker is up (concurrency ${config.workers.concurrency}, telephony: ${runtime.telephony.name})\n`);
 
   stopOnSignals(log, 'the worker', async () => {
     try {

@@ -13,15 +13,20 @@ const REQUEST_ERROR_CODES = new Set([
   'OPERATION_RESOLUTION_FAILURE',
 ]);
 
+/** Whether an error is neither a domain error nor a malformed request: a bug or an outage. */
+export function isUnexpected(error: unknown): boolean {
+  const original = unwrapResolverError(error);
+  if (original instanceof DomainError) return false;
+  const code = (error as { extensions?: { code?: unknown } })?.extensions?.code;
+  return !(typeof code === 'string' && REQUEST_ERROR_CODES.has(code));
+}
+
 /**
  * Domain errors keep their Portuguese message, code, HTTP status and field map; request
- * errors pass; anything else is logged and masked, so no stack trace or SQL reaches a client.
+ * errors pass; anything else is masked, so no stack trace or SQL reaches a client (the
+ * caller logs it, with the request's id).
  */
-export function formatError(
-  formatted: GraphQLFormattedError,
-  error: unknown,
-  log: (message: string, error: unknown) => void,
-): GraphQLFormattedError {
+export function formatError(formatted: GraphQLFormattedError, error: unknown): GraphQLFormattedError {
   const original = unwrapResolverError(error);
   if (original instanceof DomainError) {
     return {
@@ -40,6 +45,5 @@ export function formatError(
   if (typeof code === 'string' && REQUEST_ERROR_CODES.has(code)) {
     return { ...formatted, extensions: { code, status: code === 'BAD_REQUEST' ? 400 : 422 } };
   }
-  log('unexpected error while resolving a GraphQL request', original);
   return { message: Messages.internal, locations: formatted.locations, path: formatted.path, extensions: { code: 'INTERNAL', status: 500 } };
 }

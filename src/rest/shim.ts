@@ -43,8 +43,8 @@ export class RestShim {
     private readonly schema: GraphQLSchema,
     routes: Route[],
     private readonly maxBodyBytes: number,
-    /** The GraphQL endpoint's error formatting, so both APIs word errors alike. */
-    private readonly formatError: (error: GraphQLError) => GraphQLFormattedError,
+    /** The GraphQL endpoint's error formatting (and logging), so both APIs treat errors alike. */
+    private readonly formatError: (error: GraphQLError, requestId: string) => GraphQLFormattedError,
   ) {
     this.compiled = routes.map((route) => compile(schema, route));
   }
@@ -107,7 +107,7 @@ export class RestShim {
       variableValues: coerced.variables,
       contextValue: context,
     });
-    if (errors?.length) return sendError(res, this.formatError(errors[0]), route);
+    if (errors?.length) return sendError(res, this.formatError(errors[0], context.requestId), route);
     const shaped = route.respond(data, request);
     sendJson(res, shaped.status ?? 200, shaped.body, shaped.headers);
   }

@@ -92,7 +92,7 @@ function withDatabase(url: string, database: string): string {
 }
 
 /** A server on port 0 over a database of its own, with the migrations applied. */
-export async function startTestApp(overrides: Partial<Config> = {}, options: { workers?: boolean } = {}): Promise<TestApp> {
+export async function startTestApp(overrides: Partial<Config> = {}, options: { workers?: boolean; logger?: Logger } = {}): Promise<TestApp> {
   const adminUrl = process.env.TEST_DATABASE_URL;
   if (!adminUrl) throw new Error('TEST_DATABASE_URL is not set: run the tests through jest (tests/setup/global-setup.mjs)');
   const database = `vozgate_test_${randomBytes(6).toString('hex')}`;
@@ -113,7 +113,7 @@ export async function startTestApp(overrides: Partial<Config> = {}, options: { w
   });
   const base = loadConfig({});
   const config: Config = { ...base, ...TEST_DEFAULTS(base), ...overrides };
-  const logger: Logger = { info: () => {}, error: (_message, error) => loggedErrors.push(error) };
+  const logger: Logger = options.logger ?? { info: () => {}, debug: () => {}, error: (_message, error) => loggedErrors.push(error) };
   const secretsKey = randomBytes(32);
   const runtime = createRuntime({ orm, config, secrets: new SecretBox(secretsKey), logger });
   const app: App = await createApp(runtime);

@@ -1,0 +1,47 @@
+import { createLogger } from '../src/runtime';
+import { startTestApp, type TestApp } from './helpers/app';
+
+const lines: string[] = [];
+const destination = { write: (line: string) => void lines.push(line) };
+let app: TestApp;
+
+beforeAll(async () => {
+  app = await startTestApp({}, { logger: createLogger('debug', destination) });
+});
+afterAll(() => app?.close());
+
+const records = () => lines.map((line) => JSON.parse(line));
+
+describe('logs', () => {
+  it('are JSON lines that censor credentials wherever they appear', () => {
+    const logger = createLogger('info', destination);
+    logger.info('probe', { headers: { authorization: 'Bearer vzg_secret' }, token: 'vzg_secret', nested: { secret: 'whsec_x' } });
+    const probe = records().find((r) => r.msg === 'probe');
+    expect(probe).toMatchObject({ level: 30, service: 'vozgate', headers: { authorization: '[redacted]' }, token: '[redacted]', nested: { secret: '[redacted]' } });
+    expect(lines.join('')).not.toContain('vzg_secret');
+  });
+
+  it('record each request and each unexpected error with the request id, never the token', async () => {
+    const account = await app.account();
+    await app.sql(`create function refuse_campaign() returns trigger language plpgsql as $$ begin raise exception 'disk on fire'; end $$;
+                   create trigger refuse_campaign before insert on campaigns for each row execute function refuse_campaign();`);
+    try {
+      const rest = await app.request('POST', '/api/user/campaigns', { token: account.token, body: { name: 'X' } });
+      expect(rest.status).toBe(500);
+      expect(rest.text).not.toContain('disk on fire');
+      const gql = await app.graphql('mutation { createCampaign(input: { name: "Y" }) { id } }', {}, account.token);
+      expect(gql.body.errors[0]).toMatchObject({ message: 'Erro interno do servidor.', extensions: { code: 'INTERNAL' } });
+
+      for (const requestId of [rest.headers.get('x-request-id'), gql.headers.get('x-request-id')]) {
+        const error = records().find((r) => r.level === 50 && r.request_id === requestId);
+        expect(error).toBeDefined();
+        expect(JSON.stringify(error.err)).toContain('disk on fire');
+        const access = records().find((r) => r.msg === 'request' && r.request_id === requestId);
+        expect(access).toMatchObject({ method: 'POST', status: expect.any(Number), ms: expect.any(Number) });
+      }
+      expect(lines.join('')).not.toContain(account.token);
+    } finally {
+      await app.sql('drop trigger refuse_campaign on campaigns; drop function refuse_campaign();');
+    }
+  });
+});
