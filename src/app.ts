@@ -3,6 +3,7 @@ import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { ApolloServer, HeaderMap } from '@apollo/server';
 import { ApolloArmor } from '@escape.tech/graphql-armor';
+import { isDatabaseUnavailable } from './db/availability';
 import { Messages } from './errors';
 import { createContext, type GraphQLContext } from './graphql/context';
 import { unwrapResolverError } from '@apollo/server/errors';
@@ -168,6 +169,12 @@ export async function createApp(runtime: Runtime): Promise<App> {
       sendJson(res, 404, { message: Messages.routeNotFound });
     } catch (error) {
       if (error instanceof BodyTooLargeError) return sendJson(res, 413, { message: Messages.bodyTooLarge });
+      if (isDatabaseUnavailable(error) && !res.headersSent) {
+        logger.error('database unavailable', error, { request_id: requestId, method: req.method, path });
+        return path === '/graphql'
+          ? sendJson(res, 503, { errors: [{ message: Messages.unavailable, extensions: { code: 'UNAVAILABLE', status: 503 } }] }, { 'retry-after': 5 })
+          : sendJson(res, 503, { message: Messages.unavailable }, { 'retry-after': 5 });
+      }
       logger.error('request failed', error, { request_id: requestId, method: req.method, path });
       if (!res.headersSent) sendJson(res, 500, { message: Messages.internal });
       else res.destroy();

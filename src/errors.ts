@@ -109,6 +109,7 @@ export type ErrorCode =
   | 'FORBIDDEN'
   | 'CONFLICT'
   | 'PROVIDER_FAILURE'
+  | 'UNAVAILABLE'
   | 'INTERNAL';
 
 /** The HTTP status that each code maps to, for REST and for `extensions.status` in GraphQL. */
@@ -121,6 +122,7 @@ export const HttpStatusByCode: Record<ErrorCode, number> = {
   FORBIDDEN: 403,
   CONFLICT: 409,
   PROVIDER_FAILURE: 502,
+  UNAVAILABLE: 503,
   INTERNAL: 500,
 };
 

@@ -19,8 +19,9 @@ export function ormConfig(options: OrmOptions): Options {
     entities,
     extensions: [Migrator],
     migrations: { migrationsList: migrations, transactional: true, allOrNothing: true, snapshot: false },
-    // Timestamps come back as text; UTC makes them mean one thing.
-    driverOptions: { connection: { options: '-c TimeZone=UTC' } },
+    // Timestamps come back as text; UTC makes them mean one thing. While the database is
+    // unreachable, requests fail within seconds (a 503) instead of queueing for a minute.
+    driverOptions: { connection: { options: '-c TimeZone=UTC', connectionTimeoutMillis: 5000 }, acquireConnectionTimeout: 10_000 },
     pool: { min: 0, max: options.poolMax ?? 10 },
     debug: options.logSql || options.onQuery ? ['query'] : false,
     logger: options.onQuery ?? ((message) => process.stderr.write(`${message}\n`)),

@@ -1,5 +1,6 @@
 import type { GraphQLFormattedError } from 'graphql';
 import { unwrapResolverError } from '@apollo/server/errors';
+import { isDatabaseUnavailable } from '../db/availability';
 import { DomainError, Messages } from '../errors';
 
 /** Codes Apollo itself gives to a malformed request: safe to show as they are. */
@@ -16,7 +17,7 @@ const REQUEST_ERROR_CODES = new Set([
 /** Whether an error is neither a domain error nor a malformed request: a bug or an outage. */
 export function isUnexpected(error: unknown): boolean {
   const original = unwrapResolverError(error);
-  if (original instanceof DomainError) return false;
+  if (original instanceof DomainError || isDatabaseUnavailable(original)) return false;
   const code = (error as { extensions?: { code?: unknown } })?.extensions?.code;
   return !(typeof code === 'string' && REQUEST_ERROR_CODES.has(code));
 }
@@ -40,6 +41,9 @@ export function formatError(formatted: GraphQLFormattedError, error: unknown): G
         ...(original.details ? { details: original.details } : {}),
       },
     };
+  }
+  if (isDatabaseUnavailable(original)) {
+    return { message: Messages.unavailable, locations: formatted.locations, path: formatted.path, extensions: { code: 'UNAVAILABLE', status: 503 } };
   }
   const code = formatted.extensions?.code;
   if (typeof code === 'string' && REQUEST_ERROR_CODES.has(code)) {

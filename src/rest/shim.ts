@@ -157,6 +157,7 @@ function sendError(res: ServerResponse, error: GraphQLFormattedError, route: Rou
   const extensions = error.extensions ?? {};
   const code = String(extensions.code ?? 'INTERNAL');
   const status = typeof extensions.status === 'number' ? extensions.status : 500;
+  if (code === 'UNAVAILABLE') return sendJson(res, 503, { message: Messages.unavailable }, { 'retry-after': 5 });
   if (status >= 500 && code !== 'PROVIDER_FAILURE') {
     return sendJson(res, 500, { message: route.failureMessage ?? Messages.internal });
   }

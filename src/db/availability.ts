@@ -1,0 +1,26 @@
+/**
+ * Whether an error means the database cannot be reached right now (down, restarting,
+ * refusing connections, the pool starved), as opposed to a bug or a bad query. Clients then
+ * get a clean 503 and may retry.
+ */
+const CODES = new Set(['57P01', '57P02', '57P03', '53300', 'ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH']);
+const MESSAGES = [
+  'connection terminated',
+  'not currently accepting connections',
+  'timeout acquiring a connection',
+  'timeout exceeded when trying to connect',
+  'the database system is shutting down',
+  'the database system is starting up',
+  'client has encountered a connection error',
+  'connect econnrefused',
+];
+
+export function isDatabaseUnavailable(error: unknown): boolean {
+  for (let current: unknown = error, depth = 0; current && depth < 5; depth++) {
+    const { code, message, cause } = current as { code?: unknown; message?: unknown; cause?: unknown };
+    if (typeof code === 'string' && (CODES.has(code) || code.startsWith('08'))) return true;
+    if (typeof message === 'string' && MESSAGES.some((text) => message.toLowerCase().includes(text))) return true;
+    current = cause ?? (current as { originalError?: unknown }).originalError;
+  }
+  return false;
+}
