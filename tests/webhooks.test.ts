@@ -268,6 +268,37 @@ describe('post-call webhooks', () => {
   });
 });
 
+describe('a receiver that is down for a while', () => {
+  it('gets the delivery when it comes back', async () => {
+    const patient = await startTestApp(
+      {
+        allowPrivateNetworkTargets: true,
+        webhooks: { timeoutMs: 400, connectTimeoutMs: 300, retrySchedule: [0.2, 0.4, 0.8, 1.6], maxRetryAfterSeconds: 2 },
+      },
+      { workers: true },
+    );
+    let comeback = await startReceiver();
+    const port = comeback.port;
+    await comeback.close(); // down: connections are refused
+    try {
+      const { account, assistantId } = await setup({ webhook_url: `http://127.0.0.1:${port}/hooks` }, patient);
+      const finished = await call(patient, account, assistantId);
+      await until(async () => (await deliveries(patient, account, finished.id)).webhook_deliveries[0]?.attempts.length >= 2);
+      const failing = (await deliveries(patient, account, finished.id)).webhook_deliveries[0];
+      expect(failing.status).toBe('pending');
+      expect(failing.attempts.every((a: any) => a.status_code === null && a.error.startsWith('connection'))).toBe(true);
+
+      comeback = await startReceiver('127.0.0.1', port); // back
+      await until(async () => (await deliveries(patient, account, finished.id)).webhook_deliveries[0].status === 'delivered', 10_000);
+      expect(comeback.requests).toHaveLength(1);
+      expect(JSON.parse(comeback.requests[0].body).id).toBe(finished.id);
+    } finally {
+      await comeback.close();
+      await patient.close();
+    }
+  });
+});
+
 describe('the address guard on webhooks', () => {
   it('makes no connection to a loopback receiver and records the refusal', async () => {
     const guarded = await startTestApp({}, { workers: true });

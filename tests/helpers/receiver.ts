@@ -21,7 +21,7 @@ export interface Receiver {
 }
 
 /** A real HTTP server on a loopback port, standing in for a user's webhook receiver or tool. */
-export async function startReceiver(host = '127.0.0.1'): Promise<Receiver> {
+export async function startReceiver(host = '127.0.0.1', port = 0): Promise<Receiver> {
   const receiver = {
     requests: [] as Received[],
     connections: 0,
@@ -40,10 +40,9 @@ export async function startReceiver(host = '127.0.0.1'): Promise<Receiver> {
     });
   });
   server.on('connection', () => receiver.connections++);
-  await new Promise<void>((resolve) => server.listen(0, host, resolve));
-  const { port } = server.address() as AddressInfo;
-  receiver.port = port;
-  receiver.url = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+  await new Promise<void>((resolve) => server.listen(port, host, resolve));
+  receiver.port = (server.address() as AddressInfo).port;
+  receiver.url = `http://${host.includes(':') ? `[${host}]` : host}:${receiver.port}`;
   receiver.close = () =>
     new Promise((resolve) => {
       server.closeAllConnections();
