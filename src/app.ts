@@ -23,8 +23,11 @@ export interface App {
   apollo: ApolloServer<GraphQLContext>;
   /** Listens and answers the base URL (`http://host:port`). */
   listen(port: number, host?: string): Promise<string>;
-  /** Stops accepting, lets in-flight requests finish, then stops Apollo. */
-  close(): Promise<void>;
+  /**
+   * Stops accepting, lets in-flight requests finish for up to `drainMs`, then drops whatever
+   * is left and stops Apollo.
+   */
+  close(drainMs?: number): Promise<void>;
 }
 
 const REST_BASE = '/api';
@@ -196,9 +199,13 @@ export async function createApp(runtime: Runtime): Promise<App> {
           resolve(`http://${shown}:${address.port}`);
         });
       }),
-    close: async () => {
+    close: async (drainMs = 10_000) => {
       await new Promise<void>((resolve) => {
-        server.close(() => resolve());
+        const timer = setTimeout(() => server.closeAllConnections(), drainMs);
+        server.close(() => {
+          clearTimeout(timer);
+          resolve();
+        });
         server.closeIdleConnections();
       });
       await apollo.stop();

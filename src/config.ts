@@ -46,6 +46,8 @@ export interface Config {
     maxTokens: number;
     maxDirectives: number;
   };
+  /** How long SIGTERM waits for in-flight requests, then for running jobs, before stopping anyway. */
+  shutdownTimeoutMs: number;
   /** Requests per token per minute, across all processes; 0 turns the limit off. */
   rateLimitPerMinute: number;
   /** Let tools and webhooks call private, loopback and link-local addresses (development, tests). */
@@ -102,6 +104,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       maxTokens: integer(env, 'GRAPHQL_MAX_TOKENS', 2000, 50, 100_000),
       maxDirectives: integer(env, 'GRAPHQL_MAX_DIRECTIVES', 20, 0, 1000),
     },
+    shutdownTimeoutMs: integer(env, 'SHUTDOWN_TIMEOUT_MS', 10_000, 0, 600_000),
     rateLimitPerMinute: integer(env, 'RATE_LIMIT_PER_MINUTE', 1200, 0, 10_000_000),
     allowPrivateNetworkTargets: boolean(env, 'ALLOW_PRIVATE_NETWORK_TARGETS', false),
     webhooks: {

@@ -69,8 +69,8 @@ async function main(): Promise<void> {
 
   stopOnSignals(log, 'vozgate', async () => {
     try {
-      await app.close();
-      await workers?.stop();
+      await app.close(config.shutdownTimeoutMs);
+      await workers?.stop(config.shutdownTimeoutMs);
       await runtime.orm.close();
     } finally {
       await database.stop();

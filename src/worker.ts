@@ -22,7 +22,7 @@ async function main(): Promise<void> {
 
   stopOnSignals(log, 'the worker', async () => {
     try {
-      await workers.stop();
+      await workers.stop(config.shutdownTimeoutMs);
       await orm.close();
     } finally {
       await database.stop();

@@ -35,7 +35,8 @@ export function taskList(runtime: Runtime): TaskList {
 }
 
 export interface Workers {
-  stop(): Promise<void>;
+  /** Stops taking jobs and waits for running ones, for up to `drainMs`. */
+  stop(drainMs?: number): Promise<void>;
 }
 
 /** Workers on the PostgreSQL job queue; several processes may run them against one database. */
@@ -68,10 +69,15 @@ export async function startWorkers(runtime: Runtime, databaseUrl: string): Promi
   const timer = setInterval(() => void heartbeat(), workers.heartbeatMs);
   timer.unref();
   return {
-    async stop() {
+    async stop(drainMs = 10_000) {
       clearInterval(timer);
-      await runner.stop();
-      await forget(runtime.orm.em.fork(), [...workerIds]).catch(() => {});
+      // A job cut short stays locked by a worker whose heartbeat then stops: the sweeper of
+      // another process releases it, and its handler is idempotent.
+      const stopped = await Promise.race([
+        runner.stop().then(() => true),
+        new Promise<boolean>((resolve) => setTimeout(() => resolve(false), drainMs).unref()),
+      ]);
+      if (stopped) await forget(runtime.orm.em.fork(), [...workerIds]).catch(() => {});
     },
   };
 }
