@@ -1,36 +1,30 @@
 import 'reflect-metadata';
 import { createApp, type App } from './app';
-import { loadConfig, type Config } from './config';
-import { openDatabase, type Database } from './db/database';
-import { initOrm } from './db/orm';
+import { boot } from './boot';
+import { loadConfig } from './config';
 import { startWorkers, type Workers } from './jobs/worker';
-import { loadSecretBox } from './lib/secrets';
-import { createLogger, createRuntime, stopOnSignals, type Logger, type Runtime } from './runtime';
+import { createLogger, stopOnSignals, type Runtime } from './runtime';
 import { seedDemo, type DemoSeed } from './seed';
 
 interface Serving {
-  runtime: Runtime;
   app: App;
   workers: Workers | null;
   base: string;
   seed: DemoSeed | null;
 }
 
-/** Migrations, the demo seed, the HTTP server and (unless told not to) the workers. */
-async function serve(config: Config, database: Database, log: Logger): Promise<Serving> {
-  const secrets = await loadSecretBox(config);
-  const orm = await initOrm({ databaseUrl: database.url, logSql: config.logSql });
-  const runtime = createRuntime({ orm, config, secrets, logger: log });
+/** The demo seed, the HTTP server and (unless told not to) the workers. */
+async function serve(runtime: Runtime, databaseUrl: string): Promise<Serving> {
+  const { config } = runtime;
   let app: App | undefined;
   try {
-    const seed = config.seedDemo ? await seedDemo(orm) : null;
+    const seed = config.seedDemo ? await seedDemo(runtime.orm) : null;
     app = await createApp(runtime);
     const base = await app.listen(config.port, config.host);
-    const workers = config.workers.inProcess ? await startWorkers(runtime, database.url) : null;
-    return { runtime, app, workers, base, seed };
+    const workers = config.workers.inProcess ? await startWorkers(runtime, databaseUrl) : null;
+    return { app, workers, base, seed };
   } catch (error) {
     await app?.close().catch(() => {});
-    await orm.close().catch(() => {});
     throw error;
   }
 }
@@ -38,16 +32,16 @@ async function serve(config: Config, database: Database, log: Logger): Promise<S
 async function main(): Promise<void> {
   const config = loadConfig();
   const log = createLogger();
-  const database = await openDatabase(config, (line) => log.info(line));
+  const { database, runtime, close } = await boot(config, log);
   let serving: Serving;
   try {
-    serving = await serve(config, database, log);
+    serving = await serve(runtime, database.url);
   } catch (error) {
     // Leave no embedded cluster behind a failed start (a port in use, say).
-    await database.stop().catch(() => {});
+    await close().catch(() => {});
     throw error;
   }
-  const { runtime, app, workers, base, seed } = serving;
+  const { app, workers, base, seed } = serving;
 
   // One write, so that whoever watches the output sees the whole banner at once.
   const banner = [
@@ -71,9 +65,8 @@ async function main(): Promise<void> {
     try {
       await app.close(config.shutdownTimeoutMs);
       await workers?.stop(config.shutdownTimeoutMs);
-      await runtime.orm.close();
     } finally {
-      await database.stop();
+      await close();
     }
   });
 }

@@ -1,10 +1,8 @@
 import 'reflect-metadata';
+import { boot } from './boot';
 import { loadConfig } from './config';
-import { openDatabase } from './db/database';
-import { initOrm } from './db/orm';
 import { startWorkers } from './jobs/worker';
-import { loadSecretBox } from './lib/secrets';
-import { createLogger, createRuntime, stopOnSignals } from './runtime';
+import { createLogger, stopOnSignals } from './runtime';
 
 /**
  * `npm run worker`: the job workers alone, for running beside one or more API processes
@@ -13,19 +11,18 @@ import { createLogger, createRuntime, stopOnSignals } from './runtime';
 async function main(): Promise<void> {
   const config = loadConfig();
   const log = createLogger();
-  const database = await openDatabase(config, (line) => log.info(line));
-  const secrets = await loadSecretBox(config);
-  const orm = await initOrm({ databaseUrl: database.url, logSql: config.logSql });
-  const runtime = createRuntime({ orm, config, secrets, logger: log });
-  const workers = await startWorkers(runtime, database.url);
+  const { database, runtime, close } = await boot(config, log);
+  const workers = await startWorkers(runtime, database.url).catch(async (error) => {
+    await close().catch(() => {});
+    throw error;
+  });
   process.stdout.write(`vozgate worker is up (concurrency ${config.workers.concurrency}, telephony: ${runtime.telephony.name})\n`);
 
   stopOnSignals(log, 'the worker', async () => {
     try {
       await workers.stop(config.shutdownTimeoutMs);
-      await orm.close();
     } finally {
-      await database.stop();
+      await close();
     }
   });
 }

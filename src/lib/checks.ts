@@ -41,20 +41,6 @@ export function checkOneOf<T extends string>(
   return false;
 }
 
-/** Trims, requires a non-empty text of at most `max` characters, and returns it (or null). */
-export function checkText(errors: FieldErrorCollector, field: string, value: string, max: number): string | null {
-  const text = value.trim();
-  if (text === '') {
-    errors.add(field, FieldMessages.required(field));
-    return null;
-  }
-  if (text.length > max) {
-    errors.add(field, FieldMessages.maxLength(field, max));
-    return null;
-  }
-  return text;
-}
-
 export function checkDate(errors: FieldErrorCollector, field: string, value: string): Date | null {
   const date = parseDateOnly(value);
   if (!date) errors.add(field, FieldMessages.date(field));
@@ -94,12 +80,14 @@ export function checkHttpUrl(errors: FieldErrorCollector, field: string, value: 
   return text;
 }
 
-/** A text whose length (after trimming) is within bounds, returned trimmed (or null). */
+/**
+ * A text whose length (after trimming) is within bounds, returned trimmed (or null). With
+ * `min` 1 the text is simply required, and only its maximum is worth naming.
+ */
 export function checkLength(errors: FieldErrorCollector, field: string, value: string, min: number, max: number): string | null {
   const text = value.trim();
-  if (text.length < min || text.length > max) {
-    errors.add(field, min <= 1 && text.length === 0 ? FieldMessages.required(field) : FieldMessages.lengthBetween(field, min, max));
-    return null;
-  }
-  return text;
+  if (text.length >= min && text.length <= max) return text;
+  if (min <= 1) errors.add(field, text.length === 0 ? FieldMessages.required(field) : FieldMessages.maxLength(field, max));
+  else errors.add(field, FieldMessages.lengthBetween(field, min, max));
+  return null;
 }

@@ -1,12 +1,12 @@
 import { FieldErrorCollector, Messages, NotFoundError } from '../../errors';
-import { checkText } from '../../lib/checks';
+import { checkLength } from '../../lib/checks';
 import { Account } from '../accounts/account.entity';
 import type { Scope } from '../scope';
 import { Campaign } from './campaign.entity';
 
 export async function createCampaign(scope: Scope, input: { name: string }): Promise<Campaign> {
   const errors = new FieldErrorCollector();
-  const name = checkText(errors, 'name', input.name, 255);
+  const name = checkLength(errors, 'name', input.name, 1, 255);
   errors.throwIfAny();
   const campaign = scope.em.create(Campaign, { account: scope.em.getReference(Account, scope.accountId), name: name! });
   await scope.em.persist(campaign).flush();

@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { FieldErrorCollector } from '../../errors';
-import { checkOneOf, checkText } from '../../lib/checks';
+import { checkLength, checkOneOf } from '../../lib/checks';
 import { Account } from '../accounts/account.entity';
 import type { Scope } from '../scope';
 import { Language } from './language.entity';
@@ -34,7 +34,7 @@ export function findLanguageByName(scope: Scope, name: string): Promise<Language
 /** Adds a voice (public without an account); for the operator CLI. */
 export async function addVoice(em: EntityManager, input: { name: string; mode: string; accountId: number | null }): Promise<Voice> {
   const errors = new FieldErrorCollector();
-  const name = checkText(errors, 'name', input.name, 100);
+  const name = checkLength(errors, 'name', input.name, 1, 100);
   checkOneOf(errors, 'mode', input.mode, ENGINE_TYPES);
   errors.throwIfAny();
   const voice = em.create(Voice, {

@@ -110,13 +110,13 @@ export async function sendSms(scope: Scope, provider: SmsProvider, input: SendSm
     await tx.flush();
     const balance = await adjustBalance(tx, scope.accountId, cost.negated(), 'sms', `sms:${sms.id}`);
     if (balance === null) throw new DomainError('INSUFFICIENT_BALANCE', Messages.insufficientBalance);
-    return { kind: 'reserved' as const, smsId: sms.id };
+    return { kind: 'reserved' as const, sms: { id: sms.id, from: sms.from, to: sms.to, body: sms.body } };
   });
 
   if (reserved.kind === 'replay') return outcomeResult(reserved.response);
   if (reserved.kind === 'in-flight') return outcomeResult(await awaitResponse<Outcome>(scope.em, ref!));
 
-  const sms = await scope.em.fork().findOneOrFail(Sms, { id: reserved.smsId });
+  const { sms } = reserved;
   let outcome: Outcome;
   try {
     const { sid } = await provider.send({ from: sms.from, to: sms.to, body: sms.body });

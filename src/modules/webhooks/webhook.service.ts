@@ -22,6 +22,9 @@ export interface WebhookDeps {
 
 /** The account's signing secret (`whsec_` + base64), made on first use; encrypted at rest. */
 export async function webhookSecret(em: EntityManager, secrets: SecretBox, accountId: number): Promise<string> {
+  // Every delivery attempt signs: read without a lock, and lock the account only to make one.
+  const [row] = await em.execute('select webhook_secret_sealed from accounts where id = ?', [accountId]);
+  if (row?.webhook_secret_sealed) return secrets.open(row.webhook_secret_sealed);
   return em.transactional(async (tx) => {
     const account = await tx.findOneOrFail(Account, { id: accountId }, { lockMode: LockMode.PESSIMISTIC_WRITE });
     if (account.webhook_secret_sealed) return secrets.open(account.webhook_secret_sealed);
@@ -194,7 +197,6 @@ export async function deliver(em: EntityManager, deps: WebhookDeps, deliveryId: 
   }
   const response = 'response' in outcome ? outcome.response : undefined;
   const error = 'error' in outcome ? (outcome.error ?? null) : null;
-  const latency = result instanceof OutboundError ? result.latencyMs : result.latencyMs;
 
   await em.fork().transactional(async (tx) => {
     await tx.execute(
@@ -206,7 +208,7 @@ export async function deliver(em: EntityManager, deps: WebhookDeps, deliveryId: 
         url,
         response?.status ?? null,
         error?.slice(0, 255) ?? null,
-        latency,
+        result.latencyMs,
         response ? JSON.stringify(response.headers) : null,
         response ? response.body.slice(0, STORED_BODY_BYTES) : null,
       ],
