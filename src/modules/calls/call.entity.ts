@@ -1,9 +1,8 @@
-import { Entity, ManyToOne, OptionalProps, PrimaryKey, Property } from '@mikro-orm/core';
+import { Entity, OptionalProps, PrimaryKey, Property } from '@mikro-orm/core';
 import { GraphQLJSONObject } from 'graphql-scalars';
 import { Field, Float, Int, ObjectType } from 'type-graphql';
 import { IsoTimestampType, SpecTimestampType } from '../../db/types';
 import { nowSpecTimestamp } from '../../lib/time';
-import { Account } from '../accounts/account.entity';
 
 export const CALL_STATUSES = [
   'initiated',
@@ -66,8 +65,12 @@ export class Call {
   @PrimaryKey()
   id!: number;
 
-  @ManyToOne(() => Account, { deleteRule: 'cascade' })
-  account!: Account;
+  /**
+   * The owning account as a plain id, not a relation: nothing navigates from a call to its
+   * account, and a relation makes the ORM install tracking accessors on every call it reads.
+   */
+  @Property({ type: 'integer' })
+  account_id!: number;
 
   /** Kept as plain ids: the call outlives its assistant, lead and campaign (set null on delete). */
   @Field(() => Int, { nullable: true })

@@ -104,7 +104,7 @@ async function finish(em: EntityManager, deps: LifecycleDeps, call: Call, status
   call.total_cost = cost.total_cost;
   if (new Decimal(cost.total_cost).greaterThan(0)) {
     // The call has happened: its cost is owed even when it takes the balance below zero.
-    await adjustBalance(em, call.account.id, new Decimal(cost.total_cost).negated(), 'call', `call:${call.id}`, { allowNegative: true });
+    await adjustBalance(em, call.account_id, new Decimal(cost.total_cost).negated(), 'call', `call:${call.id}`, { allowNegative: true });
   }
   await deps.onFinished?.(em, call, assistant);
 }

@@ -7,7 +7,6 @@ import { checkOneOf, checkPositiveInt } from '../../lib/checks';
 import { checkPaging } from '../../lib/listing';
 import { toE164 } from '../../lib/phone';
 import type { TelephonyProvider } from '../../telephony/provider';
-import { Account } from '../accounts/account.entity';
 import { PhoneNumber } from '../accounts/phone-number.entity';
 import { Assistant } from '../assistants/assistant.entity';
 import { requireAssistant } from '../assistants/assistant.service';
@@ -73,7 +72,7 @@ export async function startCall(
   const lifetime = telephony.longestCallSeconds(spec.assistant) + config.workers.sweeperMarginSeconds;
   const deadline = new Date(Date.now() + lifetime * 1000);
   const call = em.create(Call, {
-    account: em.getReference(Account, accountId),
+    account_id: accountId,
     assistant_id: spec.assistant.id,
     assistant_name: spec.assistant.assistant_name,
     lead_id: lead?.id ?? null,
@@ -119,14 +118,18 @@ export async function simulateInboundCall(
   });
 }
 
+/**
+ * The hottest read of the API: one statement by hand, hydrated by the ORM's compiled mapper
+ * (`findOne` spends most of this request building the same SQL from metadata).
+ */
 export async function requireCall(scope: Scope, id: number): Promise<Call> {
-  const call = await scope.em.findOne(Call, { id, account: scope.accountId });
-  if (!call) throw new NotFoundError(Messages.callNotFound);
-  return call;
+  const [row] = await scope.em.execute('select * from calls where id = ? and account_id = ?', [id, scope.accountId]);
+  if (!row) throw new NotFoundError(Messages.callNotFound);
+  return scope.em.map(Call, row);
 }
 
 export async function deleteCall(scope: Scope, id: number): Promise<void> {
-  const deleted = await scope.em.nativeDelete(Call, { id, account: scope.accountId });
+  const deleted = await scope.em.nativeDelete(Call, { id, account_id: scope.accountId });
   if (deleted === 0) throw new NotFoundError(Messages.callNotFound);
 }
 
@@ -134,7 +137,7 @@ export async function deleteCall(scope: Scope, id: number): Promise<void> {
 export async function listCalls(scope: Scope, args: CallListArgs): Promise<Page<Call>> {
   const errors = new FieldErrorCollector();
   const { page, perPage, createdAt } = checkPaging(errors, args);
-  const where: FilterQuery<Call> = { account: scope.accountId };
+  const where: FilterQuery<Call> = { account_id: scope.accountId };
   if (args.status != null && checkOneOf(errors, 'status', args.status, CALL_STATUSES)) where.status = args.status;
   if (args.type != null && checkOneOf(errors, 'type', args.type, CALL_TYPES)) where.type = args.type;
   if (args.assistant_id != null && checkPositiveInt(errors, 'assistant_id', args.assistant_id)) where.assistant_id = args.assistant_id;

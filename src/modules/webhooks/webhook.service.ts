@@ -93,7 +93,7 @@ export async function scheduleCallWebhook(em: EntityManager, call: Call, assista
   const id = `msg_${randomBytes(16).toString('hex')}`;
   await em.execute(
     `insert into webhook_deliveries (id, account_id, call_id, assistant_id, status, payload) values (?, ?, ?, ?, 'pending', ?::jsonb)`,
-    [id, call.account.id, call.id, assistant.id, JSON.stringify(await callPayload(em, call, assistant))],
+    [id, call.account_id, call.id, assistant.id, JSON.stringify(await callPayload(em, call, assistant))],
   );
   await enqueue(em, { task: DELIVER_TASK, payload: { delivery_id: id }, jobKey: `webhook:${id}`, maxAttempts: 5 });
 }

@@ -1,0 +1,25 @@
+import { IsoTimestampType, SpecTimestampType } from '../src/db/types';
+
+describe('timestamp column types', () => {
+  const spec = new SpecTimestampType();
+  const iso = new IsoTimestampType();
+
+  it.each([
+    ['2026-11-21 04:29:00+00', '2026-11-21 04:29:00'],
+    ['2026-11-21 04:29:00.987+00', '2026-11-21 04:29:00'],
+    ['2026-11-21 01:29:00-03', '2026-11-21 04:29:00'],
+    ['2026-11-21 06:29:00+02:00', '2026-11-21 04:29:00'],
+  ])('reads %s from the database as the spec text %s', (stored, shown) => {
+    expect(spec.convertToJSValue(stored)).toBe(shown);
+  });
+
+  it('reads dates and nulls', () => {
+    expect(spec.convertToJSValue(new Date('2026-11-21T04:29:00.500Z'))).toBe('2026-11-21 04:29:00');
+    expect(spec.convertToJSValue(null)).toBeNull();
+    expect(iso.convertToJSValue('2026-11-21 04:29:00.1+00')).toBe('2026-11-21T04:29:00.100Z');
+  });
+
+  it('refuses text that is not a timestamp', () => {
+    expect(() => spec.convertToJSValue('yesterday')).toThrow(TypeError);
+  });
+});
