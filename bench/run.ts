@@ -37,6 +37,8 @@ type TargetName = 'floor' | 'vozgate-graphql' | 'vozgate-rest' | 'postgraphile';
 interface Target {
   name: TargetName;
   base: string;
+  /** The server's process (vozgate's GraphQL and REST targets share one). */
+  pid: number;
 }
 
 interface Request {
@@ -197,6 +199,8 @@ interface Row {
   p99_ms: number;
   non2xx: number;
   statements_per_request: number | null;
+  /** The server's resident memory right after the measured window. */
+  rss_mb: number;
 }
 
 /** One request before the load: a target that answers with an error would be measured fast and wrong. */
@@ -243,6 +247,7 @@ async function measure(target: Target, scenario: Scenario, token: string, db: Cl
     p99_ms: result.latency.p99,
     non2xx: result.non2xx + result.errors + result.timeouts,
     statements_per_request: statements === null || completed === 0 ? null : Math.round((statements / completed) * 100) / 100,
+    rss_mb: rssMb(target.pid),
   };
 }
 
@@ -286,9 +291,9 @@ async function main(): Promise<void> {
     );
     children.push(vozgate.child);
     const targets: Target[] = [
-      { name: 'floor', base: `http://127.0.0.1:${floor.port}` },
-      { name: 'vozgate-graphql', base: `http://127.0.0.1:${vozgate.port}` },
-      { name: 'vozgate-rest', base: `http://127.0.0.1:${vozgate.port}` },
+      { name: 'floor', base: `http://127.0.0.1:${floor.port}`, pid: floor.child.pid! },
+      { name: 'vozgate-graphql', base: `http://127.0.0.1:${vozgate.port}`, pid: vozgate.child.pid! },
+      { name: 'vozgate-rest', base: `http://127.0.0.1:${vozgate.port}`, pid: vozgate.child.pid! },
     ];
     const peer = flags['no-peer'] ? { skipped: 'the peer was left out (--no-peer)' } : await preparePeer(db, cacheDir, log);
     if ('node' in peer) {
@@ -299,14 +304,12 @@ async function main(): Promise<void> {
         peer.node,
       );
       children.push(postgraphile.child);
-      targets.push({ name: 'postgraphile', base: `http://127.0.0.1:${postgraphile.port}` });
+      targets.push({ name: 'postgraphile', base: `http://127.0.0.1:${postgraphile.port}`, pid: postgraphile.child.pid! });
     } else {
       log(peer.skipped);
     }
 
-    // One process per server: vozgate serves both its GraphQL and REST targets.
-    const processes: Record<string, number> = { floor: floor.child.pid!, vozgate: vozgate.child.pid! };
-    if ('node' in peer) processes.postgraphile = children[2].pid!;
+    const processes: Record<string, number> = Object.fromEntries(targets.map((t) => [t.name.replace(/-(graphql|rest)$/, ''), t.pid]));
     const rss = () => Object.fromEntries(Object.entries(processes).map(([name, pid]) => [name, rssMb(pid)]));
     const rssStart = rss();
     const rows: Row[] = [];
@@ -324,11 +327,11 @@ async function main(): Promise<void> {
     const table = [
       `Scale: ${scale.name} (${data.scale === 'full' ? '1,000,000' : '100,000'} calls on the big account); ${connections} connections, ${warmup} s warm-up, ${duration} s measured.`,
       '',
-      '| scenario | target | req/s | vs floor | p50 ms | p99 ms | non-2xx | SQL/request |',
-      '|---|---|---:|---:|---:|---:|---:|---:|',
+      '| scenario | target | req/s | vs floor | p50 ms | p99 ms | non-2xx | SQL/request | RSS MB |',
+      '|---|---|---:|---:|---:|---:|---:|---:|---:|',
       ...rows.map((r) => {
         const ratio = floorRps.get(r.name) ? `${Math.round((r.rps / floorRps.get(r.name)!) * 100)}%` : '';
-        return `| ${r.name} | ${r.target} | ${r.rps} | ${ratio} | ${r.p50_ms} | ${r.p99_ms} | ${r.non2xx} | ${r.statements_per_request ?? 'n/a'} |`;
+        return `| ${r.name} | ${r.target} | ${r.rps} | ${ratio} | ${r.p50_ms} | ${r.p99_ms} | ${r.non2xx} | ${r.statements_per_request ?? 'n/a'} | ${r.rss_mb} |`;
       }),
       '',
       `RSS (MB): ${Object.keys(rssStart).map((name) => `${name} ${rssStart[name]} -> ${rssEnd[name]}`).join('; ')}`,

@@ -1,0 +1,200 @@
+import { randomUUID } from 'node:crypto';
+import { addVoice } from '../../src/modules/catalog/catalog.service';
+import type { TestAccount, TestApp } from './app';
+
+/** Everything an account can own that an id can point at, for the attack suites. */
+export interface Tenant extends TestAccount {
+  lead: number;
+  tool: number;
+  /** A voice only this account sees. */
+  voice: number;
+  /** The outbound assistant's number, SMS-enabled. */
+  phone: number;
+  /** Numbers no assistant uses yet. */
+  sparePhones: number[];
+  assistant: number;
+  /** An inbound assistant's E.164 number. */
+  inboundNumber: string;
+  call: number;
+  sms: number;
+  delivery: string;
+}
+
+export type Kind = 'campaign' | 'lead' | 'tool' | 'voice' | 'phone' | 'assistant' | 'inboundNumber' | 'call' | 'sms' | 'delivery';
+
+export function idOf(tenant: Tenant, kind: Kind): number | string {
+  if (kind === 'campaign') return tenant.campaignId;
+  if (kind === 'phone') return tenant.phone;
+  return tenant[kind];
+}
+
+/** Ids of nothing: the same type as a real one, in the same ranges, and never used. */
+export const MISSING: Record<Kind, number | string> = {
+  campaign: 900_000_001,
+  lead: 900_000_002,
+  tool: 900_000_003,
+  voice: 900_000_004,
+  phone: 900_000_005,
+  assistant: 900_000_006,
+  inboundNumber: '+5511944409999',
+  call: 900_000_007,
+  sms: 900_000_008,
+  delivery: '00000000-0000-4000-8000-000000000000',
+};
+
+let numbers = 0;
+/** A mobile number no fixture has used, in the given series. */
+function freshNumber(series: string): string {
+  numbers += 1;
+  return `+55119${series}${String(numbers).padStart(6, '0')}`;
+}
+
+async function created<T>(promise: Promise<{ status: number; body: T }>, what: string): Promise<T> {
+  const res = await promise;
+  if (res.status >= 300) throw new Error(`fixture ${what}: ${res.status} ${JSON.stringify(res.body)}`);
+  return res.body;
+}
+
+/**
+ * An account with one of everything, made through the API as a client would (the call stays
+ * `initiated`: no worker runs in these suites). `firstId` moves every id sequence first, so
+ * this tenant's ids cannot be mistaken for anyone else's in a response.
+ */
+export async function createTenant(app: TestApp, firstId?: number): Promise<Tenant> {
+  if (firstId !== undefined) {
+    await app.sql(`select setval(c.oid, $1) from pg_class c where c.relkind = 'S' and c.relnamespace = 'public'::regnamespace`, [firstId]);
+  }
+  const account = await app.account({ balance: '50' });
+  const { token, accountId } = account;
+  const post = (path: string, body: unknown) => app.request('POST', path, { token, body });
+
+  const leadNumber = freshNumber('71');
+  const lead = await created(post('/api/user/lead', { campaign_id: account.campaignId, phone_number: leadNumber }), 'lead');
+  const tool = await created(
+    post('/api/user/tools', {
+      name: 'check_stock',
+      description: 'Checks whether a product is in stock',
+      endpoint: 'https://api.example.com/stock',
+      method: 'POST',
+      timeout: 5,
+    }),
+    'tool',
+  );
+  const voice = await addVoice(app.orm.em.fork(), { name: `Private voice ${accountId}`, mode: 'pipeline', accountId });
+  const phone = await app.phoneNumber(accountId, freshNumber('72'), { sms: true });
+  const sparePhones = [await app.phoneNumber(accountId, freshNumber('73')), await app.phoneNumber(accountId, freshNumber('73'))];
+  const inboundPhone = freshNumber('74');
+  const inboundPhoneId = await app.phoneNumber(accountId, inboundPhone);
+  const assistantBody = {
+    assistant_name: 'Ana',
+    voice_id: voice.id,
+    language: 'Portuguese',
+    llm_model: 'gpt-4o-mini',
+    calls_direction: 'make',
+    engine_type: 'pipeline',
+    timezone: 'America/Sao_Paulo',
+    initial_message: 'Olá, aqui é a Ana.',
+    system_prompt: 'Você confirma pedidos de clientes.',
+    phone_number_id: phone,
+    tool_ids: [tool.data.id],
+    is_webhook_active: true,
+    webhook_url: 'https://hooks.example.com/vozgate',
+  };
+  const assistant = await created(post('/api/user/assistant', assistantBody), 'assistant');
+  await created(post('/api/user/assistant', { ...assistantBody, calls_direction: 'receive', phone_number_id: inboundPhoneId }), 'inbound assistant');
+  // Dialling the lead's number puts the call in the lead's campaign.
+  const call = await created(post('/api/user/make_call', { assistant_id: assistant.data.id, phone_number: leadNumber }), 'call');
+  const sms = await created(post('/api/user/sms', { from: phone, to: freshNumber('76'), body: 'Olá!' }), 'sms');
+  const delivery = randomUUID();
+  await app.sql(
+    `insert into webhook_deliveries (id, account_id, call_id, assistant_id, status, payload) values ($1, $2, $3, $4, 'delivered', '{}')`,
+    [delivery, accountId, call.call_id, assistant.data.id],
+  );
+  return {
+    ...account,
+    lead: lead.data.id,
+    tool: tool.data.id,
+    voice: voice.id,
+    phone,
+    sparePhones,
+    assistant: assistant.data.id,
+    inboundNumber: inboundPhone,
+    call: call.call_id,
+    sms: sms.data.id,
+    delivery,
+  };
+}
+
+/** Tables that change on every request whatever it does (rate limiting), left out of snapshots. */
+const VOLATILE = new Set(['rate_limit_windows', 'mikro_orm_migrations']);
+
+/** Every row of every table of the app's schema, in a stable order: equal snapshots, nothing written. */
+export async function snapshot(app: TestApp): Promise<Record<string, unknown[]>> {
+  const tables: { name: string }[] = await app.sql(
+    `select table_name as name from information_schema.tables where table_schema = 'public' and table_type = 'BASE TABLE' order by 1`,
+  );
+  const parts = tables
+    .filter((t) => !VOLATILE.has(t.name))
+    .map((t) => `'${t.name}', (select coalesce(json_agg(r order by r::text), '[]') from "${t.name}" r)`);
+  const [row] = await app.sql(`select json_build_object(${parts.join(', ')}) as tables`);
+  return row.tables;
+}
+
+export interface RestRequest {
+  path: string;
+  body?: Record<string, unknown>;
+  query?: Record<string, unknown>;
+}
+
+const assistantBody = (o: Tenant, phone: number) => ({
+  assistant_name: 'Caio',
+  voice_id: o.voice,
+  language: 'Portuguese',
+  llm_model: 'gpt-4o-mini',
+  calls_direction: 'make',
+  engine_type: 'pipeline',
+  timezone: 'America/Sao_Paulo',
+  initial_message: 'Olá!',
+  system_prompt: 'Você agenda visitas.',
+  phone_number_id: phone,
+  tool_ids: [o.tool],
+});
+
+/** A request every REST route accepts from this tenant (once), keyed by `METHOD path` as in the route table. */
+export const VALID_REST_REQUESTS: Record<string, (own: Tenant) => RestRequest> = {
+  'GET /user/assistants/languages': () => ({ path: '/user/assistants/languages' }),
+  'GET /user/assistants/voices': () => ({ path: '/user/assistants/voices', query: { mode: 'pipeline' } }),
+  'GET /user/assistants/get': () => ({ path: '/user/assistants/get' }),
+  'GET /user/campaigns': () => ({ path: '/user/campaigns' }),
+  'POST /user/campaigns': () => ({ path: '/user/campaigns', body: { name: 'Nova campanha' } }),
+  'GET /user/tools': () => ({ path: '/user/tools' }),
+  'POST /user/tools': () => ({
+    path: '/user/tools',
+    body: { name: 'book_visit', description: 'Books a visit', endpoint: 'https://api.example.com/visits', method: 'POST', timeout: 5 },
+  }),
+  'GET /user/me': () => ({ path: '/user/me' }),
+  'POST /user/lead': (o) => ({ path: '/user/lead', body: { campaign_id: o.campaignId, phone_number: '+5511987650011' } }),
+  'GET /user/leads': (o) => ({ path: '/user/leads', query: { campaign_id: o.campaignId } }),
+  'GET /user/leads/{id}': (o) => ({ path: `/user/leads/${o.lead}` }),
+  'PUT /user/leads/{id}': (o) => ({ path: `/user/leads/${o.lead}`, body: { campaign_id: o.campaignId } }),
+  'PUT /leads/{id}': (o) => ({ path: `/leads/${o.lead}`, body: { variables: { a: 1 } } }),
+  'GET /user/tools/{id}': (o) => ({ path: `/user/tools/${o.tool}` }),
+  'PUT /user/tools/{id}': (o) => ({ path: `/user/tools/${o.tool}`, body: { timeout: 9 } }),
+  'POST /user/assistant': (o) => ({ path: '/user/assistant', body: assistantBody(o, o.sparePhones[0]) }),
+  'GET /user/assistant/{id}': (o) => ({ path: `/user/assistant/${o.assistant}` }),
+  'PUT /user/assistant/{id}': (o) => ({ path: `/user/assistant/${o.assistant}`, body: assistantBody(o, o.sparePhones[1]) }),
+  'POST /user/assistants/enable-inbound-webhook': (o) => ({
+    path: '/user/assistants/enable-inbound-webhook',
+    body: { assistant_id: o.assistant, webhook_url: 'https://hooks.example.com/b' },
+  }),
+  'POST /user/make_call': (o) => ({ path: '/user/make_call', body: { assistant_id: o.assistant, phone_number: '+5511987650012' } }),
+  'GET /user/calls': (o) => ({ path: '/user/calls', query: { assistant_id: o.assistant, campaign_id: o.campaignId } }),
+  'GET /user/calls/{id}': (o) => ({ path: `/user/calls/${o.call}` }),
+  'POST /user/sms': (o) => ({ path: '/user/sms', body: { from: o.phone, to: '+5511987650013', body: 'Oi' } }),
+  'POST /user/assistants/disable-webhook': (o) => ({ path: '/user/assistants/disable-webhook', body: { assistant_id: o.assistant } }),
+  'POST /user/assistants/disable-inbound-webhook': (o) => ({ path: '/user/assistants/disable-inbound-webhook', body: { assistant_id: o.assistant } }),
+  'DELETE /user/calls/{id}': (o) => ({ path: `/user/calls/${o.call}` }),
+  'DELETE /user/leads/{id}': (o) => ({ path: `/user/leads/${o.lead}` }),
+  'DELETE /user/assistant/{id}': (o) => ({ path: `/user/assistant/${o.assistant}` }),
+  'DELETE /user/tools/{id}': (o) => ({ path: `/user/tools/${o.tool}` }),
+};
