@@ -92,8 +92,12 @@ function withDatabase(url: string, database: string): string {
 }
 
 /** A server on port 0 over a database of its own, with the migrations applied. */
-export async function startTestApp(overrides: Partial<Config> = {}, options: { workers?: boolean; logger?: Logger } = {}): Promise<TestApp> {
-  const adminUrl = process.env.TEST_DATABASE_URL;
+export async function startTestApp(
+  overrides: Partial<Config> = {},
+  /** `adminUrl`: a PostgreSQL server of the test's own (default: the run's, TEST_DATABASE_URL). */
+  options: { workers?: boolean; logger?: Logger; adminUrl?: string } = {},
+): Promise<TestApp> {
+  const adminUrl = options.adminUrl ?? process.env.TEST_DATABASE_URL;
   if (!adminUrl) throw new Error('TEST_DATABASE_URL is not set: run the tests through jest (tests/setup/global-setup.mjs)');
   const database = `vozgate_test_${randomBytes(6).toString('hex')}`;
   const admin = new Client({ connectionString: adminUrl });
