@@ -86,6 +86,11 @@ function scenarios(data: Dataset): Scenario[] {
     );
   };
   let phone = 10_000_000 + Math.floor(Math.random() * 80_000_000);
+  /** A number not used before in this run; never one ending in 9999, which the SMS simulator fails on purpose. */
+  const freshPhone = () => {
+    phone += phone % 10_000 === 9_998 ? 2 : 1;
+    return `+55119${phone}`;
+  };
   return [
     {
       name: 'get call by id',
@@ -114,7 +119,7 @@ function scenarios(data: Dataset): Scenario[] {
     {
       name: 'create lead',
       request: (target) => target === 'postgraphile' ? null : () => {
-        const input = { phone_number: `+55119${phone++}`, campaign_id: data.campaignIds[phone % data.campaignIds.length], variables: { customer_name: 'Ana' } };
+        const input = { phone_number: freshPhone(), campaign_id: data.campaignIds[phone % data.campaignIds.length], variables: { customer_name: 'Ana' } };
         if (target === 'floor') return { method: 'POST', path: '/leads', body: JSON.stringify(input) };
         if (target === 'vozgate-rest') return { method: 'POST', path: '/api/user/lead', body: JSON.stringify(input) };
         return gql(`mutation($input: CreateLeadInput!) { createLead(input: $input) { id campaign_id phone_number status campaign { id name } } }`, { input });
@@ -123,7 +128,7 @@ function scenarios(data: Dataset): Scenario[] {
     {
       name: 'send SMS',
       request: (target) => target === 'postgraphile' ? null : () => {
-        const input = { from: data.smsNumberId, to: `+55119${phone++}`, body: 'Seu pedido saiu para entrega.' };
+        const input = { from: data.smsNumberId, to: freshPhone(), body: 'Seu pedido saiu para entrega.' };
         if (target === 'floor') return { method: 'POST', path: '/sms', body: JSON.stringify(input) };
         if (target === 'vozgate-rest') return { method: 'POST', path: '/api/user/sms', body: JSON.stringify(input) };
         return gql(`mutation($input: SendSmsInput!) { sendSms(input: $input) { id status total_cost } }`, { input });
