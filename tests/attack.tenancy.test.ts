@@ -3,7 +3,7 @@ import path from 'node:path';
 import { buildSchema, getNamedType, isInputObjectType, type GraphQLInputField, type GraphQLArgument } from 'graphql';
 import { routes } from '../src/rest/routes';
 import { startTestApp, type HttpResult, type TestApp } from './helpers/app';
-import { MISSING, VALID_REST_REQUESTS, createTenant, idOf, snapshot, type Kind, type RestRequest, type Tenant } from './helpers/tenant';
+import { MISSING, VALID_REST_REQUESTS, assistantInput, createTenant, idOf, snapshot, type Kind, type RestRequest, type Tenant } from './helpers/tenant';
 
 /**
  * Another account's ids behave exactly like ids of nothing, on every GraphQL operation and
@@ -123,21 +123,7 @@ const OPERATIONS: Record<string, Operation> = {
   },
   createAssistant: {
     document: 'mutation($input: CreateAssistantInput!) { createAssistant(input: $input) { id } }',
-    variables: (o) => ({
-      input: {
-        assistant_name: 'Bia',
-        voice_id: o.voice,
-        language: 'Portuguese',
-        llm_model: 'gpt-4o-mini',
-        calls_direction: 'make',
-        engine_type: 'pipeline',
-        timezone: 'America/Sao_Paulo',
-        initial_message: 'Olá!',
-        system_prompt: 'Você agenda visitas.',
-        phone_number_id: o.sparePhones[0],
-        tool_ids: [o.tool],
-      },
-    }),
+    variables: (o) => ({ input: assistantInput(o, o.sparePhones[0]) }),
     slots: [
       { at: 'input.voice_id', kind: 'voice' },
       { at: 'input.phone_number_id', kind: 'phone' },

@@ -1,9 +1,9 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import net from 'node:net';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { Client } from 'pg';
 import { isDatabaseUnavailable } from '../src/db/availability';
+import { freePort } from '../src/db/embedded';
 import { startTestApp, type HttpResult, type TestAccount, type TestApp } from './helpers/app';
 
 /**
@@ -17,17 +17,6 @@ let server: ChildProcess;
 let replies: AsyncIterator<string>;
 let app: TestApp;
 let account: TestAccount;
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.on('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 /** Sends a command to the cluster process and waits for its answer. */
 async function cluster(command: 'stop' | 'start' | 'exit'): Promise<void> {

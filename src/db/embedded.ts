@@ -161,7 +161,8 @@ async function ensureDatabase(credentials: Credentials, port: number): Promise<v
   }
 }
 
-function freePort(): Promise<number> {
+/** A TCP port free on 127.0.0.1 right now. */
+export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = net.createServer();
     server.unref();

@@ -42,6 +42,21 @@ export const MISSING: Record<Kind, number | string> = {
   delivery: '00000000-0000-4000-8000-000000000000',
 };
 
+/** An outbound assistant's input (REST body or GraphQL input) with a voice, a number and a tool of the tenant's. */
+export const assistantInput = (o: Pick<Tenant, 'voice' | 'tool'>, phone: number) => ({
+  assistant_name: 'Ana',
+  voice_id: o.voice,
+  language: 'Portuguese',
+  llm_model: 'gpt-4o-mini',
+  calls_direction: 'make',
+  engine_type: 'pipeline',
+  timezone: 'America/Sao_Paulo',
+  initial_message: 'Olá, aqui é a Ana.',
+  system_prompt: 'Você confirma pedidos de clientes.',
+  phone_number_id: phone,
+  tool_ids: [o.tool],
+});
+
 let numbers = 0;
 /** A mobile number no fixture has used, in the given series. */
 function freshNumber(series: string): string {
@@ -86,17 +101,7 @@ export async function createTenant(app: TestApp, firstId?: number): Promise<Tena
   const inboundPhone = freshNumber('74');
   const inboundPhoneId = await app.phoneNumber(accountId, inboundPhone);
   const assistantBody = {
-    assistant_name: 'Ana',
-    voice_id: voice.id,
-    language: 'Portuguese',
-    llm_model: 'gpt-4o-mini',
-    calls_direction: 'make',
-    engine_type: 'pipeline',
-    timezone: 'America/Sao_Paulo',
-    initial_message: 'Olá, aqui é a Ana.',
-    system_prompt: 'Você confirma pedidos de clientes.',
-    phone_number_id: phone,
-    tool_ids: [tool.data.id],
+    ...assistantInput({ voice: voice.id, tool: tool.data.id }, phone),
     is_webhook_active: true,
     webhook_url: 'https://hooks.example.com/vozgate',
   };
@@ -146,20 +151,6 @@ export interface RestRequest {
   query?: Record<string, unknown>;
 }
 
-const assistantBody = (o: Tenant, phone: number) => ({
-  assistant_name: 'Caio',
-  voice_id: o.voice,
-  language: 'Portuguese',
-  llm_model: 'gpt-4o-mini',
-  calls_direction: 'make',
-  engine_type: 'pipeline',
-  timezone: 'America/Sao_Paulo',
-  initial_message: 'Olá!',
-  system_prompt: 'Você agenda visitas.',
-  phone_number_id: phone,
-  tool_ids: [o.tool],
-});
-
 /** A request every REST route accepts from this tenant (once), keyed by `METHOD path` as in the route table. */
 export const VALID_REST_REQUESTS: Record<string, (own: Tenant) => RestRequest> = {
   'GET /user/assistants/languages': () => ({ path: '/user/assistants/languages' }),
@@ -180,9 +171,9 @@ export const VALID_REST_REQUESTS: Record<string, (own: Tenant) => RestRequest> =
   'PUT /leads/{id}': (o) => ({ path: `/leads/${o.lead}`, body: { variables: { a: 1 } } }),
   'GET /user/tools/{id}': (o) => ({ path: `/user/tools/${o.tool}` }),
   'PUT /user/tools/{id}': (o) => ({ path: `/user/tools/${o.tool}`, body: { timeout: 9 } }),
-  'POST /user/assistant': (o) => ({ path: '/user/assistant', body: assistantBody(o, o.sparePhones[0]) }),
+  'POST /user/assistant': (o) => ({ path: '/user/assistant', body: assistantInput(o, o.sparePhones[0]) }),
   'GET /user/assistant/{id}': (o) => ({ path: `/user/assistant/${o.assistant}` }),
-  'PUT /user/assistant/{id}': (o) => ({ path: `/user/assistant/${o.assistant}`, body: assistantBody(o, o.sparePhones[1]) }),
+  'PUT /user/assistant/{id}': (o) => ({ path: `/user/assistant/${o.assistant}`, body: assistantInput(o, o.sparePhones[1]) }),
   'POST /user/assistants/enable-inbound-webhook': (o) => ({
     path: '/user/assistants/enable-inbound-webhook',
     body: { assistant_id: o.assistant, webhook_url: 'https://hooks.example.com/b' },
