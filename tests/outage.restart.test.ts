@@ -80,6 +80,8 @@ it('answers 503 while the server is down, recovers when it is up, and leaves not
 
   expect(readyWhileDown.status).toBe(503);
   const statuses = new Set(answered.map((a) => a.res.status));
+  const unexpected = app.loggedErrors.filter((error) => !isDatabaseUnavailable(error)).map((e: any) => [String(e?.message).slice(0, 200), e?.code, e?.originalError?.message, e?.cause?.message]);
+  expect(unexpected).toEqual([]);
   expect([...statuses].sort()).toEqual([200, 503]);
   for (const { res } of answered.filter((a) => a.res.status === 503)) {
     expect(res.body).toEqual({ message: 'Serviço temporariamente indisponível.' });
