@@ -3,6 +3,7 @@ import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { ApolloServer, HeaderMap } from '@apollo/server';
 import { ApolloArmor } from '@escape.tech/graphql-armor';
+import { GraphQLError } from 'graphql';
 import { isDatabaseUnavailable } from './db/availability';
 import { Messages } from './errors';
 import { createContext, type GraphQLContext } from './graphql/context';
@@ -32,6 +33,30 @@ export interface App {
 
 const REST_BASE = '/api';
 
+/**
+ * The path and query of a request in origin form (`/path?query`), read without the Host
+ * header; null for anything else (`*`, absolute form, a target the URL parser refuses).
+ */
+function requestTarget(raw: string | undefined): URL | null {
+  if (!raw?.startsWith('/')) return null;
+  try {
+    return new URL(`http://localhost${raw}`);
+  } catch {
+    return null;
+  }
+}
+
+/** RFC 9112: a Host that is not `host[:port]` gets a 400 (HTTP/1.0 may leave it out). */
+function isValidHost(host: string | undefined): boolean {
+  if (host === undefined) return true;
+  try {
+    const url = new URL(`http://${host}`);
+    return url.pathname === '/' && !url.search && !url.hash && !url.username && !url.password && !host.includes('#');
+  } catch {
+    return false;
+  }
+}
+
 export async function createApp(runtime: Runtime): Promise<App> {
   const { orm, config, secrets, telephony, sms, logger } = runtime;
   const schema = await getSchema();
@@ -60,6 +85,12 @@ export async function createApp(runtime: Runtime): Promise<App> {
       {
         async requestDidStart() {
           return {
+            // No Subscription type exists yet: such an operation is the client's mistake, not a 500.
+            async didResolveOperation({ operation }) {
+              if (operation?.operation === 'subscription') {
+                throw new GraphQLError(Messages.subscriptionsUnsupported, { extensions: { code: 'BAD_REQUEST', http: { status: 400 } } });
+              }
+            },
             async didEncounterErrors({ errors, contextValue }) {
               logUnexpected(errors, contextValue?.requestId);
             },
@@ -91,20 +122,11 @@ export async function createApp(runtime: Runtime): Promise<App> {
   };
 
   async function graphql(req: IncomingMessage, res: ServerResponse, url: URL, requestId: string): Promise<void> {
-    let body: unknown;
-    if (req.method === 'POST') {
-      const raw = await readBody(req, config.maxBodyBytes);
-      try {
-        body = raw.length ? JSON.parse(raw.toString('utf8')) : undefined;
-      } catch {
-        return sendJson(res, 400, { errors: [{ message: Messages.invalidJson, extensions: { code: 'BAD_REQUEST' } }] });
-      }
-    }
-    const headers = new HeaderMap();
-    for (const [name, value] of Object.entries(req.headers)) {
-      if (value !== undefined) headers.set(name, Array.isArray(value) ? value.join(', ') : value);
-    }
+    // Every operation needs an account: the token is checked before the body is even read.
     const { context, retryAfterSeconds } = await sessionFor(req, requestId)();
+    if (context.accountId === null) {
+      return sendJson(res, 401, { data: null, errors: [{ message: Messages.unauthenticated, extensions: { code: 'UNAUTHENTICATED', status: 401 } }] });
+    }
     if (retryAfterSeconds !== null) {
       return sendJson(
         res,
@@ -112,6 +134,19 @@ export async function createApp(runtime: Runtime): Promise<App> {
         { errors: [{ message: Messages.rateLimited(retryAfterSeconds), extensions: { code: 'RATE_LIMITED', status: 429 } }] },
         { 'retry-after': retryAfterSeconds },
       );
+    }
+    let body: unknown;
+    if (req.method === 'POST') {
+      const raw = await readBody(req, config.maxBodyBytes);
+      try {
+        body = raw.length ? JSON.parse(raw.toString('utf8')) : undefined;
+      } catch {
+        return sendJson(res, 400, { errors: [{ message: Messages.invalidJson, extensions: { code: 'BAD_REQUEST', status: 400 } }] });
+      }
+    }
+    const headers = new HeaderMap();
+    for (const [name, value] of Object.entries(req.headers)) {
+      if (value !== undefined) headers.set(name, Array.isArray(value) ? value.join(', ') : value);
     }
     const response = await apollo.executeHTTPGraphQLRequest({
       httpGraphQLRequest: { method: req.method ?? 'GET', headers, search: url.search, body },
@@ -156,9 +191,12 @@ export async function createApp(runtime: Runtime): Promise<App> {
         ms: Number(process.hrtime.bigint() - started) / 1e6,
       }),
     );
-    const url = new URL(req.url ?? '/', `http://${req.headers.host ?? 'localhost'}`);
-    const path = url.pathname;
+    const target = requestTarget(req.url);
+    const path = target?.pathname ?? '';
     try {
+      if (!target || !isValidHost(req.headers.host)) return sendJson(res, 400, { message: Messages.badRequest });
+      // Links and page URLs are built on PUBLIC_URL, never on the client's Host header.
+      const url = new URL(`${config.publicUrl}${target.pathname}${target.search}`);
       if (path === '/healthz') return sendJson(res, 200, { status: 'ok' });
       if (path === '/readyz') {
         const ready = await orm.isConnected().catch(() => false);
@@ -184,7 +222,13 @@ export async function createApp(runtime: Runtime): Promise<App> {
     }
   }
 
-  const server = http.createServer((req, res) => void handle(req, res));
+  const server = http.createServer((req, res) => {
+    handle(req, res).catch((error) => {
+      // handle() answers its own failures; this is the last line for a failure in that answer.
+      logger.error('request handler failed', error);
+      res.destroy();
+    });
+  });
   server.keepAliveTimeout = 5_000;
 
   return {

@@ -10,6 +10,8 @@ export const Messages = {
   validationFailed: 'Falha na validação',
   invalidData: 'Os dados fornecidos são inválidos.',
   invalidJson: 'O corpo da requisição não é um JSON válido.',
+  badRequest: 'Requisição inválida.',
+  subscriptionsUnsupported: 'Operações subscription ainda não são suportadas; use query ou mutation.',
   bodyTooLarge: 'O corpo da requisição excede o tamanho máximo permitido.',
   routeNotFound: 'Rota não encontrada.',
   methodNotAllowed: 'Método não permitido.',
@@ -32,6 +34,9 @@ export const Messages = {
 
   insufficientBalance: 'Saldo insuficiente',
   callNotFound: 'Chamada não encontrada',
+  callNotFinished: 'A chamada ainda está em andamento e não pode ser excluída; tente novamente quando ela terminar.',
+  parallelCallLimit: (limit: number) =>
+    `Você atingiu o limite de ${limit} chamadas simultâneas do seu plano. Aguarde o término de uma chamada em andamento.`,
   deliveryNotFound: 'Entrega de webhook não encontrada',
   idempotencyKeyReused: 'Esta Idempotency-Key já foi usada com outra requisição.',
   idempotencyInFlight: 'Uma requisição com esta Idempotency-Key ainda está em andamento; tente novamente.',
@@ -57,6 +62,7 @@ export const Messages = {
   webhookDisabled: 'Webhook disabled successfully',
   callInitiated: 'Call initiated successfully',
   smsSent: 'SMS sent successfully',
+  smsPending: 'SMS handed to the provider; its confirmation is pending',
   callDeleted: 'Call deleted successfully',
 } as const;
 
@@ -98,6 +104,8 @@ export const FieldMessages = {
   campaignMissing: 'A campanha selecionada não existe.',
   statusAutomatic: 'O status é atribuído automaticamente e não pode ser definido manualmente.',
   duplicateLead: 'Já existe um lead com este número de telefone nesta campanha.',
+  unstorableText: (field: string) => `O campo ${field} contém caracteres não permitidos (NUL ou UTF-16 inválido).`,
+  tooDeep: (field: string, max: number) => `O campo ${field} não pode ter mais de ${max} níveis de aninhamento.`,
 } as const;
 
 export type ErrorCode =

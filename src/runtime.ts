@@ -23,6 +23,7 @@ export function createLogger(level = process.env.LOG_LEVEL ?? 'info', destinatio
     {
       level,
       base: { service: 'vozgate' },
+      serializers: { err: serializeError },
       redact: {
         paths: [
           'authorization', '*.authorization', '*.*.authorization', 'headers.authorization',
@@ -39,6 +40,28 @@ export function createLogger(level = process.env.LOG_LEVEL ?? 'info', destinatio
     debug: (message, fields) => log.debug(fields ?? {}, message),
     error: (message, error, fields) => log.error({ ...fields, ...(error === undefined ? {} : { err: error }) }, message),
   };
+}
+
+const SQLSTATE = /^[0-9A-Z]{5}$/;
+/** What a database error may say in a log: names and codes, never SQL text or values. */
+const DATABASE_ERROR_KEYS = ['code', 'severity', 'schema', 'table', 'column', 'constraint', 'dataType', 'routine'] as const;
+
+/**
+ * pino's error serializer, except for database errors: their message carries the SQL text
+ * (knex prefixes it) and their `detail`, `where` and `parameters` carry the values of the
+ * statement (phone numbers, variables). Those are logged as the SQLSTATE, the objects named,
+ * the server's message with its quoted parts removed, and the stack frames.
+ */
+export function serializeError(error: unknown): unknown {
+  const serialized = pino.stdSerializers.err(error as Error);
+  const code = (error as { code?: unknown } | null)?.code;
+  if (!(error instanceof Error) || typeof code !== 'string' || !SQLSTATE.test(code)) return serialized;
+  const record = error as unknown as Record<string, unknown>;
+  const message = (error.message.split(' - ').pop() ?? '').replace(/"[^"]*"|'[^']*'/g, '"…"').slice(0, 300);
+  const safe: Record<string, unknown> = { type: error.name, message };
+  for (const key of DATABASE_ERROR_KEYS) if (typeof record[key] === 'string') safe[key] = record[key];
+  safe.stack = (error.stack ?? '').split('\n').filter((line) => line.trim().startsWith('at ')).join('\n');
+  return safe;
 }
 
 /** What the API and the workers share in one process. */
@@ -75,21 +98,31 @@ export function createRuntime(parts: { orm: MikroORM; config: Config; secrets: S
 /**
  * On the first SIGINT or SIGTERM, runs `stop` (the parts in order, the database last) and
  * exits; later signals while it runs change nothing.
+ *
+ * The last resort for failures no caller caught: a rejected promise that nobody awaited is
+ * logged and the process keeps serving (it left no half-done state behind a call stack);
+ * an exception thrown past every frame is logged and the process stops in the same order
+ * and exits 1, since the state it interrupted is unknown.
  */
 export function stopOnSignals(log: Logger, what: string, stop: () => Promise<void>): void {
   let stopping = false;
-  const handler = (signal: NodeJS.Signals) => {
+  const shutdown = (reason: string, code: number) => {
     if (stopping) return;
     stopping = true;
-    log.info(`${signal}: stopping ${what}`);
+    log.info(`${reason}: stopping ${what}`);
     stop().then(
-      () => process.exit(0),
+      () => process.exit(code),
       (error) => {
         log.error(`${what} did not stop cleanly`, error);
         process.exit(1);
       },
     );
   };
-  process.on('SIGINT', handler);
-  process.on('SIGTERM', handler);
+  process.on('SIGINT', () => shutdown('SIGINT', 0));
+  process.on('SIGTERM', () => shutdown('SIGTERM', 0));
+  process.on('unhandledRejection', (error) => log.error('unhandled promise rejection (the process goes on)', error));
+  process.on('uncaughtException', (error) => {
+    log.error('uncaught exception', error);
+    shutdown('uncaught exception', 1);
+  });
 }

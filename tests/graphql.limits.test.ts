@@ -60,7 +60,9 @@ describe('GraphQL limits, before any resolver runs', () => {
     expect(JSON.stringify(typo.body)).not.toContain('Did you mean');
     const open = await startTestApp({ graphql: { ...app.config.graphql, introspection: true } });
     try {
-      const allowed = await open.graphql('{ __schema { queryType { name } } }', {}, null);
+      // Like every operation, introspection needs a token.
+      expect((await open.graphql('{ __schema { queryType { name } } }', {}, null)).status).toBe(401);
+      const allowed = await open.graphql('{ __schema { queryType { name } } }', {}, (await open.account()).token);
       expect(allowed.body.data.__schema.queryType.name).toBe('Query');
     } finally {
       await open.close();

@@ -12,6 +12,7 @@ import { SmsResolver } from '../modules/sms/sms.resolver';
 import { ToolResolver } from '../modules/tools/tool.resolver';
 import { WebhookResolver } from '../modules/webhooks/webhook.resolver';
 import type { GraphQLContext } from './context';
+import { guardArguments } from './input-guard';
 
 export const resolvers = [
   AssistantResolver,
@@ -34,7 +35,7 @@ const authChecker: AuthChecker<GraphQLContext> = ({ context }) => {
 let cached: Promise<GraphQLSchema> | undefined;
 
 export function getSchema(): Promise<GraphQLSchema> {
-  cached ??= buildSchema({ resolvers, authChecker, validate: false });
+  cached ??= buildSchema({ resolvers, authChecker, validate: false }).then(guardArguments);
   return cached;
 }
 

@@ -56,6 +56,11 @@ function join(path: string, key: string | number): string {
   return path === '' ? String(key) : `${path}.${key}`;
 }
 
+/** The name a field error goes under: the body itself when the body is the input. */
+function fieldName(path: string): string {
+  return path === '' ? 'body' : path;
+}
+
 function coerce(
   type: GraphQLInputType,
   value: unknown,
@@ -65,7 +70,7 @@ function coerce(
 ): unknown {
   if (isNonNullType(type)) {
     if (value === undefined || value === null) {
-      errors.add(path, FieldMessages.required(path));
+      errors.add(fieldName(path), FieldMessages.required(fieldName(path)));
       return undefined;
     }
     return coerce(type.ofType, value, path, errors, unknownFields);
@@ -82,7 +87,7 @@ function coerce(
 
   if (isInputObjectType(type)) {
     if (!isPlainObject(value)) {
-      errors.add(path === '' ? 'body' : path, FieldMessages.array(path === '' ? 'body' : path));
+      errors.add(fieldName(path), FieldMessages.array(fieldName(path)));
       return undefined;
     }
     const fields = type.getFields();

@@ -68,6 +68,7 @@ export class RestShim {
     if (retryAfterSeconds !== null) {
       return sendJson(res, 429, { message: Messages.rateLimited(retryAfterSeconds) }, { 'retry-after': retryAfterSeconds });
     }
+    if (params === null) return sendJson(res, 404, { message: route.notFound ?? Messages.routeNotFound });
 
     let body: unknown = {};
     if (route.method === 'POST' || route.method === 'PUT') {
@@ -112,7 +113,7 @@ export class RestShim {
     sendJson(res, shaped.status ?? 200, shaped.body, shaped.headers);
   }
 
-  private match(method: string, path: string): { compiled: CompiledRoute; params: Record<string, string> } | string[] | 'no-route' {
+  private match(method: string, path: string): { compiled: CompiledRoute; params: Record<string, string> | null } | string[] | 'no-route' {
     const allowed: string[] = [];
     for (const compiled of this.compiled) {
       const match = compiled.pattern.exec(path);
@@ -122,7 +123,12 @@ export class RestShim {
         continue;
       }
       const params: Record<string, string> = {};
-      compiled.paramNames.forEach((name, index) => (params[name] = decodeURIComponent(match[index + 1])));
+      try {
+        compiled.paramNames.forEach((name, index) => (params[name] = decodeURIComponent(match[index + 1])));
+      } catch {
+        // Malformed percent-encoding (`%zz`): no resource can have that id.
+        return { compiled, params: null };
+      }
       return { compiled, params };
     }
     return allowed.length ? allowed : 'no-route';

@@ -122,6 +122,8 @@ export async function startTestApp(
   const runtime = createRuntime({ orm, config, secrets: new SecretBox(secretsKey), logger });
   const app: App = await createApp(runtime);
   const url = await app.listen(0, '127.0.0.1');
+  // Links and recording URLs are built on PUBLIC_URL: here, the address the server got.
+  if (!('publicUrl' in overrides)) config.publicUrl = url;
   const workers = options.workers ? await startWorkers(runtime, databaseUrl) : null;
   const sqlClient = new Client({ connectionString: databaseUrl });
   // A test that takes the database away must not crash the run through this client.
