@@ -21,6 +21,8 @@ export interface Config {
   secretsKey: Buffer | null;
   /** The plan's limit of mid-call tools per account. */
   maxToolsPerAccount: number;
+  /** The plan's limit of an account's calls in flight (initiated, ringing or in progress). */
+  maxParallelCalls: number;
   telephony: {
     provider: 'simulator';
     /** How much faster than real time the simulator's clock runs. */
@@ -89,6 +91,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logSql: boolean(env, 'LOG_SQL', false),
     secretsKey: secretsKey(env.SECRETS_KEY),
     maxToolsPerAccount: integer(env, 'PLAN_MAX_TOOLS', 5, 0, 1000),
+    maxParallelCalls: integer(env, 'PLAN_MAX_PARALLEL_CALLS', 10, 1, 10_000),
     telephony: {
       provider: oneOf(env, 'TELEPHONY_PROVIDER', ['simulator'] as const, 'simulator'),
       simulatorSpeed: positiveNumber(env, 'SIMULATOR_SPEED', 10),

@@ -40,7 +40,7 @@ let assistantId: number;
 beforeAll(async () => {
   if (!existsSync(workerMain)) throw new Error('dist/ is missing: run the tests with `npm test`, which builds first');
   // A slower clock than the other tests, so that calls are still going when a worker dies.
-  app = await startTestApp({ telephony: { provider: 'simulator', simulatorSpeed: 40 } });
+  app = await startTestApp({ telephony: { provider: 'simulator', simulatorSpeed: 40 }, maxParallelCalls: 100 });
   account = await app.account({ balance: '1000' });
   const phone = await app.phoneNumber(account.accountId, '+5511922220000');
   const res = await app.request('POST', '/api/user/assistant', {

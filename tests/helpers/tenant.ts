@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { applyCallEvent } from '../../src/modules/calls/call.lifecycle';
 import { addVoice } from '../../src/modules/catalog/catalog.service';
 import type { TestAccount, TestApp } from './app';
 
@@ -71,8 +72,8 @@ async function created<T>(promise: Promise<{ status: number; body: T }>, what: s
 }
 
 /**
- * An account with one of everything, made through the API as a client would (the call stays
- * `initiated`: no worker runs in these suites). `firstId` moves every id sequence first, so
+ * An account with one of everything, made through the API as a client would (no worker runs
+ * in these suites: the call is ended as failed by hand). `firstId` moves every id sequence first, so
  * this tenant's ids cannot be mistaken for anyone else's in a response.
  */
 export async function createTenant(app: TestApp, firstId?: number): Promise<Tenant> {
@@ -109,6 +110,10 @@ export async function createTenant(app: TestApp, firstId?: number): Promise<Tena
   await created(post('/api/user/assistant', { ...assistantBody, calls_direction: 'receive', phone_number_id: inboundPhoneId }), 'inbound assistant');
   // Dialling the lead's number puts the call in the lead's campaign.
   const call = await created(post('/api/user/make_call', { assistant_id: assistant.data.id, phone_number: leadNumber }), 'call');
+  // A call in flight cannot be deleted: this one ends as a failed attempt (no worker runs here).
+  await app.orm.em.fork().transactional((tx) =>
+    applyCallEvent(tx, app.runtime.lifecycle, call.call_id, { type: 'not-answered', status: 'failed', reason: 'test fixture' }),
+  );
   const sms = await created(post('/api/user/sms', { from: phone, to: freshNumber('76'), body: 'Olá!' }), 'sms');
   const delivery = randomUUID();
   await app.sql(

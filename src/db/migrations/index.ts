@@ -6,6 +6,7 @@ import { Migration20261121030000_webhooks } from './Migration20261121030000_webh
 import { Migration20261121040000_sms } from './Migration20261121040000_sms';
 import { Migration20261121050000_call_counts } from './Migration20261121050000_call_counts';
 import { Migration20261121060000_rate_limits } from './Migration20261121060000_rate_limits';
+import { Migration20261122000000_reliability } from './Migration20261122000000_reliability';
 
 /** Every migration, in order. Listed explicitly so that compiled and TypeScript runs agree. */
 export const migrations: MigrationObject[] = [
@@ -16,4 +17,5 @@ export const migrations: MigrationObject[] = [
   { name: 'Migration20261121040000_sms', class: Migration20261121040000_sms },
   { name: 'Migration20261121050000_call_counts', class: Migration20261121050000_call_counts },
   { name: 'Migration20261121060000_rate_limits', class: Migration20261121060000_rate_limits },
+  { name: 'Migration20261122000000_reliability', class: Migration20261122000000_reliability },
 ];

@@ -164,6 +164,14 @@ export class Call {
   @Property({ type: SpecTimestampType, nullable: true })
   finished_at: string | null = null;
 
+  /** What the call holds of the balance while it runs (its first minute); released when it ends. */
+  @Property({ type: 'decimal', precision: 18, scale: 4 })
+  reserved_amount: string = '0';
+
+  /** While set and ahead, one process is running the call's mid-call tools. */
+  @Property({ type: IsoTimestampType, nullable: true })
+  tools_lease_until: string | null = null;
+
   /** After this moment the sweeper ends the call if nothing else has. */
   @Property({ type: IsoTimestampType })
   deadline_at!: string;

@@ -102,6 +102,10 @@ async function finish(em: EntityManager, deps: LifecycleDeps, call: Call, status
   const cost = callCost(deps.config, call.client_phone_number, call.duration, answered);
   call.carrier_cost = cost.carrier_cost;
   call.total_cost = cost.total_cost;
+  // The state machine finishes a call once, so its reservation is released once.
+  if (new Decimal(call.reserved_amount).greaterThan(0)) {
+    await adjustBalance(em, call.account_id, call.reserved_amount, 'call_reservation_release', `call:${call.id}`, { allowNegative: true });
+  }
   if (new Decimal(cost.total_cost).greaterThan(0)) {
     // The call has happened: its cost is owed even when it takes the balance below zero.
     await adjustBalance(em, call.account_id, new Decimal(cost.total_cost).negated(), 'call', `call:${call.id}`, { allowNegative: true });

@@ -21,3 +21,12 @@ export function callCost(config: Config, clientNumber: string, durationSeconds: 
   const total = carrier.plus(new Decimal(config.callFeePerMinute).times(minutes));
   return { carrier_cost: carrier.toFixed(4), total_cost: total.toFixed(4) };
 }
+
+/**
+ * What starting a call takes from the balance until it ends: its first minute, the least an
+ * answered call costs. The rest of a call's cost is debited when it ends, so the balance can
+ * go below zero only by what the calls in flight cost past their first minute.
+ */
+export function callReservation(config: Config, clientNumber: string): string {
+  return callCost(config, clientNumber, 60, true).total_cost;
+}

@@ -1,5 +1,6 @@
 import type { FilterQuery } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
+import Decimal from 'decimal.js';
 import type { Config } from '../../config';
 import { DomainError, FieldErrorCollector, FieldMessages, Messages, NotFoundError, ValidationError } from '../../errors';
 import { makePage, offsetOf, type Page } from '../../graphql/pagination';
@@ -10,10 +11,12 @@ import type { TelephonyProvider } from '../../telephony/provider';
 import { PhoneNumber } from '../accounts/phone-number.entity';
 import { Assistant } from '../assistants/assistant.entity';
 import { requireAssistant } from '../assistants/assistant.service';
+import { adjustBalance } from '../accounts/account.service';
 import { idempotent } from '../idempotency/idempotency.service';
 import type { Scope } from '../scope';
 import { CALL_STATUSES, CALL_TYPES, Call, type CallType } from './call.entity';
 import type { CallListArgs, CallStarted, MakeCallInput } from './call.inputs';
+import { callReservation } from './call.pricing';
 
 interface CallsScope extends Scope {
   telephony: TelephonyProvider;
@@ -38,9 +41,7 @@ export async function makeCall(scope: CallsScope, input: MakeCallInput, idempote
     const assistant = await requireAssistant(txScope, input.assistant_id);
     if (assistant.calls_direction !== 'make') throw new ValidationError({ assistant_id: [FieldMessages.assistantNotOutbound] });
     if (!assistant.phone_number) throw new ValidationError({ assistant_id: [FieldMessages.assistantWithoutPhone] });
-    const [{ balance }] = await em.execute('select balance from accounts where id = ?', [scope.accountId]);
-    if (!(Number(balance) > 0)) throw new DomainError('INSUFFICIENT_BALANCE', Messages.insufficientBalance);
-
+    const reservation = await admitCall(em, scope.config, scope.accountId, phone);
     const from = await em.findOneOrFail(PhoneNumber, { id: assistant.phone_number.id });
     const call = await startCall(em, scope.telephony, scope.config, {
       assistant,
@@ -48,9 +49,29 @@ export async function makeCall(scope: CallsScope, input: MakeCallInput, idempote
       from: from.number,
       to: phone,
       variables: input.variables ?? {},
+      reservation,
     });
     return { call_id: call.id, status: call.status };
   });
+}
+
+/**
+ * Whether the account may start one more call now, in the caller's transaction: the account
+ * row is locked first, so concurrent starts (any process) are decided one after the other,
+ * each seeing the calls and the balance the ones before it left. Refuses past
+ * PLAN_MAX_PARALLEL_CALLS calls in flight, and when the balance does not cover the call's
+ * reservation; answers that reservation, which startCall takes.
+ */
+export async function admitCall(em: EntityManager, config: Config, accountId: number, to: string): Promise<string> {
+  const [{ balance }] = await em.execute('select balance from accounts where id = ? for update', [accountId]);
+  // A statement of its own: its snapshot is taken after the lock, so it sees every call
+  // committed by the starts that held the lock before.
+  const [{ in_flight }] = await em.execute('select count(*)::int as in_flight from calls where account_id = ? and finished_at is null', [accountId]);
+  if (in_flight >= config.maxParallelCalls) throw new DomainError('PLAN_LIMIT', Messages.parallelCallLimit(config.maxParallelCalls));
+  const reservation = callReservation(config, to);
+  const available = new Decimal(balance);
+  if (!available.greaterThan(0) || available.lessThan(reservation)) throw new DomainError('INSUFFICIENT_BALANCE', Messages.insufficientBalance);
+  return reservation;
 }
 
 /**
@@ -61,7 +82,7 @@ export async function startCall(
   em: EntityManager,
   telephony: TelephonyProvider,
   config: Config,
-  spec: { assistant: Assistant; type: CallType; from: string; to: string; variables: Record<string, unknown> },
+  spec: { assistant: Assistant; type: CallType; from: string; to: string; variables: Record<string, unknown>; reservation?: string },
 ): Promise<Call> {
   const accountId = spec.assistant.account.id;
   const [lead] = await em.execute(
@@ -85,8 +106,13 @@ export async function startCall(
     input_variables: spec.variables,
     provider: telephony.name,
     deadline_at: deadline.toISOString(),
+    reserved_amount: spec.reservation ?? '0',
   });
   await em.flush();
+  if (spec.reservation) {
+    const balance = await adjustBalance(em, accountId, new Decimal(spec.reservation).negated(), 'call_reservation', `call:${call.id}`);
+    if (balance === null) throw new DomainError('INSUFFICIENT_BALANCE', Messages.insufficientBalance);
+  }
   await em.execute(`insert into call_events (call_id, status) values (?, 'initiated')`, [call.id]);
   await telephony.startCall(em, call, spec.assistant);
   return call;
@@ -128,9 +154,19 @@ export async function requireCall(scope: Scope, id: number): Promise<Call> {
   return scope.em.map(Call, row);
 }
 
+/**
+ * Deletes a finished call. A call in flight is refused: its lifecycle still has to end it,
+ * debit its cost and release its reservation.
+ */
 export async function deleteCall(scope: Scope, id: number): Promise<void> {
-  const deleted = await scope.em.nativeDelete(Call, { id, account_id: scope.accountId });
-  if (deleted === 0) throw new NotFoundError(Messages.callNotFound);
+  const [row] = await scope.em.execute(
+    `with target as (select id, status from calls where id = ? and account_id = ?),
+     deleted as (delete from calls where id in (select id from target where status not in ('initiated', 'ringing', 'in-progress')) returning id)
+     select (select count(*)::int from target) as found, (select count(*)::int from deleted) as deleted`,
+    [id, scope.accountId],
+  );
+  if (row.found === 0) throw new NotFoundError(Messages.callNotFound);
+  if (row.deleted === 0) throw new DomainError('CONFLICT', Messages.callNotFinished);
 }
 
 /** A page of the account's calls, newest first, with the spec's filters. */
