@@ -99,6 +99,21 @@ it('starts on an empty embedded database, serves, stops cleanly and keeps its da
   const campaigns = await fetch(`${first.base}/api/user/campaigns`, { headers: { authorization: `Bearer ${account.token}` } });
   expect(await campaigns.json()).toEqual([{ id: campaign.id, name: 'Inverno' }]);
   expect(await runCli('balance:add', '--account', '2', '--amount', '0.25')).toEqual({ account_id: 2, balance: 12.75 });
+
+  // Tokens are listed without their secret and revoked at once, by the token or by its id.
+  const spare = await runCli('token:create', '--account', '2');
+  const listed = await runCli('token:list', '--account', '2');
+  expect(listed.tokens).toEqual([
+    { id: expect.any(Number), prefix: account.token.slice(0, 12), created_at: expect.any(String) },
+    { id: expect.any(Number), prefix: spare.token.slice(0, 12), created_at: expect.any(String) },
+  ]);
+  expect(JSON.stringify(listed)).not.toContain(spare.token);
+  const meWith = (bearer: string) => fetch(`${first.base}/api/user/me`, { headers: { authorization: `Bearer ${bearer}` } }).then((r) => r.status);
+  expect(await meWith(spare.token)).toBe(200);
+  expect(await runCli('token:revoke', '--account', '2', '--token', spare.token)).toEqual({ account_id: 2, revoked: listed.tokens[1].id });
+  expect(await meWith(spare.token)).toBe(401);
+  expect(await meWith(account.token)).toBe(200);
+  await expect(runCli('token:revoke', '--account', '2', '--id', String(listed.tokens[1].id))).rejects.toThrow(/no such token/);
   const voice = await runCli('voice:add', '--name', 'Nova', '--mode', 'pipeline', '--account', '2');
   expect(voice).toEqual({ id: expect.any(Number), name: 'Nova', mode: 'pipeline', public: false });
   const voicesOf = async (bearer: string) =>

@@ -163,3 +163,66 @@ describe('database errors in the logs', () => {
     expect(logged.toLowerCase()).not.toContain('select');
   });
 });
+
+describe('concurrent updates of an assistant’s tools', () => {
+  it('leave exactly one request’s set, and no request fails', async () => {
+    const account = await app.account();
+    const tools: number[] = [];
+    for (const name of ['alpha', 'beta', 'gamma', 'delta', 'epsilon']) {
+      const res = await app.request('POST', '/api/user/tools', {
+        token: account.token,
+        body: { name, description: `Tool ${name}`, endpoint: 'https://api.example.com/t', method: 'POST', timeout: 5 },
+      });
+      tools.push(res.body.data.id);
+    }
+    const created = await app.request('POST', '/api/user/assistant', {
+      token: account.token,
+      body: {
+        assistant_name: 'Ana', voice_id: 1, language: 'Portuguese', llm_model: 'gpt-4o-mini', calls_direction: 'make',
+        engine_type: 'pipeline', timezone: 'America/Sao_Paulo', initial_message: 'Olá!', system_prompt: 'Ajude.',
+      },
+    });
+    const id = created.body.data.id;
+    const sets = [[tools[0]], [tools[1], tools[2]], [tools[3], tools[4], tools[0]], [tools[2]], [tools[4], tools[1]], tools];
+    for (let round = 0; round < 15; round++) {
+      const results = await Promise.all(
+        sets.map((tool_ids) => app.request('PUT', `/api/user/assistant/${id}`, { token: account.token, body: { tool_ids } })),
+      );
+      expect(results.map((r) => r.status)).toEqual(sets.map(() => 200));
+      const rows = await app.sql('select tool_id from assistant_tools where assistant_id = $1 order by tool_id', [id]);
+      const final = rows.map((r) => r.tool_id);
+      expect(sets.map((set) => [...set].sort((a, b) => a - b))).toContainEqual(final);
+    }
+  });
+});
+
+describe('lead update and the duplicate rule', () => {
+  it('refuses moving a lead to a number its campaign already has, also under concurrency', async () => {
+    const lead = (phone_number: string) =>
+      app.request('POST', '/api/user/lead', { token: me.token, body: { phone_number, campaign_id: me.campaignId } }).then((r) => r.body.data.id);
+    const taken = await lead('+5511987651001');
+    const mover = await lead('+5511987651002');
+    const refused = await app.request('PUT', `/api/user/leads/${mover}`, { token: me.token, body: { phone_number: '+5511987651001' } });
+    expect(refused.status).toBe(422);
+    expect(refused.body.errors).toEqual({ phone_number: ['Já existe um lead com este número de telefone nesta campanha.'] });
+    // The lead keeps its own number, and other fields of a lead still update.
+    expect((await app.request('PUT', `/api/user/leads/${mover}`, { token: me.token, body: { phone_number: '+5511987651002', variables: { a: 1 } } })).status).toBe(200);
+    expect(taken).toBeGreaterThan(0);
+
+    const movers = await Promise.all(Array.from({ length: 8 }, (_, i) => lead(`+55119876520${String(i).padStart(2, '0')}`)));
+    const results = await Promise.all(
+      movers.map((id) => app.request('PUT', `/api/user/leads/${id}`, { token: me.token, body: { phone_number: '+5511987653000' } })),
+    );
+    expect(results.filter((r) => r.status === 200)).toHaveLength(1);
+    const [{ n }] = await app.sql(`select count(*)::int as n from leads where campaign_id = $1 and phone_number = '+5511987653000'`, [me.campaignId]);
+    expect(n).toBe(1);
+  });
+
+  it('bounds the secondary contacts of a lead at 20', async () => {
+    const contacts = (count: number) => Array.from({ length: count }, (_, i) => ({ phone_number: `+55119876${String(60000 + i)}` }));
+    const ok = await app.request('POST', '/api/user/lead', { token: me.token, body: { phone_number: '+5511987654444', campaign_id: me.campaignId, secondary_contacts: contacts(20) } });
+    expect(ok.status).toBe(200);
+    const refused = await app.request('POST', '/api/user/lead', { token: me.token, body: { phone_number: '+5511987654445', campaign_id: me.campaignId, secondary_contacts: contacts(21) } });
+    expect(refused).toMatchObject({ status: 422, body: { errors: { secondary_contacts: ['O campo secondary_contacts não pode ter mais de 20 itens.'] } } });
+  });
+});

@@ -19,7 +19,9 @@ import {
   addPhoneNumber,
   createAccount,
   createToken,
+  listTokens,
   requireAccount,
+  revokeToken,
 } from '../modules/accounts/account.service';
 
 /**
@@ -54,6 +56,25 @@ const commands: Record<string, Command> = {
       const accountId = id(flags, 'account');
       await requireAccount(em, accountId);
       return { account_id: accountId, token: await createToken(em, accountId) };
+    },
+  },
+  'token:list': {
+    usage: '--account ID',
+    flags: { account: { type: 'string' } },
+    async run(em, flags) {
+      const accountId = id(flags, 'account');
+      return { account_id: accountId, tokens: await listTokens(em, accountId) };
+    },
+  },
+  'token:revoke': {
+    usage: '--account ID (--id TOKEN_ID | --token vzg_...)',
+    flags: { account: { type: 'string' }, id: { type: 'string' }, token: { type: 'string' } },
+    async run(em, flags) {
+      const accountId = id(flags, 'account');
+      const token = optional(flags, 'token');
+      if ((token === null) === (optional(flags, 'id') === null)) throw new OperatorError('give either --id or --token');
+      const revoked = await revokeToken(em, accountId, token !== null ? { token } : { id: id(flags, 'id') });
+      return { account_id: accountId, revoked };
     },
   },
   'balance:add': {

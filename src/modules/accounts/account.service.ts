@@ -30,6 +30,25 @@ export async function createToken(em: EntityManager, accountId: number): Promise
   return token;
 }
 
+/** The account's tokens as an operator may see them: id, prefix and age, never the token. */
+export async function listTokens(em: EntityManager, accountId: number): Promise<{ id: number; prefix: string; created_at: string }[]> {
+  await requireAccount(em, accountId);
+  const tokens = await em.find(ApiToken, { account: accountId }, { orderBy: { id: 'asc' } });
+  return tokens.map((token) => ({ id: token.id, prefix: token.prefix, created_at: token.created_at }));
+}
+
+/**
+ * Revokes one of the account's tokens, named by its id or by the token itself; the next
+ * request that carries it is refused (every request looks its token up).
+ */
+export async function revokeToken(em: EntityManager, accountId: number, which: { id?: number; token?: string }): Promise<number> {
+  await requireAccount(em, accountId);
+  const [column, value] = which.token !== undefined ? ['token_hash', hashToken(which.token).toString('hex')] : ['id', which.id];
+  const rows: { id: number }[] = await em.execute(`delete from api_tokens where account_id = ? and ${column} = ? returning id`, [accountId, value]);
+  if (rows.length === 0) throw new OperatorError(`account ${accountId} has no such token`);
+  return rows[0].id;
+}
+
 export interface Authentication {
   accountId: number;
   /** Seconds until the token may be used again, when it is over its rate limit. */

@@ -13,6 +13,9 @@ import { LEAD_STATUSES, Lead } from './lead.entity';
 import type { CreateLeadInput, LeadListArgs, UpdateLeadInput } from './lead.inputs';
 import { SecondaryContact } from './secondary-contact.entity';
 
+/** The most secondary contacts a lead may have. */
+export const MAX_SECONDARY_CONTACTS = 20;
+
 /**
  * Creates a lead and its secondary contacts in one transaction. Checks run in the order the
  * spec lists them (shape, phone numbers, campaign, duplicates) and all before any write.
@@ -20,6 +23,9 @@ import { SecondaryContact } from './secondary-contact.entity';
 export async function createLead(scope: Scope, input: CreateLeadInput): Promise<Lead> {
   const errors = new FieldErrorCollector();
   checkPositiveInt(errors, 'campaign_id', input.campaign_id);
+  if ((input.secondary_contacts?.length ?? 0) > MAX_SECONDARY_CONTACTS) {
+    errors.add('secondary_contacts', FieldMessages.maxItems('secondary_contacts', MAX_SECONDARY_CONTACTS));
+  }
   errors.throwIfAny();
 
   const phoneErrors = new FieldErrorCollector();
@@ -53,10 +59,11 @@ export async function createLead(scope: Scope, input: CreateLeadInput): Promise<
  * the check and the insert act as one (duplicates stay possible on request, which rules out
  * a unique index).
  */
-async function refuseDuplicate(em: EntityManager, campaignId: number, phoneNumber: string): Promise<void> {
+async function refuseDuplicate(em: EntityManager, campaignId: number, phoneNumber: string, exceptLeadId?: number): Promise<void> {
   await em.execute('select pg_advisory_xact_lock(?, hashtext(?))', [campaignId, phoneNumber]);
-  const existing = await em.count(Lead, { campaign: campaignId, phone_number: phoneNumber });
-  if (existing > 0) throw new ValidationError({ phone_number: [FieldMessages.duplicateLead] });
+  const where: FilterQuery<Lead> = { campaign: campaignId, phone_number: phoneNumber };
+  if (exceptLeadId !== undefined) where.id = { $ne: exceptLeadId };
+  if ((await em.count(Lead, where)) > 0) throw new ValidationError({ phone_number: [FieldMessages.duplicateLead] });
 }
 
 /** Changes only the fields sent; `variables` is merged into the lead's existing variables. */
@@ -82,7 +89,12 @@ export async function updateLead(scope: Scope, id: number, input: UpdateLeadInpu
     // The row lock makes concurrent merges of `variables` apply one after the other.
     const lead = await em.findOne(Lead, { id, account: scope.accountId }, { lockMode: LockMode.PESSIMISTIC_WRITE });
     if (!lead) throw new NotFoundError(Messages.leadNotFound);
+    const wasCampaign = lead.campaign.id;
     if (input.campaign_id != null) lead.campaign = await requireCampaign({ ...scope, em }, input.campaign_id);
+    // Moving a lead to a number or a campaign follows the rule of create: one lead per
+    // number in a campaign (duplicates made on purpose at create stay as they are).
+    const moved = (phoneNumber !== null && phoneNumber !== lead.phone_number) || (input.campaign_id != null && wasCampaign !== lead.campaign.id);
+    if (moved) await refuseDuplicate(em, lead.campaign.id, phoneNumber ?? lead.phone_number, lead.id);
     if (phoneNumber !== null) lead.phone_number = phoneNumber;
     if (input.status != null) lead.status = input.status as Lead['status'];
     if (input.variables != null) lead.variables = { ...lead.variables, ...input.variables };
