@@ -7,11 +7,17 @@ describe('the address guard', () => {
     '0.0.0.0', '224.0.0.1', '239.255.255.250', '255.255.255.255', '198.18.0.1',
     '::', '::1', 'fe80::1', 'fc00::1', 'fd12:3456::1', 'ff02::1',
     '::ffff:127.0.0.1', '::ffff:7f00:1', '::ffff:10.0.0.1', '::ffff:a9fe:a9fe', '64:ff9b::a9fe:a9fe', '::127.0.0.1',
+    // IPv4-compatible, RFC 6145 translated, local-use NAT64, 6to4, Teredo, documentation, unallocated
+    '::7f00:1', '::ffff:0:127.0.0.1', '::ffff:0:7f00:1', '64:ff9b:1::7f00:1', '64:ff9b:1::808:808', '2002:7f00:1::', '2002:a00:1::1',
+    '2001::1', '2001:db8::1', '100::1', '4000::1',
   ])('blocks %s', (address) => {
     expect(isBlockedAddress(address)).toBe(true);
   });
 
-  it.each(['8.8.8.8', '93.184.216.34', '172.32.0.1', '100.128.0.1', '2001:4860:4860::8888', '2606:4700::1111', '::ffff:8.8.8.8'])(
+  it.each([
+    '8.8.8.8', '93.184.216.34', '172.32.0.1', '100.128.0.1', '2001:4860:4860::8888', '2606:4700::1111', '::ffff:8.8.8.8',
+    '64:ff9b::808:808', '2002:808:808::1',
+  ])(
     'allows %s',
     (address) => {
       expect(isBlockedAddress(address)).toBe(false);
@@ -31,6 +37,10 @@ describe('the address guard', () => {
     'http://2130706433/', // 127.0.0.1 written as one number
     'http://0x7f.1/', // and in hex
     'http://localhost/', // a name that resolves to loopback
+    'http://[::127.0.0.1]/',
+    'http://[::ffff:0:127.0.0.1]/',
+    'http://[64:ff9b:1::7f00:1]/',
+    'http://[2002:7f00:1::]/',
   ])('refuses %s before any connection', async (url) => {
     await expect(resolveTarget(url)).rejects.toMatchObject({ kind: 'blocked' });
   });
@@ -48,7 +58,7 @@ describe('outbound requests', () => {
   afterEach(() => receiver.close());
 
   it('make no connection to loopback in any form while the guard is on', async () => {
-    for (const host of ['127.0.0.1', '[::ffff:7f00:1]', '[::ffff:127.0.0.1]', 'localhost']) {
+    for (const host of ['127.0.0.1', '[::ffff:7f00:1]', '[::ffff:127.0.0.1]', 'localhost', '[::127.0.0.1]', '[::ffff:0:127.0.0.1]']) {
       const error = await outboundRequest({ url: `http://${host}:${receiver.port}/hook`, method: 'POST', body: '{}', timeoutMs: 1000 }).catch((e) => e);
       expect(error).toBeInstanceOf(OutboundError);
       expect(error.kind).toBe('blocked');

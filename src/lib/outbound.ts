@@ -1,7 +1,8 @@
 import { lookup as dnsLookup } from 'node:dns/promises';
 import http, { type IncomingHttpHeaders } from 'node:http';
 import https from 'node:https';
-import net, { BlockList } from 'node:net';
+import net from 'node:net';
+import ipaddr from 'ipaddr.js';
 
 /**
  * The one HTTP client for URLs that users give the service (mid-call tools, webhooks).
@@ -46,62 +47,38 @@ export class OutboundError extends Error {
   }
 }
 
-const blocked = new BlockList();
-for (const [network, prefix] of [
-  ['0.0.0.0', 8], // "this" network, unspecified
-  ['10.0.0.0', 8],
-  ['100.64.0.0', 10], // carrier-grade NAT
-  ['127.0.0.0', 8],
-  ['169.254.0.0', 16], // link-local, cloud metadata
-  ['172.16.0.0', 12],
-  ['192.0.0.0', 24],
-  ['192.0.2.0', 24],
-  ['192.88.99.0', 24],
-  ['192.168.0.0', 16],
-  ['198.18.0.0', 15],
-  ['198.51.100.0', 24],
-  ['203.0.113.0', 24],
-  ['224.0.0.0', 4], // multicast
-  ['240.0.0.0', 4], // reserved, broadcast
-] as const) {
-  blocked.addSubnet(network, prefix, 'ipv4');
-}
-for (const [network, prefix] of [
-  ['::', 128], // unspecified
-  ['::1', 128],
-  ['100::', 64], // discard
-  ['2001::', 23], // IETF protocol assignments (Teredo, ORCHID...)
-  ['2001:db8::', 32],
-  ['fc00::', 7], // unique local
-  ['fe80::', 10], // link-local
-  ['fec0::', 10], // site-local
-  ['ff00::', 8], // multicast
-] as const) {
-  blocked.addSubnet(network, prefix, 'ipv6');
+const IPV4_TRANSLATION_PREFIX = ipaddr.IPv6.parse('64:ff9b::');
+const GLOBAL_UNICAST = ipaddr.IPv6.parse('2000::');
+
+/**
+ * The address a connection to `address` reaches, as far as the guard can tell: the IPv4
+ * address that an IPv6 form carries (mapped, compatible, RFC 6145 translated, RFC 6052
+ * NAT64 with the well-known prefix, 6to4), or the address itself.
+ */
+function effectiveAddress(address: ipaddr.IPv4 | ipaddr.IPv6): ipaddr.IPv4 | ipaddr.IPv6 {
+  if (address.kind() === 'ipv4') return address;
+  const v6 = address as ipaddr.IPv6;
+  const [p0, p1, p2, p3, p4, p5, p6, p7] = v6.parts;
+  const ipv4 = (high: number, low: number) => new ipaddr.IPv4([high >> 8, high & 255, low >> 8, low & 255]);
+  const zeros = (parts: number[]) => parts.every((part) => part === 0);
+  if (zeros([p0, p1, p2, p3, p4]) && (p5 === 0xffff || p5 === 0)) return ipv4(p6, p7); // ::ffff:a.b.c.d, ::a.b.c.d
+  if (zeros([p0, p1, p2, p3]) && p4 === 0xffff && p5 === 0) return ipv4(p6, p7); // ::ffff:0:a.b.c.d
+  if (v6.match(IPV4_TRANSLATION_PREFIX, 96)) return ipv4(p6, p7); // 64:ff9b::a.b.c.d
+  if (p0 === 0x2002) return ipv4(p1, p2); // 6to4: 2002:AABB:CCDD::
+  return v6;
 }
 
-/** The IPv4 address an IPv6 address carries (mapped, compatible, NAT64), if any. */
-function embeddedIpv4(address: string): string | null {
-  const lower = address.toLowerCase();
-  const dotted = /^(?:::ffff:|::|64:ff9b::)(\d{1,3}(?:\.\d{1,3}){3})$/.exec(lower);
-  if (dotted) return dotted[1];
-  const hex = /^(?:::ffff:|64:ff9b::)([0-9a-f]{1,4}):([0-9a-f]{1,4})$/.exec(lower);
-  if (hex) {
-    const [high, low] = [parseInt(hex[1], 16), parseInt(hex[2], 16)];
-    return `${high >> 8}.${high & 255}.${low >> 8}.${low & 255}`;
-  }
-  return null;
-}
-
-/** Whether the service must never connect to this address. */
+/**
+ * Whether the service must never connect to this address: anything but public unicast
+ * (ipaddr.js's ranges: private, loopback, link-local and metadata, CGNAT, multicast,
+ * reserved, documentation, unique-local, Teredo, the local-use NAT64 prefix...), judged on
+ * the IPv4 address an IPv6 form carries; IPv6 outside 2000::/3 is not allocated at all.
+ */
 export function isBlockedAddress(address: string): boolean {
-  const family = net.isIP(address);
-  if (family === 4) return blocked.check(address, 'ipv4');
-  if (family === 6) {
-    const v4 = embeddedIpv4(address);
-    return v4 !== null ? blocked.check(v4, 'ipv4') : blocked.check(address, 'ipv6');
-  }
-  return true;
+  if (!ipaddr.isValid(address)) return true;
+  const effective = effectiveAddress(ipaddr.parse(address));
+  if (effective.range() !== 'unicast') return true;
+  return effective.kind() === 'ipv6' && !(effective as ipaddr.IPv6).match(GLOBAL_UNICAST, 3);
 }
 
 export interface Target {
