@@ -33,6 +33,11 @@ export interface Config {
     /** Price per segment by destination region (ISO alpha-2), with `*` for the rest. */
     prices: Record<string, string>;
     timeoutMs: number;
+    /**
+     * How long past the provider's timeout a send whose outcome is unknown waits before the
+     * provider is asked what became of it (a late answer may still create the message).
+     */
+    reconcileAfterMs: number;
     twilio: { accountSid: string; authToken: string; apiBase: string } | null;
   };
   /** Carrier price per started minute by destination region (ISO alpha-2), with `*` for the rest. */
@@ -179,6 +184,7 @@ function smsConfig(env: NodeJS.ProcessEnv): Config['sms'] {
     provider,
     prices: priceTable(env, 'SMS_PRICES', { BR: '0.05', US: '0.0079', '*': '0.08' }),
     timeoutMs: integer(env, 'SMS_PROVIDER_TIMEOUT_MS', 10_000, 100, 120_000),
+    reconcileAfterMs: integer(env, 'SMS_RECONCILE_AFTER_MS', 30_000, 0, 3_600_000),
     twilio,
   };
 }

@@ -191,7 +191,7 @@ describe('the Twilio adapter', () => {
   it("speaks Twilio's Messages API: form-encoded, basic auth, sid from the answer", async () => {
     twilio.respond = (_req, res) =>
       json(res, 201, { sid: 'SM0123456789abcdef0123456789abcdef', status: 'queued', to: '+5511987654321', from: '+5511933001000' });
-    const { sid } = await adapter().send({ from: '+5511933001000', to: '+5511987654321', body: 'Olá & até já' });
+    const { sid } = await adapter().send({ reference: 1, from: '+5511933001000', to: '+5511987654321', body: 'Olá & até já' });
     expect(sid).toBe('SM0123456789abcdef0123456789abcdef');
     const [request] = twilio.requests.slice(-1);
     expect(request.method).toBe('POST');
@@ -204,14 +204,14 @@ describe('the Twilio adapter', () => {
   it("turns Twilio's error JSON into the provider detail", async () => {
     twilio.respond = (_req, res) =>
       json(res, 400, { code: 21211, message: "The 'To' number +5511 is not a valid phone number.", more_info: 'https://www.twilio.com/docs/errors/21211', status: 400 });
-    const error = await adapter().send({ from: '+5511933001000', to: '+5511', body: 'x' }).catch((e) => e);
+    const error = await adapter().send({ reference: 2, from: '+5511933001000', to: '+5511', body: 'x' }).catch((e) => e);
     expect(error).toBeInstanceOf(SmsProviderError);
     expect(error.detail).toBe("twilio 21211: The 'To' number +5511 is not a valid phone number. (HTTP 400)");
   });
 
   it('is what SMS_PROVIDER=twilio sends through, with the provider’s sid on the record', async () => {
     const viaTwilio = await startTestApp({
-      sms: { provider: 'twilio', prices: { '*': '0.10' }, timeoutMs: 2000, twilio: { accountSid: 'AC999', authToken: 't', apiBase: twilio.url } },
+      sms: { provider: 'twilio', prices: { '*': '0.10' }, timeoutMs: 2000, reconcileAfterMs: 0, twilio: { accountSid: 'AC999', authToken: 't', apiBase: twilio.url } },
     });
     try {
       twilio.respond = (_req, res) => json(res, 201, { sid: 'SMfromtwilio', status: 'queued' });

@@ -2,6 +2,7 @@ import { EventEmitter } from 'node:events';
 import { Logger as QueueLogger, run, type Runner, type TaskList, type WorkerEvents } from 'graphile-worker';
 import { forgetOldRateLimitWindows } from '../modules/accounts/account.service';
 import { sweepStuckCalls } from '../modules/calls/call.lifecycle';
+import { RECONCILE_SMS_TASK, reconcileSms } from '../modules/sms/sms.service';
 import { DELIVER_TASK, deliver } from '../modules/webhooks/webhook.service';
 import type { Runtime } from '../runtime';
 import { SIMULATOR_TASK, SimulatorProvider, type SimulatorStep } from '../telephony/simulator';
@@ -28,6 +29,9 @@ export function taskList(runtime: Runtime): TaskList {
       await telephony.step(runtime.orm.em.fork(), runtime.lifecycle, call_id, step);
     };
   }
+  tasks[RECONCILE_SMS_TASK] = async (payload) => {
+    await reconcileSms(runtime.orm.em.fork(), runtime.sms, (payload as { sms_id: number }).sms_id);
+  };
   tasks[DELIVER_TASK] = async (payload) => {
     await deliver(runtime.orm.em.fork(), runtime, (payload as { delivery_id: string }).delivery_id);
   };

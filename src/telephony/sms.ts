@@ -1,13 +1,35 @@
-import { randomBytes } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import type { Config } from '../config';
 
-/** Sends one SMS; `send` answers the provider's message id or throws SmsProviderError. */
-export interface SmsProvider {
-  readonly name: string;
-  send(message: { from: string; to: string; body: string }): Promise<{ sid: string }>;
+export interface OutgoingSms {
+  /** Our id of the message: a provider that can keep it may use it to find the message later. */
+  reference: number;
+  from: string;
+  to: string;
+  body: string;
 }
 
-/** The provider refused or failed; `detail` is its own explanation, shown to the client. */
+/** A message as the provider has it, when asked after the fact. */
+export interface ProviderMessage {
+  sid: string;
+  /** `refused`: the provider has it but did not send it (Twilio's failed, undelivered). */
+  state: 'accepted' | 'refused';
+  detail: string | null;
+}
+
+/**
+ * Sends SMS. `send` answers the provider's message id when the provider accepted the
+ * message, throws SmsProviderError when it certainly did not, and SmsOutcomeUnknown when
+ * nobody can tell (a timeout, a 5xx, an answer cut short): such a send is settled later by
+ * `find`, which answers the provider's messages that match (none when it has no such one).
+ */
+export interface SmsProvider {
+  readonly name: string;
+  send(message: OutgoingSms): Promise<{ sid: string }>;
+  find(query: OutgoingSms & { sid: string | null; createdAfter: Date }): Promise<ProviderMessage[]>;
+}
+
+/** The provider refused; `detail` is its own explanation, shown to the client. */
 export class SmsProviderError extends Error {
   constructor(readonly detail: string) {
     super(detail);
@@ -15,22 +37,54 @@ export class SmsProviderError extends Error {
   }
 }
 
-/** Accepts every message, except to numbers ending in 9999, which fail as a provider would. */
+/** The provider may or may not have accepted the message. */
+export class SmsOutcomeUnknown extends Error {
+  constructor(readonly detail: string) {
+    super(detail);
+    this.name = 'SmsOutcomeUnknown';
+  }
+}
+
+/**
+ * Accepts every message, except to numbers ending in 9999, which fail as a provider would.
+ * Its message ids follow from our ids, so it can be asked about a message after the fact.
+ */
 export class SimulatorSms implements SmsProvider {
   readonly name = 'simulator';
 
-  async send(message: { to: string }): Promise<{ sid: string }> {
+  private static sid(reference: number): string {
+    return `SM${createHash('sha256').update(`simulator:${reference}`).digest('hex').slice(0, 32)}`;
+  }
+
+  async send(message: OutgoingSms): Promise<{ sid: string }> {
     if (message.to.endsWith('9999')) {
       throw new SmsProviderError(`simulator: the carrier rejected the message to ${message.to} (unreachable destination)`);
     }
-    return { sid: `SM${randomBytes(16).toString('hex')}` };
+    return { sid: SimulatorSms.sid(message.reference) };
   }
+
+  async find(query: OutgoingSms): Promise<ProviderMessage[]> {
+    return query.to.endsWith('9999') ? [] : [{ sid: SimulatorSms.sid(query.reference), state: 'accepted', detail: null }];
+  }
+}
+
+/** Connection errors that mean the request never reached the provider. */
+const NOT_SENT = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'ERR_INVALID_URL']);
+
+interface TwilioMessage {
+  sid?: unknown;
+  status?: unknown;
+  body?: unknown;
+  date_created?: unknown;
+  error_code?: unknown;
+  error_message?: unknown;
 }
 
 /**
  * Twilio's Messages API: a form-encoded POST to
  * `{base}/2010-04-01/Accounts/{AccountSid}/Messages.json` with basic auth; 201 answers the
- * message with its `sid`, errors answer `{code, message, more_info, status}`.
+ * message with its `sid`, errors answer `{code, message, more_info, status}`. Messages are
+ * read back with `GET .../Messages/{Sid}.json`, or listed by `To` and `From`.
  */
 export class TwilioSms implements SmsProvider {
   readonly name = 'twilio';
@@ -40,39 +94,75 @@ export class TwilioSms implements SmsProvider {
     private readonly timeoutMs: number,
   ) {}
 
-  async send(message: { from: string; to: string; body: string }): Promise<{ sid: string }> {
-    const { accountSid, authToken, apiBase } = this.settings;
-    const url = `${apiBase}/2010-04-01/Accounts/${encodeURIComponent(accountSid)}/Messages.json`;
-    let response: Response;
+  private url(path: string): string {
+    return `${this.settings.apiBase}/2010-04-01/Accounts/${encodeURIComponent(this.settings.accountSid)}${path}`;
+  }
+
+  private headers(): Record<string, string> {
+    const { accountSid, authToken } = this.settings;
+    return { authorization: `Basic ${Buffer.from(`${accountSid}:${authToken}`).toString('base64')}`, accept: 'application/json' };
+  }
+
+  /** One exchange, the body read inside the same time bound. */
+  private async exchange(url: string, init: RequestInit): Promise<{ status: number; text: string }> {
+    const response = await fetch(url, { ...init, redirect: 'manual', signal: AbortSignal.timeout(this.timeoutMs) });
+    return { status: response.status, text: await response.text() };
+  }
+
+  async send(message: OutgoingSms): Promise<{ sid: string }> {
+    let status: number;
+    let text: string;
     try {
-      response = await fetch(url, {
+      ({ status, text } = await this.exchange(this.url('/Messages.json'), {
         method: 'POST',
-        headers: {
-          authorization: `Basic ${Buffer.from(`${accountSid}:${authToken}`).toString('base64')}`,
-          'content-type': 'application/x-www-form-urlencoded',
-          accept: 'application/json',
-        },
+        headers: { ...this.headers(), 'content-type': 'application/x-www-form-urlencoded' },
         body: new URLSearchParams({ From: message.from, To: message.to, Body: message.body }).toString(),
-        redirect: 'manual',
-        signal: AbortSignal.timeout(this.timeoutMs),
-      });
+      }));
     } catch (error) {
-      throw new SmsProviderError(`twilio: no answer (${(error as Error).name === 'TimeoutError' ? 'timeout' : (error as Error).message})`);
+      const code = (error as { cause?: { code?: string } }).cause?.code;
+      if (code && NOT_SENT.has(code)) throw new SmsProviderError(`twilio: not reached (${code})`);
+      const reason = (error as Error).name === 'TimeoutError' ? 'timeout' : (error as Error).message;
+      throw new SmsOutcomeUnknown(`twilio: no complete answer (${reason})`);
     }
-    const text = await response.text();
-    let payload: { sid?: unknown; code?: unknown; message?: unknown } = {};
-    try {
-      payload = JSON.parse(text);
-    } catch {
-      // not JSON: reported below with the status
+    const payload = parseJson(text) as (TwilioMessage & { code?: unknown; message?: unknown }) | null;
+    if (status === 200 || status === 201) {
+      if (typeof payload?.sid === 'string' && payload.sid) return { sid: payload.sid };
+      throw new SmsOutcomeUnknown(`twilio: HTTP ${status} without a message sid`);
     }
-    if (response.status === 201 || response.status === 200) {
-      if (typeof payload.sid === 'string' && payload.sid) return { sid: payload.sid };
-      throw new SmsProviderError(`twilio: HTTP ${response.status} without a message sid`);
-    }
-    const code = payload.code !== undefined ? ` ${String(payload.code)}` : '';
-    const detail = typeof payload.message === 'string' ? payload.message : text.slice(0, 200) || 'no detail';
-    throw new SmsProviderError(`twilio${code}: ${detail} (HTTP ${response.status})`);
+    const code = payload?.code !== undefined ? ` ${String(payload.code)}` : '';
+    const detail = typeof payload?.message === 'string' ? payload.message : text.slice(0, 200) || 'no detail';
+    // A 5xx says nothing about whether the message was taken.
+    if (status >= 500) throw new SmsOutcomeUnknown(`twilio${code}: ${detail} (HTTP ${status})`);
+    throw new SmsProviderError(`twilio${code}: ${detail} (HTTP ${status})`);
+  }
+
+  async find(query: OutgoingSms & { sid: string | null; createdAfter: Date }): Promise<ProviderMessage[]> {
+    const url = query.sid
+      ? this.url(`/Messages/${encodeURIComponent(query.sid)}.json`)
+      : `${this.url('/Messages.json')}?${new URLSearchParams({ To: query.to, From: query.from, PageSize: '100' })}`;
+    const { status, text } = await this.exchange(url, { method: 'GET', headers: this.headers() });
+    if (status === 404) return [];
+    if (status !== 200) throw new Error(`twilio: HTTP ${status} reading messages`);
+    const payload = parseJson(text) as (TwilioMessage & { messages?: TwilioMessage[] }) | null;
+    if (!payload) throw new Error('twilio: the message list is not JSON');
+    const messages = query.sid ? [payload] : (payload.messages ?? []);
+    const after = query.createdAfter.getTime();
+    return messages
+      .filter((m) => typeof m.sid === 'string' && (query.sid !== null || (m.body === query.body && Date.parse(String(m.date_created)) >= after)))
+      .map((m) => {
+        const refused = m.status === 'failed' || m.status === 'undelivered';
+        const code = m.error_code != null ? ` ${String(m.error_code)}` : '';
+        const detail = refused ? `twilio${code}: ${String(m.error_message ?? m.status)}` : null;
+        return { sid: m.sid as string, state: refused ? 'refused' : 'accepted', detail };
+      });
+  }
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return null;
   }
 }
 

@@ -57,21 +57,6 @@ export async function storeResponse(em: EntityManager, ref: KeyRef, response: un
   ]);
 }
 
-/** Waits for the response of a request that holds the key and is still working. */
-export async function awaitResponse<T>(em: EntityManager, ref: KeyRef, timeoutMs = 30_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const [row] = await em.execute('select response from idempotency_keys where account_id = ? and operation = ? and key = ?', [
-      ref.accountId,
-      ref.operation,
-      ref.key,
-    ]);
-    if (row?.response != null) return row.response as T;
-    if (Date.now() > deadline) throw new DomainError('CONFLICT', Messages.idempotencyInFlight);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
-
 /**
  * Runs `work` in a transaction, at most once per key: a replay answers the stored response.
  * Without a key, `work` simply runs in a transaction.

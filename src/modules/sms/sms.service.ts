@@ -1,4 +1,5 @@
-import type { FilterQuery } from '@mikro-orm/core';
+import { LockMode, type FilterQuery } from '@mikro-orm/core';
+import type { EntityManager } from '@mikro-orm/postgresql';
 import { parsePhoneNumberFromString } from 'libphonenumber-js/max';
 import Decimal from 'decimal.js';
 import type { Config } from '../../config';
@@ -6,12 +7,13 @@ import { DomainError, FieldErrorCollector, FieldMessages, Messages, NotFoundErro
 import { makePage, offsetOf, type Page } from '../../graphql/pagination';
 import { checkOneOf, checkPositiveInt } from '../../lib/checks';
 import { checkPaging, type ListArgs } from '../../lib/listing';
+import { enqueue } from '../../jobs/queue';
 import { toE164 } from '../../lib/phone';
-import { SmsProviderError, type SmsProvider } from '../../telephony/sms';
+import { SmsOutcomeUnknown, SmsProviderError, type SmsProvider } from '../../telephony/sms';
 import { Account } from '../accounts/account.entity';
 import { adjustBalance } from '../accounts/account.service';
 import { PhoneNumber } from '../accounts/phone-number.entity';
-import { awaitResponse, claimKey, storeResponse, type KeyRef } from '../idempotency/idempotency.service';
+import { claimKey, storeResponse, type KeyRef } from '../idempotency/idempotency.service';
 import type { Scope } from '../scope';
 import { countSegments } from './segments';
 import { SMS_STATUSES, Sms } from './sms.entity';
@@ -25,8 +27,13 @@ export interface SendSmsInput {
   body: string;
 }
 
-/** What an idempotency key remembers: the record, or the provider failure to answer again. */
-type Outcome = { ok: true; sms: SmsRecord } | { ok: false; detail: string };
+/**
+ * What an idempotency key of send_sms remembers: the message, whose state answers every
+ * replay. Keys stored before messages could be settled later hold the answer itself.
+ */
+type KeyedSms = { sms_id: number } | { ok: true; sms: SmsRecord } | { ok: false; detail: string };
+
+export const RECONCILE_SMS_TASK = 'sms:reconcile';
 
 export function toRecord(sms: Sms): SmsRecord {
   return {
@@ -53,20 +60,29 @@ export function segmentPrice(config: Config, to: string): string {
   return (region && config.sms.prices[region]) ?? config.sms.prices['*'];
 }
 
-function outcomeResult(outcome: Outcome): SmsRecord {
-  if (outcome.ok) return outcome.sms;
-  throw new DomainError('PROVIDER_FAILURE', Messages.smsFailed, undefined, { error: outcome.detail });
+/** The answer a message's state gives: the record (sent, or still `sending`), or the provider's refusal. */
+function answer(sms: Sms): SmsRecord {
+  if (sms.status === 'failed') throw new DomainError('PROVIDER_FAILURE', Messages.smsFailed, undefined, { error: sms.error ?? '' });
+  return toRecord(sms);
 }
 
 /**
  * Sends an SMS and charges it, never twice and never below zero. The checks run in the
  * spec's order inside one transaction that also reserves the cost (a conditional UPDATE of
- * the balance, with its ledger row) and records the message as `sending`. The provider is
- * called after that commits; its answer is written in a second transaction: `sent` with the
- * provider's id, or `failed` with the charge reversed by a compensating ledger row. With an
- * idempotency key, a replay answers the first outcome and charges nothing more.
+ * the balance, with its ledger row), records the message as `sending` and schedules its
+ * reconciliation. The provider is called after that commits; its answer settles the
+ * message in a second transaction: `sent` with the provider's id, or `failed` with the
+ * charge reversed. When nobody can tell whether the provider took it (a timeout, a 5xx, a
+ * cut answer), the client gets the record as `sending` (202 over REST), and the scheduled
+ * job asks the provider and settles it the same way. With an idempotency key, every replay
+ * answers the message's state at that time and charges nothing more.
  */
-export async function sendSms(scope: Scope, provider: SmsProvider, input: SendSmsInput, idempotencyKey?: string | null): Promise<SmsRecord> {
+export async function sendSms(
+  scope: Scope,
+  provider: SmsProvider,
+  input: SendSmsInput,
+  idempotencyKey?: string | null,
+): Promise<SmsRecord> {
   const errors = new FieldErrorCollector();
   checkPositiveInt(errors, 'from', input.from);
   const characters = [...input.body].length;
@@ -75,10 +91,11 @@ export async function sendSms(scope: Scope, provider: SmsProvider, input: SendSm
   if (input.to.trim() === '') errors.add('to', FieldMessages.required('to'));
   errors.throwIfAny();
 
+  const { sms: smsConfig } = scope.config;
   const ref: KeyRef | null = idempotencyKey == null ? null : { accountId: scope.accountId, operation: 'send_sms', key: idempotencyKey };
   const reserved = await scope.em.transactional(async (tx) => {
     if (ref) {
-      const claim = await claimKey<Outcome>(tx, ref, input);
+      const claim = await claimKey<KeyedSms>(tx, ref, input);
       if (claim.kind !== 'new') return claim;
     }
     const sender = await tx.findOne(PhoneNumber, { id: input.from, account: scope.accountId });
@@ -110,39 +127,102 @@ export async function sendSms(scope: Scope, provider: SmsProvider, input: SendSm
     await tx.flush();
     const balance = await adjustBalance(tx, scope.accountId, cost.negated(), 'sms', `sms:${sms.id}`);
     if (balance === null) throw new DomainError('INSUFFICIENT_BALANCE', Messages.insufficientBalance);
-    return { kind: 'reserved' as const, sms: { id: sms.id, from: sms.from, to: sms.to, body: sms.body } };
+    if (ref) await storeResponse(tx, ref, { sms_id: sms.id } satisfies KeyedSms);
+    // Whatever happens to this process from here on, the message gets settled.
+    await enqueue(tx, {
+      task: RECONCILE_SMS_TASK,
+      payload: { sms_id: sms.id },
+      runAt: new Date(Date.now() + smsConfig.timeoutMs + smsConfig.reconcileAfterMs),
+      jobKey: reconcileKey(sms.id),
+      maxAttempts: 25,
+    });
+    return { kind: 'reserved' as const, sms: { reference: sms.id, from: sms.from, to: sms.to, body: sms.body } };
   });
 
-  if (reserved.kind === 'replay') return outcomeResult(reserved.response);
-  if (reserved.kind === 'in-flight') return outcomeResult(await awaitResponse<Outcome>(scope.em, ref!));
+  if (reserved.kind === 'in-flight') throw new DomainError('CONFLICT', Messages.idempotencyInFlight);
+  if (reserved.kind === 'replay') {
+    const keyed = reserved.response;
+    if ('sms_id' in keyed) return answer(await settledOrTimeout(scope.em, keyed.sms_id, smsConfig.timeoutMs + 1000));
+    if (keyed.ok) return keyed.sms;
+    throw new DomainError('PROVIDER_FAILURE', Messages.smsFailed, undefined, { error: keyed.detail });
+  }
 
   const { sms } = reserved;
-  let outcome: Outcome;
+  let sid: string;
   try {
-    const { sid } = await provider.send({ from: sms.from, to: sms.to, body: sms.body });
-    outcome = await scope.em.fork().transactional(async (tx) => {
-      const sent = await tx.findOneOrFail(Sms, { id: sms.id });
-      sent.status = 'sent';
-      sent.sms_sid = sid;
-      await tx.flush();
-      const result: Outcome = { ok: true, sms: toRecord(sent) };
-      if (ref) await storeResponse(tx, ref, result);
-      return result;
-    });
+    ({ sid } = await provider.send(sms));
   } catch (error) {
-    if (!(error instanceof SmsProviderError)) throw error;
-    outcome = await scope.em.fork().transactional(async (tx) => {
-      const failed = await tx.findOneOrFail(Sms, { id: sms.id });
-      failed.status = 'failed';
-      failed.error = error.detail.slice(0, 512);
-      await tx.flush();
-      await adjustBalance(tx, scope.accountId, failed.total_cost, 'sms_refund', `sms:${failed.id}`);
-      const result: Outcome = { ok: false, detail: error.detail };
-      if (ref) await storeResponse(tx, ref, result);
-      return result;
-    });
+    if (error instanceof SmsProviderError) return answer(await settleSms(scope.em.fork(), sms.reference, { state: 'refused', detail: error.detail }));
+    if (error instanceof SmsOutcomeUnknown) return answer(await scope.em.fork().findOneOrFail(Sms, { id: sms.reference }));
+    throw error;
   }
-  return outcomeResult(outcome);
+  return answer(await settleSms(scope.em.fork(), sms.reference, { state: 'accepted', sid }));
+}
+
+function reconcileKey(smsId: number): string {
+  return `sms-reconcile:${smsId}`;
+}
+
+/**
+ * Settles a message that is still `sending`, once: accepted makes it `sent` with the
+ * provider's id; refused makes it `failed` and gives the charge back. A message already
+ * settled is left as it is. Answers the message as it then stands.
+ */
+export async function settleSms(
+  em: EntityManager,
+  smsId: number,
+  outcome: { state: 'accepted'; sid: string } | { state: 'refused'; detail: string },
+): Promise<Sms> {
+  return em.transactional(async (tx) => {
+    const sms = await tx.findOneOrFail(Sms, { id: smsId }, { lockMode: LockMode.PESSIMISTIC_WRITE });
+    if (sms.status !== 'sending') return sms;
+    if (outcome.state === 'accepted') {
+      sms.status = 'sent';
+      sms.sms_sid = outcome.sid;
+    } else {
+      sms.status = 'failed';
+      sms.error = outcome.detail.slice(0, 512);
+      await adjustBalance(tx, sms.account.id, sms.total_cost, 'sms_refund', `sms:${sms.id}`);
+    }
+    await tx.flush();
+    await tx.execute('select graphile_worker.remove_job(?)', [reconcileKey(sms.id)]);
+    return sms;
+  });
+}
+
+/**
+ * The job of RECONCILE_SMS_TASK: asks the provider what became of a message still
+ * `sending` and settles it. The provider's message with our text, to our number, made since
+ * just before ours and not already another message's, is ours; none means the provider never
+ * took it, and the charge goes back. A provider that cannot be asked throws, and the job is
+ * tried again later.
+ */
+export async function reconcileSms(em: EntityManager, provider: SmsProvider, smsId: number): Promise<void> {
+  const sms = await em.findOne(Sms, { id: smsId });
+  if (!sms || sms.status !== 'sending') return;
+  const createdAfter = new Date(Date.parse(`${sms.created_at.replace(' ', 'T')}Z`) - 60_000);
+  const candidates = await provider.find({ reference: sms.id, from: sms.from, to: sms.to, body: sms.body, sid: sms.sms_sid, createdAfter });
+  const taken = candidates.length
+    ? new Set((await em.find(Sms, { sms_sid: { $in: candidates.map((c) => c.sid) }, id: { $ne: sms.id } }, { fields: ['sms_sid'] })).map((m) => m.sms_sid))
+    : new Set<string | null>();
+  const ours = candidates.find((candidate) => !taken.has(candidate.sid));
+  if (!ours) {
+    await settleSms(em, sms.id, { state: 'refused', detail: `${provider.name}: the provider has no record of the message` });
+  } else if (ours.state === 'accepted') {
+    await settleSms(em, sms.id, { state: 'accepted', sid: ours.sid });
+  } else {
+    await settleSms(em, sms.id, { state: 'refused', detail: ours.detail ?? `${provider.name}: the message was not sent` });
+  }
+}
+
+/** The message once it is settled, or as it stands after `timeoutMs` (its sender may still be waiting for the provider). */
+async function settledOrTimeout(em: EntityManager, smsId: number, timeoutMs: number): Promise<Sms> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const sms = await em.fork().findOneOrFail(Sms, { id: smsId });
+    if (sms.status !== 'sending' || Date.now() > deadline) return sms;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
 }
 
 export async function requireSms(scope: Scope, id: number): Promise<SmsRecord> {

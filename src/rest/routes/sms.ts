@@ -11,7 +11,11 @@ export const smsRoutes: Route[] = [
       }
     }`,
     variables: (req) => ({ input: req.body, idempotency_key: header(req, 'idempotency-key') }),
-    respond: (data) => ({ body: { message: Messages.smsSent, data: data.sendSms } }),
+    // A message whose outcome the provider left unknown is still `sending`: accepted, not yet done.
+    respond: (data) =>
+      data.sendSms.status === 'sending'
+        ? { status: 202, body: { message: Messages.smsPending, data: data.sendSms } }
+        : { body: { message: Messages.smsSent, data: data.sendSms } },
   },
   {
     method: 'GET',
