@@ -23,6 +23,8 @@ export interface Config {
   maxToolsPerAccount: number;
   /** The plan's limit of an account's calls in flight (initiated, ringing or in progress). */
   maxParallelCalls: number;
+  /** Wall-clock seconds all the mid-call tools of one call may take together. */
+  callToolsBudgetSeconds: number;
   telephony: {
     provider: 'simulator';
     /** How much faster than real time the simulator's clock runs. */
@@ -97,6 +99,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     secretsKey: secretsKey(env.SECRETS_KEY),
     maxToolsPerAccount: integer(env, 'PLAN_MAX_TOOLS', 5, 0, 1000),
     maxParallelCalls: integer(env, 'PLAN_MAX_PARALLEL_CALLS', 10, 1, 10_000),
+    callToolsBudgetSeconds: integer(env, 'CALL_TOOLS_BUDGET_SECONDS', 30, 1, 600),
     telephony: {
       provider: oneOf(env, 'TELEPHONY_PROVIDER', ['simulator'] as const, 'simulator'),
       simulatorSpeed: positiveNumber(env, 'SIMULATOR_SPEED', 10),

@@ -75,23 +75,24 @@ export interface Runtime {
   logger: Logger;
 }
 
-export function createTelephony(config: Config): TelephonyProvider {
+export function createTelephony(config: Config, logger?: Logger): TelephonyProvider {
   switch (config.telephony.provider) {
     case 'simulator':
-      return new SimulatorProvider(config.telephony.simulatorSpeed);
+      return new SimulatorProvider(config.telephony.simulatorSpeed, (error) => logger?.error('simulator: mid-call tools failed', error));
   }
 }
 
 export function createRuntime(parts: { orm: MikroORM; config: Config; secrets: SecretBox; logger?: Logger }): Runtime {
   const { orm, config, secrets } = parts;
+  const logger = parts.logger ?? createLogger();
   return {
     orm,
     config,
     secrets,
-    telephony: createTelephony(config),
+    telephony: createTelephony(config, logger),
     sms: createSmsProvider(config),
     lifecycle: { config, secrets, onFinished: scheduleCallWebhook },
-    logger: parts.logger ?? createLogger(),
+    logger,
   };
 }
 

@@ -82,6 +82,7 @@ export async function startWorkers(runtime: Runtime, databaseUrl: string): Promi
         new Promise<boolean>((resolve) => setTimeout(() => resolve(false), drainMs).unref()),
       ]);
       if (stopped) await forget(runtime.orm.em.fork(), [...workerIds]).catch(() => {});
+      await runtime.telephony.stop?.(drainMs);
     },
   };
 }

@@ -11,6 +11,7 @@ import {
   type OperationDefinitionNode,
 } from 'graphql';
 import { FieldErrorCollector, FieldMessages } from '../errors';
+import { MAX_LIST_ITEMS } from '../graphql/input-guard';
 import { isPlainObject } from '../lib/objects';
 
 /**
@@ -80,6 +81,11 @@ function coerce(
   if (isListType(type)) {
     if (!Array.isArray(value)) {
       errors.add(path, FieldMessages.list(path));
+      return undefined;
+    }
+    // The resolvers' own guard refuses it too; refusing here spares coercing every item.
+    if (value.length > MAX_LIST_ITEMS) {
+      errors.add(path, FieldMessages.maxItems(path, MAX_LIST_ITEMS));
       return undefined;
     }
     return value.map((item, index) => coerce(type.ofType, item, join(path, index), errors, null));

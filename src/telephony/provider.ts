@@ -16,4 +16,6 @@ export interface TelephonyProvider {
   startCall(em: EntityManager, call: Call, assistant: Assistant): Promise<void>;
   /** Wall-clock seconds a call may last at most, ringing included, before the sweeper ends it. */
   longestCallSeconds(assistant: Pick<Assistant, 'max_call_duration'>): number;
+  /** Lets work it runs off the job queue (mid-call tools) finish, for at most `drainMs`. */
+  stop?(drainMs: number): Promise<void>;
 }

@@ -1,5 +1,6 @@
 import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { Background } from '../jobs/background';
 import { enqueue } from '../jobs/queue';
 import { Assistant } from '../modules/assistants/assistant.entity';
 import { seeded, simulatedConversation, type Turn } from '../modules/calls/call.conversation';
@@ -51,6 +52,8 @@ const LONGEST_RING_SECONDS = 30;
 export type SimulatorStep = 'ring' | 'pickup' | 'converse' | 'hangup';
 /** Simulated seconds from pickup to the assistant's first use of its tools. */
 const SECONDS_TO_TOOLS = 2;
+/** Wall-clock seconds past a call's tool budget before another process may run its tools. */
+const TOOLS_LEASE_MARGIN_SECONDS = 15;
 export const SIMULATOR_TASK = 'simulator:step';
 
 type ScriptAssistant = Pick<
@@ -84,7 +87,14 @@ export function plannedEnding(
 export class SimulatorProvider implements TelephonyProvider {
   readonly name = 'simulator';
 
-  constructor(private readonly speed: number) {}
+  private readonly background: Background;
+
+  constructor(
+    private readonly speed: number,
+    onError: (error: unknown) => void = () => {},
+  ) {
+    this.background = new Background(onError);
+  }
 
   async startCall(em: EntityManager, call: Call): Promise<void> {
     await this.schedule(em, call.id, 'ring', DIAL_SECONDS);
@@ -130,21 +140,57 @@ export class SimulatorProvider implements TelephonyProvider {
     });
   }
 
-  /** The conversation: the assistant uses its tools, then the call runs to its planned end. */
+  /**
+   * The conversation: the assistant uses its tools, then the call runs to its planned end.
+   * The tools are requests to the account's own servers and may be slow, so they run off
+   * the job queue's worker slots: one account's slow tools never hold another's calls. A
+   * lease on the call says that a process is running them, and this step is scheduled again
+   * for the lease's end: it then finds the tools done, or runs them again if that process
+   * died (tools are called at least once).
+   */
   private async converse(em: EntityManager, deps: LifecycleDeps, callId: number): Promise<void> {
-    const call = await em.fork().findOne(Call, { id: callId });
-    if (!call || call.status !== 'in-progress') return;
-    const assistant = call.assistant_id ? await em.fork().findOne(Assistant, { id: call.assistant_id }) : null;
-    const toolCalls = assistant ? await runTools(em.fork(), deps, call, assistant) : [];
+    const claimed = await em.fork().transactional(async (tx) => {
+      const call = await tx.findOne(Call, { id: callId }, { lockMode: LockMode.PESSIMISTIC_WRITE });
+      if (!call || call.status !== 'in-progress' || call.tool_calls.length > 0) return null;
+      if (call.tools_lease_until !== null && Date.parse(call.tools_lease_until) > Date.now()) return null;
+      const assistant = call.assistant_id ? await tx.findOne(Assistant, { id: call.assistant_id }) : null;
+      const [{ tools }] = assistant
+        ? await tx.execute('select count(*)::int as tools from assistant_tools where assistant_id = ?', [assistant.id])
+        : [{ tools: 0 }];
+      if (tools === 0) {
+        await this.scheduleHangup(tx, call, assistant);
+        return null;
+      }
+      const leaseMs = (deps.config.callToolsBudgetSeconds + TOOLS_LEASE_MARGIN_SECONDS) * 1000;
+      call.tools_lease_until = new Date(Date.now() + leaseMs).toISOString();
+      await this.schedule(tx, callId, 'converse', (leaseMs * this.speed) / 1000);
+      return { call: { id: call.id, input_variables: call.input_variables }, assistant: assistant! };
+    });
+    if (claimed) this.background.run(() => this.useTools(em, deps, claimed.call, claimed.assistant));
+  }
+
+  private async useTools(em: EntityManager, deps: LifecycleDeps, call: Pick<Call, 'id' | 'input_variables'>, assistant: Assistant): Promise<void> {
+    const toolCalls = await runTools(em.fork(), deps, call, assistant);
     await em.fork().transactional(async (tx) => {
-      const current = await tx.findOne(Call, { id: callId }, { lockMode: LockMode.PESSIMISTIC_WRITE });
-      // Another run of this step (a retried job) may have got here first.
+      const current = await tx.findOne(Call, { id: call.id }, { lockMode: LockMode.PESSIMISTIC_WRITE });
+      // Another run (after a lost lease) may have got here first.
       if (!current || current.status !== 'in-progress' || current.tool_calls.length > 0) return;
       current.tool_calls = toolCalls;
-      const answeredAt = Date.parse(current.answered_at ?? new Date().toISOString());
-      const endAt = answeredAt + (plannedEnding(current, assistant).duration * 1000) / this.speed;
-      await this.schedule(tx, callId, 'hangup', Math.max(0, ((endAt - Date.now()) * this.speed) / 1000));
+      current.tools_lease_until = null;
+      await this.scheduleHangup(tx, current, assistant);
     });
+  }
+
+  /** The hangup at the call's planned end, counted from when it was answered. */
+  private async scheduleHangup(tx: EntityManager, call: Call, assistant: Assistant | null): Promise<void> {
+    const answeredAt = Date.parse(call.answered_at ?? new Date().toISOString());
+    const endAt = answeredAt + (plannedEnding(call, assistant).duration * 1000) / this.speed;
+    await this.schedule(tx, call.id, 'hangup', Math.max(0, ((endAt - Date.now()) * this.speed) / 1000));
+  }
+
+  /** Waits for the tools under way, for at most `drainMs`. */
+  async stop(drainMs: number): Promise<void> {
+    await this.background.drain(drainMs);
   }
 
   private schedule(em: EntityManager, callId: number, step: SimulatorStep, simulatedSeconds: number): Promise<void> {

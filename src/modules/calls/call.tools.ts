@@ -14,7 +14,9 @@ const RESPONSE_BYTES = 4096;
  * Calls each tool of the assistant once, as the AI would mid-call: parameters from the
  * tool's schema (the call's variable of the same name, else a value of the type), GET as a
  * query string and the other methods as a JSON body, with the tool's headers and timeout.
- * A failure or a timeout is recorded and the call goes on. Runs outside any transaction.
+ * A failure or a timeout is recorded and the call goes on. All of a call's tools together
+ * get at most CALL_TOOLS_BUDGET_SECONDS: a tool is cut to what is left, and once nothing is
+ * left the rest are recorded as skipped. Runs outside any transaction.
  */
 export async function runTools(
   em: EntityManager,
@@ -26,6 +28,7 @@ export async function runTools(
   if (links.length === 0) return [];
   const tools = await em.find(Tool, { id: { $in: links.map((l) => l.tool_id) } }, { orderBy: { id: 'asc' } });
   const records: ToolCallRecord[] = [];
+  const deadline = Date.now() + deps.config.callToolsBudgetSeconds * 1000;
   for (const tool of tools) {
     const parameters: Record<string, unknown> = {};
     for (const item of tool.schema) {
@@ -49,13 +52,19 @@ export async function runTools(
       error: null,
       latency_ms: 0,
     };
+    const left = deadline - Date.now();
+    if (left <= 0) {
+      record.error = 'skipped: the call has used its time for tools';
+      records.push(record);
+      continue;
+    }
     try {
       const response = await outboundRequest({
         url: url.toString(),
         method: tool.method,
         headers,
         body: hasBody ? JSON.stringify(parameters) : undefined,
-        timeoutMs: tool.timeout * 1000,
+        timeoutMs: Math.min(tool.timeout * 1000, left),
         maxResponseBytes: RESPONSE_BYTES,
         allowPrivate: deps.config.allowPrivateNetworkTargets,
       });
