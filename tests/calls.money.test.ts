@@ -11,28 +11,6 @@ let seq = 0;
 /** A Brazilian mobile number (R$ 0.06 + 0.05 a minute); the last four digits pick the simulator's outcome. */
 const number = (lastFour = '7777') => `+55119${String(1000 + seq++).padStart(4, '0')}${lastFour}`;
 
-async function outboundAssistant(app: TestApp, account: TestAccount, extra: Record<string, unknown> = {}): Promise<number> {
-  const phone = await app.phoneNumber(account.accountId, number('0000'));
-  const res = await app.request('POST', '/api/user/assistant', {
-    token: account.token,
-    body: {
-      assistant_name: 'Ana',
-      voice_id: 1,
-      language: 'Portuguese',
-      llm_model: 'gpt-4o-mini',
-      calls_direction: 'make',
-      engine_type: 'pipeline',
-      timezone: 'America/Sao_Paulo',
-      initial_message: 'Olá!',
-      system_prompt: 'Você confirma pedidos.',
-      phone_number_id: phone,
-      ...extra,
-    },
-  });
-  if (res.status !== 201) throw new Error(`assistant: ${JSON.stringify(res.body)}`);
-  return res.body.data.id;
-}
-
 const MAKE_CALL = 'mutation($input: MakeCallInput!) { makeCall(input: $input) { call_id status } }';
 
 /** One make_call, over REST or GraphQL, answered as `{status, code}`. */
@@ -74,7 +52,7 @@ afterAll(() => app?.close());
 describe('a call in flight', () => {
   it('cannot be deleted, and is charged when it ends; then it can be deleted', async () => {
     const account = await app.account({ balance: '10' });
-    const assistantId = await outboundAssistant(app, account);
+    const assistantId = await app.outboundAssistant(account);
     const started = await makeCall(account, assistantId, 'rest');
     expect(started.status).toBe(200);
     const id = started.callId!;
@@ -102,7 +80,7 @@ describe('the balance under concurrent calls', () => {
   it('30 concurrent make_call on R$ 1.00 start only what the balance reserves, REST and GraphQL mixed', async () => {
     const account = await app.account({ balance: '1.00' });
     // Calls of at most 60 s cost exactly their reservation: the balance cannot go below zero.
-    const assistantId = await outboundAssistant(app, account, { max_call_duration: 60 });
+    const assistantId = await app.outboundAssistant(account, { max_call_duration: 60 });
     const results = await Promise.all(Array.from({ length: 30 }, (_, i) => makeCall(account, assistantId, i % 2 ? 'graphql' : 'rest')));
     const started = results.filter((r) => r.status === 200);
     expect(started).toHaveLength(9); // 9 x 0.11 = 0.99
@@ -121,7 +99,7 @@ describe('the balance under concurrent calls', () => {
     const capped = await startTestApp({ maxParallelCalls: 3 });
     try {
       const account = await capped.account({ balance: '100' });
-      const assistantId = await outboundAssistant(capped, account);
+      const assistantId = await capped.outboundAssistant(account);
       const start = (i: number) =>
         capped.request('POST', '/api/user/make_call', { token: account.token, body: { phone_number: number(), assistant_id: assistantId } });
       const results = await Promise.all(Array.from({ length: 12 }, (_, i) => start(i)));

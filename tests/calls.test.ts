@@ -11,21 +11,10 @@ let phoneSeq = 0;
 /** A Brazilian mobile number whose last four digits choose the simulator's outcome. */
 const number = (lastFour = '7777') => `+55119${String(100 + phoneSeq++).padStart(3, '0')}0${lastFour}`;
 
-async function outboundAssistant(token: string, accountId: number, extra: Record<string, unknown> = {}): Promise<number> {
-  const phone = await app.phoneNumber(accountId, `+5511955${String(1000 + phoneSeq++).padStart(4, '0')}00`.slice(0, 14));
-  const res = await app.request('POST', '/api/user/assistant', {
-    token,
-    body: {
-      assistant_name: 'Ana',
-      voice_id: 1,
-      language: 'Portuguese',
-      llm_model: 'gpt-4o-mini',
-      calls_direction: 'make',
-      engine_type: 'pipeline',
-      timezone: 'America/Sao_Paulo',
-      initial_message: 'Olá, aqui é a Ana da Loja Centro.',
-      system_prompt: 'Você confirma pedidos de clientes. Seja breve e educada.',
-      phone_number_id: phone,
+const outboundAssistant = (token: string, accountId: number, extra: Record<string, unknown> = {}) =>
+  app.outboundAssistant(
+    { token, accountId },
+    {
       post_call_evaluation: true,
       post_call_schema: [
         { name: 'customer_name', type: 'string', description: 'Nome do cliente' },
@@ -34,10 +23,7 @@ async function outboundAssistant(token: string, accountId: number, extra: Record
       ],
       ...extra,
     },
-  });
-  expect(res.status).toBe(201);
-  return res.body.data.id;
-}
+  );
 
 const makeCall = (body: Record<string, unknown>, token = me.token, headers: Record<string, string> = {}) =>
   app.request('POST', '/api/user/make_call', { token, body, headers });

@@ -23,20 +23,6 @@ afterAll(async () => {
   await slow?.close();
 });
 
-async function assistantOf(account: TestAccount, toolIds: number[] = []): Promise<number> {
-  const phone = await app.phoneNumber(account.accountId, `+551195${String(5000000 + seq++)}`);
-  const res = await app.request('POST', '/api/user/assistant', {
-    token: account.token,
-    body: {
-      assistant_name: 'Ana', voice_id: 1, language: 'Portuguese', llm_model: 'gpt-4o-mini', calls_direction: 'make',
-      engine_type: 'pipeline', timezone: 'America/Sao_Paulo', initial_message: 'Olá!', system_prompt: 'Ajude.',
-      phone_number_id: phone, tool_ids: toolIds,
-    },
-  });
-  if (res.status !== 201) throw new Error(JSON.stringify(res.body));
-  return res.body.data.id;
-}
-
 const dial = async (account: TestAccount, assistantId: number) => {
   const res = await app.request('POST', '/api/user/make_call', {
     token: account.token,
@@ -57,7 +43,7 @@ it("another account's calls finish while one account's slow tools run, and the t
     });
     tools.push(res.body.data.id);
   }
-  const noisyAssistant = await assistantOf(noisy, tools);
+  const noisyAssistant = await app.outboundAssistant(noisy, { tool_ids: tools });
   // More calls with slow tools than the process has worker slots (4 in tests).
   const noisyCalls = await Promise.all(Array.from({ length: 6 }, () => dial(noisy, noisyAssistant)));
   const deadline = Date.now() + 5000;
@@ -65,7 +51,7 @@ it("another account's calls finish while one account's slow tools run, and the t
   expect(slow.requests.length).toBe(noisyCalls.length); // every noisy call is now waiting on its first tool
 
   const quiet = await app.account({ balance: '100' });
-  const quietCall = await dial(quiet, await assistantOf(quiet));
+  const quietCall = await dial(quiet, await app.outboundAssistant(quiet));
   const finished = await app.finishedCall(quietCall, quiet.token, 10_000);
   expect(finished.status).toBe('completed');
   // The quiet call ended while every noisy call was still waiting on its tools.

@@ -36,15 +36,8 @@ const op: fc.Arbitrary<Op> = fc.oneof(
 async function setUp(balance: string) {
   const account = await app.account({ balance });
   const phone = await app.phoneNumber(account.accountId, `+551193${String(3000000 + seq++)}`, { sms: true });
-  const res = await app.request('POST', '/api/user/assistant', {
-    token: account.token,
-    body: {
-      assistant_name: 'Ana', voice_id: 1, language: 'Portuguese', llm_model: 'gpt-4o-mini', calls_direction: 'make',
-      engine_type: 'pipeline', timezone: 'America/Sao_Paulo', initial_message: 'Olá!', system_prompt: 'Confirme o pedido.',
-      phone_number_id: phone, max_call_duration: MAX_CALL_SECONDS,
-    },
-  });
-  return { account, phone, assistantId: res.body.data.id as number };
+  const assistantId = await app.outboundAssistant(account, { max_call_duration: MAX_CALL_SECONDS });
+  return { account, phone, assistantId };
 }
 
 async function run(o: Op, ctx: { account: TestAccount; phone: number; assistantId: number }): Promise<number> {

@@ -50,6 +50,8 @@ export interface TestApp {
   account(options?: { balance?: string; name?: string }): Promise<TestAccount>;
   campaign(accountId: number, name?: string): Promise<number>;
   phoneNumber(accountId: number, number: string, options?: { sms?: boolean; expiresAt?: string | null }): Promise<number>;
+  /** An outbound assistant of the account with a number of its own; `extra` overrides fields. */
+  outboundAssistant(account: Pick<TestAccount, 'accountId' | 'token'>, extra?: Record<string, unknown>): Promise<number>;
   /** Runs SQL straight against the test database. */
   sql<T = any>(text: string, params?: unknown[]): Promise<T[]>;
   /** Polls a call until it reaches a final state (or the time runs out) and answers it. */
@@ -130,6 +132,7 @@ export async function startTestApp(
   sqlClient.on('error', () => {});
   await sqlClient.connect();
 
+  let assistantNumbers = 0;
   const request = async (method: string, path: string, options: RequestOptions = {}): Promise<HttpResult> => {
     const headers: Record<string, string> = { accept: 'application/json', ...options.headers };
     if (options.token) headers.authorization = `Bearer ${options.token}`;
@@ -181,6 +184,27 @@ export async function startTestApp(
         expiresAt: options.expiresAt ?? null,
       });
       return phone.id;
+    },
+    async outboundAssistant(account, extra = {}) {
+      const phone = await testApp.phoneNumber(account.accountId, `+5511955${String(100000 + assistantNumbers++)}`);
+      const res = await request('POST', '/api/user/assistant', {
+        token: account.token,
+        body: {
+          assistant_name: 'Ana',
+          voice_id: 1,
+          language: 'Portuguese',
+          llm_model: 'gpt-4o-mini',
+          calls_direction: 'make',
+          engine_type: 'pipeline',
+          timezone: 'America/Sao_Paulo',
+          initial_message: 'Olá, aqui é a Ana da Loja Centro.',
+          system_prompt: 'Você confirma pedidos de clientes. Seja breve e educada.',
+          phone_number_id: phone,
+          ...extra,
+        },
+      });
+      if (res.status !== 201) throw new Error(`outbound assistant: ${res.status} ${JSON.stringify(res.body)}`);
+      return res.body.data.id;
     },
     sql: async (text, params) => (await sqlClient.query(text, params as unknown[])).rows,
     async finishedCall(callId, token, timeoutMs = 20_000) {
