@@ -3,6 +3,7 @@ import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { ApolloServer, HeaderMap } from '@apollo/server';
 import { ApolloArmor } from '@escape.tech/graphql-armor';
+import cors from 'cors';
 import { GraphQLError } from 'graphql';
 import { isDatabaseUnavailable } from './db/availability';
 import { Messages } from './errors';
@@ -10,12 +11,13 @@ import { createContext, type GraphQLContext } from './graphql/context';
 import { unwrapResolverError } from '@apollo/server/errors';
 import { formatError, isUnexpected } from './graphql/errors';
 import { getSchema } from './graphql/schema';
-import { BodyTooLargeError, readBody, sendJson } from './http';
+import { BodyTooLargeError, readBody, sendError, sendJson } from './http';
 import { authenticate } from './modules/accounts/account.service';
 import { Call } from './modules/calls/call.entity';
 import { recordingSignature } from './modules/calls/call.lifecycle';
 import { routes } from './rest/routes';
 import { RestShim, type Session } from './rest/shim';
+import type { Config } from './config';
 import type { Runtime } from './runtime';
 import { simulatedRecording } from './telephony/recording';
 
@@ -55,6 +57,25 @@ function isValidHost(host: string | undefined): boolean {
   } catch {
     return false;
   }
+}
+
+const LOCALHOST_ORIGIN = /^https?:\/\/(localhost|127\.0\.0\.1|\[::1\])(:\d+)?$/;
+
+/**
+ * CORS for browsers on other origins (the `cors` package): allowed origins get the headers
+ * and 204 preflights that allow the bearer header, JSON bodies and Idempotency-Key, and see
+ * the paging, Link, Retry-After and request-id headers; other origins get no CORS headers.
+ */
+function corsHandler(config: Config['cors']) {
+  return cors({
+    origin: (origin, allow) =>
+      allow(null, config.anyOrigin || (origin !== undefined && (config.origins.includes(origin) || (config.localhost && LOCALHOST_ORIGIN.test(origin))))),
+    methods: ['GET', 'POST', 'PUT', 'DELETE'],
+    allowedHeaders: ['Authorization', 'Content-Type', 'Idempotency-Key'],
+    exposedHeaders: ['X-Total-Count', 'X-Per-Page', 'X-Current-Page', 'X-Last-Page', 'Link', 'Retry-After', 'X-Request-Id'],
+    maxAge: 600,
+    optionsSuccessStatus: 204,
+  });
 }
 
 export async function createApp(runtime: Runtime): Promise<App> {
@@ -99,6 +120,11 @@ export async function createApp(runtime: Runtime): Promise<App> {
       },
     ],
     introspection: config.graphql.introspection,
+    // Apollo's CSRF check lets a request through when it carries a header no browser sends
+    // cross-site without a preflight. Every operation here needs the Authorization header
+    // (requests without a valid token are answered before Apollo sees them), which is such
+    // a header: so GET /graphql with only Authorization works, and CSRF stays impossible.
+    csrfPrevention: { requestHeaders: ['authorization', 'x-apollo-operation-name', 'apollo-require-preflight'] },
     parseOptions: { maxTokens: config.graphql.maxTokens },
     includeStacktraceInErrorResponses: false,
     // main.ts and worker.ts stop everything in order on SIGINT/SIGTERM; Apollo must not race them.
@@ -125,7 +151,12 @@ export async function createApp(runtime: Runtime): Promise<App> {
     // Every operation needs an account: the token is checked before the body is even read.
     const { context, retryAfterSeconds } = await sessionFor(req, requestId)();
     if (context.accountId === null) {
-      return sendJson(res, 401, { data: null, errors: [{ message: Messages.unauthenticated, extensions: { code: 'UNAUTHENTICATED', status: 401 } }] });
+      return sendJson(
+        res,
+        401,
+        { data: null, errors: [{ message: Messages.unauthenticated, extensions: { code: 'UNAUTHENTICATED', status: 401 } }] },
+        { 'www-authenticate': 'Bearer' },
+      );
     }
     if (retryAfterSeconds !== null) {
       return sendJson(
@@ -169,14 +200,23 @@ export async function createApp(runtime: Runtime): Promise<App> {
     const given = Buffer.from(url.searchParams.get('sig') ?? '');
     const expected = Number.isSafeInteger(id) ? Buffer.from(recordingSignature(secrets, id)) : Buffer.alloc(0);
     if (!match || given.length !== expected.length || !timingSafeEqual(given, expected)) {
-      return sendJson(res, 404, { message: Messages.routeNotFound });
+      return sendError(res, 'NOT_FOUND', Messages.routeNotFound);
     }
     const call = await orm.em.fork().findOne(Call, { id });
-    if (!call?.recording_url) return sendJson(res, 404, { message: Messages.routeNotFound });
+    if (!call?.recording_url) return sendError(res, 'NOT_FOUND', Messages.routeNotFound);
     const { length, stream } = simulatedRecording(call.duration);
     res.writeHead(200, { 'content-type': 'audio/wav', 'content-length': length, 'cache-control': 'private, max-age=3600' });
     stream.pipe(res);
   }
+
+  const allowCors = corsHandler(config.cors);
+  /** Adds the CORS headers; false when the handler answered the request itself (a preflight). */
+  const applyCors = (req: IncomingMessage, res: ServerResponse): boolean => {
+    let proceed = false;
+    // The origin check is synchronous, so the handler has decided when this call returns.
+    allowCors(req, res, () => (proceed = true));
+    return proceed;
+  };
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const requestId = randomUUID();
@@ -194,7 +234,8 @@ export async function createApp(runtime: Runtime): Promise<App> {
     const target = requestTarget(req.url);
     const path = target?.pathname ?? '';
     try {
-      if (!target || !isValidHost(req.headers.host)) return sendJson(res, 400, { message: Messages.badRequest });
+      if (!target || !isValidHost(req.headers.host)) return sendError(res, 'BAD_REQUEST', Messages.badRequest);
+      if (!applyCors(req, res)) return; // a preflight, answered
       // Links and page URLs are built on PUBLIC_URL, never on the client's Host header.
       const url = new URL(`${config.publicUrl}${target.pathname}${target.search}`);
       if (path === '/healthz') return sendJson(res, 200, { status: 'ok' });
@@ -207,17 +248,17 @@ export async function createApp(runtime: Runtime): Promise<App> {
       if (path === REST_BASE || path.startsWith(`${REST_BASE}/`)) {
         return await shim.handle(req, res, url, path.slice(REST_BASE.length), sessionFor(req, requestId));
       }
-      sendJson(res, 404, { message: Messages.routeNotFound });
+      sendError(res, 'NOT_FOUND', Messages.routeNotFound);
     } catch (error) {
-      if (error instanceof BodyTooLargeError) return sendJson(res, 413, { message: Messages.bodyTooLarge });
+      if (error instanceof BodyTooLargeError) return sendError(res, 'PAYLOAD_TOO_LARGE', Messages.bodyTooLarge);
       if (isDatabaseUnavailable(error) && !res.headersSent) {
         logger.error('database unavailable', error, { request_id: requestId, method: req.method, path });
         return path === '/graphql'
           ? sendJson(res, 503, { errors: [{ message: Messages.unavailable, extensions: { code: 'UNAVAILABLE', status: 503 } }] }, { 'retry-after': 5 })
-          : sendJson(res, 503, { message: Messages.unavailable }, { 'retry-after': 5 });
+          : sendError(res, 'UNAVAILABLE', Messages.unavailable, {}, { 'retry-after': 5 });
       }
       logger.error('request failed', error, { request_id: requestId, method: req.method, path });
-      if (!res.headersSent) sendJson(res, 500, { message: Messages.internal });
+      if (!res.headersSent) sendError(res, 'INTERNAL', Messages.internal);
       else res.destroy();
     }
   }

@@ -59,6 +59,11 @@ export interface Config {
   shutdownTimeoutMs: number;
   /** Requests per token per minute, across all processes; 0 turns the limit off. */
   rateLimitPerMinute: number;
+  /**
+   * Browser origins allowed to call the API (CORS): any (`*`), these, and on a development
+   * database any page served from localhost or 127.0.0.1.
+   */
+  cors: { anyOrigin: boolean; origins: string[]; localhost: boolean };
   /** Let tools and webhooks call private, loopback and link-local addresses (development, tests). */
   allowPrivateNetworkTargets: boolean;
   webhooks: {
@@ -85,6 +90,9 @@ export class ConfigError extends Error {}
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const databaseUrl = nonEmpty(env.DATABASE_URL);
+  // A development instance: the embedded database, and not NODE_ENV=production (Apollo's
+  // convention). Introspection, the demo seed and the localhost CORS default follow it.
+  const development = databaseUrl === null && nonEmpty(env.NODE_ENV) !== 'production';
   const port = integer(env, 'PORT', 4000, 0, 65535);
   return {
     port,
@@ -93,7 +101,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     databaseUrl,
     dataDir: path.resolve(nonEmpty(env.DATA_DIR) ?? '.data'),
     defaultPhoneRegion: phoneRegion(env.DEFAULT_PHONE_REGION),
-    seedDemo: boolean(env, 'SEED_DEMO', databaseUrl === null),
+    seedDemo: boolean(env, 'SEED_DEMO', development),
     maxBodyBytes: integer(env, 'MAX_BODY_BYTES', 1024 * 1024, 1024, 64 * 1024 * 1024),
     logSql: boolean(env, 'LOG_SQL', false),
     secretsKey: secretsKey(env.SECRETS_KEY),
@@ -108,7 +116,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     callRates: priceTable(env, 'CALL_RATES', { BR: '0.06', US: '0.02', '*': '0.10' }),
     callFeePerMinute: price(env, 'CALL_FEE_PER_MINUTE', '0.05'),
     graphql: {
-      introspection: boolean(env, 'GRAPHQL_INTROSPECTION', databaseUrl === null),
+      introspection: boolean(env, 'GRAPHQL_INTROSPECTION', development),
       maxDepth: integer(env, 'GRAPHQL_MAX_DEPTH', 8, 2, 100),
       maxCost: integer(env, 'GRAPHQL_MAX_COST', 5000, 10, 1_000_000),
       maxAliases: integer(env, 'GRAPHQL_MAX_ALIASES', 15, 0, 1000),
@@ -117,6 +125,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     },
     shutdownTimeoutMs: integer(env, 'SHUTDOWN_TIMEOUT_MS', 10_000, 0, 600_000),
     rateLimitPerMinute: integer(env, 'RATE_LIMIT_PER_MINUTE', 1200, 0, 10_000_000),
+    cors: corsOrigins(env, development),
     allowPrivateNetworkTargets: boolean(env, 'ALLOW_PRIVATE_NETWORK_TARGETS', false),
     webhooks: {
       timeoutMs: integer(env, 'WEBHOOK_TIMEOUT_MS', 10_000, 100, 120_000),
@@ -190,6 +199,26 @@ function smsConfig(env: NodeJS.ProcessEnv): Config['sms'] {
     reconcileAfterMs: integer(env, 'SMS_RECONCILE_AFTER_MS', 30_000, 0, 3_600_000),
     twilio,
   };
+}
+
+/** `CORS_ORIGINS`: `*`, or a comma-separated list of origins (`https://app.example.com`). */
+function corsOrigins(env: NodeJS.ProcessEnv, development: boolean): Config['cors'] {
+  const raw = nonEmpty(env.CORS_ORIGINS);
+  if (raw === null) return { anyOrigin: false, origins: [], localhost: development };
+  const entries = raw.split(',').map((part) => part.trim()).filter(Boolean);
+  const origins = entries.filter((entry) => entry !== '*');
+  for (const origin of origins) {
+    let parsed: URL | null = null;
+    try {
+      parsed = new URL(origin);
+    } catch {
+      // reported below
+    }
+    if (!parsed || !/^https?:$/.test(parsed.protocol) || parsed.origin !== origin.replace(/\/$/, '')) {
+      throw new ConfigError(`CORS_ORIGINS: "${origin}" is not an origin such as https://app.example.com (scheme, host and port only)`);
+    }
+  }
+  return { anyOrigin: entries.includes('*'), origins: origins.map((origin) => origin.replace(/\/$/, '')), localhost: false };
 }
 
 /** A comma-separated list of non-negative seconds (fractions allowed), at most 20 of them. */

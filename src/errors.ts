@@ -10,6 +10,7 @@ export const Messages = {
   validationFailed: 'Falha na validação',
   invalidData: 'Os dados fornecidos são inválidos.',
   invalidJson: 'O corpo da requisição não é um JSON válido.',
+  unsupportedMediaType: 'O corpo da requisição deve ser JSON (Content-Type: application/json).',
   badRequest: 'Requisição inválida.',
   subscriptionsUnsupported: 'Operações subscription ainda não são suportadas; use query ou mutation.',
   bodyTooLarge: 'O corpo da requisição excede o tamanho máximo permitido.',
@@ -73,7 +74,7 @@ export const FieldMessages = {
   number: (field: string) => `O campo ${field} deve ser um número.`,
   string: (field: string) => `O campo ${field} deve ser uma string.`,
   boolean: (field: string) => `O campo ${field} deve ser verdadeiro ou falso.`,
-  array: (field: string) => `O campo ${field} deve ser um array.`,
+  object: (field: string) => `O campo ${field} deve ser um objeto.`,
   list: (field: string) => `O campo ${field} deve ser uma lista.`,
   min: (field: string, min: number) => `O campo ${field} deve ser pelo menos ${min}.`,
   between: (field: string, min: number, max: number) => `O campo ${field} deve estar entre ${min} e ${max}.`,
@@ -118,7 +119,12 @@ export type ErrorCode =
   | 'CONFLICT'
   | 'PROVIDER_FAILURE'
   | 'UNAVAILABLE'
-  | 'INTERNAL';
+  | 'INTERNAL'
+  | 'BAD_REQUEST'
+  | 'METHOD_NOT_ALLOWED'
+  | 'PAYLOAD_TOO_LARGE'
+  | 'UNSUPPORTED_MEDIA_TYPE'
+  | 'RATE_LIMITED';
 
 /** The HTTP status that each code maps to, for REST and for `extensions.status` in GraphQL. */
 export const HttpStatusByCode: Record<ErrorCode, number> = {
@@ -132,6 +138,11 @@ export const HttpStatusByCode: Record<ErrorCode, number> = {
   PROVIDER_FAILURE: 502,
   UNAVAILABLE: 503,
   INTERNAL: 500,
+  BAD_REQUEST: 400,
+  METHOD_NOT_ALLOWED: 405,
+  PAYLOAD_TOO_LARGE: 413,
+  UNSUPPORTED_MEDIA_TYPE: 415,
+  RATE_LIMITED: 429,
 };
 
 /** Field name (dotted for nested items, as `secondary_contacts.0.phone_number`) to its messages. */

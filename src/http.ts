@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { HttpStatusByCode, type ErrorCode } from './errors';
 
 export class BodyTooLargeError extends Error {}
 
@@ -29,4 +30,25 @@ export function sendJson(
     'content-length': Buffer.byteLength(payload),
   });
   res.end(payload);
+}
+
+/**
+ * A REST error body: the spec's `message`, the code a program can switch on (the same as
+ * GraphQL's `extensions.code`), and whatever the case adds (`errors`, a provider's `error`).
+ * A 401 names the scheme it wants; a 429 says when to come back, in the header and, as the
+ * original platform's clients read it, in the body.
+ */
+export function sendError(
+  res: ServerResponse,
+  code: ErrorCode,
+  message: string,
+  extra: Record<string, unknown> = {},
+  headers: Record<string, string | number> = {},
+): void {
+  const status = HttpStatusByCode[code];
+  const allHeaders = { ...headers };
+  if (status === 401) allHeaders['www-authenticate'] = 'Bearer';
+  const retryAfter = allHeaders['retry-after'];
+  const body = { message, code, ...extra, ...(status === 429 && retryAfter !== undefined ? { retry_after: Number(retryAfter) } : {}) };
+  sendJson(res, status, body, allHeaders);
 }

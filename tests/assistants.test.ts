@@ -348,6 +348,7 @@ describe('PUT /user/assistant/{id}', () => {
     expect(res.status).toBe(422);
     expect(res.body).toEqual({
       message: 'Falha na validação',
+      code: 'VALIDATION_FAILED',
       errors: {
         speech_speed: ['O campo speech_speed deve estar entre 0.7 e 1.2.'],
         webhook_url: ['O campo webhook_url deve ser uma URL válida (http ou https).'],
@@ -391,10 +392,11 @@ describe('webhook endpoints', () => {
     expect(enable.status).toBe(422);
     expect(enable.body).toEqual({
       message: 'Os dados fornecidos são inválidos.',
+      code: 'VALIDATION_FAILED',
       errors: { assistant_id: ['O campo assistant_id é obrigatório.'], webhook_url: ['O campo webhook_url é obrigatório.'] },
     });
     const disable = await app.request('POST', '/api/user/assistants/disable-webhook', { token: me.token, body: {} });
-    expect(disable.body).toEqual({ message: 'Os dados fornecidos são inválidos.', errors: { assistant_id: ['O campo assistant_id é obrigatório.'] } });
+    expect(disable.body).toEqual({ message: 'Os dados fornecidos são inválidos.', code: 'VALIDATION_FAILED', errors: { assistant_id: ['O campo assistant_id é obrigatório.'] } });
     const badUrl = await app.request('POST', '/api/user/assistants/enable-inbound-webhook', {
       token: me.token,
       body: { assistant_id: await newAssistant(), webhook_url: 'javascript:alert(1)' },
@@ -410,7 +412,7 @@ describe('webhook endpoints', () => {
       const foreign = await app.request('POST', `/api/user/assistants/${path}`, { token: me.token, body: { ...body, assistant_id: theirs } });
       const missing = await app.request('POST', `/api/user/assistants/${path}`, { token: me.token, body: { ...body, assistant_id: 987654 } });
       expect(foreign.status).toBe(404);
-      expect(foreign.body).toEqual({ message: 'Assistente não encontrado' });
+      expect(foreign.body).toEqual({ message: 'Assistente não encontrado', code: 'NOT_FOUND' });
       expect(missing.text).toBe(foreign.text);
     }
     expect(await read(theirs, other.token)).toMatchObject({ is_webhook_active: false });
@@ -424,7 +426,7 @@ describe('reading, listing and deleting assistants', () => {
       const foreign = await app.request(method, `/api/user/assistant/${theirs}`, { token: me.token, body });
       const missing = await app.request(method, '/api/user/assistant/987654', { token: me.token, body });
       expect(foreign.status).toBe(404);
-      expect(foreign.body).toEqual({ message: 'Assistente não encontrado' });
+      expect(foreign.body).toEqual({ message: 'Assistente não encontrado', code: 'NOT_FOUND' });
       expect(missing.text).toBe(foreign.text);
     }
     expect((await read(theirs, other.token)).assistant_name).toBe('Ana da Loja');
@@ -459,13 +461,13 @@ describe('unexpected failures', () => {
       const before = (await app.sql('select count(*)::int as n from assistants'))[0].n;
       const created = await create({ ...validBody(), assistant_name: 'Half', tool_ids: [myTools[0]] });
       expect(created.status).toBe(500);
-      expect(created.body).toEqual({ message: 'Falha na criação do assistente' });
+      expect(created.body).toEqual({ message: 'Falha na criação do assistente', code: 'INTERNAL' });
       expect((await app.sql('select count(*)::int as n from assistants'))[0].n).toBe(before);
 
       const id = await newAssistant();
       const updated = await update(id, { assistant_name: 'Changed', tool_ids: [myTools[0]] });
       expect(updated.status).toBe(500);
-      expect(updated.body).toEqual({ message: 'Falha na atualização do assistente' });
+      expect(updated.body).toEqual({ message: 'Falha na atualização do assistente', code: 'INTERNAL' });
       expect((await read(id)).assistant_name).toBe('Ana da Loja');
       expect(app.loggedErrors.length).toBeGreaterThanOrEqual(2);
       expect(JSON.stringify(created.body) + JSON.stringify(updated.body)).not.toContain('simulated');

@@ -93,12 +93,12 @@ const query = (route: Route, valid: Record<string, unknown>): fc.Arbitrary<strin
         )
         .map(([base, params]) => new URLSearchParams({ ...Object.fromEntries(Object.entries(base).map(([k, v]) => [k, String(v)])), ...params }).toString());
 
-/** What the documented refusals look like: a message, and for validation the field map. */
+/** What the documented refusals look like: a message, a code, and for validation the field map. */
 function expectEnvelope(res: HttpResult): void {
   expect(res.headers.get('content-type')).toMatch(/^application\/json/);
   const parsed = JSON.parse(res.text);
   if (res.status < 300) return;
-  expect(parsed).toEqual(expect.objectContaining({ message: expect.any(String) }));
+  expect(parsed).toEqual(expect.objectContaining({ message: expect.any(String), code: expect.stringMatching(/^[A-Z_]+$/) }));
   expect(parsed.message.length).toBeGreaterThan(0);
   if ('errors' in parsed) {
     expect(typeof parsed.errors).toBe('object');
@@ -107,11 +107,11 @@ function expectEnvelope(res: HttpResult): void {
       for (const message of messages as unknown[]) expect(typeof message).toBe('string');
     }
   }
-  expect(Object.keys(parsed).every((key) => ['message', 'errors'].includes(key))).toBe(true);
+  expect(Object.keys(parsed).every((key) => ['message', 'code', 'errors', 'retry_after'].includes(key))).toBe(true);
 }
 
 /** Every status the API documents; a provider failure (502) is documented for calls and SMS. */
-const DOCUMENTED = [200, 201, 400, 401, 402, 403, 404, 409, 413, 422, 429, 502];
+const DOCUMENTED = [200, 201, 202, 400, 401, 402, 403, 404, 409, 413, 415, 422, 429, 502];
 
 describe.each(routes.map((route) => [`${route.method} ${route.path}`, route] as const))('%s', (_name, route) => {
   it('answers any request in the documented shape, never 500, and writes nothing when it refuses', async () => {

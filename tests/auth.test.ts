@@ -10,7 +10,7 @@ beforeAll(async () => {
 afterAll(() => app?.close());
 
 describe('bearer tokens', () => {
-  const unauthenticated = { message: 'Não autenticado.' };
+  const unauthenticated = { message: 'Não autenticado.', code: 'UNAUTHENTICATED' };
 
   it.each([
     ['no header', undefined],

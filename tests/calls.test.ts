@@ -62,7 +62,7 @@ describe('POST /user/make_call', () => {
     const foreign = await makeCall({ phone_number: number(), assistant_id: theirs });
     const missing = await makeCall({ phone_number: number(), assistant_id: 987654 });
     expect(foreign.status).toBe(404);
-    expect(foreign.body).toEqual({ message: 'Assistente não encontrado' });
+    expect(foreign.body).toEqual({ message: 'Assistente não encontrado', code: 'NOT_FOUND' });
     expect(missing.text).toBe(foreign.text);
   });
 
@@ -83,7 +83,7 @@ describe('POST /user/make_call', () => {
     const assistant = await outboundAssistant(broke.token, broke.accountId);
     const res = await makeCall({ phone_number: number(), assistant_id: assistant }, broke.token);
     expect(res.status).toBe(402);
-    expect(res.body).toEqual({ message: 'Saldo insuficiente' });
+    expect(res.body).toEqual({ message: 'Saldo insuficiente', code: 'INSUFFICIENT_BALANCE' });
     expect(await app.sql('select * from calls where account_id = $1', [broke.accountId])).toEqual([]);
   });
 });
@@ -325,7 +325,7 @@ describe('listing calls', () => {
       const foreign = await app.request(method, `/api/user/calls/${id}`, { token: other.token });
       const missing = await app.request(method, '/api/user/calls/987654', { token: other.token });
       expect(foreign.status).toBe(404);
-      expect(foreign.body).toEqual({ message: 'Chamada não encontrada' });
+      expect(foreign.body).toEqual({ message: 'Chamada não encontrada', code: 'NOT_FOUND' });
       expect(missing.text).toBe(foreign.text);
     }
     const deleted = await app.request('DELETE', `/api/user/calls/${id}`, { token: account.token });

@@ -34,7 +34,7 @@ describe('malformed requests get a 400 and the process serves on', () => {
   ])('%s', async (_name, request) => {
     const response = await rawRequest(app.url, request);
     expect(statusOf(response)).toBe(400);
-    expect(response).toContain('Requisição inválida.');
+    expect(response).toContain('{"message":"Requisição inválida.","code":"BAD_REQUEST"}');
     expect(await app.request('GET', '/healthz')).toMatchObject({ status: 200 });
   });
 

@@ -65,7 +65,7 @@ describe('POST /user/lead', () => {
   ])('refuses a campaign_id that is %s', async (_case, campaign_id) => {
     const res = await create({ phone_number: '+5511987654304', campaign_id });
     expect(res.status).toBe(422);
-    expect(res.body).toEqual({ message: 'Falha na validação', errors: { campaign_id: ['O campo campaign_id deve ser um número inteiro.'] } });
+    expect(res.body).toEqual({ message: 'Falha na validação', code: 'VALIDATION_FAILED', errors: { campaign_id: ['O campo campaign_id deve ser um número inteiro.'] } });
   });
 
   it.each([0, -3, '0'])('refuses a campaign_id of %p (not positive)', async (campaign_id) => {
@@ -80,6 +80,7 @@ describe('POST /user/lead', () => {
     expect(res.status).toBe(422);
     expect(res.body).toEqual({
       message: 'Falha na validação',
+      code: 'VALIDATION_FAILED',
       errors: {
         phone_number: ['O campo phone_number é obrigatório.'],
         campaign_id: ['O campo campaign_id é obrigatório.'],
@@ -94,7 +95,7 @@ describe('POST /user/lead', () => {
   ])('refuses variables that are %s', async (_case, variables) => {
     const res = await create({ phone_number: '+5511987654305', campaign_id: me.campaignId, variables });
     expect(res.status).toBe(422);
-    expect(res.body).toEqual({ message: 'Falha na validação', errors: { variables: ['O campo variables deve ser um array.'] } });
+    expect(res.body).toEqual({ message: 'Falha na validação', code: 'VALIDATION_FAILED', errors: { variables: ['O campo variables deve ser um objeto.'] } });
   });
 
   it('refuses wrong types inside secondary contacts, keyed by item', async () => {
@@ -107,7 +108,7 @@ describe('POST /user/lead', () => {
     expect(res.body.errors).toEqual({
       'secondary_contacts.0.phone_number': ['O campo secondary_contacts.0.phone_number deve ser uma string.'],
       'secondary_contacts.1.phone_number': ['O campo secondary_contacts.1.phone_number é obrigatório.'],
-      'secondary_contacts.2': ['O campo secondary_contacts.2 deve ser um array.'],
+      'secondary_contacts.2': ['O campo secondary_contacts.2 deve ser um objeto.'],
     });
   });
 
@@ -136,7 +137,7 @@ describe('POST /user/lead', () => {
     const foreign = await create({ phone_number: '+5511987654308', campaign_id: other.campaignId });
     const missing = await create({ phone_number: '+5511987654308', campaign_id: 999_999 });
     expect(foreign.status).toBe(404);
-    expect(foreign.body).toEqual({ message: 'Campanha não encontrada' });
+    expect(foreign.body).toEqual({ message: 'Campanha não encontrada', code: 'NOT_FOUND' });
     expect(missing.status).toBe(foreign.status);
     expect(missing.text).toBe(foreign.text);
   });
@@ -148,6 +149,7 @@ describe('POST /user/lead', () => {
     expect(again.status).toBe(422);
     expect(again.body).toEqual({
       message: 'Falha na validação',
+      code: 'VALIDATION_FAILED',
       errors: { phone_number: ['Já existe um lead com este número de telefone nesta campanha.'] },
     });
     expect((await create({ ...body, allow_dupplicate: false })).status).toBe(422);
@@ -171,7 +173,7 @@ describe('POST /user/lead', () => {
   it('answers invalid JSON and non-object bodies with the validation body', async () => {
     const broken = await app.request('POST', '/api/user/lead', { token: me.token, rawBody: '{"phone_number": ' });
     expect(broken.status).toBe(422);
-    expect(broken.body).toEqual({ message: 'Falha na validação', errors: { body: ['O corpo da requisição não é um JSON válido.'] } });
+    expect(broken.body).toEqual({ message: 'Falha na validação', code: 'VALIDATION_FAILED', errors: { body: ['O corpo da requisição não é um JSON válido.'] } });
     for (const body of [[], 'text', 42, null]) {
       const res = await create(body);
       expect(res.status).toBe(422);

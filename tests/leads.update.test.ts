@@ -78,6 +78,7 @@ describe('PUT /user/leads/{id}', () => {
     expect(res.status).toBe(422);
     expect(res.body).toEqual({
       message: 'Falha na validação',
+      code: 'VALIDATION_FAILED',
       errors: { status: ['O status é atribuído automaticamente e não pode ser definido manualmente.'] },
     });
   });
@@ -104,7 +105,7 @@ describe('PUT /user/leads/{id}', () => {
   it('refuses variables that are not an object, and nulls', async () => {
     const lead = await newLead();
     const res = await update(lead.id, { variables: 'x' });
-    expect(res.body).toEqual({ message: 'Falha na validação', errors: { variables: ['O campo variables deve ser um array.'] } });
+    expect(res.body).toEqual({ message: 'Falha na validação', code: 'VALIDATION_FAILED', errors: { variables: ['O campo variables deve ser um objeto.'] } });
     const nulls = await update(lead.id, { phone_number: null, status: null });
     expect(nulls.status).toBe(422);
     expect(Object.keys(nulls.body.errors)).toEqual(['phone_number', 'status']);
@@ -115,7 +116,7 @@ describe('PUT /user/leads/{id}', () => {
     const foreign = await update(lead.id, { campaign_id: other.campaignId });
     const missing = await update(lead.id, { campaign_id: 987654 });
     expect(foreign.status).toBe(404);
-    expect(foreign.body).toEqual({ message: 'Campanha não encontrada' });
+    expect(foreign.body).toEqual({ message: 'Campanha não encontrada', code: 'NOT_FOUND' });
     expect(missing.text).toBe(foreign.text);
     expect((await get(lead.id)).campaign_id).toBe(me.campaignId);
   });
@@ -127,7 +128,7 @@ describe('PUT /user/leads/{id}', () => {
     const notAnId = await update('abc', { status: 'completed' }, me.token);
     for (const res of [foreign, missing, notAnId]) {
       expect(res.status).toBe(404);
-      expect(res.body).toEqual({ message: 'Lead não encontrado' });
+      expect(res.body).toEqual({ message: 'Lead não encontrado', code: 'NOT_FOUND' });
     }
     expect((await get(theirs.id, other.token)).status).toBe('created');
   });
@@ -162,7 +163,7 @@ describe('DELETE /user/leads/{id}', () => {
     const foreign = await app.request('DELETE', `/api/user/leads/${theirs.id}`, { token: me.token });
     const missing = await app.request('DELETE', '/api/user/leads/987654', { token: me.token });
     expect(foreign.status).toBe(404);
-    expect(foreign.body).toEqual({ message: 'Lead não encontrado' });
+    expect(foreign.body).toEqual({ message: 'Lead não encontrado', code: 'NOT_FOUND' });
     expect(missing.text).toBe(foreign.text);
     expect((await app.request('GET', `/api/user/leads/${theirs.id}`, { token: other.token })).status).toBe(200);
   });
@@ -190,6 +191,6 @@ describe('campaigns', () => {
   ])('refuses the body %j', async (body, message) => {
     const res = await app.request('POST', '/api/user/campaigns', { token: me.token, body });
     expect(res.status).toBe(422);
-    expect(res.body).toEqual({ message: 'Falha na validação', errors: { name: [message] } });
+    expect(res.body).toEqual({ message: 'Falha na validação', code: 'VALIDATION_FAILED', errors: { name: [message] } });
   });
 });

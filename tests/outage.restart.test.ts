@@ -85,7 +85,7 @@ it('answers 503 while the server is down, recovers when it is up, and leaves not
   expect(unexpected).toEqual([]);
   expect([...statuses].sort()).toEqual([200, 503]);
   for (const { res } of answered.filter((a) => a.res.status === 503)) {
-    expect(res.body).toEqual({ message: 'Serviço temporariamente indisponível.' });
+    expect(res.body).toEqual({ message: 'Serviço temporariamente indisponível.', code: 'UNAVAILABLE' });
     expect(res.headers.get('retry-after')).toBe('5');
   }
   // The load succeeded again once the server was back.

@@ -81,7 +81,7 @@ describe('POST /user/sms', () => {
     const missing = await at(987654);
     const foreign = await at(theirs);
     expect(missing.status).toBe(404);
-    expect(missing.body).toEqual({ message: 'Número de origem não encontrado' });
+    expect(missing.body).toEqual({ message: 'Número de origem não encontrado', code: 'NOT_FOUND' });
     expect(foreign.text).toBe(missing.text);
     expect(await at(voiceOnly, { to: 'bad' })).toMatchObject({ status: 403, body: { message: 'Número de origem não possui capacidade de SMS' } });
     expect(await at(expired, { to: 'bad' })).toMatchObject({ status: 403, body: { message: 'A assinatura do número de origem expirou' } });
@@ -97,7 +97,7 @@ describe('POST /user/sms', () => {
     const before = await balanceOf(me.accountId);
     const res = await send({ from: smsNumber, to: '+5511987659999', body: 'oi' });
     expect(res.status).toBe(502);
-    expect(res.body).toEqual({ message: 'Falha ao enviar SMS', error: expect.stringContaining('+5511987659999') });
+    expect(res.body).toEqual({ message: 'Falha ao enviar SMS', code: 'PROVIDER_FAILURE', error: expect.stringContaining('+5511987659999') });
     expect(await balanceOf(me.accountId)).toBe(before);
     const [row] = await app.sql(`select id, status, error from sms_messages where "to" = '+5511987659999'`);
     expect(row).toMatchObject({ status: 'failed', error: expect.stringContaining('rejected') });
@@ -223,7 +223,7 @@ describe('the Twilio adapter', () => {
       twilio.respond = (_req, res) => json(res, 400, { code: 21610, message: 'Attempt to send to unsubscribed recipient', status: 400 });
       const refused = await viaTwilio.request('POST', '/api/user/sms', { token: account.token, body: { from, to: '+5511987654322', body: 'oi' } });
       expect(refused.status).toBe(502);
-      expect(refused.body).toEqual({ message: 'Falha ao enviar SMS', error: 'twilio 21610: Attempt to send to unsubscribed recipient (HTTP 400)' });
+      expect(refused.body).toEqual({ message: 'Falha ao enviar SMS', code: 'PROVIDER_FAILURE', error: 'twilio 21610: Attempt to send to unsubscribed recipient (HTTP 400)' });
       expect((await viaTwilio.sql('select balance from accounts where id = $1', [account.accountId]))[0].balance).toBe('0.9000');
     } finally {
       await viaTwilio.close();

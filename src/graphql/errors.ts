@@ -4,7 +4,7 @@ import { isDatabaseUnavailable } from '../db/availability';
 import { DomainError, Messages } from '../errors';
 
 /** Codes Apollo itself gives to a malformed request: safe to show as they are. */
-const REQUEST_ERROR_CODES = new Set([
+export const REQUEST_ERROR_CODES = new Set([
   'GRAPHQL_PARSE_FAILED',
   'GRAPHQL_VALIDATION_FAILED',
   'BAD_USER_INPUT',
@@ -47,7 +47,8 @@ export function formatError(formatted: GraphQLFormattedError, error: unknown): G
   }
   const code = formatted.extensions?.code;
   if (typeof code === 'string' && REQUEST_ERROR_CODES.has(code)) {
-    return { ...formatted, extensions: { code, status: code === 'BAD_REQUEST' ? 400 : 422 } };
+    // Apollo answers these with HTTP 400, and the status a client reads must be that one.
+    return { ...formatted, extensions: { code, status: 400 } };
   }
   return { message: Messages.internal, locations: formatted.locations, path: formatted.path, extensions: { code: 'INTERNAL', status: 500 } };
 }

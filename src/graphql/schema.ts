@@ -3,6 +3,7 @@ import { lexicographicSortSchema, printSchema, type GraphQLSchema } from 'graphq
 import { buildSchema, type AuthChecker } from 'type-graphql';
 import { UnauthenticatedError } from '../errors';
 import { MeResolver } from '../modules/accounts/me.resolver';
+import { PhoneNumberResolver } from '../modules/accounts/phone-number.resolver';
 import { AssistantResolver } from '../modules/assistants/assistant.resolver';
 import { CallResolver } from '../modules/calls/call.resolver';
 import { CampaignResolver } from '../modules/campaigns/campaign.resolver';
@@ -21,6 +22,7 @@ export const resolvers = [
   CatalogResolver,
   LeadResolver,
   MeResolver,
+  PhoneNumberResolver,
   SmsResolver,
   ToolResolver,
   WebhookResolver,

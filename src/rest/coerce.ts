@@ -93,7 +93,7 @@ function coerce(
 
   if (isInputObjectType(type)) {
     if (!isPlainObject(value)) {
-      errors.add(fieldName(path), FieldMessages.array(fieldName(path)));
+      errors.add(fieldName(path), FieldMessages.object(fieldName(path)));
       return undefined;
     }
     const fields = type.getFields();
@@ -146,7 +146,7 @@ function coerceScalar(name: string, value: unknown, path: string, errors: FieldE
       if (isPlainObject(value)) return value;
       // PHP encodes an empty associative array as [].
       if (Array.isArray(value) && value.length === 0) return {};
-      errors.add(path, FieldMessages.array(path));
+      errors.add(path, FieldMessages.object(path));
       return undefined;
     default:
       return value;

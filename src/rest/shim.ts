@@ -10,9 +10,10 @@ import {
   type GraphQLSchema,
   type OperationDefinitionNode,
 } from 'graphql';
-import { HttpStatusByCode, Messages, type FieldErrors } from '../errors';
+import { HttpStatusByCode, Messages, type ErrorCode, type FieldErrors } from '../errors';
+import { REQUEST_ERROR_CODES } from '../graphql/errors';
 import type { GraphQLContext } from '../graphql/context';
-import { BodyTooLargeError, readBody, sendJson } from '../http';
+import { BodyTooLargeError, readBody, sendError, sendJson } from '../http';
 import { coerceVariables } from './coerce';
 import type { Route, RouteRequest } from './routes/route';
 
@@ -24,7 +25,7 @@ interface CompiledRoute {
   operation: OperationDefinitionNode;
 }
 
-const DOMAIN_CODES = new Set(Object.keys(HttpStatusByCode));
+const isErrorCode = (code: string): code is ErrorCode => code in HttpStatusByCode;
 
 /** A request's context, and how long its token must wait when it is over its rate limit. */
 export interface Session {
@@ -58,17 +59,17 @@ export class RestShim {
     openSession: () => Promise<Session>,
   ): Promise<void> {
     const found = this.match(req.method ?? 'GET', path);
-    if (found === 'no-route') return sendJson(res, 404, { message: Messages.routeNotFound });
-    if (Array.isArray(found)) return sendJson(res, 405, { message: Messages.methodNotAllowed }, { allow: found.join(', ') });
+    if (found === 'no-route') return sendError(res, 'NOT_FOUND', Messages.routeNotFound);
+    if (Array.isArray(found)) return sendError(res, 'METHOD_NOT_ALLOWED', Messages.methodNotAllowed, {}, { allow: found.join(', ') });
     const { compiled, params } = found;
     const { route } = compiled;
 
     const { context, retryAfterSeconds } = await openSession();
-    if (context.accountId === null) return sendJson(res, 401, { message: Messages.unauthenticated });
+    if (context.accountId === null) return sendError(res, 'UNAUTHENTICATED', Messages.unauthenticated);
     if (retryAfterSeconds !== null) {
-      return sendJson(res, 429, { message: Messages.rateLimited(retryAfterSeconds) }, { 'retry-after': retryAfterSeconds });
+      return sendError(res, 'RATE_LIMITED', Messages.rateLimited(retryAfterSeconds), {}, { 'retry-after': retryAfterSeconds });
     }
-    if (params === null) return sendJson(res, 404, { message: route.notFound ?? Messages.routeNotFound });
+    if (params === null) return sendError(res, 'NOT_FOUND', route.notFound ?? Messages.routeNotFound);
 
     let body: unknown = {};
     if (route.method === 'POST' || route.method === 'PUT') {
@@ -76,10 +77,11 @@ export class RestShim {
       try {
         raw = await readBody(req, this.maxBodyBytes);
       } catch (error) {
-        if (error instanceof BodyTooLargeError) return sendJson(res, 413, { message: Messages.bodyTooLarge });
+        if (error instanceof BodyTooLargeError) return sendError(res, 'PAYLOAD_TOO_LARGE', Messages.bodyTooLarge);
         throw error;
       }
       if (raw.length > 0) {
+        if (!isJsonMediaType(req.headers['content-type'])) return sendError(res, 'UNSUPPORTED_MEDIA_TYPE', Messages.unsupportedMediaType);
         try {
           body = JSON.parse(raw.toString('utf8'));
         } catch {
@@ -91,12 +93,12 @@ export class RestShim {
     const request: RouteRequest = { params, headers: req.headers, query: url.searchParams, body, url };
     const coerced = coerceVariables(this.schema, compiled.operation, route.variables(request));
     if (compiled.paramNames.some((name) => coerced.errors.has(name))) {
-      return sendJson(res, 404, { message: route.notFound ?? Messages.routeNotFound });
+      return sendError(res, 'NOT_FOUND', route.notFound ?? Messages.routeNotFound);
     }
     if (route.rejectUnknownFields && coerced.unknownFields.length > 0) {
       const errors: FieldErrors = {};
       for (const field of coerced.unknownFields) errors[field] = [`O campo ${field} não é permitido.`];
-      return sendJson(res, 422, { message: Messages.invalidFields(coerced.unknownFields), errors });
+      return sendError(res, 'VALIDATION_FAILED', Messages.invalidFields(coerced.unknownFields), { errors });
     }
     if (!coerced.errors.empty) return validationFailed(res, coerced.errors.errors, route.validationMessage);
 
@@ -108,7 +110,7 @@ export class RestShim {
       variableValues: coerced.variables,
       contextValue: context,
     });
-    if (errors?.length) return sendError(res, this.formatError(errors[0], context.requestId), route);
+    if (errors?.length) return sendGraphQLError(res, this.formatError(errors[0], context.requestId), route);
     const shaped = route.respond(data, request);
     sendJson(res, shaped.status ?? 200, shaped.body, shaped.headers);
   }
@@ -155,24 +157,27 @@ function compile(schema: GraphQLSchema, route: Route): CompiledRoute {
 }
 
 function validationFailed(res: ServerResponse, errors: FieldErrors, message: string = Messages.validationFailed): void {
-  sendJson(res, 422, { message, errors });
+  sendError(res, 'VALIDATION_FAILED', message, { errors });
 }
 
-/** The documented REST body of a GraphQL error: its Portuguese message, field errors and details. */
-function sendError(res: ServerResponse, error: GraphQLFormattedError, route: Route): void {
+/** The documented REST body of a GraphQL error: its Portuguese message, code, field errors and details. */
+function sendGraphQLError(res: ServerResponse, error: GraphQLFormattedError, route: Route): void {
   const extensions = error.extensions ?? {};
   const code = String(extensions.code ?? 'INTERNAL');
-  const status = typeof extensions.status === 'number' ? extensions.status : 500;
-  if (code === 'UNAVAILABLE') return sendJson(res, 503, { message: Messages.unavailable }, { 'retry-after': 5 });
-  if (status >= 500 && code !== 'PROVIDER_FAILURE') {
-    return sendJson(res, 500, { message: route.failureMessage ?? Messages.internal });
+  if (code === 'UNAVAILABLE') return sendError(res, 'UNAVAILABLE', Messages.unavailable, {}, { 'retry-after': 5 });
+  if (code === 'INTERNAL' || !(isErrorCode(code) || REQUEST_ERROR_CODES.has(code))) {
+    return sendError(res, 'INTERNAL', route.failureMessage ?? Messages.internal);
   }
-  if (!DOMAIN_CODES.has(code)) {
-    // A request the schema refused: the shim's coercion should have caught it first.
-    return sendJson(res, 422, { message: route.validationMessage ?? Messages.validationFailed });
-  }
-  const body: Record<string, unknown> = { message: error.message };
-  if (extensions.errors) body.errors = extensions.errors;
-  if (extensions.details) Object.assign(body, extensions.details);
-  sendJson(res, status, body);
+  // A request the schema refused: the shim's coercion should have caught it first.
+  if (!isErrorCode(code)) return sendError(res, 'VALIDATION_FAILED', route.validationMessage ?? Messages.validationFailed);
+  const extra: Record<string, unknown> = {};
+  if (extensions.errors) extra.errors = extensions.errors;
+  if (extensions.details) Object.assign(extra, extensions.details);
+  sendError(res, code, error.message, extra);
+}
+
+/** `application/json`, or a `+json` type, with any parameters. */
+function isJsonMediaType(contentType: string | undefined): boolean {
+  const type = contentType?.split(';')[0].trim().toLowerCase() ?? '';
+  return type === 'application/json' || /^application\/[\w.+-]+\+json$/.test(type);
 }

@@ -13,7 +13,7 @@ export class LedgerEntryView {
   @Field(() => Float)
   balance_after!: number;
 
-  @Field(() => String, { description: 'credit, debit, sms, sms_refund or call.' })
+  @Field(() => String, { description: 'credit, debit, sms, sms_refund, call, call_reservation or call_reservation_release.' })
   kind!: string;
 
   @Field(() => String, { nullable: true, description: 'What caused it, such as sms:12 or call:7.' })

@@ -18,8 +18,12 @@ import {
 @Resolver(() => Assistant)
 export class AssistantResolver {
   @Query(() => [Assistant], { description: "The account's assistants, oldest first." })
-  assistants(@Ctx() ctx: GraphQLContext): Promise<Assistant[]> {
-    return listAssistants(scopeOf(ctx));
+  assistants(
+    @Arg('calls_direction', () => String, { nullable: true, description: 'Only `make` (outbound) or `receive` (inbound) assistants.' })
+    callsDirection: string | null,
+    @Ctx() ctx: GraphQLContext,
+  ): Promise<Assistant[]> {
+    return listAssistants(scopeOf(ctx), callsDirection);
   }
 
   @Query(() => Assistant)

@@ -274,8 +274,15 @@ export async function requireAssistant(scope: Scope, id: number): Promise<Assist
   return assistant;
 }
 
-export function listAssistants(scope: Scope): Promise<Assistant[]> {
-  return scope.em.find(Assistant, { account: scope.accountId }, { orderBy: { id: 'asc' } });
+/** The account's assistants, oldest first; only those of one direction when it is given. */
+export function listAssistants(scope: Scope, callsDirection?: string | null): Promise<Assistant[]> {
+  if (callsDirection != null) {
+    const errors = new FieldErrorCollector();
+    checkOneOf(errors, 'calls_direction', callsDirection, CALLS_DIRECTIONS);
+    errors.throwIfAny();
+  }
+  const where = callsDirection != null ? { account: scope.accountId, calls_direction: callsDirection as CallsDirection } : { account: scope.accountId };
+  return scope.em.find(Assistant, where, { orderBy: { id: 'asc' } });
 }
 
 export async function deleteAssistant(scope: Scope, id: number): Promise<void> {

@@ -41,10 +41,10 @@ type ToolValues = Partial<Pick<Tool, 'name' | 'description' | 'endpoint' | 'meth
 
 /**
  * Checks every field sent (on create the schema guarantees the required ones are there) and
- * returns the normalised values. An invalid name makes the error's message the name rule,
- * as the spec words it.
+ * returns the normalised values. On create, an invalid name makes the error's message the
+ * name rule, as the spec's Errors table words it; update answers `Falha na validação`.
  */
-function validate(input: CreateToolInput | UpdateToolInput): ToolValues {
+function validate(input: CreateToolInput | UpdateToolInput, operation: 'create' | 'update'): ToolValues {
   const errors = new FieldErrorCollector();
   const values: ToolValues = {};
   for (const field of ['name', 'description', 'endpoint', 'method', 'timeout'] as const) {
@@ -65,7 +65,8 @@ function validate(input: CreateToolInput | UpdateToolInput): ToolValues {
   if (input.timeout != null && checkIntRange(errors, 'timeout', input.timeout, 1, 30)) values.timeout = input.timeout;
   if (input.headers !== undefined) values.headers = validateHeaders(errors, input.headers ?? []);
   if (input.schema !== undefined) values.schema = validateSchema(errors, input.schema ?? []);
-  errors.throwIfAny(errors.has('name') && errors.errors.name.includes(Messages.toolName) ? Messages.toolName : undefined);
+  const nameRule = operation === 'create' && errors.has('name') && errors.errors.name.includes(Messages.toolName);
+  errors.throwIfAny(nameRule ? Messages.toolName : undefined);
   return values;
 }
 
@@ -105,7 +106,7 @@ function validateSchema(errors: FieldErrorCollector, items: ToolParameterInput[]
  * counted, so parallel creates cannot pass the limit together.
  */
 export async function createTool(scope: ToolScope, input: CreateToolInput): Promise<Tool> {
-  const values = validate(input);
+  const values = validate(input, 'create');
   return scope.em.transactional(async (em) => {
     await em.execute('select id from accounts where id = ? for update', [scope.accountId]);
     const limit = scope.config.maxToolsPerAccount;
@@ -128,7 +129,7 @@ export async function createTool(scope: ToolScope, input: CreateToolInput): Prom
 }
 
 export async function updateTool(scope: ToolScope, id: number, input: UpdateToolInput): Promise<Tool> {
-  const values = validate(input);
+  const values = validate(input, 'update');
   const tool = await requireTool(scope, id);
   const { headers, ...rest } = values;
   scope.em.assign(tool, rest);

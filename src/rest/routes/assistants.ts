@@ -48,10 +48,19 @@ export const assistantRoutes: Route[] = [
     variables: (req) => ({ mode: req.query.get('mode') || undefined }),
     respond: (data) => ({ body: data.voices }),
   },
+  ...['/user/assistants/get', '/user/assistants'].map(
+    (path): Route => ({
+      method: 'GET',
+      path,
+      document: `query Assistants { assistants { ...AssistantFields } } ${ASSISTANT_FIELDS}`,
+      variables: () => ({}),
+      respond: (data) => ({ body: data.assistants }),
+    }),
+  ),
   {
     method: 'GET',
-    path: '/user/assistants/get',
-    document: `query Assistants { assistants { ...AssistantFields } } ${ASSISTANT_FIELDS}`,
+    path: '/user/assistants/outbound',
+    document: `query OutboundAssistants { assistants(calls_direction: "make") { ...AssistantFields } } ${ASSISTANT_FIELDS}`,
     variables: () => ({}),
     respond: (data) => ({ body: data.assistants }),
   },

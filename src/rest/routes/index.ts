@@ -2,10 +2,10 @@ import { assistantRoutes } from './assistants';
 import { callRoutes } from './calls';
 import { leadRoutes } from './leads';
 import type { Route } from './route';
-import { smsRoutes } from './sms';
+import { phoneNumberRoutes, smsRoutes } from './sms';
 import { toolRoutes } from './tools';
 
 export type { Route, RouteRequest, RouteResponse } from './route';
 
 /** The whole REST API, below the `/api` base. */
-export const routes: Route[] = [...leadRoutes, ...toolRoutes, ...assistantRoutes, ...callRoutes, ...smsRoutes];
+export const routes: Route[] = [...leadRoutes, ...toolRoutes, ...assistantRoutes, ...callRoutes, ...smsRoutes, ...phoneNumberRoutes];

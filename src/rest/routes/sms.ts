@@ -25,3 +25,12 @@ export const smsRoutes: Route[] = [
     respond: (data) => ({ body: { name: data.me.name, email: data.me.email, total_balance: data.me.balance } }),
   },
 ];
+
+/** The account's numbers, as a bare array (the original platform's clients call the second path). */
+export const phoneNumberRoutes: Route[] = ['/user/phone-numbers', '/user/phone-numbers/all'].map((path) => ({
+  method: 'GET',
+  path,
+  document: `query PhoneNumbers { phoneNumbers { id phone_number sms_capable expires_at assistant_id } }`,
+  variables: () => ({}),
+  respond: (data) => ({ body: data.phoneNumbers }),
+}));
