@@ -18,6 +18,9 @@ import { recordingSignature } from './modules/calls/call.lifecycle';
 import { routes } from './rest/routes';
 import { RestShim, type Session } from './rest/shim';
 import type { Config } from './config';
+import { referenceAssets } from './docs/reference';
+import { sendAsset } from './docs/static';
+import { buildOpenApi } from './rest/openapi';
 import type { Runtime } from './runtime';
 import { simulatedRecording } from './telephony/recording';
 
@@ -132,6 +135,9 @@ export async function createApp(runtime: Runtime): Promise<App> {
     formatError,
   });
   await apollo.start();
+  // The REST API's description, made once from the route table and the schema; its server
+  // URL is relative to where it is served.
+  const openApi = JSON.stringify(buildOpenApi(schema, routes, REST_BASE));
   const shim = new RestShim(schema, routes, config.maxBodyBytes, (error, requestId) => {
     logUnexpected([error], requestId);
     return formatError(error.toJSON(), error);
@@ -244,6 +250,14 @@ export async function createApp(runtime: Runtime): Promise<App> {
         return sendJson(res, ready ? 200 : 503, { status: ready ? 'ok' : 'unavailable' });
       }
       if (path === '/graphql') return await graphql(req, res, url, requestId);
+      if (req.method === 'GET' || req.method === 'HEAD') {
+        if (path === '/') {
+          res.writeHead(302, { location: '/docs' });
+          return void res.end();
+        }
+        if (path === `${REST_BASE}/openapi.json`) return sendAsset(res, { text: openApi, type: 'application/json; charset=utf-8' });
+        if (path === '/docs' || path.startsWith('/docs/')) return await sendAsset(res, referenceAssets[path]);
+      }
       if (path.startsWith('/recordings/')) return await recording(res, url);
       if (path === REST_BASE || path.startsWith(`${REST_BASE}/`)) {
         return await shim.handle(req, res, url, path.slice(REST_BASE.length), sessionFor(req, requestId));

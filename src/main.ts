@@ -47,7 +47,7 @@ async function main(): Promise<void> {
   const banner = [
     `vozgate is up (${database.embedded ? `embedded PostgreSQL in ${config.dataDir}` : 'DATABASE_URL'})`,
     `  GraphQL   ${base}/graphql`,
-    `  REST      ${base}/api`,
+    `  REST      ${base}/api (reference: ${base}/docs)`,
     `  health    ${base}/healthz, ${base}/readyz`,
     `  workers   ${workers ? `in this process (telephony: ${runtime.telephony.name})` : 'not in this process: run `npm run worker`'}`,
   ];

@@ -112,7 +112,7 @@ export class RestShim {
     });
     if (errors?.length) return sendGraphQLError(res, this.formatError(errors[0], context.requestId), route);
     const shaped = route.respond(data, request);
-    sendJson(res, shaped.status ?? 200, shaped.body, shaped.headers);
+    sendJson(res, shaped.status ?? route.status ?? 200, shaped.body, shaped.headers);
   }
 
   private match(method: string, path: string): { compiled: CompiledRoute; params: Record<string, string> | null } | string[] | 'no-route' {

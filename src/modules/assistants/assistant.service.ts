@@ -51,6 +51,8 @@ const BOOLEANS = [
 ] as const;
 const TEXTS = { assistant_name: 255, llm_model: 100, initial_message: 5000, system_prompt: 50_000 } as const;
 const MAX_POST_CALL_ITEMS = 50;
+/** The limits above, for the API's description. */
+export const ASSISTANT_RULES = { ranges: RANGES, intRanges: INT_RANGES, texts: TEXTS, maxPostCallItems: MAX_POST_CALL_ITEMS } as const;
 const POST_CALL_NAME = /^[A-Za-z0-9_]+$/;
 const TIME_ZONE = /^[A-Za-z]+(?:\/[A-Za-z0-9_+-]+)+$/;
 

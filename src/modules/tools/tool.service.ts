@@ -34,6 +34,9 @@ const MAX_HEADERS = 20;
 const MAX_HEADER_NAME = 256;
 const MAX_HEADER_VALUE = 4096;
 const MAX_PARAMETERS = 32;
+const TIMEOUT_SECONDS = [1, 30] as const;
+/** The limits above, for the API's description. */
+export const TOOL_RULES = { maxHeaders: MAX_HEADERS, maxParameters: MAX_PARAMETERS, timeout: TIMEOUT_SECONDS } as const;
 
 type ToolValues = Partial<Pick<Tool, 'name' | 'description' | 'endpoint' | 'method' | 'timeout' | 'schema'>> & {
   headers?: ToolHeader[];
@@ -62,7 +65,7 @@ function validate(input: CreateToolInput | UpdateToolInput, operation: 'create' 
     const method = input.method.trim().toUpperCase();
     if (checkOneOf(errors, 'method', method, TOOL_METHODS)) values.method = method as ToolMethod;
   }
-  if (input.timeout != null && checkIntRange(errors, 'timeout', input.timeout, 1, 30)) values.timeout = input.timeout;
+  if (input.timeout != null && checkIntRange(errors, 'timeout', input.timeout, ...TIMEOUT_SECONDS)) values.timeout = input.timeout;
   if (input.headers !== undefined) values.headers = validateHeaders(errors, input.headers ?? []);
   if (input.schema !== undefined) values.schema = validateSchema(errors, input.schema ?? []);
   const nameRule = operation === 'create' && errors.has('name') && errors.errors.name.includes(Messages.toolName);

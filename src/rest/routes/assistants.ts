@@ -1,5 +1,6 @@
 import { Messages } from '../../errors';
 import { isPlainObject } from '../../lib/objects';
+import { messageAnd, messageOnly } from '../openapi';
 import type { Route } from './route';
 
 const ASSISTANT_FIELDS = `
@@ -25,8 +26,13 @@ function assistantInput(body: unknown): unknown {
   return { ...rest, end_call_tool: { ...nested, description } };
 }
 
+const webhookAnswer = () => messageAnd({ type: 'array', maxItems: 0 });
+
 const disableWebhook: Omit<Route, 'path'> = {
   method: 'POST',
+  summary: 'Turn the assistant’s webhook off',
+  body: ['assistant_id'],
+  envelope: webhookAnswer(),
   document: `mutation DisableWebhook($assistant_id: Int!) { disableWebhook(assistant_id: $assistant_id) { id } }`,
   variables: (req) => ({ assistant_id: isPlainObject(req.body) ? req.body.assistant_id : undefined }),
   respond: () => ({ body: { message: Messages.webhookDisabled, data: [] } }),
@@ -37,6 +43,7 @@ export const assistantRoutes: Route[] = [
   {
     method: 'GET',
     path: '/user/assistants/languages',
+    summary: 'The languages an assistant can speak',
     document: `query Languages { languages { id name iso_2 } }`,
     variables: () => ({}),
     respond: (data) => ({ body: data.languages }),
@@ -44,6 +51,8 @@ export const assistantRoutes: Route[] = [
   {
     method: 'GET',
     path: '/user/assistants/voices',
+    summary: 'Public voices and the account’s own, of one engine mode',
+    query: ['mode'],
     document: `query Voices($mode: String) { voices(mode: $mode) { id name mode } }`,
     variables: (req) => ({ mode: req.query.get('mode') || undefined }),
     respond: (data) => ({ body: data.voices }),
@@ -52,6 +61,7 @@ export const assistantRoutes: Route[] = [
     (path): Route => ({
       method: 'GET',
       path,
+      summary: 'List the account’s assistants, whole',
       document: `query Assistants { assistants { ...AssistantFields } } ${ASSISTANT_FIELDS}`,
       variables: () => ({}),
       respond: (data) => ({ body: data.assistants }),
@@ -60,6 +70,7 @@ export const assistantRoutes: Route[] = [
   {
     method: 'GET',
     path: '/user/assistants/outbound',
+    summary: 'List the account’s outbound assistants, whole',
     document: `query OutboundAssistants { assistants(calls_direction: "make") { ...AssistantFields } } ${ASSISTANT_FIELDS}`,
     variables: () => ({}),
     respond: (data) => ({ body: data.assistants }),
@@ -67,14 +78,19 @@ export const assistantRoutes: Route[] = [
   {
     method: 'POST',
     path: '/user/assistant',
+    summary: 'Create an assistant; optional fields take the documented defaults',
+    status: 201,
+    body: 'input',
+    envelope: messageAnd(),
     document: `mutation CreateAssistant($input: CreateAssistantInput!) { createAssistant(input: $input) { id name status type mode } }`,
     variables: (req) => ({ input: assistantInput(req.body) }),
-    respond: (data) => ({ status: 201, body: { message: Messages.assistantCreated, data: data.createAssistant } }),
+    respond: (data) => ({ body: { message: Messages.assistantCreated, data: data.createAssistant } }),
     failureMessage: Messages.assistantCreateFailed,
   },
   {
     method: 'GET',
     path: '/user/assistant/{id}',
+    summary: 'Get an assistant’s whole configuration',
     document: `query Assistant($id: Int!) { assistant(id: $id) { ...AssistantFields } } ${ASSISTANT_FIELDS}`,
     variables: (req) => ({ id: req.params.id }),
     respond: (data) => ({ body: data.assistant }),
@@ -83,6 +99,9 @@ export const assistantRoutes: Route[] = [
   {
     method: 'PUT',
     path: '/user/assistant/{id}',
+    summary: 'Update an assistant: only the fields sent change',
+    body: 'input',
+    envelope: messageAnd(),
     document: `mutation UpdateAssistant($id: Int!, $input: UpdateAssistantInput!) {
       updateAssistant(id: $id, input: $input) { id name status type mode }
     }`,
@@ -94,6 +113,8 @@ export const assistantRoutes: Route[] = [
   {
     method: 'DELETE',
     path: '/user/assistant/{id}',
+    summary: 'Delete an assistant',
+    envelope: messageOnly,
     document: `mutation DeleteAssistant($id: Int!) { deleteAssistant(id: $id) }`,
     variables: (req) => ({ id: req.params.id }),
     respond: () => ({ body: { message: Messages.assistantDeleted } }),
@@ -102,6 +123,9 @@ export const assistantRoutes: Route[] = [
   {
     method: 'POST',
     path: '/user/assistants/enable-inbound-webhook',
+    summary: 'Turn the assistant’s webhook on, with a URL',
+    body: ['assistant_id', 'webhook_url'],
+    envelope: webhookAnswer(),
     document: `mutation EnableWebhook($assistant_id: Int!, $webhook_url: String!) {
       enableInboundWebhook(assistant_id: $assistant_id, webhook_url: $webhook_url) { id }
     }`,

@@ -1,5 +1,6 @@
 import { Messages } from '../../errors';
-import { header, laravelPage, queryVariables, type Route } from './route';
+import { messageOnly } from '../openapi';
+import { IDEMPOTENCY_HEADER, header, laravelPage, laravelPageSchema, queryVariables, type Route } from './route';
 
 const CALL_FIELDS = `
   fragment CallFields on Call {
@@ -14,6 +15,15 @@ export const callRoutes: Route[] = [
   {
     method: 'POST',
     path: '/user/make_call',
+    summary: 'Start an outbound call',
+    body: 'input',
+    headers: [IDEMPOTENCY_HEADER],
+    errors: ['INSUFFICIENT_BALANCE', 'PLAN_LIMIT', 'CONFLICT'],
+    envelope: (started) => ({
+      type: 'object',
+      properties: { message: { type: 'string' }, data: { type: 'object' }, ...(started.properties as object) },
+      required: ['message', 'data', 'call_id', 'status'],
+    }),
     document: `mutation MakeCall($input: MakeCallInput!, $idempotency_key: String) {
       makeCall(input: $input, idempotency_key: $idempotency_key) { call_id status }
     }`,
@@ -23,6 +33,9 @@ export const callRoutes: Route[] = [
   {
     method: 'GET',
     path: '/user/calls',
+    summary: 'List calls, newest first, as Laravel’s page object',
+    query: CALL_FILTERS,
+    envelope: laravelPageSchema,
     document: `query Calls($page: Int, $per_page: Int, $status: String, $type: String, $phone_number: String,
         $assistant_id: Int, $campaign_id: Int, $date_from: String, $date_to: String) {
       calls(page: $page, per_page: $per_page, status: $status, type: $type, phone_number: $phone_number,
@@ -36,6 +49,7 @@ export const callRoutes: Route[] = [
   {
     method: 'GET',
     path: '/user/calls/{id}',
+    summary: 'Get a call',
     document: `query Call($id: Int!) { call(id: $id) { ...CallFields } } ${CALL_FIELDS}`,
     variables: (req) => ({ id: req.params.id }),
     respond: (data) => ({ body: data.call }),
@@ -44,6 +58,9 @@ export const callRoutes: Route[] = [
   {
     method: 'DELETE',
     path: '/user/calls/{id}',
+    summary: 'Delete a finished call (a call in flight is a 409)',
+    errors: ['CONFLICT'],
+    envelope: messageOnly,
     document: `mutation DeleteCall($id: Int!) { deleteCall(id: $id) }`,
     variables: (req) => ({ id: req.params.id }),
     respond: () => ({ body: { message: Messages.callDeleted } }),

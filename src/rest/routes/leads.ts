@@ -1,4 +1,5 @@
 import { Messages } from '../../errors';
+import { messageAnd, messageOnly } from '../openapi';
 import { paginationHeaders, queryVariables, type Route } from './route';
 
 const LEAD_FIELDS = `
@@ -12,6 +13,9 @@ const LEAD_LIST_FILTERS = ['page', 'per_page', 'status', 'campaign_id', 'phone_n
 
 const updateLead: Omit<Route, 'path'> = {
   method: 'PUT',
+  summary: 'Update a lead: only the fields sent change; variables are merged',
+  body: 'input',
+  envelope: messageOnly,
   document: `mutation UpdateLead($id: Int!, $input: UpdateLeadInput!) { updateLead(id: $id, input: $input) { id } }`,
   variables: (req) => ({ id: req.params.id, input: req.body }),
   respond: () => ({ body: { message: Messages.leadUpdated } }),
@@ -23,6 +27,9 @@ export const leadRoutes: Route[] = [
   {
     method: 'POST',
     path: '/user/lead',
+    summary: 'Create a lead, with its secondary contacts',
+    body: 'input',
+    envelope: messageAnd(),
     document: `mutation CreateLead($input: CreateLeadInput!) { createLead(input: $input) { ...LeadFields } } ${LEAD_FIELDS}`,
     variables: (req) => ({ input: req.body }),
     respond: (data) => ({ body: { message: Messages.leadCreated, data: data.createLead } }),
@@ -30,6 +37,9 @@ export const leadRoutes: Route[] = [
   {
     method: 'GET',
     path: '/user/leads',
+    summary: 'List leads, newest first; the page is in X-Total-Count, X-Per-Page, X-Current-Page, X-Last-Page and Link',
+    query: LEAD_LIST_FILTERS,
+    envelope: (page) => (page.properties as Record<string, Record<string, unknown>>).data,
     document: `query Leads($page: Int, $per_page: Int, $status: String, $campaign_id: Int, $phone_number: String, $date_from: String, $date_to: String) {
       leads(page: $page, per_page: $per_page, status: $status, campaign_id: $campaign_id, phone_number: $phone_number, date_from: $date_from, date_to: $date_to) {
         data { ...LeadFields } current_page per_page total last_page from to
@@ -41,6 +51,7 @@ export const leadRoutes: Route[] = [
   {
     method: 'GET',
     path: '/user/leads/{id}',
+    summary: 'Get a lead',
     document: `query Lead($id: Int!) { lead(id: $id) { ...LeadFields } } ${LEAD_FIELDS}`,
     variables: (req) => ({ id: req.params.id }),
     respond: (data) => ({ body: data.lead }),
@@ -52,6 +63,8 @@ export const leadRoutes: Route[] = [
   {
     method: 'DELETE',
     path: '/user/leads/{id}',
+    summary: 'Delete a lead and its secondary contacts',
+    envelope: messageOnly,
     document: `mutation DeleteLead($id: Int!) { deleteLead(id: $id) }`,
     variables: (req) => ({ id: req.params.id }),
     respond: () => ({ body: { message: Messages.leadDeleted } }),
@@ -60,6 +73,7 @@ export const leadRoutes: Route[] = [
   {
     method: 'GET',
     path: '/user/campaigns',
+    summary: 'List campaigns',
     document: `query Campaigns { campaigns { id name } }`,
     variables: () => ({}),
     respond: (data) => ({ body: data.campaigns }),
@@ -67,8 +81,12 @@ export const leadRoutes: Route[] = [
   {
     method: 'POST',
     path: '/user/campaigns',
+    summary: 'Create a campaign',
+    status: 201,
+    body: 'input',
+    envelope: messageAnd(),
     document: `mutation CreateCampaign($input: CreateCampaignInput!) { createCampaign(input: $input) { id name } }`,
     variables: (req) => ({ input: req.body }),
-    respond: (data) => ({ status: 201, body: { message: Messages.campaignCreated, data: data.createCampaign } }),
+    respond: (data) => ({ body: { message: Messages.campaignCreated, data: data.createCampaign } }),
   },
 ];

@@ -1,5 +1,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
+import type { ErrorCode } from '../../errors';
 import type { Page } from '../../graphql/pagination';
+import type { JsonSchema } from '../openapi';
 
 /**
  * The REST API as data: each route is a GraphQL document, how its variables come from the
@@ -24,7 +26,23 @@ export interface Route {
   method: 'GET' | 'POST' | 'PUT' | 'DELETE';
   /** Below the `/api` base, with `{name}` for path parameters. */
   path: string;
+  /** What it does, for the OpenAPI document (required: a route is not served undescribed). */
+  summary: string;
   document: string;
+  /** The status of a success, when not 200. */
+  status?: number;
+  /** The query parameters it reads (each a variable of the document). */
+  query?: readonly string[];
+  /** Where the body goes: the `input` variable whole, or these variables field by field. */
+  body?: 'input' | readonly string[];
+  /** The domain errors it may answer beyond the common ones (401, 404, 422, 429, 5xx). */
+  errors?: ErrorCode[];
+  /** The success body's schema around the operation's result (default: the result itself). */
+  envelope?: (data: JsonSchema) => JsonSchema;
+  /** Other responses to describe (a 202, headers). */
+  otherResponses?: (data: JsonSchema) => Record<string, unknown>;
+  /** Header parameters it reads. */
+  headers?: Record<string, unknown>[];
   variables(req: RouteRequest): Record<string, unknown>;
   // The data of a GraphQL result is untyped JSON; each route knows its own shape.
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -129,5 +147,30 @@ export function laravelPage<T>(page: Page<T>, url: URL) {
     prev_page_url: current > 1 ? pageUrl(current - 1) : null,
     to: page.to,
     total: page.total,
+  };
+}
+
+/** The Idempotency-Key header, as the routes that take one describe it. */
+export const IDEMPOTENCY_HEADER = {
+  name: 'Idempotency-Key',
+  in: 'header',
+  required: false,
+  schema: { type: 'string', minLength: 1, maxLength: 255 },
+  description: 'A replay with the same key and body answers the first response and does nothing more.',
+};
+
+/** The schema of a Laravel length-aware page of `item`. */
+export function laravelPageSchema(page: JsonSchema): JsonSchema {
+  const data = (page.properties as Record<string, JsonSchema>).data;
+  const url = { type: ['string', 'null'] };
+  return {
+    type: 'object',
+    properties: {
+      current_page: { type: 'integer' }, data, first_page_url: { type: 'string' }, from: { type: ['integer', 'null'] },
+      last_page: { type: 'integer' }, last_page_url: { type: 'string' },
+      links: { type: 'array', items: { type: 'object', properties: { url, label: { type: 'string' }, active: { type: 'boolean' } } } },
+      next_page_url: url, path: { type: 'string' }, per_page: { type: 'integer' }, prev_page_url: url, to: { type: ['integer', 'null'] }, total: { type: 'integer' },
+    },
+    required: ['current_page', 'data', 'last_page', 'per_page', 'total'],
   };
 }

@@ -1,4 +1,5 @@
 import { Messages } from '../../errors';
+import { messageAnd, messageOnly } from '../openapi';
 import type { Route } from './route';
 
 const TOOL_FIELDS = `
@@ -13,13 +14,19 @@ export const toolRoutes: Route[] = [
   {
     method: 'POST',
     path: '/user/tools',
+    summary: 'Create a mid-call tool, within the plan’s limit',
+    status: 201,
+    body: 'input',
+    errors: ['PLAN_LIMIT'],
+    envelope: messageAnd(),
     document: `mutation CreateTool($input: CreateToolInput!) { createTool(input: $input) { ...ToolFields } } ${TOOL_FIELDS}`,
     variables: (req) => ({ input: req.body }),
-    respond: (data) => ({ status: 201, body: { message: Messages.toolCreated, data: data.createTool } }),
+    respond: (data) => ({ body: { message: Messages.toolCreated, data: data.createTool } }),
   },
   {
     method: 'GET',
     path: '/user/tools',
+    summary: 'List mid-call tools',
     document: `query Tools { tools { ...ToolFields } } ${TOOL_FIELDS}`,
     variables: () => ({}),
     respond: (data) => ({ body: data.tools }),
@@ -27,6 +34,7 @@ export const toolRoutes: Route[] = [
   {
     method: 'GET',
     path: '/user/tools/{id}',
+    summary: 'Get a mid-call tool',
     document: `query Tool($id: Int!) { tool(id: $id) { ...ToolFields } } ${TOOL_FIELDS}`,
     variables: (req) => ({ id: req.params.id }),
     respond: (data) => ({ body: data.tool }),
@@ -35,6 +43,9 @@ export const toolRoutes: Route[] = [
   {
     method: 'PUT',
     path: '/user/tools/{id}',
+    summary: 'Update a mid-call tool; headers and schema, when sent, replace the old ones',
+    body: 'input',
+    envelope: messageAnd(),
     document: `mutation UpdateTool($id: Int!, $input: UpdateToolInput!) { updateTool(id: $id, input: $input) { ...ToolFields } } ${TOOL_FIELDS}`,
     variables: (req) => ({ id: req.params.id, input: req.body }),
     respond: (data) => ({ body: { message: Messages.toolUpdated, data: data.updateTool } }),
@@ -43,6 +54,8 @@ export const toolRoutes: Route[] = [
   {
     method: 'DELETE',
     path: '/user/tools/{id}',
+    summary: 'Delete a mid-call tool',
+    envelope: messageOnly,
     document: `mutation DeleteTool($id: Int!) { deleteTool(id: $id) }`,
     variables: (req) => ({ id: req.params.id }),
     respond: () => ({ body: { message: Messages.toolDeleted } }),

@@ -1,0 +1,322 @@
+import {
+  Kind,
+  getNamedType,
+  isEnumType,
+  isInputObjectType,
+  isListType,
+  isNonNullType,
+  isObjectType,
+  isScalarType,
+  parse,
+  typeFromAST,
+  type FieldNode,
+  type FragmentDefinitionNode,
+  type GraphQLInputType,
+  type GraphQLOutputType,
+  type GraphQLSchema,
+  type OperationDefinitionNode,
+  type SelectionSetNode,
+} from 'graphql';
+import { HttpStatusByCode, type ErrorCode } from '../errors';
+import { MAX_JSON_DEPTH, MAX_LIST_ITEMS } from '../graphql/input-guard';
+import { ASSISTANT_RULES } from '../modules/assistants/assistant.service';
+import { CALLS_DIRECTIONS, ENDPOINT_TYPES, POST_CALL_TYPES, WHO_SPEAKS_FIRST } from '../modules/assistants/assistant.entity';
+import { CALL_STATUSES, CALL_TYPES } from '../modules/calls/call.entity';
+import { ENGINE_TYPES } from '../modules/catalog/voice.entity';
+import { LEAD_STATUSES } from '../modules/leads/lead.entity';
+import { MAX_SECONDARY_CONTACTS } from '../modules/leads/lead.service';
+import { SMS_STATUSES } from '../modules/sms/sms.entity';
+import { MAX_SMS_BODY } from '../modules/sms/sms.service';
+import { TOOL_METHODS, TOOL_PARAMETER_TYPES } from '../modules/tools/tool.entity';
+import { TOOL_RULES } from '../modules/tools/tool.service';
+import { MAX_PER_PAGE } from '../graphql/pagination';
+import type { Route } from './routes/route';
+
+/**
+ * The OpenAPI 3.1 description of the REST API, generated from the route table (paths,
+ * methods, which variables come from the path, the query and the body) and from the GraphQL
+ * schema the routes run against (the types of bodies and answers), with the limits the
+ * services enforce taken from the same constants. One source of truth: a route cannot be
+ * served without being described.
+ */
+export type JsonSchema = Record<string, unknown>;
+
+/**
+ * Limits the services check that GraphQL types cannot say: by `Owner.field` (an input type,
+ * or the root field whose argument it is), else by field name.
+ */
+const FIELD_RULES: Record<string, JsonSchema> = {
+  'UpdateLeadInput.status': { enum: [...LEAD_STATUSES] },
+  'leads.status': { enum: [...LEAD_STATUSES] },
+  'calls.status': { enum: [...CALL_STATUSES] },
+  'calls.type': { enum: [...CALL_TYPES] },
+  'smsMessages.status': { enum: [...SMS_STATUSES] },
+  'PostCallSchemaItemInput.type': { enum: [...POST_CALL_TYPES] },
+  'ToolParameterInput.type': { enum: [...TOOL_PARAMETER_TYPES] },
+  'CreateToolInput.name': { minLength: 1, maxLength: 64, pattern: '^[a-z][a-z_]*$' },
+  'UpdateToolInput.name': { minLength: 1, maxLength: 64, pattern: '^[a-z][a-z_]*$' },
+  'CreateCampaignInput.name': { minLength: 1, maxLength: 255 },
+  'SendSmsInput.body': { minLength: 1, maxLength: MAX_SMS_BODY },
+  per_page: { minimum: 1, maximum: MAX_PER_PAGE },
+  page: { minimum: 1 },
+  date_from: { format: 'date' },
+  date_to: { format: 'date' },
+  secondary_contacts: { maxItems: MAX_SECONDARY_CONTACTS },
+  calls_direction: { enum: [...CALLS_DIRECTIONS] },
+  engine_type: { enum: [...ENGINE_TYPES] },
+  mode: { enum: [...ENGINE_TYPES] },
+  endpoint_type: { enum: [...ENDPOINT_TYPES] },
+  who_speaks_first: { enum: [...WHO_SPEAKS_FIRST] },
+  method: { enum: TOOL_METHODS.flatMap((m) => [m, m.toLowerCase()]), description: 'Any case.' },
+  post_call_schema: { maxItems: ASSISTANT_RULES.maxPostCallItems },
+  headers: { maxItems: TOOL_RULES.maxHeaders },
+  schema: { maxItems: TOOL_RULES.maxParameters },
+  timeout: { minimum: TOOL_RULES.timeout[0], maximum: TOOL_RULES.timeout[1] },
+  webhook_url: { format: 'uri', maxLength: 2048 },
+  endpoint: { format: 'uri', maxLength: 2048 },
+  phone_number: { description: 'E.164 (+5511987654321), or national in DEFAULT_PHONE_REGION.' },
+  ...Object.fromEntries(Object.entries(ASSISTANT_RULES.texts).map(([field, max]) => [field, { minLength: 1, maxLength: max }])),
+  ...Object.fromEntries(
+    Object.entries({ ...ASSISTANT_RULES.ranges, ...ASSISTANT_RULES.intRanges }).map(([field, [min, max]]) => [field, { minimum: min, maximum: max }]),
+  ),
+};
+
+const ERROR_DESCRIPTIONS: Partial<Record<number, string>> = {
+  400: 'A malformed request.',
+  401: 'No valid bearer token.',
+  402: 'The balance does not cover it.',
+  403: 'Not allowed (an SMS sender without SMS, or with an expired subscription).',
+  404: 'Not found, or another account’s.',
+  405: 'The path exists with other methods (see Allow).',
+  409: 'A conflict: an Idempotency-Key reused with another request, or a call still in flight.',
+  413: 'The body is over MAX_BODY_BYTES.',
+  415: 'The body is not JSON.',
+  422: 'Validation failed: `errors` maps each field to its messages.',
+  429: 'Over the token’s rate limit: retry after `retry_after` seconds.',
+  500: 'An unexpected failure (logged with the request id).',
+  502: 'The provider failed: `error` has its detail.',
+  503: 'The database is unreachable: retry after Retry-After.',
+};
+
+function scalarSchema(name: string): JsonSchema {
+  switch (name) {
+    case 'Int':
+      return { type: 'integer' };
+    case 'Float':
+      return { type: 'number' };
+    case 'Boolean':
+      return { type: 'boolean' };
+    case 'JSONObject':
+      return { type: 'object', description: `A free-form JSON object (at most ${MAX_JSON_DEPTH} levels deep).` };
+    default:
+      return { type: 'string' };
+  }
+}
+
+/** An input type as JSON Schema; `nullable` adds null where GraphQL allows it. */
+function inputSchema(type: GraphQLInputType, field?: string, nullable = true, owner?: string): JsonSchema {
+  if (isNonNullType(type)) return inputSchema(type.ofType, field, false, owner);
+  let schema: JsonSchema;
+  if (isListType(type)) {
+    schema = { type: 'array', items: inputSchema(type.ofType, undefined, false), maxItems: MAX_LIST_ITEMS };
+  } else if (isInputObjectType(type)) {
+    const fields = Object.values(type.getFields());
+    schema = {
+      type: 'object',
+      properties: Object.fromEntries(
+        fields.map((f) => [f.name, { ...(f.description ? { description: f.description } : {}), ...inputSchema(f.type, f.name, true, type.name) }]),
+      ),
+      required: fields.filter((f) => isNonNullType(f.type)).map((f) => f.name),
+      additionalProperties: true,
+    };
+    if ((schema.required as string[]).length === 0) delete schema.required;
+  } else if (isEnumType(type)) {
+    schema = { type: 'string', enum: type.getValues().map((v) => v.name) };
+  } else {
+    schema = scalarSchema(type.name);
+  }
+  const rule = field ? (FIELD_RULES[`${owner}.${field}`] ?? FIELD_RULES[field]) : undefined;
+  if (rule) schema = { ...schema, ...rule };
+  if (nullable && typeof schema.type === 'string') schema = { ...schema, type: [schema.type, 'null'] };
+  return schema;
+}
+
+/** The JSON Schema of what a selection set answers from an output type. */
+function selectionSchema(type: GraphQLOutputType, selection: SelectionSetNode | undefined, fragments: Map<string, FragmentDefinitionNode>): JsonSchema {
+  if (isNonNullType(type)) return selectionSchema(type.ofType, selection, fragments);
+  if (isListType(type)) return { type: 'array', items: selectionSchema(type.ofType, selection, fragments) };
+  const named = getNamedType(type);
+  if (!isObjectType(named) || !selection) return isScalarType(named) ? scalarSchema(named.name) : { type: 'string' };
+  const properties: Record<string, JsonSchema> = {};
+  const visit = (set: SelectionSetNode) => {
+    for (const node of set.selections) {
+      if (node.kind === Kind.FRAGMENT_SPREAD) visit(fragments.get(node.name.value)!.selectionSet);
+      else if (node.kind === Kind.INLINE_FRAGMENT) visit(node.selectionSet);
+      else {
+        const field = named.getFields()[node.name.value];
+        const schema = selectionSchema(field.type, node.selectionSet, fragments);
+        const withNull = isNonNullType(field.type) || typeof schema.type !== 'string' ? schema : { ...schema, type: [schema.type, 'null'] };
+        properties[node.alias?.value ?? node.name.value] = field.description ? { ...withNull, description: field.description } : withNull;
+      }
+    }
+  };
+  visit(selection);
+  return { type: 'object', properties, required: Object.keys(properties) };
+}
+
+const errorResponse = (status: number) => ({
+  description: ERROR_DESCRIPTIONS[status] ?? 'An error.',
+  content: { 'application/json': { schema: { $ref: status === 422 ? '#/components/schemas/ValidationError' : '#/components/schemas/Error' } } },
+  ...(status === 429 || status === 503 ? { headers: { 'Retry-After': { schema: { type: 'integer' }, description: 'Seconds to wait.' } } } : {}),
+  ...(status === 401 ? { headers: { 'WWW-Authenticate': { schema: { type: 'string', const: 'Bearer' } } } } : {}),
+});
+
+/** One route's operation. */
+export function describeRoute(schema: GraphQLSchema, route: Route): JsonSchema {
+  const document = parse(route.document);
+  const operation = document.definitions.find((d): d is OperationDefinitionNode => d.kind === Kind.OPERATION_DEFINITION)!;
+  const fragments = new Map(
+    document.definitions.filter((d): d is FragmentDefinitionNode => d.kind === Kind.FRAGMENT_DEFINITION).map((d) => [d.name.value, d]),
+  );
+  const variables = new Map(
+    (operation.variableDefinitions ?? []).map((v) => [v.variable.name.value, typeFromAST(schema, v.type as never) as GraphQLInputType]),
+  );
+  const root = operation.operation === 'query' ? schema.getQueryType()! : schema.getMutationType()!;
+  const rootNode = operation.selectionSet.selections[0] as FieldNode;
+  const pathParams = [...route.path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]);
+  const parameter = (name: string, where: 'path' | 'query') => ({
+    name,
+    in: where,
+    required: where === 'path',
+    schema: inputSchema(variables.get(name)!, name, false, rootNode.name.value),
+  });
+  const parameters = [...pathParams.map((name) => parameter(name, 'path')), ...(route.query ?? []).map((name) => parameter(name, 'query'))];
+
+  const data = selectionSchema(root.getFields()[rootNode.name.value].type, rootNode.selectionSet, fragments);
+  const status = route.status ?? 200;
+  const responses: Record<string, unknown> = {
+    [status]: { description: route.summary, content: { 'application/json': { schema: route.envelope ? route.envelope(data) : data } } },
+  };
+  const errors = new Set<number>([401, 429, 500, 503, ...(route.errors ?? []).map((code: ErrorCode) => HttpStatusByCode[code])]);
+  if (pathParams.length || route.notFound) errors.add(404);
+  if (parameters.length || route.body) errors.add(422);
+  if (route.body) [413, 415].forEach((s) => errors.add(s));
+  for (const code of [...errors].sort()) responses[code] = errorResponse(code);
+  Object.assign(responses, route.otherResponses?.(data) ?? {});
+
+  let requestBody: unknown;
+  if (route.body === 'input') {
+    requestBody = { required: true, content: { 'application/json': { schema: inputSchema(variables.get('input')!, undefined, false) } } };
+  } else if (route.body) {
+    const fields = route.body.map((name) => [name, variables.get(name)!] as const);
+    requestBody = {
+      required: true,
+      content: {
+        'application/json': {
+          schema: {
+            type: 'object',
+            properties: Object.fromEntries(fields.map(([name, type]) => [name, inputSchema(type, name, false)])),
+            required: fields.filter(([, type]) => isNonNullType(type)).map(([name]) => name),
+          },
+        },
+      },
+    };
+  }
+  return {
+    operationId: `${route.method.toLowerCase()}${route.path.replace(/\{(\w+)\}/g, 'By_$1').replace(/[^A-Za-z0-9]+(.)?/g, (_m, c: string | undefined) => (c ? c.toUpperCase() : ''))}`,
+    summary: route.summary,
+    ...(route.headers ? { parameters: [...parameters, ...route.headers] } : parameters.length ? { parameters } : {}),
+    ...(requestBody ? { requestBody } : {}),
+    responses,
+    'x-graphql-operation': operation.name?.value,
+  };
+}
+
+const CALL_WEBHOOK: JsonSchema = {
+  type: 'object',
+  description: 'POSTed to an assistant’s webhook_url when one of its calls ends, signed as Standard Webhooks say.',
+  properties: {
+    event: { const: 'call.finished' },
+    id: { type: 'integer' },
+    type: { enum: [...CALL_TYPES] },
+    assistant_id: { type: ['integer', 'null'] },
+    assistant_name: { type: ['string', 'null'] },
+    customer_phone: { type: 'string' },
+    assistant_phone: { type: 'string' },
+    duration: { type: 'integer', description: 'Seconds.' },
+    status: { enum: [...CALL_STATUSES] },
+    answered_by: { type: ['string', 'null'] },
+    extracted_variables: { type: 'object' },
+    input_variables: { type: 'object' },
+    evaluation: { type: ['object', 'null'] },
+    transcript: { type: 'string' },
+    recording_url: { type: ['string', 'null'], description: 'Only with include_recording_in_webhook.' },
+    carrier_cost: { type: 'number' },
+    total_cost: { type: 'number' },
+    created_at: { type: 'string' },
+    finished_at: { type: ['string', 'null'] },
+    lead: { type: ['object', 'null'], properties: { id: { type: 'integer' }, phone_number: { type: 'string' }, variables: { type: 'object' }, status: { type: 'string' } } },
+    campaign: { type: ['object', 'null'], properties: { id: { type: 'integer' }, name: { type: 'string' } } },
+  },
+  required: ['event', 'id', 'type', 'customer_phone', 'assistant_phone', 'duration', 'status', 'transcript', 'created_at', 'finished_at', 'lead', 'campaign'],
+};
+
+/** The whole document. */
+export function buildOpenApi(schema: GraphQLSchema, routes: Route[], serverUrl = '/api'): JsonSchema {
+  const paths: Record<string, Record<string, unknown>> = {};
+  for (const route of routes) (paths[route.path] ??= {})[route.method.toLowerCase()] = describeRoute(schema, route);
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'vozgate REST API',
+      version: '1.0.0',
+      description:
+        'The documented REST API of the voice-assistant platform. Every route runs a GraphQL operation (`x-graphql-operation`) of `/graphql`. ' +
+        'Integer fields also accept numeric strings, booleans 0/1/"true"/"false", and an object field [] as {}, as PHP clients send them.',
+    },
+    servers: [{ url: serverUrl }],
+    security: [{ bearer: [] }],
+    paths,
+    webhooks: {
+      'call.finished': {
+        post: {
+          summary: 'A call of the assistant ended',
+          parameters: ['webhook-id', 'webhook-timestamp', 'webhook-signature'].map((name) => ({ name, in: 'header', required: true, schema: { type: 'string' } })),
+          requestBody: { required: true, content: { 'application/json': { schema: CALL_WEBHOOK } } },
+          responses: { '200': { description: 'Any 2xx acknowledges it; 410 turns the webhook off; other answers are retried.' } },
+        },
+      },
+    },
+    components: {
+      securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'A token from `npm run cli -- token:create` (vzg_...).' } },
+      schemas: {
+        Error: {
+          type: 'object',
+          properties: {
+            message: { type: 'string', description: 'The spec’s Portuguese message.' },
+            code: { type: 'string', enum: Object.keys(HttpStatusByCode), description: 'The GraphQL extensions.code.' },
+            error: { type: 'string', description: 'The provider’s detail (502).' },
+            retry_after: { type: 'integer', description: 'Seconds (429).' },
+          },
+          required: ['message', 'code'],
+        },
+        ValidationError: {
+          allOf: [
+            { $ref: '#/components/schemas/Error' },
+            { type: 'object', properties: { errors: { type: 'object', additionalProperties: { type: 'array', items: { type: 'string' } } } }, required: ['errors'] },
+          ],
+        },
+      },
+    },
+  };
+}
+
+/** `{message, data}` around what the operation answers. */
+export const messageAnd = (data?: JsonSchema): ((inner: JsonSchema) => JsonSchema) => (inner) => ({
+  type: 'object',
+  properties: { message: { type: 'string' }, data: data ?? inner },
+  required: ['message', 'data'],
+});
+
+/** Just `{message}`. */
+export const messageOnly = (): JsonSchema => ({ type: 'object', properties: { message: { type: 'string' } }, required: ['message'] });
