@@ -18,6 +18,7 @@ import { recordingSignature } from './modules/calls/call.lifecycle';
 import { routes } from './rest/routes';
 import { RestShim, type Session } from './rest/shim';
 import type { Config } from './config';
+import { ideAssets, wantsIde } from './docs/ide';
 import { referenceAssets } from './docs/reference';
 import { sendAsset } from './docs/static';
 import { buildOpenApi } from './rest/openapi';
@@ -249,6 +250,9 @@ export async function createApp(runtime: Runtime): Promise<App> {
         const ready = await orm.isConnected().catch(() => false);
         return sendJson(res, ready ? 200 : 503, { status: ready ? 'ok' : 'unavailable' });
       }
+      if (path === '/graphql' && config.graphql.ide && wantsIde(req.method, req.headers.accept, target.search)) {
+        return await sendAsset(res, ideAssets[path]);
+      }
       if (path === '/graphql') return await graphql(req, res, url, requestId);
       if (req.method === 'GET' || req.method === 'HEAD') {
         if (path === '/') {
@@ -257,6 +261,7 @@ export async function createApp(runtime: Runtime): Promise<App> {
         }
         if (path === `${REST_BASE}/openapi.json`) return sendAsset(res, { text: openApi, type: 'application/json; charset=utf-8' });
         if (path === '/docs' || path.startsWith('/docs/')) return await sendAsset(res, referenceAssets[path]);
+        if (config.graphql.ide && path.startsWith('/ide/')) return await sendAsset(res, ideAssets[path]);
       }
       if (path.startsWith('/recordings/')) return await recording(res, url);
       if (path === REST_BASE || path.startsWith(`${REST_BASE}/`)) {

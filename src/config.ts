@@ -49,6 +49,8 @@ export interface Config {
   graphql: {
     /** Schema introspection; on by default only on the embedded (development) database. */
     introspection: boolean;
+    /** GraphiQL for browsers at GET /graphql; on by default where introspection is. */
+    ide: boolean;
     maxDepth: number;
     maxCost: number;
     maxAliases: number;
@@ -117,6 +119,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     callFeePerMinute: price(env, 'CALL_FEE_PER_MINUTE', '0.05'),
     graphql: {
       introspection: boolean(env, 'GRAPHQL_INTROSPECTION', development),
+      ide: boolean(env, 'GRAPHQL_IDE', development),
       maxDepth: integer(env, 'GRAPHQL_MAX_DEPTH', 8, 2, 100),
       maxCost: integer(env, 'GRAPHQL_MAX_COST', 5000, 10, 1_000_000),
       maxAliases: integer(env, 'GRAPHQL_MAX_ALIASES', 15, 0, 1000),

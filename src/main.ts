@@ -46,7 +46,7 @@ async function main(): Promise<void> {
   // One write, so that whoever watches the output sees the whole banner at once.
   const banner = [
     `vozgate is up (${database.embedded ? `embedded PostgreSQL in ${config.dataDir}` : 'DATABASE_URL'})`,
-    `  GraphQL   ${base}/graphql`,
+    `  GraphQL   ${base}/graphql${config.graphql.ide ? ' (GraphiQL in a browser)' : ''}`,
     `  REST      ${base}/api (reference: ${base}/docs)`,
     `  health    ${base}/healthz, ${base}/readyz`,
     `  workers   ${workers ? `in this process (telephony: ${runtime.telephony.name})` : 'not in this process: run `npm run worker`'}`,

@@ -5,7 +5,7 @@ let me: TestAccount;
 
 beforeAll(async () => {
   app = await startTestApp({
-    graphql: { introspection: false, maxDepth: 4, maxCost: 3000, maxAliases: 3, maxTokens: 400, maxDirectives: 5 },
+    graphql: { introspection: false, ide: false, maxDepth: 4, maxCost: 3000, maxAliases: 3, maxTokens: 400, maxDirectives: 5 },
   });
   me = await app.account();
 });
