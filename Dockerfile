@@ -1,7 +1,7 @@
 # The API (and, with `npm run worker`, the workers) for running beyond one laptop.
 FROM node:20-bookworm-slim AS build
 WORKDIR /app
-COPY package.json package-lock.json .npmrc ./
+COPY package.json package-lock.json ./
 RUN npm ci --loglevel=warn
 COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src

@@ -71,6 +71,15 @@ function stop(running: Running, signal: NodeJS.Signals): Promise<number | null> 
   });
 }
 
+/** The CLI's exit code, stdout and stderr, whatever the exit code. */
+function cliRun(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    execFile(process.execPath, [cli, ...args], { env }, (error, stdout, stderr) =>
+      resolve({ code: error ? Number((error as { code?: number }).code ?? 1) : 0, stdout, stderr }),
+    );
+  });
+}
+
 async function runCli(...args: string[]): Promise<any> {
   const { stdout } = await promisify(execFile)(process.execPath, [cli, ...args], { env });
   return JSON.parse(stdout);
@@ -99,6 +108,14 @@ it('starts on an empty embedded database, serves, stops cleanly and keeps its da
   const campaigns = await fetch(`${first.base}/api/user/campaigns`, { headers: { authorization: `Bearer ${account.token}` } });
   expect(await campaigns.json()).toEqual([{ id: campaign.id, name: 'Inverno' }]);
   expect(await runCli('balance:add', '--account', '2', '--amount', '0.25')).toEqual({ account_id: 2, balance: 12.75 });
+  expect(await runCli('balance:add', '--account', '2', '--amount=-0.75')).toEqual({ account_id: 2, balance: 12 });
+  expect(await runCli('account:show', '--account', '2')).toEqual({
+    id: 2, name: 'Acme', email: null, balance: 12, created_at: expect.any(String), tokens: 1, phone_numbers: 1, campaigns: 1,
+  });
+  expect(await runCli('campaign:list', '--account', '2')).toEqual({ account_id: 2, campaigns: [{ id: campaign.id, name: 'Inverno', created_at: expect.any(String) }] });
+  expect((await runCli('phone-number:list', '--account', '2')).phone_numbers).toEqual([
+    { id: phone.id, phone_number: '+5511987654502', sms_capable: true, expires_at: null, assistant_id: null },
+  ]);
 
   // Tokens are listed without their secret and revoked at once, by the token or by its id.
   const spare = await runCli('token:create', '--account', '2');
@@ -157,4 +174,22 @@ it('starts on an empty embedded database, serves, stops cleanly and keeps its da
   // With no server running, the CLI starts the cluster for itself and stops it again.
   expect(await runCli('token:create', '--account', '2')).toEqual({ account_id: 2, token: expect.stringMatching(/^vzg_/) });
   expect(existsSync(path.join(dataDir, 'pg', 'postmaster.pid'))).toBe(false);
+});
+
+it('the CLI helps, names a bad flag, and says which database it uses', async () => {
+  const help = await cliRun('--help');
+  expect(help.code).toBe(0);
+  expect(help.stdout).toMatch(/account:create .*\n/);
+  expect(help.stdout).toContain('token:revoke');
+  const commandHelp = await cliRun('balance:add', '--help');
+  expect(commandHelp).toMatchObject({ code: 0, stdout: expect.stringContaining('--account ID --amount DECIMAL') });
+  const badFlag = await cliRun('balance:add', '--acount', '2');
+  expect(badFlag.code).toBe(2);
+  expect(badFlag.stderr).toContain("Unknown option '--acount'");
+  const unknown = await cliRun('acount:create');
+  expect(unknown).toMatchObject({ code: 2, stderr: expect.stringContaining('unknown command "acount:create"') });
+  const missing = await cliRun('account:show', '--account', '999');
+  expect(missing.code).toBe(1);
+  expect(missing.stderr).toContain(`the embedded database in ${dataDir}`);
+  expect(JSON.parse(missing.stderr.trim().split('\n').pop()!)).toEqual({ error: 'account 999 does not exist' });
 });

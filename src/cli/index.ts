@@ -1,3 +1,4 @@
+#!/usr/bin/env node
 import 'reflect-metadata';
 import { parseArgs } from 'node:util';
 import type { EntityManager } from '@mikro-orm/postgresql';
@@ -13,6 +14,7 @@ import { loadSecretBox } from '../lib/secrets';
 import { rotateWebhookSecret } from '../modules/webhooks/webhook.service';
 import { addVoice } from '../modules/catalog/catalog.service';
 import { Campaign } from '../modules/campaigns/campaign.entity';
+import { listPhoneNumbers } from '../modules/accounts/phone-number.resolver';
 import {
   OperatorError,
   addBalance,
@@ -25,12 +27,16 @@ import {
 } from '../modules/accounts/account.service';
 
 /**
- * The operator CLI: `npm run cli -- <command> [--flags]`, JSON on stdout. On the embedded
- * database it reaches the cluster of a running `npm start`, or starts one for itself.
+ * The operator CLI: `npm run -s cli -- <command> [--flags]`, JSON on stdout. On the embedded
+ * database it reaches the cluster of a running `npm start` on the same DATA_DIR, or starts
+ * one for itself; it says on stderr which database it uses. Flags are read by Node's own
+ * `util.parseArgs`: unknown or malformed ones are named in the error.
  */
 type Flags = Record<string, string | boolean | undefined>;
 
 interface Command {
+  /** One line: what it does and what it answers. */
+  summary: string;
   usage: string;
   flags: Record<string, { type: 'string' | 'boolean' }>;
   run(em: EntityManager, flags: Flags, config: Config): Promise<unknown>;
@@ -38,6 +44,7 @@ interface Command {
 
 const commands: Record<string, Command> = {
   'account:create': {
+    summary: 'Creates an account with a first token: {account_id, token}',
     usage: '--name NAME [--email EMAIL] [--balance DECIMAL]',
     flags: { name: { type: 'string' }, email: { type: 'string' }, balance: { type: 'string' } },
     async run(em, flags) {
@@ -50,6 +57,7 @@ const commands: Record<string, Command> = {
     },
   },
   'token:create': {
+    summary: 'Issues another token for an account: {account_id, token}',
     usage: '--account ID',
     flags: { account: { type: 'string' } },
     async run(em, flags) {
@@ -59,6 +67,7 @@ const commands: Record<string, Command> = {
     },
   },
   'token:list': {
+    summary: "Lists an account's tokens (id, prefix, created_at), never the tokens themselves",
     usage: '--account ID',
     flags: { account: { type: 'string' } },
     async run(em, flags) {
@@ -67,6 +76,7 @@ const commands: Record<string, Command> = {
     },
   },
   'token:revoke': {
+    summary: 'Revokes a token, by its id or by the token itself; it is refused from the next request on',
     usage: '--account ID (--id TOKEN_ID | --token vzg_...)',
     flags: { account: { type: 'string' }, id: { type: 'string' }, token: { type: 'string' } },
     async run(em, flags) {
@@ -77,7 +87,44 @@ const commands: Record<string, Command> = {
       return { account_id: accountId, revoked };
     },
   },
+  'account:show': {
+    summary: 'An account: name, email, balance, and how many tokens, phone numbers and campaigns it has',
+    usage: '--account ID',
+    flags: { account: { type: 'string' } },
+    async run(em, flags) {
+      const account = await requireAccount(em, id(flags, 'account'));
+      const [counts] = await em.execute(
+        `select (select count(*)::int from api_tokens where account_id = ?) as tokens,
+                (select count(*)::int from phone_numbers where account_id = ?) as phone_numbers,
+                (select count(*)::int from campaigns where account_id = ?) as campaigns`,
+        [account.id, account.id, account.id],
+      );
+      return { id: account.id, name: account.name, email: account.email, balance: Number(account.balance), created_at: account.created_at, ...counts };
+    },
+  },
+  'phone-number:list': {
+    summary: "Lists an account's phone numbers",
+    usage: '--account ID',
+    flags: { account: { type: 'string' } },
+    async run(em, flags, config) {
+      const accountId = id(flags, 'account');
+      await requireAccount(em, accountId);
+      return { account_id: accountId, phone_numbers: await listPhoneNumbers({ em, accountId, config }) };
+    },
+  },
+  'campaign:list': {
+    summary: "Lists an account's campaigns",
+    usage: '--account ID',
+    flags: { account: { type: 'string' } },
+    async run(em, flags) {
+      const accountId = id(flags, 'account');
+      await requireAccount(em, accountId);
+      const campaigns = await em.find(Campaign, { account: accountId }, { orderBy: { id: 'asc' } });
+      return { account_id: accountId, campaigns: campaigns.map((c) => ({ id: c.id, name: c.name, created_at: c.created_at })) };
+    },
+  },
   'balance:add': {
+    summary: 'Credits (or, with a negative --amount=-5, debits) an account, with its ledger row',
     usage: '--account ID --amount DECIMAL',
     flags: { account: { type: 'string' }, amount: { type: 'string' } },
     async run(em, flags) {
@@ -87,6 +134,7 @@ const commands: Record<string, Command> = {
     },
   },
   'phone-number:add': {
+    summary: 'Gives an account a phone number, SMS-capable with --sms: {id, number}',
     usage: '--account ID --number E164 [--sms] [--expires-at YYYY-MM-DD]',
     flags: { account: { type: 'string' }, number: { type: 'string' }, sms: { type: 'boolean' }, 'expires-at': { type: 'string' } },
     async run(em, flags, config) {
@@ -99,6 +147,7 @@ const commands: Record<string, Command> = {
     },
   },
   'campaign:create': {
+    summary: 'Creates a campaign for an account: {id, name}',
     usage: '--account ID --name NAME',
     flags: { account: { type: 'string' }, name: { type: 'string' } },
     async run(em, flags) {
@@ -111,6 +160,7 @@ const commands: Record<string, Command> = {
     },
   },
   'call:simulate-inbound': {
+    summary: 'Rings the inbound assistant that has the number (the simulator provider only)',
     usage: '--to ASSISTANT_NUMBER --from CALLER_NUMBER   (the simulator provider only)',
     flags: { to: { type: 'string' }, from: { type: 'string' } },
     async run(em, flags, config) {
@@ -128,6 +178,7 @@ const commands: Record<string, Command> = {
     },
   },
   'webhook-secret:rotate': {
+    summary: 'Makes a new webhook signing secret for an account and answers it',
     usage: '--account ID   (answers the new signing secret)',
     flags: { account: { type: 'string' } },
     async run(em, flags, config) {
@@ -138,6 +189,7 @@ const commands: Record<string, Command> = {
     },
   },
   'voice:add': {
+    summary: 'Adds a voice to the catalogue: public, or private to --account',
     usage: '--name NAME --mode pipeline|multimodal [--account ID]   (without --account the voice is public)',
     flags: { name: { type: 'string' }, mode: { type: 'string' }, account: { type: 'string' } },
     async run(em, flags) {
@@ -173,26 +225,51 @@ function id(flags: Flags, name: string): number {
 }
 
 function usage(): string {
-  return ['usage: npm run cli -- <command> [flags]', ...Object.entries(commands).map(([name, c]) => `  ${name} ${c.usage}`)].join('\n');
+  const width = Math.max(...Object.keys(commands).map((name) => name.length));
+  return [
+    'usage: npm run -s cli -- <command> [flags]     (or `vozgate <command>` after `npm link`)',
+    '',
+    ...Object.entries(commands).map(([name, c]) => `  ${name.padEnd(width)}  ${c.summary}`),
+    '',
+    '`npm run -s cli -- <command> --help` tells a command\'s flags. Output is JSON on stdout.',
+    'The database: DATABASE_URL when set, else the embedded one in DATA_DIR (default ./.data).',
+  ].join('\n');
+}
+
+function commandHelp(name: string, command: Command): string {
+  return `${command.summary}\n\nusage: npm run -s cli -- ${name} ${command.usage}\n`;
 }
 
 async function main(argv: string[]): Promise<number> {
   const [name, ...rest] = argv;
-  const command = name ? commands[name] : undefined;
+  if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
+    process.stdout.write(`${usage()}\n`);
+    return name === undefined ? 2 : 0;
+  }
+  const command = commands[name];
   if (!command) {
-    process.stderr.write(`${name ? `unknown command "${name}"\n` : ''}${usage()}\n`);
+    process.stderr.write(`unknown command "${name}"\n\n${usage()}\n`);
     return 2;
+  }
+  if (rest.includes('--help') || rest.includes('-h')) {
+    process.stdout.write(commandHelp(name, command));
+    return 0;
   }
   let flags: Flags;
   try {
     flags = parseArgs({ args: rest, options: command.flags, strict: true, allowPositionals: false }).values;
   } catch (error) {
-    process.stderr.write(`${(error as Error).message}\nusage: npm run cli -- ${name} ${command.usage}\n`);
+    process.stderr.write(`${(error as Error).message}\n\n${commandHelp(name, command)}`);
     return 2;
   }
 
   const config = loadConfig();
   const database = await openDatabase(config, (line) => process.stderr.write(`${line}\n`));
+  process.stderr.write(
+    database.embedded
+      ? `vozgate cli: the embedded database in ${config.dataDir} (set DATA_DIR to the server's, or DATABASE_URL, to use another)\n`
+      : 'vozgate cli: the database of DATABASE_URL\n',
+  );
   try {
     const orm = await initOrm({ databaseUrl: database.url, poolMax: 2 });
     try {
