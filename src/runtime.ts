@@ -98,7 +98,7 @@ export function createRuntime(parts: { orm: MikroORM; config: Config; secrets: S
 
 /**
  * On the first SIGINT or SIGTERM, runs `stop` (the parts in order, the database last) and
- * exits; later signals while it runs change nothing.
+ * exits 0; a second signal while it runs exits at once (130).
  *
  * The last resort for failures no caller caught: a rejected promise that nobody awaited is
  * logged and the process keeps serving (it left no half-done state behind a call stack);
@@ -108,7 +108,14 @@ export function createRuntime(parts: { orm: MikroORM; config: Config; secrets: S
 export function stopOnSignals(log: Logger, what: string, stop: () => Promise<void>): void {
   let stopping = false;
   const shutdown = (reason: string, code: number) => {
-    if (stopping) return;
+    if (stopping) {
+      // A second Ctrl-C: the person at the terminal does not want to wait.
+      if (reason.startsWith('SIG')) {
+        log.info(`${reason} again: exiting without waiting`);
+        process.exit(130);
+      }
+      return;
+    }
     stopping = true;
     log.info(`${reason}: stopping ${what}`);
     stop().then(

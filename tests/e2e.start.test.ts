@@ -40,8 +40,9 @@ interface Running {
   base: string;
 }
 
-function start(): Promise<Running> {
-  const child = spawn(process.execPath, [main], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+/** Starts the compiled server; `group` makes it the leader of a process group, as a terminal's foreground job is. */
+function start(options: { group?: boolean } = {}): Promise<Running> {
+  const child = spawn(process.execPath, [main], { env, stdio: ['ignore', 'pipe', 'pipe'], detached: options.group ?? false });
   children.push(child);
   let output = '';
   return new Promise((resolve, reject) => {
@@ -192,4 +193,29 @@ it('the CLI helps, names a bad flag, and says which database it uses', async () 
   expect(missing.code).toBe(1);
   expect(missing.stderr).toContain(`the embedded database in ${dataDir}`);
   expect(JSON.parse(missing.stderr.trim().split('\n').pop()!)).toEqual({ error: 'account 999 does not exist' });
+});
+
+it('stops cleanly on Ctrl-C: SIGINT to the whole process group, under load, the database last', async () => {
+  const running = await start({ group: true });
+  const token = (await runCli('token:create', '--account', '1')).token;
+  // Requests in flight while the signal arrives.
+  const load = Array.from({ length: 20 }, (_, i) =>
+    fetch(`${running.base}/api/user/lead`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ phone_number: `+55119876${String(70000 + i)}`, campaign_id: 1 }),
+    }).then((r) => r.status, () => 'closed'),
+  );
+  const exited = new Promise<number | null>((resolve) => {
+    running.child.removeAllListeners('exit');
+    running.child.on('exit', (code) => resolve(code));
+  });
+  process.kill(-running.child.pid!, 'SIGINT'); // what a terminal does on Ctrl-C
+  expect(await exited).toBe(0);
+  await Promise.all(load);
+  const output = running.output();
+  expect(output).not.toMatch(/"level":(50|60)/);
+  expect(output).not.toMatch(/\n\s+at /); // no stack trace
+  expect(output).toContain('SIGINT: stopping vozgate');
+  expect(existsSync(path.join(dataDir, 'pg', 'postmaster.pid'))).toBe(false);
 });

