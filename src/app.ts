@@ -22,6 +22,7 @@ import { ideAssets, wantsIde } from './docs/ide';
 import { referenceAssets } from './docs/reference';
 import { sendAsset } from './docs/static';
 import { buildOpenApi } from './rest/openapi';
+import { graphqlOperations, httpDuration, httpRequests, registry, watchDatabase } from './metrics';
 import type { Runtime } from './runtime';
 import { simulatedRecording } from './telephony/recording';
 
@@ -38,6 +39,23 @@ export interface App {
 }
 
 const REST_BASE = '/api';
+const STATIC_ROUTES = new Set(['/', '/graphql', '/healthz', '/readyz', '/metrics', '/docs', `${REST_BASE}/openapi.json`]);
+
+/** What a request's log line learns on the way. */
+interface Seen {
+  accountId: number | null;
+}
+
+const REQUEST_ID = /^[\w.:@-]{1,128}$/;
+const TRACEPARENT = /^[\da-f]{2}-([\da-f]{32})-[\da-f]{16}-[\da-f]{2}$/;
+
+/** The caller's request id (X-Request-Id, else the trace id of a W3C traceparent), when well-formed. */
+function incomingRequestId(req: IncomingMessage): string | null {
+  const given = req.headers['x-request-id'];
+  if (typeof given === 'string' && REQUEST_ID.test(given)) return given;
+  const trace = TRACEPARENT.exec(String(req.headers.traceparent ?? ''));
+  return trace ? trace[1] : null;
+}
 
 /**
  * The path and query of a request in origin form (`/path?query`), read without the Host
@@ -119,6 +137,10 @@ export async function createApp(runtime: Runtime): Promise<App> {
             async didEncounterErrors({ errors, contextValue }) {
               logUnexpected(errors, contextValue?.requestId);
             },
+            async willSendResponse({ operation, response }) {
+              const failed = response.body.kind === 'single' && (response.body.singleResult.errors?.length ?? 0) > 0;
+              graphqlOperations.inc({ type: operation?.operation ?? 'unknown', outcome: failed ? 'error' : 'ok' });
+            },
           };
         },
       },
@@ -145,18 +167,19 @@ export async function createApp(runtime: Runtime): Promise<App> {
   });
 
   /** The request's context, and how long its token must wait when it is over its rate limit. */
-  const sessionFor = (req: IncomingMessage, requestId: string) => async (): Promise<Session> => {
+  const sessionFor = (req: IncomingMessage, requestId: string, seen: Seen) => async (): Promise<Session> => {
     const em = orm.em.fork();
     const auth = await authenticate(em, req.headers.authorization, config.rateLimitPerMinute);
+    seen.accountId = auth?.accountId ?? null;
     return {
       context: createContext({ requestId, em, accountId: auth?.accountId ?? null, config, secrets, telephony, sms }),
       retryAfterSeconds: auth?.retryAfterSeconds ?? null,
     };
   };
 
-  async function graphql(req: IncomingMessage, res: ServerResponse, url: URL, requestId: string): Promise<void> {
+  async function graphql(req: IncomingMessage, res: ServerResponse, url: URL, requestId: string, seen: Seen): Promise<void> {
     // Every operation needs an account: the token is checked before the body is even read.
-    const { context, retryAfterSeconds } = await sessionFor(req, requestId)();
+    const { context, retryAfterSeconds } = await sessionFor(req, requestId, seen)();
     if (context.accountId === null) {
       return sendJson(
         res,
@@ -216,6 +239,32 @@ export async function createApp(runtime: Runtime): Promise<App> {
     stream.pipe(res);
   }
 
+  watchDatabase(orm);
+  /** A bounded label for metrics: the route pattern, never the raw path. */
+  const routeLabel = (method: string, path: string): string => {
+    if (path === REST_BASE || path.startsWith(`${REST_BASE}/`)) {
+      const pattern = shim.patternOf(method, path.slice(REST_BASE.length));
+      return pattern ? `${REST_BASE}${pattern}` : 'unmatched';
+    }
+    if (STATIC_ROUTES.has(path)) return path;
+    const prefix = ['/docs/', '/ide/', '/recordings/'].find((p) => path.startsWith(p));
+    return prefix ? `${prefix}*` : 'unmatched';
+  };
+
+  /** GET /metrics: Prometheus exposition; open on a development instance, else METRICS_TOKEN's. */
+  async function metrics(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    if (!config.metricsOpen) {
+      const given = Buffer.from(/^Bearer\s+(.+)$/i.exec(req.headers.authorization ?? '')?.[1] ?? '');
+      const expected = Buffer.from(config.metricsToken ?? '');
+      if (!config.metricsToken || given.length !== expected.length || !timingSafeEqual(given, expected)) {
+        return sendError(res, 'UNAUTHENTICATED', Messages.unauthenticated);
+      }
+    }
+    const text = await registry.metrics();
+    res.writeHead(200, { 'content-type': registry.contentType, 'content-length': Buffer.byteLength(text) });
+    res.end(text);
+  }
+
   const allowCors = corsHandler(config.cors);
   /** Adds the CORS headers; false when the handler answered the request itself (a preflight). */
   const applyCors = (req: IncomingMessage, res: ServerResponse): boolean => {
@@ -226,20 +275,26 @@ export async function createApp(runtime: Runtime): Promise<App> {
   };
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const requestId = randomUUID();
+    const requestId = incomingRequestId(req) ?? randomUUID();
     const started = process.hrtime.bigint();
     res.setHeader('x-request-id', requestId);
-    res.once('finish', () =>
-      logger.debug('request', {
-        request_id: requestId,
-        method: req.method,
-        path: req.url?.split('?')[0],
-        status: res.statusCode,
-        ms: Number(process.hrtime.bigint() - started) / 1e6,
-      }),
-    );
     const target = requestTarget(req.url);
     const path = target?.pathname ?? '';
+    const seen: Seen = { accountId: null };
+    res.once('finish', () => {
+      const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+      const labels = { method: req.method ?? '', route: routeLabel(req.method ?? 'GET', path), status: String(res.statusCode) };
+      httpRequests.inc(labels);
+      httpDuration.observe(labels, seconds);
+      logger.info('request', {
+        request_id: requestId,
+        method: req.method,
+        route: labels.route,
+        status: res.statusCode,
+        ms: Math.round(seconds * 1e5) / 100,
+        account_id: seen.accountId,
+      });
+    });
     try {
       if (!target || !isValidHost(req.headers.host)) return sendError(res, 'BAD_REQUEST', Messages.badRequest);
       if (!applyCors(req, res)) return; // a preflight, answered
@@ -253,7 +308,8 @@ export async function createApp(runtime: Runtime): Promise<App> {
       if (path === '/graphql' && config.graphql.ide && wantsIde(req.method, req.headers.accept, target.search)) {
         return await sendAsset(res, ideAssets[path]);
       }
-      if (path === '/graphql') return await graphql(req, res, url, requestId);
+      if (path === '/graphql') return await graphql(req, res, url, requestId, seen);
+      if (path === '/metrics' && req.method === 'GET') return await metrics(req, res);
       if (req.method === 'GET' || req.method === 'HEAD') {
         if (path === '/') {
           res.writeHead(302, { location: '/docs' });
@@ -265,7 +321,7 @@ export async function createApp(runtime: Runtime): Promise<App> {
       }
       if (path.startsWith('/recordings/')) return await recording(res, url);
       if (path === REST_BASE || path.startsWith(`${REST_BASE}/`)) {
-        return await shim.handle(req, res, url, path.slice(REST_BASE.length), sessionFor(req, requestId));
+        return await shim.handle(req, res, url, path.slice(REST_BASE.length), sessionFor(req, requestId, seen));
       }
       sendError(res, 'NOT_FOUND', Messages.routeNotFound);
     } catch (error) {

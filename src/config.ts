@@ -66,6 +66,9 @@ export interface Config {
    * database any page served from localhost or 127.0.0.1.
    */
   cors: { anyOrigin: boolean; origins: string[]; localhost: boolean };
+  /** GET /metrics without a token (a development instance), else only with METRICS_TOKEN. */
+  metricsOpen: boolean;
+  metricsToken: string | null;
   /** Let tools and webhooks call private, loopback and link-local addresses (development, tests). */
   allowPrivateNetworkTargets: boolean;
   webhooks: {
@@ -129,6 +132,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     shutdownTimeoutMs: integer(env, 'SHUTDOWN_TIMEOUT_MS', 10_000, 0, 600_000),
     rateLimitPerMinute: integer(env, 'RATE_LIMIT_PER_MINUTE', 1200, 0, 10_000_000),
     cors: corsOrigins(env, development),
+    metricsOpen: development && nonEmpty(env.METRICS_TOKEN) === null,
+    metricsToken: nonEmpty(env.METRICS_TOKEN),
     allowPrivateNetworkTargets: boolean(env, 'ALLOW_PRIVATE_NETWORK_TARGETS', false),
     webhooks: {
       timeoutMs: integer(env, 'WEBHOOK_TIMEOUT_MS', 10_000, 100, 120_000),

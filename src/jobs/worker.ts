@@ -6,6 +6,7 @@ import { RECONCILE_SMS_TASK, reconcileSms } from '../modules/sms/sms.service';
 import { DELIVER_TASK, deliver } from '../modules/webhooks/webhook.service';
 import type { Runtime } from '../runtime';
 import { SIMULATOR_TASK, SimulatorProvider, type SimulatorStep } from '../telephony/simulator';
+import { jobOutcomes } from '../metrics';
 import { beat, forget, releaseDeadWorkers } from './heartbeat';
 
 export const SWEEP_TASK = 'calls:sweep';
@@ -49,6 +50,9 @@ export async function startWorkers(runtime: Runtime, databaseUrl: string): Promi
   const events: WorkerEvents = new EventEmitter();
   const workerIds = new Set<string>();
   events.on('worker:create', ({ worker }) => workerIds.add(worker.workerId));
+  events.on('job:success', ({ job }) => jobOutcomes.inc({ task: job.task_identifier, outcome: 'success' }));
+  events.on('job:error', ({ job }) => jobOutcomes.inc({ task: job.task_identifier, outcome: 'error' }));
+  events.on('job:failed', ({ job }) => jobOutcomes.inc({ task: job.task_identifier, outcome: 'failed' }));
   const heartbeat = async () => {
     try {
       await beat(runtime.orm.em.fork(), [...workerIds]);

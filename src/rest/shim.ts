@@ -115,6 +115,12 @@ export class RestShim {
     sendJson(res, shaped.status ?? route.status ?? 200, shaped.body, shaped.headers);
   }
 
+  /** The route pattern a request matches (`/user/leads/{id}`), for metrics; null when none does. */
+  patternOf(method: string, path: string): string | null {
+    const found = this.match(method, path);
+    return found === 'no-route' || Array.isArray(found) ? null : found.compiled.route.path;
+  }
+
   private match(method: string, path: string): { compiled: CompiledRoute; params: Record<string, string> | null } | string[] | 'no-route' {
     const allowed: string[] = [];
     for (const compiled of this.compiled) {

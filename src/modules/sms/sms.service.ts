@@ -8,6 +8,7 @@ import { makePage, offsetOf, type Page } from '../../graphql/pagination';
 import { checkOneOf, checkPositiveInt } from '../../lib/checks';
 import { checkPaging, type ListArgs } from '../../lib/listing';
 import { enqueue } from '../../jobs/queue';
+import { smsOutcomes } from '../../metrics';
 import { toE164 } from '../../lib/phone';
 import { SmsOutcomeUnknown, SmsProviderError, type SmsProvider } from '../../telephony/sms';
 import { Account } from '../accounts/account.entity';
@@ -153,7 +154,10 @@ export async function sendSms(
     ({ sid } = await provider.send(sms));
   } catch (error) {
     if (error instanceof SmsProviderError) return answer(await settleSms(scope.em.fork(), sms.reference, { state: 'refused', detail: error.detail }));
-    if (error instanceof SmsOutcomeUnknown) return answer(await scope.em.fork().findOneOrFail(Sms, { id: sms.reference }));
+    if (error instanceof SmsOutcomeUnknown) {
+      smsOutcomes.inc({ outcome: 'pending' });
+      return answer(await scope.em.fork().findOneOrFail(Sms, { id: sms.reference }));
+    }
     throw error;
   }
   return answer(await settleSms(scope.em.fork(), sms.reference, { state: 'accepted', sid }));
@@ -173,9 +177,9 @@ export async function settleSms(
   smsId: number,
   outcome: { state: 'accepted'; sid: string } | { state: 'refused'; detail: string },
 ): Promise<Sms> {
-  return em.transactional(async (tx) => {
+  const { sms, settled } = await em.transactional(async (tx) => {
     const sms = await tx.findOneOrFail(Sms, { id: smsId }, { lockMode: LockMode.PESSIMISTIC_WRITE });
-    if (sms.status !== 'sending') return sms;
+    if (sms.status !== 'sending') return { sms, settled: false };
     if (outcome.state === 'accepted') {
       sms.status = 'sent';
       sms.sms_sid = outcome.sid;
@@ -186,8 +190,10 @@ export async function settleSms(
     }
     await tx.flush();
     await tx.execute('select graphile_worker.remove_job(?)', [reconcileKey(sms.id)]);
-    return sms;
+    return { sms, settled: true };
   });
+  if (settled) smsOutcomes.inc({ outcome: sms.status });
+  return sms;
 }
 
 /**

@@ -1,6 +1,8 @@
 import { createHmac, randomBytes } from 'node:crypto';
 import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { webhookDeliveries } from '../../metrics';
+import type { Logger } from '../../runtime';
 import type { Config } from '../../config';
 import { FieldMessages, Messages, NotFoundError, ValidationError } from '../../errors';
 import { enqueue } from '../../jobs/queue';
@@ -18,6 +20,7 @@ const STORED_BODY_BYTES = 4096;
 export interface WebhookDeps {
   config: Config;
   secrets: SecretBox;
+  logger?: Logger;
 }
 
 /** The account's signing secret (`whsec_` + base64), made on first use; encrypted at rest. */
@@ -164,6 +167,7 @@ export async function deliver(em: EntityManager, deps: WebhookDeps, deliveryId: 
   const assistant = delivery.assistant_id ? await em.fork().findOne(Assistant, { id: delivery.assistant_id }) : null;
   if (!assistant?.is_webhook_active || !assistant.webhook_url) {
     await em.execute(`update webhook_deliveries set status = 'cancelled', last_error = 'webhook disabled', updated_at = now() where id = ?`, [deliveryId]);
+    webhookDeliveries.inc({ outcome: 'cancelled' });
     return;
   }
   const url = assistant.webhook_url;
@@ -229,6 +233,17 @@ export async function deliver(em: EntityManager, deps: WebhookDeps, deliveryId: 
       // 410 Gone: the receiver says it is not coming back.
       await tx.execute('update assistants set is_webhook_active = false, webhook_url = null, updated_at = now() where id = ?', [assistant.id]);
     }
+  });
+  webhookDeliveries.inc({ outcome: outcome.kind });
+  const blocked = result instanceof OutboundError && result.kind === 'blocked';
+  deps.logger?.info('webhook attempt', {
+    delivery_id: delivery.id,
+    call_id: delivery.call_id,
+    attempt,
+    outcome: outcome.kind,
+    status: response?.status ?? null,
+    ...(error ? { error } : {}),
+    ...(blocked ? { hint: 'the URL points inside the network; ALLOW_PRIVATE_NETWORK_TARGETS=true allows that in development' } : {}),
   });
 }
 

@@ -1,0 +1,103 @@
+import type { MikroORM } from '@mikro-orm/postgresql';
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+
+/**
+ * Prometheus metrics (prom-client), one registry per process. Counters count what this
+ * process did; the gauges of shared state (calls in flight, the job queue) are read from the
+ * database when scraped, so any API process tells the truth about all of them.
+ */
+export const registry = new Registry();
+collectDefaultMetrics({ register: registry, prefix: 'vozgate_' });
+
+export const httpRequests = new Counter({
+  name: 'vozgate_http_requests_total',
+  help: 'HTTP requests answered, by method, route and status.',
+  labelNames: ['method', 'route', 'status'] as const,
+  registers: [registry],
+});
+
+export const httpDuration = new Histogram({
+  name: 'vozgate_http_request_duration_seconds',
+  help: 'Time to answer an HTTP request, by method, route and status.',
+  labelNames: ['method', 'route', 'status'] as const,
+  buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+  registers: [registry],
+});
+
+export const graphqlOperations = new Counter({
+  name: 'vozgate_graphql_operations_total',
+  help: 'GraphQL operations run on /graphql, by type (query, mutation) and outcome (ok, error).',
+  labelNames: ['type', 'outcome'] as const,
+  registers: [registry],
+});
+
+export const jobOutcomes = new Counter({
+  name: 'vozgate_jobs_total',
+  help: 'Jobs run by this process, by task and outcome (success, error, failed: out of attempts).',
+  labelNames: ['task', 'outcome'] as const,
+  registers: [registry],
+});
+
+export const webhookDeliveries = new Counter({
+  name: 'vozgate_webhook_attempts_total',
+  help: 'Webhook delivery attempts made by this process, by outcome (delivered, retry, failed, cancelled).',
+  labelNames: ['outcome'] as const,
+  registers: [registry],
+});
+
+export const smsOutcomes = new Counter({
+  name: 'vozgate_sms_total',
+  help: 'SMS settled by this process, by outcome (sent, failed), and those left pending (unknown outcome).',
+  labelNames: ['outcome'] as const,
+  registers: [registry],
+});
+
+/** The database the gauges below read when scraped (the process's; the last one given). */
+let watched: MikroORM | null = null;
+
+export function watchDatabase(orm: MikroORM): void {
+  watched = orm;
+}
+
+async function count(sql: string): Promise<number> {
+  if (!watched) return 0;
+  const [row] = await watched.em.fork().execute(sql);
+  return row.n;
+}
+
+new Gauge({
+  name: 'vozgate_calls_in_progress',
+  help: 'Calls initiated, ringing or in progress, across every process.',
+  registers: [registry],
+  async collect() {
+    this.set(await count('select count(*)::int as n from calls where finished_at is null'));
+  },
+});
+
+new Gauge({
+  name: 'vozgate_job_queue_depth',
+  help: 'Jobs due and not yet taken by a worker, across every process.',
+  registers: [registry],
+  async collect() {
+    this.set(await count('select count(*)::int as n from graphile_worker.jobs where locked_at is null and run_at <= now()'));
+  },
+});
+
+interface KnexPool {
+  numUsed(): number;
+  numFree(): number;
+  numPendingAcquires(): number;
+}
+
+new Gauge({
+  name: 'vozgate_db_pool_connections',
+  help: 'This process’s database pool: connections in use, free, and requests waiting for one.',
+  labelNames: ['state'] as const,
+  registers: [registry],
+  collect() {
+    const pool = watched ? (watched.em.getConnection().getKnex().client as { pool?: KnexPool }).pool : undefined;
+    this.set({ state: 'used' }, pool?.numUsed() ?? 0);
+    this.set({ state: 'free' }, pool?.numFree() ?? 0);
+    this.set({ state: 'waiting' }, pool?.numPendingAcquires() ?? 0);
+  },
+});

@@ -1,0 +1,76 @@
+import { createLogger } from '../src/runtime';
+import { startTestApp, type TestAccount, type TestApp } from './helpers/app';
+
+/** What an operator reads: request ids, a log line per request, Prometheus metrics. */
+const lines: string[] = [];
+let app: TestApp;
+let me: TestAccount;
+
+beforeAll(async () => {
+  app = await startTestApp({}, { logger: createLogger('info', { write: (line: string) => void lines.push(line) }) });
+  me = await app.account();
+});
+afterAll(() => app?.close());
+
+/** The value of one sample of the exposition, or 0 when it is not there yet. */
+function sample(text: string, name: string, labels: Record<string, string> = {}): number {
+  for (const line of text.split('\n')) {
+    if (!line.startsWith(`${name}{`) && !line.startsWith(`${name} `)) continue;
+    const body = /\{(.*)\}/.exec(line)?.[1] ?? '';
+    const found = Object.fromEntries([...body.matchAll(/(\w+)="([^"]*)"/g)].map((m) => [m[1], m[2]]));
+    if (Object.entries(labels).every(([k, v]) => found[k] === v)) return Number(line.split(' ').pop());
+  }
+  return 0;
+}
+
+describe('request ids', () => {
+  it('echoes a well-formed X-Request-Id, takes the trace id of a traceparent, and makes one otherwise', async () => {
+    const given = await app.request('GET', '/healthz', { headers: { 'x-request-id': 'req-42.a:b' } });
+    expect(given.headers.get('x-request-id')).toBe('req-42.a:b');
+    const traced = await app.request('GET', '/healthz', { headers: { traceparent: '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01' } });
+    expect(traced.headers.get('x-request-id')).toBe('4bf92f3577b34da6a3ce929d0e0e4736');
+    const bad = await app.request('GET', '/healthz', { headers: { 'x-request-id': 'no spaces or\u00e9' } });
+    expect(bad.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
+  });
+
+  it('logs one line per request at info: method, route, status, ms, account, request id', async () => {
+    const res = await app.request('GET', `/api/user/leads/424242`, { token: me.token, headers: { 'x-request-id': 'find-me-1' } });
+    expect(res.status).toBe(404);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    const line = lines.map((l) => JSON.parse(l)).find((r) => r.msg === 'request' && r.request_id === 'find-me-1');
+    expect(line).toMatchObject({ level: 30, method: 'GET', route: '/api/user/leads/{id}', status: 404, ms: expect.any(Number), account_id: me.accountId });
+  });
+});
+
+describe('GET /metrics', () => {
+  it('exposes Prometheus counters that grow, and the shared gauges', async () => {
+    const before = (await app.request('GET', '/metrics')).text;
+    await app.request('GET', '/api/user/campaigns', { token: me.token });
+    await app.graphql('{ me { name } }', {}, me.token);
+    const res = await app.request('GET', '/metrics');
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toMatch(/^text\/plain; version=0\.0\.4/);
+    const labels = { method: 'GET', route: '/api/user/campaigns', status: '200' };
+    expect(sample(res.text, 'vozgate_http_requests_total', labels)).toBe(sample(before, 'vozgate_http_requests_total', labels) + 1);
+    expect(sample(res.text, 'vozgate_http_request_duration_seconds_count', labels)).toBeGreaterThan(0);
+    expect(sample(res.text, 'vozgate_graphql_operations_total', { type: 'query', outcome: 'ok' })).toBeGreaterThan(sample(before, 'vozgate_graphql_operations_total', { type: 'query', outcome: 'ok' }));
+    for (const name of ['vozgate_calls_in_progress', 'vozgate_job_queue_depth', 'vozgate_db_pool_connections', 'vozgate_process_resident_memory_bytes']) {
+      expect(res.text).toMatch(new RegExp(`^${name}[{ ]`, 'm'));
+    }
+    // Paths become their route's pattern: no label per id.
+    expect(res.text).not.toContain('route="/api/user/leads/424242"');
+  });
+
+  it('wants METRICS_TOKEN where it is not a development instance', async () => {
+    const guarded = await startTestApp({ metricsOpen: false, metricsToken: 'scrape-secret' });
+    try {
+      expect((await guarded.request('GET', '/metrics')).status).toBe(401);
+      expect((await guarded.request('GET', '/metrics', { headers: { authorization: 'Bearer nope' } })).status).toBe(401);
+      const ok = await guarded.request('GET', '/metrics', { headers: { authorization: 'Bearer scrape-secret' } });
+      expect(ok.status).toBe(200);
+      expect(ok.text).toContain('vozgate_http_requests_total');
+    } finally {
+      await guarded.close();
+    }
+  });
+});
