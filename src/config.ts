@@ -88,6 +88,8 @@ export interface Config {
     sweeperMarginSeconds: number;
     /** How often a worker process says it is alive; three missed beats and its jobs are released. */
     heartbeatMs: number;
+    /** A file touched with every heartbeat, for a container's health check (docker-compose.yml). */
+    aliveFile: string | null;
   };
 }
 
@@ -147,6 +149,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       pollIntervalMs: integer(env, 'WORKER_POLL_INTERVAL_MS', 500, 10, 60_000),
       sweeperMarginSeconds: integer(env, 'SWEEPER_MARGIN_SECONDS', 300, 0, 86_400),
       heartbeatMs: integer(env, 'WORKER_HEARTBEAT_MS', 10_000, 50, 600_000),
+      aliveFile: nonEmpty(env.WORKER_ALIVE_FILE),
     },
   };
 }

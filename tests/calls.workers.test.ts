@@ -1,4 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { releaseDeadWorkers } from '../src/jobs/heartbeat';
@@ -11,8 +13,8 @@ import { startTestApp, workerEnv, type TestAccount, type TestApp } from './helpe
 const workerMain = path.resolve(__dirname, '../dist/src/worker.js');
 const children: ChildProcess[] = [];
 
-function startWorker(app: TestApp): Promise<ChildProcess> {
-  const child = spawn(process.execPath, [workerMain], { env: workerEnv(app), stdio: ['ignore', 'pipe', 'pipe'] });
+function startWorker(app: TestApp, env: NodeJS.ProcessEnv = {}): Promise<ChildProcess> {
+  const child = spawn(process.execPath, [workerMain], { env: { ...workerEnv(app), ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   children.push(child);
   let output = '';
   return new Promise((resolve, reject) => {
@@ -94,10 +96,13 @@ async function expectEachProcessedOnce(ids: number[]) {
 }
 
 it('runs calls on two worker processes at once without processing any twice', async () => {
-  const workers = [await startWorker(app), await startWorker(app)];
+  // The first also touches a file with each heartbeat, as a container health check reads it.
+  const aliveFile = path.join(tmpdir(), `vozgate-alive-${process.pid}`);
+  const workers = [await startWorker(app, { WORKER_ALIVE_FILE: aliveFile }), await startWorker(app)];
   const ids = await startCalls(16, ['1111', '0001', '2222', '0004', '0002', '0003', '3333', '0005']);
   for (const id of ids) await app.finishedCall(id, account.token, 60_000);
   await expectEachProcessedOnce(ids);
+  expect(Date.now() - statSync(aliveFile).mtimeMs).toBeLessThan(5_000);
   for (const worker of workers) worker.kill('SIGTERM');
   await Promise.all(workers.map(exited));
 });

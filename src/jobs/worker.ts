@@ -1,4 +1,5 @@
 import { EventEmitter } from 'node:events';
+import { writeFile } from 'node:fs/promises';
 import { Logger as QueueLogger, run, type Runner, type TaskList, type WorkerEvents } from 'graphile-worker';
 import { forgetOldRateLimitWindows } from '../modules/accounts/account.service';
 import { sweepStuckCalls } from '../modules/calls/call.lifecycle';
@@ -56,6 +57,8 @@ export async function startWorkers(runtime: Runtime, databaseUrl: string): Promi
   const heartbeat = async () => {
     try {
       await beat(runtime.orm.em.fork(), [...workerIds]);
+      // For a container's health check: a fresh file means the workers and the database answer.
+      if (workers.aliveFile) await writeFile(workers.aliveFile, new Date().toISOString());
     } catch (error) {
       runtime.logger.error('job queue: heartbeat failed', error);
     }
