@@ -1,6 +1,8 @@
 import path from 'node:path';
 import { isSupportedCountry, type CountryCode } from 'libphonenumber-js/max';
 
+export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+
 /** Every environment variable the service reads, parsed and validated here and nowhere else. */
 export interface Config {
   port: number;
@@ -17,6 +19,8 @@ export interface Config {
   /** Largest accepted request body, in bytes. */
   maxBodyBytes: number;
   logSql: boolean;
+  /** pino's level: fatal, error, warn, info, debug, trace or silent. */
+  logLevel: (typeof LOG_LEVELS)[number];
   /** AES-256 key for secrets kept readable (tool headers, webhook secrets); see lib/secrets.ts. */
   secretsKey: Buffer | null;
   /** The plan's limit of mid-call tools per account. */
@@ -111,6 +115,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     seedDemo: boolean(env, 'SEED_DEMO', development),
     maxBodyBytes: integer(env, 'MAX_BODY_BYTES', 1024 * 1024, 1024, 64 * 1024 * 1024),
     logSql: boolean(env, 'LOG_SQL', false),
+    logLevel: oneOf(env, 'LOG_LEVEL', LOG_LEVELS, 'info'),
     secretsKey: secretsKey(env.SECRETS_KEY),
     maxToolsPerAccount: integer(env, 'PLAN_MAX_TOOLS', 5, 0, 1000),
     maxParallelCalls: integer(env, 'PLAN_MAX_PARALLEL_CALLS', 10, 1, 10_000),

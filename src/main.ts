@@ -31,7 +31,7 @@ async function serve(runtime: Runtime, databaseUrl: string): Promise<Serving> {
 
 async function main(): Promise<void> {
   const config = loadConfig();
-  const log = createLogger();
+  const log = createLogger(config.logLevel);
   const { database, runtime, close } = await boot(config, log);
   let serving: Serving;
   try {

@@ -1,5 +1,6 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
 import pino, { type DestinationStream } from 'pino';
+import pretty from 'pino-pretty';
 import type { Config } from './config';
 import type { SecretBox } from './lib/secrets';
 import type { LifecycleDeps } from './modules/calls/call.lifecycle';
@@ -11,14 +12,18 @@ import { scheduleCallWebhook } from './modules/webhooks/webhook.service';
 export interface Logger {
   info(message: string, fields?: Record<string, unknown>): void;
   debug(message: string, fields?: Record<string, unknown>): void;
+  warn(message: string, fields?: Record<string, unknown>): void;
   error(message: string, error?: unknown, fields?: Record<string, unknown>): void;
 }
+
 
 /**
  * Structured JSON logs (pino), one object a line. Whatever might carry a credential is
  * censored by key wherever it appears: Authorization headers, tokens, secrets, passwords.
  */
 export function createLogger(level = process.env.LOG_LEVEL ?? 'info', destination?: DestinationStream): Logger {
+  // A person at a terminal reads lines, not JSON; anything else (a file, a collector) gets JSON.
+  destination ??= process.stdout.isTTY ? pretty({ sync: true, colorize: true, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname,service' }) : undefined;
   const log = pino(
     {
       level,
@@ -38,6 +43,7 @@ export function createLogger(level = process.env.LOG_LEVEL ?? 'info', destinatio
   return {
     info: (message, fields) => log.info(fields ?? {}, message),
     debug: (message, fields) => log.debug(fields ?? {}, message),
+    warn: (message, fields) => log.warn(fields ?? {}, message),
     error: (message, error, fields) => log.error({ ...fields, ...(error === undefined ? {} : { err: error }) }, message),
   };
 }
@@ -91,7 +97,7 @@ export function createRuntime(parts: { orm: MikroORM; config: Config; secrets: S
     secrets,
     telephony: createTelephony(config, logger),
     sms: createSmsProvider(config),
-    lifecycle: { config, secrets, onFinished: scheduleCallWebhook },
+    lifecycle: { config, secrets, onFinished: scheduleCallWebhook, logger },
     logger,
   };
 }

@@ -10,7 +10,7 @@ import { createLogger, stopOnSignals } from './runtime';
  */
 async function main(): Promise<void> {
   const config = loadConfig();
-  const log = createLogger();
+  const log = createLogger(config.logLevel);
   const { database, runtime, close } = await boot(config, log);
   const workers = await startWorkers(runtime, database.url).catch(async (error) => {
     await close().catch(() => {});

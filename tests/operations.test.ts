@@ -1,3 +1,4 @@
+import { loadConfig } from '../src/config';
 import { createLogger } from '../src/runtime';
 import { startTestApp, type TestAccount, type TestApp } from './helpers/app';
 
@@ -72,5 +73,39 @@ describe('GET /metrics', () => {
     } finally {
       await guarded.close();
     }
+  });
+});
+
+describe('log lines of what happens', () => {
+  it('a line for each call status and each mid-call tool, with the hint for a blocked target', async () => {
+    const seen: string[] = [];
+    const worked = await startTestApp({}, { workers: true, logger: createLogger('info', { write: (line: string) => void seen.push(line) }) });
+    try {
+      const account = await worked.account({ balance: '10' });
+      const tool = await worked.request('POST', '/api/user/tools', {
+        token: account.token,
+        body: { name: 'lookup', description: 'Looks up', endpoint: 'http://127.0.0.1:9/x', method: 'GET', timeout: 2 },
+      });
+      const assistant = await worked.outboundAssistant(account, { tool_ids: [tool.body.data.id] });
+      const call = await worked.request('POST', '/api/user/make_call', { token: account.token, body: { phone_number: '+5511987657777', assistant_id: assistant } });
+      await worked.finishedCall(call.body.call_id, account.token);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      const records = seen.map((line) => JSON.parse(line));
+      const statuses = records.filter((r) => r.msg === 'call status' && r.call_id === call.body.call_id).map((r) => r.status);
+      expect(statuses).toEqual(['ringing', 'in-progress', 'completed']);
+      expect(records.find((r) => r.msg === 'mid-call tool')).toMatchObject({
+        call_id: call.body.call_id,
+        name: 'lookup',
+        error: expect.stringMatching(/^blocked/),
+        hint: expect.stringContaining('ALLOW_PRIVATE_NETWORK_TARGETS'),
+      });
+    } finally {
+      await worked.close();
+    }
+  });
+
+  it('LOG_LEVEL is one of pino’s levels, said at start', () => {
+    expect(loadConfig({ LOG_LEVEL: 'debug' }).logLevel).toBe('debug');
+    expect(() => loadConfig({ LOG_LEVEL: 'loud' })).toThrow(/LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent/);
   });
 });

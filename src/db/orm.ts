@@ -4,6 +4,7 @@ import { Logger as QueueLogger, runMigrations } from 'graphile-worker';
 import { Client } from 'pg';
 import { entities } from './entities';
 import { migrations } from './migrations';
+import type { Logger } from '../runtime';
 
 export interface OrmOptions {
   databaseUrl: string;
@@ -11,6 +12,8 @@ export interface OrmOptions {
   /** Called with every SQL statement the ORM sends (tests count them). */
   onQuery?: (sql: string) => void;
   poolMax?: number;
+  /** Where the ORM's and knex's own messages go (the service's JSON log); stderr when unset. */
+  log?: Logger;
 }
 
 export function ormConfig(options: OrmOptions): Options {
@@ -21,14 +24,29 @@ export function ormConfig(options: OrmOptions): Options {
     migrations: { migrationsList: migrations, transactional: true, allOrNothing: true, snapshot: false },
     // Timestamps come back as text; UTC makes them mean one thing. While the database is
     // unreachable, requests fail within seconds (a 503) instead of queueing for a minute.
-    driverOptions: { connection: { options: '-c TimeZone=UTC', connectionTimeoutMillis: 5000 }, acquireConnectionTimeout: 10_000 },
+    driverOptions: {
+      connection: { options: '-c TimeZone=UTC', connectionTimeoutMillis: 5000 },
+      acquireConnectionTimeout: 10_000,
+      // knex's warnings (a connection that broke) go to the log, not to console.log.
+      ...(options.log ? { log: knexLog(options.log) } : {}),
+    },
     pool: { min: 0, max: options.poolMax ?? 10 },
     debug: options.logSql || options.onQuery ? ['query'] : false,
-    logger: options.onQuery ?? ((message) => process.stderr.write(`${message}\n`)),
+    logger: options.onQuery ?? ((message) => (options.log ? options.log.debug(message) : process.stderr.write(`${message}\n`))),
     colors: false,
     // Each request forks its own EntityManager; the global one must never carry state.
     allowGlobalContext: false,
     discovery: { warnWhenNoEntities: true },
+  };
+}
+
+function knexLog(log: Logger) {
+  const text = (message: unknown) => (message instanceof Error ? message.message : String(message));
+  return {
+    warn: (message: unknown) => log.warn(`database: ${text(message)}`),
+    error: (message: unknown) => log.error('database', message),
+    deprecate: (method: string, alternative: string) => log.warn(`database: ${method} is deprecated, use ${alternative}`),
+    debug: (message: unknown) => log.debug(`database: ${text(message)}`),
   };
 }
 

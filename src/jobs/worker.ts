@@ -73,7 +73,9 @@ export async function startWorkers(runtime: Runtime, databaseUrl: string): Promi
     taskList: taskList(runtime),
     crontab: `* * * * * ${SWEEP_TASK} ?max=1`,
     logger: new QueueLogger(() => (level, message) => {
-      if (level === 'error' || level === 'warning') runtime.logger.error(`job queue: ${message}`);
+      if (level === 'error') runtime.logger.error(`job queue: ${message}`);
+      else if (level === 'warning') runtime.logger.warn(`job queue: ${message}`);
+      else if (level === 'info') runtime.logger.debug(`job queue: ${message}`);
     }),
   });
   await heartbeat();

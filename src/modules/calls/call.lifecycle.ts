@@ -4,6 +4,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import Decimal from 'decimal.js';
 import type { Config } from '../../config';
 import type { SecretBox } from '../../lib/secrets';
+import type { Logger } from '../../runtime';
 import { nowSpecTimestamp } from '../../lib/time';
 import { adjustBalance } from '../accounts/account.service';
 import { Assistant } from '../assistants/assistant.entity';
@@ -25,6 +26,7 @@ export interface LifecycleDeps {
   secrets: SecretBox;
   /** Called in the transaction that finishes a call (post-call webhooks hook in here). */
   onFinished?: (em: EntityManager, call: Call, assistant: Assistant | null) => Promise<void>;
+  logger?: Logger;
 }
 
 const FROM: Record<CallEvent['type'], readonly CallStatus[]> = {
@@ -78,6 +80,13 @@ export async function applyCallEvent(em: EntityManager, deps: LifecycleDeps, cal
     call.status,
     JSON.stringify({ event: event.type, ...(event.type === 'not-answered' && event.reason ? { reason: event.reason } : {}) }),
   ]);
+  deps.logger?.info('call status', {
+    call_id: call.id,
+    account_id: call.account_id,
+    status: call.status,
+    event: event.type,
+    ...(call.finished_at ? { duration: call.duration, total_cost: Number(call.total_cost) } : {}),
+  });
   return call;
 }
 

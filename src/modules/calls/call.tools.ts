@@ -2,6 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Config } from '../../config';
 import { OutboundError, outboundRequest } from '../../lib/outbound';
 import type { SecretBox } from '../../lib/secrets';
+import type { Logger } from '../../runtime';
 import type { Assistant } from '../assistants/assistant.entity';
 import { Tool } from '../tools/tool.entity';
 import { toolHeaders } from '../tools/tool.service';
@@ -20,7 +21,7 @@ const RESPONSE_BYTES = 4096;
  */
 export async function runTools(
   em: EntityManager,
-  deps: { config: Config; secrets: SecretBox },
+  deps: { config: Config; secrets: SecretBox; logger?: Logger },
   call: Pick<Call, 'id' | 'input_variables'>,
   assistant: Pick<Assistant, 'id'>,
 ): Promise<ToolCallRecord[]> {
@@ -77,6 +78,16 @@ export async function runTools(
       record.latency_ms = error.latencyMs;
     }
     records.push(record);
+    const blocked = record.error?.startsWith('blocked');
+    deps.logger?.info('mid-call tool', {
+      call_id: call.id,
+      tool_id: tool.id,
+      name: tool.name,
+      status: record.status,
+      latency_ms: record.latency_ms,
+      ...(record.error ? { error: record.error } : {}),
+      ...(blocked ? { hint: 'the URL points inside the network; ALLOW_PRIVATE_NETWORK_TARGETS=true allows that in development' } : {}),
+    });
   }
   return records;
 }
