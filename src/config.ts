@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { cleanEnv, makeValidator } from 'envalid';
 import { isSupportedCountry, type CountryCode } from 'libphonenumber-js/max';
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -99,131 +100,100 @@ export interface Config {
 
 export class ConfigError extends Error {}
 
-export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
-  const databaseUrl = nonEmpty(env.DATABASE_URL);
-  // A development instance: the embedded database, and not NODE_ENV=production (Apollo's
-  // convention). Introspection, the demo seed and the localhost CORS default follow it.
-  const development = databaseUrl === null && nonEmpty(env.NODE_ENV) !== 'production';
-  const port = integer(env, 'PORT', 4000, 0, 65535);
-  return {
-    port,
-    publicUrl: (nonEmpty(env.PUBLIC_URL) ?? `http://localhost:${port}`).replace(/\/+$/, ''),
-    host: nonEmpty(env.HOST) ?? '0.0.0.0',
-    databaseUrl,
-    dataDir: path.resolve(nonEmpty(env.DATA_DIR) ?? '.data'),
-    defaultPhoneRegion: phoneRegion(env.DEFAULT_PHONE_REGION),
-    seedDemo: boolean(env, 'SEED_DEMO', development),
-    maxBodyBytes: integer(env, 'MAX_BODY_BYTES', 1024 * 1024, 1024, 64 * 1024 * 1024),
-    logSql: boolean(env, 'LOG_SQL', false),
-    logLevel: oneOf(env, 'LOG_LEVEL', LOG_LEVELS, 'info'),
-    secretsKey: secretsKey(env.SECRETS_KEY),
-    maxToolsPerAccount: integer(env, 'PLAN_MAX_TOOLS', 5, 0, 1000),
-    maxParallelCalls: integer(env, 'PLAN_MAX_PARALLEL_CALLS', 10, 1, 10_000),
-    callToolsBudgetSeconds: integer(env, 'CALL_TOOLS_BUDGET_SECONDS', 30, 1, 600),
-    telephony: {
-      provider: oneOf(env, 'TELEPHONY_PROVIDER', ['simulator'] as const, 'simulator'),
-      simulatorSpeed: positiveNumber(env, 'SIMULATOR_SPEED', 10),
-    },
-    sms: smsConfig(env),
-    callRates: priceTable(env, 'CALL_RATES', { BR: '0.06', US: '0.02', '*': '0.10' }),
-    callFeePerMinute: price(env, 'CALL_FEE_PER_MINUTE', '0.05'),
-    graphql: {
-      introspection: boolean(env, 'GRAPHQL_INTROSPECTION', development),
-      ide: boolean(env, 'GRAPHQL_IDE', development),
-      maxDepth: integer(env, 'GRAPHQL_MAX_DEPTH', 8, 2, 100),
-      maxCost: integer(env, 'GRAPHQL_MAX_COST', 5000, 10, 1_000_000),
-      maxAliases: integer(env, 'GRAPHQL_MAX_ALIASES', 15, 0, 1000),
-      maxTokens: integer(env, 'GRAPHQL_MAX_TOKENS', 2000, 50, 100_000),
-      maxDirectives: integer(env, 'GRAPHQL_MAX_DIRECTIVES', 20, 0, 1000),
-    },
-    shutdownTimeoutMs: integer(env, 'SHUTDOWN_TIMEOUT_MS', 10_000, 0, 600_000),
-    rateLimitPerMinute: integer(env, 'RATE_LIMIT_PER_MINUTE', 1200, 0, 10_000_000),
-    cors: corsOrigins(env, development),
-    metricsOpen: development && nonEmpty(env.METRICS_TOKEN) === null,
-    metricsToken: nonEmpty(env.METRICS_TOKEN),
-    allowPrivateNetworkTargets: boolean(env, 'ALLOW_PRIVATE_NETWORK_TARGETS', false),
-    webhooks: {
-      timeoutMs: integer(env, 'WEBHOOK_TIMEOUT_MS', 10_000, 100, 120_000),
-      connectTimeoutMs: integer(env, 'WEBHOOK_CONNECT_TIMEOUT_MS', 3_000, 50, 60_000),
-      retrySchedule: secondsList(env, 'WEBHOOK_RETRY_SCHEDULE', [10, 60, 300, 1800, 7200, 21600]),
-      maxRetryAfterSeconds: integer(env, 'WEBHOOK_MAX_RETRY_AFTER_SECONDS', 3600, 0, 86_400),
-    },
-    workers: {
-      inProcess: boolean(env, 'WORKERS_IN_PROCESS', true),
-      concurrency: integer(env, 'WORKER_CONCURRENCY', 5, 1, 100),
-      pollIntervalMs: integer(env, 'WORKER_POLL_INTERVAL_MS', 500, 10, 60_000),
-      sweeperMarginSeconds: integer(env, 'SWEEPER_MARGIN_SECONDS', 300, 0, 86_400),
-      heartbeatMs: integer(env, 'WORKER_HEARTBEAT_MS', 10_000, 50, 600_000),
-      aliveFile: nonEmpty(env.WORKER_ALIVE_FILE),
-    },
-  };
-}
+/*
+ * The variables, each with its rule, checked together by envalid: a start with bad
+ * configuration is refused with every bad variable named, and what it allows. `ENV` is the one
+ * definition; the README's table is checked against it (tests/config.test.ts).
+ */
 
-function nonEmpty(value: string | undefined): string | null {
-  const trimmed = value?.trim();
-  return trimmed ? trimmed : null;
-}
+/** A validator whose parse throws the rule; envalid names the variable. */
+const rule = <T>(parse: (raw: string) => T) => makeValidator<T>((raw) => parse(raw.trim()));
 
-function integer(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number, max: number): number {
-  const raw = nonEmpty(env[name]);
-  if (raw === null) return fallback;
+const integer = (min: number, max: number) =>
+  rule((raw) => {
+    const value = Number(raw);
+    if (!/^-?\d+$/.test(raw) || !Number.isSafeInteger(value) || value < min || value > max) throw new Error(`must be an integer from ${min} to ${max}`);
+    return value;
+  });
+
+const flag = rule((raw) => {
+  const value = raw.toLowerCase();
+  if (['1', 'true', 'yes', 'on'].includes(value)) return true;
+  if (['0', 'false', 'no', 'off'].includes(value)) return false;
+  throw new Error('must be true or false');
+});
+
+const oneOf = <T extends string>(allowed: readonly T[]) =>
+  rule((raw) => {
+    if (!(allowed as readonly string[]).includes(raw)) throw new Error(`must be one of ${allowed.join(', ')}`);
+    return raw as T;
+  });
+
+const text = rule((raw) => raw);
+
+const positiveNumber = rule((raw) => {
   const value = Number(raw);
-  if (!Number.isInteger(value) || value < min || value > max) {
-    throw new ConfigError(`${name} must be an integer from ${min} to ${max}, got "${raw}"`);
-  }
+  if (!Number.isFinite(value) || value <= 0) throw new Error('must be a positive number');
   return value;
-}
+});
 
-function boolean(env: NodeJS.ProcessEnv, name: string, fallback: boolean): boolean {
-  const raw = nonEmpty(env[name])?.toLowerCase();
-  if (raw === undefined || raw === null) return fallback;
-  if (['1', 'true', 'yes', 'on'].includes(raw)) return true;
-  if (['0', 'false', 'no', 'off'].includes(raw)) return false;
-  throw new ConfigError(`${name} must be true or false, got "${env[name]}"`);
-}
+const PRICE = /^\d{1,10}(\.\d{1,4})?$/;
 
-function oneOf<T extends string>(env: NodeJS.ProcessEnv, name: string, allowed: readonly T[], fallback: T): T {
-  const raw = nonEmpty(env[name]);
-  if (raw === null) return fallback;
-  if (!(allowed as readonly string[]).includes(raw)) throw new ConfigError(`${name} must be one of ${allowed.join(', ')}, got "${raw}"`);
-  return raw as T;
-}
+const price = rule((raw) => {
+  if (!PRICE.test(raw)) throw new Error('must be a decimal price with at most 4 decimals');
+  return raw;
+});
 
-function positiveNumber(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
-  const raw = nonEmpty(env[name]);
-  if (raw === null) return fallback;
-  const value = Number(raw);
-  if (!Number.isFinite(value) || value <= 0) throw new ConfigError(`${name} must be a positive number, got "${raw}"`);
-  return value;
-}
-
-function smsConfig(env: NodeJS.ProcessEnv): Config['sms'] {
-  const provider = oneOf(env, 'SMS_PROVIDER', ['simulator', 'twilio'] as const, 'simulator');
-  let twilio: Config['sms']['twilio'] = null;
-  if (provider === 'twilio') {
-    const accountSid = nonEmpty(env.TWILIO_ACCOUNT_SID);
-    const authToken = nonEmpty(env.TWILIO_AUTH_TOKEN);
-    if (!accountSid || !authToken) throw new ConfigError('SMS_PROVIDER=twilio needs TWILIO_ACCOUNT_SID and TWILIO_AUTH_TOKEN');
-    const apiBase = (nonEmpty(env.TWILIO_API_BASE) ?? 'https://api.twilio.com').replace(/\/+$/, '');
-    if (!/^https?:\/\/[^/]+/.test(apiBase)) throw new ConfigError(`TWILIO_API_BASE must be an http(s) URL, got "${apiBase}"`);
-    twilio = { accountSid, authToken, apiBase };
+/** A JSON object of region (ISO alpha-2, or `*` for the rest) to price; `*` is required. */
+const priceTable = rule((raw) => {
+  let table: unknown;
+  try {
+    table = JSON.parse(raw);
+  } catch {
+    throw new Error('must be a JSON object such as {"BR":"0.06","*":"0.10"}');
   }
-  return {
-    provider,
-    prices: priceTable(env, 'SMS_PRICES', { BR: '0.05', US: '0.0079', '*': '0.08' }),
-    timeoutMs: integer(env, 'SMS_PROVIDER_TIMEOUT_MS', 10_000, 100, 120_000),
-    reconcileAfterMs: integer(env, 'SMS_RECONCILE_AFTER_MS', 30_000, 0, 3_600_000),
-    twilio,
-  };
-}
+  if (typeof table !== 'object' || table === null || Array.isArray(table)) throw new Error('must be a JSON object');
+  const result: Record<string, string> = {};
+  for (const [region, value] of Object.entries(table)) {
+    const amount = String(value);
+    if ((region !== '*' && !/^[A-Z]{2}$/.test(region)) || !PRICE.test(amount)) throw new Error(`"${region}": "${amount}" is not a region and a decimal price`);
+    result[region] = amount;
+  }
+  if (!('*' in result)) throw new Error('needs a "*" price for the other regions');
+  return result;
+});
 
-/** `CORS_ORIGINS`: `*`, or a comma-separated list of origins (`https://app.example.com`). */
-function corsOrigins(env: NodeJS.ProcessEnv, development: boolean): Config['cors'] {
-  const raw = nonEmpty(env.CORS_ORIGINS);
-  if (raw === null) return { anyOrigin: false, origins: [], localhost: development };
+/** A comma-separated list of non-negative seconds (fractions allowed), at most 20 of them. */
+const secondsList = rule((raw) => {
+  const values = raw.split(',').map((part) => Number(part.trim()));
+  if (values.length > 20 || values.some((v) => !Number.isFinite(v) || v < 0 || v > 86_400)) {
+    throw new Error('must be up to 20 comma-separated seconds, each from 0 to 86400');
+  }
+  return values;
+});
+
+const secretsKey = rule((raw) => {
+  const key = /^[0-9a-fA-F]{64}$/.test(raw) ? Buffer.from(raw, 'hex') : Buffer.from(raw, 'base64');
+  if (key.length !== 32) throw new Error('must be 32 bytes, as base64 or 64 hex digits');
+  return key;
+});
+
+const phoneRegion = rule((raw) => {
+  const region = raw.toUpperCase();
+  if (!isSupportedCountry(region)) throw new Error('must be an ISO 3166-1 alpha-2 region such as BR');
+  return region as CountryCode;
+});
+
+const httpUrl = rule((raw) => {
+  const base = raw.replace(/\/+$/, '');
+  if (!/^https?:\/\/[^/]+/.test(base)) throw new Error('must be an http(s) URL');
+  return base;
+});
+
+/** `*`, or a comma-separated list of origins (`https://app.example.com`). */
+const origins = rule((raw) => {
   const entries = raw.split(',').map((part) => part.trim()).filter(Boolean);
-  const origins = entries.filter((entry) => entry !== '*');
-  for (const origin of origins) {
+  const list = entries.filter((entry) => entry !== '*').map((origin) => {
     let parsed: URL | null = null;
     try {
       parsed = new URL(origin);
@@ -231,67 +201,147 @@ function corsOrigins(env: NodeJS.ProcessEnv, development: boolean): Config['cors
       // reported below
     }
     if (!parsed || !/^https?:$/.test(parsed.protocol) || parsed.origin !== origin.replace(/\/$/, '')) {
-      throw new ConfigError(`CORS_ORIGINS: "${origin}" is not an origin such as https://app.example.com (scheme, host and port only)`);
+      throw new Error(`"${origin}" is not an origin such as https://app.example.com (scheme, host and port only)`);
     }
+    return parsed.origin;
+  });
+  return { anyOrigin: entries.includes('*'), origins: list };
+});
+
+/** Every variable, with its rule and default (`undefined`: unset, or a default worked out below). */
+export const ENV = {
+  PORT: integer(0, 65535)({ default: 4000 }),
+  HOST: text({ default: '0.0.0.0' }),
+  PUBLIC_URL: httpUrl({ default: undefined }),
+  DATABASE_URL: text({ default: undefined }),
+  DATA_DIR: text({ default: '.data' }),
+  NODE_ENV: text({ default: undefined }),
+  DEFAULT_PHONE_REGION: phoneRegion({ default: undefined }),
+  SEED_DEMO: flag({ default: undefined }),
+  MAX_BODY_BYTES: integer(1024, 64 * 1024 * 1024)({ default: 1024 * 1024 }),
+  LOG_LEVEL: oneOf(LOG_LEVELS)({ default: 'info' }),
+  LOG_SQL: flag({ default: false }),
+  SECRETS_KEY: secretsKey({ default: undefined }),
+  PLAN_MAX_TOOLS: integer(0, 1000)({ default: 5 }),
+  PLAN_MAX_PARALLEL_CALLS: integer(1, 10_000)({ default: 10 }),
+  CALL_TOOLS_BUDGET_SECONDS: integer(1, 600)({ default: 30 }),
+  TELEPHONY_PROVIDER: oneOf(['simulator'] as const)({ default: 'simulator' }),
+  SIMULATOR_SPEED: positiveNumber({ default: 10 }),
+  CALL_RATES: priceTable({ default: { BR: '0.06', US: '0.02', '*': '0.10' } }),
+  CALL_FEE_PER_MINUTE: price({ default: '0.05' }),
+  SMS_PROVIDER: oneOf(['simulator', 'twilio'] as const)({ default: 'simulator' }),
+  SMS_PRICES: priceTable({ default: { BR: '0.05', US: '0.0079', '*': '0.08' } }),
+  SMS_PROVIDER_TIMEOUT_MS: integer(100, 120_000)({ default: 10_000 }),
+  SMS_RECONCILE_AFTER_MS: integer(0, 3_600_000)({ default: 30_000 }),
+  TWILIO_ACCOUNT_SID: text({ default: undefined }),
+  TWILIO_AUTH_TOKEN: text({ default: undefined }),
+  TWILIO_API_BASE: httpUrl({ default: 'https://api.twilio.com' }),
+  GRAPHQL_INTROSPECTION: flag({ default: undefined }),
+  GRAPHQL_IDE: flag({ default: undefined }),
+  GRAPHQL_MAX_DEPTH: integer(2, 100)({ default: 8 }),
+  GRAPHQL_MAX_COST: integer(10, 1_000_000)({ default: 5000 }),
+  GRAPHQL_MAX_ALIASES: integer(0, 1000)({ default: 15 }),
+  GRAPHQL_MAX_TOKENS: integer(50, 100_000)({ default: 2000 }),
+  GRAPHQL_MAX_DIRECTIVES: integer(0, 1000)({ default: 20 }),
+  SHUTDOWN_TIMEOUT_MS: integer(0, 600_000)({ default: 10_000 }),
+  RATE_LIMIT_PER_MINUTE: integer(0, 10_000_000)({ default: 1200 }),
+  CORS_ORIGINS: origins({ default: undefined }),
+  METRICS_TOKEN: text({ default: undefined }),
+  ALLOW_PRIVATE_NETWORK_TARGETS: flag({ default: false }),
+  WEBHOOK_TIMEOUT_MS: integer(100, 120_000)({ default: 10_000 }),
+  WEBHOOK_CONNECT_TIMEOUT_MS: integer(50, 60_000)({ default: 3_000 }),
+  WEBHOOK_RETRY_SCHEDULE: secondsList({ default: [10, 60, 300, 1800, 7200, 21600] }),
+  WEBHOOK_MAX_RETRY_AFTER_SECONDS: integer(0, 86_400)({ default: 3600 }),
+  WORKERS_IN_PROCESS: flag({ default: true }),
+  WORKER_CONCURRENCY: integer(1, 100)({ default: 5 }),
+  WORKER_POLL_INTERVAL_MS: integer(10, 60_000)({ default: 500 }),
+  SWEEPER_MARGIN_SECONDS: integer(0, 86_400)({ default: 300 }),
+  WORKER_HEARTBEAT_MS: integer(50, 600_000)({ default: 10_000 }),
+  WORKER_ALIVE_FILE: text({ default: undefined }),
+};
+
+/** Variables whose values never appear in an error message. */
+const SECRET = new Set(['SECRETS_KEY', 'TWILIO_AUTH_TOKEN', 'METRICS_TOKEN', 'DATABASE_URL']);
+
+/** Reads and checks every variable at once; a ConfigError names each bad one. */
+export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
+  // An empty variable counts as unset (compose files pass `VAR:` through as "").
+  const given = Object.fromEntries(Object.entries(source).filter(([, value]) => value !== undefined && value.trim() !== ''));
+  const env = cleanEnv(given, ENV, {
+    reporter: ({ errors }) => {
+      const bad = Object.entries(errors).map(
+        ([name, error]) => `${name} ${error?.message ?? 'is invalid'}${SECRET.has(name) ? '' : `, got "${String(given[name] ?? '')}"`}`,
+      );
+      if (bad.length) throw new ConfigError(`bad configuration:\n  ${bad.join('\n  ')}`);
+    },
+  });
+  const problems: string[] = [];
+  if (env.SMS_PROVIDER === 'twilio' && (!env.TWILIO_ACCOUNT_SID || !env.TWILIO_AUTH_TOKEN)) {
+    problems.push('SMS_PROVIDER=twilio needs TWILIO_ACCOUNT_SID and TWILIO_AUTH_TOKEN');
   }
-  return { anyOrigin: entries.includes('*'), origins: origins.map((origin) => origin.replace(/\/$/, '')), localhost: false };
-}
+  if (problems.length) throw new ConfigError(`bad configuration:\n  ${problems.join('\n  ')}`);
 
-/** A comma-separated list of non-negative seconds (fractions allowed), at most 20 of them. */
-function secondsList(env: NodeJS.ProcessEnv, name: string, fallback: number[]): number[] {
-  const raw = nonEmpty(env[name]);
-  if (raw === null) return fallback;
-  const values = raw.split(',').map((part) => Number(part.trim()));
-  if (values.length > 20 || values.some((v) => !Number.isFinite(v) || v < 0 || v > 86_400)) {
-    throw new ConfigError(`${name} must be up to 20 comma-separated seconds, each from 0 to 86400, got "${raw}"`);
-  }
-  return values;
-}
-
-const PRICE = /^\d{1,10}(\.\d{1,4})?$/;
-
-function price(env: NodeJS.ProcessEnv, name: string, fallback: string): string {
-  const raw = nonEmpty(env[name]) ?? fallback;
-  if (!PRICE.test(raw)) throw new ConfigError(`${name} must be a decimal price with at most 4 decimals, got "${raw}"`);
-  return raw;
-}
-
-/** A JSON object of region (ISO alpha-2, or `*` for the rest) to price; `*` is required. */
-function priceTable(env: NodeJS.ProcessEnv, name: string, fallback: Record<string, string>): Record<string, string> {
-  const raw = nonEmpty(env[name]);
-  if (raw === null) return fallback;
-  let table: unknown;
-  try {
-    table = JSON.parse(raw);
-  } catch {
-    throw new ConfigError(`${name} must be a JSON object such as {"BR":"0.06","*":"0.10"}`);
-  }
-  if (typeof table !== 'object' || table === null || Array.isArray(table)) throw new ConfigError(`${name} must be a JSON object`);
-  const result: Record<string, string> = {};
-  for (const [region, value] of Object.entries(table)) {
-    const text = String(value);
-    if ((region !== '*' && !/^[A-Z]{2}$/.test(region)) || !PRICE.test(text)) {
-      throw new ConfigError(`${name}: "${region}": "${text}" is not a region and a decimal price`);
-    }
-    result[region] = text;
-  }
-  if (!('*' in result)) throw new ConfigError(`${name} needs a "*" price for the other regions`);
-  return result;
-}
-
-function secretsKey(value: string | undefined): Buffer | null {
-  const raw = nonEmpty(value);
-  if (raw === null) return null;
-  const key = /^[0-9a-fA-F]{64}$/.test(raw) ? Buffer.from(raw, 'hex') : Buffer.from(raw, 'base64');
-  if (key.length !== 32) throw new ConfigError('SECRETS_KEY must be 32 bytes, as base64 or 64 hex digits');
-  return key;
-}
-
-function phoneRegion(value: string | undefined): CountryCode | null {
-  const raw = nonEmpty(value)?.toUpperCase() ?? null;
-  if (raw === null) return null;
-  if (!isSupportedCountry(raw)) {
-    throw new ConfigError(`DEFAULT_PHONE_REGION must be an ISO 3166-1 alpha-2 region such as BR, got "${value}"`);
-  }
-  return raw;
+  const databaseUrl = env.DATABASE_URL ?? null;
+  // A development instance: the embedded database, and not NODE_ENV=production (Apollo's
+  // convention). Introspection, the IDE, the demo seed, open metrics and the localhost CORS
+  // default follow it.
+  const development = databaseUrl === null && env.NODE_ENV !== 'production';
+  return {
+    port: env.PORT,
+    publicUrl: env.PUBLIC_URL ?? `http://localhost:${env.PORT}`,
+    host: env.HOST,
+    databaseUrl,
+    dataDir: path.resolve(env.DATA_DIR),
+    defaultPhoneRegion: env.DEFAULT_PHONE_REGION ?? null,
+    seedDemo: env.SEED_DEMO ?? development,
+    maxBodyBytes: env.MAX_BODY_BYTES,
+    logSql: env.LOG_SQL,
+    logLevel: env.LOG_LEVEL,
+    secretsKey: env.SECRETS_KEY ?? null,
+    maxToolsPerAccount: env.PLAN_MAX_TOOLS,
+    maxParallelCalls: env.PLAN_MAX_PARALLEL_CALLS,
+    callToolsBudgetSeconds: env.CALL_TOOLS_BUDGET_SECONDS,
+    telephony: { provider: env.TELEPHONY_PROVIDER, simulatorSpeed: env.SIMULATOR_SPEED },
+    sms: {
+      provider: env.SMS_PROVIDER,
+      prices: env.SMS_PRICES,
+      timeoutMs: env.SMS_PROVIDER_TIMEOUT_MS,
+      reconcileAfterMs: env.SMS_RECONCILE_AFTER_MS,
+      twilio:
+        env.SMS_PROVIDER === 'twilio'
+          ? { accountSid: env.TWILIO_ACCOUNT_SID!, authToken: env.TWILIO_AUTH_TOKEN!, apiBase: env.TWILIO_API_BASE }
+          : null,
+    },
+    callRates: env.CALL_RATES,
+    callFeePerMinute: env.CALL_FEE_PER_MINUTE,
+    graphql: {
+      introspection: env.GRAPHQL_INTROSPECTION ?? development,
+      ide: env.GRAPHQL_IDE ?? development,
+      maxDepth: env.GRAPHQL_MAX_DEPTH,
+      maxCost: env.GRAPHQL_MAX_COST,
+      maxAliases: env.GRAPHQL_MAX_ALIASES,
+      maxTokens: env.GRAPHQL_MAX_TOKENS,
+      maxDirectives: env.GRAPHQL_MAX_DIRECTIVES,
+    },
+    shutdownTimeoutMs: env.SHUTDOWN_TIMEOUT_MS,
+    rateLimitPerMinute: env.RATE_LIMIT_PER_MINUTE,
+    cors: env.CORS_ORIGINS ? { ...env.CORS_ORIGINS, localhost: false } : { anyOrigin: false, origins: [], localhost: development },
+    metricsOpen: development && !env.METRICS_TOKEN,
+    metricsToken: env.METRICS_TOKEN ?? null,
+    allowPrivateNetworkTargets: env.ALLOW_PRIVATE_NETWORK_TARGETS,
+    webhooks: {
+      timeoutMs: env.WEBHOOK_TIMEOUT_MS,
+      connectTimeoutMs: env.WEBHOOK_CONNECT_TIMEOUT_MS,
+      retrySchedule: env.WEBHOOK_RETRY_SCHEDULE,
+      maxRetryAfterSeconds: env.WEBHOOK_MAX_RETRY_AFTER_SECONDS,
+    },
+    workers: {
+      inProcess: env.WORKERS_IN_PROCESS,
+      concurrency: env.WORKER_CONCURRENCY,
+      pollIntervalMs: env.WORKER_POLL_INTERVAL_MS,
+      sweeperMarginSeconds: env.SWEEPER_MARGIN_SECONDS,
+      heartbeatMs: env.WORKER_HEARTBEAT_MS,
+      aliveFile: env.WORKER_ALIVE_FILE ?? null,
+    },
+  };
 }
