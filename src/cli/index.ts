@@ -61,8 +61,7 @@ const commands: Record<string, Command> = {
     usage: '--account ID',
     flags: { account: { type: 'string' } },
     async run(em, flags) {
-      const accountId = id(flags, 'account');
-      await requireAccount(em, accountId);
+      const accountId = await existingAccount(em, flags);
       return { account_id: accountId, token: await createToken(em, accountId) };
     },
   },
@@ -107,8 +106,7 @@ const commands: Record<string, Command> = {
     usage: '--account ID',
     flags: { account: { type: 'string' } },
     async run(em, flags, config) {
-      const accountId = id(flags, 'account');
-      await requireAccount(em, accountId);
+      const accountId = await existingAccount(em, flags);
       return { account_id: accountId, phone_numbers: await listPhoneNumbers({ em, accountId, config }) };
     },
   },
@@ -117,8 +115,7 @@ const commands: Record<string, Command> = {
     usage: '--account ID',
     flags: { account: { type: 'string' } },
     async run(em, flags) {
-      const accountId = id(flags, 'account');
-      await requireAccount(em, accountId);
+      const accountId = await existingAccount(em, flags);
       const campaigns = await em.find(Campaign, { account: accountId }, { orderBy: { id: 'asc' } });
       return { account_id: accountId, campaigns: campaigns.map((c) => ({ id: c.id, name: c.name, created_at: c.created_at })) };
     },
@@ -182,8 +179,7 @@ const commands: Record<string, Command> = {
     usage: '--account ID   (answers the new signing secret)',
     flags: { account: { type: 'string' } },
     async run(em, flags, config) {
-      const accountId = id(flags, 'account');
-      await requireAccount(em, accountId);
+      const accountId = await existingAccount(em, flags);
       const secret = await rotateWebhookSecret(em, await loadSecretBox(config), accountId);
       return { account_id: accountId, webhook_secret: secret };
     },
@@ -215,6 +211,13 @@ function required(flags: Flags, name: string): string {
 function optional(flags: Flags, name: string): string | null {
   const value = flags[name];
   return typeof value === 'string' && value !== '' ? value : null;
+}
+
+/** The id of `--account`, once the account is known to exist. */
+async function existingAccount(em: EntityManager, flags: Flags): Promise<number> {
+  const accountId = id(flags, 'account');
+  await requireAccount(em, accountId);
+  return accountId;
 }
 
 function id(flags: Flags, name: string): number {
