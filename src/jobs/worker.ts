@@ -1,6 +1,7 @@
 import { EventEmitter } from 'node:events';
 import { writeFile } from 'node:fs/promises';
 import { Logger as QueueLogger, run, type Runner, type TaskList, type WorkerEvents } from 'graphile-worker';
+import { Pool } from 'pg';
 import { forgetOldRateLimitWindows } from '../modules/accounts/account.service';
 import { sweepStuckCalls } from '../modules/calls/call.lifecycle';
 import { RECONCILE_SMS_TASK, reconcileSms } from '../modules/sms/sms.service';
@@ -63,9 +64,15 @@ export async function startWorkers(runtime: Runtime, databaseUrl: string): Promi
       runtime.logger.error('job queue: heartbeat failed', error);
     }
   };
+  // The queue's own pool, so that stopping can close every connection of it before the
+  // database goes, and a connection the database drops is logged rather than a crash (pg
+  // emits 'error' on a client nobody listens to; the queue retries on a new connection).
+  const pool = new Pool({ connectionString: databaseUrl, max: workers.concurrency + 2 });
+  const broken = (error: Error) => runtime.logger.warn('job queue: a database connection broke', { message: error.message });
+  pool.on('error', broken);
+  pool.on('connect', (client) => client.on('error', broken));
   const runner: Runner = await run({
-    connectionString: databaseUrl,
-    maxPoolSize: workers.concurrency + 2,
+    pgPool: pool,
     concurrency: workers.concurrency,
     pollInterval: workers.pollIntervalMs,
     noHandleSignals: true,
@@ -92,6 +99,8 @@ export async function startWorkers(runtime: Runtime, databaseUrl: string): Promi
       ]);
       if (stopped) await forget(runtime.orm.em.fork(), [...workerIds]).catch(() => {});
       await runtime.telephony.stop?.(drainMs);
+      // Every connection of the queue is closed before the caller stops the database.
+      if (stopped) await pool.end().catch(() => {});
     },
   };
 }
