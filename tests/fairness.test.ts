@@ -10,7 +10,7 @@ let app: TestApp;
 let slow: Receiver;
 let seq = 0;
 
-const BUDGET_SECONDS = 3;
+const BUDGET_SECONDS = 6;
 
 beforeAll(async () => {
   slow = await startReceiver();
