@@ -47,6 +47,7 @@ export const Messages = {
   recipientInvalid: 'Número de destino inválido',
   smsFailed: 'Falha ao enviar SMS',
   smsNotFound: 'SMS não encontrado',
+  dncNotFound: 'Número não encontrado na lista de não ligar',
   simulatorOnly: 'Chamadas recebidas simuladas só existem com o provedor de telefonia simulator.',
 
   leadCreated: 'Lead created successfully',
@@ -65,6 +66,8 @@ export const Messages = {
   smsSent: 'SMS sent successfully',
   smsPending: 'SMS handed to the provider; its confirmation is pending',
   callDeleted: 'Call deleted successfully',
+  dncAdded: 'Number added to the do-not-call list',
+  dncRemoved: 'Number removed from the do-not-call list',
 } as const;
 
 /** Per-field messages, in the wording Laravel's pt-BR validator uses, keyed by the spec's field names. */
@@ -105,6 +108,7 @@ export const FieldMessages = {
   campaignMissing: 'A campanha selecionada não existe.',
   statusAutomatic: 'O status é atribuído automaticamente e não pode ser definido manualmente.',
   duplicateLead: 'Já existe um lead com este número de telefone nesta campanha.',
+  doNotCall: 'Este número está na lista de não ligar da conta.',
   unstorableText: (field: string) => `O campo ${field} contém caracteres não permitidos (NUL ou UTF-16 inválido).`,
   tooDeep: (field: string, max: number) => `O campo ${field} não pode ter mais de ${max} níveis de aninhamento.`,
 } as const;

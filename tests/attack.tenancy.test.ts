@@ -264,10 +264,13 @@ const REST_CASES: Record<string, RestCase> = {
   },
   'GET /user/calls/{id}': { slots: [], pathKind: 'call' },
   'POST /user/sms': { slots: [{ at: 'body.from', kind: 'phone' }] },
+  'GET /user/dnc': { slots: [] },
+  'POST /user/dnc': { slots: [] },
   // The destructive ones last.
   'POST /user/assistants/disable-webhook': { slots: [{ at: 'body.assistant_id', kind: 'assistant' }] },
   'POST /user/assistants/disable-inbound-webhook': { slots: [{ at: 'body.assistant_id', kind: 'assistant' }] },
   'DELETE /user/calls/{id}': { slots: [], pathKind: 'call' },
+  'DELETE /user/dnc/{phone_number}': { slots: [] },
   'DELETE /user/leads/{id}': { slots: [], pathKind: 'lead' },
   'DELETE /user/assistant/{id}': { slots: [], pathKind: 'assistant' },
   'DELETE /user/tools/{id}': { slots: [], pathKind: 'tool' },

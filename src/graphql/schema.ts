@@ -8,6 +8,7 @@ import { AssistantResolver } from '../modules/assistants/assistant.resolver';
 import { CallResolver } from '../modules/calls/call.resolver';
 import { CampaignResolver } from '../modules/campaigns/campaign.resolver';
 import { CatalogResolver } from '../modules/catalog/catalog.resolver';
+import { DncResolver } from '../modules/dnc/dnc.resolver';
 import { LeadResolver } from '../modules/leads/lead.resolver';
 import { SmsResolver } from '../modules/sms/sms.resolver';
 import { ToolResolver } from '../modules/tools/tool.resolver';
@@ -20,6 +21,7 @@ export const resolvers = [
   CallResolver,
   CampaignResolver,
   CatalogResolver,
+  DncResolver,
   LeadResolver,
   MeResolver,
   PhoneNumberResolver,

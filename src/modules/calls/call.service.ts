@@ -12,6 +12,7 @@ import { PhoneNumber } from '../accounts/phone-number.entity';
 import { Assistant } from '../assistants/assistant.entity';
 import { requireAssistant } from '../assistants/assistant.service';
 import { adjustBalance } from '../accounts/account.service';
+import { refuseDoNotCall } from '../dnc/dnc.service';
 import { idempotent } from '../idempotency/idempotency.service';
 import type { Scope } from '../scope';
 import { CALL_STATUSES, CALL_TYPES, Call, type CallType } from './call.entity';
@@ -41,6 +42,7 @@ export async function makeCall(scope: CallsScope, input: MakeCallInput, idempote
     const assistant = await requireAssistant(txScope, input.assistant_id);
     if (assistant.calls_direction !== 'make') throw new ValidationError({ assistant_id: [FieldMessages.assistantNotOutbound] });
     if (!assistant.phone_number) throw new ValidationError({ assistant_id: [FieldMessages.assistantWithoutPhone] });
+    await refuseDoNotCall(em, scope.accountId, phone);
     const reservation = await admitCall(em, scope.config, scope.accountId, phone);
     const from = await em.findOneOrFail(PhoneNumber, { id: assistant.phone_number.id });
     const call = await startCall(em, scope.telephony, scope.config, {

@@ -14,6 +14,7 @@ import { SmsOutcomeUnknown, SmsProviderError, type SmsProvider } from '../../tel
 import { Account } from '../accounts/account.entity';
 import { adjustBalance } from '../accounts/account.service';
 import { PhoneNumber } from '../accounts/phone-number.entity';
+import { refuseDoNotCall } from '../dnc/dnc.service';
 import { claimKey, storeResponse, type KeyRef } from '../idempotency/idempotency.service';
 import type { Scope } from '../scope';
 import { countSegments } from './segments';
@@ -108,6 +109,7 @@ export async function sendSms(
     }
     const to = toE164(input.to, scope.config.defaultPhoneRegion);
     if (!to) throw new ValidationError({ to: [FieldMessages.phone('to')] }, Messages.recipientInvalid);
+    await refuseDoNotCall(tx, scope.accountId, to);
 
     const { encoding, segments } = countSegments(input.body);
     const price = new Decimal(segmentPrice(scope.config, to));

@@ -1,5 +1,6 @@
 import { assistantRoutes } from './assistants';
 import { callRoutes } from './calls';
+import { dncRoutes } from './dnc';
 import { leadRoutes } from './leads';
 import type { Route } from './route';
 import { phoneNumberRoutes, smsRoutes } from './sms';
@@ -8,4 +9,4 @@ import { toolRoutes } from './tools';
 export type { Route, RouteRequest, RouteResponse } from './route';
 
 /** The whole REST API, below the `/api` base. */
-export const routes: Route[] = [...leadRoutes, ...toolRoutes, ...assistantRoutes, ...callRoutes, ...smsRoutes, ...phoneNumberRoutes];
+export const routes: Route[] = [...leadRoutes, ...toolRoutes, ...assistantRoutes, ...callRoutes, ...smsRoutes, ...phoneNumberRoutes, ...dncRoutes];

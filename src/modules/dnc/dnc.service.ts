@@ -1,0 +1,43 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { FieldMessages, Messages, NotFoundError, ValidationError } from '../../errors';
+import { toE164 } from '../../lib/phone';
+import type { Scope } from '../scope';
+
+/** A number on the account's do-not-call list. */
+export interface DncNumber {
+  phone_number: string;
+  /** YYYY-MM-DD HH:MM:SS, UTC. */
+  created_at: string;
+}
+
+const COLUMNS = `phone_number, to_char(created_at at time zone 'UTC', 'YYYY-MM-DD HH24:MI:SS') as created_at`;
+
+function e164(scope: Scope, phoneNumber: string): string {
+  const phone = toE164(phoneNumber, scope.config.defaultPhoneRegion);
+  if (!phone) throw new ValidationError({ phone_number: [FieldMessages.phone('phone_number')] }, Messages.invalidPhoneNumber);
+  return phone;
+}
+
+export function listDnc(scope: Scope): Promise<DncNumber[]> {
+  return scope.em.execute(`select ${COLUMNS} from dnc_numbers where account_id = ? order by created_at, phone_number`, [scope.accountId]);
+}
+
+/** Adds a number (E.164, or national in DEFAULT_PHONE_REGION); adding it again changes nothing. */
+export async function addDnc(scope: Scope, phoneNumber: string): Promise<DncNumber> {
+  const phone = e164(scope, phoneNumber);
+  await scope.em.execute('insert into dnc_numbers (account_id, phone_number) values (?, ?) on conflict do nothing', [scope.accountId, phone]);
+  const [row]: DncNumber[] = await scope.em.execute(`select ${COLUMNS} from dnc_numbers where account_id = ? and phone_number = ?`, [scope.accountId, phone]);
+  return row;
+}
+
+export async function removeDnc(scope: Scope, phoneNumber: string): Promise<void> {
+  const phone = toE164(phoneNumber, scope.config.defaultPhoneRegion);
+  const removed = phone ? await scope.em.execute('delete from dnc_numbers where account_id = ? and phone_number = ? returning 1', [scope.accountId, phone]) : [];
+  if (removed.length === 0) throw new NotFoundError(Messages.dncNotFound);
+}
+
+/** Refuses a call or an SMS to a number on the account's list (422 on `phone_number`). */
+export async function refuseDoNotCall(em: EntityManager, accountId: number, phone: string): Promise<void> {
+  const [row] = await em.execute('select 1 as listed from dnc_numbers where account_id = ? and phone_number = ?', [accountId, phone]);
+  if (row) throw new ValidationError({ phone_number: [FieldMessages.doNotCall] });
+}
