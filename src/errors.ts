@@ -22,6 +22,7 @@ export const Messages = {
 
   leadNotFound: 'Lead não encontrado',
   campaignNotFound: 'Campanha não encontrada',
+  campaignRunning: 'A campanha está em andamento; pare-a antes de excluí-la.',
   invalidPhoneNumber: 'Número de telefone inválido',
   invalidFields: (fields: string[]) => `Campos inválidos: ${fields.join(', ')}`,
 
@@ -54,6 +55,10 @@ export const Messages = {
   leadUpdated: 'Lead updated successfully',
   leadDeleted: 'Lead deleted successfully',
   campaignCreated: 'Campaign created successfully',
+  campaignUpdated: 'Campaign updated successfully',
+  campaignDeleted: 'Campaign deleted successfully',
+  campaignStarted: 'Campaign started successfully',
+  campaignStopped: 'Campaign stopped successfully',
   toolCreated: 'Tool created successfully',
   toolUpdated: 'Tool updated successfully',
   toolDeleted: 'Tool deleted successfully',
@@ -109,6 +114,11 @@ export const FieldMessages = {
   statusAutomatic: 'O status é atribuído automaticamente e não pode ser definido manualmente.',
   duplicateLead: 'Já existe um lead com este número de telefone nesta campanha.',
   doNotCall: 'Este número está na lista de não ligar da conta.',
+  time: (field: string) => `O campo ${field} deve ser um horário no formato HH:MM (24 h).`,
+  goalVariable: 'O campo goal_completion_variable deve ser um nome do post_call_schema do assistente.',
+  goalVariableRequired: 'O campo goal_completion_variable é obrigatório quando retry_on_goal_incomplete é verdadeiro.',
+  campaignNeedsAssistant: 'A campanha precisa de um assistente de saída com número de telefone para ser iniciada.',
+  action: 'O campo action deve ser start ou stop.',
   unstorableText: (field: string) => `O campo ${field} contém caracteres não permitidos (NUL ou UTF-16 inválido).`,
   tooDeep: (field: string, max: number) => `O campo ${field} não pode ter mais de ${max} níveis de aninhamento.`,
 } as const;

@@ -171,10 +171,36 @@ const OPERATIONS: Record<string, Operation> = {
     variables: (o) => ({ assistant_id: o.assistant }),
     slots: [{ at: 'assistant_id', kind: 'assistant' }],
   },
+  campaign: { document: 'query($id: Int!) { campaign(id: $id) { id stats { attempts } } }', variables: (o) => ({ id: o.campaignId }), slots: [{ at: 'id', kind: 'campaign' }] },
+  createCampaign: {
+    document: 'mutation($input: CreateCampaignInput!) { createCampaign(input: $input) { id } }',
+    variables: (o) => ({ input: { name: 'Outra', assistant_id: o.assistant, phone_number_ids: [o.phone] } }),
+    slots: [
+      { at: 'input.assistant_id', kind: 'assistant' },
+      { at: 'input.phone_number_ids', kind: 'phone', list: true },
+    ],
+  },
+  updateCampaign: {
+    document: 'mutation($id: Int!, $input: UpdateCampaignInput!) { updateCampaign(id: $id, input: $input) { id } }',
+    variables: (o) => ({ id: o.campaignId, input: { assistant_id: o.assistant, phone_number_ids: [o.phone] } }),
+    slots: [
+      { at: 'id', kind: 'campaign' },
+      { at: 'input.assistant_id', kind: 'assistant' },
+      { at: 'input.phone_number_ids', kind: 'phone', list: true },
+    ],
+  },
+  startCampaign: { document: 'mutation($id: Int!) { startCampaign(id: $id) { status } }', variables: (o) => ({ id: o.spareCampaigns[0] }), slots: [{ at: 'id', kind: 'spareCampaign' }] },
+  stopCampaign: { document: 'mutation($id: Int!) { stopCampaign(id: $id) { status } }', variables: (o) => ({ id: o.spareCampaigns[0] }), slots: [{ at: 'id', kind: 'spareCampaign' }] },
+  updateCampaignStatus: {
+    document: 'mutation($campaign_id: Int!) { updateCampaignStatus(campaign_id: $campaign_id, action: "stop") { status } }',
+    variables: (o) => ({ campaign_id: o.campaignId }),
+    slots: [{ at: 'campaign_id', kind: 'campaign' }],
+  },
   deleteCall: { document: 'mutation($id: Int!) { deleteCall(id: $id) }', variables: (o) => ({ id: o.call }), slots: [{ at: 'id', kind: 'call' }] },
   deleteLead: { document: 'mutation($id: Int!) { deleteLead(id: $id) }', variables: (o) => ({ id: o.lead }), slots: [{ at: 'id', kind: 'lead' }] },
   deleteAssistant: { document: 'mutation($id: Int!) { deleteAssistant(id: $id) }', variables: (o) => ({ id: o.assistant }), slots: [{ at: 'id', kind: 'assistant' }] },
   deleteTool: { document: 'mutation($id: Int!) { deleteTool(id: $id) }', variables: (o) => ({ id: o.tool }), slots: [{ at: 'id', kind: 'tool' }] },
+  deleteCampaign: { document: 'mutation($id: Int!) { deleteCampaign(id: $id) }', variables: (o) => ({ id: o.spareCampaigns[1] }), slots: [{ at: 'id', kind: 'lastCampaign' }] },
 };
 
 /** Arguments that carry an id without saying so in their name. */
@@ -240,7 +266,13 @@ const REST_CASES: Record<string, RestCase> = {
   'GET /user/phone-numbers': { slots: [] },
   'GET /user/phone-numbers/all': { slots: [] },
   'GET /user/campaigns': { slots: [] },
-  'POST /user/campaigns': { slots: [] },
+  'POST /user/campaigns': { slots: [{ at: 'body.assistant_id', kind: 'assistant' }, { at: 'body.phone_number_ids', kind: 'phone', list: true }] },
+  'GET /user/campaigns/{id}': { slots: [], pathKind: 'campaign' },
+  'PUT /user/campaigns/{id}': {
+    slots: [{ at: 'body.assistant_id', kind: 'assistant' }, { at: 'body.phone_number_ids', kind: 'phone', list: true }],
+    pathKind: 'campaign',
+  },
+  'POST /user/campaigns/update-status': { slots: [{ at: 'body.campaign_id', kind: 'campaign' }] },
   'GET /user/tools': { slots: [] },
   'POST /user/tools': { slots: [] },
   'GET /user/me': { slots: [] },
@@ -274,6 +306,8 @@ const REST_CASES: Record<string, RestCase> = {
   'DELETE /user/leads/{id}': { slots: [], pathKind: 'lead' },
   'DELETE /user/assistant/{id}': { slots: [], pathKind: 'assistant' },
   'DELETE /user/tools/{id}': { slots: [], pathKind: 'tool' },
+  'DELETE /user/campaigns/{id}': { slots: [], pathKind: 'spareCampaign' },
+  'DELETE /user/campaign/{id}': { slots: [], pathKind: 'lastCampaign' },
 };
 
 function restSend(route: string, parts: RestRequest) {

@@ -107,7 +107,7 @@ it('starts on an empty embedded database, serves, stops cleanly and keeps its da
   const phone = await runCli('phone-number:add', '--account', '2', '--number', '+5511987654502', '--sms');
   expect(phone).toEqual({ id: expect.any(Number), number: '+5511987654502' });
   const campaigns = await fetch(`${first.base}/api/user/campaigns`, { headers: { authorization: `Bearer ${account.token}` } });
-  expect(await campaigns.json()).toEqual([{ id: campaign.id, name: 'Inverno' }]);
+  expect(((await campaigns.json()) as any[]).map((c) => [c.id, c.name, c.status])).toEqual([[campaign.id, 'Inverno', 'draft']]);
   expect(await runCli('balance:add', '--account', '2', '--amount', '0.25')).toEqual({ account_id: 2, balance: 12.75 });
   expect(await runCli('balance:add', '--account', '2', '--amount=-0.75')).toEqual({ account_id: 2, balance: 12 });
   expect(await runCli('account:show', '--account', '2')).toEqual({

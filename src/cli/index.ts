@@ -14,6 +14,7 @@ import { loadSecretBox } from '../lib/secrets';
 import { rotateWebhookSecret } from '../modules/webhooks/webhook.service';
 import { addVoice } from '../modules/catalog/catalog.service';
 import { Campaign } from '../modules/campaigns/campaign.entity';
+import { createCampaign } from '../modules/campaigns/campaign.service';
 import { listPhoneNumbers } from '../modules/accounts/phone-number.resolver';
 import {
   OperatorError,
@@ -144,16 +145,19 @@ const commands: Record<string, Command> = {
     },
   },
   'campaign:create': {
-    summary: 'Creates a campaign for an account: {id, name}',
-    usage: '--account ID --name NAME',
-    flags: { account: { type: 'string' }, name: { type: 'string' } },
-    async run(em, flags) {
-      const account = await requireAccount(em, id(flags, 'account'));
-      const name = required(flags, 'name').trim();
-      if (!name || name.length > 255) throw new OperatorError('--name must be 1 to 255 characters');
-      const campaign = em.create(Campaign, { account, name });
-      await em.persist(campaign).flush();
-      return { id: campaign.id, name: campaign.name };
+    summary: 'Creates a campaign for an account, with its outbound assistant if given: {id, name}',
+    usage: '--account ID --name NAME [--assistant ID]',
+    flags: { account: { type: 'string' }, name: { type: 'string' }, assistant: { type: 'string' } },
+    async run(em, flags, config) {
+      const accountId = await existingAccount(em, flags);
+      const assistantId = optional(flags, 'assistant') === null ? undefined : id(flags, 'assistant');
+      try {
+        const campaign = await createCampaign({ em, accountId, config }, { name: required(flags, 'name'), assistant_id: assistantId });
+        return { id: campaign.id, name: campaign.name, ...(assistantId ? { assistant_id: campaign.assistant_id } : {}) };
+      } catch (error) {
+        if (error instanceof DomainError) throw new OperatorError(Object.entries(error.errors ?? {}).map(([field, messages]) => `--${field.replace('assistant_id', 'assistant')}: ${messages.join(' ')}`).join('; ') || error.message);
+        throw error;
+      }
     },
   },
   'call:simulate-inbound': {

@@ -19,12 +19,16 @@ export interface Tenant extends TestAccount {
   call: number;
   sms: number;
   delivery: string;
+  /** Two more campaigns, with the assistant, that the suites may start, stop and delete. */
+  spareCampaigns: [number, number];
 }
 
-export type Kind = 'campaign' | 'lead' | 'tool' | 'voice' | 'phone' | 'assistant' | 'inboundNumber' | 'call' | 'sms' | 'delivery';
+export type Kind = 'campaign' | 'spareCampaign' | 'lastCampaign' | 'lead' | 'tool' | 'voice' | 'phone' | 'assistant' | 'inboundNumber' | 'call' | 'sms' | 'delivery';
 
 export function idOf(tenant: Tenant, kind: Kind): number | string {
   if (kind === 'campaign') return tenant.campaignId;
+  if (kind === 'spareCampaign') return tenant.spareCampaigns[0];
+  if (kind === 'lastCampaign') return tenant.spareCampaigns[1];
   if (kind === 'phone') return tenant.phone;
   return tenant[kind];
 }
@@ -32,6 +36,8 @@ export function idOf(tenant: Tenant, kind: Kind): number | string {
 /** Ids of nothing: the same type as a real one, in the same ranges, and never used. */
 export const MISSING: Record<Kind, number | string> = {
   campaign: 900_000_001,
+  spareCampaign: 900_000_011,
+  lastCampaign: 900_000_012,
   lead: 900_000_002,
   tool: 900_000_003,
   voice: 900_000_004,
@@ -115,6 +121,10 @@ export async function createTenant(app: TestApp, firstId?: number): Promise<Tena
     applyCallEvent(tx, app.runtime.lifecycle, call.call_id, { type: 'not-answered', status: 'failed', reason: 'test fixture' }),
   );
   const sms = await created(post('/api/user/sms', { from: phone, to: freshNumber('76'), body: 'Olá!' }), 'sms');
+  const spareCampaigns: [number, number] = [
+    (await created(post('/api/user/campaigns', { name: 'Spare', assistant_id: assistant.data.id }), 'campaign')).data.id,
+    (await created(post('/api/user/campaigns', { name: 'Last', assistant_id: assistant.data.id }), 'campaign')).data.id,
+  ];
   const delivery = randomUUID();
   await app.sql(
     `insert into webhook_deliveries (id, account_id, call_id, assistant_id, status, payload) values ($1, $2, $3, $4, 'delivered', '{}')`,
@@ -132,6 +142,7 @@ export async function createTenant(app: TestApp, firstId?: number): Promise<Tena
     call: call.call_id,
     sms: sms.data.id,
     delivery,
+    spareCampaigns,
   };
 }
 
@@ -166,7 +177,10 @@ export const VALID_REST_REQUESTS: Record<string, (own: Tenant) => RestRequest> =
   'GET /user/phone-numbers': () => ({ path: '/user/phone-numbers' }),
   'GET /user/phone-numbers/all': () => ({ path: '/user/phone-numbers/all' }),
   'GET /user/campaigns': () => ({ path: '/user/campaigns' }),
-  'POST /user/campaigns': () => ({ path: '/user/campaigns', body: { name: 'Nova campanha' } }),
+  'POST /user/campaigns': (o) => ({ path: '/user/campaigns', body: { name: 'Nova campanha', assistant_id: o.assistant, phone_number_ids: [o.phone] } }),
+  'GET /user/campaigns/{id}': (o) => ({ path: `/user/campaigns/${o.campaignId}` }),
+  'PUT /user/campaigns/{id}': (o) => ({ path: `/user/campaigns/${o.campaignId}`, body: { assistant_id: o.assistant, phone_number_ids: [o.phone], max_retries: 2 } }),
+  'POST /user/campaigns/update-status': (o) => ({ path: '/user/campaigns/update-status', body: { campaign_id: o.campaignId, action: 'stop' } }),
   'GET /user/tools': () => ({ path: '/user/tools' }),
   'POST /user/tools': () => ({
     path: '/user/tools',
@@ -200,4 +214,6 @@ export const VALID_REST_REQUESTS: Record<string, (own: Tenant) => RestRequest> =
   'DELETE /user/leads/{id}': (o) => ({ path: `/user/leads/${o.lead}` }),
   'DELETE /user/assistant/{id}': (o) => ({ path: `/user/assistant/${o.assistant}` }),
   'DELETE /user/tools/{id}': (o) => ({ path: `/user/tools/${o.tool}` }),
+  'DELETE /user/campaigns/{id}': (o) => ({ path: `/user/campaigns/${o.spareCampaigns[0]}` }),
+  'DELETE /user/campaign/{id}': (o) => ({ path: `/user/campaign/${o.spareCampaigns[1]}` }),
 };

@@ -79,7 +79,8 @@ interface Resolved {
   toolIds?: number[];
 }
 
-function isTimeZone(name: string): boolean {
+/** An IANA zone of the form Area/City that this runtime knows. */
+export function isTimeZone(name: string): boolean {
   if (!TIME_ZONE.test(name)) return false;
   try {
     new Intl.DateTimeFormat('en', { timeZone: name });

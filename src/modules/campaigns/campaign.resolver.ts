@@ -1,8 +1,33 @@
-import { Arg, Authorized, Ctx, Mutation, Query, Resolver } from 'type-graphql';
+import { Arg, Authorized, Ctx, Field, Float, FieldResolver, Int, Mutation, ObjectType, Query, Resolver, Root } from 'type-graphql';
+import { GraphQLJSONObject } from 'graphql-scalars';
 import { scopeOf, type GraphQLContext } from '../../graphql/context';
 import { Campaign } from './campaign.entity';
-import { CreateCampaignInput } from './campaign.inputs';
-import { createCampaign, listCampaigns } from './campaign.service';
+import { CreateCampaignInput, UpdateCampaignInput } from './campaign.inputs';
+import {
+  campaignStats,
+  createCampaign,
+  deleteCampaign,
+  listCampaigns,
+  requireCampaign,
+  setCampaignStatus,
+  updateCampaign,
+  type CampaignStats,
+} from './campaign.service';
+
+@ObjectType('CampaignStats', { simpleResolvers: true })
+export class CampaignStatsView implements CampaignStats {
+  @Field(() => GraphQLJSONObject, { description: 'Leads by status: each of the seven lead statuses, with its count.' })
+  leads!: CampaignStats['leads'];
+
+  @Field(() => Int)
+  calls_in_progress!: number;
+
+  @Field(() => Int, { description: 'Calls made for the campaign’s leads.' })
+  attempts!: number;
+
+  @Field(() => Float)
+  total_cost!: number;
+}
 
 @Authorized()
 @Resolver(() => Campaign)
@@ -12,8 +37,52 @@ export class CampaignResolver {
     return listCampaigns(scopeOf(ctx));
   }
 
+  @Query(() => Campaign)
+  campaign(@Arg('id', () => Int) id: number, @Ctx() ctx: GraphQLContext): Promise<Campaign> {
+    return requireCampaign(scopeOf(ctx), id);
+  }
+
+  @FieldResolver(() => CampaignStatsView)
+  stats(@Root() campaign: Campaign, @Ctx() ctx: GraphQLContext): Promise<CampaignStats> {
+    return campaignStats(scopeOf(ctx), campaign.id);
+  }
+
   @Mutation(() => Campaign)
   createCampaign(@Arg('input', () => CreateCampaignInput) input: CreateCampaignInput, @Ctx() ctx: GraphQLContext): Promise<Campaign> {
     return createCampaign(scopeOf(ctx), input);
+  }
+
+  @Mutation(() => Campaign, { description: 'Only the fields sent change; also while it runs.' })
+  updateCampaign(
+    @Arg('id', () => Int) id: number,
+    @Arg('input', () => UpdateCampaignInput) input: UpdateCampaignInput,
+    @Ctx() ctx: GraphQLContext,
+  ): Promise<Campaign> {
+    return updateCampaign(scopeOf(ctx), id, input);
+  }
+
+  @Mutation(() => Campaign, { description: 'draft, paused or completed -> running; needs an outbound assistant with a phone number.' })
+  startCampaign(@Arg('id', () => Int) id: number, @Ctx() ctx: GraphQLContext): Promise<Campaign> {
+    return setCampaignStatus(scopeOf(ctx), id, 'start');
+  }
+
+  @Mutation(() => Campaign, { description: 'running -> paused (manual).' })
+  stopCampaign(@Arg('id', () => Int) id: number, @Ctx() ctx: GraphQLContext): Promise<Campaign> {
+    return setCampaignStatus(scopeOf(ctx), id, 'stop');
+  }
+
+  @Mutation(() => Campaign, { description: 'start or stop, as the REST route update-status takes it.' })
+  updateCampaignStatus(
+    @Arg('campaign_id', () => Int) campaignId: number,
+    @Arg('action', () => String, { description: 'start or stop.' }) action: string,
+    @Ctx() ctx: GraphQLContext,
+  ): Promise<Campaign> {
+    return setCampaignStatus(scopeOf(ctx), campaignId, action);
+  }
+
+  @Mutation(() => Boolean, { description: 'Refused while it runs; its leads go with it.' })
+  async deleteCampaign(@Arg('id', () => Int) id: number, @Ctx() ctx: GraphQLContext): Promise<boolean> {
+    await deleteCampaign(scopeOf(ctx), id);
+    return true;
   }
 }

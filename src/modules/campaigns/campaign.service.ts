@@ -1,16 +1,156 @@
-import { FieldErrorCollector, Messages, NotFoundError } from '../../errors';
-import { checkLength } from '../../lib/checks';
+import { LockMode } from '@mikro-orm/core';
+import { DomainError, FieldErrorCollector, FieldMessages, Messages, NotFoundError, ValidationError } from '../../errors';
+import { checkIntRange, checkLength } from '../../lib/checks';
 import { Account } from '../accounts/account.entity';
+import { PhoneNumber } from '../accounts/phone-number.entity';
+import { Assistant } from '../assistants/assistant.entity';
+import { isTimeZone } from '../assistants/assistant.service';
 import type { Scope } from '../scope';
-import { Campaign } from './campaign.entity';
+import { Campaign, WEEKDAYS, type Weekday } from './campaign.entity';
+import type { CreateCampaignInput, UpdateCampaignInput } from './campaign.inputs';
 
-export async function createCampaign(scope: Scope, input: { name: string }): Promise<Campaign> {
+const HH_MM = /^([01]\d|2[0-3]):[0-5]\d$/;
+/** Fields a `null` clears; null for any other is refused. */
+const NULLABLE = new Set(['assistant_id', 'goal_completion_variable']);
+
+type Changes = Partial<Omit<Campaign, 'id' | 'account' | 'created_at' | 'updated_at' | 'status' | 'paused_reason'>>;
+
+/**
+ * Every rule of the campaign contract, for create (`current` undefined) and update; nothing
+ * is written until all pass. The assistant and the numbers must be the account's.
+ */
+async function resolve(scope: Scope, input: UpdateCampaignInput, current?: Campaign): Promise<Changes> {
   const errors = new FieldErrorCollector();
-  const name = checkLength(errors, 'name', input.name, 1, 255);
+  const changes: Changes = {};
+  for (const [field, value] of Object.entries(input)) {
+    if (value === null && !NULLABLE.has(field)) errors.add(field, FieldMessages.required(field));
+  }
+  if (input.name != null) {
+    const name = checkLength(errors, 'name', input.name, 1, 255);
+    if (name !== null) changes.name = name;
+  }
+  if (input.timezone != null) {
+    if (isTimeZone(input.timezone.trim())) changes.timezone = input.timezone.trim();
+    else errors.add('timezone', FieldMessages.timezone('timezone'));
+  }
+  if (input.max_calls_in_parallel != null && checkIntRange(errors, 'max_calls_in_parallel', input.max_calls_in_parallel, 1, scope.config.maxParallelCalls)) {
+    changes.max_calls_in_parallel = input.max_calls_in_parallel;
+  }
+  for (const field of ['allowed_hours_start_time', 'allowed_hours_end_time'] as const) {
+    const value = input[field];
+    if (value == null) continue;
+    if (HH_MM.test(value.trim())) changes[field] = value.trim();
+    else errors.add(field, FieldMessages.time(field));
+  }
+  if (input.allowed_days != null) {
+    const days = input.allowed_days.map((day) => day.trim().toLowerCase());
+    days.forEach((day, index) => {
+      if (!(WEEKDAYS as readonly string[]).includes(day)) errors.add(`allowed_days.${index}`, FieldMessages.oneOf(`allowed_days.${index}`, WEEKDAYS));
+    });
+    if (days.length === 0) errors.add('allowed_days', FieldMessages.required('allowed_days'));
+    changes.allowed_days = WEEKDAYS.filter((day) => days.includes(day)) as Weekday[];
+  }
+  if (input.max_retries != null && checkIntRange(errors, 'max_retries', input.max_retries, 0, 10)) changes.max_retries = input.max_retries;
+  if (input.retry_interval != null && checkIntRange(errors, 'retry_interval', input.retry_interval, 1, 4320)) changes.retry_interval = input.retry_interval;
+  for (const field of ['retry_on_voicemail', 'retry_on_goal_incomplete', 'mark_complete_when_no_leads'] as const) {
+    if (input[field] != null) changes[field] = input[field]!;
+  }
+
+  let assistant: Assistant | null | undefined = undefined;
+  if (input.assistant_id === null) {
+    changes.assistant_id = null;
+    assistant = null;
+  } else if (input.assistant_id != null) {
+    assistant = input.assistant_id >= 1 ? await scope.em.findOne(Assistant, { id: input.assistant_id, account: scope.accountId }) : null;
+    if (!assistant) errors.add('assistant_id', FieldMessages.invalidSelection('assistant_id'));
+    else if (assistant.calls_direction !== 'make') errors.add('assistant_id', FieldMessages.assistantNotOutbound);
+    else changes.assistant_id = assistant.id;
+  } else if (current?.assistant_id) {
+    assistant = await scope.em.findOne(Assistant, { id: current.assistant_id });
+  }
+
+  if (input.phone_number_ids != null) {
+    const ids = [...new Set(input.phone_number_ids)];
+    const owned = ids.length
+      ? new Set((await scope.em.find(PhoneNumber, { id: { $in: ids }, account: scope.accountId }, { fields: ['id'] })).map((p) => p.id))
+      : new Set<number>();
+    input.phone_number_ids.forEach((id, index) => {
+      if (!owned.has(id)) errors.add(`phone_number_ids.${index}`, FieldMessages.invalidSelection(`phone_number_ids.${index}`));
+    });
+    changes.phone_number_ids = ids;
+  }
+
+  // The goal variable must be one the assistant's post-call extraction fills.
+  const goal = input.goal_completion_variable !== undefined ? input.goal_completion_variable : (current?.goal_completion_variable ?? null);
+  if (input.goal_completion_variable !== undefined) changes.goal_completion_variable = goal === null ? null : goal.trim();
+  const retryOnGoal = changes.retry_on_goal_incomplete ?? current?.retry_on_goal_incomplete ?? false;
+  if (goal !== null && assistant && !assistant.post_call_schema.some((item) => item.name === goal.trim())) {
+    errors.add('goal_completion_variable', FieldMessages.goalVariable);
+  } else if (retryOnGoal && goal === null && !errors.has('goal_completion_variable')) {
+    errors.add('goal_completion_variable', FieldMessages.goalVariableRequired);
+  }
+
   errors.throwIfAny();
-  const campaign = scope.em.create(Campaign, { account: scope.em.getReference(Account, scope.accountId), name: name! });
+  // Defaults that follow the assistant: its time zone and its number.
+  if (!current && assistant) {
+    changes.timezone ??= assistant.timezone;
+    if (!changes.phone_number_ids && assistant.phone_number) changes.phone_number_ids = [assistant.phone_number.id];
+  }
+  return changes;
+}
+
+export async function createCampaign(scope: Scope, input: CreateCampaignInput): Promise<Campaign> {
+  const changes = await resolve(scope, input);
+  const campaign = scope.em.create(Campaign, { ...changes, account: scope.em.getReference(Account, scope.accountId), name: changes.name! });
   await scope.em.persist(campaign).flush();
   return campaign;
+}
+
+/** Changes only the fields sent, also while the campaign runs (its next dial decision sees them). */
+export async function updateCampaign(scope: Scope, id: number, input: UpdateCampaignInput): Promise<Campaign> {
+  const current = await requireCampaign(scope, id);
+  const changes = await resolve(scope, input, current);
+  return scope.em.transactional(async (em) => {
+    const campaign = await em.findOneOrFail(Campaign, { id }, { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true });
+    em.assign(campaign, changes);
+    await em.flush();
+    return campaign;
+  });
+}
+
+/**
+ * start: draft, paused or completed -> running (an outbound assistant with a phone number is
+ * needed); stop: running -> paused (`manual`). Under the campaign's row lock.
+ */
+export async function setCampaignStatus(scope: Scope, id: number, action: string): Promise<Campaign> {
+  if (action !== 'start' && action !== 'stop') throw new ValidationError({ action: [FieldMessages.action] });
+  return scope.em.transactional(async (em) => {
+    const campaign = await em.findOne(Campaign, { id, account: scope.accountId }, { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true });
+    if (!campaign) throw new NotFoundError(Messages.campaignNotFound);
+    if (action === 'start' && campaign.status !== 'running') {
+      const assistant = campaign.assistant_id ? await em.findOne(Assistant, { id: campaign.assistant_id }) : null;
+      if (!assistant || assistant.calls_direction !== 'make' || !assistant.phone_number) {
+        throw new ValidationError({ assistant_id: [FieldMessages.campaignNeedsAssistant] });
+      }
+      campaign.status = 'running';
+      campaign.paused_reason = null;
+    } else if (action === 'stop' && campaign.status === 'running') {
+      campaign.status = 'paused';
+      campaign.paused_reason = 'manual';
+    }
+    await em.flush();
+    return campaign;
+  });
+}
+
+/** Deletes a campaign that is not running; its leads go with it (the foreign key cascades). */
+export async function deleteCampaign(scope: Scope, id: number): Promise<void> {
+  await scope.em.transactional(async (em) => {
+    const [row] = await em.execute('select status from campaigns where id = ? and account_id = ? for update', [id, scope.accountId]);
+    if (!row) throw new NotFoundError(Messages.campaignNotFound);
+    if (row.status === 'running') throw new DomainError('VALIDATION_FAILED', Messages.campaignRunning);
+    await em.execute('delete from campaigns where id = ?', [id]);
+  });
 }
 
 export function listCampaigns(scope: Scope): Promise<Campaign[]> {
@@ -22,4 +162,25 @@ export async function requireCampaign(scope: Scope, id: number): Promise<Campaig
   const campaign = await scope.em.findOne(Campaign, { id, account: scope.accountId });
   if (!campaign) throw new NotFoundError(Messages.campaignNotFound);
   return campaign;
+}
+
+export const LEAD_STATS_STATUSES = ['created', 'scheduled', 'processing', 'rescheduled', 'completed', 'reached-max-retries', 'blacklisted'] as const;
+
+export interface CampaignStats {
+  leads: Record<(typeof LEAD_STATS_STATUSES)[number], number>;
+  calls_in_progress: number;
+  attempts: number;
+  total_cost: number;
+}
+
+/** Its leads by status (all seven), calls in flight, calls made and what they cost: two statements. */
+export async function campaignStats(scope: Scope, id: number): Promise<CampaignStats> {
+  const leads: { status: string; n: number }[] = await scope.em.execute('select status, count(*)::int as n from leads where campaign_id = ? group by status', [id]);
+  const [calls] = await scope.em.execute(
+    `select count(*) filter (where finished_at is null)::int as in_progress, count(*)::int as attempts, coalesce(sum(total_cost), 0)::text as total_cost
+     from calls where campaign_id = ?`,
+    [id],
+  );
+  const byStatus = Object.fromEntries(LEAD_STATS_STATUSES.map((status) => [status, leads.find((l) => l.status === status)?.n ?? 0]));
+  return { leads: byStatus as CampaignStats['leads'], calls_in_progress: calls.in_progress, attempts: calls.attempts, total_cost: Number(calls.total_cost) };
 }

@@ -1,5 +1,6 @@
 import { assistantRoutes } from './assistants';
 import { callRoutes } from './calls';
+import { campaignRoutes } from './campaigns';
 import { dncRoutes } from './dnc';
 import { leadRoutes } from './leads';
 import type { Route } from './route';
@@ -9,4 +10,4 @@ import { toolRoutes } from './tools';
 export type { Route, RouteRequest, RouteResponse } from './route';
 
 /** The whole REST API, below the `/api` base. */
-export const routes: Route[] = [...leadRoutes, ...toolRoutes, ...assistantRoutes, ...callRoutes, ...smsRoutes, ...phoneNumberRoutes, ...dncRoutes];
+export const routes: Route[] = [...leadRoutes, ...campaignRoutes, ...toolRoutes, ...assistantRoutes, ...callRoutes, ...smsRoutes, ...phoneNumberRoutes, ...dncRoutes];

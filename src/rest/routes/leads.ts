@@ -70,23 +70,4 @@ export const leadRoutes: Route[] = [
     respond: () => ({ body: { message: Messages.leadDeleted } }),
     notFound: Messages.leadNotFound,
   },
-  {
-    method: 'GET',
-    path: '/user/campaigns',
-    summary: 'List campaigns',
-    document: `query Campaigns { campaigns { id name } }`,
-    variables: () => ({}),
-    respond: (data) => ({ body: data.campaigns }),
-  },
-  {
-    method: 'POST',
-    path: '/user/campaigns',
-    summary: 'Create a campaign',
-    status: 201,
-    body: 'input',
-    envelope: messageAnd(),
-    document: `mutation CreateCampaign($input: CreateCampaignInput!) { createCampaign(input: $input) { id name } }`,
-    variables: (req) => ({ input: req.body }),
-    respond: (data) => ({ body: { message: Messages.campaignCreated, data: data.createCampaign } }),
-  },
 ];

@@ -1,0 +1,86 @@
+import { Messages } from '../../errors';
+import { isPlainObject } from '../../lib/objects';
+import { messageAnd, messageOnly } from '../openapi';
+import type { Route } from './route';
+
+const CAMPAIGN_FIELDS = `
+  fragment CampaignFields on Campaign {
+    id name assistant_id timezone max_calls_in_parallel allowed_hours_start_time allowed_hours_end_time allowed_days
+    max_retries retry_interval retry_on_voicemail retry_on_goal_incomplete goal_completion_variable mark_complete_when_no_leads
+    phone_number_ids status paused_reason created_at updated_at
+  }`;
+
+const deleteCampaign: Omit<Route, 'path'> = {
+  method: 'DELETE',
+  summary: 'Delete a campaign that is not running, with its leads',
+  envelope: messageOnly,
+  document: `mutation DeleteCampaign($id: Int!) { deleteCampaign(id: $id) }`,
+  variables: (req) => ({ id: req.params.id }),
+  respond: () => ({ body: { message: Messages.campaignDeleted } }),
+  notFound: Messages.campaignNotFound,
+};
+
+/** Campaigns, as design.md's contract gives them (the dialer that runs them comes next). */
+export const campaignRoutes: Route[] = [
+  {
+    method: 'GET',
+    path: '/user/campaigns',
+    summary: 'List campaigns, oldest first',
+    document: `query Campaigns { campaigns { ...CampaignFields } } ${CAMPAIGN_FIELDS}`,
+    variables: () => ({}),
+    respond: (data) => ({ body: data.campaigns }),
+  },
+  {
+    method: 'POST',
+    path: '/user/campaigns',
+    summary: 'Create a campaign; every field but name has a default',
+    status: 201,
+    body: 'input',
+    envelope: messageAnd(),
+    document: `mutation CreateCampaign($input: CreateCampaignInput!) { createCampaign(input: $input) { ...CampaignFields } } ${CAMPAIGN_FIELDS}`,
+    variables: (req) => ({ input: req.body }),
+    respond: (data) => ({ body: { message: Messages.campaignCreated, data: data.createCampaign } }),
+  },
+  {
+    method: 'POST',
+    path: '/user/campaigns/update-status',
+    summary: 'Start (draft, paused, completed -> running) or stop (running -> paused) a campaign',
+    body: ['campaign_id', 'action'],
+    envelope: messageAnd(),
+    document: `mutation UpdateCampaignStatus($campaign_id: Int!, $action: String!) {
+      updateCampaignStatus(campaign_id: $campaign_id, action: $action) { ...CampaignFields }
+    } ${CAMPAIGN_FIELDS}`,
+    variables: (req) => (isPlainObject(req.body) ? { campaign_id: req.body.campaign_id, action: req.body.action } : {}),
+    respond: (data) => ({
+      body: { message: data.updateCampaignStatus.status === 'running' ? Messages.campaignStarted : Messages.campaignStopped, data: data.updateCampaignStatus },
+    }),
+  },
+  {
+    method: 'GET',
+    path: '/user/campaigns/{id}',
+    summary: 'Get a campaign with its stats',
+    document: `query Campaign($id: Int!) {
+      campaign(id: $id) { ...CampaignFields stats { leads calls_in_progress attempts total_cost } }
+    } ${CAMPAIGN_FIELDS}`,
+    variables: (req) => ({ id: req.params.id }),
+    respond: (data) => ({ body: data.campaign }),
+    notFound: Messages.campaignNotFound,
+  },
+  {
+    method: 'PUT',
+    path: '/user/campaigns/{id}',
+    summary: 'Update a campaign: only the fields sent change, also while it runs',
+    body: 'input',
+    envelope: messageAnd(),
+    document: `mutation UpdateCampaign($id: Int!, $input: UpdateCampaignInput!) {
+      updateCampaign(id: $id, input: $input) { ...CampaignFields }
+    } ${CAMPAIGN_FIELDS}`,
+    variables: (req) => ({ id: req.params.id, input: req.body }),
+    respond: (data) => ({ body: { message: Messages.campaignUpdated, data: data.updateCampaign } }),
+    notFound: Messages.campaignNotFound,
+    rejectUnknownFields: true,
+  },
+  { ...deleteCampaign, path: '/user/campaigns/{id}' },
+  // The original platform's clients delete on this path.
+  { ...deleteCampaign, path: '/user/campaign/{id}' },
+];
