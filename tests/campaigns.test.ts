@@ -124,3 +124,13 @@ describe('a campaign’s life', () => {
     }
   });
 });
+
+it('reads the stats of a page of campaigns in two statements, whatever its size', async () => {
+  const account = await app.account();
+  for (const name of ['A', 'B', 'C', 'D']) await create({ name }, account.token);
+  app.resetQueries();
+  const res = await app.graphql('{ campaigns { id stats { leads attempts } } }', {}, account.token);
+  expect(res.body.data.campaigns).toHaveLength(5);
+  const statsQueries = app.queries.filter((q) => /from (leads|calls) where campaign_id = any/.test(q));
+  expect(statsQueries).toHaveLength(2);
+});

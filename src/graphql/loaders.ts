@@ -2,6 +2,7 @@ import DataLoader from 'dataloader';
 import { PhoneNumber } from '../modules/accounts/phone-number.entity';
 import { Voice } from '../modules/catalog/voice.entity';
 import { Campaign } from '../modules/campaigns/campaign.entity';
+import { campaignStats, type CampaignStats } from '../modules/campaigns/campaign.service';
 import { SecondaryContact } from '../modules/leads/secondary-contact.entity';
 import { Tool } from '../modules/tools/tool.entity';
 import type { GraphQLContext } from './context';
@@ -13,6 +14,7 @@ export interface Loaders {
   voice: DataLoader<number, Voice | undefined>;
   phoneNumber: DataLoader<number, PhoneNumber | undefined>;
   toolsByAssistant: DataLoader<number, Tool[]>;
+  campaignStats: DataLoader<number, CampaignStats>;
 }
 
 function byId<T extends { id: number }>(ids: readonly number[], rows: T[]): (T | undefined)[] {
@@ -34,6 +36,7 @@ export function createLoaders(ctx: GraphQLContext): Loaders {
     phoneNumber: new DataLoader(async (ids) =>
       byId(ids, await em.find(PhoneNumber, { id: { $in: [...ids] }, account: ctx.accountId })),
     ),
+    campaignStats: new DataLoader((campaignIds) => campaignStats(em, campaignIds)),
     toolsByAssistant: new DataLoader(async (assistantIds) => {
       const links: { assistant_id: number; tool_id: number }[] = await em.execute(
         'select assistant_id, tool_id from assistant_tools where assistant_id = any(?::int[]) order by tool_id',

@@ -4,7 +4,6 @@ import { scopeOf, type GraphQLContext } from '../../graphql/context';
 import { Campaign } from './campaign.entity';
 import { CreateCampaignInput, UpdateCampaignInput } from './campaign.inputs';
 import {
-  campaignStats,
   createCampaign,
   deleteCampaign,
   listCampaigns,
@@ -44,7 +43,7 @@ export class CampaignResolver {
 
   @FieldResolver(() => CampaignStatsView)
   stats(@Root() campaign: Campaign, @Ctx() ctx: GraphQLContext): Promise<CampaignStats> {
-    return campaignStats(scopeOf(ctx), campaign.id);
+    return ctx.loaders.campaignStats.load(campaign.id);
   }
 
   @Mutation(() => Campaign)
