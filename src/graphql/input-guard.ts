@@ -28,7 +28,8 @@ export const MAX_LIST_ITEMS = 100;
 
 const UNSTORABLE = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 
-function join(path: string, key: string | number): string {
+/** A field's name below another, as field errors name it (`secondary_contacts.0.phone_number`). */
+export function joinPath(path: string, key: string | number): string {
   return path === '' ? String(key) : `${path}.${key}`;
 }
 
@@ -49,7 +50,7 @@ function checkJson(errors: FieldErrorCollector, path: string, value: unknown, de
       errors.add(path, FieldMessages.unstorableText(path));
       continue;
     }
-    checkJson(errors, join(path, key), item, depth + 1);
+    checkJson(errors, joinPath(path, key), item, depth + 1);
   }
 }
 
@@ -62,13 +63,13 @@ function checkValue(errors: FieldErrorCollector, type: GraphQLInputType, path: s
       errors.add(path, FieldMessages.maxItems(path, MAX_LIST_ITEMS));
       return;
     }
-    value.forEach((item, index) => checkValue(errors, inner.ofType, join(path, index), item));
+    value.forEach((item, index) => checkValue(errors, inner.ofType, joinPath(path, index), item));
     return;
   }
   if (isInputObjectType(inner)) {
     const fields = inner.getFields();
     for (const [name, item] of Object.entries(value as Record<string, unknown>)) {
-      if (fields[name]) checkValue(errors, fields[name].type, join(path, name), item);
+      if (fields[name]) checkValue(errors, fields[name].type, joinPath(path, name), item);
     }
     return;
   }

@@ -34,6 +34,9 @@ export interface OutboundResponse {
   latencyMs: number;
 }
 
+/** What a log line says of a refused target: a development machine may lift the guard. */
+export const BLOCKED_TARGET_HINT = 'the URL points inside the network; ALLOW_PRIVATE_NETWORK_TARGETS=true allows that in development';
+
 export type OutboundFailure = 'blocked' | 'invalid-url' | 'dns' | 'timeout' | 'connection';
 
 export class OutboundError extends Error {

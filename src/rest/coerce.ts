@@ -11,7 +11,7 @@ import {
   type OperationDefinitionNode,
 } from 'graphql';
 import { FieldErrorCollector, FieldMessages } from '../errors';
-import { MAX_LIST_ITEMS } from '../graphql/input-guard';
+import { MAX_LIST_ITEMS, joinPath } from '../graphql/input-guard';
 import { isPlainObject } from '../lib/objects';
 
 /**
@@ -53,10 +53,6 @@ const NUMBER_TEXT = /^\s*[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?\s*$/;
 const INT32_MIN = -2147483648;
 const INT32_MAX = 2147483647;
 
-function join(path: string, key: string | number): string {
-  return path === '' ? String(key) : `${path}.${key}`;
-}
-
 /** The name a field error goes under: the body itself when the body is the input. */
 function fieldName(path: string): string {
   return path === '' ? 'body' : path;
@@ -88,7 +84,7 @@ function coerce(
       errors.add(path, FieldMessages.maxItems(path, MAX_LIST_ITEMS));
       return undefined;
     }
-    return value.map((item, index) => coerce(type.ofType, item, join(path, index), errors, null));
+    return value.map((item, index) => coerce(type.ofType, item, joinPath(path, index), errors, null));
   }
 
   if (isInputObjectType(type)) {
@@ -100,7 +96,7 @@ function coerce(
     if (unknownFields) unknownFields.push(...Object.keys(value).filter((key) => !(key in fields)));
     const result: Record<string, unknown> = {};
     for (const field of Object.values(fields)) {
-      const coerced = coerce(field.type, value[field.name], join(path, field.name), errors, null);
+      const coerced = coerce(field.type, value[field.name], joinPath(path, field.name), errors, null);
       if (coerced !== undefined) result[field.name] = coerced;
     }
     return result;

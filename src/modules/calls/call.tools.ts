@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Config } from '../../config';
-import { OutboundError, outboundRequest } from '../../lib/outbound';
+import { BLOCKED_TARGET_HINT, OutboundError, outboundRequest } from '../../lib/outbound';
 import type { SecretBox } from '../../lib/secrets';
 import type { Logger } from '../../runtime';
 import type { Assistant } from '../assistants/assistant.entity';
@@ -86,7 +86,7 @@ export async function runTools(
       status: record.status,
       latency_ms: record.latency_ms,
       ...(record.error ? { error: record.error } : {}),
-      ...(blocked ? { hint: 'the URL points inside the network; ALLOW_PRIVATE_NETWORK_TARGETS=true allows that in development' } : {}),
+      ...(blocked ? { hint: BLOCKED_TARGET_HINT } : {}),
     });
   }
   return records;

@@ -6,7 +6,7 @@ import type { Logger } from '../../runtime';
 import type { Config } from '../../config';
 import { FieldMessages, Messages, NotFoundError, ValidationError } from '../../errors';
 import { enqueue } from '../../jobs/queue';
-import { OutboundError, outboundRequest, type OutboundResponse } from '../../lib/outbound';
+import { BLOCKED_TARGET_HINT, OutboundError, outboundRequest, type OutboundResponse } from '../../lib/outbound';
 import type { SecretBox } from '../../lib/secrets';
 import { Account } from '../accounts/account.entity';
 import { Assistant } from '../assistants/assistant.entity';
@@ -243,7 +243,7 @@ export async function deliver(em: EntityManager, deps: WebhookDeps, deliveryId: 
     outcome: outcome.kind,
     status: response?.status ?? null,
     ...(error ? { error } : {}),
-    ...(blocked ? { hint: 'the URL points inside the network; ALLOW_PRIVATE_NETWORK_TARGETS=true allows that in development' } : {}),
+    ...(blocked ? { hint: BLOCKED_TARGET_HINT } : {}),
   });
 }
 
