@@ -30,6 +30,8 @@ export interface Config {
   maxParallelCalls: number;
   /** Wall-clock seconds all the mid-call tools of one call may take together. */
   callToolsBudgetSeconds: number;
+  /** Divides campaigns' retry intervals (tests and demos run the dialer on a fast clock). */
+  dialerTimeScale: number;
   telephony: {
     provider: 'simulator';
     /** How much faster than real time the simulator's clock runs. */
@@ -227,6 +229,7 @@ export const ENV = {
   CALL_TOOLS_BUDGET_SECONDS: integer(1, 600)({ default: 30 }),
   TELEPHONY_PROVIDER: oneOf(['simulator'] as const)({ default: 'simulator' }),
   SIMULATOR_SPEED: positiveNumber({ default: 10 }),
+  DIALER_TIME_SCALE: positiveNumber({ default: 1 }),
   CALL_RATES: priceTable({ default: { BR: '0.06', US: '0.02', '*': '0.10' } }),
   CALL_FEE_PER_MINUTE: price({ default: '0.05' }),
   SMS_PROVIDER: oneOf(['simulator', 'twilio'] as const)({ default: 'simulator' }),
@@ -302,6 +305,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
     maxParallelCalls: env.PLAN_MAX_PARALLEL_CALLS,
     callToolsBudgetSeconds: env.CALL_TOOLS_BUDGET_SECONDS,
     telephony: { provider: env.TELEPHONY_PROVIDER, simulatorSpeed: env.SIMULATOR_SPEED },
+    dialerTimeScale: env.DIALER_TIME_SCALE,
     sms: {
       provider: env.SMS_PROVIDER,
       prices: env.SMS_PRICES,

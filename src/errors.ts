@@ -23,6 +23,7 @@ export const Messages = {
   leadNotFound: 'Lead não encontrado',
   campaignNotFound: 'Campanha não encontrada',
   campaignRunning: 'A campanha está em andamento; pare-a antes de excluí-la.',
+  campaignCallsInFlight: 'A campanha ainda tem chamadas em andamento; tente novamente quando elas terminarem.',
   invalidPhoneNumber: 'Número de telefone inválido',
   invalidFields: (fields: string[]) => `Campos inválidos: ${fields.join(', ')}`,
 

@@ -265,7 +265,7 @@ describe('listing calls', () => {
     expect(ids).toEqual([...ids].sort((a: number, b: number) => b - a));
     expect(Object.keys(res.body.data[0])).toEqual([
       'id', 'assistant_name', 'campaign_name', 'type', 'duration', 'assistant_phone_number', 'client_phone_number', 'status', 'transcript',
-      'variables', 'evaluation', 'webhook_response', 'carrier_cost', 'total_cost', 'answered_by', 'recording_url', 'created_at', 'updated_at',
+      'variables', 'evaluation', 'webhook_response', 'carrier_cost', 'total_cost', 'answered_by', 'recording_url', 'lead_id', 'attempt', 'created_at', 'updated_at',
     ]);
 
     const last = await list('?status=completed&page=2');

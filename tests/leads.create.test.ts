@@ -32,7 +32,7 @@ describe('POST /user/lead', () => {
     expect(res.body.message).toBe('Lead created successfully');
     const lead = res.body.data;
     expect(Object.keys(lead)).toEqual([
-      'id', 'campaign_id', 'phone_number', 'variables', 'status', 'created_at', 'updated_at', 'campaign', 'secondary_contacts',
+      'id', 'campaign_id', 'phone_number', 'variables', 'status', 'attempts', 'next_attempt_at', 'created_at', 'updated_at', 'campaign', 'secondary_contacts',
     ]);
     expect(lead).toMatchObject({
       campaign_id: me.campaignId,

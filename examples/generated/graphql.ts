@@ -27,7 +27,7 @@ export type UpdateLeadInput = {
   /** A campaign of the account. */
   campaign_id?: number | null | undefined;
   phone_number?: string | null | undefined;
-  /** One of: created, completed, reached-max-retries. */
+  /** One of: created, completed, reached-max-retries. created makes the lead dialable again (attempts reset); the others take it out of the dialer. */
   status?: string | null | undefined;
   /** Merged into the existing variables. */
   variables?: Record<string, unknown> | null | undefined;

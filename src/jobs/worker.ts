@@ -4,6 +4,8 @@ import { Logger as QueueLogger, run, type Runner, type TaskList, type WorkerEven
 import { Pool } from 'pg';
 import { forgetOldRateLimitWindows } from '../modules/accounts/account.service';
 import { sweepStuckCalls } from '../modules/calls/call.lifecycle';
+import { dialCampaign } from '../modules/campaigns/dialer';
+import { DIAL_TASK } from '../modules/campaigns/dialer.attempts';
 import { RECONCILE_SMS_TASK, reconcileSms } from '../modules/sms/sms.service';
 import { DELIVER_TASK, deliver } from '../modules/webhooks/webhook.service';
 import type { Runtime } from '../runtime';
@@ -32,6 +34,9 @@ export function taskList(runtime: Runtime): TaskList {
       await telephony.step(runtime.orm.em.fork(), runtime.lifecycle, call_id, step);
     };
   }
+  tasks[DIAL_TASK] = async (payload) => {
+    await dialCampaign(runtime.orm.em.fork(), runtime, (payload as { campaign_id: number }).campaign_id);
+  };
   tasks[RECONCILE_SMS_TASK] = async (payload) => {
     await reconcileSms(runtime.orm.em.fork(), runtime.sms, (payload as { sms_id: number }).sms_id);
   };

@@ -23,7 +23,7 @@ import { ASSISTANT_RULES } from '../modules/assistants/assistant.service';
 import { CALLS_DIRECTIONS, ENDPOINT_TYPES, POST_CALL_TYPES, WHO_SPEAKS_FIRST } from '../modules/assistants/assistant.entity';
 import { CALL_STATUSES, CALL_TYPES } from '../modules/calls/call.entity';
 import { ENGINE_TYPES } from '../modules/catalog/voice.entity';
-import { LEAD_STATUSES } from '../modules/leads/lead.entity';
+import { CLIENT_LEAD_STATUSES, LEAD_STATUSES } from '../modules/leads/lead.entity';
 import { MAX_SECONDARY_CONTACTS } from '../modules/leads/lead.service';
 import { SMS_STATUSES } from '../modules/sms/sms.entity';
 import { MAX_SMS_BODY } from '../modules/sms/sms.service';
@@ -46,7 +46,7 @@ export type JsonSchema = Record<string, unknown>;
  * or the root field whose argument it is), else by field name.
  */
 const FIELD_RULES: Record<string, JsonSchema> = {
-  'UpdateLeadInput.status': { enum: [...LEAD_STATUSES] },
+  'UpdateLeadInput.status': { enum: [...CLIENT_LEAD_STATUSES] },
   'leads.status': { enum: [...LEAD_STATUSES] },
   'calls.status': { enum: [...CALL_STATUSES] },
   'calls.type': { enum: [...CALL_TYPES] },

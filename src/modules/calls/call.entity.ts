@@ -56,6 +56,7 @@ export class Call {
     | 'finished_at'
     | 'assistant_id'
     | 'lead_id'
+    | 'attempt'
     | 'campaign_id'
     | 'campaign_name'
     | 'created_at'
@@ -81,8 +82,13 @@ export class Call {
   @Property({ length: 255 })
   assistant_name!: string;
 
+  @Field(() => Int, { nullable: true, description: 'The campaign lead the call was made to, when there is one.' })
   @Property({ type: 'integer', nullable: true })
   lead_id: number | null = null;
+
+  @Field(() => Int, { nullable: true, description: "Which of the lead's attempts this call was (1 = the first); null when the dialer did not place it." })
+  @Property({ type: 'integer', nullable: true })
+  attempt: number | null = null;
 
   @Field(() => Int, { nullable: true })
   @Property({ type: 'integer', nullable: true })

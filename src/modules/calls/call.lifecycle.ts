@@ -8,6 +8,7 @@ import type { Logger } from '../../runtime';
 import { nowSpecTimestamp } from '../../lib/time';
 import { adjustBalance } from '../accounts/account.service';
 import { Assistant } from '../assistants/assistant.entity';
+import { attemptFinished, attemptProgressed } from '../campaigns/dialer.attempts';
 import { Call, FINAL_CALL_STATUSES, type AnsweredBy, type CallStatus } from './call.entity';
 import { evaluate, extractVariables, transcriptText, type Turn } from './call.conversation';
 import { callCost } from './call.pricing';
@@ -54,11 +55,13 @@ export async function applyCallEvent(em: EntityManager, deps: LifecycleDeps, cal
   switch (event.type) {
     case 'ringing':
       call.status = 'ringing';
+      await attemptProgressed(em, call);
       break;
     case 'answered':
       call.status = 'in-progress';
       call.answered_by = event.answeredBy;
       call.answered_at = new Date().toISOString();
+      await attemptProgressed(em, call);
       break;
     case 'not-answered':
       await finish(em, deps, call, event.status, 0, []);
@@ -115,10 +118,13 @@ async function finish(em: EntityManager, deps: LifecycleDeps, call: Call, status
   if (new Decimal(call.reserved_amount).greaterThan(0)) {
     await adjustBalance(em, call.account_id, call.reserved_amount, 'call_reservation_release', `call:${call.id}`, { allowNegative: true });
   }
+  let balance: string | null = null;
   if (new Decimal(cost.total_cost).greaterThan(0)) {
     // The call has happened: its cost is owed even when it takes the balance below zero.
-    await adjustBalance(em, call.account_id, new Decimal(cost.total_cost).negated(), 'call', `call:${call.id}`, { allowNegative: true });
+    balance = await adjustBalance(em, call.account_id, new Decimal(cost.total_cost).negated(), 'call', `call:${call.id}`, { allowNegative: true });
   }
+  await em.flush();
+  await attemptFinished(em, deps.config, call, balance);
   await deps.onFinished?.(em, call, assistant);
 }
 

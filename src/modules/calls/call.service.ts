@@ -71,27 +71,51 @@ export async function admitCall(em: EntityManager, config: Config, accountId: nu
   const [{ in_flight }] = await em.execute('select count(*)::int as in_flight from calls where account_id = ? and finished_at is null', [accountId]);
   if (in_flight >= config.maxParallelCalls) throw new DomainError('PLAN_LIMIT', Messages.parallelCallLimit(config.maxParallelCalls));
   const reservation = callReservation(config, to);
-  const available = new Decimal(balance);
-  if (!available.greaterThan(0) || available.lessThan(reservation)) throw new DomainError('INSUFFICIENT_BALANCE', Messages.insufficientBalance);
+  if (!coversReservation(balance, reservation)) throw new DomainError('INSUFFICIENT_BALANCE', Messages.insufficientBalance);
   return reservation;
 }
 
+/** Whether a balance can start a call: above zero and at least what the call reserves. */
+export function coversReservation(balance: Decimal.Value, reservation: Decimal.Value): boolean {
+  const available = new Decimal(balance);
+  return available.greaterThan(0) && available.greaterThanOrEqualTo(reservation);
+}
+
+/** The campaign lead a call is made to, and which of its attempts it is (the dialer's calls). */
+export interface CallLead {
+  id: number;
+  campaign_id: number;
+  campaign_name: string;
+  attempt: number;
+}
+
 /**
- * Creates a call in `initiated`, linked to the account's most recent lead with the
- * customer's number (and so to its campaign), and hands it to the provider.
+ * Creates a call in `initiated`, linked to its lead (the dialer's calls), else to the
+ * account's most recent lead with the customer's number (and so to its campaign), and hands
+ * it to the provider.
  */
 export async function startCall(
   em: EntityManager,
   telephony: TelephonyProvider,
   config: Config,
-  spec: { assistant: Assistant; type: CallType; from: string; to: string; variables: Record<string, unknown>; reservation?: string },
+  spec: {
+    assistant: Assistant;
+    type: CallType;
+    from: string;
+    to: string;
+    variables: Record<string, unknown>;
+    reservation?: string;
+    lead?: CallLead;
+  },
 ): Promise<Call> {
   const accountId = spec.assistant.account.id;
-  const [lead] = await em.execute(
-    `select l.id, l.campaign_id, c.name as campaign_name from leads l join campaigns c on c.id = l.campaign_id
-     where l.account_id = ? and l.phone_number = ? order by l.id desc limit 1`,
-    [accountId, spec.type === 'inbound' ? spec.from : spec.to],
-  );
+  const [lead] = spec.lead
+    ? [spec.lead]
+    : await em.execute(
+        `select l.id, l.campaign_id, c.name as campaign_name from leads l join campaigns c on c.id = l.campaign_id
+         where l.account_id = ? and l.phone_number = ? order by l.id desc limit 1`,
+        [accountId, spec.type === 'inbound' ? spec.from : spec.to],
+      );
   const lifetime = telephony.longestCallSeconds(spec.assistant) + config.workers.sweeperMarginSeconds;
   const deadline = new Date(Date.now() + lifetime * 1000);
   const call = em.create(Call, {
@@ -101,6 +125,7 @@ export async function startCall(
     lead_id: lead?.id ?? null,
     campaign_id: lead?.campaign_id ?? null,
     campaign_name: lead?.campaign_name ?? null,
+    attempt: spec.lead?.attempt ?? null,
     type: spec.type,
     status: 'initiated',
     assistant_phone_number: spec.type === 'inbound' ? spec.to : spec.from,

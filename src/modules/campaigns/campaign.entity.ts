@@ -6,6 +6,9 @@ import { Account } from '../accounts/account.entity';
 
 export const CAMPAIGN_STATUSES = ['draft', 'running', 'paused', 'completed'] as const;
 export type CampaignStatus = (typeof CAMPAIGN_STATUSES)[number];
+/** Why a campaign is paused: a client stopped it, or the dialer could not go on. */
+export const PAUSED_REASONS = ['manual', 'insufficient_balance', 'no_assistant', 'no_phone_number'] as const;
+export type PausedReason = (typeof PAUSED_REASONS)[number];
 export const WEEKDAYS = ['monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday', 'sunday'] as const;
 export type Weekday = (typeof WEEKDAYS)[number];
 
@@ -94,9 +97,9 @@ export class Campaign {
   @Property({ length: 16 })
   status: CampaignStatus = 'draft';
 
-  @Field(() => String, { nullable: true, description: 'While paused: manual or insufficient_balance.' })
+  @Field(() => String, { nullable: true, description: `While paused: ${PAUSED_REASONS.join(', ')}.` })
   @Property({ length: 32, nullable: true })
-  paused_reason: string | null = null;
+  paused_reason: PausedReason | null = null;
 
   @Field(() => String, { description: 'YYYY-MM-DD HH:MM:SS, UTC.' })
   @Property({ type: SpecTimestampType, onCreate: () => nowSpecTimestamp() })

@@ -6,7 +6,9 @@ import { Account } from '../accounts/account.entity';
 import { PhoneNumber } from '../accounts/phone-number.entity';
 import { Assistant } from '../assistants/assistant.entity';
 import { isTimeZone } from '../assistants/assistant.service';
+import { LEAD_STATUSES } from '../leads/lead.entity';
 import type { Scope } from '../scope';
+import { wakeDialer } from './dialer.attempts';
 import { Campaign, WEEKDAYS, type Weekday } from './campaign.entity';
 import type { CreateCampaignInput, UpdateCampaignInput } from './campaign.inputs';
 
@@ -115,6 +117,7 @@ export async function updateCampaign(scope: Scope, id: number, input: UpdateCamp
     const campaign = await em.findOneOrFail(Campaign, { id }, { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true });
     em.assign(campaign, changes);
     await em.flush();
+    if (campaign.status === 'running') await wakeDialer(em, id);
     return campaign;
   });
 }
@@ -135,6 +138,7 @@ export async function setCampaignStatus(scope: Scope, id: number, action: string
       }
       campaign.status = 'running';
       campaign.paused_reason = null;
+      await wakeDialer(em, id);
     } else if (action === 'stop' && campaign.status === 'running') {
       campaign.status = 'paused';
       campaign.paused_reason = 'manual';
@@ -144,12 +148,15 @@ export async function setCampaignStatus(scope: Scope, id: number, action: string
   });
 }
 
-/** Deletes a campaign that is not running; its leads go with it (the foreign key cascades). */
+/** Deletes a campaign that is not running and has no call in flight; its leads go with it (the foreign key cascades). */
 export async function deleteCampaign(scope: Scope, id: number): Promise<void> {
   await scope.em.transactional(async (em) => {
     const [row] = await em.execute('select status from campaigns where id = ? and account_id = ? for update', [id, scope.accountId]);
     if (!row) throw new NotFoundError(Messages.campaignNotFound);
     if (row.status === 'running') throw new DomainError('VALIDATION_FAILED', Messages.campaignRunning);
+    // A call in flight still has to settle its lead; a stopped campaign's calls end by themselves.
+    const [flight] = await em.execute('select exists (select 1 from calls where campaign_id = ? and finished_at is null) as busy', [id]);
+    if (flight.busy) throw new DomainError('VALIDATION_FAILED', Messages.campaignCallsInFlight);
     await em.execute('delete from campaigns where id = ?', [id]);
   });
 }
@@ -165,10 +172,8 @@ export async function requireCampaign(scope: Scope, id: number): Promise<Campaig
   return campaign;
 }
 
-export const LEAD_STATS_STATUSES = ['created', 'scheduled', 'processing', 'rescheduled', 'completed', 'reached-max-retries', 'blacklisted'] as const;
-
 export interface CampaignStats {
-  leads: Record<(typeof LEAD_STATS_STATUSES)[number], number>;
+  leads: Record<(typeof LEAD_STATUSES)[number], number>;
   calls_in_progress: number;
   attempts: number;
   total_cost: number;
@@ -191,7 +196,7 @@ export async function campaignStats(em: EntityManager, ids: readonly number[]): 
   );
   return ids.map((id) => {
     const counts = Object.fromEntries(
-      LEAD_STATS_STATUSES.map((status) => [status, leads.find((l) => l.campaign_id === id && l.status === status)?.n ?? 0]),
+      LEAD_STATUSES.map((status) => [status, leads.find((l) => l.campaign_id === id && l.status === status)?.n ?? 0]),
     ) as CampaignStats['leads'];
     const row = calls.find((c) => c.campaign_id === id);
     return { leads: counts, calls_in_progress: row?.in_progress ?? 0, attempts: row?.attempts ?? 0, total_cost: Number(row?.total_cost ?? 0) };

@@ -22,10 +22,20 @@ export function listDnc(scope: Scope): Promise<DncNumber[]> {
   return scope.em.execute(`select ${COLUMNS} from dnc_numbers where account_id = ? order by created_at, phone_number`, [scope.accountId]);
 }
 
-/** Adds a number (E.164, or national in DEFAULT_PHONE_REGION); adding it again changes nothing. */
+/**
+ * Adds a number (E.164, or national in DEFAULT_PHONE_REGION); adding it again changes nothing.
+ * The account's leads at that number that wait for a call become `blacklisted`.
+ */
 export async function addDnc(scope: Scope, phoneNumber: string): Promise<DncNumber> {
   const phone = e164(scope, phoneNumber);
-  await scope.em.execute('insert into dnc_numbers (account_id, phone_number) values (?, ?) on conflict do nothing', [scope.accountId, phone]);
+  await scope.em.transactional(async (em) => {
+    await em.execute('insert into dnc_numbers (account_id, phone_number) values (?, ?) on conflict do nothing', [scope.accountId, phone]);
+    // The dialer would find them listed anyway; marking them now shows it at once.
+    await em.execute(
+      `update leads set status = 'blacklisted', next_attempt_at = null, updated_at = now() where account_id = ? and phone_number = ? and status in ('created', 'rescheduled')`,
+      [scope.accountId, phone],
+    );
+  });
   const [row]: DncNumber[] = await scope.em.execute(`select ${COLUMNS} from dnc_numbers where account_id = ? and phone_number = ?`, [scope.accountId, phone]);
   return row;
 }

@@ -1,6 +1,6 @@
 import { GraphQLJSONObject } from 'graphql-scalars';
 import { ArgsType, Field, InputType, Int } from 'type-graphql';
-import { LEAD_STATUSES } from './lead.entity';
+import { CLIENT_LEAD_STATUSES, LEAD_STATUSES } from './lead.entity';
 
 @InputType('SecondaryContactInput')
 export class SecondaryContactInput {
@@ -40,7 +40,10 @@ export class UpdateLeadInput {
   @Field(() => String, { nullable: true })
   phone_number?: string | null;
 
-  @Field(() => String, { nullable: true, description: `One of: ${LEAD_STATUSES.join(', ')}.` })
+  @Field(() => String, {
+    nullable: true,
+    description: `One of: ${CLIENT_LEAD_STATUSES.join(', ')}. created makes the lead dialable again (attempts reset); the others take it out of the dialer.`,
+  })
   status?: string | null;
 
   @Field(() => GraphQLJSONObject, { nullable: true, description: 'Merged into the existing variables.' })

@@ -8,8 +8,9 @@ import { toE164 } from '../../lib/phone';
 import { Account } from '../accounts/account.entity';
 import { Campaign } from '../campaigns/campaign.entity';
 import { requireCampaign } from '../campaigns/campaign.service';
+import { wakeIfRunning } from '../campaigns/dialer.attempts';
 import type { Scope } from '../scope';
-import { LEAD_STATUSES, Lead } from './lead.entity';
+import { CLIENT_LEAD_STATUSES, LEAD_STATUSES, Lead } from './lead.entity';
 import type { CreateLeadInput, LeadListArgs, UpdateLeadInput } from './lead.inputs';
 import { SecondaryContact } from './secondary-contact.entity';
 
@@ -49,6 +50,7 @@ export async function createLead(scope: Scope, input: CreateLeadInput): Promise<
       em.create(SecondaryContact, { lead, phone_number: contact.phone_number!, variables: contact.variables });
     }
     await em.flush();
+    await wakeIfRunning(em, campaign.id);
     return lead;
   });
 }
@@ -73,7 +75,7 @@ export async function updateLead(scope: Scope, id: number, input: UpdateLeadInpu
     if (input[field] === null) errors.add(field, FieldMessages.required(field));
   }
   if (input.campaign_id != null) checkPositiveInt(errors, 'campaign_id', input.campaign_id);
-  if (input.status != null && !(LEAD_STATUSES as readonly string[]).includes(input.status)) {
+  if (input.status != null && !(CLIENT_LEAD_STATUSES as readonly string[]).includes(input.status)) {
     errors.add('status', FieldMessages.statusAutomatic);
   }
   errors.throwIfAny();
@@ -96,11 +98,28 @@ export async function updateLead(scope: Scope, id: number, input: UpdateLeadInpu
     const moved = (phoneNumber !== null && phoneNumber !== lead.phone_number) || (input.campaign_id != null && wasCampaign !== lead.campaign.id);
     if (moved) await refuseDuplicate(em, lead.campaign.id, phoneNumber ?? lead.phone_number, lead.id);
     if (phoneNumber !== null) lead.phone_number = phoneNumber;
-    if (input.status != null) lead.status = input.status as Lead['status'];
+    if (input.status != null) setStatus(lead, input.status as Lead['status']);
     if (input.variables != null) lead.variables = { ...lead.variables, ...input.variables };
     await em.flush();
+    const dialable = lead.status === 'created' || lead.status === 'rescheduled';
+    if (dialable && (input.status != null || lead.campaign.id !== wasCampaign)) await wakeIfRunning(em, lead.campaign.id);
     return lead;
   });
+}
+
+/**
+ * A client's status: `created` makes the lead dialable again from its first number, with its
+ * attempts reset; `completed` and `reached-max-retries` take it out of the dialer (a call in
+ * flight then ends without changing it).
+ */
+function setStatus(lead: Lead, status: Lead['status']): void {
+  lead.status = status;
+  lead.next_attempt_at = null;
+  if (status === 'created') {
+    lead.attempts = 0;
+    lead.contact_index = 0;
+    lead.contact_attempts = 0;
+  }
 }
 
 export async function getLead(scope: Scope, id: number): Promise<Lead> {

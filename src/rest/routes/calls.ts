@@ -6,7 +6,7 @@ const CALL_FIELDS = `
   fragment CallFields on Call {
     id assistant_name campaign_name type duration assistant_phone_number client_phone_number status
     transcript variables evaluation webhook_response carrier_cost total_cost answered_by recording_url
-    created_at updated_at
+    lead_id attempt created_at updated_at
   }`;
 
 const CALL_FILTERS = ['page', 'per_page', 'status', 'type', 'phone_number', 'assistant_id', 'campaign_id', 'date_from', 'date_to'] as const;

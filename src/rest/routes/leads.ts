@@ -4,7 +4,7 @@ import { paginationHeaders, queryVariables, type Route } from './route';
 
 const LEAD_FIELDS = `
   fragment LeadFields on Lead {
-    id campaign_id phone_number variables status created_at updated_at
+    id campaign_id phone_number variables status attempts next_attempt_at created_at updated_at
     campaign { id name }
     secondary_contacts { id phone_number variables status created_at updated_at }
   }`;

@@ -1,0 +1,135 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import Decimal from 'decimal.js';
+import type { Config } from '../../config';
+import { enqueue } from '../../jobs/queue';
+import type { Call } from '../calls/call.entity';
+import type { PausedReason } from './campaign.entity';
+
+/**
+ * What happens to a campaign's lead when one of its calls moves on, in the transaction of
+ * that call's event, and the wake-ups that follow: the dialer (dialer.ts) looks at a campaign
+ * only when something may have given it work.
+ */
+
+export const DIAL_TASK = 'dialer:campaign';
+
+/**
+ * Asks the dialer to look at a campaign now, or at `at`, in the caller's transaction. One
+ * pending job per campaign: asking again moves it (a wake for now replaces a later one).
+ */
+export function wakeDialer(em: EntityManager, campaignId: number, at?: Date): Promise<void> {
+  return enqueue(em, { task: DIAL_TASK, payload: { campaign_id: campaignId }, jobKey: `dialer:${campaignId}`, runAt: at, maxAttempts: 10 });
+}
+
+/**
+ * Wakes the campaign when it runs, at the end of a transaction that gave it work (a lead
+ * added or made dialable). The shared row lock orders it after a dialer run in progress,
+ * which could not see this transaction's leads: the wake-up then lands after that run's own.
+ */
+export async function wakeIfRunning(em: EntityManager, campaignId: number): Promise<void> {
+  const [campaign] = await em.execute('select status from campaigns where id = ? for share', [campaignId]);
+  if (campaign?.status === 'running') await wakeDialer(em, campaignId);
+}
+
+/** Pauses the account's running campaigns; the caller holds the account's row lock. */
+export async function pauseRunningCampaigns(em: EntityManager, accountId: number, reason: PausedReason): Promise<number[]> {
+  const rows: { id: number }[] = await em.execute(
+    `update campaigns set status = 'paused', paused_reason = ?, updated_at = now() where account_id = ? and status = 'running' returning id`,
+    [reason, accountId],
+  );
+  return rows.map((row) => row.id);
+}
+
+/** The phone rings or is answered: the lead's call is in flight. */
+export async function attemptProgressed(em: EntityManager, call: Call): Promise<void> {
+  if (call.lead_id === null || call.attempt === null) return;
+  await em.execute(`update leads set status = 'processing', updated_at = now() where id = ? and status = 'scheduled' and attempts = ?`, [
+    call.lead_id,
+    call.attempt,
+  ]);
+}
+
+interface LeadPolicy {
+  status: string;
+  attempts: number;
+  contact_index: number;
+  contact_attempts: number;
+  contacts: number;
+  max_retries: number;
+  retry_interval: number;
+  retry_on_voicemail: boolean;
+  retry_on_goal_incomplete: boolean;
+  goal_completion_variable: string | null;
+}
+
+/**
+ * A call has ended (its row is flushed, the balance debited): settles the lead when the
+ * dialer placed the call, pauses the account's campaigns when the balance is spent, and wakes
+ * the campaigns the ended call may have freed a slot for. `balance` is the account's balance
+ * after the call's cost, or null when it cost nothing.
+ */
+export async function attemptFinished(em: EntityManager, config: Config, call: Call, balance: string | null): Promise<void> {
+  if (call.lead_id !== null && call.attempt !== null) await settleLead(em, config, call);
+  if (balance !== null && !new Decimal(balance).greaterThan(0)) await pauseRunningCampaigns(em, call.account_id, 'insufficient_balance');
+
+  const running: { id: number; in_flight: number }[] = await em.execute(
+    `select id, (select count(*)::int from calls where account_id = ? and finished_at is null) as in_flight
+     from campaigns where account_id = ? and status = 'running'`,
+    [call.account_id, call.account_id],
+  );
+  // The call's own campaign has a free slot now; the account's others only when the account
+  // was at its cap (they may have been waiting for this slot).
+  const accountWasFull = running.length > 0 && running[0].in_flight + 1 >= config.maxParallelCalls;
+  for (const campaign of running) {
+    if (campaign.id === call.campaign_id || accountWasFull) await wakeDialer(em, campaign.id);
+  }
+}
+
+/**
+ * The outcome of an attempt, by the contract: a person answered and the call ended ->
+ * completed, unless the goal rule asks for a retry; a machine answered -> a retry when
+ * `retry_on_voicemail`, else completed; busy, no answer, failed -> a retry. A retry waits
+ * `retry_interval` (divided by DIALER_TIME_SCALE); a contact that has had 1 + `max_retries`
+ * attempts hands over to the lead's next secondary contact, dialled at once; when none is
+ * left the lead has reached its maximum. Only the lead's current attempt counts: a client
+ * who set the lead's status meanwhile has the last word.
+ */
+async function settleLead(em: EntityManager, config: Config, call: Call): Promise<void> {
+  const [lead]: LeadPolicy[] = await em.execute(
+    `select l.status, l.attempts, l.contact_index, l.contact_attempts,
+       (select count(*)::int from secondary_contacts s where s.lead_id = l.id) as contacts,
+       c.max_retries, c.retry_interval, c.retry_on_voicemail, c.retry_on_goal_incomplete, c.goal_completion_variable
+     from leads l join campaigns c on c.id = l.campaign_id where l.id = ? for update of l`,
+    [call.lead_id],
+  );
+  if (!lead || (lead.status !== 'scheduled' && lead.status !== 'processing') || lead.attempts !== call.attempt) return;
+
+  if (reached(call, lead)) {
+    await em.execute(`update leads set status = 'completed', next_attempt_at = null, updated_at = now() where id = ?`, [call.lead_id]);
+  } else if (lead.contact_attempts <= lead.max_retries) {
+    const due = new Date(Date.now() + (lead.retry_interval * 60_000) / config.dialerTimeScale);
+    await em.execute(`update leads set status = 'rescheduled', next_attempt_at = ?, updated_at = now() where id = ?`, [due.toISOString(), call.lead_id]);
+  } else if (lead.contact_index < lead.contacts) {
+    await em.execute(
+      `update leads set status = 'rescheduled', contact_index = contact_index + 1, contact_attempts = 0, next_attempt_at = now(), updated_at = now()
+       where id = ?`,
+      [call.lead_id],
+    );
+  } else {
+    await em.execute(`update leads set status = 'reached-max-retries', next_attempt_at = null, updated_at = now() where id = ?`, [call.lead_id]);
+  }
+}
+
+/** Whether the attempt reached the lead, as far as the campaign's policy is concerned. */
+function reached(call: Call, policy: LeadPolicy): boolean {
+  if (call.answered_at === null) return false;
+  if (call.answered_by === 'machine') return !policy.retry_on_voicemail;
+  if (!policy.retry_on_goal_incomplete || policy.goal_completion_variable === null) return true;
+  return truthy(call.variables[policy.goal_completion_variable]);
+}
+
+/** A goal value that says "done": true, a non-zero number, or a text other than false/no/0. */
+function truthy(value: unknown): boolean {
+  if (typeof value === 'string') return !['', 'false', 'no', 'não', 'nao', '0'].includes(value.trim().toLowerCase());
+  return Boolean(value);
+}

@@ -1,0 +1,240 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import Decimal from 'decimal.js';
+import type { Config } from '../../config';
+import type { Logger } from '../../runtime';
+import type { TelephonyProvider } from '../../telephony/provider';
+import { Assistant } from '../assistants/assistant.entity';
+import { callReservation } from '../calls/call.pricing';
+import { coversReservation, startCall } from '../calls/call.service';
+import type { Campaign, PausedReason } from './campaign.entity';
+import { windowAt } from './campaign.window';
+import { pauseRunningCampaigns, wakeDialer } from './dialer.attempts';
+
+/**
+ * The campaign dialer: one job per campaign (DIAL_TASK), run whenever something may have
+ * given the campaign work (a call ended, a lead was added or reset, the campaign was started
+ * or edited, a retry or the window is due). A run places as many calls as the campaign and
+ * the account have free slots, in one transaction, and says when it wants to run next.
+ *
+ * Any number of worker processes may run it. Every writer takes its locks in one order
+ * (account, campaign, leads), so none waits on another in a circle:
+ * - a run locks the account row (as a single call's start does, so the account's cap and
+ *   balance are decided one start after the other) and then the campaign row, so runs of
+ *   one campaign follow each other and each counts the calls the one before it placed;
+ * - it claims due leads with FOR UPDATE SKIP LOCKED and never one that has a call in flight;
+ * - what wakes a campaign commits after the run that could miss it: an ending call waits for
+ *   the account lock, a new or reset lead for the campaign lock (a shared one), so a run's own
+ *   "next time" never hides the wake-up of something it could not see.
+ */
+
+/** How long a run waits before looking again at a due lead a client's write held. */
+const SKIPPED_LEAD_RETRY_MS = 250;
+
+export interface DialerDeps {
+  config: Config;
+  telephony: TelephonyProvider;
+  logger?: Logger;
+}
+
+type CampaignRow = Pick<
+  Campaign,
+  'id' | 'name' | 'status' | 'assistant_id' | 'timezone' | 'max_calls_in_parallel' | 'allowed_days' | 'allowed_hours_start_time' | 'allowed_hours_end_time'
+> & { account_id: number; mark_complete_when_no_leads: boolean; phone_number_ids: number[]; dials: string };
+
+interface DueLead {
+  id: number;
+  phone_number: string;
+  variables: Record<string, unknown>;
+  attempts: number;
+  contact_index: number;
+}
+
+/** What one run did; the benchmark and the logs read it. */
+export interface DialReport {
+  placed: number;
+  /** Why the run placed nothing more, when it stopped early. */
+  stopped?: 'not-running' | 'window-closed' | 'no-slot' | PausedReason;
+  completed?: boolean;
+}
+
+export async function dialCampaign(em: EntityManager, deps: DialerDeps, campaignId: number, now = new Date()): Promise<DialReport> {
+  return em.transactional(async (tx) => {
+    const [owner] = await tx.execute('select account_id from campaigns where id = ?', [campaignId]);
+    if (!owner) return { placed: 0, stopped: 'not-running' };
+    const [{ balance }] = await tx.execute('select balance from accounts where id = ? for update', [owner.account_id]);
+    const [campaign]: CampaignRow[] = await tx.execute('select * from campaigns where id = ? for update', [campaignId]);
+    if (!campaign || campaign.status !== 'running') return { placed: 0, stopped: 'not-running' };
+
+    const window = windowAt(campaign, now);
+    if (!window.open) {
+      if (window.opensAt) await wakeDialer(tx, campaignId, window.opensAt);
+      return { placed: 0, stopped: 'window-closed' };
+    }
+    // After the locks, in statements of their own: they see every call committed before.
+    const [flight] = await tx.execute(
+      `select count(*) filter (where campaign_id = ?)::int as campaign, count(*)::int as account from calls where account_id = ? and finished_at is null`,
+      [campaignId, campaign.account_id],
+    );
+    const free = Math.min(campaign.max_calls_in_parallel - flight.campaign, deps.config.maxParallelCalls - flight.account);
+    if (free <= 0) return { placed: 0, stopped: 'no-slot' };
+
+    const assistant = campaign.assistant_id ? await tx.findOne(Assistant, { id: campaign.assistant_id }, { populate: ['phone_number'] }) : null;
+    if (!assistant || assistant.calls_direction !== 'make') return pause(tx, campaign, 'no_assistant');
+    const callerIds = await usableCallerIds(tx, campaign, assistant, now);
+    if (callerIds.length === 0) return pause(tx, campaign, 'no_phone_number');
+
+    const due: DueLead[] = await tx.execute(
+      `select l.id, l.phone_number, l.variables, l.attempts, l.contact_index from leads l
+       where l.campaign_id = ? and l.status in ('created', 'rescheduled') and coalesce(l.next_attempt_at, '-infinity') <= ?
+         and not exists (select 1 from calls c where c.lead_id = l.id and c.finished_at is null)
+       order by coalesce(l.next_attempt_at, '-infinity'), l.id limit ? for update of l skip locked`,
+      [campaignId, now.toISOString(), free],
+    );
+    const targets = await dialTargets(tx, campaign.account_id, due);
+
+    let available = new Decimal(balance);
+    const dialled: number[] = [];
+    let setAside = 0;
+    for (const lead of due) {
+      const target = targets.get(lead.id)!;
+      if (target.kind !== 'dial') {
+        await setAsideLead(tx, lead.id, target);
+        setAside++;
+        continue;
+      }
+      const reservation = callReservation(deps.config, target.phone);
+      if (!coversReservation(available, reservation)) {
+        const paused = await pauseRunningCampaigns(tx, campaign.account_id, 'insufficient_balance');
+        deps.logger?.info('dialer: the balance cannot start a call; campaigns paused', { account_id: campaign.account_id, campaigns: paused });
+        await markDialled(tx, campaignId, dialled);
+        return { placed: dialled.length, stopped: 'insufficient_balance' };
+      }
+      if (target.contact_index !== lead.contact_index) {
+        await tx.execute('update leads set contact_index = ?, contact_attempts = 0 where id = ?', [target.contact_index, lead.id]);
+      }
+      await startCall(tx, deps.telephony, deps.config, {
+        assistant,
+        type: 'outbound',
+        from: callerIds[(Number(campaign.dials) + dialled.length) % callerIds.length],
+        to: target.phone,
+        variables: target.variables,
+        reservation,
+        lead: { id: lead.id, campaign_id: campaignId, campaign_name: campaign.name, attempt: lead.attempts + 1 },
+      });
+      available = available.minus(reservation);
+      dialled.push(lead.id);
+    }
+    await markDialled(tx, campaignId, dialled);
+    if (due.length === free) {
+      // As many leads as slots: more may be due, and the slots of leads set aside are free.
+      if (setAside > 0) await wakeDialer(tx, campaignId);
+      return { placed: dialled.length };
+    }
+    return { placed: dialled.length, ...(await planNext(tx, campaign, flight.campaign + dialled.length, now)) };
+  });
+}
+
+/** The claimed leads whose calls were placed: `scheduled`, one attempt more; the caller-id rotation moves on. */
+async function markDialled(tx: EntityManager, campaignId: number, leadIds: number[]): Promise<void> {
+  if (!leadIds.length) return;
+  await tx.execute(
+    `update leads set status = 'scheduled', attempts = attempts + 1, contact_attempts = contact_attempts + 1, next_attempt_at = null, updated_at = now()
+     where id = any(?::int[])`,
+    [`{${leadIds.join(',')}}`],
+  );
+  await tx.execute('update campaigns set dials = dials + ? where id = ?', [leadIds.length, campaignId]);
+}
+
+/**
+ * Fewer leads were due than slots were free. Wakes the campaign when its next retry is due
+ * (a run at a closed window then schedules the opening), soon when a due lead was skipped
+ * because a client's write held it, or completes the campaign when nothing is left to dial
+ * or in flight and the campaign asks for that. Each question is an index range, not a count.
+ */
+async function planNext(tx: EntityManager, campaign: CampaignRow, inFlight: number, now: Date): Promise<Pick<DialReport, 'completed'>> {
+  const [next] = await tx.execute(
+    `select
+       (select next_attempt_at from leads where campaign_id = ? and status in ('created', 'rescheduled') and coalesce(next_attempt_at, '-infinity') > ?
+        order by coalesce(next_attempt_at, '-infinity') limit 1) as later,
+       exists (select 1 from leads l where l.campaign_id = ? and l.status in ('created', 'rescheduled') and coalesce(l.next_attempt_at, '-infinity') <= ?
+         and not exists (select 1 from calls c where c.lead_id = l.id and c.finished_at is null)) as skipped,
+       exists (select 1 from leads where campaign_id = ? and status in ('created', 'scheduled', 'processing', 'rescheduled')) as open`,
+    [campaign.id, now.toISOString(), campaign.id, now.toISOString(), campaign.id],
+  );
+  if (next.skipped) await wakeDialer(tx, campaign.id, new Date(now.getTime() + SKIPPED_LEAD_RETRY_MS));
+  else if (next.later) await wakeDialer(tx, campaign.id, new Date(next.later));
+  if (next.open || inFlight > 0 || !campaign.mark_complete_when_no_leads) return {};
+  await tx.execute(`update campaigns set status = 'completed', paused_reason = null, updated_at = now() where id = ?`, [campaign.id]);
+  return { completed: true };
+}
+
+async function pause(tx: EntityManager, campaign: CampaignRow, reason: PausedReason): Promise<DialReport> {
+  await tx.execute(`update campaigns set status = 'paused', paused_reason = ?, updated_at = now() where id = ?`, [reason, campaign.id]);
+  return { placed: 0, stopped: reason };
+}
+
+/**
+ * The campaign's caller ids, in its order: its numbers that are still the account's and
+ * whose subscription has not expired, else the assistant's number.
+ */
+async function usableCallerIds(tx: EntityManager, campaign: CampaignRow, assistant: Assistant, now: Date): Promise<string[]> {
+  const ids = campaign.phone_number_ids.length ? campaign.phone_number_ids : assistant.phone_number ? [assistant.phone_number.id] : [];
+  if (!ids.length) return [];
+  const rows: { id: number; number: string }[] = await tx.execute(
+    `select id, number from phone_numbers where id = any(?::int[]) and account_id = ? and (subscription_expires_at is null or subscription_expires_at >= ?::date)`,
+    [`{${ids.join(',')}}`, campaign.account_id, now.toISOString().slice(0, 10)],
+  );
+  return ids.flatMap((id) => rows.filter((row) => row.id === id).map((row) => row.number));
+}
+
+type Target =
+  /** `contact_index` may be past the lead's when the contacts in between are on the list. */
+  | { kind: 'dial'; phone: string; variables: Record<string, unknown>; contact_index: number }
+  /** The lead's own number is on the do-not-call list. */
+  | { kind: 'blacklisted' }
+  /** The contacts it had left are all on the list (or gone). */
+  | { kind: 'exhausted' };
+
+/**
+ * The number each claimed lead is dialled at: its own, or the secondary contact it has moved
+ * on to (variables merged over the lead's), passing over contacts on the do-not-call list.
+ * Two statements for the whole batch.
+ */
+async function dialTargets(tx: EntityManager, accountId: number, due: DueLead[]): Promise<Map<number, Target>> {
+  const onContacts = due.filter((lead) => lead.contact_index > 0).map((lead) => lead.id);
+  const contacts: { lead_id: number; phone_number: string; variables: Record<string, unknown> }[] = onContacts.length
+    ? await tx.execute('select lead_id, phone_number, variables from secondary_contacts where lead_id = any(?::int[]) order by lead_id, id', [
+        `{${onContacts.join(',')}}`,
+      ])
+    : [];
+  const numbers = [...new Set([...due.map((lead) => lead.phone_number), ...contacts.map((contact) => contact.phone_number)])];
+  const rows: { phone_number: string }[] = numbers.length
+    ? await tx.execute('select phone_number from dnc_numbers where account_id = ? and phone_number = any(?::text[])', [accountId, `{${numbers.join(',')}}`])
+    : [];
+  const listed = new Set(rows.map((row) => row.phone_number));
+  const targets = new Map<number, Target>();
+  for (const lead of due) {
+    if (listed.has(lead.phone_number)) {
+      targets.set(lead.id, { kind: 'blacklisted' });
+      continue;
+    }
+    if (lead.contact_index === 0) {
+      targets.set(lead.id, { kind: 'dial', phone: lead.phone_number, variables: lead.variables, contact_index: 0 });
+      continue;
+    }
+    const own = contacts.filter((contact) => contact.lead_id === lead.id);
+    let index = lead.contact_index;
+    while (index <= own.length && listed.has(own[index - 1].phone_number)) index++;
+    const contact = own[index - 1];
+    targets.set(
+      lead.id,
+      contact ? { kind: 'dial', phone: contact.phone_number, variables: { ...lead.variables, ...contact.variables }, contact_index: index } : { kind: 'exhausted' },
+    );
+  }
+  return targets;
+}
+
+async function setAsideLead(tx: EntityManager, leadId: number, target: Exclude<Target, { kind: 'dial' }>): Promise<void> {
+  const status = target.kind === 'blacklisted' ? 'blacklisted' : 'reached-max-retries';
+  await tx.execute('update leads set status = ?, next_attempt_at = null, updated_at = now() where id = ?', [status, leadId]);
+}
