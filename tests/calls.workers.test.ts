@@ -1,38 +1,21 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { releaseDeadWorkers } from '../src/jobs/heartbeat';
-import { startTestApp, workerEnv, type TestAccount, type TestApp } from './helpers/app';
+import { startTestApp, type TestAccount, type TestApp } from './helpers/app';
+import { exited, startWorker as startWorkerProcess } from './helpers/workers';
 
 /**
  * Calls on worker processes of their own (`npm run worker`, compiled by `npm test`), beside
  * an API process that runs no workers: two at once, and one killed in the middle of calls.
  */
-const workerMain = path.resolve(__dirname, '../dist/src/worker.js');
 const children: ChildProcess[] = [];
 
-function startWorker(app: TestApp, env: NodeJS.ProcessEnv = {}): Promise<ChildProcess> {
-  const child = spawn(process.execPath, [workerMain], { env: { ...workerEnv(app), ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+async function startWorker(app: TestApp, env: NodeJS.ProcessEnv = {}): Promise<ChildProcess> {
+  const { child } = await startWorkerProcess(app, env);
   children.push(child);
-  let output = '';
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`the worker did not start:\n${output}`)), 30_000);
-    child.stdout!.on('data', (chunk: Buffer) => {
-      output += chunk.toString();
-      if (output.includes('vozgate worker is up')) {
-        clearTimeout(timer);
-        resolve(child);
-      }
-    });
-    child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    child.on('exit', (code) => reject(new Error(`the worker exited with ${code}:\n${output}`)));
-  });
-}
-
-function exited(child: ChildProcess): Promise<void> {
-  return child.exitCode !== null || child.signalCode !== null ? Promise.resolve() : new Promise((resolve) => child.once('exit', () => resolve()));
+  return child;
 }
 
 let app: TestApp;
@@ -40,7 +23,6 @@ let account: TestAccount;
 let assistantId: number;
 
 beforeAll(async () => {
-  if (!existsSync(workerMain)) throw new Error('dist/ is missing: run the tests with `npm test`, which builds first');
   // A slower clock than the other tests, so that calls are still going when a worker dies.
   app = await startTestApp({ telephony: { provider: 'simulator', simulatorSpeed: 40 }, maxParallelCalls: 100 });
   account = await app.account({ balance: '1000' });

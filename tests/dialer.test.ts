@@ -1,4 +1,5 @@
-import { startTestApp, type TestAccount, type TestApp } from './helpers/app';
+import { startTestApp, type TestApp } from './helpers/app';
+import { ALL_DAY, dialerKit, sleep, until, type DialerSetup } from './helpers/dialer';
 
 /**
  * The campaign dialer against the real database and job queue, driven by the simulator on a
@@ -13,92 +14,8 @@ beforeAll(async () => {
 });
 afterAll(() => app?.close());
 
-const ALL_DAY = {
-  allowed_days: ['monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday', 'sunday'],
-  allowed_hours_start_time: '00:00',
-  allowed_hours_end_time: '00:00',
-};
-
-let numbers = 0;
-/** A number of its own that plays `outcome`. */
-function phone(outcome: 'human' | 'busy' | 'no-answer' | 'machine'): string {
-  const suffix = { human: '7000', busy: '0001', 'no-answer': '0002', machine: '0004' }[outcome];
-  return `+55119${String(1000 + numbers++)}${suffix}`;
-}
-
-interface Setup {
-  account: TestAccount;
-  assistant: number;
-  campaign: number;
-}
-
-async function setup(settings: Record<string, unknown> = {}, options: { balance?: string; assistant?: Record<string, unknown> } = {}): Promise<Setup> {
-  const account = await app.account({ balance: options.balance ?? '100' });
-  const assistant = await app.outboundAssistant(account, options.assistant);
-  const res = await app.request('POST', '/api/user/campaigns', {
-    token: account.token,
-    body: { name: 'Discador', assistant_id: assistant, retry_interval: 1, ...ALL_DAY, ...settings },
-  });
-  if (res.status !== 201) throw new Error(`campaign: ${res.status} ${JSON.stringify(res.body)}`);
-  return { account, assistant, campaign: res.body.data.id };
-}
-
-async function addLead(s: Setup, phoneNumber: string, extra: Record<string, unknown> = {}): Promise<number> {
-  const res = await app.request('POST', '/api/user/lead', { token: s.account.token, body: { phone_number: phoneNumber, campaign_id: s.campaign, ...extra } });
-  if (res.status !== 200) throw new Error(`lead: ${res.status} ${JSON.stringify(res.body)}`);
-  return res.body.data.id;
-}
-
-function setStatus(s: Setup, action: 'start' | 'stop') {
-  return app.request('POST', '/api/user/campaigns/update-status', { token: s.account.token, body: { campaign_id: s.campaign, action } });
-}
-
-const getCampaign = async (s: Setup) => (await app.request('GET', `/api/user/campaigns/${s.campaign}`, { token: s.account.token })).body;
-
-async function until<T>(what: string, read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 20_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await read();
-    if (done(value)) return value;
-    if (Date.now() > deadline) throw new Error(`${what}: still ${JSON.stringify(value)}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
-
-const finished = (s: Setup) => until('campaign completed', () => getCampaign(s), (c) => c.status === 'completed');
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-function leadsOf(s: Setup) {
-  return app.sql<{ id: number; phone_number: string; status: string; attempts: number }>(
-    'select id, phone_number, status, attempts from leads where campaign_id = $1 order by id',
-    [s.campaign],
-  );
-}
-
-function callsOf(s: Setup) {
-  return app.sql<{ id: number; lead_id: number; attempt: number; client_phone_number: string; assistant_phone_number: string; status: string; input_variables: any }>(
-    'select id, lead_id, attempt, client_phone_number, assistant_phone_number, status, input_variables from calls where campaign_id = $1 order by id',
-    [s.campaign],
-  );
-}
-
-/** Samples the campaign's calls in flight until stopped; answers the largest number seen. */
-function watchInFlight(campaignId: number) {
-  let max = 0;
-  let running = true;
-  const loop = (async () => {
-    while (running) {
-      const [{ n }] = await app.sql('select count(*)::int as n from calls where campaign_id = $1 and finished_at is null', [campaignId]);
-      max = Math.max(max, n);
-      await sleep(2);
-    }
-  })();
-  return async () => {
-    running = false;
-    await loop;
-    return max;
-  };
-}
+const { phone, setup, addLead, setStatus, getCampaign, finished, leadsOf, callsOf, watchInFlight } = dialerKit(() => app);
+type Setup = DialerSetup;
 
 describe('the window', () => {
   it('places no call while the window is closed, and wakes when it opens', async () => {
@@ -130,7 +47,7 @@ describe('pacing', () => {
     await app.request('PUT', `/api/user/campaigns/${s.campaign}`, { token: s.account.token, body: { phone_number_ids: [first, expired, second] } });
     for (let i = 0; i < 24; i++) await addLead(s, phone('human'));
 
-    const stop = watchInFlight(s.campaign);
+    const stop = watchInFlight({ campaign: s.campaign });
     await setStatus(s, 'start');
     const campaign = await finished(s);
     const max = await stop();
@@ -163,19 +80,10 @@ describe('pacing', () => {
       await addLead(s, phone('human'));
       await addLead(t, phone('human'));
     }
-    let max = 0;
-    let watching = true;
-    const watcher = (async () => {
-      while (watching) {
-        const [{ n }] = await app.sql('select count(*)::int as n from calls where account_id = $1 and finished_at is null', [s.account.accountId]);
-        max = Math.max(max, n);
-        await sleep(2);
-      }
-    })();
+    const stop = watchInFlight({ account: s.account.accountId });
     await Promise.all([setStatus(s, 'start'), setStatus(t, 'start')]);
     await Promise.all([finished(s), finished(t)]);
-    watching = false;
-    await watcher;
+    const max = await stop();
     expect(max).toBeLessThanOrEqual(10);
     expect(max).toBeGreaterThan(8);
     expect(await app.sql('select count(*)::int as n from calls where account_id = $1', [s.account.accountId])).toEqual([{ n: 32 }]);

@@ -70,6 +70,8 @@ export function workerEnv(app: TestApp): NodeJS.ProcessEnv {
     WORKER_CONCURRENCY: String(app.config.workers.concurrency),
     WORKER_HEARTBEAT_MS: String(app.config.workers.heartbeatMs),
     SWEEPER_MARGIN_SECONDS: String(app.config.workers.sweeperMarginSeconds),
+    PLAN_MAX_PARALLEL_CALLS: String(app.config.maxParallelCalls),
+    DIALER_TIME_SCALE: String(app.config.dialerTimeScale),
     PUBLIC_URL: app.config.publicUrl,
   };
   return env;
