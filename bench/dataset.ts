@@ -13,11 +13,13 @@ export interface Scale {
   otherAccountCalls: number;
   otherAccounts: number;
   leads: number;
+  /** Leads of the dialer scenario's campaign. */
+  dialerLeads: number;
 }
 
 export const SCALES: Record<Scale['name'], Scale> = {
-  full: { name: 'full', bigAccountCalls: 1_000_000, otherAccountCalls: 100_000, otherAccounts: 9, leads: 100_000 },
-  quick: { name: 'quick', bigAccountCalls: 100_000, otherAccountCalls: 10_000, otherAccounts: 9, leads: 10_000 },
+  full: { name: 'full', bigAccountCalls: 1_000_000, otherAccountCalls: 100_000, otherAccounts: 9, leads: 100_000, dialerLeads: 10_000 },
+  quick: { name: 'quick', bigAccountCalls: 100_000, otherAccountCalls: 10_000, otherAccounts: 9, leads: 10_000, dialerLeads: 2_000 },
 };
 
 export interface Dataset {

@@ -10,6 +10,7 @@ import { Client } from 'pg';
 import { startEmbeddedPostgres } from '../src/db/embedded';
 import { initOrm } from '../src/db/orm';
 import { SCALES, buildDataset, filterRange, loadDataset, resetDataset, type Dataset } from './dataset';
+import { runDialerScenario, type DialerResult } from './dialer';
 
 /**
  * `npm run bench [-- --quick]`: every scenario against the floor (node:http + pg by hand),
@@ -256,6 +257,23 @@ async function measure(target: Target, scenario: Scenario, token: string, db: Cl
   };
 }
 
+const DIALER_PARALLEL = 50;
+
+function dialerTable(d: DialerResult): string {
+  return [
+    `Dialer: one campaign of ${d.leads.toLocaleString('en')} leads at max_calls_in_parallel ${d.parallel} on the simulator (a person's call lasts about half a second), workers in-process.`,
+    '',
+    '| attempts | wall s | max in flight | slots busy while leads remain | end -> next start p50 ms | p99 ms | dialer SQL/attempt | all SQL/attempt |',
+    '|---:|---:|---:|---:|---:|---:|---:|---:|',
+    `| ${d.attempts} | ${d.wall_s} | ${d.max_in_flight} | ${(d.busy_share * 100).toFixed(1)}% | ${d.gap_p50_ms} | ${d.gap_p99_ms} | ${d.dialer_sql_per_attempt} | ${d.all_sql_per_attempt ?? 'n/a'} |`,
+  ].join('\n');
+}
+
+async function writeResults(results: Record<string, unknown>): Promise<void> {
+  await fs.mkdir(path.join(root, 'bench', 'results'), { recursive: true });
+  await fs.writeFile(path.join(root, 'bench', 'results', 'latest.json'), `${JSON.stringify(results, null, 2)}\n`);
+}
+
 async function main(): Promise<void> {
   const log = (line: string) => process.stderr.write(`${line}\n`);
   const cacheDir = path.join(root, 'bench', '.cache');
@@ -269,6 +287,13 @@ async function main(): Promise<void> {
       ]);
   const children: ChildProcess[] = [];
   try {
+    // `--only dialer` runs the dialer scenario alone, without the dataset and the servers.
+    if (flags.only === 'dialer') {
+      const dialer = await runDialerScenario(database.url, scale.dialerLeads, DIALER_PARALLEL, log);
+      process.stdout.write(`${dialerTable(dialer)}\n`);
+      await writeResults({ scale: scale.name, dialer });
+      return;
+    }
     const orm = await initOrm({ databaseUrl: database.url });
     const db = new Client({ connectionString: database.url });
     await db.connect();
@@ -327,6 +352,7 @@ async function main(): Promise<void> {
     }
     const rssEnd = rss();
     await db.end();
+    const dialer = !flags.only ? await runDialerScenario(database.url, scale.dialerLeads, DIALER_PARALLEL, log) : null;
 
     const floorRps = new Map(rows.filter((r) => r.target === 'floor').map((r) => [r.name, r.rps]));
     const table = [
@@ -341,24 +367,18 @@ async function main(): Promise<void> {
       '',
       `RSS (MB): ${Object.keys(rssStart).map((name) => `${name} ${rssStart[name]} -> ${rssEnd[name]}`).join('; ')}`,
       ...('skipped' in peer ? ['', `PostGraphile: not run (${peer.skipped}).`] : []),
+      ...(dialer ? ['', dialerTable(dialer)] : []),
     ].join('\n');
     process.stdout.write(`${table}\n`);
-    await fs.mkdir(path.join(root, 'bench', 'results'), { recursive: true });
-    await fs.writeFile(
-      path.join(root, 'bench', 'results', 'latest.json'),
-      `${JSON.stringify(
-        {
-          scale: scale.name,
-          connections,
-          warmup_s: warmup,
-          duration_s: duration,
-          rss_mb: { start: rssStart, end: rssEnd },
-          scenarios: rows.map((r) => ({ ...r, ratio_to_floor: floorRps.get(r.name) ? Math.round((r.rps / floorRps.get(r.name)!) * 100) / 100 : null })),
-        },
-        null,
-        2,
-      )}\n`,
-    );
+    await writeResults({
+      scale: scale.name,
+      connections,
+      warmup_s: warmup,
+      duration_s: duration,
+      rss_mb: { start: rssStart, end: rssEnd },
+      scenarios: rows.map((r) => ({ ...r, ratio_to_floor: floorRps.get(r.name) ? Math.round((r.rps / floorRps.get(r.name)!) * 100) / 100 : null })),
+      dialer,
+    });
   } finally {
     for (const child of children) child.kill('SIGTERM');
     await Promise.all(children.map((child) => new Promise((resolve) => (child.exitCode !== null ? resolve(null) : child.once('exit', resolve)))));

@@ -123,6 +123,36 @@ export async function adjustBalance(
   return balance;
 }
 
+export interface LedgerChange {
+  /** Signed. */
+  amount: Decimal.Value;
+  kind: LedgerKind;
+  reference: string | null;
+}
+
+/**
+ * Several changes to an account's balance in one UPDATE and one INSERT of their ledger rows
+ * (each with the balance after it), in the caller's transaction; they may take the balance
+ * below zero (what has happened is owed). Answers the balance after the last.
+ */
+export async function applyLedgerChanges(em: EntityManager, accountId: number, changes: LedgerChange[]): Promise<string> {
+  const total = changes.reduce((sum, change) => sum.plus(change.amount), new Decimal(0));
+  const [{ balance }]: { balance: string }[] = await em.execute(
+    'update accounts set balance = balance + ?::numeric, updated_at = now() where id = ? returning balance',
+    [total.toFixed(), accountId],
+  );
+  let after = new Decimal(balance).minus(total);
+  const rows = changes.map((change) => {
+    after = after.plus(change.amount);
+    return [accountId, new Decimal(change.amount).toFixed(), after.toFixed(), change.kind, change.reference];
+  });
+  await em.execute(
+    `insert into ledger_entries (account_id, amount, balance_after, kind, reference) values ${rows.map(() => '(?, ?, ?, ?, ?)').join(', ')}`,
+    rows.flat(),
+  );
+  return String(balance);
+}
+
 export async function createAccount(
   em: EntityManager,
   input: { name: string; email?: string | null; balance?: string },

@@ -6,9 +6,9 @@ import type { Config } from '../../config';
 import type { SecretBox } from '../../lib/secrets';
 import type { Logger } from '../../runtime';
 import { nowSpecTimestamp } from '../../lib/time';
-import { adjustBalance } from '../accounts/account.service';
+import { applyLedgerChanges, type LedgerChange } from '../accounts/account.service';
 import { Assistant } from '../assistants/assistant.entity';
-import { attemptFinished, attemptProgressed } from '../campaigns/dialer.attempts';
+import { attemptProgressed, settleAttempt, slotFreed } from '../campaigns/dialer.attempts';
 import { Call, FINAL_CALL_STATUSES, type AnsweredBy, type CallStatus } from './call.entity';
 import { evaluate, extractVariables, transcriptText, type Turn } from './call.conversation';
 import { callCost } from './call.pricing';
@@ -114,18 +114,19 @@ async function finish(em: EntityManager, deps: LifecycleDeps, call: Call, status
   const cost = callCost(deps.config, call.client_phone_number, call.duration, answered);
   call.carrier_cost = cost.carrier_cost;
   call.total_cost = cost.total_cost;
-  // The state machine finishes a call once, so its reservation is released once.
-  if (new Decimal(call.reserved_amount).greaterThan(0)) {
-    await adjustBalance(em, call.account_id, call.reserved_amount, 'call_reservation_release', `call:${call.id}`, { allowNegative: true });
-  }
-  let balance: string | null = null;
-  if (new Decimal(cost.total_cost).greaterThan(0)) {
-    // The call has happened: its cost is owed even when it takes the balance below zero.
-    balance = await adjustBalance(em, call.account_id, new Decimal(cost.total_cost).negated(), 'call', `call:${call.id}`, { allowNegative: true });
-  }
   await em.flush();
-  await attemptFinished(em, deps.config, call, balance);
+  await settleAttempt(em, deps.config, call);
   await deps.onFinished?.(em, call, assistant);
+
+  // The account's row last: every start and every end of the account's calls locks it, so
+  // this transaction holds it for as few statements as it can. The state machine finishes a
+  // call once, so its reservation is released once; the call has happened, so its cost is
+  // owed even when it takes the balance below zero.
+  const charges: LedgerChange[] = [];
+  if (new Decimal(call.reserved_amount).greaterThan(0)) charges.push({ amount: call.reserved_amount, kind: 'call_reservation_release', reference: `call:${call.id}` });
+  if (new Decimal(cost.total_cost).greaterThan(0)) charges.push({ amount: new Decimal(cost.total_cost).negated(), kind: 'call', reference: `call:${call.id}` });
+  const balance = charges.length ? await applyLedgerChanges(em, call.account_id, charges) : null;
+  await slotFreed(em, deps.config, call, balance);
 }
 
 /** The signature that lets a recording URL be fetched without a token (webhook receivers do). */

@@ -11,7 +11,7 @@ import type { TelephonyProvider } from '../../telephony/provider';
 import { PhoneNumber } from '../accounts/phone-number.entity';
 import { Assistant } from '../assistants/assistant.entity';
 import { requireAssistant } from '../assistants/assistant.service';
-import { adjustBalance } from '../accounts/account.service';
+import { applyLedgerChanges } from '../accounts/account.service';
 import { refuseDoNotCall } from '../dnc/dnc.service';
 import { idempotent } from '../idempotency/idempotency.service';
 import type { Scope } from '../scope';
@@ -53,6 +53,7 @@ export async function makeCall(scope: CallsScope, input: MakeCallInput, idempote
       variables: input.variables ?? {},
       reservation,
     });
+    await reserveForCalls(em, scope.accountId, [call]);
     return { call_id: call.id, status: call.status };
   });
 }
@@ -62,7 +63,7 @@ export async function makeCall(scope: CallsScope, input: MakeCallInput, idempote
  * row is locked first, so concurrent starts (any process) are decided one after the other,
  * each seeing the calls and the balance the ones before it left. Refuses past
  * PLAN_MAX_PARALLEL_CALLS calls in flight, and when the balance does not cover the call's
- * reservation; answers that reservation, which startCall takes.
+ * reservation; answers that reservation, which startCall records and reserveForCalls takes.
  */
 export async function admitCall(em: EntityManager, config: Config, accountId: number, to: string): Promise<string> {
   const [{ balance }] = await em.execute('select balance from accounts where id = ? for update', [accountId]);
@@ -81,6 +82,18 @@ export function coversReservation(balance: Decimal.Value, reservation: Decimal.V
   return available.greaterThan(0) && available.greaterThanOrEqualTo(reservation);
 }
 
+/**
+ * Takes what the calls just started reserve (their `reserved_amount`) from the account's
+ * balance, in one statement for all of them. The caller decided under the account's row lock
+ * that the balance covers it (admitCall, or the dialer's run).
+ */
+export async function reserveForCalls(em: EntityManager, accountId: number, calls: Pick<Call, 'id' | 'reserved_amount'>[]): Promise<void> {
+  const changes = calls
+    .filter((call) => new Decimal(call.reserved_amount).greaterThan(0))
+    .map((call) => ({ amount: new Decimal(call.reserved_amount).negated(), kind: 'call_reservation' as const, reference: `call:${call.id}` }));
+  if (changes.length) await applyLedgerChanges(em, accountId, changes);
+}
+
 /** The campaign lead a call is made to, and which of its attempts it is (the dialer's calls). */
 export interface CallLead {
   id: number;
@@ -92,7 +105,7 @@ export interface CallLead {
 /**
  * Creates a call in `initiated`, linked to its lead (the dialer's calls), else to the
  * account's most recent lead with the customer's number (and so to its campaign), and hands
- * it to the provider.
+ * it to the provider. The caller takes its `reservation` from the balance (reserveForCalls).
  */
 export async function startCall(
   em: EntityManager,
@@ -136,10 +149,6 @@ export async function startCall(
     reserved_amount: spec.reservation ?? '0',
   });
   await em.flush();
-  if (spec.reservation) {
-    const balance = await adjustBalance(em, accountId, new Decimal(spec.reservation).negated(), 'call_reservation', `call:${call.id}`);
-    if (balance === null) throw new DomainError('INSUFFICIENT_BALANCE', Messages.insufficientBalance);
-  }
   await em.execute(`insert into call_events (call_id, status) values (?, 'initiated')`, [call.id]);
   await telephony.startCall(em, call, spec.assistant);
   return call;

@@ -63,22 +63,19 @@ interface LeadPolicy {
 }
 
 /**
- * A call has ended (its row is flushed, the balance debited): settles the lead when the
- * dialer placed the call, pauses the account's campaigns when the balance is spent, and wakes
- * the campaigns the ended call may have freed a slot for. `balance` is the account's balance
- * after the call's cost, or null when it cost nothing.
+ * A call has ended and been charged: pauses the account's running campaigns when the balance
+ * is spent (`balance` is the balance after the call's cost, null when it cost nothing), and
+ * wakes the campaigns it may have freed a slot for: its own, and the account's others when
+ * the account was at its cap (they may have been waiting for this slot). The caller holds
+ * the account's row lock, so each wake-up lands after the dialer run it could have missed.
  */
-export async function attemptFinished(em: EntityManager, config: Config, call: Call, balance: string | null): Promise<void> {
-  if (call.lead_id !== null && call.attempt !== null) await settleLead(em, config, call);
+export async function slotFreed(em: EntityManager, config: Config, call: Call, balance: string | null): Promise<void> {
   if (balance !== null && !new Decimal(balance).greaterThan(0)) await pauseRunningCampaigns(em, call.account_id, 'insufficient_balance');
-
   const running: { id: number; in_flight: number }[] = await em.execute(
     `select id, (select count(*)::int from calls where account_id = ? and finished_at is null) as in_flight
      from campaigns where account_id = ? and status = 'running'`,
     [call.account_id, call.account_id],
   );
-  // The call's own campaign has a free slot now; the account's others only when the account
-  // was at its cap (they may have been waiting for this slot).
   const accountWasFull = running.length > 0 && running[0].in_flight + 1 >= config.maxParallelCalls;
   for (const campaign of running) {
     if (campaign.id === call.campaign_id || accountWasFull) await wakeDialer(em, campaign.id);
@@ -94,7 +91,8 @@ export async function attemptFinished(em: EntityManager, config: Config, call: C
  * left the lead has reached its maximum. Only the lead's current attempt counts: a client
  * who set the lead's status meanwhile has the last word.
  */
-async function settleLead(em: EntityManager, config: Config, call: Call): Promise<void> {
+export async function settleAttempt(em: EntityManager, config: Config, call: Call): Promise<void> {
+  if (call.lead_id === null || call.attempt === null) return;
   const [lead]: LeadPolicy[] = await em.execute(
     `select l.status, l.attempts, l.contact_index, l.contact_attempts,
        (select count(*)::int from secondary_contacts s where s.lead_id = l.id) as contacts,

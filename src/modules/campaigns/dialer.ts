@@ -5,7 +5,8 @@ import type { Logger } from '../../runtime';
 import type { TelephonyProvider } from '../../telephony/provider';
 import { Assistant } from '../assistants/assistant.entity';
 import { callReservation } from '../calls/call.pricing';
-import { coversReservation, startCall } from '../calls/call.service';
+import type { Call } from '../calls/call.entity';
+import { coversReservation, reserveForCalls, startCall } from '../calls/call.service';
 import type { Campaign, PausedReason } from './campaign.entity';
 import { windowAt } from './campaign.window';
 import { pauseRunningCampaigns, wakeDialer } from './dialer.attempts';
@@ -59,9 +60,8 @@ export interface DialReport {
 
 export async function dialCampaign(em: EntityManager, deps: DialerDeps, campaignId: number, now = new Date()): Promise<DialReport> {
   return em.transactional(async (tx) => {
-    const [owner] = await tx.execute('select account_id from campaigns where id = ?', [campaignId]);
-    if (!owner) return { placed: 0, stopped: 'not-running' };
-    const [{ balance }] = await tx.execute('select balance from accounts where id = ? for update', [owner.account_id]);
+    const [account] = await tx.execute('select balance from accounts where id = (select account_id from campaigns where id = ?) for update', [campaignId]);
+    if (!account) return { placed: 0, stopped: 'not-running' };
     const [campaign]: CampaignRow[] = await tx.execute('select * from campaigns where id = ? for update', [campaignId]);
     if (!campaign || campaign.status !== 'running') return { placed: 0, stopped: 'not-running' };
 
@@ -78,11 +78,6 @@ export async function dialCampaign(em: EntityManager, deps: DialerDeps, campaign
     const free = Math.min(campaign.max_calls_in_parallel - flight.campaign, deps.config.maxParallelCalls - flight.account);
     if (free <= 0) return { placed: 0, stopped: 'no-slot' };
 
-    const assistant = campaign.assistant_id ? await tx.findOne(Assistant, { id: campaign.assistant_id }, { populate: ['phone_number'] }) : null;
-    if (!assistant || assistant.calls_direction !== 'make') return pause(tx, campaign, 'no_assistant');
-    const callerIds = await usableCallerIds(tx, campaign, assistant, now);
-    if (callerIds.length === 0) return pause(tx, campaign, 'no_phone_number');
-
     const due: DueLead[] = await tx.execute(
       `select l.id, l.phone_number, l.variables, l.attempts, l.contact_index from leads l
        where l.campaign_id = ? and l.status in ('created', 'rescheduled') and coalesce(l.next_attempt_at, '-infinity') <= ?
@@ -90,10 +85,16 @@ export async function dialCampaign(em: EntityManager, deps: DialerDeps, campaign
        order by coalesce(l.next_attempt_at, '-infinity'), l.id limit ? for update of l skip locked`,
       [campaignId, now.toISOString(), free],
     );
+    if (!due.length) return { placed: 0, ...(await planNext(tx, campaign, flight.campaign, now)) };
+    const assistant = campaign.assistant_id ? await tx.findOne(Assistant, { id: campaign.assistant_id }) : null;
+    if (!assistant || assistant.calls_direction !== 'make') return pause(tx, campaign, 'no_assistant');
+    const callerIds = await usableCallerIds(tx, campaign, assistant, now);
+    if (callerIds.length === 0) return pause(tx, campaign, 'no_phone_number');
     const targets = await dialTargets(tx, campaign.account_id, due);
 
-    let available = new Decimal(balance);
+    let available = new Decimal(account.balance);
     const dialled: number[] = [];
+    const calls: Call[] = [];
     let setAside = 0;
     for (const lead of due) {
       const target = targets.get(lead.id)!;
@@ -106,13 +107,13 @@ export async function dialCampaign(em: EntityManager, deps: DialerDeps, campaign
       if (!coversReservation(available, reservation)) {
         const paused = await pauseRunningCampaigns(tx, campaign.account_id, 'insufficient_balance');
         deps.logger?.info('dialer: the balance cannot start a call; campaigns paused', { account_id: campaign.account_id, campaigns: paused });
-        await markDialled(tx, campaignId, dialled);
+        await markDialled(tx, campaign, dialled, calls);
         return { placed: dialled.length, stopped: 'insufficient_balance' };
       }
       if (target.contact_index !== lead.contact_index) {
         await tx.execute('update leads set contact_index = ?, contact_attempts = 0 where id = ?', [target.contact_index, lead.id]);
       }
-      await startCall(tx, deps.telephony, deps.config, {
+      const call = await startCall(tx, deps.telephony, deps.config, {
         assistant,
         type: 'outbound',
         from: callerIds[(Number(campaign.dials) + dialled.length) % callerIds.length],
@@ -123,8 +124,9 @@ export async function dialCampaign(em: EntityManager, deps: DialerDeps, campaign
       });
       available = available.minus(reservation);
       dialled.push(lead.id);
+      calls.push(call);
     }
-    await markDialled(tx, campaignId, dialled);
+    await markDialled(tx, campaign, dialled, calls);
     if (due.length === free) {
       // As many leads as slots: more may be due, and the slots of leads set aside are free.
       if (setAside > 0) await wakeDialer(tx, campaignId);
@@ -134,15 +136,20 @@ export async function dialCampaign(em: EntityManager, deps: DialerDeps, campaign
   });
 }
 
-/** The claimed leads whose calls were placed: `scheduled`, one attempt more; the caller-id rotation moves on. */
-async function markDialled(tx: EntityManager, campaignId: number, leadIds: number[]): Promise<void> {
+/**
+ * The claimed leads whose calls were placed: `scheduled`, one attempt more; the calls'
+ * reservations taken from the balance; the caller-id rotation moves on.
+ */
+async function markDialled(tx: EntityManager, campaign: CampaignRow, leadIds: number[], calls: Call[]): Promise<void> {
   if (!leadIds.length) return;
+  await reserveForCalls(tx, campaign.account_id, calls);
   await tx.execute(
-    `update leads set status = 'scheduled', attempts = attempts + 1, contact_attempts = contact_attempts + 1, next_attempt_at = null, updated_at = now()
-     where id = any(?::int[])`,
-    [`{${leadIds.join(',')}}`],
+    `with dialled as (
+       update leads set status = 'scheduled', attempts = attempts + 1, contact_attempts = contact_attempts + 1, next_attempt_at = null, updated_at = now()
+       where id = any(?::int[]))
+     update campaigns set dials = dials + ? where id = ?`,
+    [`{${leadIds.join(',')}}`, leadIds.length, campaign.id],
   );
-  await tx.execute('update campaigns set dials = dials + ? where id = ?', [leadIds.length, campaignId]);
 }
 
 /**
