@@ -18,7 +18,7 @@ async function serve(runtime: Runtime, databaseUrl: string): Promise<Serving> {
   const { config } = runtime;
   let app: App | undefined;
   try {
-    const seed = config.seedDemo ? await seedDemo(runtime.orm) : null;
+    const seed = config.seedDemo ? await seedDemo(runtime.orm, config) : null;
     app = await createApp(runtime);
     const base = await app.listen(config.port, config.host);
     const workers = config.workers.inProcess ? await startWorkers(runtime, databaseUrl) : null;
@@ -55,7 +55,7 @@ async function main(): Promise<void> {
     banner.push(
       `Demo account ${seed.accountId} created; this token is shown only once:`,
       `  Authorization: Bearer ${seed.token}`,
-      `  campaign_id ${seed.campaignId}, phone number id ${seed.phoneNumberId}`,
+      `  campaign_id ${seed.campaignId}, assistant_id ${seed.assistantId} (outbound), phone number id ${seed.phoneNumberId}`,
     );
   }
   // The banner is for the person who ran `npm start`; the logs are JSON lines.

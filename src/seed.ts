@@ -1,30 +1,47 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { Account } from './modules/accounts/account.entity';
 import { addPhoneNumber, createAccount } from './modules/accounts/account.service';
-import { Campaign } from './modules/campaigns/campaign.entity';
+import type { Config } from './config';
+import type { CreateAssistantInput } from './modules/assistants/assistant.inputs';
+import { createAssistant } from './modules/assistants/assistant.service';
+import { createCampaign } from './modules/campaigns/campaign.service';
 
 export interface DemoSeed {
   accountId: number;
   token: string;
   campaignId: number;
   phoneNumberId: number;
+  assistantId: number;
 }
 
 const SEED_LOCK = 7_426_001;
 
 /**
- * On an empty database, a demo account to try the API with: a balance, a campaign and an
- * SMS-capable phone number. Returns null when the database already has accounts.
+ * On an empty database, a demo account to try the API with: a balance, an SMS-capable phone
+ * number, an outbound assistant on it, and a campaign of that assistant (a draft: nothing is
+ * dialled until it is started). Returns null when the database already has accounts.
  */
-export async function seedDemo(orm: MikroORM): Promise<DemoSeed | null> {
+export async function seedDemo(orm: MikroORM, config: Config): Promise<DemoSeed | null> {
   return orm.em.fork().transactional(async (em) => {
     // Two processes starting on one empty database must not both seed it.
     await em.execute('select pg_advisory_xact_lock(?)', [SEED_LOCK]);
     if ((await em.count(Account)) > 0) return null;
     const { account, token } = await createAccount(em, { name: 'Demo', email: 'demo@vozgate.local', balance: '100' });
-    const campaign = em.create(Campaign, { account, name: 'Campanha demo' });
-    await em.persist(campaign).flush();
     const phone = await addPhoneNumber(em, { accountId: account.id, number: '+551140045000', smsEnabled: true, expiresAt: null });
-    return { accountId: account.id, token, campaignId: campaign.id, phoneNumberId: phone.id };
+    const scope = { em, accountId: account.id, config };
+    const assistant = await createAssistant(scope, {
+      assistant_name: 'Ana (demo)',
+      voice_id: 1,
+      language: 'Portuguese',
+      llm_model: 'gpt-4o-mini',
+      calls_direction: 'make',
+      engine_type: 'pipeline',
+      timezone: 'America/Sao_Paulo',
+      initial_message: 'Olá, aqui é a Ana, da Loja Centro. Tudo bem?',
+      system_prompt: 'Você confirma a entrega de pedidos com os clientes da Loja Centro. Seja breve e educada.',
+      phone_number_id: phone.id,
+    } as CreateAssistantInput);
+    const campaign = await createCampaign(scope, { name: 'Campanha demo', assistant_id: assistant.id });
+    return { accountId: account.id, token, campaignId: campaign.id, phoneNumberId: phone.id, assistantId: assistant.id };
   });
 }

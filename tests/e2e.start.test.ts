@@ -177,6 +177,50 @@ it('starts on an empty embedded database, serves, stops cleanly and keeps its da
   expect(existsSync(path.join(dataDir, 'pg', 'postmaster.pid'))).toBe(false);
 });
 
+it('runs the README’s dialer demo: campaign 1 of the demo account calls its leads by itself', async () => {
+  // The README's steps, on a faster clock (its demo: SIMULATOR_SPEED=20 DIALER_TIME_SCALE=60).
+  const saved = env;
+  env = { ...env, DIALER_TIME_SCALE: '600' };
+  const running = await start();
+  env = saved;
+  const token = (await runCli('token:create', '--account', '1')).token;
+  const call = (method: string, route: string, body?: unknown) =>
+    fetch(`${running.base}/api${route}`, {
+      method,
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    }).then(async (r) => ({ status: r.status, body: (await r.json()) as any }));
+
+  const updated = await call('PUT', '/user/campaigns/1', {
+    max_calls_in_parallel: 5, max_retries: 1, retry_interval: 1,
+    allowed_days: ['monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday', 'sunday'],
+    allowed_hours_start_time: '00:00', allowed_hours_end_time: '00:00',
+  });
+  expect(updated.body.data).toMatchObject({ assistant_id: 1, status: 'draft' });
+  for (let i = 10; i <= 29; i++) {
+    const end = [12, 17, 23].includes(i) ? '0001' : [14, 26].includes(i) ? '0004' : '7000';
+    expect((await call('POST', '/user/lead', { phone_number: `+5511987${i}${end}`, campaign_id: 1 })).status).toBe(200);
+  }
+  expect((await call('POST', '/user/campaigns/update-status', { campaign_id: 1, action: 'start' })).body.data.status).toBe('running');
+  let campaign: any;
+  let mostInFlight = 0;
+  for (let i = 0; i < 600; i++) {
+    campaign = (await call('GET', '/user/campaigns/1')).body;
+    mostInFlight = Math.max(mostInFlight, campaign.stats.calls_in_progress);
+    if (campaign.status === 'completed') break;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  // The first test's lead is in campaign 1 too, and answers.
+  expect(campaign.status).toBe('completed');
+  expect(campaign.stats).toMatchObject({
+    leads: { created: 0, scheduled: 0, processing: 0, rescheduled: 0, completed: 16, 'reached-max-retries': 5, blacklisted: 0 },
+    calls_in_progress: 0,
+    attempts: 26,
+  });
+  expect(mostInFlight).toBeLessThanOrEqual(5);
+  expect(await stop(running, 'SIGTERM')).toBe(0);
+});
+
 it('the CLI helps, names a bad flag, and says which database it uses', async () => {
   const help = await cliRun('--help');
   expect(help.code).toBe(0);
