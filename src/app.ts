@@ -2,15 +2,16 @@ import { randomUUID, timingSafeEqual } from 'node:crypto';
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { ApolloServer, HeaderMap } from '@apollo/server';
-import { ApolloArmor } from '@escape.tech/graphql-armor';
 import cors from 'cors';
 import { GraphQLError } from 'graphql';
 import { isDatabaseUnavailable } from './db/availability';
 import { Messages } from './errors';
+import { armor } from './graphql/armor';
 import { createContext, type GraphQLContext } from './graphql/context';
 import { unwrapResolverError } from '@apollo/server/errors';
 import { formatError, isUnexpected } from './graphql/errors';
 import { getSchema } from './graphql/schema';
+import { serveSubscriptions, type Subscriptions } from './graphql/subscriptions';
 import { BodyTooLargeError, readBody, sendError, sendJson } from './http';
 import { authenticate } from './modules/accounts/account.service';
 import { Call } from './modules/calls/call.entity';
@@ -29,6 +30,7 @@ import { simulatedRecording } from './telephony/recording';
 export interface App {
   server: http.Server;
   apollo: ApolloServer<GraphQLContext>;
+  subscriptions: Subscriptions;
   /** Listens and answers the base URL (`http://host:port`). */
   listen(port: number, host?: string): Promise<string>;
   /**
@@ -109,29 +111,19 @@ export async function createApp(runtime: Runtime): Promise<App> {
       if (isUnexpected(error)) logger.error('unexpected error in a GraphQL operation', unwrapResolverError(error), { request_id: requestId });
     }
   };
-  // Depth, cost, aliases, tokens and directives are checked before any resolver runs;
-  // batched requests are refused; field suggestions never leak the schema.
-  const armor = new ApolloArmor({
-    maxDepth: { n: config.graphql.maxDepth },
-    costLimit: { maxCost: config.graphql.maxCost },
-    maxAliases: { n: config.graphql.maxAliases },
-    // Tokens are limited by the parser itself (parseOptions): a refused parse is then a 400.
-    maxTokens: { enabled: false },
-    maxDirectives: { n: config.graphql.maxDirectives },
-    blockFieldSuggestion: { enabled: true },
-  }).protect();
+  const protections = armor(config);
   const apollo = new ApolloServer<GraphQLContext>({
     schema,
-    ...armor,
+    ...protections,
     plugins: [
-      ...armor.plugins,
+      ...protections.plugins,
       {
         async requestDidStart() {
           return {
-            // No Subscription type exists yet: such an operation is the client's mistake, not a 500.
+            // Subscriptions are served over WebSocket (graphql-ws), not over HTTP.
             async didResolveOperation({ operation }) {
               if (operation?.operation === 'subscription') {
-                throw new GraphQLError(Messages.subscriptionsUnsupported, { extensions: { code: 'BAD_REQUEST', http: { status: 400 } } });
+                throw new GraphQLError(Messages.subscriptionsOverWebSocket, { extensions: { code: 'BAD_REQUEST', http: { status: 400 } } });
               }
             },
             async didEncounterErrors({ errors, contextValue }) {
@@ -346,6 +338,7 @@ export async function createApp(runtime: Runtime): Promise<App> {
     });
   });
   server.keepAliveTimeout = 5_000;
+  const subscriptions = await serveSubscriptions(server, schema, runtime, protections.validationRules);
 
   return {
     server,
@@ -359,7 +352,10 @@ export async function createApp(runtime: Runtime): Promise<App> {
           resolve(`http://${shown}:${address.port}`);
         });
       }),
+    subscriptions,
     close: async (drainMs = 10_000) => {
+      // Subscriptions end first: their sockets would otherwise keep the server open.
+      await subscriptions.close();
       await new Promise<void>((resolve) => {
         const timer = setTimeout(() => server.closeAllConnections(), drainMs);
         server.close(() => {

@@ -63,6 +63,8 @@ export interface Config {
     maxAliases: number;
     maxTokens: number;
     maxDirectives: number;
+    /** Subscriptions' WebSocket: how often it is pinged, and its token checked again. */
+    wsKeepAliveMs: number;
   };
   /** How long SIGTERM waits for in-flight requests, then for running jobs, before stopping anyway. */
   shutdownTimeoutMs: number;
@@ -246,6 +248,7 @@ export const ENV = {
   GRAPHQL_MAX_ALIASES: integer(0, 1000)({ default: 15 }),
   GRAPHQL_MAX_TOKENS: integer(50, 100_000)({ default: 2000 }),
   GRAPHQL_MAX_DIRECTIVES: integer(0, 1000)({ default: 20 }),
+  GRAPHQL_WS_KEEPALIVE_MS: integer(1000, 600_000)({ default: 12_000 }),
   SHUTDOWN_TIMEOUT_MS: integer(0, 600_000)({ default: 10_000 }),
   RATE_LIMIT_PER_MINUTE: integer(0, 10_000_000)({ default: 1200 }),
   CORS_ORIGINS: origins({ default: undefined }),
@@ -326,6 +329,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
       maxAliases: env.GRAPHQL_MAX_ALIASES,
       maxTokens: env.GRAPHQL_MAX_TOKENS,
       maxDirectives: env.GRAPHQL_MAX_DIRECTIVES,
+      wsKeepAliveMs: env.GRAPHQL_WS_KEEPALIVE_MS,
     },
     shutdownTimeoutMs: env.SHUTDOWN_TIMEOUT_MS,
     rateLimitPerMinute: env.RATE_LIMIT_PER_MINUTE,

@@ -5,7 +5,7 @@ let me: TestAccount;
 
 beforeAll(async () => {
   app = await startTestApp({
-    graphql: { introspection: false, ide: false, maxDepth: 4, maxCost: 3000, maxAliases: 3, maxTokens: 400, maxDirectives: 5 },
+    graphql: { introspection: false, ide: false, maxDepth: 4, maxCost: 3000, maxAliases: 3, maxTokens: 400, maxDirectives: 5, wsKeepAliveMs: 12_000 },
   });
   me = await app.account();
 });

@@ -63,10 +63,11 @@ describe('malformed requests get a 400 and the process serves on', () => {
     expect(Object.keys(res.body.errors)).toEqual(['body']);
   });
 
-  it('refuses a subscription operation as a client error', async () => {
-    const res = await app.graphql('subscription { leads { total } }', {}, me.token);
+  it('refuses a subscription over HTTP as a client error, pointing at the WebSocket', async () => {
+    const res = await app.graphql('subscription { callUpdated { id } }', {}, me.token);
     expect(res.status).toBe(400);
     expect(res.body.errors[0].extensions).toMatchObject({ code: 'BAD_REQUEST', status: 400 });
+    expect(res.body.errors[0].message).toContain('WebSocket (graphql-ws) em /graphql');
   });
 
   it('checks the token of a GraphQL request before reading its body', async () => {

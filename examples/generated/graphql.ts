@@ -79,6 +79,21 @@ export type CreateCampaignMutationVariables = Exact<{
 
 export type CreateCampaignMutation = { createCampaign: { id: number, name: string } };
 
+export type CallUpdatedSubscriptionVariables = Exact<{
+  id?: number | null | undefined;
+  campaign_id?: number | null | undefined;
+}>;
+
+
+export type CallUpdatedSubscription = { callUpdated: { id: number, status: string, campaign_id: number | null, lead_id: number | null, attempt: number | null, duration: number, total_cost: number } };
+
+export type CampaignUpdatedSubscriptionVariables = Exact<{
+  id: number;
+}>;
+
+
+export type CampaignUpdatedSubscription = { campaignUpdated: { id: number, status: string, paused_reason: string | null, stats: { leads: Record<string, unknown>, calls_in_progress: number, attempts: number, total_cost: number } } };
+
 export class TypedDocumentString<TResult, TVariables>
   extends String
   implements DocumentTypeDecoration<TResult, TVariables>
@@ -228,3 +243,31 @@ export const CreateCampaignDocument = new TypedDocumentString(`
   }
 }
     `) as unknown as TypedDocumentString<CreateCampaignMutation, CreateCampaignMutationVariables>;
+export const CallUpdatedDocument = new TypedDocumentString(`
+    subscription CallUpdated($id: Int, $campaign_id: Int) {
+  callUpdated(id: $id, campaign_id: $campaign_id) {
+    id
+    status
+    campaign_id
+    lead_id
+    attempt
+    duration
+    total_cost
+  }
+}
+    `) as unknown as TypedDocumentString<CallUpdatedSubscription, CallUpdatedSubscriptionVariables>;
+export const CampaignUpdatedDocument = new TypedDocumentString(`
+    subscription CampaignUpdated($id: Int!) {
+  campaignUpdated(id: $id) {
+    id
+    status
+    paused_reason
+    stats {
+      leads
+      calls_in_progress
+      attempts
+      total_cost
+    }
+  }
+}
+    `) as unknown as TypedDocumentString<CampaignUpdatedSubscription, CampaignUpdatedSubscriptionVariables>;

@@ -6,7 +6,8 @@ import { CSS, HTML, JS, type Asset } from './static';
  * GraphiQL for browsers at `GET /graphql` (Accept: text/html), from the project's own
  * packages (graphiql's browser bundle and React 18's), so that it works offline and behind
  * firewalls. The header editor starts with an empty bearer header for the user's token; the
- * example operations of examples/operations.graphql are the first tab.
+ * example operations of examples/operations.graphql are the first tab. Subscriptions run over
+ * the graphql-ws client bundled in graphiql's browser build.
  */
 const moduleDir = (name: string) => path.dirname(require.resolve(`${name}/package.json`));
 
@@ -42,7 +43,12 @@ const page = `<!doctype html>
 `;
 
 const init = `(function () {
-  var fetcher = GraphiQL.createFetcher({ url: '/graphql' });
+  // Subscriptions go over graphql-ws on the same URL; the headers editor's Authorization
+  // becomes the connection's connectionParams.
+  var fetcher = GraphiQL.createFetcher({
+    url: '/graphql',
+    subscriptionUrl: (location.protocol === 'https:' ? 'wss://' : 'ws://') + location.host + '/graphql',
+  });
   var headers = JSON.stringify({ Authorization: 'Bearer ' }, null, 2);
   var props = {
     fetcher: fetcher,

@@ -5,6 +5,7 @@ import type { TelephonyProvider } from '../telephony/provider';
 import type { SmsProvider } from '../telephony/sms';
 import { UnauthenticatedError } from '../errors';
 import type { Scope } from '../modules/scope';
+import type { EventBus } from '../modules/events/event.bus';
 import { createLoaders, type Loaders } from './loaders';
 
 /** One per HTTP request, shared by the GraphQL endpoint and the REST shim. */
@@ -19,6 +20,10 @@ export interface GraphQLContext {
   telephony: TelephonyProvider;
   sms: SmsProvider;
   loaders: Loaders;
+  /** The process's event stream (subscriptions only). */
+  events?: EventBus;
+  /** Gives the context a new EntityManager and loaders (a subscription does, for each event). */
+  renew?: () => void;
 }
 
 export function createContext(input: Omit<GraphQLContext, 'loaders'>): GraphQLContext {

@@ -1,6 +1,6 @@
 import 'reflect-metadata';
 import { lexicographicSortSchema, printSchema, type GraphQLSchema } from 'graphql';
-import { buildSchema, type AuthChecker } from 'type-graphql';
+import { buildSchema, type AuthChecker, type PubSub } from 'type-graphql';
 import { UnauthenticatedError } from '../errors';
 import { MeResolver } from '../modules/accounts/me.resolver';
 import { PhoneNumberResolver } from '../modules/accounts/phone-number.resolver';
@@ -9,6 +9,7 @@ import { CallResolver } from '../modules/calls/call.resolver';
 import { CampaignResolver } from '../modules/campaigns/campaign.resolver';
 import { CatalogResolver } from '../modules/catalog/catalog.resolver';
 import { DncResolver } from '../modules/dnc/dnc.resolver';
+import { EventResolver } from '../modules/events/event.resolver';
 import { LeadResolver } from '../modules/leads/lead.resolver';
 import { SmsResolver } from '../modules/sms/sms.resolver';
 import { ToolResolver } from '../modules/tools/tool.resolver';
@@ -22,6 +23,7 @@ export const resolvers = [
   CampaignResolver,
   CatalogResolver,
   DncResolver,
+  EventResolver,
   LeadResolver,
   MeResolver,
   PhoneNumberResolver,
@@ -36,10 +38,23 @@ const authChecker: AuthChecker<GraphQLContext> = ({ context }) => {
   return true;
 };
 
+/**
+ * TypeGraphQL wants a PubSub once a schema has subscriptions; ours subscribe to the event
+ * bus themselves (`subscribe` in event.resolver.ts), so nothing goes through this one.
+ */
+const NO_PUBSUB: PubSub = {
+  publish: () => {
+    throw new Error('events are published through the event outbox (modules/events), not TypeGraphQL');
+  },
+  subscribe: () => {
+    throw new Error('subscriptions read the event bus through their own subscribe function');
+  },
+};
+
 let cached: Promise<GraphQLSchema> | undefined;
 
 export function getSchema(): Promise<GraphQLSchema> {
-  cached ??= buildSchema({ resolvers, authChecker, validate: false }).then(guardArguments);
+  cached ??= buildSchema({ resolvers, authChecker, validate: false, pubSub: NO_PUBSUB }).then(guardArguments);
   return cached;
 }
 

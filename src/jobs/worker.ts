@@ -5,6 +5,7 @@ import { Pool } from 'pg';
 import { forgetOldRateLimitWindows } from '../modules/accounts/account.service';
 import { sweepStuckCalls } from '../modules/calls/call.lifecycle';
 import { dialCampaign } from '../modules/campaigns/dialer';
+import { forgetOldEvents } from '../modules/events/event.service';
 import { DIAL_TASK } from '../modules/campaigns/dialer.attempts';
 import { RECONCILE_SMS_TASK, reconcileSms } from '../modules/sms/sms.service';
 import { DELIVER_TASK, deliver } from '../modules/webhooks/webhook.service';
@@ -23,6 +24,7 @@ export function taskList(runtime: Runtime): TaskList {
       const dead = await releaseDeadWorkers(em, runtime.config.workers.heartbeatMs * 3);
       if (dead.length) runtime.logger.info(`sweeper: released the jobs of ${dead.length} worker(s) that stopped without saying so`);
       await forgetOldRateLimitWindows(em);
+      await forgetOldEvents(em);
       const ended = await sweepStuckCalls(em, runtime.lifecycle);
       if (ended > 0) runtime.logger.info(`sweeper: ended ${ended} call(s) past their longest possible life`);
     },

@@ -49,6 +49,19 @@ export async function revokeToken(em: EntityManager, accountId: number, which: {
   return rows[0].id;
 }
 
+/** The hash of the token in an `Authorization` header value, or null when it holds none. */
+export function tokenHashOf(authorization: string | undefined): string | null {
+  const token = authorization ? BEARER_PATTERN.exec(authorization)?.[1] : undefined;
+  return token && TOKEN_PATTERN.test(token) ? hashToken(token).toString('hex') : null;
+}
+
+/** Which of these token hashes still name a token (the others were revoked): one statement. */
+export async function liveTokenHashes(em: EntityManager, hashes: string[]): Promise<Set<string>> {
+  if (!hashes.length) return new Set();
+  const rows: { token_hash: string }[] = await em.execute('select token_hash from api_tokens where token_hash = any(?::text[])', [`{${hashes.join(',')}}`]);
+  return new Set(rows.map((row) => row.token_hash));
+}
+
 export interface Authentication {
   accountId: number;
   /** Seconds until the token may be used again, when it is over its rate limit. */

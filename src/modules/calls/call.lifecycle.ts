@@ -12,6 +12,7 @@ import { attemptProgressed, settleAttempt, slotFreed } from '../campaigns/dialer
 import { Call, FINAL_CALL_STATUSES, type AnsweredBy, type CallStatus } from './call.entity';
 import { evaluate, extractVariables, transcriptText, type Turn } from './call.conversation';
 import { callCost } from './call.pricing';
+import { callSnapshot, emitEvents } from '../events/event.service';
 
 /** What a provider reports about a call. */
 export type CallEvent =
@@ -51,6 +52,8 @@ export function isFinal(status: CallStatus): boolean {
 export async function applyCallEvent(em: EntityManager, deps: LifecycleDeps, callId: number, event: CallEvent): Promise<Call | null> {
   const call = await em.findOne(Call, { id: callId }, { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true });
   if (!call || !FROM[event.type].includes(call.status)) return null;
+  /** For a campaign lead's attempt: whether the dialer will not call the lead again. */
+  let lastAttempt: boolean | null = null;
 
   switch (event.type) {
     case 'ringing':
@@ -64,16 +67,16 @@ export async function applyCallEvent(em: EntityManager, deps: LifecycleDeps, cal
       await attemptProgressed(em, call);
       break;
     case 'not-answered':
-      await finish(em, deps, call, event.status, 0, []);
+      lastAttempt = await finish(em, deps, call, event.status, 0, []);
       break;
     case 'ended':
-      await finish(em, deps, call, event.status, event.duration, event.turns);
+      lastAttempt = await finish(em, deps, call, event.status, event.duration, event.turns);
       break;
     case 'expired': {
       const answered = call.status === 'in-progress';
       const assistant = call.assistant_id ? await em.findOne(Assistant, { id: call.assistant_id }) : null;
       const turns: Turn[] = [{ speaker: 'system', text: 'Chamada encerrada pela plataforma: tempo máximo excedido.' }];
-      await finish(em, deps, call, answered ? 'ended' : 'failed', answered ? (assistant?.max_call_duration ?? 0) : 0, turns);
+      lastAttempt = await finish(em, deps, call, answered ? 'ended' : 'failed', answered ? (assistant?.max_call_duration ?? 0) : 0, turns);
       break;
     }
   }
@@ -83,6 +86,10 @@ export async function applyCallEvent(em: EntityManager, deps: LifecycleDeps, cal
     call.status,
     JSON.stringify({ event: event.type, ...(event.type === 'not-answered' && event.reason ? { reason: event.reason } : {}) }),
   ]);
+  const type = call.finished_at ? 'call.finished' : call.status === 'ringing' ? 'call.ringing' : 'call.answered';
+  const data = callSnapshot(call);
+  if (type === 'call.finished' && call.attempt !== null) data.is_last_attempt = lastAttempt;
+  await emitEvents(em, [{ accountId: call.account_id, type, data }]);
   deps.logger?.info('call status', {
     call_id: call.id,
     account_id: call.account_id,
@@ -96,8 +103,9 @@ export async function applyCallEvent(em: EntityManager, deps: LifecycleDeps, cal
 /**
  * A call's final state: transcript, post-call extraction and evaluation, recording, costs,
  * and the balance debited with its ledger row, all in the transaction of the last event.
+ * Answers, for a campaign lead's attempt, whether it was the lead's last (null otherwise).
  */
-async function finish(em: EntityManager, deps: LifecycleDeps, call: Call, status: CallStatus, duration: number, turns: Turn[]) {
+async function finish(em: EntityManager, deps: LifecycleDeps, call: Call, status: CallStatus, duration: number, turns: Turn[]): Promise<boolean | null> {
   const assistant = call.assistant_id ? await em.findOne(Assistant, { id: call.assistant_id }) : null;
   const answered = call.answered_at !== null;
   call.status = status;
@@ -115,7 +123,7 @@ async function finish(em: EntityManager, deps: LifecycleDeps, call: Call, status
   call.carrier_cost = cost.carrier_cost;
   call.total_cost = cost.total_cost;
   await em.flush();
-  await settleAttempt(em, deps.config, call);
+  const lastAttempt = await settleAttempt(em, deps.config, call);
   await deps.onFinished?.(em, call, assistant);
 
   // The account's row last: every start and every end of the account's calls locks it, so
@@ -127,6 +135,7 @@ async function finish(em: EntityManager, deps: LifecycleDeps, call: Call, status
   if (new Decimal(cost.total_cost).greaterThan(0)) charges.push({ amount: new Decimal(cost.total_cost).negated(), kind: 'call', reference: `call:${call.id}` });
   const balance = charges.length ? await applyLedgerChanges(em, call.account_id, charges) : null;
   await slotFreed(em, deps.config, call, balance);
+  return lastAttempt;
 }
 
 /** The signature that lets a recording URL be fetched without a token (webhook receivers do). */

@@ -13,6 +13,7 @@ import { Assistant } from '../assistants/assistant.entity';
 import { requireAssistant } from '../assistants/assistant.service';
 import { applyLedgerChanges } from '../accounts/account.service';
 import { refuseDoNotCall } from '../dnc/dnc.service';
+import { callSnapshot, emitEvents } from '../events/event.service';
 import { idempotent } from '../idempotency/idempotency.service';
 import type { Scope } from '../scope';
 import { CALL_STATUSES, CALL_TYPES, Call, type CallType } from './call.entity';
@@ -150,6 +151,7 @@ export async function startCall(
   });
   await em.flush();
   await em.execute(`insert into call_events (call_id, status) values (?, 'initiated')`, [call.id]);
+  await emitEvents(em, [{ accountId, type: 'call.initiated', data: callSnapshot(call) }]);
   await telephony.startCall(em, call, spec.assistant);
   return call;
 }

@@ -8,6 +8,7 @@ import { Assistant } from '../assistants/assistant.entity';
 import { isTimeZone } from '../assistants/assistant.service';
 import { LEAD_STATUSES } from '../leads/lead.entity';
 import type { Scope } from '../scope';
+import { campaignEvents, emitEvents } from '../events/event.service';
 import { wakeDialer } from './dialer.attempts';
 import { Campaign, WEEKDAYS, type Weekday } from './campaign.entity';
 import type { CreateCampaignInput, UpdateCampaignInput } from './campaign.inputs';
@@ -131,6 +132,7 @@ export async function setCampaignStatus(scope: Scope, id: number, action: string
   return scope.em.transactional(async (em) => {
     const campaign = await em.findOne(Campaign, { id, account: scope.accountId }, { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true });
     if (!campaign) throw new NotFoundError(Messages.campaignNotFound);
+    const was = campaign.status;
     if (action === 'start' && campaign.status !== 'running') {
       const assistant = campaign.assistant_id ? await em.findOne(Assistant, { id: campaign.assistant_id }) : null;
       if (!assistant || assistant.calls_direction !== 'make' || !assistant.phone_number) {
@@ -144,6 +146,7 @@ export async function setCampaignStatus(scope: Scope, id: number, action: string
       campaign.paused_reason = 'manual';
     }
     await em.flush();
+    if (campaign.status !== was) await emitEvents(em, campaignEvents([campaign]));
     return campaign;
   });
 }

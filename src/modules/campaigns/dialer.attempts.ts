@@ -3,6 +3,7 @@ import Decimal from 'decimal.js';
 import type { Config } from '../../config';
 import { enqueue } from '../../jobs/queue';
 import type { Call } from '../calls/call.entity';
+import { campaignEvents, emitEvents, leadEvents } from '../events/event.service';
 import type { PausedReason } from './campaign.entity';
 
 /**
@@ -33,20 +34,22 @@ export async function wakeIfRunning(em: EntityManager, campaignId: number): Prom
 
 /** Pauses the account's running campaigns; the caller holds the account's row lock. */
 export async function pauseRunningCampaigns(em: EntityManager, accountId: number, reason: PausedReason): Promise<number[]> {
-  const rows: { id: number }[] = await em.execute(
-    `update campaigns set status = 'paused', paused_reason = ?, updated_at = now() where account_id = ? and status = 'running' returning id`,
+  const rows: Record<string, any>[] = await em.execute(
+    `update campaigns set status = 'paused', paused_reason = ?, updated_at = now() where account_id = ? and status = 'running' returning *`,
     [reason, accountId],
   );
+  await emitEvents(em, campaignEvents(rows));
   return rows.map((row) => row.id);
 }
 
 /** The phone rings or is answered: the lead's call is in flight. */
 export async function attemptProgressed(em: EntityManager, call: Call): Promise<void> {
   if (call.lead_id === null || call.attempt === null) return;
-  await em.execute(`update leads set status = 'processing', updated_at = now() where id = ? and status = 'scheduled' and attempts = ?`, [
-    call.lead_id,
-    call.attempt,
-  ]);
+  const rows: Record<string, any>[] = await em.execute(
+    `update leads set status = 'processing', updated_at = now() where id = ? and status = 'scheduled' and attempts = ? returning *`,
+    [call.lead_id, call.attempt],
+  );
+  await emitEvents(em, leadEvents(call.account_id, rows));
 }
 
 interface LeadPolicy {
@@ -89,10 +92,11 @@ export async function slotFreed(em: EntityManager, config: Config, call: Call, b
  * `retry_interval` (divided by DIALER_TIME_SCALE); a contact that has had 1 + `max_retries`
  * attempts hands over to the lead's next secondary contact, dialled at once; when none is
  * left the lead has reached its maximum. Only the lead's current attempt counts: a client
- * who set the lead's status meanwhile has the last word.
+ * who set the lead's status meanwhile has the last word. Answers whether this was the lead's
+ * last attempt (null for a call the dialer did not place).
  */
-export async function settleAttempt(em: EntityManager, config: Config, call: Call): Promise<void> {
-  if (call.lead_id === null || call.attempt === null) return;
+export async function settleAttempt(em: EntityManager, config: Config, call: Call): Promise<boolean | null> {
+  if (call.lead_id === null || call.attempt === null) return null;
   const [lead]: LeadPolicy[] = await em.execute(
     `select l.status, l.attempts, l.contact_index, l.contact_attempts,
        (select count(*)::int from secondary_contacts s where s.lead_id = l.id) as contacts,
@@ -100,22 +104,33 @@ export async function settleAttempt(em: EntityManager, config: Config, call: Cal
      from leads l join campaigns c on c.id = l.campaign_id where l.id = ? for update of l`,
     [call.lead_id],
   );
-  if (!lead || (lead.status !== 'scheduled' && lead.status !== 'processing') || lead.attempts !== call.attempt) return;
+  // A client changed the lead meanwhile: the dialer calls it again only if it is dialable.
+  if (!lead || (lead.status !== 'scheduled' && lead.status !== 'processing') || lead.attempts !== call.attempt) {
+    return lead ? lead.status !== 'created' && lead.status !== 'rescheduled' : true;
+  }
 
+  let rows: Record<string, any>[];
   if (reached(call, lead)) {
-    await em.execute(`update leads set status = 'completed', next_attempt_at = null, updated_at = now() where id = ?`, [call.lead_id]);
+    rows = await em.execute(`update leads set status = 'completed', next_attempt_at = null, updated_at = now() where id = ? returning *`, [call.lead_id]);
   } else if (lead.contact_attempts <= lead.max_retries) {
     const due = new Date(Date.now() + (lead.retry_interval * 60_000) / config.dialerTimeScale);
-    await em.execute(`update leads set status = 'rescheduled', next_attempt_at = ?, updated_at = now() where id = ?`, [due.toISOString(), call.lead_id]);
+    rows = await em.execute(`update leads set status = 'rescheduled', next_attempt_at = ?, updated_at = now() where id = ? returning *`, [
+      due.toISOString(),
+      call.lead_id,
+    ]);
   } else if (lead.contact_index < lead.contacts) {
-    await em.execute(
+    rows = await em.execute(
       `update leads set status = 'rescheduled', contact_index = contact_index + 1, contact_attempts = 0, next_attempt_at = now(), updated_at = now()
-       where id = ?`,
+       where id = ? returning *`,
       [call.lead_id],
     );
   } else {
-    await em.execute(`update leads set status = 'reached-max-retries', next_attempt_at = null, updated_at = now() where id = ?`, [call.lead_id]);
+    rows = await em.execute(`update leads set status = 'reached-max-retries', next_attempt_at = null, updated_at = now() where id = ? returning *`, [
+      call.lead_id,
+    ]);
   }
+  await emitEvents(em, leadEvents(call.account_id, rows));
+  return rows[0].status !== 'rescheduled';
 }
 
 /** Whether the attempt reached the lead, as far as the campaign's policy is concerned. */

@@ -9,6 +9,7 @@ import type { Call } from '../calls/call.entity';
 import { coversReservation, reserveForCalls, startCall } from '../calls/call.service';
 import type { Campaign, PausedReason } from './campaign.entity';
 import { windowAt } from './campaign.window';
+import { campaignEvents, emitEvents, leadEvents } from '../events/event.service';
 import { pauseRunningCampaigns, wakeDialer } from './dialer.attempts';
 
 /**
@@ -99,7 +100,7 @@ export async function dialCampaign(em: EntityManager, deps: DialerDeps, campaign
     for (const lead of due) {
       const target = targets.get(lead.id)!;
       if (target.kind !== 'dial') {
-        await setAsideLead(tx, lead.id, target);
+        await setAsideLead(tx, campaign.account_id, lead.id, target);
         setAside++;
         continue;
       }
@@ -143,13 +144,13 @@ export async function dialCampaign(em: EntityManager, deps: DialerDeps, campaign
 async function markDialled(tx: EntityManager, campaign: CampaignRow, leadIds: number[], calls: Call[]): Promise<void> {
   if (!leadIds.length) return;
   await reserveForCalls(tx, campaign.account_id, calls);
-  await tx.execute(
-    `with dialled as (
-       update leads set status = 'scheduled', attempts = attempts + 1, contact_attempts = contact_attempts + 1, next_attempt_at = null, updated_at = now()
-       where id = any(?::int[]))
-     update campaigns set dials = dials + ? where id = ?`,
-    [`{${leadIds.join(',')}}`, leadIds.length, campaign.id],
+  const rows: Record<string, any>[] = await tx.execute(
+    `with rotated as (update campaigns set dials = dials + ? where id = ?)
+     update leads set status = 'scheduled', attempts = attempts + 1, contact_attempts = contact_attempts + 1, next_attempt_at = null, updated_at = now()
+     where id = any(?::int[]) returning *`,
+    [leadIds.length, campaign.id, `{${leadIds.join(',')}}`],
   );
+  await emitEvents(tx, leadEvents(campaign.account_id, rows));
 }
 
 /**
@@ -171,12 +172,14 @@ async function planNext(tx: EntityManager, campaign: CampaignRow, inFlight: numb
   if (next.skipped) await wakeDialer(tx, campaign.id, new Date(now.getTime() + SKIPPED_LEAD_RETRY_MS));
   else if (next.later) await wakeDialer(tx, campaign.id, new Date(next.later));
   if (next.open || inFlight > 0 || !campaign.mark_complete_when_no_leads) return {};
-  await tx.execute(`update campaigns set status = 'completed', paused_reason = null, updated_at = now() where id = ?`, [campaign.id]);
+  const rows = await tx.execute(`update campaigns set status = 'completed', paused_reason = null, updated_at = now() where id = ? returning *`, [campaign.id]);
+  await emitEvents(tx, campaignEvents(rows));
   return { completed: true };
 }
 
 async function pause(tx: EntityManager, campaign: CampaignRow, reason: PausedReason): Promise<DialReport> {
-  await tx.execute(`update campaigns set status = 'paused', paused_reason = ?, updated_at = now() where id = ?`, [reason, campaign.id]);
+  const rows = await tx.execute(`update campaigns set status = 'paused', paused_reason = ?, updated_at = now() where id = ? returning *`, [reason, campaign.id]);
+  await emitEvents(tx, campaignEvents(rows));
   return { placed: 0, stopped: reason };
 }
 
@@ -241,7 +244,8 @@ async function dialTargets(tx: EntityManager, accountId: number, due: DueLead[])
   return targets;
 }
 
-async function setAsideLead(tx: EntityManager, leadId: number, target: Exclude<Target, { kind: 'dial' }>): Promise<void> {
+async function setAsideLead(tx: EntityManager, accountId: number, leadId: number, target: Exclude<Target, { kind: 'dial' }>): Promise<void> {
   const status = target.kind === 'blacklisted' ? 'blacklisted' : 'reached-max-retries';
-  await tx.execute('update leads set status = ?, next_attempt_at = null, updated_at = now() where id = ?', [status, leadId]);
+  const rows = await tx.execute('update leads set status = ?, next_attempt_at = null, updated_at = now() where id = ? returning *', [status, leadId]);
+  await emitEvents(tx, leadEvents(accountId, rows));
 }

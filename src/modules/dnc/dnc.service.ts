@@ -1,6 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { FieldMessages, Messages, NotFoundError, ValidationError } from '../../errors';
 import { toE164 } from '../../lib/phone';
+import { emitEvents, leadEvents } from '../events/event.service';
 import type { Scope } from '../scope';
 
 /** A number on the account's do-not-call list. */
@@ -31,10 +32,12 @@ export async function addDnc(scope: Scope, phoneNumber: string): Promise<DncNumb
   await scope.em.transactional(async (em) => {
     await em.execute('insert into dnc_numbers (account_id, phone_number) values (?, ?) on conflict do nothing', [scope.accountId, phone]);
     // The dialer would find them listed anyway; marking them now shows it at once.
-    await em.execute(
-      `update leads set status = 'blacklisted', next_attempt_at = null, updated_at = now() where account_id = ? and phone_number = ? and status in ('created', 'rescheduled')`,
+    const rows: Record<string, any>[] = await em.execute(
+      `update leads set status = 'blacklisted', next_attempt_at = null, updated_at = now()
+       where account_id = ? and phone_number = ? and status in ('created', 'rescheduled') returning *`,
       [scope.accountId, phone],
     );
+    await emitEvents(em, leadEvents(scope.accountId, rows));
   });
   const [row]: DncNumber[] = await scope.em.execute(`select ${COLUMNS} from dnc_numbers where account_id = ? and phone_number = ?`, [scope.accountId, phone]);
   return row;

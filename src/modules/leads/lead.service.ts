@@ -9,6 +9,7 @@ import { Account } from '../accounts/account.entity';
 import { Campaign } from '../campaigns/campaign.entity';
 import { requireCampaign } from '../campaigns/campaign.service';
 import { wakeIfRunning } from '../campaigns/dialer.attempts';
+import { emitEvents, leadEvents } from '../events/event.service';
 import type { Scope } from '../scope';
 import { CLIENT_LEAD_STATUSES, LEAD_STATUSES, Lead } from './lead.entity';
 import type { CreateLeadInput, LeadListArgs, UpdateLeadInput } from './lead.inputs';
@@ -92,6 +93,7 @@ export async function updateLead(scope: Scope, id: number, input: UpdateLeadInpu
     const lead = await em.findOne(Lead, { id, account: scope.accountId }, { lockMode: LockMode.PESSIMISTIC_WRITE });
     if (!lead) throw new NotFoundError(Messages.leadNotFound);
     const wasCampaign = lead.campaign.id;
+    const wasStatus = lead.status;
     if (input.campaign_id != null) lead.campaign = await requireCampaign({ ...scope, em }, input.campaign_id);
     // Moving a lead to a number or a campaign follows the rule of create: one lead per
     // number in a campaign (duplicates made on purpose at create stay as they are).
@@ -101,6 +103,7 @@ export async function updateLead(scope: Scope, id: number, input: UpdateLeadInpu
     if (input.status != null) setStatus(lead, input.status as Lead['status']);
     if (input.variables != null) lead.variables = { ...lead.variables, ...input.variables };
     await em.flush();
+    if (lead.status !== wasStatus) await emitEvents(em, leadEvents(scope.accountId, [lead]));
     const dialable = lead.status === 'created' || lead.status === 'rescheduled';
     if (dialable && (input.status != null || lead.campaign.id !== wasCampaign)) await wakeIfRunning(em, lead.campaign.id);
     return lead;

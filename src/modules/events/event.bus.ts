@@ -1,0 +1,174 @@
+import { Client } from 'pg';
+import type { Logger } from '../../runtime';
+import { EVENTS_CHANNEL, type EventType } from './event.service';
+
+/** An event as the bus hands it out. */
+export interface BusEvent {
+  id: string;
+  account_id: number;
+  type: EventType;
+  data: Record<string, any>;
+}
+
+type Listener = (event: BusEvent) => void;
+
+/** Events a slow subscriber may have waiting before its stream is ended. */
+const MAX_QUEUED = 1000;
+const RECONNECT_MS = [100, 500, 1000, 2000, 5000];
+
+/**
+ * This process's view of the event stream: one connection LISTENs on the events channel;
+ * a notification names the ids of events just committed (by any process), which are read
+ * in one statement and handed to this process's listeners of their account. Nothing is read
+ * while nobody listens. The connection comes back by itself when the database drops it.
+ */
+export class EventBus {
+  private client: Client | null = null;
+  private readonly listeners = new Map<number, Set<Listener>>();
+  private pending: string[] = [];
+  private reading: Promise<void> | null = null;
+  private stopped = false;
+  private attempt = 0;
+
+  constructor(
+    private readonly databaseUrl: string,
+    private readonly logger?: Logger,
+  ) {}
+
+  async start(): Promise<void> {
+    const client = new Client({ connectionString: this.databaseUrl });
+    client.on('notification', (message) => {
+      if (message.channel === EVENTS_CHANNEL && message.payload && this.listeners.size > 0) this.enqueue(message.payload.split(','));
+    });
+    client.on('error', (error) => {
+      this.logger?.warn('events: the LISTEN connection broke', { message: error.message });
+      this.broken(client);
+    });
+    client.on('end', () => this.broken(client));
+    try {
+      await client.connect();
+      await client.query(`listen ${EVENTS_CHANNEL}`);
+    } catch (error) {
+      client.removeAllListeners();
+      client.on('error', () => {});
+      await client.end().catch(() => {});
+      throw error;
+    }
+    this.client = client;
+    this.attempt = 0;
+  }
+
+  private broken(client: Client): void {
+    if (this.stopped || this.client !== client) return;
+    this.client = null;
+    client.removeAllListeners();
+    client.on('error', () => {});
+    client.end().catch(() => {});
+    this.retry();
+  }
+
+  /** LISTENs again after a pause that grows with each failure. */
+  private retry(): void {
+    const delay = RECONNECT_MS[Math.min(this.attempt++, RECONNECT_MS.length - 1)];
+    setTimeout(() => {
+      if (this.stopped) return;
+      this.start().catch((error) => {
+        this.logger?.warn('events: could not LISTEN again; retrying', { message: (error as Error).message });
+        this.retry();
+      });
+    }, delay).unref();
+  }
+
+  /** Calls `listener` with each event of the account from now on; answers how to stop. */
+  listen(accountId: number, listener: Listener): () => void {
+    let set = this.listeners.get(accountId);
+    if (!set) this.listeners.set(accountId, (set = new Set()));
+    set.add(listener);
+    return () => {
+      set!.delete(listener);
+      if (set!.size === 0) this.listeners.delete(accountId);
+    };
+  }
+
+  /**
+   * The account's events that pass `accept`, as an async iterator (a GraphQL subscription's
+   * source). A subscriber that falls MAX_QUEUED events behind has its stream ended.
+   */
+  iterate(accountId: number, accept: (event: BusEvent) => boolean): AsyncIterableIterator<BusEvent> {
+    const queue: BusEvent[] = [];
+    let waiting: ((result: IteratorResult<BusEvent>) => void) | null = null;
+    let done = false;
+    const finish = () => {
+      if (done) return;
+      done = true;
+      unlisten();
+      waiting?.({ value: undefined, done: true });
+      waiting = null;
+    };
+    const unlisten = this.listen(accountId, (event) => {
+      if (done || !accept(event)) return;
+      if (waiting) {
+        const resolve = waiting;
+        waiting = null;
+        resolve({ value: event, done: false });
+      } else if (queue.length < MAX_QUEUED) {
+        queue.push(event);
+      } else {
+        this.logger?.warn('events: a subscriber fell too far behind; its stream is ended', { account_id: accountId });
+        finish();
+      }
+    });
+    return {
+      next: () => {
+        if (queue.length) return Promise.resolve({ value: queue.shift()!, done: false });
+        if (done) return Promise.resolve({ value: undefined, done: true });
+        return new Promise((resolve) => (waiting = resolve));
+      },
+      return: () => {
+        finish();
+        return Promise.resolve({ value: undefined, done: true });
+      },
+      [Symbol.asyncIterator]() {
+        return this;
+      },
+    };
+  }
+
+  /** Notifications arriving together are read together. */
+  private enqueue(ids: string[]): void {
+    this.pending.push(...ids);
+    this.reading ??= Promise.resolve().then(() => this.read());
+  }
+
+  private async read(): Promise<void> {
+    try {
+      while (this.pending.length && this.client) {
+        const ids = this.pending.splice(0);
+        const { rows } = await this.client.query<BusEvent>(
+          'select id::text, account_id, type, data from events where id = any($1::bigint[]) order by id',
+          [ids],
+        );
+        for (const event of rows) {
+          for (const listener of this.listeners.get(event.account_id) ?? []) listener(event);
+        }
+      }
+    } catch (error) {
+      this.logger?.warn('events: could not read events', { message: (error as Error).message });
+    } finally {
+      this.reading = null;
+    }
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    const client = this.client;
+    this.client = null;
+    for (const set of this.listeners.values()) set.clear();
+    this.listeners.clear();
+    if (client) {
+      client.removeAllListeners();
+      client.on('error', () => {});
+      await client.end().catch(() => {});
+    }
+  }
+}
