@@ -53,6 +53,8 @@ export interface Config {
   callRates: Record<string, string>;
   /** The platform's fee per started minute of an answered call. */
   callFeePerMinute: string;
+  /** A balance that falls below it sends `balance.low` (the events). */
+  balanceLowThreshold: string;
   graphql: {
     /** Schema introspection; on by default only on the embedded (development) database. */
     introspection: boolean;
@@ -234,6 +236,7 @@ export const ENV = {
   DIALER_TIME_SCALE: positiveNumber({ default: 1 }),
   CALL_RATES: priceTable({ default: { BR: '0.06', US: '0.02', '*': '0.10' } }),
   CALL_FEE_PER_MINUTE: price({ default: '0.05' }),
+  BALANCE_LOW_THRESHOLD: price({ default: '5' }),
   SMS_PROVIDER: oneOf(['simulator', 'twilio'] as const)({ default: 'simulator' }),
   SMS_PRICES: priceTable({ default: { BR: '0.05', US: '0.0079', '*': '0.08' } }),
   SMS_PROVIDER_TIMEOUT_MS: integer(100, 120_000)({ default: 10_000 }),
@@ -321,6 +324,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
     },
     callRates: env.CALL_RATES,
     callFeePerMinute: env.CALL_FEE_PER_MINUTE,
+    balanceLowThreshold: env.BALANCE_LOW_THRESHOLD,
     graphql: {
       introspection: env.GRAPHQL_INTROSPECTION ?? development,
       ide: env.GRAPHQL_IDE ?? development,

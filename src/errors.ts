@@ -42,6 +42,8 @@ export const Messages = {
   parallelCallLimit: (limit: number) =>
     `Você atingiu o limite de ${limit} chamadas simultâneas do seu plano. Aguarde o término de uma chamada em andamento.`,
   deliveryNotFound: 'Entrega de webhook não encontrada',
+  webhookEndpointNotFound: 'Endpoint de webhook não encontrado',
+  webhookEndpointLimit: (limit: number) => `Você atingiu o limite de ${limit} endpoints de webhook da conta.`,
   idempotencyKeyReused: 'Esta Idempotency-Key já foi usada com outra requisição.',
   idempotencyInFlight: 'Uma requisição com esta Idempotency-Key ainda está em andamento; tente novamente.',
   senderNotFound: 'Número de origem não encontrado',
@@ -75,6 +77,8 @@ export const Messages = {
   callDeleted: 'Call deleted successfully',
   dncAdded: 'Number added to the do-not-call list',
   dncRemoved: 'Number removed from the do-not-call list',
+  webhookEndpointCreated: 'Webhook endpoint created successfully',
+  webhookEndpointDeleted: 'Webhook endpoint deleted successfully',
 } as const;
 
 /** Per-field messages, in the wording Laravel's pt-BR validator uses, keyed by the spec's field names. */
@@ -103,6 +107,8 @@ export const FieldMessages = {
   headerName: (field: string) => `O campo ${field} deve ser um nome de cabeçalho HTTP válido.`,
   headerReserved: (field: string, name: string) => `O cabeçalho ${name} (${field}) é controlado pela plataforma e não pode ser definido.`,
   webhookInactive: 'O webhook do assistente está desativado; ative-o antes de reenviar.',
+  endpointDisabled: 'O endpoint de webhook foi desativado (respondeu 410); crie-o de novo para receber eventos.',
+  webhookEvents: (field: string) => `O campo ${field} deve ser uma lista não vazia de tipos de evento do catálogo.`,
   idempotencyKey: 'A Idempotency-Key deve ter de 1 a 255 caracteres visíveis.',
   assistantNotOutbound: 'O assistente selecionado não faz chamadas de saída (calls_direction deve ser make).',
   assistantWithoutPhone: 'O assistente selecionado não tem um número de telefone.',

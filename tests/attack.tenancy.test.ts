@@ -201,6 +201,12 @@ const OPERATIONS: Record<string, Operation> = {
   deleteAssistant: { document: 'mutation($id: Int!) { deleteAssistant(id: $id) }', variables: (o) => ({ id: o.assistant }), slots: [{ at: 'id', kind: 'assistant' }] },
   deleteTool: { document: 'mutation($id: Int!) { deleteTool(id: $id) }', variables: (o) => ({ id: o.tool }), slots: [{ at: 'id', kind: 'tool' }] },
   deleteCampaign: { document: 'mutation($id: Int!) { deleteCampaign(id: $id) }', variables: (o) => ({ id: o.spareCampaigns[1] }), slots: [{ at: 'id', kind: 'lastCampaign' }] },
+  webhookEndpoint: {
+    document: 'query($id: Int!) { webhookEndpoint(id: $id) { id url deliveries { id } } }',
+    variables: (o) => ({ id: o.endpoint }),
+    slots: [{ at: 'id', kind: 'endpoint' }],
+  },
+  deleteWebhookEndpoint: { document: 'mutation($id: Int!) { deleteWebhookEndpoint(id: $id) }', variables: (o) => ({ id: o.endpoint }), slots: [{ at: 'id', kind: 'endpoint' }] },
 };
 
 /** Arguments that carry an id without saying so in their name. */
@@ -298,6 +304,8 @@ const REST_CASES: Record<string, RestCase> = {
   'POST /user/sms': { slots: [{ at: 'body.from', kind: 'phone' }] },
   'GET /user/dnc': { slots: [] },
   'POST /user/dnc': { slots: [] },
+  'GET /user/webhooks': { slots: [] },
+  'POST /user/webhooks': { slots: [] },
   // The destructive ones last.
   'POST /user/assistants/disable-webhook': { slots: [{ at: 'body.assistant_id', kind: 'assistant' }] },
   'POST /user/assistants/disable-inbound-webhook': { slots: [{ at: 'body.assistant_id', kind: 'assistant' }] },
@@ -308,6 +316,7 @@ const REST_CASES: Record<string, RestCase> = {
   'DELETE /user/tools/{id}': { slots: [], pathKind: 'tool' },
   'DELETE /user/campaigns/{id}': { slots: [], pathKind: 'spareCampaign' },
   'DELETE /user/campaign/{id}': { slots: [], pathKind: 'lastCampaign' },
+  'DELETE /user/webhooks/{id}': { slots: [], pathKind: 'endpoint' },
 };
 
 function restSend(route: string, parts: RestRequest) {

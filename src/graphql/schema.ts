@@ -13,6 +13,7 @@ import { EventResolver } from '../modules/events/event.resolver';
 import { LeadResolver } from '../modules/leads/lead.resolver';
 import { SmsResolver } from '../modules/sms/sms.resolver';
 import { ToolResolver } from '../modules/tools/tool.resolver';
+import { WebhookEndpointResolver } from '../modules/webhooks/endpoint.resolver';
 import { WebhookResolver } from '../modules/webhooks/webhook.resolver';
 import type { GraphQLContext } from './context';
 import { guardArguments } from './input-guard';
@@ -29,6 +30,7 @@ export const resolvers = [
   PhoneNumberResolver,
   SmsResolver,
   ToolResolver,
+  WebhookEndpointResolver,
   WebhookResolver,
 ] as const;
 

@@ -21,9 +21,11 @@ export interface Tenant extends TestAccount {
   delivery: string;
   /** Two more campaigns, with the assistant, that the suites may start, stop and delete. */
   spareCampaigns: [number, number];
+  /** A webhook endpoint. */
+  endpoint: number;
 }
 
-export type Kind = 'campaign' | 'spareCampaign' | 'lastCampaign' | 'lead' | 'tool' | 'voice' | 'phone' | 'assistant' | 'inboundNumber' | 'call' | 'sms' | 'delivery';
+export type Kind = 'campaign' | 'spareCampaign' | 'lastCampaign' | 'lead' | 'tool' | 'voice' | 'phone' | 'assistant' | 'inboundNumber' | 'call' | 'sms' | 'delivery' | 'endpoint';
 
 export function idOf(tenant: Tenant, kind: Kind): number | string {
   if (kind === 'campaign') return tenant.campaignId;
@@ -47,6 +49,7 @@ export const MISSING: Record<Kind, number | string> = {
   call: 900_000_007,
   sms: 900_000_008,
   delivery: '00000000-0000-4000-8000-000000000000',
+  endpoint: 900_000_009,
 };
 
 /** An outbound assistant's input (REST body or GraphQL input) with a voice, a number and a tool of the tenant's. */
@@ -125,6 +128,7 @@ export async function createTenant(app: TestApp, firstId?: number): Promise<Tena
     (await created(post('/api/user/campaigns', { name: 'Spare', assistant_id: assistant.data.id }), 'campaign')).data.id,
     (await created(post('/api/user/campaigns', { name: 'Last', assistant_id: assistant.data.id }), 'campaign')).data.id,
   ];
+  const endpoint = await created(post('/api/user/webhooks', { url: 'https://hooks.example.com/events', events: ['call.finished'] }), 'webhook endpoint');
   const delivery = randomUUID();
   await app.sql(
     `insert into webhook_deliveries (id, account_id, call_id, assistant_id, status, payload) values ($1, $2, $3, $4, 'delivered', '{}')`,
@@ -143,6 +147,7 @@ export async function createTenant(app: TestApp, firstId?: number): Promise<Tena
     sms: sms.data.id,
     delivery,
     spareCampaigns,
+    endpoint: endpoint.data.id,
   };
 }
 
@@ -207,6 +212,8 @@ export const VALID_REST_REQUESTS: Record<string, (own: Tenant) => RestRequest> =
   'POST /user/sms': (o) => ({ path: '/user/sms', body: { from: o.phone, to: '+5511987650013', body: 'Oi' } }),
   'GET /user/dnc': () => ({ path: '/user/dnc' }),
   'POST /user/dnc': () => ({ path: '/user/dnc', body: { phone_number: '+5511987650014' } }),
+  'GET /user/webhooks': () => ({ path: '/user/webhooks' }),
+  'POST /user/webhooks': () => ({ path: '/user/webhooks', body: { url: 'https://hooks.example.com/more', events: ['lead.status_changed'] } }),
   'POST /user/assistants/disable-webhook': (o) => ({ path: '/user/assistants/disable-webhook', body: { assistant_id: o.assistant } }),
   'POST /user/assistants/disable-inbound-webhook': (o) => ({ path: '/user/assistants/disable-inbound-webhook', body: { assistant_id: o.assistant } }),
   'DELETE /user/calls/{id}': (o) => ({ path: `/user/calls/${o.call}` }),
@@ -216,4 +223,5 @@ export const VALID_REST_REQUESTS: Record<string, (own: Tenant) => RestRequest> =
   'DELETE /user/tools/{id}': (o) => ({ path: `/user/tools/${o.tool}` }),
   'DELETE /user/campaigns/{id}': (o) => ({ path: `/user/campaigns/${o.spareCampaigns[0]}` }),
   'DELETE /user/campaign/{id}': (o) => ({ path: `/user/campaign/${o.spareCampaigns[1]}` }),
+  'DELETE /user/webhooks/{id}': (o) => ({ path: `/user/webhooks/${o.endpoint}` }),
 };

@@ -11,6 +11,7 @@ import { Migration20261122010000_dnc } from './Migration20261122010000_dnc';
 import { Migration20261122020000_campaigns } from './Migration20261122020000_campaigns';
 import { Migration20261122030000_dialer } from './Migration20261122030000_dialer';
 import { Migration20261122040000_events } from './Migration20261122040000_events';
+import { Migration20261122050000_webhook_endpoints } from './Migration20261122050000_webhook_endpoints';
 
 /** Every migration, in order. Listed explicitly so that compiled and TypeScript runs agree. */
 export const migrations: MigrationObject[] = [
@@ -26,4 +27,5 @@ export const migrations: MigrationObject[] = [
   { name: 'Migration20261122020000_campaigns', class: Migration20261122020000_campaigns },
   { name: 'Migration20261122030000_dialer', class: Migration20261122030000_dialer },
   { name: 'Migration20261122040000_events', class: Migration20261122040000_events },
+  { name: 'Migration20261122050000_webhook_endpoints', class: Migration20261122050000_webhook_endpoints },
 ];

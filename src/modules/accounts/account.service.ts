@@ -3,6 +3,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import Decimal from 'decimal.js';
 import { Account } from './account.entity';
 import { ApiToken } from './api-token.entity';
+import { emitEvents } from '../events/event.service';
 import type { LedgerKind } from './ledger-entry.entity';
 import { PhoneNumber } from './phone-number.entity';
 
@@ -118,7 +119,7 @@ export async function adjustBalance(
   amount: Decimal.Value,
   kind: LedgerKind,
   reference: string | null,
-  options: { allowNegative?: boolean } = {},
+  options: { allowNegative?: boolean; lowThreshold?: string } = {},
 ): Promise<string | null> {
   const delta = new Decimal(amount).toFixed();
   const guard = options.allowNegative ? '' : ' and balance + ?::numeric >= 0';
@@ -133,7 +134,14 @@ export async function adjustBalance(
     'insert into ledger_entries (account_id, amount, balance_after, kind, reference) values (?, ?, ?, ?, ?)',
     [accountId, delta, balance, kind, reference],
   );
+  await noteLowBalance(em, accountId, new Decimal(balance).minus(delta), balance, options.lowThreshold);
   return balance;
+}
+
+/** `balance.low` when a change took the balance from at least the threshold to below it. */
+async function noteLowBalance(em: EntityManager, accountId: number, before: Decimal, after: Decimal.Value, threshold: string | undefined): Promise<void> {
+  if (threshold === undefined || before.lessThan(threshold) || !new Decimal(after).lessThan(threshold)) return;
+  await emitEvents(em, [{ accountId, type: 'balance.low', data: { balance: Number(after), threshold: Number(threshold) } }]);
 }
 
 export interface LedgerChange {
@@ -148,7 +156,7 @@ export interface LedgerChange {
  * (each with the balance after it), in the caller's transaction; they may take the balance
  * below zero (what has happened is owed). Answers the balance after the last.
  */
-export async function applyLedgerChanges(em: EntityManager, accountId: number, changes: LedgerChange[]): Promise<string> {
+export async function applyLedgerChanges(em: EntityManager, accountId: number, changes: LedgerChange[], lowThreshold?: string): Promise<string> {
   const total = changes.reduce((sum, change) => sum.plus(change.amount), new Decimal(0));
   const [{ balance }]: { balance: string }[] = await em.execute(
     'update accounts set balance = balance + ?::numeric, updated_at = now() where id = ? returning balance',
@@ -163,6 +171,7 @@ export async function applyLedgerChanges(em: EntityManager, accountId: number, c
     `insert into ledger_entries (account_id, amount, balance_after, kind, reference) values ${rows.map(() => '(?, ?, ?, ?, ?)').join(', ')}`,
     rows.flat(),
   );
+  await noteLowBalance(em, accountId, new Decimal(balance).minus(total), balance, lowThreshold);
   return String(balance);
 }
 

@@ -133,7 +133,7 @@ async function finish(em: EntityManager, deps: LifecycleDeps, call: Call, status
   const charges: LedgerChange[] = [];
   if (new Decimal(call.reserved_amount).greaterThan(0)) charges.push({ amount: call.reserved_amount, kind: 'call_reservation_release', reference: `call:${call.id}` });
   if (new Decimal(cost.total_cost).greaterThan(0)) charges.push({ amount: new Decimal(cost.total_cost).negated(), kind: 'call', reference: `call:${call.id}` });
-  const balance = charges.length ? await applyLedgerChanges(em, call.account_id, charges) : null;
+  const balance = charges.length ? await applyLedgerChanges(em, call.account_id, charges, deps.config.balanceLowThreshold) : null;
   await slotFreed(em, deps.config, call, balance);
   return lastAttempt;
 }

@@ -54,7 +54,7 @@ export async function makeCall(scope: CallsScope, input: MakeCallInput, idempote
       variables: input.variables ?? {},
       reservation,
     });
-    await reserveForCalls(em, scope.accountId, [call]);
+    await reserveForCalls(em, scope.config, scope.accountId, [call]);
     return { call_id: call.id, status: call.status };
   });
 }
@@ -88,11 +88,11 @@ export function coversReservation(balance: Decimal.Value, reservation: Decimal.V
  * balance, in one statement for all of them. The caller decided under the account's row lock
  * that the balance covers it (admitCall, or the dialer's run).
  */
-export async function reserveForCalls(em: EntityManager, accountId: number, calls: Pick<Call, 'id' | 'reserved_amount'>[]): Promise<void> {
+export async function reserveForCalls(em: EntityManager, config: Config, accountId: number, calls: Pick<Call, 'id' | 'reserved_amount'>[]): Promise<void> {
   const changes = calls
     .filter((call) => new Decimal(call.reserved_amount).greaterThan(0))
     .map((call) => ({ amount: new Decimal(call.reserved_amount).negated(), kind: 'call_reservation' as const, reference: `call:${call.id}` }));
-  if (changes.length) await applyLedgerChanges(em, accountId, changes);
+  if (changes.length) await applyLedgerChanges(em, accountId, changes, config.balanceLowThreshold);
 }
 
 /** The campaign lead a call is made to, and which of its attempts it is (the dialer's calls). */

@@ -108,7 +108,7 @@ export async function dialCampaign(em: EntityManager, deps: DialerDeps, campaign
       if (!coversReservation(available, reservation)) {
         const paused = await pauseRunningCampaigns(tx, campaign.account_id, 'insufficient_balance');
         deps.logger?.info('dialer: the balance cannot start a call; campaigns paused', { account_id: campaign.account_id, campaigns: paused });
-        await markDialled(tx, campaign, dialled, calls);
+        await markDialled(tx, deps.config, campaign, dialled, calls);
         return { placed: dialled.length, stopped: 'insufficient_balance' };
       }
       if (target.contact_index !== lead.contact_index) {
@@ -127,7 +127,7 @@ export async function dialCampaign(em: EntityManager, deps: DialerDeps, campaign
       dialled.push(lead.id);
       calls.push(call);
     }
-    await markDialled(tx, campaign, dialled, calls);
+    await markDialled(tx, deps.config, campaign, dialled, calls);
     if (due.length === free) {
       // As many leads as slots: more may be due, and the slots of leads set aside are free.
       if (setAside > 0) await wakeDialer(tx, campaignId);
@@ -141,9 +141,9 @@ export async function dialCampaign(em: EntityManager, deps: DialerDeps, campaign
  * The claimed leads whose calls were placed: `scheduled`, one attempt more; the calls'
  * reservations taken from the balance; the caller-id rotation moves on.
  */
-async function markDialled(tx: EntityManager, campaign: CampaignRow, leadIds: number[], calls: Call[]): Promise<void> {
+async function markDialled(tx: EntityManager, config: Config, campaign: CampaignRow, leadIds: number[], calls: Call[]): Promise<void> {
   if (!leadIds.length) return;
-  await reserveForCalls(tx, campaign.account_id, calls);
+  await reserveForCalls(tx, config, campaign.account_id, calls);
   const rows: Record<string, any>[] = await tx.execute(
     `with rotated as (update campaigns set dials = dials + ? where id = ?)
      update leads set status = 'scheduled', attempts = attempts + 1, contact_attempts = contact_attempts + 1, next_attempt_at = null, updated_at = now()

@@ -2,6 +2,9 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { SpecTimestampType } from '../../db/types';
 import type { Call } from '../calls/call.entity';
 
+/** The job that POSTs a webhook delivery (modules/webhooks). */
+export const DELIVER_TASK = 'webhook:deliver';
+
 /**
  * The event stream: every state change that matters is written to the `events` table in the
  * transaction of its cause (an outbox) with a NOTIFY that PostgreSQL delivers at commit, so
@@ -31,14 +34,31 @@ export interface EventInput {
   data: Record<string, unknown>;
 }
 
-/** Writes events in the caller's transaction and announces them at its commit: two statements for any number. */
+/**
+ * Writes events in the caller's transaction, in one statement: the event rows; a delivery,
+ * and its first attempt on the job queue, for each enabled webhook endpoint of the account
+ * that wants the event's type (its webhook-id, `msg_<event>_<endpoint>`, stays the same on
+ * every retry); and the NOTIFY that tells every API process at commit. A rollback takes all
+ * of it back; a commit keeps all of it, whatever happens to this process afterwards.
+ */
 export async function emitEvents(em: EntityManager, events: EventInput[]): Promise<void> {
   if (!events.length) return;
-  const rows: { id: string }[] = await em.execute(
-    `insert into events (account_id, type, data) values ${events.map(() => '(?, ?, ?::jsonb)').join(', ')} returning id`,
-    events.flatMap((event) => [event.accountId, event.type, JSON.stringify(event.data)]),
+  await em.execute(
+    `with ev as (
+       insert into events (account_id, type, data) values ${events.map(() => '(?, ?, ?::jsonb)').join(', ')}
+       returning id, account_id, type, data, created_at),
+     delivery as (
+       insert into webhook_deliveries (id, account_id, endpoint_id, call_id, event_type, status, payload)
+       select 'msg_' || ev.id || '_' || e.id, ev.account_id, e.id, case when ev.type like 'call.%' then (ev.data->>'id')::int end, ev.type, 'pending',
+         jsonb_build_object('type', ev.type, 'timestamp', to_char(ev.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'), 'data', ev.data)
+       from ev join webhook_endpoints e on e.account_id = ev.account_id and e.disabled_at is null and jsonb_exists(e.events, ev.type)
+       returning id),
+     job as (
+       select graphile_worker.add_job(?, json_build_object('delivery_id', delivery.id), job_key => 'webhook:' || delivery.id, max_attempts => 5)
+       from delivery)
+     select pg_notify(?, (select string_agg(id::text, ',') from ev)), (select count(*) from job) as deliveries`,
+    [...events.flatMap((event) => [event.accountId, event.type, JSON.stringify(event.data)]), DELIVER_TASK, EVENTS_CHANNEL],
   );
-  await em.execute('select pg_notify(?, ?)', [EVENTS_CHANNEL, rows.map((row) => row.id).join(',')]);
 }
 
 /**

@@ -15,6 +15,7 @@ import { Account } from '../accounts/account.entity';
 import { adjustBalance } from '../accounts/account.service';
 import { PhoneNumber } from '../accounts/phone-number.entity';
 import { refuseDoNotCall } from '../dnc/dnc.service';
+import { emitEvents } from '../events/event.service';
 import { claimKey, storeResponse, type KeyRef } from '../idempotency/idempotency.service';
 import type { Scope } from '../scope';
 import { countSegments } from './segments';
@@ -128,7 +129,7 @@ export async function sendSms(
       provider: provider.name,
     });
     await tx.flush();
-    const balance = await adjustBalance(tx, scope.accountId, cost.negated(), 'sms', `sms:${sms.id}`);
+    const balance = await adjustBalance(tx, scope.accountId, cost.negated(), 'sms', `sms:${sms.id}`, { lowThreshold: scope.config.balanceLowThreshold });
     if (balance === null) throw new DomainError('INSUFFICIENT_BALANCE', Messages.insufficientBalance);
     if (ref) await storeResponse(tx, ref, { sms_id: sms.id } satisfies KeyedSms);
     // Whatever happens to this process from here on, the message gets settled.
@@ -191,6 +192,7 @@ export async function settleSms(
       await adjustBalance(tx, sms.account.id, sms.total_cost, 'sms_refund', `sms:${sms.id}`);
     }
     await tx.flush();
+    await emitEvents(tx, [{ accountId: sms.account.id, type: sms.status === 'sent' ? 'sms.sent' : 'sms.failed', data: { ...toRecord(sms) } }]);
     await tx.execute('select graphile_worker.remove_job(?)', [reconcileKey(sms.id)]);
     return { sms, settled: true };
   });

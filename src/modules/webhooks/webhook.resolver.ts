@@ -1,3 +1,4 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
 import { GraphQLJSONObject } from 'graphql-scalars';
 import { Arg, Authorized, Ctx, Field, FieldResolver, Int, Mutation, ObjectType, Query, Resolver, Root } from 'type-graphql';
 import { scopeOf, type GraphQLContext } from '../../graphql/context';
@@ -31,10 +32,13 @@ export class WebhookAttempt {
   created_at!: string;
 }
 
-@ObjectType('WebhookDelivery', { simpleResolvers: true, description: "A call's result sent to its assistant's webhook, with its attempts." })
+@ObjectType('WebhookDelivery', { simpleResolvers: true, description: "A call's result sent to its assistant's webhook, or an event sent to a webhook endpoint, with its attempts." })
 export class WebhookDelivery {
   @Field(() => String, { description: 'The webhook-id header, the same on every attempt.' })
   id!: string;
+
+  @Field(() => String, { nullable: true, description: 'The event type (a webhook endpoint’s delivery); null for a post-call webhook.' })
+  event_type!: string | null;
 
   @Field(() => String, { description: 'pending, delivered, failed or cancelled (the webhook was turned off).' })
   status!: string;
@@ -75,20 +79,24 @@ export class WebhookResolver {
 
   @FieldResolver(() => [WebhookDelivery], { description: 'The deliveries of this call’s result to the webhook, oldest first.' })
   async webhook_deliveries(@Root() call: Call, @Ctx() ctx: GraphQLContext): Promise<WebhookDelivery[]> {
-    const deliveries: any[] = await ctx.em.execute('select * from webhook_deliveries where call_id = ? order by created_at', [call.id]);
-    if (deliveries.length === 0) return [];
-    const attempts: any[] = await ctx.em.execute('select * from webhook_attempts where delivery_id = any(?::text[]) order by attempt', [
-      `{${deliveries.map((d) => d.id).join(',')}}`,
-    ]);
-    return deliveries.map((d) => ({
-      id: d.id,
-      status: d.status,
-      next_attempt_at: iso(d.next_attempt_at),
-      payload: d.payload,
-      created_at: iso(d.created_at)!,
-      attempts: attempts
-        .filter((a) => a.delivery_id === d.id)
-        .map((a) => ({ ...a, created_at: iso(a.created_at)! })),
-    }));
+    const deliveries = await ctx.em.execute('select * from webhook_deliveries where call_id = ? and endpoint_id is null order by created_at', [call.id]);
+    return withAttempts(ctx.em, deliveries);
   }
+}
+
+/** Deliveries with their attempts: one more statement for all of them. */
+export async function withAttempts(em: EntityManager, deliveries: any[]): Promise<WebhookDelivery[]> {
+  if (deliveries.length === 0) return [];
+  const attempts: any[] = await em.execute('select * from webhook_attempts where delivery_id = any(?::text[]) order by attempt', [
+    `{${deliveries.map((d) => d.id).join(',')}}`,
+  ]);
+  return deliveries.map((d) => ({
+    id: d.id,
+    event_type: d.event_type ?? null,
+    status: d.status,
+    next_attempt_at: iso(d.next_attempt_at),
+    payload: d.payload,
+    created_at: iso(d.created_at)!,
+    attempts: attempts.filter((a) => a.delivery_id === d.id).map((a) => ({ ...a, created_at: iso(a.created_at)! })),
+  }));
 }

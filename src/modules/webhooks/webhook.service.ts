@@ -11,9 +11,11 @@ import type { SecretBox } from '../../lib/secrets';
 import { Account } from '../accounts/account.entity';
 import { Assistant } from '../assistants/assistant.entity';
 import { Call } from '../calls/call.entity';
+import { DELIVER_TASK } from '../events/event.service';
 import type { Scope } from '../scope';
 
-export const DELIVER_TASK = 'webhook:deliver';
+export { DELIVER_TASK };
+
 const SECRET_PREFIX = 'whsec_';
 const STORED_BODY_BYTES = 4096;
 
@@ -104,8 +106,11 @@ export async function scheduleCallWebhook(em: EntityManager, call: Call, assista
 interface DeliveryRow {
   id: string;
   account_id: number;
-  call_id: number;
+  call_id: number | null;
   assistant_id: number | null;
+  /** An account webhook endpoint's delivery (else an assistant's post-call webhook). */
+  endpoint_id: number | null;
+  event_type: string | null;
   status: string;
   attempts: number;
   /** Attempts made before the current round (a redelivery starts a new round). */
@@ -156,25 +161,57 @@ function storedResponse(response: OutboundResponse): Record<string, unknown> {
   };
 }
 
+/** `sha256=` + hex HMAC-SHA256 of the body, keyed by the secret as given: what the original platform's clients verify. */
+export function famulorSignature(secret: string, body: string): string {
+  return `sha256=${createHmac('sha256', secret).update(body).digest('hex')}`;
+}
+
+/** Where a delivery goes and what signs it; null when its webhook was turned off or removed. */
+interface Target {
+  url: string;
+  secret: string;
+  /** What a 410 turns off. */
+  gone: (tx: EntityManager) => Promise<void>;
+}
+
+async function targetOf(em: EntityManager, deps: WebhookDeps, delivery: DeliveryRow): Promise<Target | null> {
+  if (delivery.endpoint_id !== null) {
+    const [endpoint] = await em.execute('select url, secret_sealed, disabled_at from webhook_endpoints where id = ?', [delivery.endpoint_id]);
+    if (!endpoint || endpoint.disabled_at) return null;
+    return {
+      url: endpoint.url,
+      secret: deps.secrets.open(endpoint.secret_sealed),
+      gone: (tx) => tx.execute('update webhook_endpoints set disabled_at = now() where id = ?', [delivery.endpoint_id]).then(() => {}),
+    };
+  }
+  const assistant = delivery.assistant_id ? await em.fork().findOne(Assistant, { id: delivery.assistant_id }) : null;
+  if (!assistant?.is_webhook_active || !assistant.webhook_url) return null;
+  return {
+    url: assistant.webhook_url,
+    secret: await webhookSecret(em.fork(), deps.secrets, delivery.account_id),
+    gone: (tx) => tx.execute('update assistants set is_webhook_active = false, webhook_url = null, updated_at = now() where id = ?', [assistant.id]).then(() => {}),
+  };
+}
+
 /**
  * One delivery attempt; the job handler of DELIVER_TASK. The HTTP exchange happens outside
- * any transaction; its outcome, the call's `webhook_response` and the next attempt (if any)
- * are then written together. An assistant whose webhook was turned off gets nothing more.
+ * any transaction; its outcome, the call's `webhook_response` (a post-call webhook's) and the
+ * next attempt (if any) are then written together. A webhook that was turned off or removed
+ * gets nothing more.
  */
 export async function deliver(em: EntityManager, deps: WebhookDeps, deliveryId: string): Promise<void> {
   const [delivery]: DeliveryRow[] = await em.execute('select * from webhook_deliveries where id = ?', [deliveryId]);
   if (!delivery || delivery.status !== 'pending') return;
-  const assistant = delivery.assistant_id ? await em.fork().findOne(Assistant, { id: delivery.assistant_id }) : null;
-  if (!assistant?.is_webhook_active || !assistant.webhook_url) {
+  const target = await targetOf(em, deps, delivery);
+  if (!target) {
     await em.execute(`update webhook_deliveries set status = 'cancelled', last_error = 'webhook disabled', updated_at = now() where id = ?`, [deliveryId]);
     webhookDeliveries.inc({ outcome: 'cancelled' });
     return;
   }
-  const url = assistant.webhook_url;
+  const { url, secret } = target;
   const attempt = delivery.attempts + 1;
   const body = JSON.stringify(delivery.payload);
   const timestamp = Math.floor(Date.now() / 1000);
-  const secret = await webhookSecret(em.fork(), deps.secrets, delivery.account_id);
   const result = await outboundRequest({
     url,
     method: 'POST',
@@ -184,6 +221,7 @@ export async function deliver(em: EntityManager, deps: WebhookDeps, deliveryId: 
       'webhook-id': delivery.id,
       'webhook-timestamp': String(timestamp),
       'webhook-signature': sign(secret, delivery.id, timestamp, body),
+      'x-famulor-signature': famulorSignature(secret, body),
     },
     body,
     timeoutMs: deps.config.webhooks.timeoutMs,
@@ -227,18 +265,18 @@ export async function deliver(em: EntityManager, deps: WebhookDeps, deliveryId: 
       'update webhook_deliveries set status = ?, attempts = ?, next_attempt_at = ?, last_error = ?, updated_at = now() where id = ?',
       [status, attempt, next?.toISOString() ?? null, error?.slice(0, 255) ?? (response ? `HTTP ${response.status}` : null), delivery.id],
     );
-    const stored = response ? storedResponse(response) : { error };
-    await tx.execute('update calls set webhook_response = ?::jsonb where id = ?', [JSON.stringify({ ...stored, attempt, delivery_id: delivery.id }), delivery.call_id]);
-    if (outcome.kind === 'gone') {
-      // 410 Gone: the receiver says it is not coming back.
-      await tx.execute('update assistants set is_webhook_active = false, webhook_url = null, updated_at = now() where id = ?', [assistant.id]);
+    if (delivery.endpoint_id === null) {
+      const stored = response ? storedResponse(response) : { error };
+      await tx.execute('update calls set webhook_response = ?::jsonb where id = ?', [JSON.stringify({ ...stored, attempt, delivery_id: delivery.id }), delivery.call_id]);
     }
+    // 410 Gone: the receiver says it is not coming back.
+    if (outcome.kind === 'gone') await target.gone(tx);
   });
   webhookDeliveries.inc({ outcome: outcome.kind });
   const blocked = result instanceof OutboundError && result.kind === 'blocked';
   deps.logger?.info('webhook attempt', {
     delivery_id: delivery.id,
-    call_id: delivery.call_id,
+    ...(delivery.endpoint_id !== null ? { endpoint_id: delivery.endpoint_id, event: delivery.event_type } : { call_id: delivery.call_id }),
     attempt,
     outcome: outcome.kind,
     status: response?.status ?? null,
@@ -250,13 +288,18 @@ export async function deliver(em: EntityManager, deps: WebhookDeps, deliveryId: 
 /** Sends a delivery again now, with the same webhook-id and a fresh retry schedule; past attempts stay recorded. */
 export async function redeliver(scope: Scope, deliveryId: string): Promise<void> {
   await scope.em.transactional(async (tx) => {
-    const [delivery] = await tx.execute('select id, assistant_id from webhook_deliveries where id = ? and account_id = ? for update', [
+    const [delivery] = await tx.execute('select id, assistant_id, endpoint_id from webhook_deliveries where id = ? and account_id = ? for update', [
       deliveryId,
       scope.accountId,
     ]);
     if (!delivery) throw new NotFoundError(Messages.deliveryNotFound);
-    const assistant = delivery.assistant_id ? await tx.findOne(Assistant, { id: delivery.assistant_id }) : null;
-    if (!assistant?.is_webhook_active) throw new ValidationError({ delivery_id: [FieldMessages.webhookInactive] });
+    if (delivery.endpoint_id !== null) {
+      const [endpoint] = await tx.execute('select disabled_at from webhook_endpoints where id = ?', [delivery.endpoint_id]);
+      if (!endpoint || endpoint.disabled_at) throw new ValidationError({ delivery_id: [FieldMessages.endpointDisabled] });
+    } else {
+      const assistant = delivery.assistant_id ? await tx.findOne(Assistant, { id: delivery.assistant_id }) : null;
+      if (!assistant?.is_webhook_active) throw new ValidationError({ delivery_id: [FieldMessages.webhookInactive] });
+    }
     await tx.execute(
       `update webhook_deliveries set status = 'pending', round_offset = attempts, next_attempt_at = null, updated_at = now() where id = ?`,
       [deliveryId],

@@ -6,8 +6,9 @@ import { leadRoutes } from './leads';
 import type { Route } from './route';
 import { phoneNumberRoutes, smsRoutes } from './sms';
 import { toolRoutes } from './tools';
+import { webhookEndpointRoutes } from './webhooks';
 
 export type { Route, RouteRequest, RouteResponse } from './route';
 
 /** The whole REST API, below the `/api` base. */
-export const routes: Route[] = [...leadRoutes, ...campaignRoutes, ...toolRoutes, ...assistantRoutes, ...callRoutes, ...smsRoutes, ...phoneNumberRoutes, ...dncRoutes];
+export const routes: Route[] = [...leadRoutes, ...campaignRoutes, ...toolRoutes, ...assistantRoutes, ...callRoutes, ...smsRoutes, ...phoneNumberRoutes, ...dncRoutes, ...webhookEndpointRoutes];
