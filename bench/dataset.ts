@@ -15,11 +15,13 @@ export interface Scale {
   leads: number;
   /** Leads of the dialer scenario's campaign. */
   dialerLeads: number;
+  /** Call status changes fanned out to the subscriptions scenario's 1,000 subscribers. */
+  fanoutEvents: number;
 }
 
 export const SCALES: Record<Scale['name'], Scale> = {
-  full: { name: 'full', bigAccountCalls: 1_000_000, otherAccountCalls: 100_000, otherAccounts: 9, leads: 100_000, dialerLeads: 10_000 },
-  quick: { name: 'quick', bigAccountCalls: 100_000, otherAccountCalls: 10_000, otherAccounts: 9, leads: 10_000, dialerLeads: 2_000 },
+  full: { name: 'full', bigAccountCalls: 1_000_000, otherAccountCalls: 100_000, otherAccounts: 9, leads: 100_000, dialerLeads: 10_000, fanoutEvents: 100 },
+  quick: { name: 'quick', bigAccountCalls: 100_000, otherAccountCalls: 10_000, otherAccounts: 9, leads: 10_000, dialerLeads: 2_000, fanoutEvents: 30 },
 };
 
 export interface Dataset {

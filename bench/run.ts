@@ -1,5 +1,5 @@
 import 'reflect-metadata';
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { execFile, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import fs from 'node:fs/promises';
@@ -11,6 +11,8 @@ import { startEmbeddedPostgres } from '../src/db/embedded';
 import { initOrm } from '../src/db/orm';
 import { SCALES, buildDataset, filterRange, loadDataset, resetDataset, type Dataset } from './dataset';
 import { DIALER_CALL_NOTE, runDialerScenario, type DialerResult } from './dialer';
+import { rssMb, start } from './process';
+import { runSubscriptionsScenario, type SubscriptionsResult } from './subscriptions';
 
 /**
  * `npm run bench [-- --quick]`: every scenario against the floor (node:http + pg by hand),
@@ -138,27 +140,6 @@ function scenarios(data: Dataset): Scenario[] {
   ];
 }
 
-function start(command: string[], env: NodeJS.ProcessEnv, ready: RegExp, node = process.execPath): Promise<{ child: ChildProcess; port: number }> {
-  // Every server runs as it would be deployed (graphql-js, for one, skips development checks).
-  const child = spawn(node, command, { env: { ...process.env, NODE_ENV: 'production', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-  let output = '';
-  return new Promise((resolve, reject) => {
-    const onData = (chunk: Buffer) => {
-      output += chunk.toString();
-      const match = ready.exec(output);
-      if (match) resolve({ child, port: Number(match[1]) });
-    };
-    child.stdout!.on('data', onData);
-    child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    child.on('exit', (code) => reject(new Error(`${command.join(' ')} exited with ${code}:\n${output}`)));
-  });
-}
-
-function rssMb(pid: number): number {
-  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-  return Math.round(Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0) / 1024);
-}
-
 async function statementCount(db: Client): Promise<number | null> {
   try {
     const { rows } = await db.query(
@@ -258,6 +239,17 @@ async function measure(target: Target, scenario: Scenario, token: string, db: Cl
 }
 
 const DIALER_PARALLEL = 50;
+const SUBSCRIBERS = 1000;
+
+function subscriptionsTable(s: SubscriptionsResult): string {
+  return [
+    `Subscriptions: ${s.subscribers} WebSocket connections with one callUpdated subscription each, on one API process; ${s.events} call status changes, each committed ${100} ms apart.`,
+    '',
+    '| deliveries | commit -> subscriber p50 ms | p99 ms | max ms | server memory per subscription |',
+    '|---:|---:|---:|---:|---:|',
+    `| ${s.deliveries} | ${s.latency_p50_ms} | ${s.latency_p99_ms} | ${s.latency_max_ms} | ${s.kb_per_subscription} KB |`,
+  ].join('\n');
+}
 
 function dialerTable(d: DialerResult): string {
   return [
@@ -289,13 +281,19 @@ async function main(): Promise<void> {
       ]);
   const children: ChildProcess[] = [];
   try {
-    // `--only dialer` runs the dialer scenario alone, without the dataset and the servers.
-    if (flags.only === 'dialer') {
-      const dialer = await runDialerScenario(database.url, scale.dialerLeads, DIALER_PARALLEL, log);
-      process.stdout.write(`${dialerTable(dialer)}\n`);
-      // The other scenarios' latest results stay as they were.
+    // `--only dialer` and `--only subscriptions` run that scenario alone, without the dataset
+    // and the HTTP targets; the other scenarios' latest results stay as they were.
+    if (flags.only === 'dialer' || flags.only === 'subscriptions') {
       const previous = existsSync(RESULTS) ? JSON.parse(readFileSync(RESULTS, 'utf8')) : {};
-      await writeResults({ ...previous, dialer });
+      if (flags.only === 'dialer') {
+        const dialer = await runDialerScenario(database.url, scale.dialerLeads, DIALER_PARALLEL, log);
+        process.stdout.write(`${dialerTable(dialer)}\n`);
+        await writeResults({ ...previous, dialer });
+      } else {
+        const subscriptions = await runSubscriptionsScenario(database.url, root, SUBSCRIBERS, scale.fanoutEvents, log);
+        process.stdout.write(`${subscriptionsTable(subscriptions)}\n`);
+        await writeResults({ ...previous, subscriptions });
+      }
       return;
     }
     const orm = await initOrm({ databaseUrl: database.url });
@@ -357,6 +355,7 @@ async function main(): Promise<void> {
     const rssEnd = rss();
     await db.end();
     const dialer = !flags.only ? await runDialerScenario(database.url, scale.dialerLeads, DIALER_PARALLEL, log) : null;
+    const subscriptions = !flags.only ? await runSubscriptionsScenario(database.url, root, SUBSCRIBERS, scale.fanoutEvents, log) : null;
 
     const floorRps = new Map(rows.filter((r) => r.target === 'floor').map((r) => [r.name, r.rps]));
     const table = [
@@ -372,6 +371,7 @@ async function main(): Promise<void> {
       `RSS (MB): ${Object.keys(rssStart).map((name) => `${name} ${rssStart[name]} -> ${rssEnd[name]}`).join('; ')}`,
       ...('skipped' in peer ? ['', `PostGraphile: not run (${peer.skipped}).`] : []),
       ...(dialer ? ['', dialerTable(dialer)] : []),
+      ...(subscriptions ? ['', subscriptionsTable(subscriptions)] : []),
     ].join('\n');
     process.stdout.write(`${table}\n`);
     await writeResults({
@@ -382,6 +382,7 @@ async function main(): Promise<void> {
       rss_mb: { start: rssStart, end: rssEnd },
       scenarios: rows.map((r) => ({ ...r, ratio_to_floor: floorRps.get(r.name) ? Math.round((r.rps / floorRps.get(r.name)!) * 100) / 100 : null })),
       dialer,
+      subscriptions,
     });
   } finally {
     for (const child of children) child.kill('SIGTERM');

@@ -10,6 +10,7 @@ import { buildOpenApi } from '../src/rest/openapi';
 import { routes } from '../src/rest/routes';
 import { startTestApp, type TestApp } from './helpers/app';
 import { VALID_REST_REQUESTS, createTenant, type Tenant } from './helpers/tenant';
+import { EVENT_TYPES } from '../src/modules/events/event.service';
 
 /**
  * The OpenAPI document describes the REST API as it is: every route of the route table with
@@ -47,7 +48,7 @@ describe('GET /api/openapi.json', () => {
     }
     // Relative to where the document is served: never a Host header, never a stale PUBLIC_URL.
     expect(served.servers).toEqual([{ url: '/api' }]);
-    expect(Object.keys(served.webhooks)).toEqual(['call.finished']);
+    expect(Object.keys(served.webhooks)).toEqual(['call.finished', ...EVENT_TYPES.map((type) => `event ${type}`)]);
   });
 
   it('is what the committed openapi.json says (run `npm run openapi` after changing the API)', async () => {

@@ -1,6 +1,9 @@
 import { createHmac } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
-import { emitEvents } from '../src/modules/events/event.service';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { EVENT_CATALOGUE } from '../src/modules/events/event.examples';
+import { EVENT_TYPES, emitEvents } from '../src/modules/events/event.service';
 import { json, startReceiver, type Received, type Receiver } from './helpers/receiver';
 import { startTestApp, type TestAccount, type TestApp } from './helpers/app';
 import { until } from './helpers/dialer';
@@ -57,6 +60,9 @@ function verified(secret: string, request: Received): any {
     'webhook-signature': request.headers['webhook-signature'] as string,
   });
   expect(request.headers['x-famulor-signature']).toBe(`sha256=${createHmac('sha256', secret).update(request.body).digest('hex')}`);
+  // The documented example has the same fields as the real thing.
+  const documented = Object.keys(EVENT_CATALOGUE[(payload as any).type as keyof typeof EVENT_CATALOGUE].data).filter((key) => key !== 'is_last_attempt');
+  expect(Object.keys((payload as any).data).filter((key) => key !== 'is_last_attempt').sort()).toEqual(documented.sort());
   return payload;
 }
 
@@ -205,6 +211,15 @@ describe('webhook endpoints', () => {
     expect(to(hook.path)).toEqual([]);
     expect(await app.sql('select count(*)::int as n from webhook_deliveries where endpoint_id = $1', [hook.id])).toEqual([{ n: 0 }]);
   });
+});
+
+it('documents every event type with an example, in the README and the OpenAPI document', async () => {
+  const readme = readFileSync(path.join(__dirname, '..', 'README.md'), 'utf8');
+  const openapi = (await app.request('GET', '/api/openapi.json')).body;
+  for (const type of EVENT_TYPES) {
+    expect(readme).toContain(JSON.stringify({ type, timestamp: '2026-11-22T14:04:31.512Z', data: EVENT_CATALOGUE[type].data }, null, 2));
+    expect(openapi.webhooks[`event ${type}`].post.requestBody.content['application/json'].example.data).toEqual(EVENT_CATALOGUE[type].data);
+  }
 });
 
 it('an event committed by a process that then died is still delivered, by another process', async () => {

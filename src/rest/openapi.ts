@@ -23,6 +23,7 @@ import { ASSISTANT_RULES } from '../modules/assistants/assistant.service';
 import { CALLS_DIRECTIONS, ENDPOINT_TYPES, POST_CALL_TYPES, WHO_SPEAKS_FIRST } from '../modules/assistants/assistant.entity';
 import { CALL_STATUSES, CALL_TYPES } from '../modules/calls/call.entity';
 import { ENGINE_TYPES } from '../modules/catalog/voice.entity';
+import { EVENT_CATALOGUE } from '../modules/events/event.examples';
 import { CLIENT_LEAD_STATUSES, LEAD_STATUSES } from '../modules/leads/lead.entity';
 import { MAX_SECONDARY_CONTACTS } from '../modules/leads/lead.service';
 import { SMS_STATUSES } from '../modules/sms/sms.entity';
@@ -261,6 +262,59 @@ const CALL_WEBHOOK: JsonSchema = {
   required: ['event', 'id', 'type', 'customer_phone', 'assistant_phone', 'duration', 'status', 'transcript', 'created_at', 'finished_at', 'lead', 'campaign'],
 };
 
+const SIGNATURE_HEADERS = ['webhook-id', 'webhook-timestamp', 'webhook-signature', 'x-famulor-signature'].map((name) => ({
+  name,
+  in: 'header',
+  required: true,
+  schema: { type: 'string' },
+  description:
+    name === 'x-famulor-signature'
+      ? '`sha256=` + hex HMAC-SHA256 of the raw body, keyed by the secret as given (whsec_...), as the original platform’s clients verify'
+      : name === 'webhook-id'
+        ? 'Standard Webhooks: the same on every attempt of one delivery'
+        : 'Standard Webhooks',
+}));
+
+/** A JSON schema that an example satisfies: its keys, with their types (null allowed where the example has it). */
+function schemaOf(example: unknown): JsonSchema {
+  if (example === null) return {};
+  if (Array.isArray(example)) return { type: 'array' };
+  if (typeof example === 'object') {
+    return { type: 'object', properties: Object.fromEntries(Object.entries(example as object).map(([key, value]) => [key, schemaOf(value)])) };
+  }
+  return { type: typeof example === 'number' ? 'number' : typeof example === 'boolean' ? 'boolean' : 'string' };
+}
+
+/** Every event type of the account webhook endpoints (POST /user/webhooks), with an example. */
+function endpointEvents(): Record<string, unknown> {
+  return Object.fromEntries(
+    Object.entries(EVENT_CATALOGUE).map(([type, { summary, data }]) => [
+      `event ${type}`,
+      {
+        post: {
+          summary: `${type}: ${summary}`,
+          description: 'Sent to the account’s webhook endpoints that subscribed to this type.',
+          parameters: SIGNATURE_HEADERS,
+          requestBody: {
+            required: true,
+            content: {
+              'application/json': {
+                schema: {
+                  type: 'object',
+                  properties: { type: { type: 'string', const: type }, timestamp: { type: 'string', description: 'ISO 8601, UTC.' }, data: schemaOf(data) },
+                  required: ['type', 'timestamp', 'data'],
+                },
+                example: { type, timestamp: '2026-11-22T14:04:31.512Z', data },
+              },
+            },
+          },
+          responses: { '200': { description: 'Any 2xx acknowledges it; 410 turns the endpoint off; other answers are retried.' } },
+        },
+      },
+    ]),
+  );
+}
+
 /** The whole document. */
 export function buildOpenApi(schema: GraphQLSchema, routes: Route[], serverUrl = '/api'): JsonSchema {
   const paths: Record<string, Record<string, unknown>> = {};
@@ -280,12 +334,13 @@ export function buildOpenApi(schema: GraphQLSchema, routes: Route[], serverUrl =
     webhooks: {
       'call.finished': {
         post: {
-          summary: 'A call of the assistant ended',
-          parameters: ['webhook-id', 'webhook-timestamp', 'webhook-signature'].map((name) => ({ name, in: 'header', required: true, schema: { type: 'string' } })),
+          summary: 'A call of the assistant ended (the assistant’s post-call webhook)',
+          parameters: SIGNATURE_HEADERS,
           requestBody: { required: true, content: { 'application/json': { schema: CALL_WEBHOOK } } },
           responses: { '200': { description: 'Any 2xx acknowledges it; 410 turns the webhook off; other answers are retried.' } },
         },
       },
+      ...endpointEvents(),
     },
     components: {
       securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'A token from `npm run cli -- token:create` (vzg_...).' } },

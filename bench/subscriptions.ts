@@ -1,0 +1,140 @@
+import { randomBytes } from 'node:crypto';
+import path from 'node:path';
+import { createClient, type Client as WsClient } from 'graphql-ws';
+import { Client } from 'pg';
+import WebSocket from 'ws';
+import { initOrm } from '../src/db/orm';
+import { addPhoneNumber, createAccount } from '../src/modules/accounts/account.service';
+import { emitEvents } from '../src/modules/events/event.service';
+import { rssKb, start } from './process';
+
+/**
+ * Subscriptions fan-out: `subscribers` WebSocket connections, one `callUpdated` subscription
+ * each, all of one account, on one API process (the compiled server, in a child process, on a
+ * database of its own). Then `events` call status changes, each committed by this process the
+ * way the lifecycle commits one (the event row and its NOTIFY in a transaction), a little
+ * apart. Measured: from the moment COMMIT returns to the moment each subscriber has the event
+ * (every subscriber, every event), and the server's resident memory per open subscription.
+ */
+export interface SubscriptionsResult {
+  subscribers: number;
+  events: number;
+  deliveries: number;
+  latency_p50_ms: number;
+  latency_p99_ms: number;
+  latency_max_ms: number;
+  kb_per_subscription: number;
+}
+
+const EVENT_GAP_MS = 100;
+
+function percentile(sorted: number[], p: number): number {
+  return sorted.length ? sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] : 0;
+}
+
+export async function runSubscriptionsScenario(adminUrl: string, root: string, subscribers: number, events: number, log: (line: string) => void): Promise<SubscriptionsResult> {
+  const database = 'vozgate_bench_subscriptions';
+  const admin = new Client({ connectionString: adminUrl });
+  await admin.connect();
+  await admin.query(`drop database if exists ${database} with (force)`);
+  await admin.query(`create database ${database}`);
+  await admin.end();
+  const url = new URL(adminUrl);
+  url.pathname = `/${database}`;
+  const databaseUrl = url.toString();
+
+  const orm = await initOrm({ databaseUrl });
+  const { account, token } = await createAccount(orm.em.fork(), { name: 'Fan-out', balance: '100' });
+  await addPhoneNumber(orm.em.fork(), { accountId: account.id, number: '+5511955000002', smsEnabled: false, expiresAt: null });
+  const server = await start(
+    [path.join(root, 'dist/src/main.js')],
+    {
+      DATABASE_URL: databaseUrl,
+      PORT: '0',
+      HOST: '127.0.0.1',
+      SEED_DEMO: 'false',
+      WORKERS_IN_PROCESS: 'false',
+      RATE_LIMIT_PER_MINUTE: '0',
+      SECRETS_KEY: randomBytes(32).toString('base64'),
+    },
+    /REST\s+http:\/\/[^:]+:(\d+)\/api/,
+  );
+  const clients: WsClient[] = [];
+  try {
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    const before = rssKb(server.child.pid!);
+    const received = new Map<number, number[]>();
+    let acknowledged = 0;
+    log(`subscriptions: opening ${subscribers}`);
+    for (let i = 0; i < subscribers; i++) {
+      const client = createClient({
+        url: `ws://127.0.0.1:${server.port}/graphql`,
+        webSocketImpl: WebSocket,
+        connectionParams: { Authorization: `Bearer ${token}` },
+        lazy: false,
+        retryAttempts: 0,
+      });
+      clients.push(client);
+      client.subscribe<{ callUpdated: { id: number } }>(
+        { query: 'subscription { callUpdated { id status } }' },
+        {
+          next: (result) => {
+            const at = performance.timeOrigin + performance.now();
+            const id = result.data!.callUpdated.id;
+            (received.get(id) ?? received.set(id, []).get(id)!).push(at);
+          },
+          error: (error) => log(`subscriptions: a subscriber failed: ${String(error)}`),
+          complete: () => {},
+        },
+      );
+      // A few at a time, as clients arrive.
+      if (i % 50 === 49) await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    // Every subscription is registered once a probe event reaches them all.
+    const probe = async (id: number) => {
+      await orm.em.fork().transactional((tx) => emitEvents(tx, [{ accountId: account.id, type: 'call.ringing', data: { id, status: 'ringing' } }]));
+    };
+    for (let attempt = 0; (received.get(-1)?.length ?? 0) < subscribers; attempt++) {
+      if (attempt > 200) throw new Error(`only ${received.get(-1)?.length ?? 0} of ${subscribers} subscriptions answered`);
+      received.delete(-1);
+      await probe(-1);
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+    acknowledged = subscribers;
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    const after = rssKb(server.child.pid!);
+
+    log(`subscriptions: ${events} events to ${acknowledged} subscribers`);
+    const committed = new Map<number, number>();
+    for (let id = 1; id <= events; id++) {
+      const em = orm.em.fork();
+      await em.transactional((tx) => emitEvents(tx, [{ accountId: account.id, type: 'call.ringing', data: { id, status: 'ringing' } }]));
+      committed.set(id, performance.timeOrigin + performance.now());
+      await new Promise((resolve) => setTimeout(resolve, EVENT_GAP_MS));
+    }
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    const latencies: number[] = [];
+    for (const [id, at] of committed) for (const when of received.get(id) ?? []) latencies.push(when - at);
+    latencies.sort((a, b) => a - b);
+    const missing = events * subscribers - latencies.length;
+    if (missing) log(`subscriptions: ${missing} deliveries missing`);
+    return {
+      subscribers,
+      events,
+      deliveries: latencies.length,
+      latency_p50_ms: Math.round(percentile(latencies, 50) * 10) / 10,
+      latency_p99_ms: Math.round(percentile(latencies, 99) * 10) / 10,
+      latency_max_ms: Math.round((latencies.at(-1) ?? 0) * 10) / 10,
+      kb_per_subscription: Math.round(((after - before) / subscribers) * 10) / 10,
+    };
+  } finally {
+    await Promise.all(clients.map((client) => client.dispose()));
+    server.child.kill('SIGTERM');
+    await new Promise((resolve) => (server.child.exitCode !== null ? resolve(null) : server.child.once('exit', resolve)));
+    await orm.close();
+    const cleanup = new Client({ connectionString: adminUrl });
+    await cleanup.connect();
+    await cleanup.query(`drop database if exists ${database} with (force)`);
+    await cleanup.end();
+  }
+}
