@@ -111,6 +111,25 @@ it('filters by call, and follows a campaign’s leads and its status and stats',
   expect(campaign.errors).toEqual([]);
 });
 
+it('shares one execution among identical subscriptions, and keeps each selection and filter its own', async () => {
+  const account = await app.account({ balance: '10' });
+  const assistant = await app.outboundAssistant(account);
+  const client = connect(`Bearer ${account.token}`);
+  const same = [collect(client, 'subscription { callUpdated { id status } }'), collect(client, 'subscription { callUpdated { id status } }')];
+  const wider = collect(client, 'subscription { callUpdated { id status client_phone_number } }');
+  const filtered = collect(client, 'subscription($id: Int) { callUpdated(id: $id) { id } }', { id: 987654 });
+  await sleep(300);
+  const res = await app.request('POST', '/api/user/make_call', { token: account.token, body: { phone_number: '+5511987657002', assistant_id: assistant } });
+  await until('the final status', async () => same[1].items.length, (n) => n >= 4);
+  await sleep(100);
+  expect(same[0].items).toEqual(same[1].items);
+  expect(same[0].items.map((item: any) => item.callUpdated)).toEqual(
+    ['initiated', 'ringing', 'in-progress', 'completed'].map((status) => ({ id: res.body.call_id, status })),
+  );
+  expect(wider.items.map((item: any) => item.callUpdated.client_phone_number)).toEqual(Array(4).fill('+5511987657002'));
+  expect(filtered.items).toEqual([]);
+});
+
 it('publishes nothing for a change that rolled back', async () => {
   const client = connect(`Bearer ${me.token}`);
   const seen = collect(client, 'subscription { leadUpdated { id status } }');

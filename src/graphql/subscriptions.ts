@@ -1,5 +1,20 @@
 import type http from 'node:http';
-import { GraphQLError, Kind, getOperationAST, parse, specifiedRules, validate, type DocumentNode, type GraphQLSchema, type ValidationRule } from 'graphql';
+import {
+  GraphQLError,
+  Kind,
+  createSourceEventStream,
+  execute,
+  getOperationAST,
+  parse,
+  print,
+  specifiedRules,
+  validate,
+  type DocumentNode,
+  type ExecutionArgs,
+  type ExecutionResult,
+  type GraphQLSchema,
+  type ValidationRule,
+} from 'graphql';
 import { CloseCode } from 'graphql-ws';
 import { useServer } from 'graphql-ws/use/ws';
 import { WebSocketServer, type WebSocket } from 'ws';
@@ -7,7 +22,7 @@ import { Messages } from '../errors';
 import { authenticate, liveTokenHashes, tokenHashOf } from '../modules/accounts/account.service';
 import { EventBus } from '../modules/events/event.bus';
 import type { Runtime } from '../runtime';
-import { createContext, type GraphQLContext } from './context';
+import type { GraphQLContext } from './context';
 import { createLoaders } from './loaders';
 import { formatError } from './errors';
 
@@ -31,6 +46,45 @@ interface Connection {
  * depth, cost, alias and directive rules as over HTTP; only subscriptions are served here
  * (queries and mutations go over HTTP, with its rate limit and logs).
  */
+/** Each event's results, by subscription (account, document and variables), while the event is alive. */
+const resultsByEvent = new WeakMap<object, Map<string, Promise<ExecutionResult>>>();
+const documentKeys = new WeakMap<DocumentNode, string>();
+
+/**
+ * graphql-js's subscribe, except that the subscriptions of one account with the same
+ * document and variables execute each event once and share the result: a thousand
+ * dashboards following the same calls cost one execution per event, not a thousand. (Events
+ * are the account's, so the subscriptions that share a result see the same data.)
+ */
+async function sharedSubscribe(args: ExecutionArgs) {
+  const stream = await createSourceEventStream(args);
+  if (!(Symbol.asyncIterator in stream)) return stream;
+  let text = documentKeys.get(args.document);
+  if (text === undefined) documentKeys.set(args.document, (text = print(args.document)));
+  const key = `${(args.contextValue as GraphQLContext).accountId}\n${args.operationName ?? ''}\n${JSON.stringify(args.variableValues ?? {})}\n${text}`;
+  const source = stream[Symbol.asyncIterator]();
+  const results: AsyncIterableIterator<ExecutionResult> = {
+    async next() {
+      const next = await source.next();
+      if (next.done) return { value: undefined, done: true };
+      const event = next.value as object;
+      let shared = resultsByEvent.get(event);
+      if (!shared) resultsByEvent.set(event, (shared = new Map()));
+      let result = shared.get(key);
+      if (!result) shared.set(key, (result = Promise.resolve(execute({ ...args, rootValue: event }))));
+      return { value: await result, done: false };
+    },
+    async return() {
+      await source.return?.();
+      return { value: undefined, done: true };
+    },
+    [Symbol.asyncIterator]() {
+      return this;
+    },
+  };
+  return results;
+}
+
 export async function serveSubscriptions(
   server: http.Server,
   schema: GraphQLSchema,
@@ -45,9 +99,31 @@ export async function serveSubscriptions(
 
   const refused = (message: string, code = 'BAD_REQUEST') => [new GraphQLError(message, { extensions: { code } })];
 
+  /**
+   * A subscription's context. It lives as long as the subscription, so its EntityManager and
+   * loaders are made only when an event's resolvers need them (most events resolve from the
+   * state they carry) and dropped for the next event (`renew`): a long subscription keeps no
+   * entities, a thousand idle ones cost little.
+   */
+  const subscriptionContext = (accountId: number, requestId: string): GraphQLContext => {
+    let em: GraphQLContext['em'] | undefined;
+    let loaders: GraphQLContext['loaders'] | undefined;
+    const context = { requestId, accountId, config, secrets, telephony, sms, events: bus } as GraphQLContext;
+    Object.defineProperties(context, {
+      em: { get: () => (em ??= orm.em.fork()), set: (value) => (em = value), enumerable: true },
+      loaders: { get: () => (loaders ??= createLoaders(context)), set: (value) => (loaders = value), enumerable: true },
+    });
+    context.renew = () => {
+      em = undefined;
+      loaders = undefined;
+    };
+    return context;
+  };
+
   const disposable = useServer<Record<string, unknown> | undefined, { connection?: Connection }>(
     {
       schema,
+      subscribe: sharedSubscribe,
       onConnect: async (ctx) => {
         const params = ctx.connectionParams ?? {};
         const header = params.Authorization ?? params.authorization;
@@ -72,21 +148,7 @@ export async function serveSubscriptions(
         const operation = getOperationAST(document, payload.operationName);
         if (!operation) return refused(Messages.badRequest);
         if (operation.operation !== 'subscription' || operation.kind !== Kind.OPERATION_DEFINITION) return refused(Messages.subscriptionsOnly);
-        const context: GraphQLContext = createContext({
-          requestId: `ws-${connection.accountId}-${_id}`,
-          em: orm.em.fork(),
-          accountId: connection.accountId,
-          config,
-          secrets,
-          telephony,
-          sms,
-        });
-        context.events = bus;
-        context.renew = () => {
-          context.em = orm.em.fork();
-          context.loaders = createLoaders(context);
-        };
-        return { schema, document, variableValues: payload.variables ?? undefined, operationName: payload.operationName ?? undefined, contextValue: context };
+        return { schema, document, variableValues: payload.variables ?? undefined, operationName: payload.operationName ?? undefined, contextValue: subscriptionContext(connection.accountId, `ws-${connection.accountId}-${_id}`) };
       },
       // Errors read as over HTTP: the domain's code and message, anything unexpected masked.
       onNext: (_ctx, _id, _payload, _args, result) =>

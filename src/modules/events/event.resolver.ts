@@ -41,12 +41,11 @@ export class EventResolver {
   })
   callUpdated(
     @Root() event: BusEvent,
-    @Ctx() ctx: GraphQLContext,
     @Arg('id', () => Int, { nullable: true }) _id?: number,
     @Arg('campaign_id', () => Int, { nullable: true }) _campaignId?: number,
     @Arg('assistant_id', () => Int, { nullable: true }) _assistantId?: number,
   ): Call {
-    renewed(ctx);
+    // Every field of a call resolves from the event: no database, no context to renew.
     return Object.assign(new Call(), event.data);
   }
 
