@@ -6,7 +6,7 @@ import { startTestApp, type TestAccount, type TestApp } from './helpers/app';
 /**
  * GraphiQL in a real browser (Debian's chromium, headless), with every request to another
  * host refused: the page, its scripts and styles all come from this server, and a query run
- * from the page with a pasted token answers. Needs `apt-get install chromium` (CI does it);
+ * from the page with a pasted token answers, and so does a subscription (over the WebSocket). Needs `apt-get install chromium` (CI does it);
  * without it the test is skipped, except under CI=true, where it fails.
  */
 const CHROMIUM = ['/usr/bin/chromium', '/usr/bin/chromium-browser'].find((file) => existsSync(file));
@@ -26,7 +26,7 @@ afterAll(async () => {
   await app?.close();
 });
 
-run('GraphiQL loads with no network beyond this server and runs a query with a pasted token', async () => {
+run('GraphiQL loads with no network beyond this server and runs a query and a subscription with a pasted token', async () => {
   if (!CHROMIUM) throw new Error('CI=true but no chromium: .ci/run installs the Debian package');
   browser = await chromium.launch({
     executablePath: CHROMIUM,
@@ -71,6 +71,20 @@ run('GraphiQL loads with no network beyond this server and runs a query with a p
   }
   const result = JSON.parse(await resultText());
   expect(result.data.languages).toEqual(expect.arrayContaining([expect.objectContaining({ name: 'Portuguese' })]));
+
+  // A subscription runs from the page too, over the WebSocket, with the same pasted token.
+  await page.evaluate(() => {
+    const editor = (globalThis as any).document.querySelector('.graphiql-query-editor .CodeMirror').CodeMirror;
+    editor.setValue('subscription { leadUpdated { id status } }');
+  });
+  await page.waitForTimeout(1000);
+  await page.click('.graphiql-execute-button');
+  await page.waitForTimeout(1000);
+  const lead = await app.request('POST', '/api/user/lead', { token: me.token, body: { phone_number: '+5511987658888', campaign_id: me.campaignId } });
+  await app.request('PUT', `/api/user/leads/${lead.body.data.id}`, { token: me.token, body: { status: 'completed' } });
+  const until = Date.now() + 10_000;
+  while (!(await resultText()).includes('completed') && Date.now() < until) await page.waitForTimeout(200);
+  expect(JSON.parse(await resultText())).toEqual({ data: { leadUpdated: { id: lead.body.data.id, status: 'completed' } } });
 
   const shots = path.join(__dirname, '..', 'test-results');
   mkdirSync(shots, { recursive: true });

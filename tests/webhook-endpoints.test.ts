@@ -1,3 +1,4 @@
+import { spawn } from 'node:child_process';
 import { createHmac } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
 import { readFileSync } from 'node:fs';
@@ -5,7 +6,7 @@ import path from 'node:path';
 import { EVENT_CATALOGUE } from '../src/modules/events/event.examples';
 import { EVENT_TYPES, emitEvents } from '../src/modules/events/event.service';
 import { json, startReceiver, type Received, type Receiver } from './helpers/receiver';
-import { startTestApp, type TestAccount, type TestApp } from './helpers/app';
+import { startTestApp, workerEnv, type TestAccount, type TestApp } from './helpers/app';
 import { until } from './helpers/dialer';
 import { exited, startWorker } from './helpers/workers';
 
@@ -222,27 +223,39 @@ it('documents every event type with an example, in the README and the OpenAPI do
   }
 });
 
-it('an event committed by a process that then died is still delivered, by another process', async () => {
-  // An API process that runs no workers commits the call and its event, and stops; a worker
-  // process started afterwards delivers it.
-  const api = await startTestApp({ allowPrivateNetworkTargets: true });
+it('an event committed by a process killed right after is still delivered, by another process', async () => {
+  // An API process (the compiled server, no workers) commits a call and its event; it is
+  // killed (SIGKILL) as soon as it has answered; a worker process started afterwards delivers.
+  const target = await startTestApp({ allowPrivateNetworkTargets: true });
+  const account = await target.account({ balance: '20' });
+  const hook = await target.request('POST', '/api/user/webhooks', { token: account.token, body: { url: `${receiver.url}/late`, events: ['call.initiated'] } });
+  const assistant = await target.outboundAssistant(account);
+  const api = spawn(process.execPath, [path.join(__dirname, '..', 'dist/src/main.js')], {
+    env: { ...workerEnv(target), PORT: '0', HOST: '127.0.0.1', WORKERS_IN_PROCESS: 'false', SEED_DEMO: 'false', RATE_LIMIT_PER_MINUTE: '0' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   try {
-    const account = await api.account({ balance: '20' });
-    const res = await api.request('POST', '/api/user/webhooks', { token: account.token, body: { url: `${receiver.url}/late`, events: ['call.initiated'] } });
-    const assistant = await api.outboundAssistant(account);
-    const call = await api.request('POST', '/api/user/make_call', { token: account.token, body: { phone_number: '+5511987654444', assistant_id: assistant } });
-    expect(call.status).toBe(200);
-    await api.runtime.orm.close(); // the process's database work is over
+    let output = '';
+    api.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    const base = await until('the API process', async () => /REST\s+(http:\/\/\S+)\/api/.exec(output)?.[1], (url) => url !== undefined, 30_000);
+    const call = await fetch(`${base}/api/user/make_call`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${account.token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ phone_number: '+5511987654444', assistant_id: assistant }),
+    }).then((r) => r.json() as Promise<{ call_id: number }>);
+    api.kill('SIGKILL');
+    await exited(api);
     expect(to('/late')).toEqual([]);
-    const worker = await startWorker(api, { ALLOW_PRIVATE_NETWORK_TARGETS: 'true' });
+    const worker = await startWorker(target, { ALLOW_PRIVATE_NETWORK_TARGETS: 'true' });
     try {
       await until('the delivery', async () => to('/late').length, (n) => n >= 1, 15_000);
-      expect(verified(res.body.data.secret, to('/late')[0])).toMatchObject({ type: 'call.initiated', data: { id: call.body.call_id } });
+      expect(verified(hook.body.data.secret, to('/late')[0])).toMatchObject({ type: 'call.initiated', data: { id: call.call_id } });
     } finally {
       worker.child.kill('SIGTERM');
       await exited(worker.child);
     }
   } finally {
-    await api.close().catch(() => {});
+    if (api.exitCode === null && api.signalCode === null) api.kill('SIGKILL');
+    await target.close();
   }
 });
