@@ -8,10 +8,11 @@ import { taskList } from '../src/jobs/worker';
 import { SecretBox } from '../src/lib/secrets';
 import { addPhoneNumber, createAccount } from '../src/modules/accounts/account.service';
 import { createAssistant } from '../src/modules/assistants/assistant.service';
-import type { CreateAssistantInput } from '../src/modules/assistants/assistant.inputs';
 import { createCampaign, setCampaignStatus } from '../src/modules/campaigns/campaign.service';
 import { DIAL_TASK } from '../src/modules/campaigns/dialer.attempts';
 import { createRuntime, type Logger } from '../src/runtime';
+import { demoAssistantInput } from '../src/seed';
+import { dropDatabase, freshDatabase, percentile } from './process';
 
 /**
  * The dialer scenario: one campaign of `leads` leads at `parallel` calls in parallel, on the
@@ -47,25 +48,11 @@ const WORKER_CONCURRENCY = 32;
 
 const silent: Logger = { info: () => {}, debug: () => {}, warn: () => {}, error: (message, error) => process.stderr.write(`${message}: ${String(error)}\n`) };
 
-function withDatabase(url: string, database: string): string {
-  const parsed = new URL(url);
-  parsed.pathname = `/${database}`;
-  return parsed.toString();
-}
 
-function percentile(sorted: number[], p: number): number {
-  if (!sorted.length) return 0;
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
-}
 
 export async function runDialerScenario(adminUrl: string, leads: number, parallel: number, log: (line: string) => void): Promise<DialerResult> {
   const database = 'vozgate_bench_dialer';
-  const admin = new Client({ connectionString: adminUrl });
-  await admin.connect();
-  await admin.query(`drop database if exists ${database} with (force)`);
-  await admin.query(`create database ${database}`);
-  await admin.end();
-  const databaseUrl = withDatabase(adminUrl, database);
+  const databaseUrl = await freshDatabase(adminUrl, database);
 
   const statements = new AsyncLocalStorage<{ count: number }>();
   const dialer = { count: 0 };
@@ -97,18 +84,7 @@ export async function runDialerScenario(adminUrl: string, leads: number, paralle
     const { account } = await createAccount(em, { name: 'Dialer benchmark', balance: '10000000' });
     const phone = await addPhoneNumber(em, { accountId: account.id, number: '+5511955000001', smsEnabled: false, expiresAt: null });
     const scope = { em: orm.em.fork(), accountId: account.id, config };
-    const assistant = await createAssistant(scope, {
-      assistant_name: 'Ana',
-      voice_id: 1,
-      language: 'Portuguese',
-      llm_model: 'gpt-4o-mini',
-      calls_direction: 'make',
-      engine_type: 'pipeline',
-      timezone: 'America/Sao_Paulo',
-      initial_message: 'Olá, aqui é a Ana.',
-      system_prompt: 'Você confirma pedidos. Seja breve.',
-      phone_number_id: phone.id,
-    } as CreateAssistantInput);
+    const assistant = await createAssistant(scope, demoAssistantInput(phone.id));
     const campaign = await createCampaign(scope, {
       name: 'Benchmark',
       assistant_id: assistant.id,
@@ -193,9 +169,6 @@ export async function runDialerScenario(adminUrl: string, leads: number, paralle
     await pool.end().catch(() => {});
     await db.end().catch(() => {});
     await orm.close();
-    const cleanup = new Client({ connectionString: adminUrl });
-    await cleanup.connect();
-    await cleanup.query(`drop database if exists ${database} with (force)`);
-    await cleanup.end();
+    await dropDatabase(adminUrl, database);
   }
 }

@@ -1,5 +1,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { Client } from 'pg';
 
 /** A server process for the benchmark, started as it would be deployed; resolves with the port its banner names. */
 export function start(command: string[], env: NodeJS.ProcessEnv, ready: RegExp, node = process.execPath): Promise<{ child: ChildProcess; port: number }> {
@@ -26,4 +29,46 @@ export function rssMb(pid: number): number {
 export function rssKb(pid: number): number {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
   return Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0);
+}
+
+/** vozgate's compiled server on `databaseUrl`, as the benchmark runs it: no workers, no demo seed, no rate limit. */
+export function startVozgate(root: string, databaseUrl: string) {
+  return start(
+    [path.join(root, 'dist/src/main.js')],
+    {
+      DATABASE_URL: databaseUrl,
+      PORT: '0',
+      HOST: '127.0.0.1',
+      SEED_DEMO: 'false',
+      WORKERS_IN_PROCESS: 'false',
+      // The load comes from one token, far above any per-token limit.
+      RATE_LIMIT_PER_MINUTE: '0',
+      SECRETS_KEY: randomBytes(32).toString('base64'),
+    },
+    /REST\s+http:\/\/[^:]+:(\d+)\/api/,
+  );
+}
+
+/** A new empty database of that name on the benchmark's cluster (dropped first if there); answers its URL. */
+export async function freshDatabase(adminUrl: string, name: string): Promise<string> {
+  const admin = new Client({ connectionString: adminUrl });
+  await admin.connect();
+  await admin.query(`drop database if exists ${name} with (force)`);
+  await admin.query(`create database ${name}`);
+  await admin.end();
+  const url = new URL(adminUrl);
+  url.pathname = `/${name}`;
+  return url.toString();
+}
+
+/** Drops a scenario's database. */
+export async function dropDatabase(adminUrl: string, name: string): Promise<void> {
+  const admin = new Client({ connectionString: adminUrl });
+  await admin.connect();
+  await admin.query(`drop database if exists ${name} with (force)`);
+  await admin.end();
+}
+
+export function percentile(sorted: number[], p: number): number {
+  return sorted.length ? sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] : 0;
 }

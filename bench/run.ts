@@ -1,6 +1,5 @@
 import 'reflect-metadata';
 import { execFile, type ChildProcess } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
@@ -11,7 +10,7 @@ import { startEmbeddedPostgres } from '../src/db/embedded';
 import { initOrm } from '../src/db/orm';
 import { SCALES, buildDataset, filterRange, loadDataset, resetDataset, type Dataset } from './dataset';
 import { DIALER_CALL_NOTE, runDialerScenario, type DialerResult } from './dialer';
-import { rssMb, start } from './process';
+import { rssMb, start, startVozgate } from './process';
 import { runSubscriptionsScenario, type SubscriptionsResult } from './subscriptions';
 
 /**
@@ -307,20 +306,7 @@ async function main(): Promise<void> {
 
     const floor = await start([path.join(root, 'dist/bench/floor.js')], { DATABASE_URL: database.url, PORT: '0' }, /floor listening on (\d+)/);
     children.push(floor.child);
-    const vozgate = await start(
-      [path.join(root, 'dist/src/main.js')],
-      {
-        DATABASE_URL: database.url,
-        PORT: '0',
-        HOST: '127.0.0.1',
-        SEED_DEMO: 'false',
-        WORKERS_IN_PROCESS: 'false',
-        // The load comes from one token, far above any per-token limit.
-        RATE_LIMIT_PER_MINUTE: '0',
-        SECRETS_KEY: randomBytes(32).toString('base64'),
-      },
-      /REST\s+http:\/\/[^:]+:(\d+)\/api/,
-    );
+    const vozgate = await startVozgate(root, database.url);
     children.push(vozgate.child);
     const targets: Target[] = [
       { name: 'floor', base: `http://127.0.0.1:${floor.port}`, pid: floor.child.pid! },

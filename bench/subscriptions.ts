@@ -1,11 +1,8 @@
-import { randomBytes } from 'node:crypto';
-import path from 'node:path';
-import { Client } from 'pg';
 import WebSocket from 'ws';
 import { initOrm } from '../src/db/orm';
 import { addPhoneNumber, createAccount } from '../src/modules/accounts/account.service';
 import { emitEvents } from '../src/modules/events/event.service';
-import { rssKb, start } from './process';
+import { dropDatabase, freshDatabase, percentile, rssKb, startVozgate } from './process';
 
 /**
  * Subscriptions fan-out: `subscribers` WebSocket connections, one `callUpdated` subscription
@@ -58,37 +55,15 @@ function subscriber(port: number, token: string, received: Map<number, number[]>
 
 const CALL_ID = /"callUpdated":\{"id":(-?\d+)/;
 
-function percentile(sorted: number[], p: number): number {
-  return sorted.length ? sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] : 0;
-}
 
 export async function runSubscriptionsScenario(adminUrl: string, root: string, subscribers: number, events: number, log: (line: string) => void): Promise<SubscriptionsResult> {
   const database = 'vozgate_bench_subscriptions';
-  const admin = new Client({ connectionString: adminUrl });
-  await admin.connect();
-  await admin.query(`drop database if exists ${database} with (force)`);
-  await admin.query(`create database ${database}`);
-  await admin.end();
-  const url = new URL(adminUrl);
-  url.pathname = `/${database}`;
-  const databaseUrl = url.toString();
+  const databaseUrl = await freshDatabase(adminUrl, database);
 
   const orm = await initOrm({ databaseUrl });
   const { account, token } = await createAccount(orm.em.fork(), { name: 'Fan-out', balance: '100' });
   await addPhoneNumber(orm.em.fork(), { accountId: account.id, number: '+5511955000002', smsEnabled: false, expiresAt: null });
-  const server = await start(
-    [path.join(root, 'dist/src/main.js')],
-    {
-      DATABASE_URL: databaseUrl,
-      PORT: '0',
-      HOST: '127.0.0.1',
-      SEED_DEMO: 'false',
-      WORKERS_IN_PROCESS: 'false',
-      RATE_LIMIT_PER_MINUTE: '0',
-      SECRETS_KEY: randomBytes(32).toString('base64'),
-    },
-    /REST\s+http:\/\/[^:]+:(\d+)\/api/,
-  );
+  const server = await startVozgate(root, databaseUrl);
   const sockets: WebSocket[] = [];
   try {
     await new Promise((resolve) => setTimeout(resolve, 1000));
@@ -137,9 +112,6 @@ export async function runSubscriptionsScenario(adminUrl: string, root: string, s
     server.child.kill('SIGTERM');
     await new Promise((resolve) => (server.child.exitCode !== null ? resolve(null) : server.child.once('exit', resolve)));
     await orm.close();
-    const cleanup = new Client({ connectionString: adminUrl });
-    await cleanup.connect();
-    await cleanup.query(`drop database if exists ${database} with (force)`);
-    await cleanup.end();
+    await dropDatabase(adminUrl, database);
   }
 }

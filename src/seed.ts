@@ -2,7 +2,7 @@ import type { MikroORM } from '@mikro-orm/postgresql';
 import { Account } from './modules/accounts/account.entity';
 import { addPhoneNumber, createAccount } from './modules/accounts/account.service';
 import type { Config } from './config';
-import type { CreateAssistantInput } from './modules/assistants/assistant.inputs';
+import { CreateAssistantInput } from './modules/assistants/assistant.inputs';
 import { createAssistant } from './modules/assistants/assistant.service';
 import { createCampaign } from './modules/campaigns/campaign.service';
 
@@ -15,6 +15,22 @@ export interface DemoSeed {
 }
 
 const SEED_LOCK = 7_426_001;
+
+/** The demo's outbound assistant, on the given number (the benchmark's dialer uses it too). */
+export function demoAssistantInput(phoneNumberId: number): CreateAssistantInput {
+  return Object.assign(new CreateAssistantInput(), {
+    assistant_name: 'Ana (demo)',
+    voice_id: 1,
+    language: 'Portuguese',
+    llm_model: 'gpt-4o-mini',
+    calls_direction: 'make',
+    engine_type: 'pipeline',
+    timezone: 'America/Sao_Paulo',
+    initial_message: 'Olá, aqui é a Ana, da Loja Centro. Tudo bem?',
+    system_prompt: 'Você confirma a entrega de pedidos com os clientes da Loja Centro. Seja breve e educada.',
+    phone_number_id: phoneNumberId,
+  });
+}
 
 /**
  * On an empty database, a demo account to try the API with: a balance, an SMS-capable phone
@@ -29,18 +45,7 @@ export async function seedDemo(orm: MikroORM, config: Config): Promise<DemoSeed 
     const { account, token } = await createAccount(em, { name: 'Demo', email: 'demo@vozgate.local', balance: '100' });
     const phone = await addPhoneNumber(em, { accountId: account.id, number: '+551140045000', smsEnabled: true, expiresAt: null });
     const scope = { em, accountId: account.id, config };
-    const assistant = await createAssistant(scope, {
-      assistant_name: 'Ana (demo)',
-      voice_id: 1,
-      language: 'Portuguese',
-      llm_model: 'gpt-4o-mini',
-      calls_direction: 'make',
-      engine_type: 'pipeline',
-      timezone: 'America/Sao_Paulo',
-      initial_message: 'Olá, aqui é a Ana, da Loja Centro. Tudo bem?',
-      system_prompt: 'Você confirma a entrega de pedidos com os clientes da Loja Centro. Seja breve e educada.',
-      phone_number_id: phone.id,
-    } as CreateAssistantInput);
+    const assistant = await createAssistant(scope, demoAssistantInput(phone.id));
     const campaign = await createCampaign(scope, { name: 'Campanha demo', assistant_id: assistant.id });
     return { accountId: account.id, token, campaignId: campaign.id, phoneNumberId: phone.id, assistantId: assistant.id };
   });
