@@ -1,3 +1,4 @@
+import { GraphQLError } from 'graphql';
 import net from 'node:net';
 import { isDatabaseUnavailable } from '../src/db/availability';
 import { serializeError } from '../src/runtime';
@@ -113,6 +114,12 @@ describe('text PostgreSQL cannot store is refused on the field', () => {
   it('a protocol violation is not an outage', () => {
     expect(isDatabaseUnavailable({ code: '08P01', message: 'invalid message format' })).toBe(false);
     expect(isDatabaseUnavailable({ code: '08006', message: 'connection failure' })).toBe(true);
+  });
+
+  it('a refused connection that graphql-js wrapped as a non-Error value is an outage', () => {
+    const wrapped = new GraphQLError('x', { originalError: new Error('Unexpected error value: { errno: -111, code: "ECONNREFUSED", syscall: "connect", address: "127.0.0.1", port: 45545 }') });
+    expect(isDatabaseUnavailable(wrapped)).toBe(true);
+    expect(isDatabaseUnavailable(new Error('Unexpected error value: { code: "E_SOMETHING_ELSE" }'))).toBe(false);
   });
 });
 

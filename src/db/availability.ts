@@ -13,6 +13,9 @@ const MESSAGES = [
   'the database system is starting up',
   'client has encountered a connection error',
   'connect econnrefused',
+  // A refused connection that reached graphql-js as a plain object, not an Error: it wraps it
+  // as "Unexpected error value: { errno: -111, code: "ECONNREFUSED", ... }".
+  'code: "econnrefused"',
   // knex's answer to a query in a transaction whose connection was cut under it (the code
   // never uses a transaction after it ends: tests would show that as this message at once).
   'transaction query already complete',
