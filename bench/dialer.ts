@@ -72,7 +72,7 @@ export async function runDialerScenario(adminUrl: string, leads: number, paralle
     seedDemo: false,
     maxParallelCalls: parallel,
     dialerTimeScale: 1,
-    telephony: { provider: 'simulator', simulatorSpeed: SIMULATOR_SPEED },
+    telephony: { provider: 'simulator', simulatorSpeed: SIMULATOR_SPEED, twilio: null },
     workers: { ...base.workers, inProcess: false, concurrency: WORKER_CONCURRENCY, pollIntervalMs: 20 },
   };
   const runtime = createRuntime({ orm, config, secrets: new SecretBox(randomBytes(32)), logger: silent });

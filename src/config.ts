@@ -33,9 +33,11 @@ export interface Config {
   /** Divides campaigns' retry intervals (tests and demos run the dialer on a fast clock). */
   dialerTimeScale: number;
   telephony: {
-    provider: 'simulator';
+    provider: 'simulator' | 'twilio';
     /** How much faster than real time the simulator's clock runs. */
     simulatorSpeed: number;
+    /** Twilio's Programmable Voice (or a Twilio-compatible API), with TELEPHONY_PROVIDER=twilio. */
+    twilio: { accountSid: string; authToken: string; apiBase: string } | null;
   };
   sms: {
     provider: 'simulator' | 'twilio';
@@ -231,7 +233,7 @@ export const ENV = {
   PLAN_MAX_TOOLS: integer(0, 1000)({ default: 5 }),
   PLAN_MAX_PARALLEL_CALLS: integer(1, 10_000)({ default: 10 }),
   CALL_TOOLS_BUDGET_SECONDS: integer(1, 600)({ default: 30 }),
-  TELEPHONY_PROVIDER: oneOf(['simulator'] as const)({ default: 'simulator' }),
+  TELEPHONY_PROVIDER: oneOf(['simulator', 'twilio'] as const)({ default: 'simulator' }),
   SIMULATOR_SPEED: positiveNumber({ default: 10 }),
   DIALER_TIME_SCALE: positiveNumber({ default: 1 }),
   CALL_RATES: priceTable({ default: { BR: '0.06', US: '0.02', '*': '0.10' } }),
@@ -288,6 +290,9 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
   if (env.SMS_PROVIDER === 'twilio' && (!env.TWILIO_ACCOUNT_SID || !env.TWILIO_AUTH_TOKEN)) {
     problems.push('SMS_PROVIDER=twilio needs TWILIO_ACCOUNT_SID and TWILIO_AUTH_TOKEN');
   }
+  if (env.TELEPHONY_PROVIDER === 'twilio' && (!env.TWILIO_ACCOUNT_SID || !env.TWILIO_AUTH_TOKEN)) {
+    problems.push('TELEPHONY_PROVIDER=twilio needs TWILIO_ACCOUNT_SID and TWILIO_AUTH_TOKEN');
+  }
   if (problems.length) throw new ConfigError(`bad configuration:\n  ${problems.join('\n  ')}`);
 
   const databaseUrl = env.DATABASE_URL ?? null;
@@ -310,7 +315,14 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
     maxToolsPerAccount: env.PLAN_MAX_TOOLS,
     maxParallelCalls: env.PLAN_MAX_PARALLEL_CALLS,
     callToolsBudgetSeconds: env.CALL_TOOLS_BUDGET_SECONDS,
-    telephony: { provider: env.TELEPHONY_PROVIDER, simulatorSpeed: env.SIMULATOR_SPEED },
+    telephony: {
+      provider: env.TELEPHONY_PROVIDER,
+      simulatorSpeed: env.SIMULATOR_SPEED,
+      twilio:
+        env.TELEPHONY_PROVIDER === 'twilio'
+          ? { accountSid: env.TWILIO_ACCOUNT_SID!, authToken: env.TWILIO_AUTH_TOKEN!, apiBase: env.TWILIO_API_BASE }
+          : null,
+    },
     dialerTimeScale: env.DIALER_TIME_SCALE,
     sms: {
       provider: env.SMS_PROVIDER,

@@ -16,6 +16,7 @@ export const Messages = {
   subscriptionsOnly: 'Por WebSocket só são servidas operações subscription; use HTTP para query e mutation.',
   bodyTooLarge: 'O corpo da requisição excede o tamanho máximo permitido.',
   routeNotFound: 'Rota não encontrada.',
+  forbidden: 'Acesso negado.',
   methodNotAllowed: 'Método não permitido.',
   internal: 'Erro interno do servidor.',
   unavailable: 'Serviço temporariamente indisponível.',

@@ -7,6 +7,7 @@ import type { LifecycleDeps } from './modules/calls/call.lifecycle';
 import type { TelephonyProvider } from './telephony/provider';
 import { createSmsProvider, type SmsProvider } from './telephony/sms';
 import { SimulatorProvider } from './telephony/simulator';
+import { TwilioVoice } from './telephony/twilio';
 import { scheduleCallWebhook } from './modules/webhooks/webhook.service';
 
 export interface Logger {
@@ -81,11 +82,9 @@ export interface Runtime {
   logger: Logger;
 }
 
-export function createTelephony(config: Config, logger?: Logger): TelephonyProvider {
-  switch (config.telephony.provider) {
-    case 'simulator':
-      return new SimulatorProvider(config.telephony.simulatorSpeed, (error) => logger?.error('simulator: mid-call tools failed', error));
-  }
+export function createTelephony(config: Config, secrets: SecretBox, logger?: Logger): TelephonyProvider {
+  if (config.telephony.provider === 'twilio' && config.telephony.twilio) return new TwilioVoice(config.telephony.twilio, config, secrets);
+  return new SimulatorProvider(config.telephony.simulatorSpeed, (error) => logger?.error('simulator: mid-call tools failed', error));
 }
 
 export function createRuntime(parts: { orm: MikroORM; config: Config; secrets: SecretBox; logger?: Logger }): Runtime {
@@ -95,7 +94,7 @@ export function createRuntime(parts: { orm: MikroORM; config: Config; secrets: S
     orm,
     config,
     secrets,
-    telephony: createTelephony(config, logger),
+    telephony: createTelephony(config, secrets, logger),
     sms: createSmsProvider(config),
     lifecycle: { config, secrets, onFinished: scheduleCallWebhook, logger },
     logger,

@@ -24,7 +24,7 @@ let assistantId: number;
 
 beforeAll(async () => {
   // A slower clock than the other tests, so that calls are still going when a worker dies.
-  app = await startTestApp({ telephony: { provider: 'simulator', simulatorSpeed: 40 }, maxParallelCalls: 100 });
+  app = await startTestApp({ telephony: { provider: 'simulator', simulatorSpeed: 40, twilio: null }, maxParallelCalls: 100 });
   account = await app.account({ balance: '1000' });
   const phone = await app.phoneNumber(account.accountId, '+5511922220000');
   const res = await app.request('POST', '/api/user/assistant', {

@@ -12,7 +12,7 @@ const workers: WorkerProcess[] = [];
 const { phone, setup, addLead, setStatus, finished, leadsOf, callsOf, watchInFlight } = dialerKit(() => app);
 
 beforeAll(async () => {
-  app = await startTestApp({ maxParallelCalls: 6, dialerTimeScale: 600, telephony: { provider: 'simulator', simulatorSpeed: 500 } });
+  app = await startTestApp({ maxParallelCalls: 6, dialerTimeScale: 600, telephony: { provider: 'simulator', simulatorSpeed: 500, twilio: null } });
   for (let i = 0; i < 3; i++) workers.push(await startWorker(app));
 });
 

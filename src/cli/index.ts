@@ -166,7 +166,7 @@ const commands: Record<string, Command> = {
     flags: { to: { type: 'string' }, from: { type: 'string' } },
     async run(em, flags, config) {
       try {
-        const call = await simulateInboundCall(em, createTelephony(config), config, {
+        const call = await simulateInboundCall(em, createTelephony(config, await loadSecretBox(config)), config, {
           to: required(flags, 'to'),
           from: required(flags, 'from'),
           accountId: null,

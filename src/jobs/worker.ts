@@ -11,6 +11,7 @@ import { RECONCILE_SMS_TASK, reconcileSms } from '../modules/sms/sms.service';
 import { DELIVER_TASK, deliver } from '../modules/webhooks/webhook.service';
 import type { Runtime } from '../runtime';
 import { SIMULATOR_TASK, SimulatorProvider, type SimulatorStep } from '../telephony/simulator';
+import { TWILIO_PLACE_TASK, TwilioVoice } from '../telephony/twilio';
 import { jobOutcomes } from '../metrics';
 import { beat, forget, releaseDeadWorkers } from './heartbeat';
 
@@ -34,6 +35,11 @@ export function taskList(runtime: Runtime): TaskList {
     tasks[SIMULATOR_TASK] = async (payload) => {
       const { call_id, step } = payload as { call_id: number; step: SimulatorStep };
       await telephony.step(runtime.orm.em.fork(), runtime.lifecycle, call_id, step);
+    };
+  }
+  if (telephony instanceof TwilioVoice) {
+    tasks[TWILIO_PLACE_TASK] = async (payload) => {
+      await telephony.place(runtime.orm.em.fork(), runtime.lifecycle, (payload as { call_id: number }).call_id);
     };
   }
   tasks[DIAL_TASK] = async (payload) => {

@@ -85,7 +85,7 @@ const TEST_DEFAULTS = (base: Config): Partial<Config> => ({
   seedDemo: false,
   // Tests fire bursts with one token; the rate limit has tests of its own.
   rateLimitPerMinute: 0,
-  telephony: { provider: 'simulator', simulatorSpeed: 1000 },
+  telephony: { provider: 'simulator', simulatorSpeed: 1000, twilio: null },
   workers: { ...base.workers, inProcess: false, concurrency: 4, pollIntervalMs: 20, sweeperMarginSeconds: 30, heartbeatMs: 200 },
 });
 

@@ -52,6 +52,7 @@ export class Call {
     | 'recording_url'
     | 'tool_calls'
     | 'provider_call_id'
+    | 'provider_requested_at'
     | 'answered_at'
     | 'finished_at'
     | 'assistant_id'
@@ -163,6 +164,10 @@ export class Call {
 
   @Property({ length: 128, nullable: true })
   provider_call_id: string | null = null;
+
+  /** When the provider was last asked to place the call (a retry looks the call up first). */
+  @Property({ type: IsoTimestampType, nullable: true })
+  provider_requested_at: string | null = null;
 
   @Property({ type: IsoTimestampType, nullable: true })
   answered_at: string | null = null;
