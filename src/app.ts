@@ -171,7 +171,7 @@ export async function createApp(runtime: Runtime): Promise<App> {
     const auth = await authenticate(em, req.headers.authorization, config.rateLimitPerMinute);
     seen.accountId = auth?.accountId ?? null;
     return {
-      context: createContext({ requestId, em, accountId: auth?.accountId ?? null, config, secrets, telephony, sms }),
+      context: createContext({ requestId, em, accountId: auth?.accountId ?? null, config, secrets, telephony, lifecycle: runtime.lifecycle, sms }),
       retryAfterSeconds: auth?.retryAfterSeconds ?? null,
     };
   };

@@ -40,6 +40,8 @@ export const Messages = {
   insufficientBalance: 'Saldo insuficiente',
   callNotFound: 'Chamada não encontrada',
   callNotFinished: 'A chamada ainda está em andamento e não pode ser excluída; tente novamente quando ela terminar.',
+  callAlreadyEnded: 'A chamada já terminou.',
+  hangupFailed: 'O provedor de telefonia não encerrou a chamada.',
   parallelCallLimit: (limit: number) =>
     `Você atingiu o limite de ${limit} chamadas simultâneas do seu plano. Aguarde o término de uma chamada em andamento.`,
   deliveryNotFound: 'Entrega de webhook não encontrada',
@@ -76,6 +78,7 @@ export const Messages = {
   smsSent: 'SMS sent successfully',
   smsPending: 'SMS handed to the provider; its confirmation is pending',
   callDeleted: 'Call deleted successfully',
+  callHungUp: 'Call ending',
   dncAdded: 'Number added to the do-not-call list',
   dncRemoved: 'Number removed from the do-not-call list',
   webhookEndpointCreated: 'Webhook endpoint created successfully',

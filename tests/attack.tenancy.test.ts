@@ -197,6 +197,7 @@ const OPERATIONS: Record<string, Operation> = {
     slots: [{ at: 'campaign_id', kind: 'campaign' }],
   },
   deleteCall: { document: 'mutation($id: Int!) { deleteCall(id: $id) }', variables: (o) => ({ id: o.call }), slots: [{ at: 'id', kind: 'call' }] },
+  hangupCall: { document: 'mutation($id: Int!) { hangupCall(id: $id) { id status } }', variables: (o) => ({ id: o.liveCall }), slots: [{ at: 'id', kind: 'liveCall' }] },
   deleteLead: { document: 'mutation($id: Int!) { deleteLead(id: $id) }', variables: (o) => ({ id: o.lead }), slots: [{ at: 'id', kind: 'lead' }] },
   deleteAssistant: { document: 'mutation($id: Int!) { deleteAssistant(id: $id) }', variables: (o) => ({ id: o.assistant }), slots: [{ at: 'id', kind: 'assistant' }] },
   deleteTool: { document: 'mutation($id: Int!) { deleteTool(id: $id) }', variables: (o) => ({ id: o.tool }), slots: [{ at: 'id', kind: 'tool' }] },
@@ -309,6 +310,7 @@ const REST_CASES: Record<string, RestCase> = {
   // The destructive ones last.
   'POST /user/assistants/disable-webhook': { slots: [{ at: 'body.assistant_id', kind: 'assistant' }] },
   'POST /user/assistants/disable-inbound-webhook': { slots: [{ at: 'body.assistant_id', kind: 'assistant' }] },
+  'POST /user/calls/{id}/hangup': { slots: [], pathKind: 'liveCall' },
   'DELETE /user/calls/{id}': { slots: [], pathKind: 'call' },
   'DELETE /user/dnc/{phone_number}': { slots: [] },
   'DELETE /user/leads/{id}': { slots: [], pathKind: 'lead' },

@@ -48,6 +48,8 @@ function twilioApi(request: Received, res: import('node:http').ServerResponse): 
     const query = new URL(request.url, 'http://x').searchParams;
     return json(res, 200, { calls: made.filter((call) => call.to === query.get('To') && call.from === query.get('From')) });
   }
+  const update = /^\/2010-04-01\/Accounts\/AC\w+\/Calls\/(CA\w+)\.json$/.exec(request.url);
+  if (request.method === 'POST' && update) return json(res, 200, { sid: update[1], status: new URLSearchParams(request.body).get('Status') });
   if (request.method !== 'POST' || request.url !== base) return json(res, 404, { code: 20404, message: 'Not found', status: 404 });
   const form = new URLSearchParams(request.body);
   if (form.get('To')!.endsWith('9999')) {
@@ -160,6 +162,24 @@ it('after a 5xx, finds the call Twilio made anyway instead of placing it twice',
   await until('linked', async () => (await callRow(id)).provider_call_id, (sid) => sid !== null, 20_000);
   expect(posts().filter((r) => new URLSearchParams(r.body).get('To') === number)).toHaveLength(1);
   expect((await callRow(id)).provider_call_id).toBe(made.find((call) => call.to === number)!.sid);
+});
+
+it('hangs up through Twilio: the call ends when Twilio says so', async () => {
+  const number = phone();
+  const id = await placed(number);
+  await until('placed', async () => (await callRow(id)).provider_call_id, (sid) => sid !== null);
+  const sid = (await callRow(id)).provider_call_id;
+  await callback('status', id, { CallSid: sid, CallStatus: 'in-progress' });
+  const res = await app.request('POST', `/api/user/calls/${id}/hangup`, { token: me.token });
+  expect(res).toMatchObject({ status: 200, body: { data: { id, status: 'in-progress' } } });
+  const request = fake.requests.at(-1)!;
+  expect([request.method, request.url, new URLSearchParams(request.body).get('Status')]).toEqual([
+    'POST',
+    `/2010-04-01/Accounts/${ACCOUNT_SID}/Calls/${sid}.json`,
+    'completed',
+  ]);
+  await callback('status', id, { CallSid: sid, CallStatus: 'completed', CallDuration: '7' });
+  expect(await callRow(id)).toMatchObject({ status: 'completed', duration: 7 });
 });
 
 it('refuses to start with TELEPHONY_PROVIDER=twilio and no credentials', () => {

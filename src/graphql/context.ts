@@ -1,6 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Config } from '../config';
 import type { SecretBox } from '../lib/secrets';
+import type { LifecycleDeps } from '../modules/calls/call.lifecycle';
 import type { TelephonyProvider } from '../telephony/provider';
 import type { SmsProvider } from '../telephony/sms';
 import { UnauthenticatedError } from '../errors';
@@ -18,6 +19,8 @@ export interface GraphQLContext {
   config: Config;
   secrets: SecretBox;
   telephony: TelephonyProvider;
+  /** What the call state machine needs (a hangup ends a call through it). */
+  lifecycle: LifecycleDeps;
   sms: SmsProvider;
   loaders: Loaders;
   /** The process's event stream (subscriptions only). */

@@ -108,7 +108,7 @@ export async function serveSubscriptions(
   const subscriptionContext = (accountId: number, requestId: string): GraphQLContext => {
     let em: GraphQLContext['em'] | undefined;
     let loaders: GraphQLContext['loaders'] | undefined;
-    const context = { requestId, accountId, config, secrets, telephony, sms, events: bus } as GraphQLContext;
+    const context = { requestId, accountId, config, secrets, telephony, lifecycle: runtime.lifecycle, sms, events: bus } as GraphQLContext;
     Object.defineProperties(context, {
       em: { get: () => (em ??= orm.em.fork()), set: (value) => (em = value), enumerable: true },
       loaders: { get: () => (loaders ??= createLoaders(context)), set: (value) => (loaders = value), enumerable: true },

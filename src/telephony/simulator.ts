@@ -188,6 +188,22 @@ export class SimulatorProvider implements TelephonyProvider {
     await this.schedule(tx, call.id, 'hangup', Math.max(0, ((endAt - Date.now()) * this.speed) / 1000));
   }
 
+  /** The simulated call ends at once: its pending steps then find it over and do nothing. */
+  async hangup(em: EntityManager, deps: LifecycleDeps, call: Call): Promise<void> {
+    await em.fork().transactional(async (tx) => {
+      const event: CallEvent =
+        call.status === 'in-progress'
+          ? {
+              type: 'ended',
+              status: 'ended',
+              duration: ((Date.now() - Date.parse(call.answered_at ?? new Date().toISOString())) * this.speed) / 1000,
+              turns: [{ speaker: 'system', text: 'Chamada encerrada pela API.' }],
+            }
+          : { type: 'not-answered', status: 'failed', reason: 'hung up through the API before it was answered' };
+      await applyCallEvent(tx, deps, call.id, event);
+    });
+  }
+
   /** Waits for the tools under way, for at most `drainMs`. */
   async stop(drainMs: number): Promise<void> {
     await this.background.drain(drainMs);

@@ -1,5 +1,6 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { DomainError, Messages } from '../errors';
 import { enqueue } from '../jobs/queue';
 import type { SecretBox } from '../lib/secrets';
 import { Assistant } from '../modules/assistants/assistant.entity';
@@ -182,6 +183,21 @@ export class TwilioVoice implements TelephonyProvider {
       return;
     }
     throw new Error(`twilio: HTTP ${status} placing call ${callId}; it is asked again before a retry`);
+  }
+
+  /**
+   * Asks Twilio to end the call (`completed` once answered, `canceled` before): its status
+   * callback then finishes it. A call Twilio has not been asked for yet fails at once, and its
+   * placing job finds it over.
+   */
+  async hangup(em: EntityManager, deps: LifecycleDeps, call: Call): Promise<void> {
+    if (!call.provider_call_id) {
+      await em.fork().transactional((tx) => applyCallEvent(tx, deps, call.id, { type: 'not-answered', status: 'failed', reason: 'hung up through the API before it was placed' }));
+      return;
+    }
+    const form = new URLSearchParams({ Status: call.status === 'in-progress' ? 'completed' : 'canceled' });
+    const { status, body } = await this.request(`/Calls/${encodeURIComponent(call.provider_call_id)}.json`, { method: 'POST', form });
+    if (status >= 400) throw new DomainError('PROVIDER_FAILURE', Messages.hangupFailed, undefined, { error: `twilio ${body?.code ?? status}: ${String(body?.message ?? '')}` });
   }
 
   /** A call Twilio made for ours after a request whose answer was lost: same numbers, made since, not already another call's. */

@@ -23,9 +23,11 @@ export interface Tenant extends TestAccount {
   spareCampaigns: [number, number];
   /** A webhook endpoint. */
   endpoint: number;
+  /** A call still in flight (no worker runs here), for hangups. */
+  liveCall: number;
 }
 
-export type Kind = 'campaign' | 'spareCampaign' | 'lastCampaign' | 'lead' | 'tool' | 'voice' | 'phone' | 'assistant' | 'inboundNumber' | 'call' | 'sms' | 'delivery' | 'endpoint';
+export type Kind = 'campaign' | 'spareCampaign' | 'lastCampaign' | 'lead' | 'tool' | 'voice' | 'phone' | 'assistant' | 'inboundNumber' | 'call' | 'liveCall' | 'sms' | 'delivery' | 'endpoint';
 
 export function idOf(tenant: Tenant, kind: Kind): number | string {
   if (kind === 'campaign') return tenant.campaignId;
@@ -50,6 +52,7 @@ export const MISSING: Record<Kind, number | string> = {
   sms: 900_000_008,
   delivery: '00000000-0000-4000-8000-000000000000',
   endpoint: 900_000_009,
+  liveCall: 900_000_010,
 };
 
 /** An outbound assistant's input (REST body or GraphQL input) with a voice, a number and a tool of the tenant's. */
@@ -128,6 +131,7 @@ export async function createTenant(app: TestApp, firstId?: number): Promise<Tena
     (await created(post('/api/user/campaigns', { name: 'Spare', assistant_id: assistant.data.id }), 'campaign')).data.id,
     (await created(post('/api/user/campaigns', { name: 'Last', assistant_id: assistant.data.id }), 'campaign')).data.id,
   ];
+  const liveCall = await created(post('/api/user/make_call', { assistant_id: assistant.data.id, phone_number: freshNumber('77') }), 'live call');
   const endpoint = await created(post('/api/user/webhooks', { url: 'https://hooks.example.com/events', events: ['call.finished'] }), 'webhook endpoint');
   const delivery = randomUUID();
   await app.sql(
@@ -148,6 +152,7 @@ export async function createTenant(app: TestApp, firstId?: number): Promise<Tena
     delivery,
     spareCampaigns,
     endpoint: endpoint.data.id,
+    liveCall: liveCall.call_id,
   };
 }
 
@@ -216,6 +221,7 @@ export const VALID_REST_REQUESTS: Record<string, (own: Tenant) => RestRequest> =
   'POST /user/webhooks': () => ({ path: '/user/webhooks', body: { url: 'https://hooks.example.com/more', events: ['lead.status_changed'] } }),
   'POST /user/assistants/disable-webhook': (o) => ({ path: '/user/assistants/disable-webhook', body: { assistant_id: o.assistant } }),
   'POST /user/assistants/disable-inbound-webhook': (o) => ({ path: '/user/assistants/disable-inbound-webhook', body: { assistant_id: o.assistant } }),
+  'POST /user/calls/{id}/hangup': (o) => ({ path: `/user/calls/${o.liveCall}/hangup` }),
   'DELETE /user/calls/{id}': (o) => ({ path: `/user/calls/${o.call}` }),
   'DELETE /user/dnc/{phone_number}': () => ({ path: `/user/dnc/${encodeURIComponent('+5511987650014')}` }),
   'DELETE /user/leads/{id}': (o) => ({ path: `/user/leads/${o.lead}` }),

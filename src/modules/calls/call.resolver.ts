@@ -3,7 +3,7 @@ import { scopeOf, type GraphQLContext } from '../../graphql/context';
 import { PageType } from '../../graphql/pagination';
 import { Call } from './call.entity';
 import { CallListArgs, CallStarted, MakeCallInput } from './call.inputs';
-import { deleteCall, listCalls, makeCall, requireCall, simulateInboundCall } from './call.service';
+import { deleteCall, hangupCall, listCalls, makeCall, requireCall, simulateInboundCall } from './call.service';
 
 @ObjectType('CallPage', { simpleResolvers: true })
 export class CallPage extends PageType(Call) {}
@@ -29,6 +29,11 @@ export class CallResolver {
     @Ctx() ctx: GraphQLContext,
   ): Promise<CallStarted> {
     return makeCall({ ...scopeOf(ctx), telephony: ctx.telephony }, input, idempotencyKey);
+  }
+
+  @Mutation(() => Call, { description: 'Ends a call in flight (answered: ended; not yet answered: failed); a finished call is a CONFLICT.' })
+  hangupCall(@Arg('id', () => Int) id: number, @Ctx() ctx: GraphQLContext): Promise<Call> {
+    return hangupCall({ ...scopeOf(ctx), telephony: ctx.telephony, lifecycle: ctx.lifecycle }, id);
   }
 
   @Mutation(() => Boolean)

@@ -18,6 +18,7 @@ import { idempotent } from '../idempotency/idempotency.service';
 import type { Scope } from '../scope';
 import { CALL_STATUSES, CALL_TYPES, Call, type CallType } from './call.entity';
 import type { CallListArgs, CallStarted, MakeCallInput } from './call.inputs';
+import type { LifecycleDeps } from './call.lifecycle';
 import { callReservation } from './call.pricing';
 
 interface CallsScope extends Scope {
@@ -190,6 +191,18 @@ export async function requireCall(scope: Scope, id: number): Promise<Call> {
   const [row] = await scope.em.execute('select * from calls where id = ? and account_id = ?', [id, scope.accountId]);
   if (!row) throw new NotFoundError(Messages.callNotFound);
   return scope.em.map(Call, row);
+}
+
+/**
+ * Ends a call in flight through its provider (409 once it has ended): an answered call ends
+ * as `ended`, one not yet answered as `failed`, now or when the provider confirms it.
+ * Answers the call as it then stands.
+ */
+export async function hangupCall(scope: CallsScope & { lifecycle: LifecycleDeps }, id: number): Promise<Call> {
+  const call = await requireCall(scope, id);
+  if (call.finished_at) throw new DomainError('CONFLICT', Messages.callAlreadyEnded);
+  await scope.telephony.hangup(scope.em, scope.lifecycle, call);
+  return requireCall({ ...scope, em: scope.em.fork() }, id);
 }
 
 /**

@@ -1,5 +1,5 @@
 import { Messages } from '../../errors';
-import { messageOnly } from '../openapi';
+import { messageAnd, messageOnly } from '../openapi';
 import { IDEMPOTENCY_HEADER, header, laravelPage, laravelPageSchema, queryVariables, type Route } from './route';
 
 const CALL_FIELDS = `
@@ -53,6 +53,17 @@ export const callRoutes: Route[] = [
     document: `query Call($id: Int!) { call(id: $id) { ...CallFields } } ${CALL_FIELDS}`,
     variables: (req) => ({ id: req.params.id }),
     respond: (data) => ({ body: data.call }),
+    notFound: Messages.callNotFound,
+  },
+  {
+    method: 'POST',
+    path: '/user/calls/{id}/hangup',
+    summary: 'End a call in flight: answered, it ends as ended; not yet answered, as failed (a finished call is a 409)',
+    errors: ['CONFLICT', 'PROVIDER_FAILURE'],
+    envelope: messageAnd(),
+    document: `mutation HangupCall($id: Int!) { hangupCall(id: $id) { id status } }`,
+    variables: (req) => ({ id: req.params.id }),
+    respond: (data) => ({ body: { message: Messages.callHungUp, data: data.hangupCall } }),
     notFound: Messages.callNotFound,
   },
   {
