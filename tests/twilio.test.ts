@@ -182,6 +182,28 @@ it('hangs up through Twilio: the call ends when Twilio says so', async () => {
   expect(await callRow(id)).toMatchObject({ status: 'completed', duration: 7 });
 });
 
+it('cancels at Twilio a call hung up while it was being placed', async () => {
+  const number = phone();
+  // The hangup lands while the request to Twilio is under way.
+  let hungUp: Promise<unknown> | null = null;
+  const respond = fake.respond;
+  fake.respond = (request, res, index) => {
+    if (request.method === 'POST' && new URLSearchParams(request.body).get('To') === number && !hungUp) {
+      hungUp = app
+        .sql('select id from calls where client_phone_number = $1', [number])
+        .then(([call]) => app.request('POST', `/api/user/calls/${call.id}/hangup`, { token: me.token }))
+        .then(() => respond(request, res, index));
+      return;
+    }
+    respond(request, res, index);
+  };
+  const id = await placed(number);
+  await until('cancelled at Twilio', async () => fake.requests.filter((r) => /\/Calls\/CA\w+\.json$/.test(r.url) && new URLSearchParams(r.body).get('Status') === 'canceled').length, (n) => n === 1);
+  fake.respond = respond;
+  expect(await callRow(id)).toMatchObject({ status: 'failed' });
+  expect((await callRow(id)).provider_call_id).toMatch(/^CA/);
+});
+
 it('refuses to start with TELEPHONY_PROVIDER=twilio and no credentials', () => {
   expect(() => loadConfig({ TELEPHONY_PROVIDER: 'twilio' })).toThrow('TELEPHONY_PROVIDER=twilio needs TWILIO_ACCOUNT_SID and TWILIO_AUTH_TOKEN');
 });

@@ -172,7 +172,9 @@ export class TwilioVoice implements TelephonyProvider {
     await em.execute('update calls set provider_requested_at = now() where id = ?', [callId]);
     const { status, body } = await this.request('/Calls.json', { method: 'POST', form: this.callParams(call, assistant) });
     if ((status === 200 || status === 201) && typeof body?.sid === 'string') {
-      await em.execute('update calls set provider_call_id = ? where id = ? and provider_call_id is null', [body.sid, callId]);
+      const [linked] = await em.execute('update calls set provider_call_id = ? where id = ? and provider_call_id is null returning finished_at', [body.sid, callId]);
+      // Hung up while Twilio was being asked: Twilio must not ring a call that is over.
+      if (linked?.finished_at) await this.cancel(body.sid, deps, callId);
       return;
     }
     if (status >= 400 && status < 500 && status !== 429) {
@@ -198,6 +200,11 @@ export class TwilioVoice implements TelephonyProvider {
     const form = new URLSearchParams({ Status: call.status === 'in-progress' ? 'completed' : 'canceled' });
     const { status, body } = await this.request(`/Calls/${encodeURIComponent(call.provider_call_id)}.json`, { method: 'POST', form });
     if (status >= 400) throw new DomainError('PROVIDER_FAILURE', Messages.hangupFailed, undefined, { error: `twilio ${body?.code ?? status}: ${String(body?.message ?? '')}` });
+  }
+
+  private async cancel(sid: string, deps: LifecycleDeps, callId: number): Promise<void> {
+    const { status } = await this.request(`/Calls/${encodeURIComponent(sid)}.json`, { method: 'POST', form: new URLSearchParams({ Status: 'canceled' }) });
+    if (status >= 400) deps.logger?.warn('twilio: could not cancel a call hung up while it was being placed', { call_id: callId, status });
   }
 
   /** A call Twilio made for ours after a request whose answer was lost: same numbers, made since, not already another call's. */
