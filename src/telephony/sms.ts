@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Config } from '../config';
+import { TwilioRest, type TwilioAnswer, type TwilioSettings } from './twilio.rest';
 
 export interface OutgoingSms {
   /** Our id of the message: a provider that can keep it may use it to find the message later. */
@@ -89,42 +90,24 @@ interface TwilioMessage {
 export class TwilioSms implements SmsProvider {
   readonly name = 'twilio';
 
-  constructor(
-    private readonly settings: { accountSid: string; authToken: string; apiBase: string },
-    private readonly timeoutMs: number,
-  ) {}
+  private readonly rest: TwilioRest;
 
-  private url(path: string): string {
-    return `${this.settings.apiBase}/2010-04-01/Accounts/${encodeURIComponent(this.settings.accountSid)}${path}`;
-  }
-
-  private headers(): Record<string, string> {
-    const { accountSid, authToken } = this.settings;
-    return { authorization: `Basic ${Buffer.from(`${accountSid}:${authToken}`).toString('base64')}`, accept: 'application/json' };
-  }
-
-  /** One exchange, the body read inside the same time bound. */
-  private async exchange(url: string, init: RequestInit): Promise<{ status: number; text: string }> {
-    const response = await fetch(url, { ...init, redirect: 'manual', signal: AbortSignal.timeout(this.timeoutMs) });
-    return { status: response.status, text: await response.text() };
+  constructor(settings: TwilioSettings, timeoutMs: number) {
+    this.rest = new TwilioRest(settings, timeoutMs);
   }
 
   async send(message: OutgoingSms): Promise<{ sid: string }> {
-    let status: number;
-    let text: string;
+    let answer: TwilioAnswer;
     try {
-      ({ status, text } = await this.exchange(this.url('/Messages.json'), {
-        method: 'POST',
-        headers: { ...this.headers(), 'content-type': 'application/x-www-form-urlencoded' },
-        body: new URLSearchParams({ From: message.from, To: message.to, Body: message.body }).toString(),
-      }));
+      answer = await this.rest.send('/Messages.json', { method: 'POST', form: new URLSearchParams({ From: message.from, To: message.to, Body: message.body }) });
     } catch (error) {
       const code = (error as { cause?: { code?: string } }).cause?.code;
       if (code && NOT_SENT.has(code)) throw new SmsProviderError(`twilio: not reached (${code})`);
       const reason = (error as Error).name === 'TimeoutError' ? 'timeout' : (error as Error).message;
       throw new SmsOutcomeUnknown(`twilio: no complete answer (${reason})`);
     }
-    const payload = parseJson(text) as (TwilioMessage & { code?: unknown; message?: unknown }) | null;
+    const { status, text } = answer;
+    const payload = answer.body as (TwilioMessage & { code?: unknown; message?: unknown }) | null;
     if (status === 200 || status === 201) {
       if (typeof payload?.sid === 'string' && payload.sid) return { sid: payload.sid };
       throw new SmsOutcomeUnknown(`twilio: HTTP ${status} without a message sid`);
@@ -137,13 +120,12 @@ export class TwilioSms implements SmsProvider {
   }
 
   async find(query: OutgoingSms & { sid: string | null; createdAfter: Date }): Promise<ProviderMessage[]> {
-    const url = query.sid
-      ? this.url(`/Messages/${encodeURIComponent(query.sid)}.json`)
-      : `${this.url('/Messages.json')}?${new URLSearchParams({ To: query.to, From: query.from, PageSize: '100' })}`;
-    const { status, text } = await this.exchange(url, { method: 'GET', headers: this.headers() });
+    const { status, body } = query.sid
+      ? await this.rest.send(`/Messages/${encodeURIComponent(query.sid)}.json`, { method: 'GET' })
+      : await this.rest.send('/Messages.json', { method: 'GET', query: new URLSearchParams({ To: query.to, From: query.from, PageSize: '100' }) });
     if (status === 404) return [];
     if (status !== 200) throw new Error(`twilio: HTTP ${status} reading messages`);
-    const payload = parseJson(text) as (TwilioMessage & { messages?: TwilioMessage[] }) | null;
+    const payload = body as (TwilioMessage & { messages?: TwilioMessage[] }) | null;
     if (!payload) throw new Error('twilio: the message list is not JSON');
     const messages = query.sid ? [payload] : (payload.messages ?? []);
     const after = query.createdAfter.getTime();
@@ -155,14 +137,6 @@ export class TwilioSms implements SmsProvider {
         const detail = refused ? `twilio${code}: ${String(m.error_message ?? m.status)}` : null;
         return { sid: m.sid as string, state: refused ? 'refused' : 'accepted', detail };
       });
-  }
-}
-
-function parseJson(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return null;
   }
 }
 

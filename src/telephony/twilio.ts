@@ -7,6 +7,7 @@ import { Assistant } from '../modules/assistants/assistant.entity';
 import { Call, type AnsweredBy } from '../modules/calls/call.entity';
 import { applyCallEvent, type CallEvent, type LifecycleDeps } from '../modules/calls/call.lifecycle';
 import type { TelephonyProvider } from './provider';
+import { TwilioRest, type TwilioSettings } from './twilio.rest';
 
 /**
  * Twilio's Programmable Voice (and Twilio-compatible APIs: TWILIO_API_BASE), by its
@@ -20,11 +21,6 @@ import type { TelephonyProvider } from './provider';
  */
 export const TWILIO_PLACE_TASK = 'twilio:place';
 
-export interface TwilioSettings {
-  accountSid: string;
-  authToken: string;
-  apiBase: string;
-}
 
 /** Seconds Twilio lets a phone ring before it reports no-answer. */
 const RING_TIMEOUT_SECONDS = 60;
@@ -82,12 +78,16 @@ interface TwilioCall {
 export class TwilioVoice implements TelephonyProvider {
   readonly name = 'twilio';
 
+  private readonly rest: TwilioRest;
+
   constructor(
-    private readonly settings: TwilioSettings,
+    settings: TwilioSettings,
     /** Read at each call: PUBLIC_URL is the base Twilio calls back. */
     private readonly site: { publicUrl: string },
     private readonly secrets: SecretBox,
-  ) {}
+  ) {
+    this.rest = new TwilioRest(settings, REQUEST_TIMEOUT_MS);
+  }
 
   async startCall(em: EntityManager, call: Call): Promise<void> {
     await enqueue(em, { task: TWILIO_PLACE_TASK, payload: { call_id: call.id }, jobKey: `twilio:place:${call.id}`, maxAttempts: 8 });
@@ -95,33 +95,6 @@ export class TwilioVoice implements TelephonyProvider {
 
   longestCallSeconds(assistant: Pick<Assistant, 'max_call_duration'>): number {
     return RING_TIMEOUT_SECONDS + assistant.max_call_duration;
-  }
-
-  private url(path: string): string {
-    return `${this.settings.apiBase}/2010-04-01/Accounts/${encodeURIComponent(this.settings.accountSid)}${path}`;
-  }
-
-  private async request(path: string, init: { method: string; form?: URLSearchParams; query?: URLSearchParams }): Promise<{ status: number; body: any }> {
-    const { accountSid, authToken } = this.settings;
-    const response = await fetch(`${this.url(path)}${init.query ? `?${init.query}` : ''}`, {
-      method: init.method,
-      headers: {
-        authorization: `Basic ${Buffer.from(`${accountSid}:${authToken}`).toString('base64')}`,
-        accept: 'application/json',
-        ...(init.form ? { 'content-type': 'application/x-www-form-urlencoded' } : {}),
-      },
-      body: init.form?.toString(),
-      redirect: 'manual',
-      signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
-    });
-    const text = await response.text();
-    let body: any = null;
-    try {
-      body = JSON.parse(text);
-    } catch {
-      body = { message: text.slice(0, 200) };
-    }
-    return { status: response.status, body };
   }
 
   /** Every parameter of the Calls API the contract names. */
@@ -170,7 +143,7 @@ export class TwilioVoice implements TelephonyProvider {
       }
     }
     await em.execute('update calls set provider_requested_at = now() where id = ?', [callId]);
-    const { status, body } = await this.request('/Calls.json', { method: 'POST', form: this.callParams(call, assistant) });
+    const { status, body, text } = await this.rest.send('/Calls.json', { method: 'POST', form: this.callParams(call, assistant) });
     if ((status === 200 || status === 201) && typeof body?.sid === 'string') {
       const [linked] = await em.execute('update calls set provider_call_id = ? where id = ? and provider_call_id is null returning finished_at', [body.sid, callId]);
       // Hung up while Twilio was being asked: Twilio must not ring a call that is over.
@@ -178,7 +151,7 @@ export class TwilioVoice implements TelephonyProvider {
       return;
     }
     if (status >= 400 && status < 500 && status !== 429) {
-      const reason = `twilio ${body?.code ?? status}: ${String(body?.message ?? 'refused')}`.slice(0, 300);
+      const reason = `twilio ${body?.code ?? status}: ${String(body?.message ?? (text.slice(0, 200) || 'refused'))}`.slice(0, 300);
       const event: CallEvent = { type: 'not-answered', status: 'failed', reason };
       await em.fork().transactional((tx) => applyCallEvent(tx, deps, callId, event));
       deps.logger?.warn('twilio refused a call', { call_id: callId, status, code: body?.code ?? null });
@@ -198,12 +171,14 @@ export class TwilioVoice implements TelephonyProvider {
       return;
     }
     const form = new URLSearchParams({ Status: call.status === 'in-progress' ? 'completed' : 'canceled' });
-    const { status, body } = await this.request(`/Calls/${encodeURIComponent(call.provider_call_id)}.json`, { method: 'POST', form });
-    if (status >= 400) throw new DomainError('PROVIDER_FAILURE', Messages.hangupFailed, undefined, { error: `twilio ${body?.code ?? status}: ${String(body?.message ?? '')}` });
+    const { status, body, text } = await this.rest.send(`/Calls/${encodeURIComponent(call.provider_call_id)}.json`, { method: 'POST', form });
+    if (status >= 400) {
+      throw new DomainError('PROVIDER_FAILURE', Messages.hangupFailed, undefined, { error: `twilio ${body?.code ?? status}: ${String(body?.message ?? text.slice(0, 200))}` });
+    }
   }
 
   private async cancel(sid: string, deps: LifecycleDeps, callId: number): Promise<void> {
-    const { status } = await this.request(`/Calls/${encodeURIComponent(sid)}.json`, { method: 'POST', form: new URLSearchParams({ Status: 'canceled' }) });
+    const { status } = await this.rest.send(`/Calls/${encodeURIComponent(sid)}.json`, { method: 'POST', form: new URLSearchParams({ Status: 'canceled' }) });
     if (status >= 400) deps.logger?.warn('twilio: could not cancel a call hung up while it was being placed', { call_id: callId, status });
   }
 
@@ -211,7 +186,7 @@ export class TwilioVoice implements TelephonyProvider {
   private async findPlaced(em: EntityManager, call: Call): Promise<string | null> {
     const since = new Date(Date.parse(call.provider_requested_at!) - 60_000);
     const query = new URLSearchParams({ To: call.client_phone_number, From: call.assistant_phone_number, 'StartTime>': since.toISOString().slice(0, 10), PageSize: '50' });
-    const { status, body } = await this.request('/Calls.json', { method: 'GET', query });
+    const { status, body } = await this.rest.send('/Calls.json', { method: 'GET', query });
     if (status !== 200) throw new Error(`twilio: HTTP ${status} listing calls`);
     const sids = ((body?.calls ?? []) as TwilioCall[])
       .filter((found) => typeof found.sid === 'string' && Date.parse(String(found.date_created)) >= since.getTime())

@@ -94,7 +94,6 @@ export async function dialCampaign(em: EntityManager, deps: DialerDeps, campaign
     const targets = await dialTargets(tx, campaign.account_id, due);
 
     let available = new Decimal(account.balance);
-    const dialled: number[] = [];
     const calls: Call[] = [];
     let setAside = 0;
     for (const lead of due) {
@@ -108,8 +107,8 @@ export async function dialCampaign(em: EntityManager, deps: DialerDeps, campaign
       if (!coversReservation(available, reservation)) {
         const paused = await pauseRunningCampaigns(tx, campaign.account_id, 'insufficient_balance');
         deps.logger?.info('dialer: the balance cannot start a call; campaigns paused', { account_id: campaign.account_id, campaigns: paused });
-        await markDialled(tx, deps.config, campaign, dialled, calls);
-        return { placed: dialled.length, stopped: 'insufficient_balance' };
+        await markDialled(tx, deps.config, campaign, calls);
+        return { placed: calls.length, stopped: 'insufficient_balance' };
       }
       if (target.contact_index !== lead.contact_index) {
         await tx.execute('update leads set contact_index = ?, contact_attempts = 0 where id = ?', [target.contact_index, lead.id]);
@@ -117,23 +116,22 @@ export async function dialCampaign(em: EntityManager, deps: DialerDeps, campaign
       const call = await startCall(tx, deps.telephony, deps.config, {
         assistant,
         type: 'outbound',
-        from: callerIds[(Number(campaign.dials) + dialled.length) % callerIds.length],
+        from: callerIds[(Number(campaign.dials) + calls.length) % callerIds.length],
         to: target.phone,
         variables: target.variables,
         reservation,
         lead: { id: lead.id, campaign_id: campaignId, campaign_name: campaign.name, attempt: lead.attempts + 1 },
       });
       available = available.minus(reservation);
-      dialled.push(lead.id);
       calls.push(call);
     }
-    await markDialled(tx, deps.config, campaign, dialled, calls);
+    await markDialled(tx, deps.config, campaign, calls);
     if (due.length === free) {
       // As many leads as slots: more may be due, and the slots of leads set aside are free.
       if (setAside > 0) await wakeDialer(tx, campaignId);
-      return { placed: dialled.length };
+      return { placed: calls.length };
     }
-    return { placed: dialled.length, ...(await planNext(tx, campaign, flight.campaign + dialled.length, now)) };
+    return { placed: calls.length, ...(await planNext(tx, campaign, flight.campaign + calls.length, now)) };
   });
 }
 
@@ -141,8 +139,9 @@ export async function dialCampaign(em: EntityManager, deps: DialerDeps, campaign
  * The claimed leads whose calls were placed: `scheduled`, one attempt more; the calls'
  * reservations taken from the balance; the caller-id rotation moves on.
  */
-async function markDialled(tx: EntityManager, config: Config, campaign: CampaignRow, leadIds: number[], calls: Call[]): Promise<void> {
-  if (!leadIds.length) return;
+async function markDialled(tx: EntityManager, config: Config, campaign: CampaignRow, calls: Call[]): Promise<void> {
+  if (!calls.length) return;
+  const leadIds = calls.map((call) => call.lead_id!);
   await reserveForCalls(tx, config, campaign.account_id, calls);
   const rows: Record<string, any>[] = await tx.execute(
     `with rotated as (update campaigns set dials = dials + ? where id = ?)
