@@ -26,8 +26,7 @@ import { buildOpenApi } from './rest/openapi';
 import { graphqlOperations, httpDuration, httpRequests, registry, watchDatabase } from './metrics';
 import type { Runtime } from './runtime';
 import { simulatedRecording } from './telephony/recording';
-import { validTwilioSignature } from './telephony/twilio';
-import { handleTwilioCallback, type TwilioCallbackKind } from './telephony/twilio.callbacks';
+import { TWILIO_WEBHOOK_PATHS, twilioWebhook } from './telephony/twilio.callbacks';
 
 export interface App {
   server: http.Server;
@@ -43,11 +42,6 @@ export interface App {
 }
 
 const REST_BASE = '/api';
-const TWILIO_CALLBACKS: Record<string, TwilioCallbackKind | undefined> = {
-  '/telephony/twilio/status': 'status',
-  '/telephony/twilio/amd': 'amd',
-  '/telephony/twilio/recording': 'recording',
-};
 const STATIC_ROUTES = new Set(['/', '/graphql', '/healthz', '/readyz', '/metrics', '/docs', `${REST_BASE}/openapi.json`]);
 
 /** What a request's log line learns on the way. */
@@ -222,26 +216,6 @@ export async function createApp(runtime: Runtime): Promise<App> {
     res.end();
   }
 
-  /**
-   * POST /telephony/twilio/{status,amd,recording}?call={id}: Twilio's callbacks, form-encoded
-   * and checked with X-Twilio-Signature (over PUBLIC_URL and the path Twilio was given) before
-   * anything is read from them; a missing or wrong signature gets 403 and changes nothing.
-   */
-  async function twilioCallback(req: IncomingMessage, res: ServerResponse, url: URL, kind: TwilioCallbackKind): Promise<void> {
-    const twilio = config.telephony.twilio;
-    if (!twilio) return sendError(res, 'NOT_FOUND', Messages.routeNotFound);
-    if (req.method !== 'POST') return sendError(res, 'METHOD_NOT_ALLOWED', Messages.methodNotAllowed);
-    const params = Object.fromEntries(new URLSearchParams((await readBody(req, config.maxBodyBytes)).toString('utf8')));
-    const signature = req.headers['x-twilio-signature'];
-    if (!validTwilioSignature(twilio.authToken, url.toString(), params, typeof signature === 'string' ? signature : undefined)) {
-      return sendError(res, 'FORBIDDEN', Messages.forbidden);
-    }
-    const callId = Number(url.searchParams.get('call'));
-    if (Number.isSafeInteger(callId) && callId > 0) await handleTwilioCallback(orm.em.fork(), runtime.lifecycle, kind, callId, params);
-    res.writeHead(204);
-    res.end();
-  }
-
   /** GET /recordings/{call id}.wav?sig=...: a call's recording, for whoever holds its signed URL. */
   async function recording(res: ServerResponse, url: URL): Promise<void> {
     const match = /^\/recordings\/(\d{1,10})\.wav$/.exec(url.pathname);
@@ -265,7 +239,7 @@ export async function createApp(runtime: Runtime): Promise<App> {
       const pattern = shim.patternOf(method, path.slice(REST_BASE.length));
       return pattern ? `${REST_BASE}${pattern}` : 'unmatched';
     }
-    if (STATIC_ROUTES.has(path) || TWILIO_CALLBACKS[path]) return path;
+    if (STATIC_ROUTES.has(path) || TWILIO_WEBHOOK_PATHS.includes(path)) return path;
     const prefix = ['/docs/', '/ide/', '/recordings/'].find((p) => path.startsWith(p));
     return prefix ? `${prefix}*` : 'unmatched';
   };
@@ -339,8 +313,7 @@ export async function createApp(runtime: Runtime): Promise<App> {
         if (config.graphql.ide && path.startsWith('/ide/')) return await sendAsset(res, ideAssets[path]);
       }
       if (path.startsWith('/recordings/')) return await recording(res, url);
-      const twilioKind = TWILIO_CALLBACKS[path];
-      if (twilioKind) return await twilioCallback(req, res, url, twilioKind);
+      if (path.startsWith('/telephony/twilio/')) return await twilioWebhook(runtime, req, res, url);
       if (path === REST_BASE || path.startsWith(`${REST_BASE}/`)) {
         return await shim.handle(req, res, url, path.slice(REST_BASE.length), sessionFor(req, requestId, seen));
       }

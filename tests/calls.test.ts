@@ -397,10 +397,10 @@ describe('the sweeper', () => {
       await quiet.sql(`update calls set status = 'in-progress', answered_by = 'human', answered_at = now() where id = $1`, [stuckTalking]);
 
       const deps = quiet.runtime.lifecycle;
-      expect(await sweepStuckCalls(quiet.orm.em.fork(), deps, new Date())).toBe(0);
+      expect(await sweepStuckCalls(quiet.orm.em.fork(), deps, null, new Date())).toBe(0);
       const later = new Date(Date.now() + 3600_000);
-      expect(await sweepStuckCalls(quiet.orm.em.fork(), deps, later)).toBe(2);
-      expect(await sweepStuckCalls(quiet.orm.em.fork(), deps, later)).toBe(0);
+      expect(await sweepStuckCalls(quiet.orm.em.fork(), deps, null, later)).toBe(2);
+      expect(await sweepStuckCalls(quiet.orm.em.fork(), deps, null, later)).toBe(0);
 
       const ringing = (await quiet.request('GET', `/api/user/calls/${stuckRinging}`, { token: account.token })).body;
       const talking = (await quiet.request('GET', `/api/user/calls/${stuckTalking}`, { token: account.token })).body;

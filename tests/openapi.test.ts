@@ -11,6 +11,7 @@ import { routes } from '../src/rest/routes';
 import { startTestApp, type TestApp } from './helpers/app';
 import { VALID_REST_REQUESTS, createTenant, type Tenant } from './helpers/tenant';
 import { EVENT_TYPES } from '../src/modules/events/event.service';
+import { TWILIO_WEBHOOK_PATHS } from '../src/telephony/twilio.callbacks';
 
 /**
  * The OpenAPI document describes the REST API as it is: every route of the route table with
@@ -36,9 +37,20 @@ describe('GET /api/openapi.json', () => {
     expect(stdout).toContain('a valid OpenAPI 3.1 document');
   });
 
-  it('describes every route of the route table, and nothing else, each with a summary', () => {
-    const described = Object.entries(served.paths).flatMap(([p, ops]) => Object.keys(ops as object).map((m) => `${m.toUpperCase()} ${p}`));
-    expect(described.sort()).toEqual(routes.map((r) => `${r.method} ${r.path}`).sort());
+  it('describes every route of the route table and Twilio’s webhooks, and nothing else, each with a summary', () => {
+    const described = Object.entries(served.paths).flatMap(([p, ops]) =>
+      Object.keys(ops as object)
+        .filter((key) => key !== 'servers')
+        .map((m) => `${m.toUpperCase()} ${p}`),
+    );
+    const twilio = TWILIO_WEBHOOK_PATHS.map((p) => `POST ${p}`);
+    expect(described.sort()).toEqual([...routes.map((r) => `${r.method} ${r.path}`), ...twilio].sort());
+    for (const p of TWILIO_WEBHOOK_PATHS) {
+      // Outside /api, and signed by Twilio rather than authenticated by a token.
+      expect(served.paths[p].servers).toEqual([{ url: '/', description: expect.any(String) }]);
+      expect(served.paths[p].post.security).toEqual([]);
+      expect(served.paths[p].post.parameters[0]).toMatchObject({ name: 'X-Twilio-Signature', in: 'header', required: true });
+    }
     for (const route of routes) {
       const operation = served.paths[route.path][route.method.toLowerCase()];
       expect(operation.summary.length).toBeGreaterThan(5);

@@ -1,6 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import twilio from 'twilio';
 import { loadConfig } from '../src/config';
+import { Call } from '../src/modules/calls/call.entity';
+import { sweepStuckCalls } from '../src/modules/calls/call.lifecycle';
 import { json, startReceiver, type Received, type Receiver } from './helpers/receiver';
 import { startTestApp, type TestAccount, type TestApp } from './helpers/app';
 import { until } from './helpers/dialer';
@@ -23,6 +25,8 @@ let seq = 0;
 const made: { sid: string; to: string; from: string; date_created: string }[] = [];
 /** When set, the next POST answers this status (the call is made anyway on a 5xx). */
 let nextStatus: number | null = null;
+/** What GET /Calls/{sid}.json answers, by sid (404 otherwise). */
+const resources = new Map<string, { status: number; body: Record<string, unknown> }>();
 
 beforeAll(async () => {
   fake = await startReceiver();
@@ -49,6 +53,10 @@ function twilioApi(request: Received, res: import('node:http').ServerResponse): 
     return json(res, 200, { calls: made.filter((call) => call.to === query.get('To') && call.from === query.get('From')) });
   }
   const update = /^\/2010-04-01\/Accounts\/AC\w+\/Calls\/(CA\w+)\.json$/.exec(request.url);
+  if (request.method === 'GET' && update) {
+    const resource = resources.get(update[1]);
+    return resource ? json(res, resource.status, resource.body) : json(res, 404, { code: 20404, message: 'The requested resource was not found', status: 404 });
+  }
   if (request.method === 'POST' && update) return json(res, 200, { sid: update[1], status: new URLSearchParams(request.body).get('Status') });
   if (request.method !== 'POST' || request.url !== base) return json(res, 404, { code: 20404, message: 'Not found', status: 404 });
   const form = new URLSearchParams(request.body);
@@ -65,13 +73,17 @@ function twilioApi(request: Received, res: import('node:http').ServerResponse): 
 
 const posts = () => fake.requests.filter((request) => request.method === 'POST');
 
-/** A callback as Twilio sends it: form-encoded, signed with the official helper. */
-async function callback(kind: 'status' | 'amd' | 'recording', callId: number, params: Record<string, string>, sign = true) {
-  const url = `${app.config.publicUrl}/telephony/twilio/${kind}?call=${callId}`;
+/** A request as Twilio sends it: form-encoded, signed with the official helper. */
+async function twilioPost(path: string, params: Record<string, string>, sign = true) {
+  const url = `${app.config.publicUrl}${path}`;
   const headers: Record<string, string> = { 'content-type': 'application/x-www-form-urlencoded' };
   if (sign) headers['x-twilio-signature'] = twilio.getExpectedTwilioSignature(AUTH_TOKEN, url, params);
   return fetch(url, { method: 'POST', headers, body: new URLSearchParams(params).toString() });
 }
+
+/** A callback of a call vozgate placed (its URL names the call). */
+const callback = (kind: 'status' | 'amd' | 'recording', callId: number, params: Record<string, string>, sign = true) =>
+  twilioPost(`/telephony/twilio/${kind}?call=${callId}`, params, sign);
 
 async function placed(phone: string) {
   const res = await app.request('POST', '/api/user/make_call', { token: me.token, body: { phone_number: phone, assistant_id: assistant } });
@@ -179,7 +191,8 @@ it('hangs up through Twilio: the call ends when Twilio says so', async () => {
     'completed',
   ]);
   await callback('status', id, { CallSid: sid, CallStatus: 'completed', CallDuration: '7' });
-  expect(await callRow(id)).toMatchObject({ status: 'completed', duration: 7 });
+  expect(await callRow(id)).toMatchObject({ status: 'ended', duration: 7 });
+  expect((await app.sql('select transcript from calls where id = $1', [id]))[0].transcript).toBe('Sistema: Chamada encerrada pela API.');
 });
 
 it('cancels at Twilio a call hung up while it was being placed', async () => {
@@ -206,4 +219,215 @@ it('cancels at Twilio a call hung up while it was being placed', async () => {
 
 it('refuses to start with TELEPHONY_PROVIDER=twilio and no credentials', () => {
   expect(() => loadConfig({ TELEPHONY_PROVIDER: 'twilio' })).toThrow('TELEPHONY_PROVIDER=twilio needs TWILIO_ACCOUNT_SID and TWILIO_AUTH_TOKEN');
+});
+
+describe('every outcome of a placed call, from its callbacks', () => {
+  const reasonOf = async (id: number, status: string) => (await app.sql(`select detail from call_events where call_id = $1 and status = $2`, [id, status]))[0]?.detail.reason;
+
+  it.each([
+    ['busy', [{ CallStatus: 'ringing' }, { CallStatus: 'busy' }], { status: 'busy', duration: 0, answered_by: null, total_cost: '0.0000' }, undefined],
+    ['no-answer', [{ CallStatus: 'ringing' }, { CallStatus: 'no-answer' }], { status: 'no-answer', duration: 0, total_cost: '0.0000' }, undefined],
+    ['failed', [{ CallStatus: 'failed', ErrorCode: '32009' }], { status: 'failed', total_cost: '0.0000' }, 'twilio 32009'],
+    ['canceled', [{ CallStatus: 'canceled' }], { status: 'failed', total_cost: '0.0000' }, 'canceled'],
+    ['completed without the answer before it', [{ CallStatus: 'completed', CallDuration: '61' }], { status: 'completed', duration: 61, answered_by: 'unknown', total_cost: '0.2200' }, undefined],
+  ])('%s', async (_name, steps, expected, reason) => {
+    const id = await placed(phone());
+    await until('placed', async () => (await callRow(id)).provider_call_id, (sid) => sid !== null);
+    const sid = (await callRow(id)).provider_call_id;
+    for (const step of steps) expect((await callback('status', id, { CallSid: sid, ...step })).status).toBe(204);
+    expect(await callRow(id)).toMatchObject(expected);
+    if (reason) expect(await reasonOf(id, expected.status)).toBe(reason);
+  });
+
+  it('answering machine detection: machine_*, fax and unknown, and no change before the answer', async () => {
+    for (const [given, stored] of [['machine_end_beep', 'machine'], ['fax', 'machine'], ['unknown', 'unknown'], ['human', 'human']]) {
+      const id = await placed(phone());
+      await until('placed', async () => (await callRow(id)).provider_call_id, (sid) => sid !== null);
+      const sid = (await callRow(id)).provider_call_id;
+      await callback('amd', id, { CallSid: sid, AnsweredBy: given });
+      expect((await callRow(id)).answered_by).toBeNull(); // not answered yet: nothing to say
+      await callback('status', id, { CallSid: sid, CallStatus: 'in-progress' });
+      await callback('amd', id, { CallSid: sid, AnsweredBy: given });
+      await callback('status', id, { CallSid: sid, CallStatus: 'completed', CallDuration: '9' });
+      expect(await callRow(id)).toMatchObject({ status: 'completed', answered_by: stored });
+    }
+  });
+
+  it('stale, repeated and foreign callbacks change nothing', async () => {
+    const id = await placed(phone());
+    await until('placed', async () => (await callRow(id)).provider_call_id, (sid) => sid !== null);
+    const sid = (await callRow(id)).provider_call_id;
+    await callback('status', id, { CallSid: sid, CallStatus: 'in-progress' });
+    await callback('status', id, { CallSid: sid, CallStatus: 'ringing' }); // late
+    expect((await callRow(id)).status).toBe('in-progress');
+    await callback('status', id, { CallSid: 'CA00000000000000000000000000000000', CallStatus: 'busy' }); // another call's
+    expect((await callRow(id)).status).toBe('in-progress');
+    await callback('status', id, { CallSid: sid, CallStatus: 'completed', CallDuration: '30' });
+    await callback('status', id, { CallSid: sid, CallStatus: 'in-progress' });
+    await callback('status', id, { CallSid: sid, CallStatus: 'completed', CallDuration: '95' });
+    expect(await callRow(id)).toMatchObject({ status: 'completed', duration: 30, total_cost: '0.1100' });
+    expect(await app.sql(`select count(*)::int as n from ledger_entries where reference = $1 and kind = 'call'`, [`call:${id}`])).toEqual([{ n: 1 }]);
+  });
+
+  it('the recording callback keeps the recording URL Twilio gives, once it is completed', async () => {
+    const id = await placed(phone());
+    await until('placed', async () => (await callRow(id)).provider_call_id, (sid) => sid !== null);
+    const sid = (await callRow(id)).provider_call_id;
+    await callback('status', id, { CallSid: sid, CallStatus: 'completed', CallDuration: '12' });
+    const url = `https://api.twilio.com/2010-04-01/Accounts/${ACCOUNT_SID}/Recordings/RE${'1'.repeat(32)}`;
+    await callback('recording', id, { CallSid: sid, RecordingSid: `RE${'1'.repeat(32)}`, RecordingUrl: url, RecordingStatus: 'in-progress' });
+    expect((await callRow(id)).recording_url).not.toBe(url);
+    await callback('recording', id, { CallSid: sid, RecordingSid: `RE${'1'.repeat(32)}`, RecordingUrl: url, RecordingStatus: 'completed', RecordingDuration: '12' });
+    expect((await callRow(id)).recording_url).toBe(url);
+  });
+});
+
+describe('incoming calls', () => {
+  let inbound: number;
+  let number: string;
+
+  beforeAll(async () => {
+    inbound = await app.outboundAssistant(me, { calls_direction: 'receive', max_call_duration: 20 });
+    [{ number }] = await app.sql('select p.number from assistants a join phone_numbers p on p.id = a.phone_number_id where a.id = $1', [inbound]);
+  });
+
+  const ring = (to: string, sid = `CA${randomBytes(16).toString('hex')}`, from = '+5511987650123') =>
+    twilioPost('/telephony/twilio/voice', { CallSid: sid, AccountSid: ACCOUNT_SID, From: from, To: to, CallStatus: 'ringing', Direction: 'inbound', ApiVersion: '2010-04-01' });
+
+  it('answers a call to an inbound assistant’s number with the media stream, once per CallSid', async () => {
+    const sid = `CA${randomBytes(16).toString('hex')}`;
+    const res = await ring(number, sid);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toMatch(/^text\/xml/);
+    const twiml = await res.text();
+    const [call] = await app.sql('select id, type, status, answered_by, assistant_id, client_phone_number, assistant_phone_number from calls where provider_call_id = $1', [sid]);
+    expect(call).toMatchObject({ type: 'inbound', status: 'in-progress', answered_by: 'human', assistant_id: inbound, client_phone_number: '+5511987650123', assistant_phone_number: number });
+    expect(twiml).toMatch(new RegExp(`^<Response><Connect><Stream url="ws://[^"]+/telephony/twilio/media"><Parameter name="call_id" value="${call.id}"/><Parameter name="token" value="[\\w-]+"/></Stream></Connect></Response>$`));
+    // Twilio asks again (its request timed out): the same answer, no second call, nothing placed.
+    expect(await (await ring(number, sid)).text()).toBe(twiml);
+    expect(await app.sql('select count(*)::int as n from calls where provider_call_id = $1', [sid])).toEqual([{ n: 1 }]);
+    expect(posts().filter((r) => new URLSearchParams(r.body).get('From') === number)).toHaveLength(0);
+
+    const listed = await app.request('GET', '/api/user/calls?type=inbound', { token: me.token });
+    expect(listed.body.data.map((c: { id: number }) => c.id)).toContain(call.id);
+    expect(listed.body.data.find((c: { id: number }) => c.id === call.id)).toMatchObject({ type: 'inbound', status: 'in-progress' });
+
+    // The number's status callback has no `call` parameter: the CallSid names the call.
+    expect((await twilioPost('/telephony/twilio/status', { CallSid: sid, CallStatus: 'completed', CallDuration: '75', Direction: 'inbound' })).status).toBe(204);
+    expect(await callRow(call.id)).toMatchObject({ status: 'completed', duration: 75, total_cost: '0.2200' });
+  });
+
+  it('rejects a call to a number no inbound assistant answers, and a forged request', async () => {
+    const outboundNumber = (await app.sql('select p.number from assistants a join phone_numbers p on p.id = a.phone_number_id where a.id = $1', [assistant]))[0].number;
+    for (const to of ['+5511912345678', outboundNumber]) {
+      const sid = `CA${randomBytes(16).toString('hex')}`;
+      const res = await ring(to, sid);
+      expect([res.status, await res.text()]).toEqual([200, '<Response><Reject reason="rejected"/></Response>']);
+      expect(await app.sql('select count(*)::int as n from calls where provider_call_id = $1', [sid])).toEqual([{ n: 0 }]);
+    }
+    const sid = `CA${randomBytes(16).toString('hex')}`;
+    const forged = await twilioPost('/telephony/twilio/voice', { CallSid: sid, From: '+5511987650123', To: number }, false);
+    expect(forged.status).toBe(403);
+    expect(await app.sql('select count(*)::int as n from calls where provider_call_id = $1', [sid])).toEqual([{ n: 0 }]);
+  });
+
+  it('gives a busy tone when the account has no balance to answer with', async () => {
+    const broke = await app.account({ balance: '0' });
+    await app.outboundAssistant(broke, { calls_direction: 'receive' });
+    const [{ number: brokeNumber }] = await app.sql(
+      `select p.number from assistants a join phone_numbers p on p.id = a.phone_number_id where a.account_id = $1 and a.calls_direction = 'receive'`,
+      [broke.accountId],
+    );
+    const res = await ring(brokeNumber);
+    expect(await res.text()).toBe('<Response><Reject reason="busy"/></Response>');
+    expect(await app.sql('select count(*)::int as n from calls where account_id = $1', [broke.accountId])).toEqual([{ n: 0 }]);
+  });
+
+  it('answers at most PLAN_MAX_PARALLEL_CALLS calls at once, however many ring together', async () => {
+    const busy = await app.account({ balance: '50' });
+    await app.outboundAssistant(busy, { calls_direction: 'receive' });
+    const [{ number: shared }] = await app.sql(
+      `select p.number from assistants a join phone_numbers p on p.id = a.phone_number_id where a.account_id = $1 and a.calls_direction = 'receive'`,
+      [busy.accountId],
+    );
+    const cap = app.config.maxParallelCalls;
+    const answers = await Promise.all(Array.from({ length: cap + 6 }, (_, i) => ring(shared, undefined, `+55119876${String(50200 + i)}`).then((res) => res.text())));
+    expect(answers.filter((twiml) => twiml.includes('<Stream'))).toHaveLength(cap);
+    expect(answers.filter((twiml) => twiml === '<Response><Reject reason="busy"/></Response>')).toHaveLength(6);
+    expect(await app.sql('select count(*)::int as n from calls where account_id = $1', [busy.accountId])).toEqual([{ n: cap }]);
+  });
+
+  it('hangs up at max_call_duration through Twilio, and the call ends as the time limit', async () => {
+    const sid = `CA${randomBytes(16).toString('hex')}`;
+    await ring(number, sid);
+    const [call] = await app.sql('select id, answered_at from calls where provider_call_id = $1', [sid]);
+    const [job] = await app.sql(`select run_at from graphile_worker.jobs where key = $1`, [`twilio:time-limit:${call.id}`]);
+    // Due 20 s (the assistant's max_call_duration) and a grace of 2 s after the answer.
+    expect(Date.parse(job.run_at) - Date.parse(call.answered_at)).toBeGreaterThanOrEqual(21_500);
+    expect(Date.parse(job.run_at) - Date.parse(call.answered_at)).toBeLessThan(23_000);
+    await app.sql(`update graphile_worker._private_jobs set run_at = now() where key = $1`, [`twilio:time-limit:${call.id}`]);
+    await until('hung up at Twilio', async () => fake.requests.filter((r) => r.method === 'POST' && r.url.endsWith(`/Calls/${sid}.json`)), (found) => found.length === 1);
+    expect(new URLSearchParams(fake.requests.find((r) => r.url.endsWith(`/Calls/${sid}.json`))!.body).get('Status')).toBe('completed');
+    await twilioPost('/telephony/twilio/status', { CallSid: sid, CallStatus: 'completed', CallDuration: '21' });
+    const [ended] = await app.sql('select status, duration, transcript from calls where id = $1', [call.id]);
+    expect(ended).toEqual({ status: 'ended', duration: 21, transcript: 'Sistema: Chamada encerrada pela plataforma: tempo máximo excedido.' });
+  });
+});
+
+it('the end-call tool hangs up through Twilio, and the call ends as ended_by_assistant', async () => {
+  const id = await placed(phone());
+  await until('placed', async () => (await callRow(id)).provider_call_id, (sid) => sid !== null);
+  const sid = (await callRow(id)).provider_call_id;
+  await callback('status', id, { CallSid: sid, CallStatus: 'in-progress' });
+  const call = await app.orm.em.fork().findOneOrFail(Call, { id });
+  await app.runtime.telephony.hangup(app.orm.em.fork(), app.runtime.lifecycle, call, 'end-call-tool');
+  expect(new URLSearchParams(fake.requests.at(-1)!.body).get('Status')).toBe('completed');
+  await callback('status', id, { CallSid: sid, CallStatus: 'completed', CallDuration: '44' });
+  expect(await callRow(id)).toMatchObject({ status: 'ended_by_assistant', duration: 44 });
+});
+
+describe('the sweeper asks Twilio before it ends a call whose callbacks never came', () => {
+  const overdue = async (id: number) => app.sql(`update calls set deadline_at = now() - interval '1 minute' where id = $1`, [id]);
+  const sweep = (now = new Date()) => sweepStuckCalls(app.orm.em.fork(), app.runtime.lifecycle, app.runtime.telephony, now);
+  const placedCall = async () => {
+    const id = await placed(phone());
+    await until('placed', async () => (await callRow(id)).provider_call_id, (sid) => sid !== null);
+    return { id, sid: (await callRow(id)).provider_call_id as string };
+  };
+
+  it('takes how the call ended from Twilio', async () => {
+    const done = await placedCall();
+    const busy = await placedCall();
+    resources.set(done.sid, { status: 200, body: { sid: done.sid, status: 'completed', duration: '48', answered_by: 'human' } });
+    resources.set(busy.sid, { status: 200, body: { sid: busy.sid, status: 'busy', duration: '0', answered_by: null } });
+    await overdue(done.id);
+    await overdue(busy.id);
+    await sweep();
+    expect(await callRow(done.id)).toMatchObject({ status: 'completed', duration: 48, answered_by: 'human', total_cost: '0.1100' });
+    expect((await callRow(busy.id)).status).toBe('busy');
+  });
+
+  it('ends at Twilio a call that still runs there, and here', async () => {
+    const { id, sid } = await placedCall();
+    await callback('status', id, { CallSid: sid, CallStatus: 'in-progress' });
+    resources.set(sid, { status: 200, body: { sid, status: 'in-progress', duration: null } });
+    await overdue(id);
+    await sweep();
+    const hangups = fake.requests.filter((r) => r.method === 'POST' && r.url.endsWith(`/Calls/${sid}.json`));
+    expect(hangups.map((r) => new URLSearchParams(r.body).get('Status'))).toEqual(['completed']);
+    expect(await callRow(id)).toMatchObject({ status: 'ended', duration: 300 });
+  });
+
+  it('ends a call Twilio does not know; waits while Twilio cannot answer, for an hour at most', async () => {
+    const unknown = await placedCall();
+    const unreachable = await placedCall();
+    resources.set(unreachable.sid, { status: 503, body: { code: 20503, message: 'Service unavailable', status: 503 } });
+    await overdue(unknown.id);
+    await overdue(unreachable.id);
+    await sweep();
+    expect((await callRow(unknown.id)).status).toBe('failed');
+    expect((await callRow(unreachable.id)).status).toBe('initiated');
+    await sweep(new Date(Date.now() + 2 * 60 * 60_000));
+    expect((await callRow(unreachable.id)).status).toBe('failed');
+  });
 });

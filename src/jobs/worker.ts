@@ -12,6 +12,7 @@ import { DELIVER_TASK, deliver } from '../modules/webhooks/webhook.service';
 import type { Runtime } from '../runtime';
 import { SIMULATOR_TASK, SimulatorProvider, type SimulatorStep } from '../telephony/simulator';
 import { TWILIO_PLACE_TASK, TwilioVoice } from '../telephony/twilio';
+import { TWILIO_TIME_LIMIT_TASK } from '../telephony/twilio.callbacks';
 import { jobOutcomes } from '../metrics';
 import { beat, forget, releaseDeadWorkers } from './heartbeat';
 
@@ -26,7 +27,7 @@ export function taskList(runtime: Runtime): TaskList {
       if (dead.length) runtime.logger.info(`sweeper: released the jobs of ${dead.length} worker(s) that stopped without saying so`);
       await forgetOldRateLimitWindows(em);
       await forgetOldEvents(em);
-      const ended = await sweepStuckCalls(em, runtime.lifecycle);
+      const ended = await sweepStuckCalls(em, runtime.lifecycle, runtime.telephony);
       if (ended > 0) runtime.logger.info(`sweeper: ended ${ended} call(s) past their longest possible life`);
     },
   };
@@ -40,6 +41,9 @@ export function taskList(runtime: Runtime): TaskList {
   if (telephony instanceof TwilioVoice) {
     tasks[TWILIO_PLACE_TASK] = async (payload) => {
       await telephony.place(runtime.orm.em.fork(), runtime.lifecycle, (payload as { call_id: number }).call_id);
+    };
+    tasks[TWILIO_TIME_LIMIT_TASK] = async (payload) => {
+      await telephony.enforceTimeLimit(runtime.orm.em.fork(), runtime.lifecycle, (payload as { call_id: number }).call_id);
     };
   }
   tasks[DIAL_TASK] = async (payload) => {

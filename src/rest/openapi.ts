@@ -31,6 +31,7 @@ import { MAX_SMS_BODY } from '../modules/sms/sms.service';
 import { TOOL_METHODS, TOOL_PARAMETER_TYPES } from '../modules/tools/tool.entity';
 import { TOOL_RULES } from '../modules/tools/tool.service';
 import { MAX_PER_PAGE } from '../graphql/pagination';
+import { TWILIO_OPENAPI_PATHS } from './openapi.twilio';
 import type { Route } from './routes/route';
 
 /**
@@ -330,7 +331,7 @@ export function buildOpenApi(schema: GraphQLSchema, routes: Route[], serverUrl =
     },
     servers: [{ url: serverUrl }],
     security: [{ bearer: [] }],
-    paths,
+    paths: { ...paths, ...TWILIO_OPENAPI_PATHS },
     webhooks: {
       'call.finished': {
         post: {

@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Assistant } from '../modules/assistants/assistant.entity';
 import type { Call } from '../modules/calls/call.entity';
-import type { LifecycleDeps } from '../modules/calls/call.lifecycle';
+import type { HangupReason, LifecycleDeps } from '../modules/calls/call.lifecycle';
 
 /**
  * A telephony provider places calls and reports what happens to them. Whatever drives it
@@ -18,10 +18,17 @@ export interface TelephonyProvider {
   /** Wall-clock seconds a call may last at most, ringing included, before the sweeper ends it. */
   longestCallSeconds(assistant: Pick<Assistant, 'max_call_duration'>): number;
   /**
-   * Ends a call in flight at the client's request: an answered call as `ended`, one not yet
-   * answered as `failed`, now or when the provider confirms it.
+   * Ends a call in flight (the API, the end-call tool, max_call_duration): an answered call as
+   * its reason says (HANGUPS), one not yet answered as `failed`, now or when the provider
+   * confirms it.
    */
-  hangup(em: EntityManager, deps: LifecycleDeps, call: Call): Promise<void>;
+  hangup(em: EntityManager, deps: LifecycleDeps, call: Call, reason: HangupReason): Promise<void>;
+  /**
+   * For a call past its deadline (its provider never reported its end): settles it from what
+   * the provider knows, ending it there if it still runs. Answers false when the provider
+   * could not be asked; the sweeper then asks again on its next round.
+   */
+  reconcile?(em: EntityManager, deps: LifecycleDeps, call: Call): Promise<boolean>;
   /** Lets work it runs off the job queue (mid-call tools) finish, for at most `drainMs`. */
   stop?(drainMs: number): Promise<void>;
 }

@@ -5,7 +5,7 @@ import { enqueue } from '../jobs/queue';
 import { Assistant } from '../modules/assistants/assistant.entity';
 import { seeded, simulatedConversation, type Turn } from '../modules/calls/call.conversation';
 import { Call } from '../modules/calls/call.entity';
-import { applyCallEvent, type CallEvent, type LifecycleDeps } from '../modules/calls/call.lifecycle';
+import { applyCallEvent, hangupEvent, type CallEvent, type HangupReason, type LifecycleDeps } from '../modules/calls/call.lifecycle';
 import { runTools } from '../modules/calls/call.tools';
 import type { TelephonyProvider } from './provider';
 
@@ -189,19 +189,10 @@ export class SimulatorProvider implements TelephonyProvider {
   }
 
   /** The simulated call ends at once: its pending steps then find it over and do nothing. */
-  async hangup(em: EntityManager, deps: LifecycleDeps, call: Call): Promise<void> {
-    await em.fork().transactional(async (tx) => {
-      const event: CallEvent =
-        call.status === 'in-progress'
-          ? {
-              type: 'ended',
-              status: 'ended',
-              duration: ((Date.now() - Date.parse(call.answered_at ?? new Date().toISOString())) * this.speed) / 1000,
-              turns: [{ speaker: 'system', text: 'Chamada encerrada pela API.' }],
-            }
-          : { type: 'not-answered', status: 'failed', reason: 'hung up through the API before it was answered' };
-      await applyCallEvent(tx, deps, call.id, event);
-    });
+  async hangup(em: EntityManager, deps: LifecycleDeps, call: Call, reason: HangupReason): Promise<void> {
+    const answered = call.status === 'in-progress';
+    const duration = answered ? ((Date.now() - Date.parse(call.answered_at ?? new Date().toISOString())) * this.speed) / 1000 : 0;
+    await em.fork().transactional((tx) => applyCallEvent(tx, deps, call.id, hangupEvent(reason, answered, duration)));
   }
 
   /** Waits for the tools under way, for at most `drainMs`. */

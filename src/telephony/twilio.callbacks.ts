@@ -1,59 +1,200 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { UniqueConstraintViolationException } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { DomainError, Messages } from '../errors';
+import { readBody, sendError } from '../http';
+import { enqueue } from '../jobs/queue';
+import { toE164 } from '../lib/phone';
+import { Assistant } from '../modules/assistants/assistant.entity';
 import { Call } from '../modules/calls/call.entity';
-import { applyCallEvent, type CallEvent, type LifecycleDeps } from '../modules/calls/call.lifecycle';
-import { answeredByOf } from './twilio';
-
-export type TwilioCallbackKind = 'status' | 'amd' | 'recording';
+import { applyCallEvent, hangupEvent, HANGUPS, isHangupReason, type CallEvent, type LifecycleDeps } from '../modules/calls/call.lifecycle';
+import { admitCall, reserveForCalls, startCall } from '../modules/calls/call.service';
+import type { Runtime } from '../runtime';
+import { answeredByOf, rejectTwiml, streamTwiml, validTwilioSignature } from './twilio.wire';
 
 /**
- * A verified Twilio callback for our call `callId` (the `call` parameter of the callback URL
- * we gave Twilio): links Twilio's CallSid to the call, and drives the state machine. Each
- * step runs in its own transaction through `applyCallEvent`, which ignores what is stale, so
- * a repeated or late callback changes nothing twice. A `completed` that arrives before the
- * answer it implies applies that answer first.
+ * What Twilio asks of vozgate: the voice URL of its numbers (an incoming call) and the
+ * status, answering-machine and recording callbacks of its calls (design.md, "Telephony:
+ * Twilio"). Every request is checked with X-Twilio-Signature before anything is read from it.
  */
-export async function handleTwilioCallback(em: EntityManager, deps: LifecycleDeps, kind: TwilioCallbackKind, callId: number, params: Record<string, string>): Promise<void> {
-  const call = await em.findOne(Call, { id: callId, provider: 'twilio' });
-  if (!call) return;
+export const TWILIO_TIME_LIMIT_TASK = 'twilio:time-limit';
+
+type TwilioWebhook = 'voice' | 'status' | 'amd' | 'recording';
+const WEBHOOKS: Record<string, TwilioWebhook | undefined> = {
+  '/telephony/twilio/voice': 'voice',
+  '/telephony/twilio/status': 'status',
+  '/telephony/twilio/amd': 'amd',
+  '/telephony/twilio/recording': 'recording',
+};
+export const TWILIO_WEBHOOK_PATHS = Object.keys(WEBHOOKS);
+
+/** Seconds past max_call_duration before vozgate hangs up a call Twilio's TimeLimit did not end. */
+const TIME_LIMIT_GRACE_SECONDS = 2;
+
+/**
+ * POST /telephony/twilio/{voice,status,amd,recording}: form-encoded, signed over PUBLIC_URL
+ * and the path and query Twilio was given; a missing or wrong signature gets 403 and changes
+ * nothing. `voice` answers TwiML; the callbacks answer 204. Callbacks of the calls vozgate
+ * placed name the call (`?call=`); the others (an incoming call's, set on the number) are
+ * matched by their CallSid.
+ */
+export async function twilioWebhook(runtime: Runtime, req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
+  const kind = WEBHOOKS[url.pathname];
+  const twilio = runtime.config.telephony.twilio;
+  if (!kind || !twilio || runtime.telephony.name !== 'twilio') return sendError(res, 'NOT_FOUND', Messages.routeNotFound);
+  if (req.method !== 'POST') return sendError(res, 'METHOD_NOT_ALLOWED', Messages.methodNotAllowed);
+  const params = Object.fromEntries(new URLSearchParams((await readBody(req, runtime.config.maxBodyBytes)).toString('utf8')));
+  const signature = req.headers['x-twilio-signature'];
+  if (!validTwilioSignature(twilio.authToken, url.toString(), params, typeof signature === 'string' ? signature : undefined)) {
+    return sendError(res, 'FORBIDDEN', Messages.forbidden);
+  }
+  const em = runtime.orm.em.fork();
+  if (kind === 'voice') {
+    const twiml = await answerIncoming(em, runtime, params);
+    res.writeHead(200, { 'content-type': 'text/xml; charset=utf-8', 'content-length': Buffer.byteLength(twiml) });
+    return void res.end(twiml);
+  }
+  const callId = Number(url.searchParams.get('call'));
+  const call =
+    Number.isSafeInteger(callId) && callId > 0
+      ? await em.findOne(Call, { id: callId, provider: 'twilio' })
+      : params.CallSid
+        ? await em.findOne(Call, { provider: 'twilio', provider_call_id: params.CallSid })
+        : null;
+  if (call) await handleTwilioCallback(em, runtime.lifecycle, kind, call, params);
+  res.writeHead(204);
+  res.end();
+}
+
+/**
+ * A verified callback for `call`: links Twilio's CallSid to it, and drives the state
+ * machine. Each step runs in its own transaction through `applyCallEvent`, which ignores
+ * what is stale, so a repeated or late callback changes nothing twice.
+ */
+async function handleTwilioCallback(em: EntityManager, deps: LifecycleDeps, kind: Exclude<TwilioWebhook, 'voice'>, call: Call, params: Record<string, string>): Promise<void> {
   const sid = params.CallSid;
   if (sid) {
     if (call.provider_call_id && call.provider_call_id !== sid) return; // another call's callback
-    if (!call.provider_call_id) await em.execute('update calls set provider_call_id = ? where id = ? and provider_call_id is null', [sid, callId]);
+    if (!call.provider_call_id) await em.execute('update calls set provider_call_id = ? where id = ? and provider_call_id is null', [sid, call.id]);
   }
-  const apply = (event: CallEvent) => em.fork().transactional((tx) => applyCallEvent(tx, deps, callId, event));
-
   if (kind === 'amd') {
     const answeredBy = answeredByOf(params.AnsweredBy);
-    if (answeredBy) await em.execute('update calls set answered_by = ?, updated_at = now() where id = ? and answered_at is not null', [answeredBy, callId]);
+    if (answeredBy) await em.execute('update calls set answered_by = ?, updated_at = now() where id = ? and answered_at is not null', [answeredBy, call.id]);
     return;
   }
   if (kind === 'recording') {
     if (params.RecordingUrl && (params.RecordingStatus ?? 'completed') === 'completed') {
-      await em.execute('update calls set recording_url = ?, updated_at = now() where id = ?', [params.RecordingUrl, callId]);
+      await em.execute('update calls set recording_url = ?, updated_at = now() where id = ?', [params.RecordingUrl, call.id]);
     }
     return;
   }
+  await applyTwilioStatus(em, deps, call, { status: params.CallStatus, duration: params.CallDuration, answeredBy: params.AnsweredBy, errorCode: params.ErrorCode });
+}
 
-  const answeredBy = answeredByOf(params.AnsweredBy) ?? 'unknown';
-  switch (params.CallStatus) {
+/** A call's status as Twilio reports it, in a callback or in its Call resource. */
+export interface TwilioReport {
+  status: string | undefined;
+  /** Seconds, once completed. */
+  duration?: string | number | null;
+  answeredBy?: unknown;
+  errorCode?: string | number | null;
+}
+
+/**
+ * Drives our state machine from Twilio's status (queued/initiated: nothing to do). A
+ * `completed` that arrives before the answer it implies applies that answer first; a call
+ * vozgate hung up (`hangup_reason`) ends as that reason says.
+ */
+export async function applyTwilioStatus(em: EntityManager, deps: LifecycleDeps, call: Call, report: TwilioReport): Promise<void> {
+  const apply = (event: CallEvent) => em.fork().transactional((tx) => applyCallEvent(tx, deps, call.id, event));
+  const answeredBy = answeredByOf(report.answeredBy) ?? 'unknown';
+  const hangup = isHangupReason(call.hangup_reason) ? call.hangup_reason : null;
+  switch (report.status) {
     case 'ringing':
       await apply({ type: 'ringing' });
       break;
     case 'in-progress':
-      await apply({ type: 'answered', answeredBy });
+      await em.fork().transactional(async (tx) => {
+        if (await applyCallEvent(tx, deps, call.id, { type: 'answered', answeredBy })) await scheduleTimeLimit(tx, call);
+      });
       break;
-    case 'completed':
+    case 'completed': {
+      const duration = Number(report.duration ?? 0) || 0;
       await apply({ type: 'answered', answeredBy });
-      await apply({ type: 'ended', status: 'completed', duration: Number(params.CallDuration ?? 0) || 0, turns: [] });
+      await apply(hangup ? hangupEvent(hangup, true, duration) : { type: 'ended', status: 'completed', duration, turns: [] });
       break;
+    }
     case 'busy':
     case 'no-answer':
     case 'failed':
-      await apply({ type: 'not-answered', status: params.CallStatus, reason: params.ErrorCode ? `twilio ${params.ErrorCode}` : undefined });
+      await apply({ type: 'not-answered', status: report.status, reason: report.errorCode ? `twilio ${report.errorCode}` : undefined });
       break;
     case 'canceled':
-      await apply({ type: 'not-answered', status: 'failed', reason: 'canceled' });
+      await apply({ type: 'not-answered', status: 'failed', reason: hangup ? HANGUPS[hangup].unanswered : 'canceled' });
       break;
-    // queued, initiated: the call is initiated already.
+  }
+}
+
+/**
+ * max_call_duration, counted from the answer: Twilio's TimeLimit ends the calls vozgate
+ * places; this job ends the others (incoming calls, Twilio-compatible hosts without it).
+ */
+async function scheduleTimeLimit(em: EntityManager, call: Pick<Call, 'id' | 'assistant_id'>): Promise<void> {
+  const [assistant] = call.assistant_id ? await em.execute('select max_call_duration from assistants where id = ?', [call.assistant_id]) : [];
+  if (!assistant) return; // the sweeper ends it at its deadline
+  const runAt = new Date(Date.now() + (assistant.max_call_duration + TIME_LIMIT_GRACE_SECONDS) * 1000);
+  await enqueue(em, { task: TWILIO_TIME_LIMIT_TASK, payload: { call_id: call.id }, runAt, jobKey: `twilio:time-limit:${call.id}`, maxAttempts: 3 });
+}
+
+/**
+ * An incoming call (the number's voice URL): the inbound assistant of the called number
+ * answers it, connecting the media stream. A number nobody answers is rejected; an account
+ * at its parallel-call limit or without balance gives a busy tone. Twilio may ask again for
+ * the same call (a timeout on its side): it gets the same answer, and no second call.
+ */
+async function answerIncoming(em: EntityManager, runtime: Runtime, params: Record<string, string>): Promise<string> {
+  const { config, secrets, telephony, lifecycle, logger } = runtime;
+  const sid = params.CallSid;
+  const to = toE164(params.To ?? '', config.defaultPhoneRegion);
+  if (!sid || !to) return rejectTwiml('rejected');
+  const known = () => em.fork().findOne(Call, { provider: 'twilio', provider_call_id: sid });
+  const answer = (call: Call) => (call.finished_at ? rejectTwiml('rejected') : streamTwiml(config.publicUrl, secrets, call.id));
+  const existing = await known();
+  if (existing) return answer(existing);
+
+  const [found] = await em.execute(
+    `select a.id from assistants a join phone_numbers p on p.id = a.phone_number_id
+     where p.number = ? and a.calls_direction = 'receive' and (p.subscription_expires_at is null or p.subscription_expires_at >= current_date)
+     order by a.id limit 1`,
+    [to],
+  );
+  if (!found) {
+    logger.info('twilio: rejected a call to a number no inbound assistant answers', { to });
+    return rejectTwiml('rejected');
+  }
+  const from = toE164(params.From ?? '', config.defaultPhoneRegion) ?? (params.From || 'anonymous').slice(0, 20);
+  try {
+    const call = await em.fork().transactional(async (tx) => {
+      const assistant = await tx.findOneOrFail(Assistant, { id: found.id });
+      const reservation = await admitCall(tx, config, assistant.account.id, from);
+      const call = await startCall(tx, telephony, config, { assistant, type: 'inbound', from, to, variables: {}, reservation, providerCallId: sid });
+      await reserveForCalls(tx, config, assistant.account.id, [call]);
+      // Connecting the stream answers the call.
+      await applyCallEvent(tx, lifecycle, call.id, { type: 'ringing' });
+      await applyCallEvent(tx, lifecycle, call.id, { type: 'answered', answeredBy: 'human' });
+      await scheduleTimeLimit(tx, call);
+      return call;
+    });
+    return answer(call);
+  } catch (error) {
+    if (error instanceof DomainError) {
+      logger.info('twilio: turned an incoming call away', { to, reason: error.code });
+      return rejectTwiml('busy');
+    }
+    if (error instanceof UniqueConstraintViolationException) {
+      const call = await known(); // the same call, asked for twice at once
+      if (call) return answer(call);
+    }
+    throw error;
   }
 }

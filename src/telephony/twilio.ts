@@ -1,13 +1,14 @@
-import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { DomainError, Messages } from '../errors';
 import { enqueue } from '../jobs/queue';
 import type { SecretBox } from '../lib/secrets';
 import { Assistant } from '../modules/assistants/assistant.entity';
-import { Call, type AnsweredBy } from '../modules/calls/call.entity';
-import { applyCallEvent, type CallEvent, type LifecycleDeps } from '../modules/calls/call.lifecycle';
+import { Call } from '../modules/calls/call.entity';
+import { applyCallEvent, hangupEvent, type CallEvent, type HangupReason, type LifecycleDeps } from '../modules/calls/call.lifecycle';
 import type { TelephonyProvider } from './provider';
+import { applyTwilioStatus } from './twilio.callbacks';
 import { TwilioRest, type TwilioSettings } from './twilio.rest';
+import { streamTwiml } from './twilio.wire';
 
 /**
  * Twilio's Programmable Voice (and Twilio-compatible APIs: TWILIO_API_BASE), by its
@@ -25,48 +26,6 @@ export const TWILIO_PLACE_TASK = 'twilio:place';
 /** Seconds Twilio lets a phone ring before it reports no-answer. */
 const RING_TIMEOUT_SECONDS = 60;
 const REQUEST_TIMEOUT_MS = 15_000;
-
-/**
- * X-Twilio-Signature: base64 HMAC-SHA1, keyed by the auth token, of the full URL Twilio
- * requested followed by each POST parameter's name and value, sorted by name.
- */
-export function twilioSignature(authToken: string, url: string, params: Record<string, string>): string {
-  const data = url + Object.keys(params).sort().map((name) => name + params[name]).join('');
-  return createHmac('sha1', authToken).update(data, 'utf8').digest('base64');
-}
-
-export function validTwilioSignature(authToken: string, url: string, params: Record<string, string>, given: string | undefined): boolean {
-  const expected = Buffer.from(twilioSignature(authToken, url, params));
-  const actual = Buffer.from(given ?? '');
-  return actual.length === expected.length && timingSafeEqual(actual, expected);
-}
-
-/** The token the media stream presents for its call (the engines check it). */
-export function mediaToken(secrets: SecretBox, callId: number): string {
-  return createHmac('sha256', secrets.derivedKey('twilio-media')).update(String(callId)).digest('base64url');
-}
-
-function escapeXml(text: string): string {
-  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
-}
-
-/** TwiML that connects the call's audio to the media endpoint, naming the call and its token. */
-export function streamTwiml(publicUrl: string, secrets: SecretBox, callId: number): string {
-  const base = publicUrl.replace(/^http/, 'ws');
-  return (
-    `<Response><Connect><Stream url="${escapeXml(`${base}/telephony/twilio/media`)}">` +
-    `<Parameter name="call_id" value="${callId}"/><Parameter name="token" value="${mediaToken(secrets, callId)}"/>` +
-    `</Stream></Connect></Response>`
-  );
-}
-
-/** Twilio's AnsweredBy, as ours. */
-export function answeredByOf(value: string | undefined): AnsweredBy | null {
-  if (!value) return null;
-  if (value === 'human') return 'human';
-  if (value.startsWith('machine') || value === 'fax') return 'machine';
-  return 'unknown';
-}
 
 interface TwilioCall {
   sid?: unknown;
@@ -90,6 +49,7 @@ export class TwilioVoice implements TelephonyProvider {
   }
 
   async startCall(em: EntityManager, call: Call): Promise<void> {
+    if (call.provider_call_id) return; // an incoming call: Twilio has it already
     await enqueue(em, { task: TWILIO_PLACE_TASK, payload: { call_id: call.id }, jobKey: `twilio:place:${call.id}`, maxAttempts: 8 });
   }
 
@@ -161,25 +121,63 @@ export class TwilioVoice implements TelephonyProvider {
   }
 
   /**
-   * Asks Twilio to end the call (`completed` once answered, `canceled` before): its status
-   * callback then finishes it. A call Twilio has not been asked for yet fails at once, and its
-   * placing job finds it over.
+   * Asks Twilio to end the call (`completed` once answered, `canceled` before), keeping why:
+   * its status callback then finishes it as the reason says. A call Twilio has not been asked
+   * for yet fails at once, and its placing job finds it over.
    */
-  async hangup(em: EntityManager, deps: LifecycleDeps, call: Call): Promise<void> {
+  async hangup(em: EntityManager, deps: LifecycleDeps, call: Call, reason: HangupReason): Promise<void> {
     if (!call.provider_call_id) {
-      await em.fork().transactional((tx) => applyCallEvent(tx, deps, call.id, { type: 'not-answered', status: 'failed', reason: 'hung up through the API before it was placed' }));
+      await em.fork().transactional((tx) => applyCallEvent(tx, deps, call.id, hangupEvent(reason, false, 0)));
       return;
     }
-    const form = new URLSearchParams({ Status: call.status === 'in-progress' ? 'completed' : 'canceled' });
-    const { status, body, text } = await this.rest.send(`/Calls/${encodeURIComponent(call.provider_call_id)}.json`, { method: 'POST', form });
-    if (status >= 400) {
-      throw new DomainError('PROVIDER_FAILURE', Messages.hangupFailed, undefined, { error: `twilio ${body?.code ?? status}: ${String(body?.message ?? text.slice(0, 200))}` });
+    await em.execute('update calls set hangup_reason = coalesce(hangup_reason, ?) where id = ?', [reason, call.id]);
+    const refused = await this.end(call.provider_call_id, call.status === 'in-progress');
+    if (refused) {
+      await em.execute('update calls set hangup_reason = null where id = ? and hangup_reason = ?', [call.id, reason]);
+      throw new DomainError('PROVIDER_FAILURE', Messages.hangupFailed, undefined, { error: refused });
     }
   }
 
+  /** The job of TWILIO_TIME_LIMIT_TASK: a call still answered at max_call_duration is hung up. */
+  async enforceTimeLimit(em: EntityManager, deps: LifecycleDeps, callId: number): Promise<void> {
+    const call = await em.findOne(Call, { id: callId });
+    if (call?.status === 'in-progress') await this.hangup(em, deps, call, 'time-limit');
+  }
+
+  /**
+   * The sweeper's question for a call past its deadline: Twilio's Call resource says how it
+   * ended (applied as its callback would have been), or that it still runs (then it is ended
+   * there, and the sweeper ends it here). A call Twilio never had is the sweeper's to end.
+   */
+  async reconcile(em: EntityManager, deps: LifecycleDeps, call: Call): Promise<boolean> {
+    let sid = call.provider_call_id;
+    if (!sid && call.provider_requested_at) {
+      sid = await this.findPlaced(em, call);
+      if (sid) await em.execute('update calls set provider_call_id = ? where id = ? and provider_call_id is null', [sid, call.id]);
+    }
+    if (!sid) return true;
+    const { status, body } = await this.rest.send(`/Calls/${encodeURIComponent(sid)}.json`, { method: 'GET' });
+    if (status === 404) return true;
+    if (status !== 200) return false;
+    const state = String(body?.status);
+    if (['queued', 'initiated', 'ringing', 'in-progress'].includes(state)) {
+      await em.execute(`update calls set hangup_reason = coalesce(hangup_reason, 'time-limit') where id = ?`, [call.id]);
+      return (await this.end(sid, state === 'in-progress')) === null;
+    }
+    await applyTwilioStatus(em, deps, call, { status: state, duration: body?.duration as string | undefined, answeredBy: body?.answered_by });
+    return true;
+  }
+
+  /** Asks Twilio to end a call; answers Twilio's refusal, or null. */
+  private async end(sid: string, answered: boolean): Promise<string | null> {
+    const form = new URLSearchParams({ Status: answered ? 'completed' : 'canceled' });
+    const { status, body, text } = await this.rest.send(`/Calls/${encodeURIComponent(sid)}.json`, { method: 'POST', form });
+    return status >= 400 ? `twilio ${body?.code ?? status}: ${String(body?.message ?? text.slice(0, 200))}` : null;
+  }
+
   private async cancel(sid: string, deps: LifecycleDeps, callId: number): Promise<void> {
-    const { status } = await this.rest.send(`/Calls/${encodeURIComponent(sid)}.json`, { method: 'POST', form: new URLSearchParams({ Status: 'canceled' }) });
-    if (status >= 400) deps.logger?.warn('twilio: could not cancel a call hung up while it was being placed', { call_id: callId, status });
+    const refused = await this.end(sid, false);
+    if (refused) deps.logger?.warn('twilio: could not cancel a call hung up while it was being placed', { call_id: callId, error: refused });
   }
 
   /** A call Twilio made for ours after a request whose answer was lost: same numbers, made since, not already another call's. */

@@ -13,6 +13,7 @@ import { Migration20261122030000_dialer } from './Migration20261122030000_dialer
 import { Migration20261122040000_events } from './Migration20261122040000_events';
 import { Migration20261122050000_webhook_endpoints } from './Migration20261122050000_webhook_endpoints';
 import { Migration20261122060000_twilio } from './Migration20261122060000_twilio';
+import { Migration20261122070000_call_hangup } from './Migration20261122070000_call_hangup';
 
 /** Every migration, in order. Listed explicitly so that compiled and TypeScript runs agree. */
 export const migrations: MigrationObject[] = [
@@ -30,4 +31,5 @@ export const migrations: MigrationObject[] = [
   { name: 'Migration20261122040000_events', class: Migration20261122040000_events },
   { name: 'Migration20261122050000_webhook_endpoints', class: Migration20261122050000_webhook_endpoints },
   { name: 'Migration20261122060000_twilio', class: Migration20261122060000_twilio },
+  { name: 'Migration20261122070000_call_hangup', class: Migration20261122070000_call_hangup },
 ];

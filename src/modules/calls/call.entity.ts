@@ -53,6 +53,7 @@ export class Call {
     | 'tool_calls'
     | 'provider_call_id'
     | 'provider_requested_at'
+    | 'hangup_reason'
     | 'answered_at'
     | 'finished_at'
     | 'assistant_id'
@@ -168,6 +169,10 @@ export class Call {
   /** When the provider was last asked to place the call (a retry looks the call up first). */
   @Property({ type: IsoTimestampType, nullable: true })
   provider_requested_at: string | null = null;
+
+  /** Why vozgate asked the provider to end the call (a HangupReason), until the provider reports its end. */
+  @Property({ type: 'text', nullable: true })
+  hangup_reason: string | null = null;
 
   @Property({ type: IsoTimestampType, nullable: true })
   answered_at: string | null = null;

@@ -5,6 +5,7 @@ import Decimal from 'decimal.js';
 import type { Config } from '../../config';
 import type { SecretBox } from '../../lib/secrets';
 import type { Logger } from '../../runtime';
+import type { TelephonyProvider } from '../../telephony/provider';
 import { nowSpecTimestamp } from '../../lib/time';
 import { applyLedgerChanges, type LedgerChange } from '../accounts/account.service';
 import { Assistant } from '../assistants/assistant.entity';
@@ -22,6 +23,35 @@ export type CallEvent =
   | { type: 'ended'; status: 'completed' | 'ended' | 'ended_by_customer' | 'ended_by_assistant'; duration: number; turns: Turn[] }
   /** The sweeper's: the call outlived its longest possible life. */
   | { type: 'expired' };
+
+type EndedStatus = Extract<CallEvent, { type: 'ended' }>['status'];
+
+/**
+ * Why vozgate ends a call in flight (a provider's hangup), and how the call then ends: its
+ * status and the transcript's closing note once answered, the reason in its events before.
+ */
+export const HANGUPS = {
+  api: { status: 'ended', note: 'Chamada encerrada pela API.', unanswered: 'hung up through the API before it was answered' },
+  'end-call-tool': { status: 'ended_by_assistant', note: 'O assistente encerrou a chamada.', unanswered: 'ended by the assistant before it was answered' },
+  'time-limit': {
+    status: 'ended',
+    note: 'Chamada encerrada pela plataforma: tempo máximo excedido.',
+    unanswered: 'max_call_duration reached before it was answered',
+  },
+} as const satisfies Record<string, { status: EndedStatus; note: string; unanswered: string }>;
+export type HangupReason = keyof typeof HANGUPS;
+
+export function isHangupReason(value: unknown): value is HangupReason {
+  return typeof value === 'string' && Object.hasOwn(HANGUPS, value);
+}
+
+/** The event of a call that vozgate hung up: `ended` after `duration` seconds once answered, `failed` before. */
+export function hangupEvent(reason: HangupReason, answered: boolean, duration: number, turns: Turn[] = []): CallEvent {
+  const hangup = HANGUPS[reason];
+  return answered
+    ? { type: 'ended', status: hangup.status, duration, turns: [...turns, { speaker: 'system', text: hangup.note }] }
+    : { type: 'not-answered', status: 'failed', reason: hangup.unanswered };
+}
 
 export interface LifecycleDeps {
   config: Config;
@@ -75,7 +105,7 @@ export async function applyCallEvent(em: EntityManager, deps: LifecycleDeps, cal
     case 'expired': {
       const answered = call.status === 'in-progress';
       const assistant = call.assistant_id ? await em.findOne(Assistant, { id: call.assistant_id }) : null;
-      const turns: Turn[] = [{ speaker: 'system', text: 'Chamada encerrada pela plataforma: tempo máximo excedido.' }];
+      const turns: Turn[] = [{ speaker: 'system', text: HANGUPS['time-limit'].note }];
       lastAttempt = await finish(em, deps, call, answered ? 'ended' : 'failed', answered ? (assistant?.max_call_duration ?? 0) : 0, turns);
       break;
     }
@@ -113,11 +143,15 @@ async function finish(em: EntityManager, deps: LifecycleDeps, call: Call, status
   call.transcript = transcriptText(turns);
   call.finished_at = nowSpecTimestamp();
 
-  if (assistant && answered && call.answered_by === 'human') {
-    call.variables = extractVariables(call.id, assistant.post_call_schema, call.input_variables);
-    if (assistant.post_call_evaluation) call.evaluation = evaluate(call.id, status, call.duration);
+  // The simulator's conversation has its post-call results and recording here; a real
+  // provider's recording comes from its own callback.
+  if (call.provider === 'simulator') {
+    if (assistant && answered && call.answered_by === 'human') {
+      call.variables = extractVariables(call.id, assistant.post_call_schema, call.input_variables);
+      if (assistant.post_call_evaluation) call.evaluation = evaluate(call.id, status, call.duration);
+    }
+    if (assistant?.record_call && answered && call.duration > 0) call.recording_url = recordingUrl(deps, call.id);
   }
-  if (assistant?.record_call && answered && call.duration > 0) call.recording_url = recordingUrl(deps, call.id);
 
   const cost = callCost(deps.config, call.client_phone_number, call.duration, answered);
   call.carrier_cost = cost.carrier_cost;
@@ -147,19 +181,35 @@ function recordingUrl(deps: LifecycleDeps, callId: number): string {
   return `${deps.config.publicUrl}/recordings/${callId}.wav?sig=${recordingSignature(deps.secrets, callId)}`;
 }
 
+/** Past its deadline by this much, a call is ended even when its provider cannot be asked about it. */
+const RECONCILE_FOR_MS = 60 * 60_000;
+
 /**
  * Ends every call that has outlived its longest possible life (a worker died mid-call, a
- * provider never reported back). Each in its own transaction; returns how many it ended.
+ * provider's callbacks never came). A provider that can be asked (`reconcile`) settles its
+ * calls from what it knows first. Each call in its own transactions; returns how many ended.
  */
-export async function sweepStuckCalls(em: EntityManager, deps: LifecycleDeps, now = new Date()): Promise<number> {
-  const rows: { id: number }[] = await em.execute(
-    'select id from calls where finished_at is null and deadline_at < ? order by deadline_at limit 500',
+export async function sweepStuckCalls(em: EntityManager, deps: LifecycleDeps, telephony: TelephonyProvider | null, now = new Date()): Promise<number> {
+  const rows: { id: number; provider: string; deadline_at: Date }[] = await em.execute(
+    'select id, provider, deadline_at from calls where finished_at is null and deadline_at < ? order by deadline_at limit 500',
     [now.toISOString()],
   );
   let ended = 0;
-  for (const { id } of rows) {
-    const call = await em.fork().transactional((tx) => applyCallEvent(tx, deps, id, { type: 'expired' }));
-    if (call) ended++;
+  for (const row of rows) {
+    let reconciled = false;
+    if (telephony?.reconcile && row.provider === telephony.name && now.getTime() - new Date(row.deadline_at).getTime() < RECONCILE_FOR_MS) {
+      const call = await em.fork().findOne(Call, { id: row.id });
+      if (!call || call.finished_at) continue;
+      const asked = await telephony.reconcile(em.fork(), deps, call).catch((error: unknown) => {
+        deps.logger?.warn('sweeper: could not ask the provider about a call', { call_id: row.id, message: error instanceof Error ? error.message : String(error) });
+        return false;
+      });
+      if (!asked) continue;
+      reconciled = true;
+    }
+    // Stale (null) when the provider's answer ended it already.
+    const expired = await em.fork().transactional((tx) => applyCallEvent(tx, deps, row.id, { type: 'expired' }));
+    if (expired || reconciled) ended++;
   }
   return ended;
 }

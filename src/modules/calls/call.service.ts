@@ -121,6 +121,8 @@ export async function startCall(
     variables: Record<string, unknown>;
     reservation?: string;
     lead?: CallLead;
+    /** The provider's id of a call it brought (an incoming call): nothing is placed. */
+    providerCallId?: string;
   },
 ): Promise<Call> {
   const accountId = spec.assistant.account.id;
@@ -147,6 +149,7 @@ export async function startCall(
     client_phone_number: spec.type === 'inbound' ? spec.from : spec.to,
     input_variables: spec.variables,
     provider: telephony.name,
+    provider_call_id: spec.providerCallId ?? null,
     deadline_at: deadline.toISOString(),
     reserved_amount: spec.reservation ?? '0',
   });
@@ -201,7 +204,7 @@ export async function requireCall(scope: Scope, id: number): Promise<Call> {
 export async function hangupCall(scope: CallsScope & { lifecycle: LifecycleDeps }, id: number): Promise<Call> {
   const call = await requireCall(scope, id);
   if (call.finished_at) throw new DomainError('CONFLICT', Messages.callAlreadyEnded);
-  await scope.telephony.hangup(scope.em, scope.lifecycle, call);
+  await scope.telephony.hangup(scope.em, scope.lifecycle, call, 'api');
   return requireCall({ ...scope, em: scope.em.fork() }, id);
 }
 

@@ -1,0 +1,104 @@
+import type { JsonSchema } from './openapi';
+
+/**
+ * What Twilio requests of vozgate (design.md, "Telephony: Twilio"), described beside the REST
+ * API: outside /api, signed with X-Twilio-Signature instead of a bearer token, served only
+ * with TELEPHONY_PROVIDER=twilio.
+ */
+const form = (properties: Record<string, string>, required: string[]): JsonSchema => ({
+  required: true,
+  content: {
+    'application/x-www-form-urlencoded': {
+      schema: { type: 'object', properties: Object.fromEntries(Object.entries(properties).map(([name, description]) => [name, { type: 'string', description }])), required },
+    },
+  },
+});
+
+const ROOT = [{ url: '/', description: 'The service root (PUBLIC_URL), not /api.' }];
+const CALL = { CallSid: 'Twilio’s call (CA...).', AccountSid: 'The Twilio account (AC...).', From: 'E.164.', To: 'E.164.' };
+const SIGNATURE = {
+  name: 'X-Twilio-Signature',
+  in: 'header',
+  required: true,
+  schema: { type: 'string' },
+  description: 'base64 HMAC-SHA1, keyed by TWILIO_AUTH_TOKEN, of PUBLIC_URL + path + query followed by each parameter’s name and value sorted by name. 403 when missing or wrong.',
+};
+const CALL_PARAMETER = {
+  name: 'call',
+  in: 'query',
+  required: false,
+  schema: { type: 'integer' },
+  description: 'vozgate’s call id, on the callbacks of the calls vozgate places; without it the CallSid names the call (an incoming call’s callbacks, set on the number).',
+};
+const REFUSED = {
+  '403': { description: 'A missing or wrong signature: nothing is read or changed.', content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } },
+  '404': { description: 'Not served: TELEPHONY_PROVIDER is not twilio.', content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } },
+};
+
+function callback(summary: string, description: string, body: JsonSchema): JsonSchema {
+  return {
+    post: {
+      summary,
+      description,
+      tags: ['Twilio'],
+      security: [],
+      parameters: [SIGNATURE, CALL_PARAMETER],
+      requestBody: body,
+      responses: { '204': { description: 'Taken; repeated and out-of-order callbacks change nothing twice.' }, ...REFUSED },
+    },
+  };
+}
+
+export const TWILIO_OPENAPI_PATHS: Record<string, JsonSchema> = {
+  '/telephony/twilio/voice': {
+    servers: ROOT,
+    post: {
+      summary: 'An incoming call: set as the voice URL ("A call comes in", HTTP POST) of each Twilio number',
+      description:
+        'The inbound assistant of the called number answers: an inbound call is created and the TwiML connects its media stream. ' +
+        'A number no inbound assistant answers gets `<Reject reason="rejected"/>`; an account at PLAN_MAX_PARALLEL_CALLS or without balance `<Reject reason="busy"/>`. ' +
+        'Asked again for the same CallSid, it answers the same TwiML and creates no second call.',
+      tags: ['Twilio'],
+      security: [],
+      parameters: [SIGNATURE],
+      requestBody: form({ ...CALL, CallStatus: 'ringing.', Direction: 'inbound.' }, ['CallSid', 'From', 'To']),
+      responses: {
+        '200': {
+          description: 'TwiML.',
+          content: {
+            'text/xml': {
+              schema: { type: 'string' },
+              example:
+                '<Response><Connect><Stream url="wss://vozgate.example.com/telephony/twilio/media"><Parameter name="call_id" value="42"/><Parameter name="token" value="..."/></Stream></Connect></Response>',
+            },
+          },
+        },
+        ...REFUSED,
+      },
+    },
+  },
+  '/telephony/twilio/status': {
+    servers: ROOT,
+    ...callback(
+      'A call’s status: the StatusCallback of the calls vozgate places; set as "Call status changes" on each number for incoming calls',
+      'queued/initiated -> initiated, ringing, in-progress, completed (with CallDuration; `ended`/`ended_by_assistant` when vozgate hung up), busy, no-answer, failed, canceled -> failed.',
+      form({ ...CALL, CallStatus: 'queued, initiated, ringing, in-progress, completed, busy, no-answer, failed or canceled.', CallDuration: 'Seconds, once completed.', AnsweredBy: 'With AMD.', ErrorCode: 'On failed.' }, ['CallSid', 'CallStatus']),
+    ),
+  },
+  '/telephony/twilio/amd': {
+    servers: ROOT,
+    ...callback(
+      'Answering machine detection (AsyncAmdStatusCallback)',
+      'AnsweredBy human -> human; machine_start, machine_end_beep, machine_end_silence, machine_end_other, fax -> machine; unknown -> unknown. Taken once the call is answered.',
+      form({ ...CALL, AnsweredBy: 'human, machine_*, fax or unknown.' }, ['CallSid', 'AnsweredBy']),
+    ),
+  },
+  '/telephony/twilio/recording': {
+    servers: ROOT,
+    ...callback(
+      'A call’s recording (RecordingStatusCallback, when the assistant has record_call)',
+      'A `completed` recording’s RecordingUrl becomes the call’s `recording_url`.',
+      form({ ...CALL, RecordingSid: 'RE...', RecordingUrl: 'Twilio’s URL of the recording.', RecordingStatus: 'in-progress, completed or absent.' }, ['CallSid', 'RecordingUrl']),
+    ),
+  },
+};

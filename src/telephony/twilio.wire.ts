@@ -1,0 +1,52 @@
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import type { SecretBox } from '../lib/secrets';
+import type { AnsweredBy } from '../modules/calls/call.entity';
+
+/** Twilio's wire format, as design.md ("Telephony: Twilio") and Twilio's documentation give it. */
+
+/**
+ * X-Twilio-Signature: base64 HMAC-SHA1, keyed by the auth token, of the full URL Twilio
+ * requested followed by each POST parameter's name and value, sorted by name.
+ */
+export function twilioSignature(authToken: string, url: string, params: Record<string, string>): string {
+  const data = url + Object.keys(params).sort().map((name) => name + params[name]).join('');
+  return createHmac('sha1', authToken).update(data, 'utf8').digest('base64');
+}
+
+export function validTwilioSignature(authToken: string, url: string, params: Record<string, string>, given: string | undefined): boolean {
+  const expected = Buffer.from(twilioSignature(authToken, url, params));
+  const actual = Buffer.from(given ?? '');
+  return actual.length === expected.length && timingSafeEqual(actual, expected);
+}
+
+/** The token the media stream presents for its call (the engines check it). */
+export function mediaToken(secrets: SecretBox, callId: number): string {
+  return createHmac('sha256', secrets.derivedKey('twilio-media')).update(String(callId)).digest('base64url');
+}
+
+function escapeXml(text: string): string {
+  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
+}
+
+/** TwiML that connects the call's audio to the media endpoint, naming the call and its token. */
+export function streamTwiml(publicUrl: string, secrets: SecretBox, callId: number): string {
+  const base = publicUrl.replace(/^http/, 'ws');
+  return (
+    `<Response><Connect><Stream url="${escapeXml(`${base}/telephony/twilio/media`)}">` +
+    `<Parameter name="call_id" value="${callId}"/><Parameter name="token" value="${mediaToken(secrets, callId)}"/>` +
+    `</Stream></Connect></Response>`
+  );
+}
+
+/** TwiML that turns a call away: `busy` plays a busy tone, `rejected` a "not in service" one. */
+export function rejectTwiml(reason: 'busy' | 'rejected'): string {
+  return `<Response><Reject reason="${reason}"/></Response>`;
+}
+
+/** Twilio's AnsweredBy, as ours. */
+export function answeredByOf(value: unknown): AnsweredBy | null {
+  if (typeof value !== 'string' || !value) return null;
+  if (value === 'human') return 'human';
+  if (value.startsWith('machine') || value === 'fax') return 'machine';
+  return 'unknown';
+}
