@@ -36,7 +36,12 @@ beforeAll(async () => {
     { workers: true },
   );
   me = await app.account({ balance: '20' });
-  assistant = await app.outboundAssistant(me, { record_call: true, max_call_duration: 300 });
+  assistant = await app.outboundAssistant(me, {
+    record_call: true,
+    max_call_duration: 300,
+    post_call_evaluation: true,
+    post_call_schema: [{ name: 'confirmed', type: 'bool', description: 'O cliente confirmou o pedido' }],
+  });
 });
 afterAll(async () => {
   await app?.close();
@@ -125,6 +130,8 @@ it('places a call with every parameter of the contract, and follows its signed s
   await callback('status', id, { ...base, CallStatus: 'completed', CallDuration: '42' });
   await callback('status', id, { ...base, CallStatus: 'ringing' });
   expect(await callRow(id)).toMatchObject({ status: 'completed', duration: 42, answered_by: 'human', recording_url: expect.stringContaining('RE1') });
+  // No conversation was heard here: nothing is extracted or evaluated from it.
+  expect((await app.sql('select variables, evaluation from calls where id = $1', [id]))[0]).toEqual({ variables: {}, evaluation: null });
   // Charged once, on Twilio's duration: one started minute at 0.06 + 0.05.
   expect(await app.sql(`select kind, amount::text from ledger_entries where reference = $1 order by id`, [`call:${id}`])).toEqual([
     { kind: 'call_reservation', amount: '-0.1100' },
