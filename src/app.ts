@@ -1,6 +1,7 @@
 import { randomUUID, timingSafeEqual } from 'node:crypto';
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { Duplex } from 'node:stream';
 import { ApolloServer, HeaderMap } from '@apollo/server';
 import cors from 'cors';
 import { GraphQLError } from 'graphql';
@@ -27,6 +28,7 @@ import { graphqlOperations, httpDuration, httpRequests, registry, watchDatabase 
 import type { Runtime } from './runtime';
 import { simulatedRecording } from './telephony/recording';
 import { TWILIO_WEBHOOK_PATHS, twilioWebhook } from './telephony/twilio.callbacks';
+import { MEDIA_PATH, serveMedia } from './voice/media';
 
 export interface App {
   server: http.Server;
@@ -340,7 +342,15 @@ export async function createApp(runtime: Runtime): Promise<App> {
     });
   });
   server.keepAliveTimeout = 5_000;
-  const subscriptions = await serveSubscriptions(server, schema, runtime, protections.validationRules);
+  const subscriptions = await serveSubscriptions(schema, runtime, protections.validationRules);
+  const media = serveMedia(runtime);
+  // WebSockets: GraphQL subscriptions, and the media streams of calls (Twilio, provider twilio only).
+  server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
+    const path = requestTarget(req.url)?.pathname;
+    if (path === '/graphql') return subscriptions.upgrade(req, socket, head);
+    if (path === MEDIA_PATH && runtime.telephony.name === 'twilio') return media.upgrade(req, socket, head);
+    socket.end('HTTP/1.1 404 Not Found\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
+  });
 
   return {
     server,
@@ -356,8 +366,9 @@ export async function createApp(runtime: Runtime): Promise<App> {
       }),
     subscriptions,
     close: async (drainMs = 10_000) => {
-      // Subscriptions end first: their sockets would otherwise keep the server open.
+      // WebSockets end first: their sockets would otherwise keep the server open.
       await subscriptions.close();
+      await media.close();
       await new Promise<void>((resolve) => {
         const timer = setTimeout(() => server.closeAllConnections(), drainMs);
         server.close(() => {

@@ -39,6 +39,13 @@ export interface Config {
     /** Twilio's Programmable Voice (or a Twilio-compatible API), with TELEPHONY_PROVIDER=twilio. */
     twilio: { accountSid: string; authToken: string; apiBase: string } | null;
   };
+  /** The voice engines of real calls (design.md, "Voice engines"). */
+  voice: {
+    /** The built-in engine of multimodal assistants; null without OPENAI_API_KEY. */
+    openai: { apiKey: string; realtimeUrl: string; realtimeModel: string; baseUrl: string } | null;
+    /** Where the media of pipeline assistants' calls streams (a Pipecat bot, for example). */
+    pipelineEngineUrl: string | null;
+  };
   sms: {
     provider: 'simulator' | 'twilio';
     /** Price per segment by destination region (ISO alpha-2), with `*` for the rest. */
@@ -198,6 +205,12 @@ const httpUrl = rule((raw) => {
   return base;
 });
 
+const wsUrl = rule((raw) => {
+  const base = raw.replace(/\/+$/, '');
+  if (!/^wss?:\/\/[^/]+/.test(base)) throw new Error('must be a ws(s) URL');
+  return base;
+});
+
 /** `*`, or a comma-separated list of origins (`https://app.example.com`). */
 const origins = rule((raw) => {
   const entries = raw.split(',').map((part) => part.trim()).filter(Boolean);
@@ -246,6 +259,11 @@ export const ENV = {
   TWILIO_ACCOUNT_SID: text({ default: undefined }),
   TWILIO_AUTH_TOKEN: text({ default: undefined }),
   TWILIO_API_BASE: httpUrl({ default: 'https://api.twilio.com' }),
+  OPENAI_API_KEY: text({ default: undefined }),
+  OPENAI_REALTIME_URL: wsUrl({ default: 'wss://api.openai.com/v1/realtime' }),
+  OPENAI_REALTIME_MODEL: text({ default: 'gpt-realtime' }),
+  OPENAI_BASE_URL: httpUrl({ default: 'https://api.openai.com/v1' }),
+  PIPELINE_ENGINE_URL: wsUrl({ default: undefined }),
   GRAPHQL_INTROSPECTION: flag({ default: undefined }),
   GRAPHQL_IDE: flag({ default: undefined }),
   GRAPHQL_MAX_DEPTH: integer(2, 100)({ default: 8 }),
@@ -272,7 +290,7 @@ export const ENV = {
 };
 
 /** Variables whose values never appear in an error message. */
-const SECRET = new Set(['SECRETS_KEY', 'TWILIO_AUTH_TOKEN', 'METRICS_TOKEN', 'DATABASE_URL']);
+const SECRET = new Set(['SECRETS_KEY', 'TWILIO_AUTH_TOKEN', 'OPENAI_API_KEY', 'METRICS_TOKEN', 'DATABASE_URL']);
 
 /** Reads and checks every variable at once; a ConfigError names each bad one. */
 export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
@@ -322,6 +340,12 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
         env.TELEPHONY_PROVIDER === 'twilio'
           ? { accountSid: env.TWILIO_ACCOUNT_SID!, authToken: env.TWILIO_AUTH_TOKEN!, apiBase: env.TWILIO_API_BASE }
           : null,
+    },
+    voice: {
+      openai: env.OPENAI_API_KEY
+        ? { apiKey: env.OPENAI_API_KEY, realtimeUrl: env.OPENAI_REALTIME_URL, realtimeModel: env.OPENAI_REALTIME_MODEL, baseUrl: env.OPENAI_BASE_URL }
+        : null,
+      pipelineEngineUrl: env.PIPELINE_ENGINE_URL ?? null,
     },
     dialerTimeScale: env.DIALER_TIME_SCALE,
     sms: {

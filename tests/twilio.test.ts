@@ -3,38 +3,24 @@ import twilio from 'twilio';
 import { loadConfig } from '../src/config';
 import { Call } from '../src/modules/calls/call.entity';
 import { sweepStuckCalls } from '../src/modules/calls/call.lifecycle';
-import { json, startReceiver, type Received, type Receiver } from './helpers/receiver';
+import type { Receiver } from './helpers/receiver';
+import { startFakeTwilio, type FakeTwilio } from './helpers/twilio';
 import { startTestApp, type TestAccount, type TestApp } from './helpers/app';
 import { until } from './helpers/dialer';
 
-/**
- * The Twilio voice provider against a local server that speaks Twilio's Calls API (basic
- * auth, form bodies, its error bodies), with status callbacks signed by the official `twilio`
- * package's helper, so that a mistake in our signature check cannot hide behind the same
- * mistake in the test.
- */
-const ACCOUNT_SID = `AC${randomBytes(16).toString('hex')}`;
-const AUTH_TOKEN = randomBytes(16).toString('hex');
-
+/** The Twilio voice provider against a local server that speaks Twilio's Calls API (tests/helpers/twilio.ts). */
+let twilioFake: FakeTwilio;
+let ACCOUNT_SID: string;
 let app: TestApp;
 let fake: Receiver;
 let me: TestAccount;
 let assistant: number;
 let seq = 0;
-/** The calls the fake Twilio made, by sid. */
-const made: { sid: string; to: string; from: string; date_created: string }[] = [];
-/** When set, the next POST answers this status (the call is made anyway on a 5xx). */
-let nextStatus: number | null = null;
-/** What GET /Calls/{sid}.json answers, by sid (404 otherwise). */
-const resources = new Map<string, { status: number; body: Record<string, unknown> }>();
 
 beforeAll(async () => {
-  fake = await startReceiver();
-  fake.respond = (request, res) => twilioApi(request, res);
-  app = await startTestApp(
-    { telephony: { provider: 'twilio', simulatorSpeed: 1000, twilio: { accountSid: ACCOUNT_SID, authToken: AUTH_TOKEN, apiBase: fake.url } } },
-    { workers: true },
-  );
+  twilioFake = await startFakeTwilio();
+  ({ accountSid: ACCOUNT_SID, receiver: fake } = twilioFake);
+  app = await startTestApp({ telephony: { provider: 'twilio', simulatorSpeed: 1000, twilio: twilioFake.settings() } }, { workers: true });
   me = await app.account({ balance: '20' });
   assistant = await app.outboundAssistant(me, {
     record_call: true,
@@ -45,46 +31,12 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await app?.close();
-  await fake?.close();
+  await twilioFake?.close();
 });
 
-function twilioApi(request: Received, res: import('node:http').ServerResponse): void {
-  const base = `/2010-04-01/Accounts/${ACCOUNT_SID}/Calls.json`;
-  if (request.headers.authorization !== `Basic ${Buffer.from(`${ACCOUNT_SID}:${AUTH_TOKEN}`).toString('base64')}`) {
-    return json(res, 401, { code: 20003, message: 'Authenticate', more_info: 'https://www.twilio.com/docs/errors/20003', status: 401 });
-  }
-  if (request.method === 'GET' && request.url.startsWith(base)) {
-    const query = new URL(request.url, 'http://x').searchParams;
-    return json(res, 200, { calls: made.filter((call) => call.to === query.get('To') && call.from === query.get('From')) });
-  }
-  const update = /^\/2010-04-01\/Accounts\/AC\w+\/Calls\/(CA\w+)\.json$/.exec(request.url);
-  if (request.method === 'GET' && update) {
-    const resource = resources.get(update[1]);
-    return resource ? json(res, resource.status, resource.body) : json(res, 404, { code: 20404, message: 'The requested resource was not found', status: 404 });
-  }
-  if (request.method === 'POST' && update) return json(res, 200, { sid: update[1], status: new URLSearchParams(request.body).get('Status') });
-  if (request.method !== 'POST' || request.url !== base) return json(res, 404, { code: 20404, message: 'Not found', status: 404 });
-  const form = new URLSearchParams(request.body);
-  if (form.get('To')!.endsWith('9999')) {
-    return json(res, 400, { code: 21211, message: `The 'To' number ${form.get('To')} is not a valid phone number.`, more_info: 'https://www.twilio.com/docs/errors/21211', status: 400 });
-  }
-  const call = { sid: `CA${randomBytes(16).toString('hex')}`, to: form.get('To')!, from: form.get('From')!, date_created: new Date().toUTCString() };
-  made.push(call);
-  const status = nextStatus;
-  nextStatus = null;
-  if (status !== null) return json(res, status, { code: 20500, message: 'Internal Server Error', status });
-  json(res, 201, { ...call, status: 'queued', account_sid: ACCOUNT_SID });
-}
-
-const posts = () => fake.requests.filter((request) => request.method === 'POST');
-
-/** A request as Twilio sends it: form-encoded, signed with the official helper. */
-async function twilioPost(path: string, params: Record<string, string>, sign = true) {
-  const url = `${app.config.publicUrl}${path}`;
-  const headers: Record<string, string> = { 'content-type': 'application/x-www-form-urlencoded' };
-  if (sign) headers['x-twilio-signature'] = twilio.getExpectedTwilioSignature(AUTH_TOKEN, url, params);
-  return fetch(url, { method: 'POST', headers, body: new URLSearchParams(params).toString() });
-}
+const posts = () => twilioFake.posts();
+const made = () => twilioFake.made;
+const twilioPost = (path: string, params: Record<string, string>, sign = true) => twilioFake.request(app.config.publicUrl, path, params, sign);
 
 /** A callback of a call vozgate placed (its URL names the call). */
 const callback = (kind: 'status' | 'amd' | 'recording', callId: number, params: Record<string, string>, sign = true) =>
@@ -157,7 +109,7 @@ it('answers 403 to a callback without a valid signature, and changes nothing', a
   // Signed for another call's URL: refused too.
   const other = await fetch(url.replace(`call=${id}`, `call=${id + 1}`), {
     method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-twilio-signature': twilio.getExpectedTwilioSignature(AUTH_TOKEN, url, params) },
+    headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-twilio-signature': twilio.getExpectedTwilioSignature(twilioFake.authToken, url, params) },
     body: new URLSearchParams(params).toString(),
   });
   expect(other.status).toBe(403);
@@ -176,11 +128,11 @@ it('turns a Twilio error into a failed call, with the code and message in its ev
 
 it('after a 5xx, finds the call Twilio made anyway instead of placing it twice', async () => {
   const number = phone();
-  nextStatus = 500;
+  twilioFake.nextStatus = 500;
   const id = await placed(number);
   await until('linked', async () => (await callRow(id)).provider_call_id, (sid) => sid !== null, 20_000);
   expect(posts().filter((r) => new URLSearchParams(r.body).get('To') === number)).toHaveLength(1);
-  expect((await callRow(id)).provider_call_id).toBe(made.find((call) => call.to === number)!.sid);
+  expect((await callRow(id)).provider_call_id).toBe(made().find((call) => call.to === number)!.sid);
 });
 
 it('hangs up through Twilio: the call ends when Twilio says so', async () => {
@@ -405,8 +357,8 @@ describe('the sweeper asks Twilio before it ends a call whose callbacks never ca
   it('takes how the call ended from Twilio', async () => {
     const done = await placedCall();
     const busy = await placedCall();
-    resources.set(done.sid, { status: 200, body: { sid: done.sid, status: 'completed', duration: '48', answered_by: 'human' } });
-    resources.set(busy.sid, { status: 200, body: { sid: busy.sid, status: 'busy', duration: '0', answered_by: null } });
+    twilioFake.resources.set(done.sid, { status: 200, body: { sid: done.sid, status: 'completed', duration: '48', answered_by: 'human' } });
+    twilioFake.resources.set(busy.sid, { status: 200, body: { sid: busy.sid, status: 'busy', duration: '0', answered_by: null } });
     await overdue(done.id);
     await overdue(busy.id);
     await sweep();
@@ -417,7 +369,7 @@ describe('the sweeper asks Twilio before it ends a call whose callbacks never ca
   it('ends at Twilio a call that still runs there, and here', async () => {
     const { id, sid } = await placedCall();
     await callback('status', id, { CallSid: sid, CallStatus: 'in-progress' });
-    resources.set(sid, { status: 200, body: { sid, status: 'in-progress', duration: null } });
+    twilioFake.resources.set(sid, { status: 200, body: { sid, status: 'in-progress', duration: null } });
     await overdue(id);
     await sweep();
     const hangups = fake.requests.filter((r) => r.method === 'POST' && r.url.endsWith(`/Calls/${sid}.json`));
@@ -428,7 +380,7 @@ describe('the sweeper asks Twilio before it ends a call whose callbacks never ca
   it('ends a call Twilio does not know; waits while Twilio cannot answer, for an hour at most', async () => {
     const unknown = await placedCall();
     const unreachable = await placedCall();
-    resources.set(unreachable.sid, { status: 503, body: { code: 20503, message: 'Service unavailable', status: 503 } });
+    twilioFake.resources.set(unreachable.sid, { status: 503, body: { code: 20503, message: 'Service unavailable', status: 503 } });
     await overdue(unknown.id);
     await overdue(unreachable.id);
     await sweep();

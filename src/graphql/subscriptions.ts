@@ -1,4 +1,5 @@
 import type http from 'node:http';
+import type { Duplex } from 'node:stream';
 import {
   GraphQLError,
   Kind,
@@ -27,6 +28,8 @@ import { createLoaders } from './loaders';
 import { formatError } from './errors';
 
 export interface Subscriptions {
+  /** Takes the WebSocket upgrade of a request to /graphql. */
+  upgrade(req: http.IncomingMessage, socket: Duplex, head: Buffer): void;
   /** Closes every subscription's socket and stops listening for events. */
   close(): Promise<void>;
   /** Open WebSocket connections (the benchmark reads it). */
@@ -86,7 +89,6 @@ async function sharedSubscribe(args: ExecutionArgs) {
 }
 
 export async function serveSubscriptions(
-  server: http.Server,
   schema: GraphQLSchema,
   runtime: Runtime,
   rules: ValidationRule[],
@@ -94,7 +96,7 @@ export async function serveSubscriptions(
   const { orm, config, secrets, telephony, sms, logger } = runtime;
   const bus = new EventBus(String(orm.config.get('clientUrl')), logger);
   await bus.start();
-  const wss = new WebSocketServer({ server, path: '/graphql' });
+  const wss = new WebSocketServer({ noServer: true });
   const connections = new Map<WebSocket, Connection>();
 
   const refused = (message: string, code = 'BAD_REQUEST') => [new GraphQLError(message, { extensions: { code } })];
@@ -177,6 +179,9 @@ export async function serveSubscriptions(
   recheck.unref();
 
   return {
+    upgrade(req, socket, head) {
+      wss.handleUpgrade(req, socket, head, (ws) => wss.emit('connection', ws, req));
+    },
     get connections() {
       return wss.clients.size;
     },

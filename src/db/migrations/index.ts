@@ -14,6 +14,7 @@ import { Migration20261122040000_events } from './Migration20261122040000_events
 import { Migration20261122050000_webhook_endpoints } from './Migration20261122050000_webhook_endpoints';
 import { Migration20261122060000_twilio } from './Migration20261122060000_twilio';
 import { Migration20261122070000_call_hangup } from './Migration20261122070000_call_hangup';
+import { Migration20261122080000_voice } from './Migration20261122080000_voice';
 
 /** Every migration, in order. Listed explicitly so that compiled and TypeScript runs agree. */
 export const migrations: MigrationObject[] = [
@@ -32,4 +33,5 @@ export const migrations: MigrationObject[] = [
   { name: 'Migration20261122050000_webhook_endpoints', class: Migration20261122050000_webhook_endpoints },
   { name: 'Migration20261122060000_twilio', class: Migration20261122060000_twilio },
   { name: 'Migration20261122070000_call_hangup', class: Migration20261122070000_call_hangup },
+  { name: 'Migration20261122080000_voice', class: Migration20261122080000_voice },
 ];

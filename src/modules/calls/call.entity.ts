@@ -2,6 +2,7 @@ import { Entity, OptionalProps, PrimaryKey, Property } from '@mikro-orm/core';
 import { GraphQLJSONObject } from 'graphql-scalars';
 import { Field, Float, Int, ObjectType } from 'type-graphql';
 import { IsoTimestampType, SpecTimestampType } from '../../db/types';
+import type { Turn } from './call.conversation';
 import { nowSpecTimestamp } from '../../lib/time';
 
 export const CALL_STATUSES = [
@@ -54,6 +55,8 @@ export class Call {
     | 'provider_call_id'
     | 'provider_requested_at'
     | 'hangup_reason'
+    | 'media_started_at'
+    | 'turns'
     | 'answered_at'
     | 'finished_at'
     | 'assistant_id'
@@ -159,6 +162,14 @@ export class Call {
   /** What the mid-call tools were asked and answered; the transcript tells it too. */
   @Property({ type: 'json' })
   tool_calls: ToolCallRecord[] = [];
+
+  /** What a voice engine heard and said so far; the transcript is made of them when the call ends. */
+  @Property({ type: 'json' })
+  turns: Turn[] = [];
+
+  /** When the call's media stream was taken by the voice engine (once: its token is then spent). */
+  @Property({ type: IsoTimestampType, nullable: true })
+  media_started_at: string | null = null;
 
   @Property({ length: 32 })
   provider!: string;

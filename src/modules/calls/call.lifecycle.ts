@@ -38,6 +38,11 @@ export const HANGUPS = {
     note: 'Chamada encerrada pela plataforma: tempo máximo excedido.',
     unanswered: 'max_call_duration reached before it was answered',
   },
+  silence: { status: 'ended', note: 'Chamada encerrada: o cliente não respondeu.', unanswered: 'silence before it was answered' },
+  'media-lost': { status: 'ended', note: 'Chamada encerrada: a conexão de áudio caiu.', unanswered: 'the media stream was lost before it was answered' },
+  'engine-failed': { status: 'ended', note: 'Chamada encerrada: o motor de voz falhou.', unanswered: 'the voice engine failed before it was answered' },
+  /** Not a hangup of vozgate's: the caller's, as the media stream tells it (the provider ends the call). */
+  customer: { status: 'ended_by_customer', note: 'O cliente encerrou a chamada.', unanswered: 'the caller hung up before it was answered' },
 } as const satisfies Record<string, { status: EndedStatus; note: string; unanswered: string }>;
 export type HangupReason = keyof typeof HANGUPS;
 
@@ -140,7 +145,7 @@ async function finish(em: EntityManager, deps: LifecycleDeps, call: Call, status
   const answered = call.answered_at !== null;
   call.status = status;
   call.duration = answered ? Math.max(0, Math.round(duration)) : 0;
-  call.transcript = transcriptText(turns);
+  call.transcript = transcriptText([...call.turns, ...turns]);
   call.finished_at = nowSpecTimestamp();
 
   // The simulator's conversation has its post-call results and recording here; a real

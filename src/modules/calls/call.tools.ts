@@ -11,6 +11,8 @@ import type { Call, ToolCallRecord } from './call.entity';
 
 const RESPONSE_BYTES = 4096;
 
+type ToolDeps = { config: Config; secrets: SecretBox; logger?: Logger };
+
 /**
  * Calls each tool of the assistant once, as the AI would mid-call: parameters from the
  * tool's schema (the call's variable of the same name, else a value of the type), GET as a
@@ -21,7 +23,7 @@ const RESPONSE_BYTES = 4096;
  */
 export async function runTools(
   em: EntityManager,
-  deps: { config: Config; secrets: SecretBox; logger?: Logger },
+  deps: ToolDeps,
   call: Pick<Call, 'id' | 'input_variables'>,
   assistant: Pick<Assistant, 'id'>,
 ): Promise<ToolCallRecord[]> {
@@ -35,59 +37,63 @@ export async function runTools(
     for (const item of tool.schema) {
       parameters[item.name] = typedValue(item.type, call.input_variables[item.name], seeded(call.id, tool.id, item.name), `${item.name} informado pelo cliente`);
     }
-    const url = new URL(tool.endpoint);
-    const hasBody = tool.method !== 'GET';
-    if (!hasBody) for (const [name, value] of Object.entries(parameters)) url.searchParams.set(name, String(value));
-    const headers: Record<string, string> = { 'user-agent': 'vozgate-tools/1', accept: 'application/json' };
-    if (hasBody) headers['content-type'] = 'application/json';
-    for (const header of toolHeaders(deps.secrets, tool)) headers[header.name.toLowerCase()] = header.value;
-
-    const record: ToolCallRecord = {
-      tool_id: tool.id,
-      name: tool.name,
-      method: tool.method,
-      url: url.toString(),
-      parameters,
-      status: null,
-      response: null,
-      error: null,
-      latency_ms: 0,
-    };
     const left = deadline - Date.now();
-    if (left <= 0) {
-      record.error = 'skipped: the call has used its time for tools';
-      records.push(record);
-      continue;
+    if (left > 0) {
+      records.push(await runTool(deps, call.id, tool, parameters, left));
+    } else {
+      records.push({ ...toolRequest(deps, tool, parameters).record, error: 'skipped: the call has used its time for tools' });
     }
-    try {
-      const response = await outboundRequest({
-        url: url.toString(),
-        method: tool.method,
-        headers,
-        body: hasBody ? JSON.stringify(parameters) : undefined,
-        timeoutMs: Math.min(tool.timeout * 1000, left),
-        maxResponseBytes: RESPONSE_BYTES,
-        allowPrivate: deps.config.allowPrivateNetworkTargets,
-      });
-      record.status = response.status;
-      record.response = response.body;
-      record.latency_ms = response.latencyMs;
-    } catch (error) {
-      if (!(error instanceof OutboundError)) throw error;
-      record.error = `${error.kind}: ${error.message}`;
-      record.latency_ms = error.latencyMs;
-    }
-    records.push(record);
-    const blocked = record.error?.startsWith('blocked');
-    deps.logger?.info('mid-call tool', {
-      call_id: call.id,
-      tool_id: tool.id,
-      name: tool.name,
-      status: record.status,
-      latency_ms: record.latency_ms,
-      ...(record.error ? { error: record.error } : {}),
-      ...(blocked ? { hint: BLOCKED_TARGET_HINT } : {}),
-    });
   }
   return records;
+}
+
+
+/** The request a tool makes with these parameters, as its record starts. */
+function toolRequest(deps: ToolDeps, tool: Tool, parameters: Record<string, unknown>): { record: ToolCallRecord; headers: Record<string, string>; body?: string } {
+  const url = new URL(tool.endpoint);
+  const hasBody = tool.method !== 'GET';
+  if (!hasBody) for (const [name, value] of Object.entries(parameters)) url.searchParams.set(name, String(value));
+  const headers: Record<string, string> = { 'user-agent': 'vozgate-tools/1', accept: 'application/json' };
+  if (hasBody) headers['content-type'] = 'application/json';
+  for (const header of toolHeaders(deps.secrets, tool)) headers[header.name.toLowerCase()] = header.value;
+  const record = { tool_id: tool.id, name: tool.name, method: tool.method, url: url.toString(), parameters, status: null, response: null, error: null, latency_ms: 0 };
+  return { record, headers, body: hasBody ? JSON.stringify(parameters) : undefined };
+}
+
+/**
+ * One mid-call tool, called with `parameters` (GET as a query string, the other methods as a
+ * JSON body) with its headers, through the guarded outbound client, for at most its timeout
+ * and `leftMs`. A failure or a timeout is recorded, never thrown.
+ */
+export async function runTool(deps: ToolDeps, callId: number, tool: Tool, parameters: Record<string, unknown>, leftMs = Infinity): Promise<ToolCallRecord> {
+  const { record, headers, body } = toolRequest(deps, tool, parameters);
+  try {
+    const response = await outboundRequest({
+      url: record.url,
+      method: tool.method,
+      headers,
+      body,
+      timeoutMs: Math.min(tool.timeout * 1000, leftMs),
+      maxResponseBytes: RESPONSE_BYTES,
+      allowPrivate: deps.config.allowPrivateNetworkTargets,
+    });
+    record.status = response.status;
+    record.response = response.body;
+    record.latency_ms = response.latencyMs;
+  } catch (error) {
+    if (!(error instanceof OutboundError)) throw error;
+    record.error = `${error.kind}: ${error.message}`;
+    record.latency_ms = error.latencyMs;
+  }
+  const blocked = record.error?.startsWith('blocked');
+  deps.logger?.info('mid-call tool', {
+    call_id: callId,
+    tool_id: tool.id,
+    name: tool.name,
+    status: record.status,
+    latency_ms: record.latency_ms,
+    ...(record.error ? { error: record.error } : {}),
+    ...(blocked ? { hint: BLOCKED_TARGET_HINT } : {}),
+  });
+  return record;
 }

@@ -1,0 +1,12 @@
+import { Migration } from '@mikro-orm/migrations';
+
+/** Calls that run on a voice engine: when their media stream was taken, and the turns heard so far. */
+export class Migration20261122080000_voice extends Migration {
+  override async up(): Promise<void> {
+    this.addSql(`alter table calls add column media_started_at timestamptz(3) null, add column turns jsonb not null default '[]';`);
+  }
+
+  override async down(): Promise<void> {
+    this.addSql(`alter table calls drop column if exists media_started_at, drop column if exists turns;`);
+  }
+}

@@ -1,0 +1,58 @@
+import { transcriptText, type Turn } from '../modules/calls/call.conversation';
+import { Call, type ToolCallRecord } from '../modules/calls/call.entity';
+import type { HangupReason } from '../modules/calls/call.lifecycle';
+import type { Runtime } from '../runtime';
+
+/**
+ * What a voice engine writes about the call it runs, as it happens: one statement each, so a
+ * call's turns and tool calls survive the process that heard them.
+ */
+export class LiveCall {
+  /** The writes in the order they were made (a turn never overtakes the one before). */
+  private writes: Promise<unknown> = Promise.resolve();
+
+  constructor(
+    private readonly runtime: Runtime,
+    readonly id: number,
+  ) {}
+
+  /** A turn heard or said; after the call has ended (a late transcription) it joins the transcript too. */
+  turn(turn: Turn): void {
+    const line = transcriptText([turn]);
+    this.write(
+      `update calls set turns = turns || ?::jsonb,
+         transcript = case when finished_at is null then transcript else concat_ws(E'\\n', nullif(transcript, ''), ?::text) end
+       where id = ?`,
+      [JSON.stringify([turn]), line, this.id],
+    );
+  }
+
+  toolCall(record: ToolCallRecord): void {
+    this.write('update calls set tool_calls = tool_calls || ?::jsonb where id = ?', [JSON.stringify([record]), this.id]);
+  }
+
+  /** The caller hung up (Twilio's `stop`): the call ends as ended_by_customer unless vozgate had asked first. */
+  endedByCustomer(): void {
+    this.write(`update calls set hangup_reason = coalesce(hangup_reason, 'customer') where id = ?`, [this.id]);
+  }
+
+  /** Ends the call through its provider, unless it is over. */
+  async hangup(reason: HangupReason): Promise<void> {
+    await this.writes;
+    const em = this.runtime.orm.em.fork();
+    const call = await em.findOne(Call, { id: this.id });
+    if (!call || call.finished_at) return;
+    await this.runtime.telephony.hangup(em, this.runtime.lifecycle, call, reason);
+  }
+
+  /** Waits for the writes under way. */
+  settled(): Promise<unknown> {
+    return this.writes;
+  }
+
+  private write(sql: string, params: unknown[]): void {
+    this.writes = this.writes
+      .then(() => this.runtime.orm.em.fork().execute(sql, params))
+      .catch((error: unknown) => this.runtime.logger.error('voice: could not record a call’s progress', error, { call_id: this.id }));
+  }
+}

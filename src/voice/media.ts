@@ -1,0 +1,184 @@
+import { timingSafeEqual } from 'node:crypto';
+import type { IncomingMessage } from 'node:http';
+import type { Duplex } from 'node:stream';
+import { WebSocketServer, type RawData, type WebSocket } from 'ws';
+import { Assistant } from '../modules/assistants/assistant.entity';
+import { Call } from '../modules/calls/call.entity';
+import { Tool } from '../modules/tools/tool.entity';
+import type { Runtime } from '../runtime';
+import { mediaToken } from '../telephony/twilio.wire';
+import { LiveCall } from './live-call';
+import { RealtimeEngine, type MediaOut, type VoiceEngine } from './realtime';
+
+/**
+ * The Twilio Media Streams endpoint (design.md, "Voice engines"): the WebSocket the TwiML of a
+ * call connects to. The stream names its call in `start` (customParameters call_id and token);
+ * a wrong token, a call that is over or a token already used (a replay) closes the socket.
+ * Its audio then runs on the assistant's engine until Twilio's `stop` (the call ended) or the
+ * socket drops (the call is hung up).
+ */
+export const MEDIA_PATH = '/telephony/twilio/media';
+/** How long a stream has to say which call it is. */
+const START_TIMEOUT_MS = 10_000;
+/** WebSocket close code of a refused stream (policy violation). */
+const REFUSED = 1008;
+const SID = /^[A-Za-z0-9]{1,64}$/;
+
+export interface MediaServer {
+  upgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void;
+  /** Open media streams. */
+  readonly streams: number;
+  close(): Promise<void>;
+}
+
+export function serveMedia(runtime: Runtime): MediaServer {
+  const wss = new WebSocketServer({ noServer: true, perMessageDeflate: false, maxPayload: 64 * 1024 });
+  const streams = new Set<MediaStream>();
+  wss.on('connection', (socket: WebSocket) => {
+    const stream = new MediaStream(runtime, socket);
+    streams.add(stream);
+    socket.once('close', () => streams.delete(stream));
+  });
+  return {
+    upgrade(req, socket, head) {
+      wss.handleUpgrade(req, socket, head, (ws) => wss.emit('connection', ws, req));
+    },
+    get streams() {
+      return wss.clients.size;
+    },
+    async close() {
+      // The process stops: its calls lose their media, and Twilio ends them (its callbacks reach the other processes).
+      for (const stream of streams) stream.abandon();
+      await new Promise<void>((resolve) => wss.close(() => resolve()));
+    },
+  };
+}
+
+interface TwilioMessage {
+  event?: string;
+  streamSid?: string;
+  media?: { payload?: string };
+  mark?: { name?: string };
+  start?: { streamSid?: string; callSid?: string; customParameters?: Record<string, string> };
+}
+
+function sameToken(given: string, expected: string): boolean {
+  const a = Buffer.from(given);
+  const b = Buffer.from(expected);
+  return a.length === b.length && timingSafeEqual(a, b);
+}
+
+class MediaStream {
+  private engine: VoiceEngine | null = null;
+  private started = false;
+  private stopped = false;
+  private abandoned = false;
+  private readonly startTimer: NodeJS.Timeout;
+
+  constructor(
+    private readonly runtime: Runtime,
+    private readonly socket: WebSocket,
+  ) {
+    this.startTimer = setTimeout(() => this.refuse('no start'), START_TIMEOUT_MS);
+    socket.on('message', (data) => this.onMessage(data));
+    socket.on('error', () => {}); // the close that follows ends the stream
+    socket.once('close', () => void this.onClose());
+  }
+
+  abandon(): void {
+    this.abandoned = true;
+    void this.engine?.end('shutdown');
+    this.socket.terminate();
+  }
+
+  private onMessage(data: RawData): void {
+    let message: TwilioMessage;
+    try {
+      message = JSON.parse(data.toString());
+    } catch {
+      return;
+    }
+    switch (message.event) {
+      case 'media':
+        this.engine?.audio(message.media?.payload as string);
+        return;
+      case 'mark':
+        if (typeof message.mark?.name === 'string') this.engine?.played(message.mark.name);
+        return;
+      case 'start':
+        this.start(message).catch((error: unknown) => {
+          this.runtime.logger.error('voice: a media stream could not start', error);
+          this.refuse('start failed');
+        });
+        return;
+      case 'stop':
+        this.stopped = true;
+        void this.engine?.end('customer');
+        return;
+    }
+  }
+
+  private refuse(why: string): void {
+    clearTimeout(this.startTimer);
+    this.runtime.logger.warn('voice: refused a media stream', { why });
+    this.socket.close(REFUSED, 'Forbidden');
+  }
+
+  /** Authenticates the stream and binds it to its call, once: the token is spent by the first stream. */
+  private async start(message: TwilioMessage): Promise<void> {
+    if (this.started) return;
+    this.started = true;
+    clearTimeout(this.startTimer);
+    const { orm, secrets, config, logger } = this.runtime;
+    const parameters = message.start?.customParameters ?? {};
+    const callId = Number(parameters.call_id);
+    const streamSid = message.start?.streamSid ?? message.streamSid ?? '';
+    if (!Number.isSafeInteger(callId) || callId <= 0 || !SID.test(streamSid) || !sameToken(String(parameters.token ?? ''), mediaToken(secrets, callId))) {
+      return this.refuse('wrong token');
+    }
+    const em = orm.em.fork();
+    const call = await em.findOne(Call, { id: callId });
+    if (!call || (call.provider_call_id && message.start?.callSid && call.provider_call_id !== message.start.callSid)) return this.refuse('another call');
+    const [claimed] = await em.execute('update calls set media_started_at = now() where id = ? and media_started_at is null and finished_at is null returning id', [callId]);
+    if (!claimed) return this.refuse('a call that is over, or a token already used');
+
+    const live = new LiveCall(this.runtime, callId);
+    const assistant = call.assistant_id ? await em.findOne(Assistant, { id: call.assistant_id }, { populate: ['voice'] }) : null;
+    if (!assistant || assistant.engine_type !== 'multimodal' || !config.voice.openai) {
+      logger.error('voice: no engine for this call (multimodal assistants need OPENAI_API_KEY; pipeline ones stream to PIPELINE_ENGINE_URL)', undefined, {
+        call_id: callId,
+        engine_type: assistant?.engine_type ?? null,
+      });
+      await live.hangup('engine-failed');
+      this.socket.close();
+      return;
+    }
+    const links: { tool_id: number }[] = await em.execute('select tool_id from assistant_tools where assistant_id = ?', [assistant.id]);
+    const tools = links.length ? await em.find(Tool, { id: { $in: links.map((link) => link.tool_id) } }, { orderBy: { id: 'asc' } }) : [];
+    const [language] = await em.execute('select iso_2 from languages where name = ?', [assistant.language]);
+    const socket = this.socket;
+    const out: MediaOut = {
+      media: (payload) => socket.send(`{"event":"media","streamSid":"${streamSid}","media":{"payload":"${payload}"}}`),
+      mark: (name) => socket.send(`{"event":"mark","streamSid":"${streamSid}","mark":{"name":"${name}"}}`),
+      clear: () => socket.send(`{"event":"clear","streamSid":"${streamSid}"}`),
+    };
+    if (this.socket.readyState !== this.socket.OPEN) return live.hangup('media-lost'); // dropped while it was being set up
+    this.engine = new RealtimeEngine(this.runtime, live, {
+      assistant,
+      voice: assistant.voice.name,
+      language: language?.iso_2 ?? null,
+      tools,
+      variables: { ...assistant.variables, ...call.input_variables },
+    }, out);
+  }
+
+  private async onClose(): Promise<void> {
+    clearTimeout(this.startTimer);
+    if (this.abandoned) return;
+    try {
+      await this.engine?.end(this.stopped ? 'customer' : 'media-lost');
+    } catch (error) {
+      this.runtime.logger.error('voice: a media stream did not end cleanly', error);
+    }
+  }
+}

@@ -1,0 +1,365 @@
+import WebSocket from 'ws';
+import type { Assistant } from '../modules/assistants/assistant.entity';
+import type { HangupReason } from '../modules/calls/call.lifecycle';
+import { runTool } from '../modules/calls/call.tools';
+import type { Tool } from '../modules/tools/tool.entity';
+import type { Runtime } from '../runtime';
+import type { LiveCall } from './live-call';
+
+/**
+ * The built-in voice engine of `multimodal` assistants: a bridge between the call's Twilio
+ * media stream and an OpenAI Realtime session (design.md, "Voice engines"). Audio passes
+ * through as it comes, 8 kHz mu-law base64 both ways, never decoded or resampled.
+ */
+
+/** What an engine does with the call's media stream. */
+export interface VoiceEngine {
+  /** A frame of the caller's audio (base64 mu-law). */
+  audio(payload: string): void;
+  /** Twilio played the audio up to this mark. */
+  played(mark: string): void;
+  /**
+   * The stream ended: the caller hung up (`customer`), the socket dropped (`media-lost`: the
+   * call is hung up), or this process stops (`shutdown`: Twilio ends the call).
+   */
+  end(reason: 'customer' | 'media-lost' | 'shutdown'): Promise<void>;
+}
+
+/** What an engine sends to the call's media stream. */
+export interface MediaOut {
+  media(payload: string): void;
+  mark(name: string): void;
+  /** Drops the audio Twilio has not played yet (the caller interrupted). */
+  clear(): void;
+}
+
+/** The end-call tool's function name: user tools are lowercase, so it is never theirs. */
+export const END_CALL_FUNCTION = 'endCall';
+const DEFAULT_END_CALL = 'End the call when the conversation has reached its end, or the customer asks to hang up.';
+const TRANSCRIBE_MODEL = 'gpt-4o-mini-transcribe';
+/** Caller audio kept while the session is being set up: 2 s of 20 ms frames. */
+const PENDING_FRAMES = 100;
+/** How long the goodbye may take to play before the call is hung up anyway. */
+const GOODBYE_MS = 15_000;
+const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
+
+export interface RealtimeSetup {
+  assistant: Assistant;
+  /** The Realtime voice (the assistant's voice's name). */
+  voice: string;
+  /** ISO 639-1 of the assistant's language, for the transcription. */
+  language: string | null;
+  tools: Tool[];
+  /** The call's variables over the assistant's. */
+  variables: Record<string, unknown>;
+}
+
+/** `{{name}}` placeholders filled from the variables; an unknown one is left empty. */
+export function fillVariables(text: string, variables: Record<string, unknown>): string {
+  return text.replace(/\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}\}/g, (_, name: string) => {
+    const value = variables[name];
+    return value === undefined || value === null ? '' : typeof value === 'object' ? JSON.stringify(value) : String(value);
+  });
+}
+
+/** The Realtime model: the assistant's llm_model when it is a realtime model, else OPENAI_REALTIME_MODEL. */
+export function realtimeModel(assistant: Pick<Assistant, 'llm_model'>, fallback: string): string {
+  return /realtime/i.test(assistant.llm_model) ? assistant.llm_model : fallback;
+}
+
+/** The `session` of session.update, from the assistant's settings. */
+export function realtimeSession(setup: RealtimeSetup): Record<string, unknown> {
+  const { assistant } = setup;
+  const sensitivity = assistant.endpoint_sensitivity; // 0 (hard of hearing) to 5 (hears everything)
+  const turnDetection =
+    assistant.endpoint_type === 'ai'
+      ? { type: 'semantic_vad', eagerness: sensitivity < 2 ? 'low' : sensitivity < 4 ? 'medium' : 'high' }
+      : { type: 'server_vad', threshold: Math.round((0.8 - sensitivity * 0.1) * 100) / 100, prefix_padding_ms: 300, silence_duration_ms: 500 };
+  return {
+    type: 'realtime',
+    output_modalities: ['audio'],
+    instructions: fillVariables(assistant.system_prompt, setup.variables),
+    audio: {
+      input: {
+        format: { type: 'audio/pcmu' },
+        transcription: { model: TRANSCRIBE_MODEL, ...(setup.language ? { language: setup.language } : {}) },
+        turn_detection: { ...turnDetection, create_response: true, interrupt_response: assistant.allow_interruptions },
+        noise_reduction: assistant.noise_cancellation ? { type: 'near_field' } : null,
+      },
+      output: { format: { type: 'audio/pcmu' }, voice: setup.voice, speed: assistant.speech_speed },
+    },
+    tools: [
+      ...setup.tools.map((tool) => ({
+        type: 'function',
+        name: tool.name,
+        description: tool.description,
+        parameters: {
+          type: 'object',
+          properties: Object.fromEntries(tool.schema.map((item) => [item.name, { type: item.type, description: item.description }])),
+          required: tool.schema.map((item) => item.name),
+        },
+      })),
+      {
+        type: 'function',
+        name: END_CALL_FUNCTION,
+        description: assistant.end_call_tool_description || DEFAULT_END_CALL,
+        parameters: { type: 'object', properties: {}, required: [] },
+      },
+    ],
+    tool_choice: 'auto',
+  };
+}
+
+/** Milliseconds of 8 kHz mu-law audio in a base64 payload (one byte a sample). */
+function audioMs(payload: string): number {
+  const padding = payload.endsWith('==') ? 2 : payload.endsWith('=') ? 1 : 0;
+  return ((payload.length * 3) / 4 - padding) / 8;
+}
+
+interface RealtimeEvent {
+  type: string;
+  [key: string]: unknown;
+}
+
+/**
+ * One call's Realtime session. The caller's audio goes to `input_audio_buffer.append` once the
+ * session is set up; the model's audio goes to Twilio with a mark after each chunk, so that
+ * the engine knows what has been heard: an interruption clears Twilio's buffer and truncates
+ * the model's item where the caller stopped hearing it, and a goodbye is heard before the
+ * call is hung up.
+ */
+export class RealtimeEngine implements VoiceEngine {
+  private readonly ws: WebSocket;
+  private ready = false;
+  private ended = false;
+  private pending: string[] = [];
+  /** Marks sent to Twilio and not played yet, in order. */
+  private marks: { name: string; item: string; endMs: number }[] = [];
+  private markSeq = 0;
+  /** The model's audio item being played, and how much of it was sent and played. */
+  private item: { id: string; sentMs: number; playedMs: number } | null = null;
+  private responding = false;
+  private responseAudio = false;
+  private toolRuns: Promise<void>[] = [];
+  /** The end-call tool was called: hang up once the goodbye is heard. */
+  private endRequested = false;
+  private goodbyeAsked = false;
+  private hangingUp: HangupReason | null = null;
+  /** When the line went quiet (nobody speaking, nothing playing), and whether the assistant re-engaged since. */
+  private silentSince: number | null = null;
+  private reengaged = false;
+  private readonly silenceTimer: NodeJS.Timeout;
+
+  constructor(
+    private readonly runtime: Runtime,
+    private readonly call: LiveCall,
+    private readonly setup: RealtimeSetup,
+    private readonly out: MediaOut,
+  ) {
+    const openai = runtime.config.voice.openai!;
+    const url = `${openai.realtimeUrl}?model=${encodeURIComponent(realtimeModel(setup.assistant, openai.realtimeModel))}`;
+    this.ws = new WebSocket(url, { headers: { authorization: `Bearer ${openai.apiKey}` }, perMessageDeflate: false });
+    this.ws.on('open', () => this.send({ type: 'session.update', session: realtimeSession(setup) }));
+    this.ws.on('message', (data) => this.onEvent(data.toString()));
+    this.ws.on('error', (error) => runtime.logger.warn('voice: the Realtime connection failed', { call_id: call.id, message: error.message }));
+    this.ws.on('close', () => {
+      if (!this.ended) void this.hangup('engine-failed');
+    });
+    this.silenceTimer = setInterval(() => this.checkSilence(), 250);
+    this.silenceTimer.unref();
+  }
+
+  audio(payload: string): void {
+    if (this.ended || typeof payload !== 'string' || !BASE64.test(payload)) return;
+    if (!this.ready) {
+      if (this.pending.push(payload) > PENDING_FRAMES) this.pending.shift();
+      return;
+    }
+    this.ws.send(`{"type":"input_audio_buffer.append","audio":"${payload}"}`);
+  }
+
+  played(name: string): void {
+    const index = this.marks.findIndex((mark) => mark.name === name);
+    if (index < 0) return;
+    const [mark] = this.marks.splice(0, index + 1).slice(-1);
+    if (this.item?.id === mark.item) this.item.playedMs = mark.endMs;
+    if (this.marks.length === 0 && !this.responding) this.quiet();
+  }
+
+  async end(reason: 'customer' | 'media-lost' | 'shutdown'): Promise<void> {
+    if (this.ended) return;
+    this.ended = true;
+    clearInterval(this.silenceTimer);
+    this.ws.close();
+    if (reason === 'customer') this.call.endedByCustomer();
+    else if (reason === 'media-lost' && !this.hangingUp) await this.call.hangup('media-lost');
+    await Promise.allSettled(this.toolRuns);
+    await this.call.settled();
+  }
+
+  private send(event: Record<string, unknown>): void {
+    if (this.ws.readyState === WebSocket.OPEN) this.ws.send(JSON.stringify(event));
+  }
+
+  private onEvent(text: string): void {
+    let event: RealtimeEvent;
+    try {
+      event = JSON.parse(text);
+    } catch {
+      return;
+    }
+    switch (event.type) {
+      case 'response.output_audio.delta':
+        return this.speak(String(event.item_id), String(event.delta));
+      case 'session.updated':
+        return this.start();
+      case 'input_audio_buffer.speech_started':
+        return this.interrupted();
+      case 'response.created':
+        this.responding = true;
+        this.responseAudio = false;
+        this.silentSince = null;
+        return;
+      case 'response.done':
+        return void this.responseDone();
+      case 'response.output_audio_transcript.done':
+        if (typeof event.transcript === 'string' && event.transcript) this.call.turn({ speaker: 'assistant', text: event.transcript });
+        return;
+      case 'conversation.item.input_audio_transcription.completed':
+        if (typeof event.transcript === 'string' && event.transcript.trim()) this.call.turn({ speaker: 'customer', text: event.transcript.trim() });
+        return;
+      case 'response.function_call_arguments.done':
+        return this.functionCall(String(event.call_id), String(event.name), String(event.arguments ?? '{}'));
+      case 'error': {
+        const error = (event.error ?? {}) as Record<string, unknown>;
+        this.runtime.logger.warn('voice: the Realtime API reported an error', { call_id: this.call.id, type: error.type, code: error.code, message: error.message });
+        return;
+      }
+    }
+  }
+
+  /** The session is set up: the caller's audio flows, and the assistant opens the call if it speaks first. */
+  private start(): void {
+    if (this.ready) return;
+    this.ready = true;
+    for (const payload of this.pending) this.ws.send(`{"type":"input_audio_buffer.append","audio":"${payload}"}`);
+    this.pending = [];
+    const { assistant, variables } = this.setup;
+    if (assistant.who_speaks_first === 'AI assistant') {
+      const opening = fillVariables(assistant.initial_message, variables);
+      this.send({ type: 'response.create', response: { instructions: `Open the call by saying exactly this, in its language: "${opening}"` } });
+    } else {
+      this.silentSince = Date.now();
+    }
+  }
+
+  private speak(itemId: string, delta: string): void {
+    if (this.ended || !BASE64.test(delta)) return;
+    this.responseAudio = true;
+    if (this.item?.id !== itemId) this.item = { id: itemId, sentMs: 0, playedMs: 0 };
+    this.item.sentMs += audioMs(delta);
+    this.out.media(delta);
+    const name = `${++this.markSeq}`;
+    this.marks.push({ name, item: itemId, endMs: this.item.sentMs });
+    this.out.mark(name);
+  }
+
+  /** The caller started speaking: what they have not heard yet is dropped, when the assistant allows it. */
+  private interrupted(): void {
+    this.silentSince = null;
+    this.reengaged = false;
+    if (!this.setup.assistant.allow_interruptions || this.marks.length === 0 || !this.item) return;
+    this.out.clear();
+    this.send({ type: 'conversation.item.truncate', item_id: this.item.id, content_index: 0, audio_end_ms: Math.floor(this.item.playedMs) });
+    this.marks = [];
+  }
+
+  private functionCall(callId: string, name: string, args: string): void {
+    if (name === END_CALL_FUNCTION) {
+      this.endRequested = true;
+      this.send({ type: 'conversation.item.create', item: { type: 'function_call_output', call_id: callId, output: '{"ok":true}' } });
+      return;
+    }
+    const tool = this.setup.tools.find((candidate) => candidate.name === name);
+    this.toolRuns.push(this.runTool(callId, tool, args));
+  }
+
+  private async runTool(callId: string, tool: Tool | undefined, args: string): Promise<void> {
+    let output: string;
+    if (!tool) {
+      output = JSON.stringify({ error: 'unknown tool' });
+    } else {
+      let given: Record<string, unknown> = {};
+      try {
+        const parsed = JSON.parse(args);
+        if (parsed && typeof parsed === 'object') given = parsed;
+      } catch {
+        // the model's arguments were not JSON: the tool gets none
+      }
+      const parameters = Object.fromEntries(tool.schema.filter((item) => item.name in given).map((item) => [item.name, given[item.name]]));
+      const record = await runTool(this.runtime, this.call.id, tool, parameters);
+      this.call.toolCall(record);
+      output = JSON.stringify(record.error ? { error: record.error } : { status: record.status, response: record.response });
+    }
+    this.send({ type: 'conversation.item.create', item: { type: 'function_call_output', call_id: callId, output } });
+  }
+
+  private async responseDone(): Promise<void> {
+    this.responding = false;
+    const runs = this.toolRuns;
+    this.toolRuns = [];
+    if (runs.length) {
+      await Promise.allSettled(runs);
+      if (!this.endRequested && !this.ended) return this.send({ type: 'response.create' });
+    }
+    if (this.endRequested && !this.hangingUp) {
+      if (!this.responseAudio && !this.goodbyeAsked) {
+        this.goodbyeAsked = true;
+        return this.send({ type: 'response.create', response: { instructions: 'Say a short goodbye to the customer, in the language of the conversation.' } });
+      }
+      return this.hangupWhenHeard('end-call-tool');
+    }
+    if (this.marks.length === 0) this.quiet();
+  }
+
+  /** Hangs up once Twilio has played what was sent (the goodbye), or after GOODBYE_MS. */
+  private hangupWhenHeard(reason: HangupReason): void {
+    const started = Date.now();
+    const wait = setInterval(() => {
+      if (this.marks.length === 0 || Date.now() - started > GOODBYE_MS || this.ended) {
+        clearInterval(wait);
+        void this.hangup(reason);
+      }
+    }, 50);
+  }
+
+  private async hangup(reason: HangupReason): Promise<void> {
+    if (this.hangingUp) return;
+    this.hangingUp = reason;
+    clearInterval(this.silenceTimer);
+    try {
+      await this.call.hangup(reason);
+    } catch (error) {
+      this.runtime.logger.error('voice: could not hang up a call', error, { call_id: this.call.id, reason });
+    }
+  }
+
+  /** Nobody speaks and nothing plays: the silence clock starts. */
+  private quiet(): void {
+    if (this.silentSince === null) this.silentSince = Date.now();
+  }
+
+  /** re_engagement_interval of silence: the assistant re-engages; then max_silence_duration more: the call ends. */
+  private checkSilence(): void {
+    if (this.silentSince === null || this.hangingUp || this.ended) return;
+    const silent = Date.now() - this.silentSince;
+    const { re_engagement_interval, max_silence_duration } = this.setup.assistant;
+    if (!this.reengaged && silent >= re_engagement_interval * 1000) {
+      this.reengaged = true;
+      this.silentSince = null;
+      this.send({ type: 'response.create', response: { instructions: 'The customer has been silent for a while. Briefly check, in the language of the conversation, whether they are still there.' } });
+    } else if (this.reengaged && silent >= max_silence_duration * 1000) {
+      void this.hangup('silence');
+    }
+  }
+}

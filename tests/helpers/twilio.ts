@@ -1,0 +1,81 @@
+import { randomBytes } from 'node:crypto';
+import type { ServerResponse } from 'node:http';
+import twilio from 'twilio';
+import { json, startReceiver, type Received, type Receiver } from './receiver';
+
+/**
+ * A local server that speaks Twilio's Calls API as Twilio documents it: basic auth, form
+ * bodies, JSON answers and Twilio's error bodies (20003 unauthenticated, 21211 invalid To for
+ * numbers ending in 9999, 20404). And requests to vozgate as Twilio sends them: form-encoded,
+ * signed with the official `twilio` package's helper, so that a mistake in vozgate's
+ * signature check cannot hide behind the same mistake in the test.
+ */
+export interface FakeTwilio {
+  accountSid: string;
+  authToken: string;
+  receiver: Receiver;
+  /** The calls it made. */
+  made: { sid: string; to: string; from: string; date_created: string }[];
+  /** What GET /Calls/{sid}.json answers, by sid (404 otherwise). */
+  resources: Map<string, { status: number; body: Record<string, unknown> }>;
+  /** When set, the next call creation answers this status (the call is made anyway). */
+  nextStatus: number | null;
+  /** The POSTs it received. */
+  posts(): Received[];
+  /** The settings of TELEPHONY_PROVIDER=twilio against it. */
+  settings(): { accountSid: string; authToken: string; apiBase: string };
+  /** POSTs `params` to vozgate's `publicUrl` + `path`, signed unless `sign` is false. */
+  request(publicUrl: string, path: string, params: Record<string, string>, sign?: boolean): Promise<Response>;
+  close(): Promise<void>;
+}
+
+export async function startFakeTwilio(): Promise<FakeTwilio> {
+  const receiver = await startReceiver();
+  const fake: FakeTwilio = {
+    accountSid: `AC${randomBytes(16).toString('hex')}`,
+    authToken: randomBytes(16).toString('hex'),
+    receiver,
+    made: [],
+    resources: new Map(),
+    nextStatus: null,
+    posts: () => receiver.requests.filter((request) => request.method === 'POST'),
+    settings: () => ({ accountSid: fake.accountSid, authToken: fake.authToken, apiBase: receiver.url }),
+    request(publicUrl, path, params, sign = true) {
+      const url = `${publicUrl}${path}`;
+      const headers: Record<string, string> = { 'content-type': 'application/x-www-form-urlencoded' };
+      if (sign) headers['x-twilio-signature'] = twilio.getExpectedTwilioSignature(fake.authToken, url, params);
+      return fetch(url, { method: 'POST', headers, body: new URLSearchParams(params).toString() });
+    },
+    close: () => receiver.close(),
+  };
+  receiver.respond = (request, res) => callsApi(fake, request, res);
+  return fake;
+}
+
+function callsApi(fake: FakeTwilio, request: Received, res: ServerResponse): void {
+  const base = `/2010-04-01/Accounts/${fake.accountSid}/Calls.json`;
+  if (request.headers.authorization !== `Basic ${Buffer.from(`${fake.accountSid}:${fake.authToken}`).toString('base64')}`) {
+    return json(res, 401, { code: 20003, message: 'Authenticate', more_info: 'https://www.twilio.com/docs/errors/20003', status: 401 });
+  }
+  if (request.method === 'GET' && request.url.startsWith(base)) {
+    const query = new URL(request.url, 'http://x').searchParams;
+    return json(res, 200, { calls: fake.made.filter((call) => call.to === query.get('To') && call.from === query.get('From')) });
+  }
+  const update = /^\/2010-04-01\/Accounts\/AC\w+\/Calls\/(CA\w+)\.json$/.exec(request.url);
+  if (request.method === 'GET' && update) {
+    const resource = fake.resources.get(update[1]);
+    return resource ? json(res, resource.status, resource.body) : json(res, 404, { code: 20404, message: 'The requested resource was not found', status: 404 });
+  }
+  if (request.method === 'POST' && update) return json(res, 200, { sid: update[1], status: new URLSearchParams(request.body).get('Status') });
+  if (request.method !== 'POST' || request.url !== base) return json(res, 404, { code: 20404, message: 'Not found', status: 404 });
+  const form = new URLSearchParams(request.body);
+  if (form.get('To')!.endsWith('9999')) {
+    return json(res, 400, { code: 21211, message: `The 'To' number ${form.get('To')} is not a valid phone number.`, more_info: 'https://www.twilio.com/docs/errors/21211', status: 400 });
+  }
+  const call = { sid: `CA${randomBytes(16).toString('hex')}`, to: form.get('To')!, from: form.get('From')!, date_created: new Date().toUTCString() };
+  fake.made.push(call);
+  const status = fake.nextStatus;
+  fake.nextStatus = null;
+  if (status !== null) return json(res, status, { code: 20500, message: 'Internal Server Error', status });
+  json(res, 201, { ...call, status: 'queued', account_sid: fake.accountSid });
+}
