@@ -326,7 +326,8 @@ export class RealtimeEngine implements VoiceEngine {
   private hangupWhenHeard(reason: HangupReason): void {
     const started = Date.now();
     const wait = setInterval(() => {
-      if (this.marks.length === 0 || Date.now() - started > GOODBYE_MS || this.ended) {
+      if (this.ended) return clearInterval(wait); // the caller hung up first
+      if (this.marks.length === 0 || Date.now() - started > GOODBYE_MS) {
         clearInterval(wait);
         void this.hangup(reason);
       }

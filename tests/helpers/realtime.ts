@@ -1,0 +1,93 @@
+import type { IncomingHttpHeaders } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { WebSocketServer, type WebSocket } from 'ws';
+
+/**
+ * A local stand-in for the OpenAI Realtime API's WebSocket: it refuses a connection without
+ * the expected bearer key (401, as the API does), answers `session.update` with
+ * `session.updated`, and lets the test read what the client sent and script what the model
+ * says, in the API's event shapes (GA).
+ */
+export interface RealtimeSession {
+  url: string;
+  headers: IncomingHttpHeaders;
+  /** Every client event received, parsed. */
+  events: Record<string, any>[];
+  send(event: Record<string, unknown>): void;
+  /** The next client event of this type (received after `from`, an index into `events`). */
+  next(type: string, from?: number, timeoutMs?: number): Promise<Record<string, any>>;
+  closed: Promise<void>;
+  close(): void;
+}
+
+export interface FakeRealtime {
+  url: string;
+  sessions: RealtimeSession[];
+  /** The next session to connect (or the one that already did, beyond those taken). */
+  session(timeoutMs?: number): Promise<RealtimeSession>;
+  close(): Promise<void>;
+}
+
+export async function startFakeRealtime(apiKey: string): Promise<FakeRealtime> {
+  const wss = new WebSocketServer({
+    port: 0,
+    host: '127.0.0.1',
+    verifyClient: (info, done) => (info.req.headers.authorization === `Bearer ${apiKey}` ? done(true) : done(false, 401, 'Unauthorized')),
+  });
+  await new Promise<void>((resolve) => wss.once('listening', resolve));
+  const sessions: RealtimeSession[] = [];
+  let taken = 0;
+  const waiting: ((session: RealtimeSession) => void)[] = [];
+  wss.on('connection', (socket: WebSocket, req) => {
+    const waiters: { type: string; from: number; resolve: (event: Record<string, any>) => void }[] = [];
+    let closedResolve: () => void;
+    const session: RealtimeSession = {
+      url: req.url ?? '',
+      headers: req.headers,
+      events: [],
+      send: (event) => socket.send(JSON.stringify({ event_id: `event_${Math.random().toString(36).slice(2)}`, ...event })),
+      next(type, from = 0, timeoutMs = 10_000) {
+        const found = session.events.slice(from).find((event) => event.type === type);
+        if (found) return Promise.resolve(found);
+        return new Promise((resolve, reject) => {
+          const timer = setTimeout(() => reject(new Error(`no ${type} from the client`)), timeoutMs);
+          waiters.push({ type, from, resolve: (event) => (clearTimeout(timer), resolve(event)) });
+        });
+      },
+      closed: new Promise<void>((resolve) => (closedResolve = resolve)),
+      close: () => socket.close(),
+    };
+    socket.on('close', () => closedResolve());
+    socket.on('message', (data) => {
+      const event = JSON.parse(data.toString());
+      session.events.push(event);
+      if (event.type === 'session.update') session.send({ type: 'session.updated', session: { id: 'sess_fake', object: 'realtime.session', ...event.session } });
+      for (const waiter of waiters.filter((w) => w.type === event.type && session.events.length - 1 >= w.from)) {
+        waiters.splice(waiters.indexOf(waiter), 1);
+        waiter.resolve(event);
+      }
+    });
+    sessions.push(session);
+    waiting.shift()?.(session);
+  });
+  return {
+    url: `ws://127.0.0.1:${(wss.address() as AddressInfo).port}`,
+    sessions,
+    session(timeoutMs = 10_000) {
+      if (sessions.length > taken) return Promise.resolve(sessions[taken++]);
+      return new Promise((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error('no Realtime session')), timeoutMs);
+        waiting.push((session) => {
+          clearTimeout(timer);
+          taken++;
+          resolve(session);
+        });
+      });
+    },
+    close: () =>
+      new Promise((resolve) => {
+        for (const client of wss.clients) client.terminate();
+        wss.close(() => resolve());
+      }),
+  };
+}
