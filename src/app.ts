@@ -28,6 +28,7 @@ import { graphqlOperations, httpDuration, httpRequests, registry, watchDatabase 
 import type { Runtime } from './runtime';
 import { simulatedRecording } from './telephony/recording';
 import { TWILIO_WEBHOOK_PATHS, twilioWebhook } from './telephony/twilio.callbacks';
+import { engineApi } from './voice/engine.api';
 import { MEDIA_PATH, serveMedia } from './voice/media';
 
 export interface App {
@@ -242,7 +243,7 @@ export async function createApp(runtime: Runtime): Promise<App> {
       return pattern ? `${REST_BASE}${pattern}` : 'unmatched';
     }
     if (STATIC_ROUTES.has(path) || TWILIO_WEBHOOK_PATHS.includes(path)) return path;
-    const prefix = ['/docs/', '/ide/', '/recordings/'].find((p) => path.startsWith(p));
+    const prefix = ['/docs/', '/ide/', '/recordings/', '/engine/calls/'].find((p) => path.startsWith(p));
     return prefix ? `${prefix}*` : 'unmatched';
   };
 
@@ -316,6 +317,7 @@ export async function createApp(runtime: Runtime): Promise<App> {
       }
       if (path.startsWith('/recordings/')) return await recording(res, url);
       if (path.startsWith('/telephony/twilio/')) return await twilioWebhook(runtime, req, res, url);
+      if (path.startsWith('/engine/')) return await engineApi(runtime, req, res, path);
       if (path === REST_BASE || path.startsWith(`${REST_BASE}/`)) {
         return await shim.handle(req, res, url, path.slice(REST_BASE.length), sessionFor(req, requestId, seen));
       }

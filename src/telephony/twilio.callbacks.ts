@@ -10,7 +10,7 @@ import { Call } from '../modules/calls/call.entity';
 import { applyCallEvent, hangupEvent, HANGUPS, isHangupReason, type CallEvent, type LifecycleDeps } from '../modules/calls/call.lifecycle';
 import { admitCall, reserveForCalls, startCall } from '../modules/calls/call.service';
 import type { Runtime } from '../runtime';
-import { answeredByOf, rejectTwiml, streamTwiml, validTwilioSignature } from './twilio.wire';
+import { answeredByOf, mediaStreamUrl, rejectTwiml, streamTwiml, validTwilioSignature } from './twilio.wire';
 
 /**
  * What Twilio asks of vozgate: the voice URL of its numbers (an incoming call) and the
@@ -158,7 +158,11 @@ async function answerIncoming(em: EntityManager, runtime: Runtime, params: Recor
   const to = toE164(params.To ?? '', config.defaultPhoneRegion);
   if (!sid || !to) return rejectTwiml('rejected');
   const known = () => em.fork().findOne(Call, { provider: 'twilio', provider_call_id: sid });
-  const answer = (call: Call) => (call.finished_at ? rejectTwiml('rejected') : streamTwiml(config.publicUrl, secrets, call.id));
+  const answer = async (call: Call) => {
+    const [assistant] = call.assistant_id ? await em.execute('select engine_type from assistants where id = ?', [call.assistant_id]) : [];
+    if (call.finished_at || !assistant) return rejectTwiml('rejected');
+    return streamTwiml(mediaStreamUrl(config, assistant.engine_type), secrets, call.id);
+  };
   const existing = await known();
   if (existing) return answer(existing);
 

@@ -1,4 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Config } from '../config';
 import { DomainError, Messages } from '../errors';
 import { enqueue } from '../jobs/queue';
 import type { SecretBox } from '../lib/secrets';
@@ -8,7 +9,7 @@ import { applyCallEvent, hangupEvent, type CallEvent, type HangupReason, type Li
 import type { TelephonyProvider } from './provider';
 import { applyTwilioStatus } from './twilio.callbacks';
 import { TwilioRest, type TwilioSettings } from './twilio.rest';
-import { streamTwiml } from './twilio.wire';
+import { mediaStreamUrl, streamTwiml } from './twilio.wire';
 
 /**
  * Twilio's Programmable Voice (and Twilio-compatible APIs: TWILIO_API_BASE), by its
@@ -42,7 +43,7 @@ export class TwilioVoice implements TelephonyProvider {
   constructor(
     settings: TwilioSettings,
     /** Read at each call: PUBLIC_URL is the base Twilio calls back. */
-    private readonly site: { publicUrl: string },
+    private readonly site: Pick<Config, 'publicUrl' | 'voice'>,
     private readonly secrets: SecretBox,
   ) {
     this.rest = new TwilioRest(settings, REQUEST_TIMEOUT_MS);
@@ -63,7 +64,7 @@ export class TwilioVoice implements TelephonyProvider {
     const params = new URLSearchParams({
       To: call.client_phone_number,
       From: call.assistant_phone_number,
-      Twiml: streamTwiml(this.site.publicUrl, this.secrets, call.id),
+      Twiml: streamTwiml(mediaStreamUrl(this.site, assistant.engine_type), this.secrets, call.id),
       StatusCallback: callback('status'),
       StatusCallbackMethod: 'POST',
       MachineDetection: 'Enable',

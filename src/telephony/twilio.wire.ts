@@ -1,5 +1,7 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
+import type { Config } from '../config';
 import type { SecretBox } from '../lib/secrets';
+import type { EngineType } from '../modules/catalog/voice.entity';
 import type { AnsweredBy } from '../modules/calls/call.entity';
 
 /** Twilio's wire format, as design.md ("Telephony: Twilio") and Twilio's documentation give it. */
@@ -28,11 +30,19 @@ function escapeXml(text: string): string {
   return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
 }
 
-/** TwiML that connects the call's audio to the media endpoint, naming the call and its token. */
-export function streamTwiml(publicUrl: string, secrets: SecretBox, callId: number): string {
-  const base = publicUrl.replace(/^http/, 'ws');
+/**
+ * Where a call's media streams: the built-in engine's endpoint, or PIPELINE_ENGINE_URL for
+ * pipeline assistants when it is set.
+ */
+export function mediaStreamUrl(config: Pick<Config, 'publicUrl' | 'voice'>, engine: EngineType): string {
+  if (engine === 'pipeline' && config.voice.pipelineEngineUrl) return config.voice.pipelineEngineUrl;
+  return `${config.publicUrl.replace(/^http/, 'ws')}/telephony/twilio/media`;
+}
+
+/** TwiML that connects the call's audio to `streamUrl`, naming the call and its token. */
+export function streamTwiml(streamUrl: string, secrets: SecretBox, callId: number): string {
   return (
-    `<Response><Connect><Stream url="${escapeXml(`${base}/telephony/twilio/media`)}">` +
+    `<Response><Connect><Stream url="${escapeXml(streamUrl)}">` +
     `<Parameter name="call_id" value="${callId}"/><Parameter name="token" value="${mediaToken(secrets, callId)}"/>` +
     `</Stream></Connect></Response>`
   );

@@ -2,13 +2,12 @@ import { timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type RawData, type WebSocket } from 'ws';
-import { Assistant } from '../modules/assistants/assistant.entity';
 import { Call } from '../modules/calls/call.entity';
-import { Tool } from '../modules/tools/tool.entity';
 import type { Runtime } from '../runtime';
 import { mediaToken } from '../telephony/twilio.wire';
 import { LiveCall } from './live-call';
 import { RealtimeEngine, type MediaOut, type VoiceEngine } from './realtime';
+import { engineSetup } from './setup';
 
 /**
  * The Twilio Media Streams endpoint (design.md, "Voice engines"): the WebSocket the TwiML of a
@@ -143,19 +142,16 @@ class MediaStream {
     if (!claimed) return this.refuse('a call that is over, or a token already used');
 
     const live = new LiveCall(this.runtime, callId);
-    const assistant = call.assistant_id ? await em.findOne(Assistant, { id: call.assistant_id }, { populate: ['voice'] }) : null;
-    if (!assistant || assistant.engine_type !== 'multimodal' || !config.voice.openai) {
+    const setup = await engineSetup(em, call);
+    if (!setup || setup.assistant.engine_type !== 'multimodal' || !config.voice.openai) {
       logger.error('voice: no engine for this call (multimodal assistants need OPENAI_API_KEY; pipeline ones stream to PIPELINE_ENGINE_URL)', undefined, {
         call_id: callId,
-        engine_type: assistant?.engine_type ?? null,
+        engine_type: setup?.assistant.engine_type ?? null,
       });
       await live.hangup('engine-failed');
       this.socket.close();
       return;
     }
-    const links: { tool_id: number }[] = await em.execute('select tool_id from assistant_tools where assistant_id = ?', [assistant.id]);
-    const tools = links.length ? await em.find(Tool, { id: { $in: links.map((link) => link.tool_id) } }, { orderBy: { id: 'asc' } }) : [];
-    const [language] = await em.execute('select iso_2 from languages where name = ?', [assistant.language]);
     const socket = this.socket;
     const out: MediaOut = {
       media: (payload) => socket.send(`{"event":"media","streamSid":"${streamSid}","media":{"payload":"${payload}"}}`),
@@ -163,13 +159,7 @@ class MediaStream {
       clear: () => socket.send(`{"event":"clear","streamSid":"${streamSid}"}`),
     };
     if (this.socket.readyState !== this.socket.OPEN) return live.hangup('media-lost'); // dropped while it was being set up
-    this.engine = new RealtimeEngine(this.runtime, live, {
-      assistant,
-      voice: assistant.voice.name,
-      language: language?.iso_2 ?? null,
-      tools,
-      variables: { ...assistant.variables, ...call.input_variables },
-    }, out);
+    this.engine = new RealtimeEngine(this.runtime, live, setup, out);
   }
 
   private async onClose(): Promise<void> {

@@ -5,6 +5,7 @@ import { runTool } from '../modules/calls/call.tools';
 import type { Tool } from '../modules/tools/tool.entity';
 import type { Runtime } from '../runtime';
 import type { LiveCall } from './live-call';
+import type { EngineSetup } from './setup';
 
 /**
  * The built-in voice engine of `multimodal` assistants: a bridge between the call's Twilio
@@ -43,17 +44,6 @@ const PENDING_FRAMES = 100;
 const GOODBYE_MS = 15_000;
 const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
 
-export interface RealtimeSetup {
-  assistant: Assistant;
-  /** The Realtime voice (the assistant's voice's name). */
-  voice: string;
-  /** ISO 639-1 of the assistant's language, for the transcription. */
-  language: string | null;
-  tools: Tool[];
-  /** The call's variables over the assistant's. */
-  variables: Record<string, unknown>;
-}
-
 /** `{{name}}` placeholders filled from the variables; an unknown one is left empty. */
 export function fillVariables(text: string, variables: Record<string, unknown>): string {
   return text.replace(/\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}\}/g, (_, name: string) => {
@@ -68,7 +58,7 @@ export function realtimeModel(assistant: Pick<Assistant, 'llm_model'>, fallback:
 }
 
 /** The `session` of session.update, from the assistant's settings. */
-export function realtimeSession(setup: RealtimeSetup): Record<string, unknown> {
+export function realtimeSession(setup: EngineSetup): Record<string, unknown> {
   const { assistant } = setup;
   const sensitivity = assistant.endpoint_sensitivity; // 0 (hard of hearing) to 5 (hears everything)
   const turnDetection =
@@ -88,25 +78,32 @@ export function realtimeSession(setup: RealtimeSetup): Record<string, unknown> {
       },
       output: { format: { type: 'audio/pcmu' }, voice: setup.voice, speed: assistant.speech_speed },
     },
-    tools: [
-      ...setup.tools.map((tool) => ({
-        type: 'function',
-        name: tool.name,
-        description: tool.description,
-        parameters: {
-          type: 'object',
-          properties: Object.fromEntries(tool.schema.map((item) => [item.name, { type: item.type, description: item.description }])),
-          required: tool.schema.map((item) => item.name),
-        },
-      })),
-      {
-        type: 'function',
-        name: END_CALL_FUNCTION,
-        description: assistant.end_call_tool_description || DEFAULT_END_CALL,
-        parameters: { type: 'object', properties: {}, required: [] },
-      },
-    ],
+    tools: [...setup.tools.map(toolFunction), endCallFunction(assistant)],
     tool_choice: 'auto',
+  };
+}
+
+/** A mid-call tool as a function the model may call (JSON-schema parameters, every one required). */
+export function toolFunction(tool: Pick<Tool, 'name' | 'description' | 'schema'>): Record<string, unknown> {
+  return {
+    type: 'function',
+    name: tool.name,
+    description: tool.description,
+    parameters: {
+      type: 'object',
+      properties: Object.fromEntries(tool.schema.map((item) => [item.name, { type: item.type, description: item.description }])),
+      required: tool.schema.map((item) => item.name),
+    },
+  };
+}
+
+/** The end-call tool, described by the assistant's `end_call_tool.description`. */
+export function endCallFunction(assistant: Pick<Assistant, 'end_call_tool_description'>): Record<string, unknown> {
+  return {
+    type: 'function',
+    name: END_CALL_FUNCTION,
+    description: assistant.end_call_tool_description || DEFAULT_END_CALL,
+    parameters: { type: 'object', properties: {}, required: [] },
   };
 }
 
@@ -153,7 +150,7 @@ export class RealtimeEngine implements VoiceEngine {
   constructor(
     private readonly runtime: Runtime,
     private readonly call: LiveCall,
-    private readonly setup: RealtimeSetup,
+    private readonly setup: EngineSetup,
     private readonly out: MediaOut,
   ) {
     const openai = runtime.config.voice.openai!;

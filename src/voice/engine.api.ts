@@ -1,0 +1,156 @@
+import { timingSafeEqual } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { DomainError, FieldErrorCollector, Messages } from '../errors';
+import { readBody, sendError, sendJson } from '../http';
+import { Call } from '../modules/calls/call.entity';
+import { runTool } from '../modules/calls/call.tools';
+import type { Runtime } from '../runtime';
+import { mediaToken } from '../telephony/twilio.wire';
+import { LiveCall } from './live-call';
+import { endCallFunction, fillVariables, toolFunction } from './realtime';
+import { engineSetup } from './setup';
+
+/**
+ * The engine API (design.md, "Voice engines"): what an external engine (a Pipecat bot, for
+ * example) that runs a `pipeline` assistant's call asks of vozgate, with the call's token from
+ * the TwiML's `<Parameter name="token">` as a bearer token:
+ *
+ * - `GET /engine/calls/{id}`: the assistant's configuration and the call's variables;
+ * - `POST /engine/calls/{id}/tools/{name}`: runs one of the assistant's mid-call tools with the
+ *   JSON body as its arguments, through vozgate's guarded client; answers what the tool did;
+ * - `POST /engine/calls/{id}/events`: `{"type":"turn","speaker":"assistant|customer","text":...}`
+ *   adds a transcript turn; `{"type":"ended","reason":...}` ends the call (`end-call-tool`,
+ *   `silence`, `engine-failed` hang it up through the provider; `customer` says the caller did).
+ */
+const ROUTE = /^\/engine\/calls\/(\d{1,10})(?:\/(tools)\/([a-z][a-z_]{0,63})|\/(events))?$/;
+const ENDINGS = ['end-call-tool', 'silence', 'engine-failed', 'customer'] as const;
+const MAX_TURN = 4000;
+
+function bearer(req: IncomingMessage): string {
+  return /^Bearer\s+(\S+)$/i.exec(req.headers.authorization ?? '')?.[1] ?? '';
+}
+
+function sameToken(given: string, expected: string): boolean {
+  const a = Buffer.from(given);
+  const b = Buffer.from(expected);
+  return a.length === b.length && timingSafeEqual(a, b);
+}
+
+async function jsonBody(req: IncomingMessage, limit: number): Promise<Record<string, unknown> | null> {
+  const raw = (await readBody(req, limit)).toString('utf8');
+  try {
+    const parsed = raw ? JSON.parse(raw) : {};
+    return parsed && typeof parsed === 'object' && !Array.isArray(parsed) ? parsed : null;
+  } catch {
+    return null;
+  }
+}
+
+export async function engineApi(runtime: Runtime, req: IncomingMessage, res: ServerResponse, path: string): Promise<void> {
+  try {
+    await serve(runtime, req, res, path);
+  } catch (error) {
+    if (!(error instanceof DomainError)) throw error;
+    sendError(res, error.code, error.message, { ...(error.errors ? { errors: error.errors } : {}), ...error.details });
+  }
+}
+
+async function serve(runtime: Runtime, req: IncomingMessage, res: ServerResponse, path: string): Promise<void> {
+  const match = ROUTE.exec(path);
+  if (!match) return sendError(res, 'NOT_FOUND', Messages.routeNotFound);
+  const callId = Number(match[1]);
+  const action = match[2] ?? match[4] ?? 'call';
+  const expected = action === 'call' ? 'GET' : 'POST';
+  if (req.method !== expected) return sendError(res, 'METHOD_NOT_ALLOWED', Messages.methodNotAllowed, {}, { allow: expected });
+  if (!sameToken(bearer(req), mediaToken(runtime.secrets, callId))) return sendError(res, 'UNAUTHENTICATED', Messages.unauthenticated);
+
+  const em = runtime.orm.em.fork();
+  const call = await em.findOne(Call, { id: callId });
+  if (!call) return sendError(res, 'NOT_FOUND', Messages.callNotFound);
+  const setup = await engineSetup(em, call);
+  if (!setup) return sendError(res, 'NOT_FOUND', Messages.assistantNotFound);
+  const { assistant, tools, variables } = setup;
+
+  if (action === 'call') {
+    return sendJson(res, 200, {
+      call: {
+        id: call.id,
+        type: call.type,
+        status: call.status,
+        customer_phone: call.client_phone_number,
+        assistant_phone: call.assistant_phone_number,
+        provider_call_id: call.provider_call_id,
+        variables,
+      },
+      assistant: {
+        id: assistant.id,
+        name: assistant.assistant_name,
+        language: assistant.language,
+        language_code: setup.language,
+        voice: setup.voice,
+        llm_model: assistant.llm_model,
+        llm_temperature: assistant.llm_temperature,
+        system_prompt: fillVariables(assistant.system_prompt, variables),
+        initial_message: fillVariables(assistant.initial_message, variables),
+        who_speaks_first: assistant.who_speaks_first,
+        allow_interruptions: assistant.allow_interruptions,
+        endpoint_type: assistant.endpoint_type,
+        endpoint_sensitivity: assistant.endpoint_sensitivity,
+        interrupt_sensitivity: assistant.interrupt_sensitivity,
+        use_min_interrupt_words: assistant.use_min_interrupt_words,
+        min_interrupt_words: assistant.min_interrupt_words,
+        speech_speed: assistant.speech_speed,
+        voice_stability: assistant.voice_stability,
+        voice_similarity: assistant.voice_similarity,
+        ambient_sound_volume: assistant.ambient_sound_volume,
+        noise_cancellation: assistant.noise_cancellation,
+        filler_audios: assistant.filler_audios,
+        re_engagement_interval: assistant.re_engagement_interval,
+        max_silence_duration: assistant.max_silence_duration,
+        max_call_duration: assistant.max_call_duration,
+        end_call_on_voicemail: assistant.end_call_on_voicemail,
+        tools: tools.map(toolFunction),
+        end_call_tool: endCallFunction(assistant),
+      },
+    });
+  }
+
+  const body = await jsonBody(req, runtime.config.maxBodyBytes);
+  if (!body) return sendError(res, 'BAD_REQUEST', Messages.invalidJson);
+  const live = new LiveCall(runtime, callId);
+
+  if (action === 'tools') {
+    const tool = tools.find((candidate) => candidate.name === match[3]);
+    if (!tool) return sendError(res, 'NOT_FOUND', Messages.toolNotFound);
+    if (call.finished_at) return sendError(res, 'CONFLICT', Messages.callAlreadyEnded);
+    const parameters = Object.fromEntries(tool.schema.filter((item) => item.name in body).map((item) => [item.name, body[item.name]]));
+    const record = await runTool(runtime, callId, tool, parameters);
+    live.toolCall(record);
+    await live.settled();
+    return sendJson(res, 200, { status: record.status, response: record.response, error: record.error, latency_ms: record.latency_ms });
+  }
+
+  const errors = new FieldErrorCollector();
+  if (body.type === 'turn') {
+    if (body.speaker !== 'assistant' && body.speaker !== 'customer') errors.add('speaker', 'O campo speaker deve ser assistant ou customer.');
+    if (typeof body.text !== 'string' || !body.text.trim() || body.text.length > MAX_TURN) errors.add('text', `O campo text deve ser um texto de 1 a ${MAX_TURN} caracteres.`);
+    errors.throwIfAny();
+    live.turn({ speaker: body.speaker as 'assistant' | 'customer', text: (body.text as string).trim() });
+    await live.settled();
+  } else if (body.type === 'ended') {
+    const reason = ENDINGS.find((ending) => ending === body.reason);
+    if (!reason) errors.add('reason', `O campo reason deve ser um de: ${ENDINGS.join(', ')}.`);
+    errors.throwIfAny();
+    if (reason === 'customer') {
+      live.endedByCustomer();
+      await live.settled();
+    } else {
+      await live.hangup(reason!);
+    }
+  } else {
+    errors.add('type', 'O campo type deve ser turn ou ended.');
+    errors.throwIfAny();
+  }
+  res.writeHead(204);
+  res.end();
+}
