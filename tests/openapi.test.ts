@@ -44,7 +44,8 @@ describe('GET /api/openapi.json', () => {
         .map((m) => `${m.toUpperCase()} ${p}`),
     );
     const twilio = TWILIO_WEBHOOK_PATHS.map((p) => `POST ${p}`);
-    expect(described.sort()).toEqual([...routes.map((r) => `${r.method} ${r.path}`), ...twilio].sort());
+    const engine = ['GET /engine/calls/{id}', 'POST /engine/calls/{id}/tools/{name}', 'POST /engine/calls/{id}/events'];
+    expect(described.sort()).toEqual([...routes.map((r) => `${r.method} ${r.path}`), ...twilio, ...engine].sort());
     for (const p of TWILIO_WEBHOOK_PATHS) {
       // Outside /api, and signed by Twilio rather than authenticated by a token.
       expect(served.paths[p].servers).toEqual([{ url: '/', description: expect.any(String) }]);

@@ -1,5 +1,9 @@
 import type { AddressInfo } from 'node:net';
+import Ajv2020 from 'ajv/dist/2020';
 import { WebSocketServer, type WebSocket } from 'ws';
+import { getSchema } from '../src/graphql/schema';
+import { buildOpenApi } from '../src/rest/openapi';
+import { routes } from '../src/rest/routes';
 import { startTestApp, type TestAccount, type TestApp } from './helpers/app';
 import { until } from './helpers/dialer';
 import { toneFrames, TwilioMediaClient } from './helpers/media';
@@ -119,6 +123,12 @@ it('streams a pipeline assistant’s call to PIPELINE_ENGINE_URL, whose engine r
     end_call_tool: { name: 'endCall' },
   });
   expect(run.tool).toMatchObject({ status: 200, response: '{"booked":true}', error: null });
+  // As the OpenAPI document describes them.
+  const described = buildOpenApi(await getSchema(), routes).paths as Record<string, any>;
+  const ajv = new Ajv2020({ strict: false });
+  const schemaOf = (path: string, method: string) => described[path][method].responses['200'].content['application/json'].schema;
+  expect(ajv.validate(schemaOf('/engine/calls/{id}', 'get'), run.config)).toBe(true);
+  expect(ajv.validate(schemaOf('/engine/calls/{id}/tools/{name}', 'post'), run.tool)).toBe(true);
   expect(new URL(tools.requests.at(-1)!.url, 'http://x').searchParams.get('day')).toBe('terça');
 
   media.stop(call.sid);

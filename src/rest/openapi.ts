@@ -31,6 +31,7 @@ import { MAX_SMS_BODY } from '../modules/sms/sms.service';
 import { TOOL_METHODS, TOOL_PARAMETER_TYPES } from '../modules/tools/tool.entity';
 import { TOOL_RULES } from '../modules/tools/tool.service';
 import { MAX_PER_PAGE } from '../graphql/pagination';
+import { ENGINE_OPENAPI_PATHS, ENGINE_SECURITY_SCHEME } from './openapi.engine';
 import { TWILIO_OPENAPI_PATHS } from './openapi.twilio';
 import type { Route } from './routes/route';
 
@@ -331,7 +332,7 @@ export function buildOpenApi(schema: GraphQLSchema, routes: Route[], serverUrl =
     },
     servers: [{ url: serverUrl }],
     security: [{ bearer: [] }],
-    paths: { ...paths, ...TWILIO_OPENAPI_PATHS },
+    paths: { ...paths, ...TWILIO_OPENAPI_PATHS, ...ENGINE_OPENAPI_PATHS },
     webhooks: {
       'call.finished': {
         post: {
@@ -344,7 +345,10 @@ export function buildOpenApi(schema: GraphQLSchema, routes: Route[], serverUrl =
       ...endpointEvents(),
     },
     components: {
-      securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'A token from `npm run cli -- token:create` (vzg_...).' } },
+      securitySchemes: {
+        bearer: { type: 'http', scheme: 'bearer', description: 'A token from `npm run cli -- token:create` (vzg_...).' },
+        callToken: ENGINE_SECURITY_SCHEME,
+      },
       schemas: {
         Error: {
           type: 'object',
