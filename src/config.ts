@@ -42,7 +42,7 @@ export interface Config {
   /** The voice engines of real calls (design.md, "Voice engines"). */
   voice: {
     /** The built-in engine of multimodal assistants; null without OPENAI_API_KEY. */
-    openai: { apiKey: string; realtimeUrl: string; realtimeModel: string; baseUrl: string } | null;
+    openai: { apiKey: string; realtimeUrl: string; realtimeModel: string; baseUrl: string; postCallModel: string } | null;
     /** Where the media of pipeline assistants' calls streams (a Pipecat bot, for example). */
     pipelineEngineUrl: string | null;
   };
@@ -263,6 +263,7 @@ export const ENV = {
   OPENAI_REALTIME_URL: wsUrl({ default: 'wss://api.openai.com/v1/realtime' }),
   OPENAI_REALTIME_MODEL: text({ default: 'gpt-realtime' }),
   OPENAI_BASE_URL: httpUrl({ default: 'https://api.openai.com/v1' }),
+  OPENAI_POST_CALL_MODEL: text({ default: 'gpt-4o-mini' }),
   PIPELINE_ENGINE_URL: wsUrl({ default: undefined }),
   GRAPHQL_INTROSPECTION: flag({ default: undefined }),
   GRAPHQL_IDE: flag({ default: undefined }),
@@ -343,7 +344,13 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
     },
     voice: {
       openai: env.OPENAI_API_KEY
-        ? { apiKey: env.OPENAI_API_KEY, realtimeUrl: env.OPENAI_REALTIME_URL, realtimeModel: env.OPENAI_REALTIME_MODEL, baseUrl: env.OPENAI_BASE_URL }
+        ? {
+            apiKey: env.OPENAI_API_KEY,
+            realtimeUrl: env.OPENAI_REALTIME_URL,
+            realtimeModel: env.OPENAI_REALTIME_MODEL,
+            baseUrl: env.OPENAI_BASE_URL,
+            postCallModel: env.OPENAI_POST_CALL_MODEL,
+          }
         : null,
       pipelineEngineUrl: env.PIPELINE_ENGINE_URL ?? null,
     },

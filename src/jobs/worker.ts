@@ -14,6 +14,7 @@ import { SIMULATOR_TASK, SimulatorProvider, type SimulatorStep } from '../teleph
 import { TWILIO_PLACE_TASK, TwilioVoice } from '../telephony/twilio';
 import { TWILIO_TIME_LIMIT_TASK } from '../telephony/twilio.callbacks';
 import { jobOutcomes } from '../metrics';
+import { POST_CALL_TASK, runPostCall } from '../voice/post-call';
 import { beat, forget, releaseDeadWorkers } from './heartbeat';
 
 export const SWEEP_TASK = 'calls:sweep';
@@ -46,6 +47,10 @@ export function taskList(runtime: Runtime): TaskList {
       await telephony.enforceTimeLimit(runtime.orm.em.fork(), runtime.lifecycle, (payload as { call_id: number }).call_id);
     };
   }
+  tasks[POST_CALL_TASK] = async (payload, helpers) => {
+    const { attempts, max_attempts } = helpers.job;
+    await runPostCall(runtime.orm.em.fork(), runtime.lifecycle, (payload as { call_id: number }).call_id, attempts >= max_attempts);
+  };
   tasks[DIAL_TASK] = async (payload) => {
     await dialCampaign(runtime.orm.em.fork(), runtime, (payload as { campaign_id: number }).campaign_id);
   };

@@ -57,6 +57,7 @@ export class Call {
     | 'hangup_reason'
     | 'media_started_at'
     | 'turns'
+    | 'post_call_pending'
     | 'answered_at'
     | 'finished_at'
     | 'assistant_id'
@@ -170,6 +171,10 @@ export class Call {
   /** When the call's media stream was taken by the voice engine (once: its token is then spent). */
   @Property({ type: IsoTimestampType, nullable: true })
   media_started_at: string | null = null;
+
+  /** Extraction, evaluation and the post-call webhook wait for the post-call job (calls on a voice engine). */
+  @Property()
+  post_call_pending: boolean = false;
 
   @Property({ length: 32 })
   provider!: string;

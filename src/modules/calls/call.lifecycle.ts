@@ -14,6 +14,7 @@ import { Call, FINAL_CALL_STATUSES, type AnsweredBy, type CallStatus } from './c
 import { evaluate, extractVariables, transcriptText, type Turn } from './call.conversation';
 import { callCost } from './call.pricing';
 import { callSnapshot, emitEvents } from '../events/event.service';
+import { needsPostCall, schedulePostCall } from '../../voice/post-call';
 
 /** What a provider reports about a call. */
 export type CallEvent =
@@ -161,9 +162,13 @@ async function finish(em: EntityManager, deps: LifecycleDeps, call: Call, status
   const cost = callCost(deps.config, call.client_phone_number, call.duration, answered);
   call.carrier_cost = cost.carrier_cost;
   call.total_cost = cost.total_cost;
+  // A call a voice engine ran waits for its post-call work (the model's extraction) before
+  // its lead's attempt is settled on the goal variable and its webhook is sent.
+  const postCall = needsPostCall(deps.config, call, assistant);
+  if (postCall) await schedulePostCall(em, call);
   await em.flush();
-  const lastAttempt = await settleAttempt(em, deps.config, call);
-  await deps.onFinished?.(em, call, assistant);
+  const lastAttempt = postCall ? null : await settleAttempt(em, deps.config, call);
+  if (!postCall) await deps.onFinished?.(em, call, assistant);
 
   // The account's row last: every start and every end of the account's calls locks it, so
   // this transaction holds it for as few statements as it can. The state machine finishes a
