@@ -17,11 +17,13 @@ export interface Scale {
   dialerLeads: number;
   /** Call status changes fanned out to the subscriptions scenario's 1,000 subscribers. */
   fanoutEvents: number;
+  /** Seconds the voice scenario streams both ways. */
+  voiceSeconds: number;
 }
 
 export const SCALES: Record<Scale['name'], Scale> = {
-  full: { name: 'full', bigAccountCalls: 1_000_000, otherAccountCalls: 100_000, otherAccounts: 9, leads: 100_000, dialerLeads: 10_000, fanoutEvents: 100 },
-  quick: { name: 'quick', bigAccountCalls: 100_000, otherAccountCalls: 10_000, otherAccounts: 9, leads: 10_000, dialerLeads: 2_000, fanoutEvents: 30 },
+  full: { name: 'full', bigAccountCalls: 1_000_000, otherAccountCalls: 100_000, otherAccounts: 9, leads: 100_000, dialerLeads: 10_000, fanoutEvents: 100, voiceSeconds: 30 },
+  quick: { name: 'quick', bigAccountCalls: 100_000, otherAccountCalls: 10_000, otherAccounts: 9, leads: 10_000, dialerLeads: 2_000, fanoutEvents: 30, voiceSeconds: 10 },
 };
 
 export interface Dataset {

@@ -32,7 +32,7 @@ export function rssKb(pid: number): number {
 }
 
 /** vozgate's compiled server on `databaseUrl`, as the benchmark runs it: no workers, no demo seed, no rate limit. */
-export function startVozgate(root: string, databaseUrl: string) {
+export function startVozgate(root: string, databaseUrl: string, env: NodeJS.ProcessEnv = {}) {
   return start(
     [path.join(root, 'dist/src/main.js')],
     {
@@ -44,6 +44,7 @@ export function startVozgate(root: string, databaseUrl: string) {
       // The load comes from one token, far above any per-token limit.
       RATE_LIMIT_PER_MINUTE: '0',
       SECRETS_KEY: randomBytes(32).toString('base64'),
+      ...env,
     },
     /REST\s+http:\/\/[^:]+:(\d+)\/api/,
   );

@@ -12,6 +12,7 @@ import { SCALES, buildDataset, filterRange, loadDataset, resetDataset, type Data
 import { DIALER_CALL_NOTE, runDialerScenario, type DialerResult } from './dialer';
 import { rssMb, start, startVozgate } from './process';
 import { runSubscriptionsScenario, type SubscriptionsResult } from './subscriptions';
+import { runVoiceScenario, type VoiceResult } from './voice';
 
 /**
  * `npm run bench [-- --quick]`: every scenario against the floor (node:http + pg by hand),
@@ -260,6 +261,18 @@ function dialerTable(d: DialerResult): string {
   ].join('\n');
 }
 
+const VOICE_CALLS = 50;
+
+function voiceTable(v: VoiceResult): string {
+  return [
+    `Voice bridge: ${v.calls} calls at once on one API process, each streaming 20 ms mu-law frames both ways for ${v.seconds} s between a Twilio Media Streams client and a fake Realtime server (both in the benchmark's process).`,
+    '',
+    '| frames in | frames out | Twilio -> Realtime p50 ms | p99 ms | Realtime -> Twilio p50 ms | p99 ms | server CPU (cores) | server memory per call |',
+    '|---:|---:|---:|---:|---:|---:|---:|---:|',
+    `| ${v.frames_in} | ${v.frames_out} | ${v.in_p50_ms} | ${v.in_p99_ms} | ${v.out_p50_ms} | ${v.out_p99_ms} | ${v.cpu_cores} | ${v.kb_per_call} KB |`,
+  ].join('\n');
+}
+
 const RESULTS = path.join(root, 'bench', 'results', 'latest.json');
 
 async function writeResults(results: Record<string, unknown>): Promise<void> {
@@ -280,11 +293,15 @@ async function main(): Promise<void> {
       ]);
   const children: ChildProcess[] = [];
   try {
-    // `--only dialer` and `--only subscriptions` run that scenario alone, without the dataset
+    // `--only dialer`, `--only subscriptions` and `--only voice` run that scenario alone, without the dataset
     // and the HTTP targets; the other scenarios' latest results stay as they were.
-    if (flags.only === 'dialer' || flags.only === 'subscriptions') {
+    if (flags.only === 'dialer' || flags.only === 'subscriptions' || flags.only === 'voice') {
       const previous = existsSync(RESULTS) ? JSON.parse(readFileSync(RESULTS, 'utf8')) : {};
-      if (flags.only === 'dialer') {
+      if (flags.only === 'voice') {
+        const voice = await runVoiceScenario(database.url, root, VOICE_CALLS, scale.voiceSeconds, log);
+        process.stdout.write(`${voiceTable(voice)}\n`);
+        await writeResults({ ...previous, voice });
+      } else if (flags.only === 'dialer') {
         const dialer = await runDialerScenario(database.url, scale.dialerLeads, DIALER_PARALLEL, log);
         process.stdout.write(`${dialerTable(dialer)}\n`);
         await writeResults({ ...previous, dialer });
@@ -342,6 +359,7 @@ async function main(): Promise<void> {
     await db.end();
     const dialer = !flags.only ? await runDialerScenario(database.url, scale.dialerLeads, DIALER_PARALLEL, log) : null;
     const subscriptions = !flags.only ? await runSubscriptionsScenario(database.url, root, SUBSCRIBERS, scale.fanoutEvents, log) : null;
+    const voice = !flags.only ? await runVoiceScenario(database.url, root, VOICE_CALLS, scale.voiceSeconds, log) : null;
 
     const floorRps = new Map(rows.filter((r) => r.target === 'floor').map((r) => [r.name, r.rps]));
     const table = [
@@ -358,6 +376,7 @@ async function main(): Promise<void> {
       ...('skipped' in peer ? ['', `PostGraphile: not run (${peer.skipped}).`] : []),
       ...(dialer ? ['', dialerTable(dialer)] : []),
       ...(subscriptions ? ['', subscriptionsTable(subscriptions)] : []),
+      ...(voice ? ['', voiceTable(voice)] : []),
     ].join('\n');
     process.stdout.write(`${table}\n`);
     await writeResults({
@@ -369,6 +388,7 @@ async function main(): Promise<void> {
       scenarios: rows.map((r) => ({ ...r, ratio_to_floor: floorRps.get(r.name) ? Math.round((r.rps / floorRps.get(r.name)!) * 100) / 100 : null })),
       dialer,
       subscriptions,
+      voice,
     });
   } finally {
     for (const child of children) child.kill('SIGTERM');
