@@ -20,6 +20,9 @@ let tools: Receiver;
 let me: TestAccount;
 let assistant: number;
 let seq = 0;
+/** Every line the app logged, as text. */
+const logged: string[] = [];
+const errors: unknown[] = [];
 
 beforeAll(async () => {
   twilioFake = await startFakeTwilio();
@@ -31,7 +34,18 @@ beforeAll(async () => {
       voice: { openai: { apiKey: API_KEY, realtimeUrl: realtime.url, realtimeModel: 'gpt-realtime', baseUrl: 'http://127.0.0.1:9', postCallModel: 'gpt-4o-mini' }, pipelineEngineUrl: null },
       allowPrivateNetworkTargets: true,
     },
-    { workers: true },
+    {
+      workers: true,
+      logger: {
+        info: (message, fields) => logged.push(`${message} ${JSON.stringify(fields ?? {})}`),
+        debug: (message, fields) => logged.push(`${message} ${JSON.stringify(fields ?? {})}`),
+        warn: (message, fields) => logged.push(`${message} ${JSON.stringify(fields ?? {})}`),
+        error: (message, error, fields) => {
+          errors.push(error ?? message);
+          logged.push(`${message} ${String(error)} ${JSON.stringify(fields ?? {})}`);
+        },
+      },
+    },
   );
   me = await app.account({ balance: '50' });
   const [{ id: voice }] = await app.sql(`select id from voices where name = 'coral' and mode = 'multimodal'`);
@@ -218,7 +232,10 @@ it('runs a call on the Realtime engine: the session from the assistant, audio bo
   expect(row.tool_calls).toEqual([expect.objectContaining({ name: 'check_order', parameters: { order_id: '123' }, status: 200 })]);
   expect(JSON.stringify(row.tool_calls)).not.toContain('store-secret');
   media.close();
-  expect(app.loggedErrors).toEqual([]);
+  expect(errors).toEqual([]);
+  // The OpenAI key went to the Realtime API only: never to a log line.
+  expect(logged.length).toBeGreaterThan(0);
+  expect(logged.join('\n')).not.toContain(API_KEY);
 });
 
 it('refuses a stream with a wrong token, and a token already used', async () => {
@@ -251,6 +268,23 @@ it('a dropped media socket hangs the call up through Twilio', async () => {
   expect(new URLSearchParams(hangup!.body).get('Status')).toBe('completed');
   await status(call.id, call.sid, 'completed', { CallDuration: '12' });
   expect(await callRow(call.id)).toMatchObject({ status: 'ended', transcript: 'Sistema: Chamada encerrada: a conexão de áudio caiu.' });
+});
+
+it('a Realtime API that refuses the session hangs the call up', async () => {
+  const call = await answeredCall();
+  realtime.refuse = true;
+  const media = await TwilioMediaClient.connect(mediaUrl());
+  media.start(call.parameters, call.sid);
+  try {
+    const hangup = await until('hung up at Twilio', async () => twilioFake.posts().find((r) => r.url.endsWith(`/Calls/${call.sid}.json`)), (found) => found !== undefined);
+    expect(new URLSearchParams(hangup!.body).get('Status')).toBe('completed');
+  } finally {
+    realtime.refuse = false;
+  }
+  media.stop(call.sid);
+  media.close();
+  await status(call.id, call.sid, 'completed', { CallDuration: '3' });
+  expect(await callRow(call.id)).toMatchObject({ status: 'ended', transcript: 'Sistema: Chamada encerrada: o motor de voz falhou.' });
 });
 
 it('the caller hanging up ends the call as ended_by_customer', async () => {

@@ -22,6 +22,8 @@ export interface RealtimeSession {
 
 export interface FakeRealtime {
   url: string;
+  /** While set, connections are refused with 401 (a revoked key, an outage). */
+  refuse: boolean;
   sessions: RealtimeSession[];
   /** The next session to connect (or the one that already did, beyond those taken). */
   session(timeoutMs?: number): Promise<RealtimeSession>;
@@ -29,10 +31,11 @@ export interface FakeRealtime {
 }
 
 export async function startFakeRealtime(apiKey: string): Promise<FakeRealtime> {
+  const fake = { refuse: false } as FakeRealtime;
   const wss = new WebSocketServer({
     port: 0,
     host: '127.0.0.1',
-    verifyClient: (info, done) => (info.req.headers.authorization === `Bearer ${apiKey}` ? done(true) : done(false, 401, 'Unauthorized')),
+    verifyClient: (info, done) => (!fake.refuse && info.req.headers.authorization === `Bearer ${apiKey}` ? done(true) : done(false, 401, 'Unauthorized')),
   });
   await new Promise<void>((resolve) => wss.once('listening', resolve));
   const sessions: RealtimeSession[] = [];
@@ -70,7 +73,7 @@ export async function startFakeRealtime(apiKey: string): Promise<FakeRealtime> {
     sessions.push(session);
     waiting.shift()?.(session);
   });
-  return {
+  return Object.assign(fake, {
     url: `ws://127.0.0.1:${(wss.address() as AddressInfo).port}`,
     sessions,
     session(timeoutMs = 10_000) {
@@ -85,9 +88,9 @@ export async function startFakeRealtime(apiKey: string): Promise<FakeRealtime> {
       });
     },
     close: () =>
-      new Promise((resolve) => {
+      new Promise<void>((resolve) => {
         for (const client of wss.clients) client.terminate();
         wss.close(() => resolve());
       }),
-  };
+  });
 }
