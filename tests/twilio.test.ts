@@ -198,7 +198,7 @@ describe('every outcome of a placed call, from its callbacks', () => {
     if (reason) expect(await reasonOf(id, expected.status)).toBe(reason);
   });
 
-  it('answering machine detection: machine_*, fax and unknown, and no change before the answer', async () => {
+  it('answering machine detection: machine_*, fax and unknown, and no change before the answer; a voicemail is hung up (end_call_on_voicemail)', async () => {
     for (const [given, stored] of [['machine_end_beep', 'machine'], ['fax', 'machine'], ['unknown', 'unknown'], ['human', 'human']]) {
       const id = await placed(phone());
       await until('placed', async () => (await callRow(id)).provider_call_id, (sid) => sid !== null);
@@ -207,8 +207,10 @@ describe('every outcome of a placed call, from its callbacks', () => {
       expect((await callRow(id)).answered_by).toBeNull(); // not answered yet: nothing to say
       await callback('status', id, { CallSid: sid, CallStatus: 'in-progress' });
       await callback('amd', id, { CallSid: sid, AnsweredBy: given });
+      const hangups = posts().filter((r) => r.url.endsWith(`/Calls/${sid}.json`)).map((r) => new URLSearchParams(r.body).get('Status'));
+      expect(hangups).toEqual(stored === 'machine' ? ['completed'] : []);
       await callback('status', id, { CallSid: sid, CallStatus: 'completed', CallDuration: '9' });
-      expect(await callRow(id)).toMatchObject({ status: 'completed', answered_by: stored });
+      expect(await callRow(id)).toMatchObject({ status: stored === 'machine' ? 'ended' : 'completed', answered_by: stored });
     }
   });
 
@@ -249,6 +251,12 @@ describe('incoming calls', () => {
     inbound = await app.outboundAssistant(me, { calls_direction: 'receive', max_call_duration: 20 });
     [{ number }] = await app.sql('select p.number from assistants a join phone_numbers p on p.id = a.phone_number_id where a.id = $1', [inbound]);
   });
+
+  /** The number of a new inbound assistant of the account. */
+  const inboundNumber = async (account: TestAccount): Promise<string> => {
+    const id = await app.outboundAssistant(account, { calls_direction: 'receive' });
+    return (await app.sql('select p.number from assistants a join phone_numbers p on p.id = a.phone_number_id where a.id = $1', [id]))[0].number;
+  };
 
   const ring = (to: string, sid = `CA${randomBytes(16).toString('hex')}`, from = '+5511987650123') =>
     twilioPost('/telephony/twilio/voice', { CallSid: sid, AccountSid: ACCOUNT_SID, From: from, To: to, CallStatus: 'ringing', Direction: 'inbound', ApiVersion: '2010-04-01' });
@@ -292,23 +300,14 @@ describe('incoming calls', () => {
 
   it('gives a busy tone when the account has no balance to answer with', async () => {
     const broke = await app.account({ balance: '0' });
-    await app.outboundAssistant(broke, { calls_direction: 'receive' });
-    const [{ number: brokeNumber }] = await app.sql(
-      `select p.number from assistants a join phone_numbers p on p.id = a.phone_number_id where a.account_id = $1 and a.calls_direction = 'receive'`,
-      [broke.accountId],
-    );
-    const res = await ring(brokeNumber);
+    const res = await ring(await inboundNumber(broke));
     expect(await res.text()).toBe('<Response><Reject reason="busy"/></Response>');
     expect(await app.sql('select count(*)::int as n from calls where account_id = $1', [broke.accountId])).toEqual([{ n: 0 }]);
   });
 
   it('answers at most PLAN_MAX_PARALLEL_CALLS calls at once, however many ring together', async () => {
     const busy = await app.account({ balance: '50' });
-    await app.outboundAssistant(busy, { calls_direction: 'receive' });
-    const [{ number: shared }] = await app.sql(
-      `select p.number from assistants a join phone_numbers p on p.id = a.phone_number_id where a.account_id = $1 and a.calls_direction = 'receive'`,
-      [busy.accountId],
-    );
+    const shared = await inboundNumber(busy);
     const cap = app.config.maxParallelCalls;
     const answers = await Promise.all(Array.from({ length: cap + 6 }, (_, i) => ring(shared, undefined, `+55119876${String(50200 + i)}`).then((res) => res.text())));
     expect(answers.filter((twiml) => twiml.includes('<Stream'))).toHaveLength(cap);

@@ -255,6 +255,7 @@ it('refuses a stream with a wrong token, and a token already used', async () => 
   expect(realtime.sessions.length).toBe(sessions + 1); // the model was opened for the first stream only
   media.stop(call.sid);
   media.close();
+  await until('recorded', async () => (await callRow(call.id)).hangup_reason, (reason) => reason !== null);
   await status(call.id, call.sid, 'completed', { CallDuration: '5' });
   expect((await callRow(call.id)).status).toBe('ended_by_customer');
 });
@@ -268,6 +269,18 @@ it('a dropped media socket hangs the call up through Twilio', async () => {
   expect(new URLSearchParams(hangup!.body).get('Status')).toBe('completed');
   await status(call.id, call.sid, 'completed', { CallDuration: '12' });
   expect(await callRow(call.id)).toMatchObject({ status: 'ended', transcript: 'Sistema: Chamada encerrada: a conexão de áudio caiu.' });
+});
+
+it('a stream Twilio stops at max_call_duration (its TimeLimit) ends the call as the time limit, not the caller', async () => {
+  const call = await answeredCall();
+  const { media, model } = await stream(call);
+  await app.sql(`update calls set answered_at = now() - interval '600 seconds' where id = $1`, [call.id]); // the assistant's max_call_duration
+  media.stop(call.sid);
+  media.close();
+  await model.closed;
+  await until('recorded', async () => (await callRow(call.id)).hangup_reason, (reason) => reason !== null);
+  await status(call.id, call.sid, 'completed', { CallDuration: '600' });
+  expect(await callRow(call.id)).toMatchObject({ status: 'ended', transcript: 'Sistema: Chamada encerrada pela plataforma: tempo máximo excedido.' });
 });
 
 it('a Realtime API that refuses the session hangs the call up', async () => {
@@ -295,6 +308,7 @@ it('the caller hanging up ends the call as ended_by_customer', async () => {
   media.stop(call.sid);
   media.close();
   await model.closed;
+  await until('recorded', async () => (await callRow(call.id)).hangup_reason, (reason) => reason !== null);
   await status(call.id, call.sid, 'completed', { CallDuration: '9' });
   expect(await callRow(call.id)).toMatchObject({ status: 'ended_by_customer', transcript: 'Cliente: Agora não posso, tchau.\nSistema: O cliente encerrou a chamada.' });
   // Twilio was not asked to hang up: the caller did.

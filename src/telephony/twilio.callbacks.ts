@@ -61,7 +61,7 @@ export async function twilioWebhook(runtime: Runtime, req: IncomingMessage, res:
       : params.CallSid
         ? await em.findOne(Call, { provider: 'twilio', provider_call_id: params.CallSid })
         : null;
-  if (call) await handleTwilioCallback(em, runtime.lifecycle, kind, call, params);
+  if (call) await handleTwilioCallback(em, runtime, kind, call, params);
   res.writeHead(204);
   res.end();
 }
@@ -71,7 +71,8 @@ export async function twilioWebhook(runtime: Runtime, req: IncomingMessage, res:
  * machine. Each step runs in its own transaction through `applyCallEvent`, which ignores
  * what is stale, so a repeated or late callback changes nothing twice.
  */
-async function handleTwilioCallback(em: EntityManager, deps: LifecycleDeps, kind: Exclude<TwilioWebhook, 'voice'>, call: Call, params: Record<string, string>): Promise<void> {
+async function handleTwilioCallback(em: EntityManager, runtime: Runtime, kind: Exclude<TwilioWebhook, 'voice'>, call: Call, params: Record<string, string>): Promise<void> {
+  const deps = runtime.lifecycle;
   const sid = params.CallSid;
   if (sid) {
     if (call.provider_call_id && call.provider_call_id !== sid) return; // another call's callback
@@ -79,7 +80,16 @@ async function handleTwilioCallback(em: EntityManager, deps: LifecycleDeps, kind
   }
   if (kind === 'amd') {
     const answeredBy = answeredByOf(params.AnsweredBy);
-    if (answeredBy) await em.execute('update calls set answered_by = ?, updated_at = now() where id = ? and answered_at is not null', [answeredBy, call.id]);
+    if (!answeredBy) return;
+    const [answered] = await em.execute(
+      `update calls c set answered_by = ?, updated_at = now() from assistants a
+       where c.id = ? and c.answered_at is not null and c.finished_at is null and a.id = c.assistant_id returning a.end_call_on_voicemail`,
+      [answeredBy, call.id],
+    );
+    // A voicemail the assistant does not talk to: the call is hung up.
+    if (answeredBy === 'machine' && answered?.end_call_on_voicemail) {
+      await runtime.telephony.hangup(em, deps, await em.findOneOrFail(Call, { id: call.id }, { refresh: true }), 'voicemail');
+    }
     return;
   }
   if (kind === 'recording') {

@@ -142,7 +142,7 @@ async function serve(runtime: Runtime, req: IncomingMessage, res: ServerResponse
     if (!reason) errors.add('reason', `O campo reason deve ser um de: ${ENDINGS.join(', ')}.`);
     errors.throwIfAny();
     if (reason === 'customer') {
-      live.endedByCustomer();
+      live.endedAtProvider();
       await live.settled();
     } else {
       await live.hangup(reason!);

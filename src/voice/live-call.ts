@@ -31,9 +31,17 @@ export class LiveCall {
     this.write('update calls set tool_calls = tool_calls || ?::jsonb where id = ?', [JSON.stringify([record]), this.id]);
   }
 
-  /** The caller hung up (Twilio's `stop`): the call ends as ended_by_customer unless vozgate had asked first. */
-  endedByCustomer(): void {
-    this.write(`update calls set hangup_reason = coalesce(hangup_reason, 'customer') where id = ?`, [this.id]);
+  /**
+   * The call ended at the provider without vozgate asking (Twilio's `stop`): the caller hung
+   * up (ended_by_customer), unless it had lasted max_call_duration (Twilio's TimeLimit).
+   */
+  endedAtProvider(): void {
+    this.write(
+      `update calls c set hangup_reason = coalesce(c.hangup_reason,
+         case when c.answered_at is not null and now() - c.answered_at >= make_interval(secs => a.max_call_duration - 1) then 'time-limit' else 'customer' end)
+       from assistants a where c.id = ? and a.id = c.assistant_id`,
+      [this.id],
+    );
   }
 
   /** Ends the call through its provider, unless it is over. */

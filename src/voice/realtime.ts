@@ -188,7 +188,7 @@ export class RealtimeEngine implements VoiceEngine {
     this.ended = true;
     clearInterval(this.silenceTimer);
     this.ws.close();
-    if (reason === 'customer') this.call.endedByCustomer();
+    if (reason === 'customer') this.call.endedAtProvider();
     else if (reason === 'media-lost' && !this.hangingUp) await this.call.hangup('media-lost');
     await Promise.allSettled(this.toolRuns);
     await this.call.settled();

@@ -40,6 +40,7 @@ export const HANGUPS = {
     unanswered: 'max_call_duration reached before it was answered',
   },
   silence: { status: 'ended', note: 'Chamada encerrada: o cliente não respondeu.', unanswered: 'silence before it was answered' },
+  voicemail: { status: 'ended', note: 'Caixa postal detectada: chamada encerrada (end_call_on_voicemail).', unanswered: 'voicemail before it was answered' },
   'media-lost': { status: 'ended', note: 'Chamada encerrada: a conexão de áudio caiu.', unanswered: 'the media stream was lost before it was answered' },
   'engine-failed': { status: 'ended', note: 'Chamada encerrada: o motor de voz falhou.', unanswered: 'the voice engine failed before it was answered' },
   /** Not a hangup of vozgate's: the caller's, as the media stream tells it (the provider ends the call). */
