@@ -1,6 +1,7 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { Client } from 'pg';
 import { createAccount } from '../src/modules/accounts/account.service';
+import { foldCallCounts } from '../src/modules/calls/call.service';
 
 /**
  * The benchmark's data, built once per scale in the benchmark's own database: one account
@@ -26,11 +27,19 @@ export const SCALES: Record<Scale['name'], Scale> = {
   quick: { name: 'quick', bigAccountCalls: 100_000, otherAccountCalls: 10_000, otherAccounts: 9, leads: 10_000, dialerLeads: 2_000, fanoutEvents: 30, voiceSeconds: 10 },
 };
 
+/** Bumped when the dataset's shape changes: an older one is built again. */
+export const DATASET_VERSION = 2;
+
 export interface Dataset {
+  version: number;
   scale: Scale['name'];
   /** The big account: its token, assistant, SMS number and campaigns. */
   accountId: number;
   token: string;
+  /** Its assistant, which every call of the account has. */
+  assistantId: number;
+  /** How many calls the big account has (their numbers are +55119 and the call's index in 8 digits). */
+  bigAccountCalls: number;
   campaignIds: number[];
   smsNumberId: number;
   callIds: { min: number; max: number };
@@ -50,20 +59,21 @@ function progress(label: string, done: number, total: number): void {
   if (done >= total) process.stderr.write('\n');
 }
 
-async function insertCalls(db: Client, accountId: number, assistantId: number, count: number, label: string): Promise<void> {
+async function insertCalls(db: Client, accountId: number, assistantId: number, campaignIds: number[], count: number, label: string): Promise<void> {
   for (let done = 0; done < count; done += BATCH) {
     const n = Math.min(BATCH, count - done);
     // Statuses, types and numbers spread deterministically; a year of created_at.
     await db.query(
-      `insert into calls (account_id, assistant_id, assistant_name, type, status, assistant_phone_number, client_phone_number,
+      `insert into calls (account_id, assistant_id, assistant_name, campaign_id, campaign_name, type, status, assistant_phone_number, client_phone_number,
          duration, answered_by, transcript, variables, carrier_cost, total_cost, provider, deadline_at, finished_at, created_at, updated_at)
-       select $1, $2, 'Ana', case when g % 10 = 0 then 'inbound' else 'outbound' end,
+       select $1, $2, 'Ana', ($6::int[])[1 + g % 11], case when g % 11 < cardinality($6::int[]) then 'Campanha' end,
+         case when g % 10 = 0 then 'inbound' else 'outbound' end,
          (array['completed','completed','completed','busy','no-answer','failed','ended_by_customer','ended_by_assistant','completed','ended'])[1 + g % 10],
          '+551140040000', '+55119' || lpad((g % 90000000)::text, 8, '0'), 30 + g % 300, 'human',
          'Assistente: Olá!\nCliente: Oi.', '{"interested": true}', 0.06, 0.11, 'simulator', now(), ts, ts, ts
        from (select g, now() - ((g % ($4 * 24 * 60))::text || ' minutes')::interval as ts
              from generate_series($3::int, $3::int + $5::int - 1) g) s`,
-      [accountId, assistantId, done, CALL_DAYS, n],
+      [accountId, assistantId, done, CALL_DAYS, n, campaignIds],
     );
     progress(label, done + n, count);
   }
@@ -79,6 +89,7 @@ export async function loadDataset(db: Client): Promise<Dataset | null> {
 export async function buildDataset(orm: MikroORM, db: Client, scale: Scale): Promise<Dataset> {
   process.stderr.write(`building the ${scale.name} dataset (once; kept for later runs)\n`);
   await db.query('truncate accounts, voices restart identity cascade');
+  await db.query('truncate call_counts, call_count_deltas'); // no foreign key to the accounts: truncated too
   await db.query(`insert into voices (name, mode) values ('Camila', 'pipeline')`);
 
   const accounts: { id: number; token: string; assistantId: number }[] = [];
@@ -104,16 +115,16 @@ export async function buildDataset(orm: MikroORM, db: Client, scale: Scale): Pro
   }
 
   const big = accounts[0];
-  await insertCalls(db, big.id, big.assistantId, scale.bigAccountCalls, 'calls of the big account');
-  for (const [index, account] of accounts.slice(1).entries()) {
-    await insertCalls(db, account.id, account.assistantId, scale.otherAccountCalls, `calls of account ${index + 2}/${accounts.length}`);
-  }
-
   const campaigns = await db.query(
     `insert into campaigns (account_id, name) select $1, 'Campanha ' || g from generate_series(1, 10) g returning id`,
     [big.id],
   );
   const campaignIds: number[] = campaigns.rows.map((r) => r.id);
+  // A call in eleven has no campaign.
+  await insertCalls(db, big.id, big.assistantId, campaignIds, scale.bigAccountCalls, 'calls of the big account');
+  for (const [index, account] of accounts.slice(1).entries()) {
+    await insertCalls(db, account.id, account.assistantId, [], scale.otherAccountCalls, `calls of account ${index + 2}/${accounts.length}`);
+  }
   for (let done = 0; done < scale.leads; done += BATCH) {
     const n = Math.min(BATCH, scale.leads - done);
     await db.query(
@@ -129,6 +140,8 @@ export async function buildDataset(orm: MikroORM, db: Client, scale: Scale): Pro
     `insert into secondary_contacts (lead_id, phone_number)
      select l.id, '+55118' || lpad((l.id * 4 + k)::text, 8, '0') from leads l, generate_series(1, 3) k where k <= l.id % 4`,
   );
+  // The call counters: the inserts' changes, folded as the sweeper does.
+  await foldCallCounts(orm.em.fork());
   process.stderr.write('  analysing\n');
   await db.query('vacuum analyze');
 
@@ -139,9 +152,12 @@ export async function buildDataset(orm: MikroORM, db: Client, scale: Scale): Pro
     [big.id, filterRange().from, filterRange().toExclusive],
   );
   const dataset: Dataset = {
+    version: DATASET_VERSION,
     scale: scale.name,
     accountId: big.id,
     token: big.token,
+    assistantId: big.assistantId,
+    bigAccountCalls: scale.bigAccountCalls,
     campaignIds,
     smsNumberId,
     callIds: ids.rows[0],

@@ -46,17 +46,49 @@ async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> 
     return rows[0] ? send(res, 200, rows[0]) : send(res, 404, { message: 'Chamada não encontrada' });
   }
   if (req.method === 'GET' && url.pathname === '/calls') {
+    // vozgate's SQL: the exact total from the per-day counters (counted only by phone number),
+    // the page's ids from the filter's index, then their rows.
     const q = url.searchParams;
     const perPage = Number(q.get('per_page') ?? 15);
     const page = Number(q.get('page') ?? 1);
-    const where = `account_id = $1 and status = $2 and created_at >= $3 and created_at < ($4::date + 1)`;
-    const params = [account, q.get('status'), q.get('date_from'), q.get('date_to')];
-    const count = await pool.query(`select count(*)::int as total from calls where ${where}`, params);
-    const { rows } = await pool.query(`select ${CALL_COLUMNS} from calls where ${where} order by id desc limit $5 offset $6`, [
-      ...params,
-      perPage,
-      (page - 1) * perPage,
-    ]);
+    const calls = ['account_id = $1'];
+    const counts = ['account_id = $1'];
+    const params: unknown[] = [account];
+    for (const column of ['status', 'type', 'assistant_id', 'campaign_id']) {
+      const value = q.get(column);
+      if (value === null) continue;
+      params.push(value);
+      calls.push(`${column} = $${params.length}`);
+      counts.push(`${column} = $${params.length}`);
+    }
+    const phone = q.get('phone_number');
+    if (phone !== null) {
+      params.push(phone);
+      calls.push(`client_phone_number = $${params.length}`);
+    }
+    if (q.get('date_from')) {
+      params.push(q.get('date_from'));
+      calls.push(`created_at >= $${params.length}::date`);
+      counts.push(`day >= $${params.length}::date`);
+    }
+    if (q.get('date_to')) {
+      params.push(q.get('date_to'));
+      calls.push(`created_at < $${params.length}::date + 1`);
+      counts.push(`day < $${params.length}::date + 1`);
+    }
+    const count =
+      phone === null
+        ? await pool.query(
+            `select coalesce(sum(n), 0)::int as total from (select n from call_counts where ${counts.join(' and ')}
+             union all select n from call_count_deltas where ${counts.join(' and ')}) counted`,
+            params,
+          )
+        : await pool.query(`select count(*)::int as total from calls where ${calls.join(' and ')}`, params);
+    const { rows } = await pool.query(
+      `select ${CALL_COLUMNS} from (select id from calls where ${calls.join(' and ')} order by id desc limit $${params.length + 1} offset $${params.length + 2}) page
+       join calls using (id) order by id desc`,
+      [...params, perPage, (page - 1) * perPage],
+    );
     return send(res, 200, { current_page: page, data: rows, per_page: perPage, total: count.rows[0].total });
   }
   if (req.method === 'GET' && url.pathname === '/leads') {

@@ -8,7 +8,7 @@ import autocannon from 'autocannon';
 import { Client } from 'pg';
 import { startEmbeddedPostgres } from '../src/db/embedded';
 import { initOrm } from '../src/db/orm';
-import { SCALES, buildDataset, filterRange, loadDataset, resetDataset, type Dataset } from './dataset';
+import { DATASET_VERSION, SCALES, buildDataset, filterRange, loadDataset, resetDataset, type Dataset } from './dataset';
 import { DIALER_CALL_NOTE, runDialerScenario, type DialerResult } from './dialer';
 import { rssMb, start, startVozgate } from './process';
 import { runSubscriptionsScenario, type SubscriptionsResult } from './subscriptions';
@@ -88,6 +88,27 @@ function scenarios(data: Dataset): Scenario[] {
       { page, from: range.from, to: range.to },
     );
   };
+  /**
+   * The call list with one documented filter (or none), page 1: floor, GraphQL and REST
+   * (PostGraphile has the status-and-range list only).
+   */
+  const listFiltered = (filter: () => Record<string, string | number>): Scenario['request'] => (target) => {
+    if (target === 'postgraphile') return null;
+    return () => {
+      const values = filter();
+      const query = new URLSearchParams({ ...Object.fromEntries(Object.entries(values).map(([k, v]) => [k, String(v)])), per_page: '100', page: '1' }).toString();
+      if (target === 'floor') return { method: 'GET', path: `/calls?${query}` };
+      if (target === 'vozgate-rest') return { method: 'GET', path: `/api/user/calls?${query}` };
+      const types: Record<string, string> = { assistant_id: 'Int', campaign_id: 'Int' };
+      const names = Object.keys(values);
+      return gql(
+        `query${names.length ? `(${names.map((n) => `$${n}: ${types[n] ?? 'String'}!`).join(', ')})` : ''} {
+          calls(${[...names.map((n) => `${n}: $${n}`), 'per_page: 100'].join(', ')}) { data { ${CALL_FIELDS} } current_page per_page total last_page from to } }`,
+        values,
+      );
+    };
+  };
+  const bigAccountPhone = () => `+55119${String(Math.floor(Math.random() * Math.min(data.bigAccountCalls, 90_000_000))).padStart(8, '0')}`;
   let phone = 10_000_000 + Math.floor(Math.random() * 80_000_000);
   /** A number not used before in this run; never one ending in 9999, which the SMS simulator fails on purpose. */
   const freshPhone = () => {
@@ -107,6 +128,13 @@ function scenarios(data: Dataset): Scenario[] {
     },
     { name: 'list calls, page 1', request: listCalls(1) },
     { name: `list calls, page ${deepPage}`, request: listCalls(deepPage) },
+    { name: 'list calls, no filter', request: listFiltered(() => ({})) },
+    { name: 'list calls ?status', request: listFiltered(() => ({ status: 'busy' })) },
+    { name: 'list calls ?type', request: listFiltered(() => ({ type: 'inbound' })) },
+    { name: 'list calls ?assistant_id', request: listFiltered(() => ({ assistant_id: data.assistantId })) },
+    { name: 'list calls ?campaign_id', request: listFiltered(() => ({ campaign_id: data.campaignIds[Math.floor(Math.random() * data.campaignIds.length)] })) },
+    { name: 'list calls ?phone_number', request: listFiltered(() => ({ phone_number: bigAccountPhone() })) },
+    { name: 'list calls ?date range', request: listFiltered(() => ({ date_from: range.from, date_to: range.to })) },
     {
       name: 'list leads, 100 per page',
       request: (target) => target === 'postgraphile' ? null : () => {
@@ -317,7 +345,7 @@ async function main(): Promise<void> {
     await db.connect();
     await db.query('create extension if not exists pg_stat_statements').catch(() => log('pg_stat_statements is not available: no statement counts'));
     let data = await loadDataset(db);
-    if (!data || data.scale !== scale.name || data.lastLeadId === undefined) data = await buildDataset(orm, db, scale);
+    if (!data || data.scale !== scale.name || data.version !== DATASET_VERSION) data = await buildDataset(orm, db, scale);
     else await resetDataset(db, data);
     await orm.close();
 

@@ -93,6 +93,14 @@ const OPERATIONS: Record<string, Operation> = {
       { at: 'campaign_id', kind: 'campaign' },
     ],
   },
+  callFeed: {
+    document: 'query($assistant_id: Int, $campaign_id: Int) { callFeed(assistant_id: $assistant_id, campaign_id: $campaign_id) { data { id } next_after } }',
+    variables: (o) => ({ assistant_id: o.assistant, campaign_id: o.campaignId }),
+    slots: [
+      { at: 'assistant_id', kind: 'assistant' },
+      { at: 'campaign_id', kind: 'campaign' },
+    ],
+  },
   leads: {
     document: 'query($campaign_id: Int) { leads(campaign_id: $campaign_id) { total data { id } } }',
     variables: (o) => ({ campaign_id: o.campaignId }),

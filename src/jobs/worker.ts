@@ -4,6 +4,7 @@ import { Logger as QueueLogger, run, type Runner, type TaskList, type WorkerEven
 import { Pool } from 'pg';
 import { forgetOldRateLimitWindows } from '../modules/accounts/account.service';
 import { sweepStuckCalls } from '../modules/calls/call.lifecycle';
+import { foldCallCounts } from '../modules/calls/call.service';
 import { dialCampaign } from '../modules/campaigns/dialer';
 import { forgetOldEvents } from '../modules/events/event.service';
 import { DIAL_TASK } from '../modules/campaigns/dialer.attempts';
@@ -28,6 +29,7 @@ export function taskList(runtime: Runtime): TaskList {
       if (dead.length) runtime.logger.info(`sweeper: released the jobs of ${dead.length} worker(s) that stopped without saying so`);
       await forgetOldRateLimitWindows(em);
       await forgetOldEvents(em);
+      await foldCallCounts(em);
       const ended = await sweepStuckCalls(em, runtime.lifecycle, runtime.telephony);
       if (ended > 0) runtime.logger.info(`sweeper: ended ${ended} call(s) past their longest possible life`);
     },

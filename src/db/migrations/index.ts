@@ -15,6 +15,7 @@ import { Migration20261122050000_webhook_endpoints } from './Migration2026112205
 import { Migration20261122060000_twilio } from './Migration20261122060000_twilio';
 import { Migration20261122070000_call_hangup } from './Migration20261122070000_call_hangup';
 import { Migration20261122080000_voice } from './Migration20261122080000_voice';
+import { Migration20261122090000_call_counters } from './Migration20261122090000_call_counters';
 
 /** Every migration, in order. Listed explicitly so that compiled and TypeScript runs agree. */
 export const migrations: MigrationObject[] = [
@@ -34,4 +35,5 @@ export const migrations: MigrationObject[] = [
   { name: 'Migration20261122060000_twilio', class: Migration20261122060000_twilio },
   { name: 'Migration20261122070000_call_hangup', class: Migration20261122070000_call_hangup },
   { name: 'Migration20261122080000_voice', class: Migration20261122080000_voice },
+  { name: 'Migration20261122090000_call_counters', class: Migration20261122090000_call_counters },
 ];

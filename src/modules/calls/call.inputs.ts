@@ -1,6 +1,6 @@
 import { GraphQLJSONObject } from 'graphql-scalars';
 import { ArgsType, Field, InputType, Int, ObjectType } from 'type-graphql';
-import { CALL_STATUSES, CALL_TYPES } from './call.entity';
+import { CALL_STATUSES, CALL_TYPES, Call } from './call.entity';
 
 @InputType('MakeCallInput')
 export class MakeCallInput {
@@ -23,11 +23,9 @@ export class CallStarted {
   status!: string;
 }
 
+/** The call list's filters, shared by its page-numbered and cursor forms. */
 @ArgsType()
-export class CallListArgs {
-  @Field(() => Int, { nullable: true, description: 'Default 1.' })
-  page?: number | null;
-
+export class CallFilterArgs {
   @Field(() => Int, { nullable: true, description: '1 to 100, default 15.' })
   per_page?: number | null;
 
@@ -51,4 +49,25 @@ export class CallListArgs {
 
   @Field(() => String, { nullable: true, description: 'YYYY-MM-DD: calls up to this day (UTC), inclusive.' })
   date_to?: string | null;
+}
+
+@ArgsType()
+export class CallListArgs extends CallFilterArgs {
+  @Field(() => Int, { nullable: true, description: 'Default 1.' })
+  page?: number | null;
+}
+
+@ArgsType()
+export class CallFeedArgs extends CallFilterArgs {
+  @Field(() => Int, { nullable: true, description: 'The `next_after` of the slice before; none for the newest calls.' })
+  after?: number | null;
+}
+
+@ObjectType('CallFeed', { simpleResolvers: true, description: 'A slice of the call list, newest first, and where the next one starts.' })
+export class CallFeed {
+  @Field(() => [Call])
+  data!: Call[];
+
+  @Field(() => Int, { nullable: true, description: 'Pass it as `after` for the next slice; null after the last.' })
+  next_after!: number | null;
 }

@@ -2,8 +2,8 @@ import { Arg, Args, Authorized, Ctx, Int, Mutation, ObjectType, Query, Resolver 
 import { scopeOf, type GraphQLContext } from '../../graphql/context';
 import { PageType } from '../../graphql/pagination';
 import { Call } from './call.entity';
-import { CallListArgs, CallStarted, MakeCallInput } from './call.inputs';
-import { deleteCall, hangupCall, listCalls, makeCall, requireCall, simulateInboundCall } from './call.service';
+import { CallFeed, CallFeedArgs, CallListArgs, CallStarted, MakeCallInput } from './call.inputs';
+import { callFeed, deleteCall, hangupCall, listCalls, makeCall, requireCall, simulateInboundCall } from './call.service';
 
 @ObjectType('CallPage', { simpleResolvers: true })
 export class CallPage extends PageType(Call) {}
@@ -14,6 +14,13 @@ export class CallResolver {
   @Query(() => CallPage, { description: "A page of the account's calls, newest first." })
   calls(@Args(() => CallListArgs) args: CallListArgs, @Ctx() ctx: GraphQLContext): Promise<CallPage> {
     return listCalls(scopeOf(ctx), args);
+  }
+
+  @Query(() => CallFeed, {
+    description: "The account's calls newest first, a slice at a time: pass `next_after` back as `after`. No total and no page numbers, so every slice costs the same however deep.",
+  })
+  callFeed(@Args(() => CallFeedArgs) args: CallFeedArgs, @Ctx() ctx: GraphQLContext): Promise<CallFeed> {
+    return callFeed(scopeOf(ctx), args);
   }
 
   @Query(() => Call)

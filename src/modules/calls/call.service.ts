@@ -1,11 +1,10 @@
-import type { FilterQuery } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import Decimal from 'decimal.js';
 import type { Config } from '../../config';
 import { DomainError, FieldErrorCollector, FieldMessages, Messages, NotFoundError, ValidationError } from '../../errors';
 import { makePage, offsetOf, type Page } from '../../graphql/pagination';
 import { checkOneOf, checkPositiveInt } from '../../lib/checks';
-import { checkPaging } from '../../lib/listing';
+import { checkPaging, type Paging } from '../../lib/listing';
 import { toE164 } from '../../lib/phone';
 import type { TelephonyProvider } from '../../telephony/provider';
 import { PhoneNumber } from '../accounts/phone-number.entity';
@@ -17,7 +16,7 @@ import { callSnapshot, emitEvents } from '../events/event.service';
 import { idempotent } from '../idempotency/idempotency.service';
 import type { Scope } from '../scope';
 import { CALL_STATUSES, CALL_TYPES, Call, type CallType } from './call.entity';
-import type { CallListArgs, CallStarted, MakeCallInput } from './call.inputs';
+import type { CallFeedArgs, CallFilterArgs, CallListArgs, CallStarted, MakeCallInput } from './call.inputs';
 import type { LifecycleDeps } from './call.lifecycle';
 import { callReservation } from './call.pricing';
 
@@ -223,22 +222,128 @@ export async function deleteCall(scope: Scope, id: number): Promise<void> {
   if (row.deleted === 0) throw new DomainError('CONFLICT', Messages.callNotFinished);
 }
 
-/** A page of the account's calls, newest first, with the spec's filters. */
+/** The list's filters as SQL over `calls`, and over `call_counts` when the counters can answer. */
+interface CallFilter {
+  where: string;
+  params: unknown[];
+  /** null when a filter is not counted by day (the customer's number): the rows are counted. */
+  counters: { where: string; params: unknown[] } | null;
+}
+
+function callFilter(scope: Scope, args: CallFilterArgs, errors: FieldErrorCollector, createdAt: Paging['createdAt']): CallFilter {
+  const calls = ['account_id = ?'];
+  const counts = ['account_id = ?'];
+  const params: unknown[] = [scope.accountId];
+  const countParams: unknown[] = [scope.accountId];
+  const both = (column: string, value: unknown) => {
+    calls.push(`${column} = ?`);
+    counts.push(`${column} = ?`);
+    params.push(value);
+    countParams.push(value);
+  };
+  if (args.status != null && checkOneOf(errors, 'status', args.status, CALL_STATUSES)) both('status', args.status);
+  if (args.type != null && checkOneOf(errors, 'type', args.type, CALL_TYPES)) both('type', args.type);
+  if (args.assistant_id != null && checkPositiveInt(errors, 'assistant_id', args.assistant_id)) both('assistant_id', args.assistant_id);
+  if (args.campaign_id != null && checkPositiveInt(errors, 'campaign_id', args.campaign_id)) both('campaign_id', args.campaign_id);
+  let byPhone = false;
+  if (args.phone_number != null) {
+    const phone = toE164(args.phone_number, scope.config.defaultPhoneRegion);
+    if (phone) {
+      calls.push('client_phone_number = ?');
+      params.push(phone);
+      byPhone = true;
+    } else {
+      errors.add('phone_number', FieldMessages.phone('phone_number'));
+    }
+  }
+  // The range is whole UTC days: the counters' days answer it exactly.
+  if (createdAt?.$gte) {
+    calls.push('created_at >= ?');
+    params.push(createdAt.$gte);
+    counts.push('day >= ?::timestamp::date');
+    countParams.push(createdAt.$gte);
+  }
+  if (createdAt?.$lt) {
+    calls.push('created_at < ?');
+    params.push(createdAt.$lt);
+    counts.push('day < ?::timestamp::date');
+    countParams.push(createdAt.$lt);
+  }
+  return { where: calls.join(' and '), params, counters: byPhone ? null : { where: counts.join(' and '), params: countParams } };
+}
+
+/**
+ * The exact number of calls the filter matches: from the counters (a row a day and group,
+ * and the changes not folded into them yet), else counted.
+ */
+async function countCalls(em: EntityManager, filter: CallFilter): Promise<number> {
+  const counters = filter.counters;
+  const [{ total }] = counters
+    ? await em.execute(
+        `select coalesce(sum(n), 0)::int as total from (
+           select n from call_counts where ${counters.where} union all select n from call_count_deltas where ${counters.where}) counted`,
+        [...counters.params, ...counters.params],
+      )
+    : await em.execute(`select count(*)::int as total from calls where ${filter.where}`, filter.params);
+  return total;
+}
+
+/**
+ * Folds the changes the calls' trigger recorded into the counters (the sweeper, every
+ * minute): the changes it takes are deleted in the same statement, so two processes folding
+ * at once never count one twice. Answers how many changes it folded.
+ */
+export async function foldCallCounts(em: EntityManager): Promise<number> {
+  const [{ folded }] = await em.execute(
+    `with moved as (delete from call_count_deltas returning *),
+     summed as (
+       select account_id, day, status, type, assistant_id, campaign_id, sum(n) as n, count(*) as rows
+       from moved group by 1, 2, 3, 4, 5, 6),
+     applied as (
+       insert into call_counts (account_id, day, status, type, assistant_id, campaign_id, n)
+       select account_id, day, status, type, assistant_id, campaign_id, n from summed order by 1, 2, 3, 4, 5, 6
+       on conflict (account_id, day, status, type, assistant_id, campaign_id) do update set n = call_counts.n + excluded.n)
+     select coalesce(sum(rows), 0)::int as folded from summed`,
+  );
+  return folded;
+}
+
+/**
+ * The calls whose ids an index in the list's order gives (id desc): the ids alone are read
+ * first, from the filter's account-led index (an index-only offset for a deep page), then
+ * their rows.
+ */
+async function callsByIds(em: EntityManager, filter: CallFilter, limit: number, offset: number, before?: number): Promise<Call[]> {
+  const where = before === undefined ? filter.where : `${filter.where} and id < ?`;
+  const params = before === undefined ? filter.params : [...filter.params, before];
+  const rows: Record<string, unknown>[] = await em.execute(
+    `select c.* from (select id from calls where ${where} order by id desc limit ? offset ?) page join calls c on c.id = page.id order by c.id desc`,
+    [...params, limit, offset],
+  );
+  return rows.map((row) => em.map(Call, row));
+}
+
+/** A page of the account's calls, newest first, with the spec's filters and its exact total. */
 export async function listCalls(scope: Scope, args: CallListArgs): Promise<Page<Call>> {
   const errors = new FieldErrorCollector();
   const { page, perPage, createdAt } = checkPaging(errors, args);
-  const where: FilterQuery<Call> = { account_id: scope.accountId };
-  if (args.status != null && checkOneOf(errors, 'status', args.status, CALL_STATUSES)) where.status = args.status;
-  if (args.type != null && checkOneOf(errors, 'type', args.type, CALL_TYPES)) where.type = args.type;
-  if (args.assistant_id != null && checkPositiveInt(errors, 'assistant_id', args.assistant_id)) where.assistant_id = args.assistant_id;
-  if (args.campaign_id != null && checkPositiveInt(errors, 'campaign_id', args.campaign_id)) where.campaign_id = args.campaign_id;
-  if (args.phone_number != null) {
-    const phone = toE164(args.phone_number, scope.config.defaultPhoneRegion);
-    if (phone) where.client_phone_number = phone;
-    else errors.add('phone_number', FieldMessages.phone('phone_number'));
-  }
+  const filter = callFilter(scope, args, errors, createdAt);
   errors.throwIfAny();
-  if (createdAt) where.created_at = createdAt;
-  const [rows, total] = await scope.em.findAndCount(Call, where, { orderBy: { id: 'desc' }, limit: perPage, offset: offsetOf(page, perPage) });
-  return makePage(rows, total, page, perPage);
+  const rows = await callsByIds(scope.em, filter, perPage, offsetOf(page, perPage));
+  return makePage(rows, await countCalls(scope.em, filter), page, perPage);
+}
+
+/**
+ * The cursor form of the list: the calls before `after` (an id), newest first, with no total
+ * and no page numbers, so a slice costs the same however deep it is.
+ */
+export async function callFeed(scope: Scope, args: CallFeedArgs): Promise<{ data: Call[]; next_after: number | null }> {
+  const errors = new FieldErrorCollector();
+  const { perPage, createdAt } = checkPaging(errors, { per_page: args.per_page, date_from: args.date_from, date_to: args.date_to });
+  if (args.after != null) checkPositiveInt(errors, 'after', args.after);
+  const filter = callFilter(scope, args, errors, createdAt);
+  errors.throwIfAny();
+  const rows = await callsByIds(scope.em, filter, perPage + 1, 0, args.after ?? undefined);
+  const data = rows.slice(0, perPage);
+  return { data, next_after: rows.length > perPage ? data[data.length - 1].id : null };
 }

@@ -1,0 +1,166 @@
+import { Pool } from 'pg';
+import { foldCallCounts } from '../src/modules/calls/call.service';
+import { startTestApp, type TestAccount, type TestApp } from './helpers/app';
+
+/**
+ * The call list's exact totals come from per-day counters kept by a trigger (issue 19). They
+ * must equal count(*) for every filter, whatever writes ran, however many at once.
+ */
+let app: TestApp;
+let pool: Pool;
+let accounts: TestAccount[];
+let assistants: number[];
+let campaigns: number[];
+
+beforeAll(async () => {
+  app = await startTestApp();
+  pool = new Pool({ connectionString: app.databaseUrl, max: 12 });
+  accounts = [await app.account({ balance: '10' }), await app.account({ balance: '10' })];
+  assistants = [await app.outboundAssistant(accounts[0]), await app.outboundAssistant(accounts[0]), await app.outboundAssistant(accounts[1])];
+  campaigns = [accounts[0].campaignId, await app.campaign(accounts[0].accountId, 'Outono'), accounts[1].campaignId];
+});
+afterAll(async () => {
+  await pool?.end();
+  await app?.close();
+});
+
+const STATUSES = ['initiated', 'ringing', 'in-progress', 'completed', 'busy', 'no-answer', 'failed', 'ended'];
+const pick = <T>(list: T[], i: number) => list[i % list.length];
+
+/** The counters (folded and not) that are not zero, and what counting the calls says, in the same shape. */
+async function countersAndTruth() {
+  const key = 'account_id, day::text, status, type, assistant_id, campaign_id';
+  const counters = await app.sql(
+    `select ${key}, sum(n)::int as n from (select * from call_counts union all select * from call_count_deltas) c group by 1, 2, 3, 4, 5, 6 having sum(n) <> 0 order by 1, 2, 3, 4, 5, 6`,
+  );
+  const truth = await app.sql(
+    `select account_id, ((created_at at time zone 'UTC')::date)::text as day, status, type, coalesce(assistant_id, 0) as assistant_id, coalesce(campaign_id, 0) as campaign_id, count(*)::int as n
+     from calls group by 1, 2, 3, 4, 5, 6 order by 1, 2, 3, 4, 5, 6`,
+  );
+  return { counters, truth };
+}
+
+it('keeps the counters equal to count(*) under concurrent inserts, status changes, moves, deletes and folds', async () => {
+  /** `count` random calls of the account, locked in id order (so that two steps never wait on each other in a cycle). */
+  const random = (count: number) =>
+    `(select id from calls where id in (select id from calls where account_id = $1 order by random() limit ${count}) order by id for update)`;
+  /** One transaction a step, one statement on calls in it (two when it changes the calls it just made). */
+  const step = async (worker: number, round: number) => {
+    const i = worker * 100 + round;
+    const a = i % 3 === 2 ? 1 : 0;
+    const account = accounts[a].accountId;
+    const statements: [string, unknown[]][] = [];
+    switch (round % 6) {
+      case 0:
+      case 1:
+        statements.push([
+          `insert into calls (account_id, assistant_id, assistant_name, campaign_id, campaign_name, type, status, assistant_phone_number, client_phone_number, provider, deadline_at, created_at)
+           select $1, $2, 'Ana', case when g % 2 = 0 then $3::int end, null, case when g % 4 = 0 then 'inbound' else 'outbound' end, 'initiated',
+             '+551140040000', '+55119876' || lpad(($4 * 10 + g)::text, 5, '0'), 'simulator', now(), timestamptz '2026-06-01 23:00:00+00' + ((g * 7 + $4) || ' hours')::interval
+           from generate_series(1, 3) g`,
+          [account, a === 1 ? assistants[2] : pick(assistants.slice(0, 2), i), a === 1 ? campaigns[2] : pick(campaigns.slice(0, 2), i), i % 1000],
+        ]);
+        if (round % 6 === 1) statements.push([`update calls set status = 'ringing' where id in (select max(id) from calls where account_id = $1)`, [account]]);
+        break;
+      case 2:
+        statements.push([`update calls set status = $2 where id in ${random(3)}`, [account, pick(STATUSES, i)]]);
+        break;
+      case 3:
+        statements.push([`update calls set transcript = 'x' where id in ${random(2)}`, [account]]); // moves no counter
+        break;
+      case 4:
+        statements.push([`delete from calls where id in ${random(2)}`, [account]]);
+        break;
+      case 5:
+        statements.push([`update calls set assistant_id = null, campaign_id = null, status = 'failed' where id in ${random(1)}`, [account]]);
+        break;
+    }
+    const client = await pool.connect();
+    try {
+      await client.query('begin');
+      for (const [sql, params] of statements) await client.query(sql, params);
+      await client.query(i % 7 === 6 ? 'rollback' : 'commit');
+    } catch (error) {
+      await client.query('rollback');
+      throw error;
+    } finally {
+      client.release();
+    }
+  };
+  const work: Promise<unknown>[] = [];
+  for (let worker = 0; worker < 10; worker++) {
+    work.push((async () => {
+      for (let round = 0; round < 24; round++) await step(worker, round);
+    })());
+  }
+  // The sweeper folding at the same time, from two processes.
+  const folding = (async () => {
+    for (let n = 0; n < 20; n++) await Promise.all([foldCallCounts(app.orm.em.fork()), foldCallCounts(app.orm.em.fork())]);
+  })();
+  await Promise.all([...work, folding]);
+  let { counters, truth } = await countersAndTruth();
+  expect(truth.length).toBeGreaterThan(20);
+  expect(counters).toEqual(truth);
+
+  await foldCallCounts(app.orm.em.fork());
+  expect(await app.sql('select count(*)::int as n from call_count_deltas')).toEqual([{ n: 0 }]);
+  ({ counters, truth } = await countersAndTruth());
+  expect(counters).toEqual(truth);
+});
+
+it('answers every filter’s exact total from the counters, and pages and slices in the list’s order', async () => {
+  const [me] = accounts;
+  const cases: Record<string, string>[] = [
+    {},
+    { status: 'completed' },
+    { type: 'inbound' },
+    { assistant_id: String(assistants[1]) },
+    { campaign_id: String(campaigns[1]) },
+    { date_from: '2026-06-03' },
+    { date_to: '2026-06-02' },
+    { date_from: '2026-06-02', date_to: '2026-06-04' },
+    { status: 'initiated', type: 'outbound', date_from: '2026-06-02' },
+    { phone_number: '+5511987600012' },
+  ];
+  for (const query of cases) {
+    const where = ['account_id = $1'];
+    const params: unknown[] = [me.accountId];
+    for (const [name, value] of Object.entries(query)) {
+      params.push(name === 'date_from' || name === 'date_to' ? `${value} 00:00:00+00` : value);
+      const column = { phone_number: 'client_phone_number' }[name] ?? name;
+      where.push(
+        name === 'date_from' ? `created_at >= $${params.length}` : name === 'date_to' ? `created_at < $${params.length}::timestamptz + interval '1 day'` : `${column} = $${params.length}`,
+      );
+    }
+    const ids = (await app.sql(`select id from calls where ${where.join(' and ')} order by id desc`, params)).map((row) => row.id);
+    const res = await app.request('GET', `/api/user/calls?${new URLSearchParams({ ...query, per_page: '7', page: '2' })}`, { token: me.token });
+    expect({ query, status: res.status, total: res.body.total }).toEqual({ query, status: 200, total: ids.length });
+    expect(res.body.data.map((call: { id: number }) => call.id)).toEqual(ids.slice(7, 14));
+
+    // The cursor form walks the same list, slice by slice.
+    const walked: number[] = [];
+    let after: number | null = null;
+    do {
+      const feed: any = await app.graphql(
+        `query($after: Int, $status: String, $type: String, $assistant: Int, $campaign: Int, $from: String, $to: String, $phone: String) {
+           callFeed(after: $after, per_page: 6, status: $status, type: $type, assistant_id: $assistant, campaign_id: $campaign, date_from: $from, date_to: $to, phone_number: $phone) { data { id } next_after }
+         }`,
+        {
+          after,
+          status: query.status,
+          type: query.type,
+          assistant: query.assistant_id ? Number(query.assistant_id) : undefined,
+          campaign: query.campaign_id ? Number(query.campaign_id) : undefined,
+          from: query.date_from,
+          to: query.date_to,
+          phone: query.phone_number,
+        },
+        me.token,
+      );
+      expect(feed.body.errors).toBeUndefined();
+      walked.push(...feed.body.data.callFeed.data.map((call: { id: number }) => call.id));
+      after = feed.body.data.callFeed.next_after;
+    } while (after !== null);
+    expect(walked).toEqual(ids);
+  }
+});
