@@ -11,6 +11,15 @@ import { Migration } from '@mikro-orm/migrations';
  * sum of both. The listing's pages read account-led indexes of each filter in the list's
  * order (id desc).
  */
+const LIST_INDEXES: [string, string | null][] = [
+  ['calls_account_id_id_index', null],
+  ['calls_account_id_status_index', 'status'],
+  ['calls_account_id_type_index', 'type'],
+  ['calls_account_id_client_phone_number_index', 'client_phone_number'],
+  ['calls_account_id_assistant_id_index', 'assistant_id'],
+  ['calls_account_id_campaign_id_index', 'campaign_id'],
+];
+
 export class Migration20261122090000_call_counters extends Migration {
   override async up(): Promise<void> {
     this.addSql(`
@@ -65,13 +74,21 @@ export class Migration20261122090000_call_counters extends Migration {
       insert into call_counts (account_id, day, status, type, assistant_id, campaign_id, n)
       select account_id, (created_at at time zone 'UTC')::date, status, type, coalesce(assistant_id, 0), coalesce(campaign_id, 0), count(*)
       from calls group by 1, 2, 3, 4, 5, 6;`);
-    this.addSql(`create index calls_account_id_assistant_id_index on calls (account_id, assistant_id, id desc);`);
-    this.addSql(`create index calls_account_id_campaign_id_index on calls (account_id, campaign_id, id desc);`);
+    // Each filter's index leads with the account and follows the list's order, and carries
+    // created_at, so that a date range is checked in the index: a page (and the offset of a
+    // deep one) is read from the index alone.
+    for (const [name, column] of LIST_INDEXES) {
+      this.addSql(`drop index if exists ${name};`);
+      this.addSql(`create index ${name} on calls (account_id, ${column ? `${column}, ` : ''}id desc) include (created_at);`);
+    }
   }
 
   override async down(): Promise<void> {
-    this.addSql(`drop index if exists calls_account_id_campaign_id_index;`);
-    this.addSql(`drop index if exists calls_account_id_assistant_id_index;`);
+    for (const [name, column] of LIST_INDEXES) {
+      this.addSql(`drop index if exists ${name};`);
+      if (column === 'assistant_id' || column === 'campaign_id') continue; // new here
+      this.addSql(`create index ${name} on calls (account_id, ${column ? `${column}, ` : ''}id desc);`);
+    }
     this.addSql(`drop trigger if exists calls_count_delete on calls;`);
     this.addSql(`drop trigger if exists calls_count_update on calls;`);
     this.addSql(`drop trigger if exists calls_count_insert on calls;`);

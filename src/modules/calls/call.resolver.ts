@@ -3,7 +3,7 @@ import { scopeOf, type GraphQLContext } from '../../graphql/context';
 import { PageType } from '../../graphql/pagination';
 import { Call } from './call.entity';
 import { CallFeed, CallFeedArgs, CallListArgs, CallStarted, MakeCallInput } from './call.inputs';
-import { callFeed, deleteCall, hangupCall, listCalls, makeCall, requireCall, simulateInboundCall } from './call.service';
+import { callFeed, deleteCall, hangupCall, listCalls, makeCall, readCall, simulateInboundCall } from './call.service';
 
 @ObjectType('CallPage', { simpleResolvers: true })
 export class CallPage extends PageType(Call) {}
@@ -25,7 +25,7 @@ export class CallResolver {
 
   @Query(() => Call)
   call(@Arg('id', () => Int) id: number, @Ctx() ctx: GraphQLContext): Promise<Call> {
-    return requireCall(scopeOf(ctx), id);
+    return readCall(scopeOf(ctx), id);
   }
 
   @Mutation(() => CallStarted, { description: 'Starts an outbound call from an assistant to a number.' })
