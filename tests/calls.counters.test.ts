@@ -1,5 +1,6 @@
 import { Pool } from 'pg';
-import { foldCallCounts } from '../src/modules/calls/call.service';
+import { Call } from '../src/modules/calls/call.entity';
+import { foldCallCounts, readCall, requireCall } from '../src/modules/calls/call.service';
 import { startTestApp, type TestAccount, type TestApp } from './helpers/app';
 
 /**
@@ -162,5 +163,22 @@ it('answers every filter’s exact total from the counters, and pages and slices
       after = feed.body.data.callFeed.next_after;
     } while (after !== null);
     expect(walked).toEqual(ids);
+  }
+});
+
+it('maps a call read-only exactly as the ORM does, field for field', async () => {
+  const [me] = accounts;
+  await app.sql(
+    `update calls set variables = '{"confirmed": true}', evaluation = '{"score": 7}', carrier_cost = 0.06, total_cost = 0.11, answered_by = 'human',
+       answered_at = now(), finished_at = now(), tool_calls = '[{"name": "x"}]' where id = (select max(id) from calls where account_id = $1)`,
+    [me.accountId],
+  );
+  const ids = (await app.sql('select id from calls where account_id = $1 order by id desc limit 5', [me.accountId])).map((row) => row.id);
+  for (const id of ids) {
+    const scope = { em: app.orm.em.fork(), accountId: me.accountId, config: app.config };
+    const read = await readCall(scope as never, id);
+    const managed = await requireCall({ ...scope, em: app.orm.em.fork() } as never, id);
+    expect(read).toBeInstanceOf(Call);
+    for (const key of Object.keys(managed)) expect([key, (read as any)[key]]).toEqual([key, (managed as any)[key]]);
   }
 });
