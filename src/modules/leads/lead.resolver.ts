@@ -25,8 +25,10 @@ export class LeadResolver {
   }
 
   @Mutation(() => Lead)
-  createLead(@Arg('input', () => CreateLeadInput) input: CreateLeadInput, @Ctx() ctx: GraphQLContext): Promise<Lead> {
-    return createLead(scopeOf(ctx), input);
+  async createLead(@Arg('input', () => CreateLeadInput) input: CreateLeadInput, @Ctx() ctx: GraphQLContext): Promise<Lead> {
+    const { lead, contacts } = await createLead(scopeOf(ctx), input);
+    ctx.loaders.secondaryContactsByLead.prime(lead.id, contacts); // the answer needs no query for them
+    return lead;
   }
 
   @Mutation(() => Lead)

@@ -8,7 +8,7 @@ import { toE164 } from '../../lib/phone';
 import { Account } from '../accounts/account.entity';
 import { Campaign } from '../campaigns/campaign.entity';
 import { requireCampaign } from '../campaigns/campaign.service';
-import { wakeIfRunning } from '../campaigns/dialer.attempts';
+import { wakeDialer, wakeIfRunning } from '../campaigns/dialer.attempts';
 import { emitEvents, leadEvents } from '../events/event.service';
 import type { Scope } from '../scope';
 import { CLIENT_LEAD_STATUSES, LEAD_STATUSES, Lead } from './lead.entity';
@@ -22,7 +22,7 @@ export const MAX_SECONDARY_CONTACTS = 20;
  * Creates a lead and its secondary contacts in one transaction. Checks run in the order the
  * spec lists them (shape, phone numbers, campaign, duplicates) and all before any write.
  */
-export async function createLead(scope: Scope, input: CreateLeadInput): Promise<Lead> {
+export async function createLead(scope: Scope, input: CreateLeadInput): Promise<{ lead: Lead; contacts: SecondaryContact[] }> {
   const errors = new FieldErrorCollector();
   checkPositiveInt(errors, 'campaign_id', input.campaign_id);
   if ((input.secondary_contacts?.length ?? 0) > MAX_SECONDARY_CONTACTS) {
@@ -39,20 +39,27 @@ export async function createLead(scope: Scope, input: CreateLeadInput): Promise<
   phoneErrors.throwIfAny(Messages.invalidPhoneNumber);
 
   return scope.em.transactional(async (em) => {
-    const campaign = await requireCampaign({ ...scope, em }, input.campaign_id);
-    if (!input.allow_dupplicate) await refuseDuplicate(em, campaign.id, phoneNumber!);
+    // The campaign, share-locked (a dialer run in progress, which could not see this lead,
+    // finishes first, and the wake-up below lands after its own), with the duplicate check's
+    // lock in the same statement.
+    const [row] = await em.execute(
+      `select c.*${input.allow_dupplicate ? '' : ', pg_advisory_xact_lock(c.id, hashtext(?)) is not null as locked'}
+       from campaigns c where c.id = ? and c.account_id = ? for share of c`,
+      input.allow_dupplicate ? [input.campaign_id, scope.accountId] : [phoneNumber, input.campaign_id, scope.accountId],
+    );
+    if (!row) throw new NotFoundError(Messages.campaignNotFound);
+    const campaign = em.map(Campaign, row);
+    if (!input.allow_dupplicate) await refuseExisting(em, campaign.id, phoneNumber!);
     const lead = em.create(Lead, {
       account: em.getReference(Account, scope.accountId),
       campaign,
       phone_number: phoneNumber!,
       variables: input.variables ?? {},
     });
-    for (const contact of contacts) {
-      em.create(SecondaryContact, { lead, phone_number: contact.phone_number!, variables: contact.variables });
-    }
-    await em.flush();
-    await wakeIfRunning(em, campaign.id);
-    return lead;
+    const created = contacts.map((contact) => em.create(SecondaryContact, { lead, phone_number: contact.phone_number!, variables: contact.variables }));
+    await em.flush(); // the lead, then its contacts in one insert
+    if (campaign.status === 'running') await wakeDialer(em, campaign.id);
+    return { lead, contacts: created };
   });
 }
 
@@ -64,6 +71,11 @@ export async function createLead(scope: Scope, input: CreateLeadInput): Promise<
  */
 async function refuseDuplicate(em: EntityManager, campaignId: number, phoneNumber: string, exceptLeadId?: number): Promise<void> {
   await em.execute('select pg_advisory_xact_lock(?, hashtext(?))', [campaignId, phoneNumber]);
+  await refuseExisting(em, campaignId, phoneNumber, exceptLeadId);
+}
+
+/** The check of refuseDuplicate, for a caller that holds its lock. A statement of its own: its snapshot is taken after the lock. */
+async function refuseExisting(em: EntityManager, campaignId: number, phoneNumber: string, exceptLeadId?: number): Promise<void> {
   const where: FilterQuery<Lead> = { campaign: campaignId, phone_number: phoneNumber };
   if (exceptLeadId !== undefined) where.id = { $ne: exceptLeadId };
   if ((await em.count(Lead, where)) > 0) throw new ValidationError({ phone_number: [FieldMessages.duplicateLead] });
