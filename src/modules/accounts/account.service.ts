@@ -139,7 +139,7 @@ export async function adjustBalance(
 }
 
 /** `balance.low` when a change took the balance from at least the threshold to below it. */
-async function noteLowBalance(em: EntityManager, accountId: number, before: Decimal, after: Decimal.Value, threshold: string | undefined): Promise<void> {
+export async function noteLowBalance(em: EntityManager, accountId: number, before: Decimal, after: Decimal.Value, threshold: string | undefined): Promise<void> {
   if (threshold === undefined || before.lessThan(threshold) || !new Decimal(after).lessThan(threshold)) return;
   await emitEvents(em, [{ accountId, type: 'balance.low', data: { balance: Number(after), threshold: Number(threshold) } }]);
 }

@@ -1,4 +1,4 @@
-import { LockMode, type FilterQuery } from '@mikro-orm/core';
+import type { FilterQuery } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { parsePhoneNumberFromString } from 'libphonenumber-js/max';
 import Decimal from 'decimal.js';
@@ -7,14 +7,10 @@ import { DomainError, FieldErrorCollector, FieldMessages, Messages, NotFoundErro
 import { makePage, offsetOf, type Page } from '../../graphql/pagination';
 import { checkOneOf, checkPositiveInt } from '../../lib/checks';
 import { checkPaging, type ListArgs } from '../../lib/listing';
-import { enqueue } from '../../jobs/queue';
 import { smsOutcomes } from '../../metrics';
 import { toE164 } from '../../lib/phone';
 import { SmsOutcomeUnknown, SmsProviderError, type SmsProvider } from '../../telephony/sms';
-import { Account } from '../accounts/account.entity';
-import { adjustBalance } from '../accounts/account.service';
-import { PhoneNumber } from '../accounts/phone-number.entity';
-import { refuseDoNotCall } from '../dnc/dnc.service';
+import { adjustBalance, noteLowBalance } from '../accounts/account.service';
 import { emitEvents } from '../events/event.service';
 import { claimKey, storeResponse, type KeyRef } from '../idempotency/idempotency.service';
 import type { Scope } from '../scope';
@@ -101,45 +97,53 @@ export async function sendSms(
       const claim = await claimKey<KeyedSms>(tx, ref, input);
       if (claim.kind !== 'new') return claim;
     }
-    const sender = await tx.findOne(PhoneNumber, { id: input.from, account: scope.accountId });
+    // The sender and whether the recipient is on the do-not-call list, in one statement;
+    // the errors in the spec's order.
+    const to = toE164(input.to, scope.config.defaultPhoneRegion);
+    const [sender]: { id: number; number: string; sms_enabled: boolean; expires: string | null; listed: boolean }[] = await tx.execute(
+      `select p.id, p.number, p.sms_enabled, p.subscription_expires_at::text as expires,
+         exists (select 1 from dnc_numbers d where d.account_id = p.account_id and d.phone_number = ?) as listed
+       from phone_numbers p where p.id = ? and p.account_id = ?`,
+      [to ?? '', input.from, scope.accountId],
+    );
     if (!sender) throw new NotFoundError(Messages.senderNotFound);
     if (!sender.sms_enabled) throw new DomainError('FORBIDDEN', Messages.senderWithoutSms);
     const today = new Date().toISOString().slice(0, 10);
-    if (sender.subscription_expires_at !== null && sender.subscription_expires_at < today) {
-      throw new DomainError('FORBIDDEN', Messages.senderExpired);
-    }
-    const to = toE164(input.to, scope.config.defaultPhoneRegion);
+    if (sender.expires !== null && sender.expires < today) throw new DomainError('FORBIDDEN', Messages.senderExpired);
     if (!to) throw new ValidationError({ to: [FieldMessages.phone('to')] }, Messages.recipientInvalid);
-    await refuseDoNotCall(tx, scope.accountId, to);
+    if (sender.listed) throw new ValidationError({ phone_number: [FieldMessages.doNotCall] });
 
     const { encoding, segments } = countSegments(input.body);
     const price = new Decimal(segmentPrice(scope.config, to));
-    const cost = price.times(segments);
-    const sms = tx.create(Sms, {
-      account: tx.getReference(Account, scope.accountId),
-      phone_number_id: sender.id,
-      from: sender.number,
-      to,
-      body: input.body,
-      encoding,
-      segments,
-      segment_price: price.toFixed(4),
-      total_cost: cost.toFixed(4),
-      status: 'sending',
-      provider: provider.name,
-    });
-    await tx.flush();
-    const balance = await adjustBalance(tx, scope.accountId, cost.negated(), 'sms', `sms:${sms.id}`, { lowThreshold: scope.config.balanceLowThreshold });
-    if (balance === null) throw new DomainError('INSUFFICIENT_BALANCE', Messages.insufficientBalance);
+    const cost = price.times(segments).toFixed(4);
+    // The reservation in one statement: the balance taken if it covers the cost, and only
+    // then the message (`sending`), its ledger row and its reconciliation job. Whatever
+    // happens to this process from here on, the message gets settled.
+    const runAt = new Date(Date.now() + smsConfig.timeoutMs + smsConfig.reconcileAfterMs).toISOString();
+    const [reservedRow]: Record<string, unknown>[] = await tx.execute(
+      `with debit as (
+         update accounts set balance = balance - ?::numeric, updated_at = now() where id = ? and balance - ?::numeric >= 0 returning balance),
+       sms as (
+         insert into sms_messages (account_id, phone_number_id, "from", "to", body, encoding, segments, segment_price, total_cost, status, provider)
+         select ?, ?, ?, ?, ?, ?, ?, ?, ?, 'sending', ? from debit returning *),
+       ledger as (
+         insert into ledger_entries (account_id, amount, balance_after, kind, reference)
+         select ?, -?::numeric, debit.balance, 'sms', 'sms:' || sms.id from debit, sms),
+       job as (
+         select graphile_worker.add_job(?, json_build_object('sms_id', sms.id), null, ?::timestamptz, 25, 'sms-reconcile:' || sms.id) from sms)
+       select sms.*, debit.balance::text as balance_after from sms, debit, job`,
+      [
+        cost, scope.accountId, cost,
+        scope.accountId, sender.id, sender.number, to, input.body, encoding, segments, price.toFixed(4), cost, provider.name,
+        scope.accountId, cost,
+        RECONCILE_SMS_TASK, runAt,
+      ],
+    );
+    if (!reservedRow) throw new DomainError('INSUFFICIENT_BALANCE', Messages.insufficientBalance);
+    const after = String(reservedRow.balance_after);
+    await noteLowBalance(tx, scope.accountId, new Decimal(after).plus(cost), after, scope.config.balanceLowThreshold);
+    const sms = { id: Number(reservedRow.id), from: sender.number, to, body: input.body };
     if (ref) await storeResponse(tx, ref, { sms_id: sms.id } satisfies KeyedSms);
-    // Whatever happens to this process from here on, the message gets settled.
-    await enqueue(tx, {
-      task: RECONCILE_SMS_TASK,
-      payload: { sms_id: sms.id },
-      runAt: new Date(Date.now() + smsConfig.timeoutMs + smsConfig.reconcileAfterMs),
-      jobKey: reconcileKey(sms.id),
-      maxAttempts: 25,
-    });
     return { kind: 'reserved' as const, sms: { reference: sms.id, from: sms.from, to: sms.to, body: sms.body } };
   });
 
@@ -181,19 +185,18 @@ export async function settleSms(
   outcome: { state: 'accepted'; sid: string } | { state: 'refused'; detail: string },
 ): Promise<Sms> {
   const { sms, settled } = await em.transactional(async (tx) => {
-    const sms = await tx.findOneOrFail(Sms, { id: smsId }, { lockMode: LockMode.PESSIMISTIC_WRITE });
-    if (sms.status !== 'sending') return { sms, settled: false };
-    if (outcome.state === 'accepted') {
-      sms.status = 'sent';
-      sms.sms_sid = outcome.sid;
-    } else {
-      sms.status = 'failed';
-      sms.error = outcome.detail.slice(0, 512);
-      await adjustBalance(tx, sms.account.id, sms.total_cost, 'sms_refund', `sms:${sms.id}`);
-    }
-    await tx.flush();
+    // Settled once: the update takes only a message still `sending`, and its job goes with it.
+    const [row]: Record<string, unknown>[] = await tx.execute(
+      `with settled as (
+         update sms_messages set status = ?, sms_sid = coalesce(?, sms_sid), error = ?, updated_at = now() where id = ? and status = 'sending' returning *),
+       job as (select graphile_worker.remove_job(?) from settled)
+       select settled.* from settled left join job on true`,
+      outcome.state === 'accepted' ? ['sent', outcome.sid, null, smsId, reconcileKey(smsId)] : ['failed', null, outcome.detail.slice(0, 512), smsId, reconcileKey(smsId)],
+    );
+    if (!row) return { sms: await tx.findOneOrFail(Sms, { id: smsId }), settled: false };
+    const sms = tx.map(Sms, row);
+    if (sms.status === 'failed') await adjustBalance(tx, sms.account.id, sms.total_cost, 'sms_refund', `sms:${sms.id}`);
     await emitEvents(tx, [{ accountId: sms.account.id, type: sms.status === 'sent' ? 'sms.sent' : 'sms.failed', data: { ...toRecord(sms) } }]);
-    await tx.execute('select graphile_worker.remove_job(?)', [reconcileKey(sms.id)]);
     return { sms, settled: true };
   });
   if (settled) smsOutcomes.inc({ outcome: sms.status });
