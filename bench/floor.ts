@@ -35,6 +35,22 @@ const CALL_COLUMNS = `id, assistant_name, campaign_name, type, duration, assista
   variables, evaluation, webhook_response, carrier_cost::float8 as carrier_cost, total_cost::float8 as total_cost, answered_by, recording_url,
   to_char(created_at at time zone 'UTC', 'YYYY-MM-DD HH24:MI:SS') as created_at, to_char(updated_at at time zone 'UTC', 'YYYY-MM-DD HH24:MI:SS') as updated_at`;
 
+/** Runs `work` in a transaction on one client of the pool. */
+async function transaction<T>(work: (client: import('pg').PoolClient) => Promise<T>): Promise<T> {
+  const client = await pool.connect();
+  try {
+    await client.query('begin');
+    const result = await work(client);
+    await client.query('commit');
+    return result;
+  } catch (error) {
+    await client.query('rollback');
+    throw error;
+  } finally {
+    client.release();
+  }
+}
+
 async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
   const url = new URL(req.url ?? '/', 'http://floor');
   const account = await accountOf(req);
@@ -115,50 +131,75 @@ async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> 
     );
   }
   if (req.method === 'POST' && url.pathname === '/leads') {
+    // vozgate's work: the campaign share-locked with the duplicate check's lock, the check,
+    // the lead and its contacts, the dialer woken when the campaign runs, in one transaction.
     const input = await body(req);
-    const campaign = await pool.query('select id, name from campaigns where id = $1 and account_id = $2', [input.campaign_id, account]);
-    if (!campaign.rows[0]) return send(res, 404, { message: 'Campanha não encontrada' });
-    const { rows } = await pool.query(
-      `insert into leads (account_id, campaign_id, phone_number, variables) values ($1, $2, $3, $4) returning id, campaign_id, phone_number, variables, status`,
-      [account, input.campaign_id, input.phone_number, input.variables ?? {}],
-    );
-    return send(res, 200, { message: 'Lead created successfully', data: { ...rows[0], campaign: campaign.rows[0], secondary_contacts: [] } });
+    return transaction(async (client) => {
+      const campaign = await client.query(
+        `select c.id, c.name, c.status, pg_advisory_xact_lock(c.id, hashtext($1)) is not null as locked from campaigns c where c.id = $2 and c.account_id = $3 for share of c`,
+        [input.phone_number, input.campaign_id, account],
+      );
+      if (!campaign.rows[0]) return send(res, 404, { message: 'Campanha não encontrada' });
+      const duplicate = await client.query('select count(*)::int as n from leads where campaign_id = $1 and phone_number = $2', [input.campaign_id, input.phone_number]);
+      if (duplicate.rows[0].n > 0) return send(res, 422, { message: 'Falha na validação' });
+      const { rows } = await client.query(
+        `insert into leads (account_id, campaign_id, phone_number, variables) values ($1, $2, $3, $4) returning id, campaign_id, phone_number, variables, status`,
+        [account, input.campaign_id, input.phone_number, input.variables ?? {}],
+      );
+      const contacts = input.secondary_contacts ?? [];
+      if (contacts.length) {
+        await client.query(
+          `insert into secondary_contacts (lead_id, phone_number, variables) select $1, c->>'phone_number', coalesce(c->'variables', '{}') from jsonb_array_elements($2::jsonb) c`,
+          [rows[0].id, JSON.stringify(contacts)],
+        );
+      }
+      if (campaign.rows[0].status === 'running') {
+        await client.query(`select graphile_worker.add_job('dialer:campaign', json_build_object('campaign_id', $1::int), job_key => 'dialer:' || $1)`, [input.campaign_id]);
+      }
+      const { id, name } = campaign.rows[0];
+      return send(res, 200, { message: 'Lead created successfully', data: { ...rows[0], campaign: { id, name }, secondary_contacts: contacts } });
+    });
   }
   if (req.method === 'POST' && url.pathname === '/sms') {
+    // vozgate's work: the sender and the do-not-call check, the reservation (balance,
+    // message as sending, ledger row, reconciliation job) in one transaction; the provider
+    // (nothing here); then the settlement (sent, the job removed, the event) in another.
     const input = await body(req);
-    const client = await pool.connect();
-    try {
-      await client.query('begin');
-      const phone = await client.query('select number from phone_numbers where id = $1 and account_id = $2 and sms_enabled', [input.from, account]);
-      if (!phone.rows[0]) {
-        await client.query('rollback');
-        return send(res, 404, { message: 'Número de origem não encontrado' });
-      }
-      const debit = await client.query(
-        'update accounts set balance = balance - 0.05 where id = $1 and balance - 0.05 >= 0 returning balance',
-        [account],
+    const reserved = await transaction(async (client) => {
+      const sender = await client.query(
+        `select p.number, p.sms_enabled, exists (select 1 from dnc_numbers d where d.account_id = p.account_id and d.phone_number = $1) as listed
+         from phone_numbers p where p.id = $2 and p.account_id = $3`,
+        [input.to, input.from, account],
       );
-      if (!debit.rows[0]) {
-        await client.query('rollback');
-        return send(res, 402, { message: 'Saldo insuficiente' });
-      }
-      const sms = await client.query(
-        `insert into sms_messages (account_id, phone_number_id, "from", "to", body, encoding, segments, segment_price, total_cost, status, provider, sms_sid)
-         values ($1, $2, $3, $4, $5, 'GSM-7', 1, 0.05, 0.05, 'sent', 'floor', 'SMfloor') returning id`,
-        [account, input.from, phone.rows[0].number, input.to, input.body],
+      if (!sender.rows[0]?.sms_enabled) return void send(res, 404, { message: 'Número de origem não encontrado' });
+      if (sender.rows[0].listed) return void send(res, 422, { message: 'Falha na validação' });
+      const { rows } = await client.query(
+        `with debit as (update accounts set balance = balance - 0.05, updated_at = now() where id = $1 and balance - 0.05 >= 0 returning balance),
+         sms as (
+           insert into sms_messages (account_id, phone_number_id, "from", "to", body, encoding, segments, segment_price, total_cost, status, provider)
+           select $1, $2, $3, $4, $5, 'GSM-7', 1, 0.05, 0.05, 'sending', 'floor' from debit returning id),
+         ledger as (insert into ledger_entries (account_id, amount, balance_after, kind, reference) select $1, -0.05, debit.balance, 'sms', 'sms:' || sms.id from debit, sms),
+         job as (select graphile_worker.add_job('sms:reconcile', json_build_object('sms_id', sms.id), null, now() + interval '40 seconds', 25, 'sms-reconcile:' || sms.id) from sms)
+         select sms.id from sms, job`,
+        [account, input.from, sender.rows[0].number, input.to, input.body],
+      );
+      if (!rows[0]) return void send(res, 402, { message: 'Saldo insuficiente' });
+      return rows[0].id as number;
+    });
+    if (reserved === undefined) return;
+    await transaction(async (client) => {
+      const { rows } = await client.query(
+        `with settled as (update sms_messages set status = 'sent', sms_sid = 'SMfloor', updated_at = now() where id = $1 and status = 'sending' returning *),
+         job as (select graphile_worker.remove_job('sms-reconcile:' || $1) from settled)
+         select settled.* from settled left join job on true`,
+        [reserved],
       );
       await client.query(
-        `insert into ledger_entries (account_id, amount, balance_after, kind, reference) values ($1, -0.05, $2, 'sms', $3)`,
-        [account, debit.rows[0].balance, `sms:${sms.rows[0].id}`],
+        `with ev as (insert into events (account_id, type, data) values ($1, 'sms.sent', $2::jsonb) returning id) select pg_notify('vozgate_events', (select string_agg(id::text, ',') from ev))`,
+        [account, JSON.stringify(rows[0])],
       );
-      await client.query('commit');
-      return send(res, 200, { message: 'SMS sent successfully', data: { id: sms.rows[0].id, status: 'sent' } });
-    } catch (error) {
-      await client.query('rollback');
-      throw error;
-    } finally {
-      client.release();
-    }
+    });
+    return send(res, 200, { message: 'SMS sent successfully', data: { id: reserved, status: 'sent' } });
   }
   send(res, 404, { message: 'Rota não encontrada.' });
 }
