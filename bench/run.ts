@@ -28,6 +28,7 @@ const { values: flags } = parseArgs({
     warmup: { type: 'string' },
     connections: { type: 'string', default: '10' },
     only: { type: 'string' },
+    passes: { type: 'string', default: '1' },
     'no-peer': { type: 'boolean', default: false },
   },
 });
@@ -35,6 +36,7 @@ const scale = SCALES[flags.quick ? 'quick' : 'full'];
 const duration = Number(flags.duration ?? (flags.quick ? 5 : 15));
 const warmup = Number(flags.warmup ?? (flags.quick ? 2 : 5));
 const connections = Number(flags.connections);
+const passes = Math.max(1, Number(flags.passes));
 
 type TargetName = 'floor' | 'vozgate-graphql' | 'vozgate-rest' | 'postgraphile';
 interface Target {
@@ -376,15 +378,25 @@ async function main(): Promise<void> {
     const processes: Record<string, number> = Object.fromEntries(targets.map((t) => [t.name.replace(/-(graphql|rest)$/, ''), t.pid]));
     const rss = () => Object.fromEntries(Object.entries(processes).map(([name, pid]) => [name, rssMb(pid)]));
     const rssStart = rss();
-    const rows: Row[] = [];
-    for (const scenario of scenarios(data).filter((s) => !flags.only || s.name.includes(flags.only!))) {
-      for (const target of targets) {
-        log(`${scenario.name} / ${target.name}`);
-        const row = await measure(target, scenario, data.token, db);
-        if (row) rows.push(row);
+    let rssAfterFirst: Record<string, number> | null = null;
+    /** RSS after each pass over the scenarios (`--passes 2`: a second pass in the same processes shows whether memory grows). */
+    const rssAfterPass: Record<string, number>[] = [];
+    let rows: Row[] = [];
+    for (let pass = 1; pass <= passes; pass++) {
+      // The table shows the last pass; the passes before it warm up and show memory.
+      rows = [];
+      for (const scenario of scenarios(data).filter((s) => !flags.only || s.name.includes(flags.only!))) {
+        for (const target of targets) {
+          log(`${passes > 1 ? `pass ${pass}: ` : ''}${scenario.name} / ${target.name}`);
+          const row = await measure(target, scenario, data.token, db);
+          if (row) rows.push(row);
+        }
+        rssAfterFirst ??= rss();
       }
+      rssAfterPass.push(rss());
+      if (pass < passes) await resetDataset(db, data);
     }
-    const rssEnd = rss();
+    const rssEnd = rssAfterPass.at(-1)!;
     await db.end();
     const dialer = !flags.only ? await runDialerScenario(database.url, scale.dialerLeads, DIALER_PARALLEL, log) : null;
     const subscriptions = !flags.only ? await runSubscriptionsScenario(database.url, root, SUBSCRIBERS, scale.fanoutEvents, log) : null;
@@ -401,7 +413,9 @@ async function main(): Promise<void> {
         return `| ${r.name} | ${r.target} | ${r.rps} | ${ratio} | ${r.p50_ms} | ${r.p99_ms} | ${r.non2xx} | ${r.statements_per_request ?? 'n/a'} | ${r.rss_mb} |`;
       }),
       '',
-      `RSS (MB): ${Object.keys(rssStart).map((name) => `${name} ${rssStart[name]} -> ${rssEnd[name]}`).join('; ')}`,
+      `RSS (MB): ${Object.keys(rssStart)
+        .map((name) => `${name} ${rssStart[name]} at start, ${rssAfterFirst?.[name]} after the first scenario, ${rssAfterPass.map((r) => r[name]).join(' / ')} after ${passes > 1 ? 'each pass' : 'the last'}`)
+        .join('; ')}`,
       ...('skipped' in peer ? ['', `PostGraphile: not run (${peer.skipped}).`] : []),
       ...(dialer ? ['', dialerTable(dialer)] : []),
       ...(subscriptions ? ['', subscriptionsTable(subscriptions)] : []),
@@ -413,7 +427,7 @@ async function main(): Promise<void> {
       connections,
       warmup_s: warmup,
       duration_s: duration,
-      rss_mb: { start: rssStart, end: rssEnd },
+      rss_mb: { start: rssStart, after_first_scenario: rssAfterFirst, after_each_pass: rssAfterPass, end: rssEnd },
       scenarios: rows.map((r) => ({ ...r, ratio_to_floor: floorRps.get(r.name) ? Math.round((r.rps / floorRps.get(r.name)!) * 100) / 100 : null })),
       dialer,
       subscriptions,
