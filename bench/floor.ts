@@ -110,7 +110,7 @@ async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> 
   if (req.method === 'GET' && url.pathname === '/leads') {
     const perPage = Number(url.searchParams.get('per_page') ?? 15);
     const { rows } = await pool.query(
-      `select l.id, l.campaign_id, l.phone_number, l.variables, l.status, c.name as campaign_name, count(*) over () as total,
+      `select l.id, l.campaign_id, l.phone_number, l.variables, l.status, c.name as campaign_name, (select count(*) from leads t where t.account_id = $1) as total,
          to_char(l.created_at at time zone 'UTC', 'YYYY-MM-DD HH24:MI:SS') as created_at, to_char(l.updated_at at time zone 'UTC', 'YYYY-MM-DD HH24:MI:SS') as updated_at
        from leads l join campaigns c on c.id = l.campaign_id where l.account_id = $1 order by l.id desc limit $2`,
       [account, perPage],
