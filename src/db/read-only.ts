@@ -5,29 +5,27 @@ type Mapper<T> = (row: Record<string, unknown>) => T;
 const mappers = new WeakMap<object, Mapper<unknown>>();
 
 /**
- * Rows as instances of an entity class that has only scalar properties, for answers that are
- * only read (a list, a get by id): each column goes through its property's type, as the ORM's
- * hydration would, but nothing is registered in the unit of work. `em.map` spends most of a
- * list's time there (the identity map, change-set snapshots, relation propagation), which a
- * read never uses. An instance made here must not be flushed.
+ * Rows as instances of an entity class, for answers that are only read (a list, a get by id):
+ * each scalar column goes through its property's type, as the ORM's hydration would, but
+ * nothing is registered in the unit of work. `em.map` spends most of a list's time there (the
+ * identity map, change-set snapshots, relation propagation), which a read never uses. The
+ * relations are left to the caller, who assigns what the answer needs (a plain assignment).
+ * An instance made here must not be flushed.
  */
 export function readOnlyMapper<T extends object>(em: EntityManager, entity: EntityClass<T>): Mapper<T> {
   const known = mappers.get(entity);
   if (known) return known as Mapper<T>;
   const meta = em.getMetadata().get(entity.name);
   const platform = em.getPlatform();
-  const props = meta.props
-    .filter((prop) => prop.persist !== false && prop.fieldNames?.length === 1)
-    .map((prop) => {
-      if (prop.kind !== ReferenceKind.SCALAR) throw new Error(`readOnlyMapper: ${entity.name}.${prop.name} is a relation`);
-      return { name: prop.name, field: prop.fieldNames[0], type: prop.customType };
-    });
+  const columns = meta.props.filter((prop) => prop.persist !== false && prop.fieldNames?.length === 1);
+  const props = columns.filter((prop) => prop.kind === ReferenceKind.SCALAR).map((prop) => ({ name: prop.name, field: prop.fieldNames[0], type: prop.customType }));
+  const relations = columns.filter((prop) => prop.kind !== ReferenceKind.SCALAR).map((prop) => prop.name);
   // The ORM puts a setter for each property on the entity's prototype, which makes the
   // instance managed on first assignment. A prototype between them with plain writable
   // properties of the same names lets an assignment make a plain own property instead, and
   // the instance stays an instance of the class (its getters work).
   const prototype = Object.create(meta.class.prototype);
-  for (const prop of props) Object.defineProperty(prototype, prop.name, { value: undefined, writable: true, configurable: true });
+  for (const name of [...props.map((prop) => prop.name), ...relations]) Object.defineProperty(prototype, name, { value: undefined, writable: true, configurable: true });
   // One function with the property names written out, as the ORM compiles its hydrators:
   // every instance then has the same shape, and the assignments are not by dynamic key.
   const lines = props.map((prop, i) => {

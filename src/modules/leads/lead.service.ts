@@ -5,6 +5,7 @@ import { makePage, offsetOf, type Page } from '../../graphql/pagination';
 import { checkOneOf, checkPositiveInt } from '../../lib/checks';
 import { checkPaging } from '../../lib/listing';
 import { toE164 } from '../../lib/phone';
+import { readOnlyMapper } from '../../db/read-only';
 import { Account } from '../accounts/account.entity';
 import { Campaign } from '../campaigns/campaign.entity';
 import { requireCampaign } from '../campaigns/campaign.service';
@@ -181,15 +182,19 @@ export async function listLeads(scope: Scope, args: LeadListArgs): Promise<Page<
     .limit(perPage)
     .offset(offsetOf(page, perPage))
     .execute('all', false);
+  // Read-only instances (nothing here is written back), each campaign once.
+  const toLead = readOnlyMapper(scope.em, Lead);
+  const toCampaign = readOnlyMapper(scope.em, Campaign);
+  const campaigns = new Map<number, Campaign>();
   const leads = rows.map((row) => {
-    scope.em.map(Campaign, {
-      id: row.campaign_id,
-      account_id: row.c_account_id,
-      name: row.c_name,
-      created_at: row.c_created_at,
-      updated_at: row.c_updated_at,
-    });
-    return scope.em.map(Lead, row);
+    let campaign = campaigns.get(row.campaign_id);
+    if (!campaign) {
+      campaign = toCampaign({ id: row.campaign_id, name: row.c_name, created_at: row.c_created_at, updated_at: row.c_updated_at });
+      campaigns.set(row.campaign_id, campaign);
+    }
+    const lead = toLead(row);
+    lead.campaign = campaign;
+    return lead;
   });
   // Past the last page there is no row to carry the total.
   return makePage(leads, rows.length ? Number(rows[0].page_total) : await scope.em.count(Lead, where), page, perPage);
