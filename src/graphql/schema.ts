@@ -10,7 +10,7 @@ import { CampaignResolver } from '../modules/campaigns/campaign.resolver';
 import { CatalogResolver } from '../modules/catalog/catalog.resolver';
 import { DncResolver } from '../modules/dnc/dnc.resolver';
 import { EventResolver } from '../modules/events/event.resolver';
-import { LeadResolver } from '../modules/leads/lead.resolver';
+import { LeadFieldsResolver, LeadResolver } from '../modules/leads/lead.resolver';
 import { SmsResolver } from '../modules/sms/sms.resolver';
 import { ToolResolver } from '../modules/tools/tool.resolver';
 import { WebhookEndpointResolver } from '../modules/webhooks/endpoint.resolver';
@@ -26,6 +26,7 @@ export const resolvers = [
   DncResolver,
   EventResolver,
   LeadResolver,
+  LeadFieldsResolver,
   MeResolver,
   PhoneNumberResolver,
   SmsResolver,

@@ -45,7 +45,15 @@ export class LeadResolver {
     await deleteLead(scopeOf(ctx), id);
     return true;
   }
+}
 
+/**
+ * A lead's fields, apart from the operations: reached only through the authorized ones
+ * above, so they run without the auth middleware (on every lead of a page, it cost a
+ * promise and a check per field).
+ */
+@Resolver(() => Lead)
+export class LeadFieldsResolver {
   @FieldResolver(() => Int)
   campaign_id(@Root() lead: Lead): number {
     return lead.campaign.id;
