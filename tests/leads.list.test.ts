@@ -168,5 +168,14 @@ describe('no N+1', () => {
     app.resetQueries();
     await app.request('GET', '/api/user/leads?per_page=1', { token: account.token });
     expect(app.queries).toHaveLength(3);
+
+    // A lead's campaign in a list is the whole campaign, as the campaign query answers it.
+    const fields = 'id name assistant_id timezone max_calls_in_parallel allowed_hours_start_time allowed_days max_retries retry_interval status paused_reason phone_number_ids created_at updated_at';
+    const listed = await app.graphql(`{ leads(per_page: 3) { data { campaign { ${fields} } } } }`, {}, account.token);
+    expect(listed.body.errors).toBeUndefined();
+    for (const lead of listed.body.data.leads.data) {
+      const alone = await app.graphql(`query($id: Int!) { campaign(id: $id) { ${fields} } }`, { id: lead.campaign.id }, account.token);
+      expect(lead.campaign).toEqual(alone.body.data.campaign);
+    }
   });
 });

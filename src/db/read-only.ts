@@ -42,3 +42,12 @@ export function readOnlyMapper<T extends object>(em: EntityManager, entity: Enti
   mappers.set(entity, mapper as Mapper<unknown>);
   return mapper;
 }
+
+/** The entity's columns (its scalar properties' and its foreign keys'), for a select that renames them. */
+export function columnsOf(em: EntityManager, entity: EntityClass<object>): string[] {
+  return em
+    .getMetadata()
+    .get(entity.name)
+    .props.filter((prop) => prop.persist !== false && prop.fieldNames?.length === 1)
+    .map((prop) => prop.fieldNames[0]);
+}

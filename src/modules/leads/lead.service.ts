@@ -5,7 +5,7 @@ import { makePage, offsetOf, type Page } from '../../graphql/pagination';
 import { checkOneOf, checkPositiveInt } from '../../lib/checks';
 import { checkPaging } from '../../lib/listing';
 import { toE164 } from '../../lib/phone';
-import { readOnlyMapper } from '../../db/read-only';
+import { columnsOf, readOnlyMapper } from '../../db/read-only';
 import { Account } from '../accounts/account.entity';
 import { Campaign } from '../campaigns/campaign.entity';
 import { requireCampaign } from '../campaigns/campaign.service';
@@ -169,12 +169,13 @@ export async function listLeads(scope: Scope, args: LeadListArgs): Promise<Page<
   // subquery run once, from the index: a window count would carry every matching lead, whole,
   // through the join before the page is cut.
   const total = scope.em.createQueryBuilder(Lead, 't').count().where(where);
+  const campaignColumns = columnsOf(scope.em, Campaign);
   const rows: Record<string, any>[] = await scope.em
     .createQueryBuilder(Lead, 'l')
     .select([
       'l.*',
       total.as('page_total'),
-      raw('c.account_id as c_account_id, c.name as c_name, c.created_at as c_created_at, c.updated_at as c_updated_at'),
+      raw(campaignColumns.map((column) => `c."${column}" as "c_${column}"`).join(', ')),
     ])
     .join('l.campaign', 'c')
     .where(where)
@@ -189,7 +190,7 @@ export async function listLeads(scope: Scope, args: LeadListArgs): Promise<Page<
   const leads = rows.map((row) => {
     let campaign = campaigns.get(row.campaign_id);
     if (!campaign) {
-      campaign = toCampaign({ id: row.campaign_id, name: row.c_name, created_at: row.c_created_at, updated_at: row.c_updated_at });
+      campaign = toCampaign(Object.fromEntries(campaignColumns.map((column) => [column, row[`c_${column}`]])));
       campaigns.set(row.campaign_id, campaign);
     }
     const lead = toLead(row);
