@@ -206,12 +206,7 @@ it('runs a call on the Realtime engine: the session from the assistant, audio bo
   say(model, 'item_bye', bye, 'Obrigada, Marina. Até logo!', [
     { type: 'response.function_call_arguments.done', response_id: 'resp_item_bye', item_id: 'item_fc2', output_index: 1, call_id: 'call_end', name: 'endCall', arguments: '{}' },
   ]);
-  const hangup = await until(
-    'hung up at Twilio',
-    async () => twilioFake.posts().find((r) => r.url.endsWith(`/Calls/${call.sid}.json`)),
-    (found) => found !== undefined,
-  );
-  expect(new URLSearchParams(hangup!.body).get('Status')).toBe('completed');
+  expect(await twilioFake.hangupOf(call.sid)).toBe('completed');
   for (const payload of bye) expect(media.messages.some((m) => m.event === 'media' && m.media.payload === payload)).toBe(true);
 
   // Twilio ends the stream, then reports the call completed.
@@ -265,8 +260,7 @@ it('a dropped media socket hangs the call up through Twilio', async () => {
   const { media, model } = await stream(call);
   media.close(); // no stop: the connection was lost
   await model.closed;
-  const hangup = await until('hung up at Twilio', async () => twilioFake.posts().find((r) => r.url.endsWith(`/Calls/${call.sid}.json`)), (found) => found !== undefined);
-  expect(new URLSearchParams(hangup!.body).get('Status')).toBe('completed');
+  expect(await twilioFake.hangupOf(call.sid)).toBe('completed');
   await status(call.id, call.sid, 'completed', { CallDuration: '12' });
   expect(await callRow(call.id)).toMatchObject({ status: 'ended', transcript: 'Sistema: Chamada encerrada: a conexão de áudio caiu.' });
 });
@@ -289,8 +283,7 @@ it('a Realtime API that refuses the session hangs the call up', async () => {
   const media = await TwilioMediaClient.connect(mediaUrl());
   media.start(call.parameters, call.sid);
   try {
-    const hangup = await until('hung up at Twilio', async () => twilioFake.posts().find((r) => r.url.endsWith(`/Calls/${call.sid}.json`)), (found) => found !== undefined);
-    expect(new URLSearchParams(hangup!.body).get('Status')).toBe('completed');
+    expect(await twilioFake.hangupOf(call.sid)).toBe('completed');
   } finally {
     realtime.refuse = false;
   }
@@ -362,9 +355,8 @@ describe('an assistant the caller speaks to first, that cannot be interrupted, a
     expect(reengage.response.instructions).toMatch(/still there/);
     say(model, 'item_b', toneFrames(2, 500), 'Você ainda está aí?');
     const saidAt = Date.now();
-    const hangup = await until('hung up at Twilio', async () => twilioFake.posts().find((r) => r.url.endsWith(`/Calls/${call.sid}.json`)), (found) => found !== undefined, 5_000);
+    expect(await twilioFake.hangupOf(call.sid, 5_000)).toBe('completed');
     expect(Date.now() - saidAt).toBeGreaterThanOrEqual(900);
-    expect(new URLSearchParams(hangup!.body).get('Status')).toBe('completed');
     media.stop(call.sid);
     media.close();
     await status(call.id, call.sid, 'completed', { CallDuration: '10' });

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
 import twilio from 'twilio';
+import { until } from './dialer';
 import { json, startReceiver, type Received, type Receiver } from './receiver';
 
 /**
@@ -24,6 +25,8 @@ export interface FakeTwilio {
   posts(): Received[];
   /** The settings of TELEPHONY_PROVIDER=twilio against it. */
   settings(): { accountSid: string; authToken: string; apiBase: string };
+  /** Waits for vozgate to ask Twilio to end the call `sid`; answers the Status it asked for. */
+  hangupOf(sid: string, timeoutMs?: number): Promise<string | null>;
   /** POSTs `params` to vozgate's `publicUrl` + `path`, signed unless `sign` is false. */
   request(publicUrl: string, path: string, params: Record<string, string>, sign?: boolean): Promise<Response>;
   close(): Promise<void>;
@@ -39,6 +42,10 @@ export async function startFakeTwilio(): Promise<FakeTwilio> {
     resources: new Map(),
     nextStatus: null,
     posts: () => receiver.requests.filter((request) => request.method === 'POST'),
+    async hangupOf(sid, timeoutMs = 20_000) {
+      const update = await until('hung up at Twilio', async () => fake.posts().find((r) => r.url.endsWith(`/Calls/${sid}.json`)), (found) => found !== undefined, timeoutMs);
+      return new URLSearchParams(update!.body).get('Status');
+    },
     settings: () => ({ accountSid: fake.accountSid, authToken: fake.authToken, apiBase: receiver.url }),
     request(publicUrl, path, params, sign = true) {
       const url = `${publicUrl}${path}`;

@@ -33,16 +33,7 @@ export class Migration20261122090000_call_counters extends Migration {
         n bigint not null,
         primary key (account_id, day, status, type, assistant_id, campaign_id)
       );`);
-    this.addSql(`
-      create table call_count_deltas (
-        account_id int not null,
-        day date not null,
-        status varchar(32) not null,
-        type varchar(16) not null,
-        assistant_id int not null,
-        campaign_id int not null,
-        n bigint not null
-      );`);
+    this.addSql(`create table call_count_deltas (like call_counts);`); // the same columns, no key: rows are only inserted
     this.addSql(`create index call_count_deltas_account_id_day_index on call_count_deltas (account_id, day);`);
     this.addSql(`
       create function call_counts_record() returns trigger language plpgsql as $$
