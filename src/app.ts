@@ -1,4 +1,4 @@
-import { randomUUID, timingSafeEqual } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
@@ -26,6 +26,7 @@ import { sendAsset } from './docs/static';
 import { buildOpenApi } from './rest/openapi';
 import { graphqlOperations, httpDuration, httpRequests, registry, watchDatabase } from './metrics';
 import type { Runtime } from './runtime';
+import { sameSecret } from './lib/secrets';
 import { simulatedRecording } from './telephony/recording';
 import { TWILIO_WEBHOOK_PATHS, twilioWebhook } from './telephony/twilio.callbacks';
 import { engineApi } from './voice/engine.api';
@@ -223,9 +224,7 @@ export async function createApp(runtime: Runtime): Promise<App> {
   async function recording(res: ServerResponse, url: URL): Promise<void> {
     const match = /^\/recordings\/(\d{1,10})\.wav$/.exec(url.pathname);
     const id = match ? Number(match[1]) : NaN;
-    const given = Buffer.from(url.searchParams.get('sig') ?? '');
-    const expected = Number.isSafeInteger(id) ? Buffer.from(recordingSignature(secrets, id)) : Buffer.alloc(0);
-    if (!match || given.length !== expected.length || !timingSafeEqual(given, expected)) {
+    if (!match || !Number.isSafeInteger(id) || !sameSecret(url.searchParams.get('sig'), recordingSignature(secrets, id))) {
       return sendError(res, 'NOT_FOUND', Messages.routeNotFound);
     }
     const call = await orm.em.fork().findOne(Call, { id });
@@ -250,9 +249,8 @@ export async function createApp(runtime: Runtime): Promise<App> {
   /** GET /metrics: Prometheus exposition; open on a development instance, else METRICS_TOKEN's. */
   async function metrics(req: IncomingMessage, res: ServerResponse): Promise<void> {
     if (!config.metricsOpen) {
-      const given = Buffer.from(/^Bearer\s+(.+)$/i.exec(req.headers.authorization ?? '')?.[1] ?? '');
-      const expected = Buffer.from(config.metricsToken ?? '');
-      if (!config.metricsToken || given.length !== expected.length || !timingSafeEqual(given, expected)) {
+      const given = /^Bearer\s+(.+)$/i.exec(req.headers.authorization ?? '')?.[1];
+      if (!config.metricsToken || !sameSecret(given, config.metricsToken)) {
         return sendError(res, 'UNAUTHENTICATED', Messages.unauthenticated);
       }
     }

@@ -1,6 +1,6 @@
 import { Pool } from 'pg';
 import { Call } from '../src/modules/calls/call.entity';
-import { foldCallCounts, readCall, requireCall } from '../src/modules/calls/call.service';
+import { foldCallCounts, readCall } from '../src/modules/calls/call.service';
 import { startTestApp, type TestAccount, type TestApp } from './helpers/app';
 
 /**
@@ -177,7 +177,7 @@ it('maps a call read-only exactly as the ORM does, field for field', async () =>
   for (const id of ids) {
     const scope = { em: app.orm.em.fork(), accountId: me.accountId, config: app.config };
     const read = await readCall(scope as never, id);
-    const managed = await requireCall({ ...scope, em: app.orm.em.fork() } as never, id);
+    const managed = await app.orm.em.fork().findOneOrFail(Call, { id });
     expect(read).toBeInstanceOf(Call);
     for (const key of Object.keys(managed)) expect([key, (read as any)[key]]).toEqual([key, (managed as any)[key]]);
   }

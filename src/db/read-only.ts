@@ -17,7 +17,7 @@ export function readOnlyMapper<T extends object>(em: EntityManager, entity: Enti
   if (known) return known as Mapper<T>;
   const meta = em.getMetadata().get(entity.name);
   const platform = em.getPlatform();
-  const columns = meta.props.filter((prop) => prop.persist !== false && prop.fieldNames?.length === 1);
+  const columns = columnProps(em, entity);
   const props = columns.filter((prop) => prop.kind === ReferenceKind.SCALAR).map((prop) => ({ name: prop.name, field: prop.fieldNames[0], type: prop.customType }));
   const relations = columns.filter((prop) => prop.kind !== ReferenceKind.SCALAR).map((prop) => prop.name);
   // The ORM puts a setter for each property on the entity's prototype, which makes the
@@ -43,11 +43,15 @@ export function readOnlyMapper<T extends object>(em: EntityManager, entity: Enti
   return mapper;
 }
 
-/** The entity's columns (its scalar properties' and its foreign keys'), for a select that renames them. */
-export function columnsOf(em: EntityManager, entity: EntityClass<object>): string[] {
+/** The properties stored in one column of the entity's table: its scalars and its foreign keys. */
+function columnProps(em: EntityManager, entity: EntityClass<object>) {
   return em
     .getMetadata()
     .get(entity.name)
-    .props.filter((prop) => prop.persist !== false && prop.fieldNames?.length === 1)
-    .map((prop) => prop.fieldNames[0]);
+    .props.filter((prop) => prop.persist !== false && prop.fieldNames?.length === 1);
+}
+
+/** The entity's columns, for a select that renames them. */
+export function columnsOf(em: EntityManager, entity: EntityClass<object>): string[] {
+  return columnProps(em, entity).map((prop) => prop.fieldNames[0]);
 }

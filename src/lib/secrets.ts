@@ -1,7 +1,14 @@
-import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv, hkdfSync, randomBytes, timingSafeEqual } from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { ConfigError, type Config } from '../config';
+
+/** Whether a secret a client presented is the expected one, in constant time (false for a missing one). */
+export function sameSecret(given: string | undefined | null, expected: string): boolean {
+  const a = Buffer.from(given ?? '');
+  const b = Buffer.from(expected);
+  return a.length === b.length && timingSafeEqual(a, b);
+}
 
 const VERSION = 'v1';
 const IV_BYTES = 12;

@@ -149,8 +149,13 @@ export async function applyTwilioStatus(em: EntityManager, deps: LifecycleDeps, 
  * max_call_duration, counted from the answer: Twilio's TimeLimit ends the calls vozgate
  * places; this job ends the others (incoming calls, Twilio-compatible hosts without it).
  */
-async function scheduleTimeLimit(em: EntityManager, call: Pick<Call, 'id' | 'assistant_id'>): Promise<void> {
-  const [assistant] = call.assistant_id ? await em.execute('select max_call_duration from assistants where id = ?', [call.assistant_id]) : [];
+async function scheduleTimeLimit(em: EntityManager, call: Pick<Call, 'id' | 'assistant_id'>, maxCallDuration?: number): Promise<void> {
+  const [assistant] =
+    maxCallDuration !== undefined
+      ? [{ max_call_duration: maxCallDuration }]
+      : call.assistant_id
+        ? await em.execute('select max_call_duration from assistants where id = ?', [call.assistant_id])
+        : [];
   if (!assistant) return; // the sweeper ends it at its deadline
   const runAt = new Date(Date.now() + (assistant.max_call_duration + TIME_LIMIT_GRACE_SECONDS) * 1000);
   await enqueue(em, { task: TWILIO_TIME_LIMIT_TASK, payload: { call_id: call.id }, runAt, jobKey: `twilio:time-limit:${call.id}`, maxAttempts: 3 });
@@ -177,7 +182,7 @@ async function answerIncoming(em: EntityManager, runtime: Runtime, params: Recor
   if (existing) return answer(existing);
 
   const [found] = await em.execute(
-    `select a.id from assistants a join phone_numbers p on p.id = a.phone_number_id
+    `select a.id, a.engine_type from assistants a join phone_numbers p on p.id = a.phone_number_id
      where p.number = ? and a.calls_direction = 'receive' and (p.subscription_expires_at is null or p.subscription_expires_at >= current_date)
      order by a.id limit 1`,
     [to],
@@ -196,10 +201,10 @@ async function answerIncoming(em: EntityManager, runtime: Runtime, params: Recor
       // Connecting the stream answers the call.
       await applyCallEvent(tx, lifecycle, call.id, { type: 'ringing' });
       await applyCallEvent(tx, lifecycle, call.id, { type: 'answered', answeredBy: 'human' });
-      await scheduleTimeLimit(tx, call);
+      await scheduleTimeLimit(tx, call, assistant.max_call_duration);
       return call;
     });
-    return answer(call);
+    return streamTwiml(mediaStreamUrl(config, found.engine_type), secrets, call.id);
   } catch (error) {
     if (error instanceof DomainError) {
       logger.info('twilio: turned an incoming call away', { to, reason: error.code });

@@ -1,6 +1,6 @@
-import { createHmac, timingSafeEqual } from 'node:crypto';
+import { createHmac } from 'node:crypto';
 import type { Config } from '../config';
-import type { SecretBox } from '../lib/secrets';
+import { sameSecret, type SecretBox } from '../lib/secrets';
 import type { EngineType } from '../modules/catalog/voice.entity';
 import type { AnsweredBy } from '../modules/calls/call.entity';
 
@@ -16,14 +16,17 @@ export function twilioSignature(authToken: string, url: string, params: Record<s
 }
 
 export function validTwilioSignature(authToken: string, url: string, params: Record<string, string>, given: string | undefined): boolean {
-  const expected = Buffer.from(twilioSignature(authToken, url, params));
-  const actual = Buffer.from(given ?? '');
-  return actual.length === expected.length && timingSafeEqual(actual, expected);
+  return sameSecret(given, twilioSignature(authToken, url, params));
 }
 
 /** The token the media stream presents for its call (the engines check it). */
 export function mediaToken(secrets: SecretBox, callId: number): string {
   return createHmac('sha256', secrets.derivedKey('twilio-media')).update(String(callId)).digest('base64url');
+}
+
+/** Whether `given` is the token of call `callId` (the media stream's, the engine API's bearer). */
+export function validMediaToken(secrets: SecretBox, callId: number, given: string | undefined): boolean {
+  return Number.isSafeInteger(callId) && callId > 0 && sameSecret(given, mediaToken(secrets, callId));
 }
 
 function escapeXml(text: string): string {

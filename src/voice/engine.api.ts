@@ -1,11 +1,11 @@
-import { timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { DomainError, FieldErrorCollector, Messages } from '../errors';
 import { readBody, sendError, sendJson } from '../http';
 import { Call } from '../modules/calls/call.entity';
+import { Tool } from '../modules/tools/tool.entity';
 import { runTool } from '../modules/calls/call.tools';
 import type { Runtime } from '../runtime';
-import { mediaToken } from '../telephony/twilio.wire';
+import { validMediaToken } from '../telephony/twilio.wire';
 import { LiveCall } from './live-call';
 import { endCallFunction, fillVariables, toolFunction } from './realtime';
 import { engineSetup } from './setup';
@@ -28,12 +28,6 @@ const MAX_TURN = 4000;
 
 function bearer(req: IncomingMessage): string {
   return /^Bearer\s+(\S+)$/i.exec(req.headers.authorization ?? '')?.[1] ?? '';
-}
-
-function sameToken(given: string, expected: string): boolean {
-  const a = Buffer.from(given);
-  const b = Buffer.from(expected);
-  return a.length === b.length && timingSafeEqual(a, b);
 }
 
 async function jsonBody(req: IncomingMessage, limit: number): Promise<Record<string, unknown> | null> {
@@ -62,16 +56,15 @@ async function serve(runtime: Runtime, req: IncomingMessage, res: ServerResponse
   const action = match[2] ?? match[4] ?? 'call';
   const expected = action === 'call' ? 'GET' : 'POST';
   if (req.method !== expected) return sendError(res, 'METHOD_NOT_ALLOWED', Messages.methodNotAllowed, {}, { allow: expected });
-  if (!sameToken(bearer(req), mediaToken(runtime.secrets, callId))) return sendError(res, 'UNAUTHENTICATED', Messages.unauthenticated);
+  if (!validMediaToken(runtime.secrets, callId, bearer(req))) return sendError(res, 'UNAUTHENTICATED', Messages.unauthenticated);
 
   const em = runtime.orm.em.fork();
   const call = await em.findOne(Call, { id: callId });
   if (!call) return sendError(res, 'NOT_FOUND', Messages.callNotFound);
-  const setup = await engineSetup(em, call);
-  if (!setup) return sendError(res, 'NOT_FOUND', Messages.assistantNotFound);
-  const { assistant, tools, variables } = setup;
-
   if (action === 'call') {
+    const setup = await engineSetup(em, call);
+    if (!setup) return sendError(res, 'NOT_FOUND', Messages.assistantNotFound);
+    const { assistant, tools, variables } = setup;
     return sendJson(res, 200, {
       call: {
         id: call.id,
@@ -120,7 +113,11 @@ async function serve(runtime: Runtime, req: IncomingMessage, res: ServerResponse
   const live = new LiveCall(runtime, callId);
 
   if (action === 'tools') {
-    const tool = tools.find((candidate) => candidate.name === match[3]);
+    // The assistant's tool of that name, alone: a call's engine runs one tool at a time.
+    const [link] = call.assistant_id
+      ? await em.execute('select t.id from tools t join assistant_tools a on a.tool_id = t.id where a.assistant_id = ? and t.name = ?', [call.assistant_id, match[3]])
+      : [];
+    const tool = link ? await em.findOne(Tool, { id: link.id }) : null;
     if (!tool) return sendError(res, 'NOT_FOUND', Messages.toolNotFound);
     if (call.finished_at) return sendError(res, 'CONFLICT', Messages.callAlreadyEnded);
     const parameters = Object.fromEntries(tool.schema.filter((item) => item.name in body).map((item) => [item.name, body[item.name]]));

@@ -1,10 +1,9 @@
-import { timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type RawData, type WebSocket } from 'ws';
 import { Call } from '../modules/calls/call.entity';
 import type { Runtime } from '../runtime';
-import { mediaToken } from '../telephony/twilio.wire';
+import { validMediaToken } from '../telephony/twilio.wire';
 import { LiveCall } from './live-call';
 import { RealtimeEngine, type MediaOut, type VoiceEngine } from './realtime';
 import { engineSetup } from './setup';
@@ -59,12 +58,6 @@ interface TwilioMessage {
   media?: { payload?: string };
   mark?: { name?: string };
   start?: { streamSid?: string; callSid?: string; customParameters?: Record<string, string> };
-}
-
-function sameToken(given: string, expected: string): boolean {
-  const a = Buffer.from(given);
-  const b = Buffer.from(expected);
-  return a.length === b.length && timingSafeEqual(a, b);
 }
 
 class MediaStream {
@@ -132,7 +125,7 @@ class MediaStream {
     const parameters = message.start?.customParameters ?? {};
     const callId = Number(parameters.call_id);
     const streamSid = message.start?.streamSid ?? message.streamSid ?? '';
-    if (!Number.isSafeInteger(callId) || callId <= 0 || !SID.test(streamSid) || !sameToken(String(parameters.token ?? ''), mediaToken(secrets, callId))) {
+    if (!SID.test(streamSid) || !validMediaToken(secrets, callId, parameters.token)) {
       return this.refuse('wrong token');
     }
     const em = orm.em.fork();

@@ -142,6 +142,8 @@ export class RealtimeEngine implements VoiceEngine {
   private endRequested = false;
   private goodbyeAsked = false;
   private hangingUp: HangupReason | null = null;
+  /** Hang up for this reason once the audio sent so far has been played. */
+  private afterGoodbye: HangupReason | null = null;
   /** When the line went quiet (nobody speaking, nothing playing), and whether the assistant re-engaged since. */
   private silentSince: number | null = null;
   private reengaged = false;
@@ -180,7 +182,9 @@ export class RealtimeEngine implements VoiceEngine {
     if (index < 0) return;
     const [mark] = this.marks.splice(0, index + 1).slice(-1);
     if (this.item?.id === mark.item) this.item.playedMs = mark.endMs;
-    if (this.marks.length === 0 && !this.responding) this.quiet();
+    if (this.marks.length > 0) return;
+    if (this.afterGoodbye) void this.hangup(this.afterGoodbye);
+    else if (!this.responding) this.quiet();
   }
 
   async end(reason: 'customer' | 'media-lost' | 'shutdown'): Promise<void> {
@@ -269,6 +273,7 @@ export class RealtimeEngine implements VoiceEngine {
     this.out.clear();
     this.send({ type: 'conversation.item.truncate', item_id: this.item.id, content_index: 0, audio_end_ms: Math.floor(this.item.playedMs) });
     this.marks = [];
+    if (this.afterGoodbye) void this.hangup(this.afterGoodbye); // talked over the goodbye: nothing is left to hear
   }
 
   private functionCall(callId: string, name: string, args: string): void {
@@ -319,16 +324,13 @@ export class RealtimeEngine implements VoiceEngine {
     if (this.marks.length === 0) this.quiet();
   }
 
-  /** Hangs up once Twilio has played what was sent (the goodbye), or after GOODBYE_MS. */
+  /** Hangs up once Twilio has played what was sent (the goodbye: `played` sees the last mark), or after GOODBYE_MS. */
   private hangupWhenHeard(reason: HangupReason): void {
-    const started = Date.now();
-    const wait = setInterval(() => {
-      if (this.ended) return clearInterval(wait); // the caller hung up first
-      if (this.marks.length === 0 || Date.now() - started > GOODBYE_MS) {
-        clearInterval(wait);
-        void this.hangup(reason);
-      }
-    }, 50);
+    if (this.marks.length === 0) return void this.hangup(reason);
+    this.afterGoodbye = reason;
+    setTimeout(() => {
+      if (!this.ended) void this.hangup(reason);
+    }, GOODBYE_MS).unref();
   }
 
   private async hangup(reason: HangupReason): Promise<void> {

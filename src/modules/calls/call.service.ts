@@ -196,12 +196,6 @@ export async function readCall(scope: Scope, id: number): Promise<Call> {
   return readOnlyMapper(scope.em, Call)(row);
 }
 
-/** The call, managed by the ORM (the mutations' form of readCall). */
-export async function requireCall(scope: Scope, id: number): Promise<Call> {
-  const [row] = await scope.em.execute('select * from calls where id = ? and account_id = ?', [id, scope.accountId]);
-  if (!row) throw new NotFoundError(Messages.callNotFound);
-  return scope.em.map(Call, row);
-}
 
 /**
  * Ends a call in flight through its provider (409 once it has ended): an answered call ends
@@ -209,10 +203,10 @@ export async function requireCall(scope: Scope, id: number): Promise<Call> {
  * Answers the call as it then stands.
  */
 export async function hangupCall(scope: CallsScope & { lifecycle: LifecycleDeps }, id: number): Promise<Call> {
-  const call = await requireCall(scope, id);
+  const call = await readCall(scope, id);
   if (call.finished_at) throw new DomainError('CONFLICT', Messages.callAlreadyEnded);
   await scope.telephony.hangup(scope.em, scope.lifecycle, call, 'api');
-  return requireCall({ ...scope, em: scope.em.fork() }, id);
+  return readCall(scope, id);
 }
 
 /**
