@@ -5,18 +5,28 @@ import path from 'node:path';
 import { Client } from 'pg';
 
 /** A server process for the benchmark, started as it would be deployed; resolves with the port its banner names. */
-export function start(command: string[], env: NodeJS.ProcessEnv, ready: RegExp, node = process.execPath): Promise<{ child: ChildProcess; port: number }> {
+export function start(command: string[], env: NodeJS.ProcessEnv, readyLine: RegExp, node = process.execPath): Promise<{ child: ChildProcess; port: number }> {
   // Every server runs as it would be deployed (graphql-js, for one, skips development checks).
   const child = spawn(node, command, { env: { ...process.env, NODE_ENV: 'production', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  // Until the banner, the output is searched for it; after it, only its last 64 KB are kept, for
+  // the error if the process dies (a server's request log grows for the whole run, and searching
+  // all of it on every chunk took the load generator's CPU from under the measured servers).
   let output = '';
+  let ready = false;
+  const keep = (chunk: Buffer) => {
+    output += chunk.toString();
+    if (ready && output.length > 65_536) output = output.slice(-65_536);
+  };
   return new Promise((resolve, reject) => {
-    const onData = (chunk: Buffer) => {
-      output += chunk.toString();
-      const match = ready.exec(output);
-      if (match) resolve({ child, port: Number(match[1]) });
-    };
-    child.stdout!.on('data', onData);
-    child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.stdout!.on('data', (chunk: Buffer) => {
+      keep(chunk);
+      const match = !ready && readyLine.exec(output);
+      if (match) {
+        ready = true;
+        resolve({ child, port: Number(match[1]) });
+      }
+    });
+    child.stderr!.on('data', keep);
     child.on('exit', (code) => reject(new Error(`${command.join(' ')} exited with ${code}:\n${output}`)));
   });
 }
