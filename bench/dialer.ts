@@ -46,7 +46,7 @@ const SIMULATOR_SPEED = 50;
 export const DIALER_CALL_NOTE = `SIMULATOR_SPEED ${SIMULATOR_SPEED}: a person's call lasts about 2.4 s, one in five is busy, unanswered or voicemail`;
 const WORKER_CONCURRENCY = 32;
 
-const silent: Logger = { info: () => {}, debug: () => {}, warn: () => {}, error: (message, error) => process.stderr.write(`${message}: ${String(error)}\n`) };
+const silent: Logger = { access: () => {}, info: () => {}, debug: () => {}, warn: () => {}, error: (message, error) => process.stderr.write(`${message}: ${String(error)}\n`) };
 
 
 

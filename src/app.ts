@@ -3,6 +3,7 @@ import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { ApolloServer, HeaderMap } from '@apollo/server';
+import { ApolloServerPluginCacheControlDisabled } from '@apollo/server/plugin/disabled';
 import cors from 'cors';
 import { GraphQLError } from 'graphql';
 import { isDatabaseUnavailable } from './db/availability';
@@ -122,6 +123,9 @@ export async function createApp(runtime: Runtime): Promise<App> {
     ...protections,
     plugins: [
       ...protections.plugins,
+      // The schema sets no cache hints, so the cache-control plugin would only wrap every
+      // field's resolver to compute "no-store" (set below, for every answer).
+      ApolloServerPluginCacheControlDisabled(),
       {
         async requestDidStart() {
           return {
@@ -211,6 +215,8 @@ export async function createApp(runtime: Runtime): Promise<App> {
       context: async () => context,
     });
     for (const [name, value] of response.headers) res.setHeader(name, value);
+    // Answers about an account are never stored by a cache on the way.
+    res.setHeader('cache-control', 'no-store');
     res.statusCode = response.status ?? 200;
     if (response.body.kind === 'complete') {
       res.end(response.body.string);
@@ -280,7 +286,7 @@ export async function createApp(runtime: Runtime): Promise<App> {
       const labels = { method: req.method ?? '', route: routeLabel(req.method ?? 'GET', path), status: String(res.statusCode) };
       httpRequests.inc(labels);
       httpDuration.observe(labels, seconds);
-      logger.info('request', {
+      logger.access({
         request_id: requestId,
         method: req.method,
         route: labels.route,

@@ -10,7 +10,19 @@ import { SimulatorProvider } from './telephony/simulator';
 import { TwilioVoice } from './telephony/twilio';
 import { scheduleCallWebhook } from './modules/webhooks/webhook.service';
 
+/** The line each HTTP request leaves: known fields, none of them a secret. */
+export interface AccessLine {
+  request_id: string;
+  method: string | undefined;
+  route: string;
+  status: number;
+  ms: number;
+  account_id: number | null;
+}
+
 export interface Logger {
+  /** One request's line, at info (written without the censor's search: its fields are fixed). */
+  access(line: AccessLine): void;
   info(message: string, fields?: Record<string, unknown>): void;
   debug(message: string, fields?: Record<string, unknown>): void;
   warn(message: string, fields?: Record<string, unknown>): void;
@@ -41,7 +53,11 @@ export function createLogger(level = process.env.LOG_LEVEL ?? 'info', destinatio
     },
     destination,
   );
+  // Censoring walks every key of a line against the paths above: a tenth of a simple read's
+  // time in the process. An access line cannot carry a credential, so it skips the walk.
+  const access = log.child({}, { redact: { paths: [] } });
   return {
+    access: (line) => access.info(line, 'request'),
     info: (message, fields) => log.info(fields ?? {}, message),
     debug: (message, fields) => log.debug(fields ?? {}, message),
     warn: (message, fields) => log.warn(fields ?? {}, message),

@@ -31,13 +31,14 @@ describe('logs', () => {
       expect(rest.text).not.toContain('disk on fire');
       const gql = await app.graphql('mutation { createCampaign(input: { name: "Y" }) { id } }', {}, account.token);
       expect(gql.body.errors[0]).toMatchObject({ message: 'Erro interno do servidor.', extensions: { code: 'INTERNAL' } });
+      expect(gql.headers.get('cache-control')).toBe('no-store');
 
       for (const requestId of [rest.headers.get('x-request-id'), gql.headers.get('x-request-id')]) {
         const error = records().find((r) => r.level === 50 && r.request_id === requestId);
         expect(error).toBeDefined();
         expect(JSON.stringify(error.err)).toContain('disk on fire');
         const access = records().find((r) => r.msg === 'request' && r.request_id === requestId);
-        expect(access).toMatchObject({ method: 'POST', status: expect.any(Number), ms: expect.any(Number) });
+        expect(access).toMatchObject({ level: 30, service: 'vozgate', method: 'POST', status: expect.any(Number), ms: expect.any(Number), account_id: account.accountId });
       }
       expect(lines.join('')).not.toContain(account.token);
     } finally {

@@ -37,6 +37,7 @@ beforeAll(async () => {
     {
       workers: true,
       logger: {
+        access: (line) => logged.push(`request ${JSON.stringify(line)}`),
         info: (message, fields) => logged.push(`${message} ${JSON.stringify(fields ?? {})}`),
         debug: (message, fields) => logged.push(`${message} ${JSON.stringify(fields ?? {})}`),
         warn: (message, fields) => logged.push(`${message} ${JSON.stringify(fields ?? {})}`),

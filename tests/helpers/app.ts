@@ -121,7 +121,7 @@ export async function startTestApp(
   });
   const base = loadConfig({});
   const config: Config = { ...base, ...TEST_DEFAULTS(base), ...overrides };
-  const logger: Logger = options.logger ?? { info: () => {}, debug: () => {}, warn: () => {}, error: (_message, error) => loggedErrors.push(error) };
+  const logger: Logger = options.logger ?? { access: () => {}, info: () => {}, debug: () => {}, warn: () => {}, error: (_message, error) => loggedErrors.push(error) };
   const secretsKey = randomBytes(32);
   const runtime = createRuntime({ orm, config, secrets: new SecretBox(secretsKey), logger });
   const app: App = await createApp(runtime);
