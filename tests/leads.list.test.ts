@@ -169,6 +169,20 @@ describe('no N+1', () => {
     await app.request('GET', '/api/user/leads?per_page=1', { token: account.token });
     expect(app.queries).toHaveLength(3);
 
+    // Contacts asked for through fragments are read with the page; not asked for, not read.
+    app.resetQueries();
+    const fragments = await app.graphql(
+      '{ leads(per_page: 100) { ...Page } } fragment Page on LeadPage { data { id ... on Lead { secondary_contacts { phone_number } } } }',
+      {},
+      account.token,
+    );
+    expect(fragments.body.errors).toBeUndefined();
+    expect(fragments.body.data.leads.data.every((lead: any) => lead.secondary_contacts.length === 2)).toBe(true);
+    expect(app.queries).toHaveLength(3);
+    app.resetQueries();
+    await app.graphql('{ leads(per_page: 100) { data { id campaign { name } } } }', {}, account.token);
+    expect(app.queries).toHaveLength(2);
+
     // A lead's campaign in a list is the whole campaign, as the campaign query answers it.
     const fields = 'id name assistant_id timezone max_calls_in_parallel allowed_hours_start_time allowed_days max_retries retry_interval status paused_reason phone_number_ids created_at updated_at';
     const listed = await app.graphql(`{ leads(per_page: 3) { data { campaign { ${fields} } } } }`, {}, account.token);

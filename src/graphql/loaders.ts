@@ -1,10 +1,10 @@
 import DataLoader from 'dataloader';
-import { readOnlyMapper } from '../db/read-only';
 import { PhoneNumber } from '../modules/accounts/phone-number.entity';
 import { Voice } from '../modules/catalog/voice.entity';
 import { Campaign } from '../modules/campaigns/campaign.entity';
 import { campaignStats, type CampaignStats } from '../modules/campaigns/campaign.service';
-import { SecondaryContact } from '../modules/leads/secondary-contact.entity';
+import { contactsOfLeads } from '../modules/leads/lead.service';
+import type { SecondaryContact } from '../modules/leads/secondary-contact.entity';
 import { Tool } from '../modules/tools/tool.entity';
 import type { GraphQLContext } from './context';
 
@@ -28,11 +28,7 @@ export function createLoaders(ctx: GraphQLContext): Loaders {
   return {
     campaign: new DataLoader(async (ids) => byId(ids, await em.find(Campaign, { id: { $in: [...ids] }, account: ctx.accountId }))),
     secondaryContactsByLead: new DataLoader(async (leadIds) => {
-      // Read-only: the contacts are only shown.
-      const rows: Record<string, unknown>[] = await em.execute('select * from secondary_contacts where lead_id = any(?::int[]) order by id', [`{${leadIds.join(',')}}`]);
-      const toContact = readOnlyMapper(em, SecondaryContact);
-      const byLead = new Map<number, SecondaryContact[]>(leadIds.map((id) => [id, []]));
-      for (const row of rows) byLead.get(row.lead_id as number)?.push(toContact(row));
+      const byLead = await contactsOfLeads(em, leadIds);
       return leadIds.map((id) => byLead.get(id)!);
     }),
     voice: new DataLoader(async (ids) => byId(ids, await em.find(Voice, { id: { $in: [...ids] } }))),

@@ -1,11 +1,13 @@
 import { wrap } from '@mikro-orm/core';
-import { Arg, Args, Authorized, Ctx, FieldResolver, Int, Mutation, ObjectType, Query, Resolver, Root } from 'type-graphql';
+import type { GraphQLResolveInfo } from 'graphql';
+import { Arg, Args, Authorized, Ctx, FieldResolver, Info, Int, Mutation, ObjectType, Query, Resolver, Root } from 'type-graphql';
 import { scopeOf, type GraphQLContext } from '../../graphql/context';
 import { PageType } from '../../graphql/pagination';
+import { selects } from '../../graphql/selection';
 import { Campaign } from '../campaigns/campaign.entity';
 import { Lead } from './lead.entity';
 import { CreateLeadInput, LeadListArgs, UpdateLeadInput } from './lead.inputs';
-import { createLead, deleteLead, getLead, listLeads, updateLead } from './lead.service';
+import { contactsReadWith, createLead, deleteLead, getLead, listLeads, updateLead } from './lead.service';
 import { SecondaryContact } from './secondary-contact.entity';
 
 @ObjectType('LeadPage', { simpleResolvers: true })
@@ -15,8 +17,8 @@ export class LeadPage extends PageType(Lead) {}
 @Resolver(() => Lead)
 export class LeadResolver {
   @Query(() => LeadPage, { description: "A page of the account's leads, newest first." })
-  leads(@Args(() => LeadListArgs) args: LeadListArgs, @Ctx() ctx: GraphQLContext): Promise<LeadPage> {
-    return listLeads(scopeOf(ctx), args);
+  leads(@Args(() => LeadListArgs) args: LeadListArgs, @Ctx() ctx: GraphQLContext, @Info() info: GraphQLResolveInfo): Promise<LeadPage> {
+    return listLeads(scopeOf(ctx), args, selects(info, 'data', 'secondary_contacts'));
   }
 
   @Query(() => Lead)
@@ -25,10 +27,8 @@ export class LeadResolver {
   }
 
   @Mutation(() => Lead)
-  async createLead(@Arg('input', () => CreateLeadInput) input: CreateLeadInput, @Ctx() ctx: GraphQLContext): Promise<Lead> {
-    const { lead, contacts } = await createLead(scopeOf(ctx), input);
-    ctx.loaders.secondaryContactsByLead.prime(lead.id, contacts); // the answer needs no query for them
-    return lead;
+  createLead(@Arg('input', () => CreateLeadInput) input: CreateLeadInput, @Ctx() ctx: GraphQLContext): Promise<Lead> {
+    return createLead(scopeOf(ctx), input);
   }
 
   @Mutation(() => Lead)
@@ -59,16 +59,17 @@ export class LeadFieldsResolver {
     return lead.campaign.id;
   }
 
+  // Lists read the campaigns (and the contacts, when asked) with the page: those resolve at
+  // once, without a promise; otherwise one batched query for all the leads of the answer.
   @FieldResolver(() => Campaign)
-  async campaign(@Root() lead: Lead, @Ctx() ctx: GraphQLContext): Promise<Campaign> {
-    // Lists load the campaigns with the page; otherwise one batched query for all of them.
-    // A lead's campaign always belongs to the lead's account, so the loader always finds it.
+  campaign(@Root() lead: Lead, @Ctx() ctx: GraphQLContext): Campaign | Promise<Campaign> {
     if (wrap(lead.campaign).isInitialized()) return lead.campaign;
-    return (await ctx.loaders.campaign.load(lead.campaign.id))!;
+    // A lead's campaign always belongs to the lead's account, so the loader always finds it.
+    return ctx.loaders.campaign.load(lead.campaign.id) as Promise<Campaign>;
   }
 
   @FieldResolver(() => [SecondaryContact])
-  secondary_contacts(@Root() lead: Lead, @Ctx() ctx: GraphQLContext): Promise<SecondaryContact[]> {
-    return ctx.loaders.secondaryContactsByLead.load(lead.id);
+  secondary_contacts(@Root() lead: Lead, @Ctx() ctx: GraphQLContext): SecondaryContact[] | Promise<SecondaryContact[]> {
+    return contactsReadWith(lead) ?? ctx.loaders.secondaryContactsByLead.load(lead.id);
   }
 }
