@@ -6,7 +6,6 @@ import { checkOneOf, checkPositiveInt } from '../../lib/checks';
 import { checkPaging } from '../../lib/listing';
 import { toE164 } from '../../lib/phone';
 import { columnsOf, readOnlyMapper } from '../../db/read-only';
-import { Account } from '../accounts/account.entity';
 import { Campaign } from '../campaigns/campaign.entity';
 import { requireCampaign } from '../campaigns/campaign.service';
 import { wakeDialer, wakeIfRunning } from '../campaigns/dialer.attempts';
@@ -60,18 +59,24 @@ export async function createLead(scope: Scope, input: CreateLeadInput): Promise<
       input.allow_dupplicate ? [input.campaign_id, scope.accountId] : [phoneNumber, input.campaign_id, scope.accountId],
     );
     if (!row) throw new NotFoundError(Messages.campaignNotFound);
-    const campaign = em.map(Campaign, row);
-    if (!input.allow_dupplicate) await refuseExisting(em, campaign.id, phoneNumber!);
-    const lead = em.create(Lead, {
-      account: em.getReference(Account, scope.accountId),
-      campaign,
-      phone_number: phoneNumber!,
-      variables: input.variables ?? {},
-    });
-    const created = contacts.map((contact) => em.create(SecondaryContact, { lead, phone_number: contact.phone_number!, variables: contact.variables }));
-    await em.flush(); // the lead, then its contacts in one insert
-    if (campaign.status === 'running') await wakeDialer(em, campaign.id);
-    contactsRead.set(lead, created); // the answer needs no query for them
+    if (!input.allow_dupplicate) await refuseExisting(em, row.id, phoneNumber!);
+    // Written by hand and answered read-only (the answer is all that reads them): the unit
+    // of work's change sets were a fifth of a create's time in the process.
+    const [leadRow] = await em.execute(
+      'insert into leads (account_id, campaign_id, phone_number, variables) values (?, ?, ?, ?::jsonb) returning *',
+      [scope.accountId, row.id, phoneNumber, JSON.stringify(input.variables ?? {})],
+    );
+    const lead = readOnlyMapper(em, Lead)(leadRow);
+    lead.campaign = readOnlyMapper(em, Campaign)(row);
+    const contactRows: Record<string, unknown>[] = contacts.length
+      ? await em.execute(
+          `insert into secondary_contacts (lead_id, phone_number, variables) values ${contacts.map(() => '(?, ?, ?::jsonb)').join(', ')} returning *`,
+          contacts.flatMap((contact) => [lead.id, contact.phone_number, JSON.stringify(contact.variables)]),
+        )
+      : [];
+    const toContact = readOnlyMapper(em, SecondaryContact);
+    contactsRead.set(lead, contactRows.map((contact) => toContact(contact))); // the answer needs no query for them
+    if (row.status === 'running') await wakeDialer(em, row.id);
     return lead;
   });
 }
@@ -89,9 +94,12 @@ async function refuseDuplicate(em: EntityManager, campaignId: number, phoneNumbe
 
 /** The check of refuseDuplicate, for a caller that holds its lock. A statement of its own: its snapshot is taken after the lock. */
 async function refuseExisting(em: EntityManager, campaignId: number, phoneNumber: string, exceptLeadId?: number): Promise<void> {
-  const where: FilterQuery<Lead> = { campaign: campaignId, phone_number: phoneNumber };
-  if (exceptLeadId !== undefined) where.id = { $ne: exceptLeadId };
-  if ((await em.count(Lead, where)) > 0) throw new ValidationError({ phone_number: [FieldMessages.duplicateLead] });
+  const except = exceptLeadId === undefined ? '' : ' and id <> ?';
+  const [{ taken }] = await em.execute(
+    `select exists (select 1 from leads where campaign_id = ? and phone_number = ?${except}) as taken`,
+    exceptLeadId === undefined ? [campaignId, phoneNumber] : [campaignId, phoneNumber, exceptLeadId],
+  );
+  if (taken) throw new ValidationError({ phone_number: [FieldMessages.duplicateLead] });
 }
 
 /** Changes only the fields sent; `variables` is merged into the lead's existing variables. */
