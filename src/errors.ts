@@ -132,6 +132,7 @@ export const FieldMessages = {
   campaignNeedsAssistant: 'A campanha precisa de um assistente de saída com número de telefone para ser iniciada.',
   action: 'O campo action deve ser start ou stop.',
   unstorableText: (field: string) => `O campo ${field} contém caracteres não permitidos (NUL ou UTF-16 inválido).`,
+  sameField: (field: string, other: string) => `Os campos ${field} e ${other} são o mesmo campo e foram enviados com valores diferentes.`,
   tooDeep: (field: string, max: number) => `O campo ${field} não pode ter mais de ${max} níveis de aninhamento.`,
 } as const;
 

@@ -221,6 +221,8 @@ const OPERATIONS: Record<string, Operation> = {
 /** Arguments that carry an id without saying so in their name. */
 const UNNAMED_IDS = ['sendSms.input.from', 'simulateInboundCall.to'];
 const ID_NAME = /^(id|.+_id|.+_ids)$/;
+/** Ids of the shared catalogue (languages, models): the same for every account, owned by none. */
+const CATALOGUE_IDS = /\.(language_id|llm_model_id)$/;
 
 /** Every id-bearing argument path of every query and mutation in schema.graphql. */
 function idArguments(): string[] {
@@ -230,7 +232,7 @@ function idArguments(): string[] {
     const here = `${prefix}.${field.name}`;
     const type = getNamedType(field.type);
     if (isInputObjectType(type) && depth < 4) for (const inner of Object.values(type.getFields())) visit(here, inner, depth + 1);
-    else if (ID_NAME.test(field.name) || UNNAMED_IDS.includes(here)) found.push(here);
+    else if ((ID_NAME.test(field.name) && !CATALOGUE_IDS.test(here)) || UNNAMED_IDS.includes(here)) found.push(here);
   };
   for (const root of [schema.getQueryType()!, schema.getMutationType()!]) {
     for (const field of Object.values(root.getFields())) for (const arg of field.args) visit(field.name, arg, 0);
@@ -280,6 +282,8 @@ const REST_CASES: Record<string, RestCase> = {
   'GET /user/assistants/outbound': { slots: [] },
   'GET /user/phone-numbers': { slots: [] },
   'GET /user/phone-numbers/all': { slots: [] },
+  'GET /user/assistants/phone-numbers': { slots: [] },
+  'GET /user/assistants/models': { slots: [] },
   'GET /user/campaigns': { slots: [] },
   'POST /user/campaigns': { slots: [{ at: 'body.assistant_id', kind: 'assistant' }, { at: 'body.phone_number_ids', kind: 'phone', list: true }] },
   'GET /user/campaigns/{id}': { slots: [], pathKind: 'campaign' },

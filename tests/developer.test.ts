@@ -153,9 +153,9 @@ describe('what a client needs to discover', () => {
       { id: voice, phone_number: '+5511933009002', sms_capable: false, expires_at: null, assistant_id: null },
       { id: phone_number_id, phone_number: expect.any(String), sms_capable: false, expires_at: null, assistant_id: assistant },
     ];
-    for (const path of ['/api/user/phone-numbers', '/api/user/phone-numbers/all']) {
-      expect((await app.request('GET', path, { token: account.token })).body).toEqual(expected);
-    }
+    expect((await app.request('GET', '/api/user/phone-numbers', { token: account.token })).body).toEqual(expected);
+    // The original platform's clients read this path's list under `data`.
+    expect((await app.request('GET', '/api/user/phone-numbers/all', { token: account.token })).body).toEqual({ data: expected });
     const gql = await app.graphql('{ phoneNumbers { id phone_number sms_capable expires_at assistant_id } }', {}, account.token);
     expect(gql.body.data.phoneNumbers).toEqual(expected);
     expect((await app.request('GET', '/api/user/phone-numbers', { token: me.token })).body).toEqual([]);

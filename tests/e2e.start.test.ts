@@ -140,6 +140,12 @@ it('starts on an empty embedded database, serves, stops cleanly and keeps its da
     );
   expect(await voicesOf(account.token)).toContain('Nova');
   expect(await voicesOf(token)).not.toContain('Nova');
+  const model = await runCli('model:add', '--name', 'gpt-5.1', '--provider', 'openai', '--type', 'llm');
+  expect(model).toEqual({ id: expect.any(Number), name: 'gpt-5.1', provider: 'openai', type: 'llm' });
+  await expect(runCli('model:add', '--name', 'gpt-5.1', '--provider', 'openai', '--type', 'llm')).rejects.toThrow(/already has a model named gpt-5.1/);
+  await expect(runCli('model:add', '--name', 'x', '--provider', 'openai', '--type', 'dualplex')).rejects.toThrow(/type/);
+  const models = (await (await fetch(`${first.base}/api/user/assistants/models?type=llm`, { headers: { authorization: `Bearer ${token}` } })).json()) as any[];
+  expect(models.map((m) => m.name)).toContain('gpt-5.1');
 
   // An inbound call, rung from the CLI, answered by the server's in-process workers.
   const assistant = await fetch(`${first.base}/api/user/assistant`, {

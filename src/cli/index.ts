@@ -12,7 +12,7 @@ import { simulateInboundCall } from '../modules/calls/call.service';
 import { createTelephony } from '../runtime';
 import { loadSecretBox } from '../lib/secrets';
 import { rotateWebhookSecret } from '../modules/webhooks/webhook.service';
-import { addVoice } from '../modules/catalog/catalog.service';
+import { addModel, addVoice } from '../modules/catalog/catalog.service';
 import { Campaign } from '../modules/campaigns/campaign.entity';
 import { createCampaign } from '../modules/campaigns/campaign.service';
 import { listPhoneNumbers } from '../modules/accounts/phone-number.resolver';
@@ -198,6 +198,20 @@ const commands: Record<string, Command> = {
       try {
         const voice = await addVoice(em, { name: required(flags, 'name'), mode: required(flags, 'mode'), accountId });
         return { id: voice.id, name: voice.name, mode: voice.mode, public: accountId === null };
+      } catch (error) {
+        if (error instanceof DomainError) throw new OperatorError(Object.values(error.errors ?? {}).flat().join(' '));
+        throw error;
+      }
+    },
+  },
+  'model:add': {
+    summary: 'Adds a language model to the catalogue (GET /api/user/assistants/models)',
+    usage: '--name NAME --provider PROVIDER --type llm|multimodal   (the name the provider’s API takes)',
+    flags: { name: { type: 'string' }, provider: { type: 'string' }, type: { type: 'string' } },
+    async run(em, flags) {
+      try {
+        const model = await addModel(em, { name: required(flags, 'name'), provider: required(flags, 'provider'), type: required(flags, 'type') });
+        return { id: model.id, name: model.name, provider: model.provider, type: model.type };
       } catch (error) {
         if (error instanceof DomainError) throw new OperatorError(Object.values(error.errors ?? {}).flat().join(' '));
         throw error;

@@ -6,10 +6,11 @@ import { Assistant } from '../modules/assistants/assistant.entity';
 import { Call } from '../modules/calls/call.entity';
 import { Campaign } from '../modules/campaigns/campaign.entity';
 import { Language } from '../modules/catalog/language.entity';
+import { Model } from '../modules/catalog/model.entity';
 import { Voice } from '../modules/catalog/voice.entity';
 import { Sms } from '../modules/sms/sms.entity';
 import { Tool } from '../modules/tools/tool.entity';
 import { Lead } from '../modules/leads/lead.entity';
 import { SecondaryContact } from '../modules/leads/secondary-contact.entity';
 
-export const entities = [Account, ApiToken, PhoneNumber, LedgerEntry, Campaign, Lead, SecondaryContact, Language, Voice, Tool, Assistant, Call, Sms];
+export const entities = [Account, ApiToken, PhoneNumber, LedgerEntry, Campaign, Lead, SecondaryContact, Language, Model, Voice, Tool, Assistant, Call, Sms];

@@ -100,6 +100,7 @@ export class RestShim {
       for (const field of coerced.unknownFields) errors[field] = [`O campo ${field} não é permitido.`];
       return sendError(res, 'VALIDATION_FAILED', Messages.invalidFields(coerced.unknownFields), { errors });
     }
+    for (const [field, messages] of Object.entries(route.check?.(request) ?? {})) for (const message of messages) coerced.errors.add(field, message);
     if (!coerced.errors.empty) return validationFailed(res, coerced.errors.errors, route.validationMessage);
 
     // The route's document was parsed and validated against the schema once, at start-up, so

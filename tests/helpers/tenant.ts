@@ -186,6 +186,8 @@ export const VALID_REST_REQUESTS: Record<string, (own: Tenant) => RestRequest> =
   'GET /user/assistants/outbound': () => ({ path: '/user/assistants/outbound' }),
   'GET /user/phone-numbers': () => ({ path: '/user/phone-numbers' }),
   'GET /user/phone-numbers/all': () => ({ path: '/user/phone-numbers/all' }),
+  'GET /user/assistants/phone-numbers': () => ({ path: '/user/assistants/phone-numbers', query: { type: 'inbound' } }),
+  'GET /user/assistants/models': () => ({ path: '/user/assistants/models', query: { type: 'llm' } }),
   'GET /user/campaigns': () => ({ path: '/user/campaigns' }),
   'POST /user/campaigns': (o) => ({ path: '/user/campaigns', body: { name: 'Nova campanha', assistant_id: o.assistant, phone_number_ids: [o.phone] } }),
   'GET /user/campaigns/{id}': (o) => ({ path: `/user/campaigns/${o.campaignId}` }),

@@ -23,6 +23,12 @@ export class EndCallToolInput {
 /** The fields that are optional on create and on update. */
 @InputType()
 abstract class AssistantOptionalInput {
+  @Field(() => Int, { nullable: true, description: 'The id of a language from `languages`, instead of `language` (the same one if both are sent).' })
+  language_id?: number | null;
+
+  @Field(() => Int, { nullable: true, description: 'The id of a model from `models`, instead of `llm_model` (the same one if both are sent).' })
+  llm_model_id?: number | null;
+
   @Field(() => Int, { nullable: true, description: 'One of the account’s phone numbers; null on update removes it.' })
   phone_number_id?: number | null;
 
@@ -119,11 +125,11 @@ export class CreateAssistantInput extends AssistantOptionalInput {
   @Field(() => Int, { description: 'A public voice or one of the account’s, of the same engine.' })
   voice_id!: number;
 
-  @Field(() => String, { description: 'A name from the languages list.' })
-  language!: string;
+  @Field(() => String, { nullable: true, description: 'A name from the languages list; required unless language_id is sent.' })
+  language?: string | null;
 
-  @Field(() => String, { description: 'At most 100 characters.' })
-  llm_model!: string;
+  @Field(() => String, { nullable: true, description: 'At most 100 characters (a name from `models`, or another); required unless llm_model_id is sent.' })
+  llm_model?: string | null;
 
   @Field(() => String, { description: 'receive or make.' })
   calls_direction!: string;

@@ -3,7 +3,7 @@ import { FieldErrorCollector, FieldMessages, Messages, NotFoundError } from '../
 import { checkHttpUrl, checkIntRange, checkLength, checkNumberRange, checkOneOf } from '../../lib/checks';
 import { Account } from '../accounts/account.entity';
 import { PhoneNumber } from '../accounts/phone-number.entity';
-import { findLanguageByName, findVisibleVoice } from '../catalog/catalog.service';
+import { findLanguage, findLanguageByName, findModel, findVisibleVoice } from '../catalog/catalog.service';
 import { ENGINE_TYPES, Voice, type EngineType } from '../catalog/voice.entity';
 import type { Scope } from '../scope';
 import { Tool } from '../tools/tool.entity';
@@ -188,6 +188,24 @@ async function resolve(scope: Scope, input: Input, current?: Assistant): Promise
     const language = await findLanguageByName(scope, input.language.trim());
     if (language) changes.language = language.name;
     else errors.add('language', FieldMessages.language);
+  }
+  // The catalogue's ids stand for the names; both may come, naming the same entry.
+  if (input.language_id != null) {
+    const language = input.language_id >= 1 ? await findLanguage(scope, input.language_id) : null;
+    if (!language) errors.add('language_id', FieldMessages.invalidSelection('language_id'));
+    else if (input.language == null) changes.language = language.name;
+    else if (!errors.has('language') && changes.language !== language.name) errors.add('language_id', FieldMessages.sameField('language_id', 'language'));
+  }
+  if (input.llm_model_id != null) {
+    const model = input.llm_model_id >= 1 ? await findModel(scope, input.llm_model_id) : null;
+    if (!model) errors.add('llm_model_id', FieldMessages.invalidSelection('llm_model_id'));
+    else if (input.llm_model == null) changes.llm_model = model.name;
+    else if (!errors.has('llm_model') && changes.llm_model !== model.name) errors.add('llm_model_id', FieldMessages.sameField('llm_model_id', 'llm_model'));
+  }
+  if (!current) {
+    for (const field of ['language', 'llm_model'] as const) {
+      if (changes[field] === undefined && !errors.has(field) && !errors.has(`${field}_id`)) errors.add(field, FieldMessages.required(field));
+    }
   }
 
   const engine = changes.engine_type ?? current?.engine_type;

@@ -1,7 +1,8 @@
 import { Arg, Authorized, Ctx, Query, Resolver } from 'type-graphql';
 import { scopeOf, type GraphQLContext } from '../../graphql/context';
-import { listLanguages, listVoices } from './catalog.service';
+import { listLanguages, listModels, listVoices } from './catalog.service';
 import { Language } from './language.entity';
+import { MODEL_TYPES, Model } from './model.entity';
 import { ENGINE_TYPES, Voice } from './voice.entity';
 
 @Authorized()
@@ -10,6 +11,15 @@ export class CatalogResolver {
   @Query(() => [Language], { description: 'Every language an assistant can speak.' })
   languages(@Ctx() ctx: GraphQLContext): Promise<Language[]> {
     return listLanguages(scopeOf(ctx));
+  }
+
+  @Query(() => [Model], { description: 'The language models an assistant can run on.' })
+  models(
+    @Arg('type', () => String, { nullable: true, description: `Only models of this type: ${MODEL_TYPES.join(' or ')}.` })
+    type: string | null,
+    @Ctx() ctx: GraphQLContext,
+  ): Promise<Model[]> {
+    return listModels(scopeOf(ctx), type);
   }
 
   @Query(() => [Voice], { description: 'Public voices and the account’s own.' })

@@ -4,10 +4,19 @@ import { checkLength, checkOneOf } from '../../lib/checks';
 import { Account } from '../accounts/account.entity';
 import type { Scope } from '../scope';
 import { Language } from './language.entity';
+import { MODEL_TYPES, Model, type ModelType } from './model.entity';
 import { ENGINE_TYPES, Voice, type EngineType } from './voice.entity';
 
 export function listLanguages(scope: Scope): Promise<Language[]> {
   return scope.em.find(Language, {}, { orderBy: { id: 'asc' } });
+}
+
+/** The model catalogue, optionally of one type. */
+export function listModels(scope: Scope, type: string | null | undefined): Promise<Model[]> {
+  const errors = new FieldErrorCollector();
+  if (type != null) checkOneOf(errors, 'type', type, MODEL_TYPES);
+  errors.throwIfAny();
+  return scope.em.find(Model, type != null ? { type: type as ModelType } : {}, { orderBy: { id: 'asc' } });
 }
 
 /** Public voices and the account's own, optionally of one engine. */
@@ -29,6 +38,27 @@ export function findVisibleVoice(scope: Scope, id: number): Promise<Voice | null
 
 export function findLanguageByName(scope: Scope, name: string): Promise<Language | null> {
   return scope.em.findOne(Language, { name });
+}
+
+export function findLanguage(scope: Scope, id: number): Promise<Language | null> {
+  return scope.em.findOne(Language, { id });
+}
+
+export function findModel(scope: Scope, id: number): Promise<Model | null> {
+  return scope.em.findOne(Model, { id });
+}
+
+/** Adds a model to the catalogue; for the operator CLI. */
+export async function addModel(em: EntityManager, input: { name: string; provider: string; type: string }): Promise<Model> {
+  const errors = new FieldErrorCollector();
+  const name = checkLength(errors, 'name', input.name, 1, 100);
+  const provider = checkLength(errors, 'provider', input.provider, 1, 32);
+  checkOneOf(errors, 'type', input.type, MODEL_TYPES);
+  if (name !== null && (await em.count(Model, { name })) > 0) errors.add('name', `The catalogue already has a model named ${name}.`);
+  errors.throwIfAny();
+  const model = em.create(Model, { name: name!, provider: provider!, type: input.type as ModelType });
+  await em.persist(model).flush();
+  return model;
 }
 
 /** Adds a voice (public without an account); for the operator CLI. */

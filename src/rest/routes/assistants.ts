@@ -1,7 +1,7 @@
-import { Messages } from '../../errors';
+import { FieldErrorCollector, FieldMessages, Messages, type FieldErrors } from '../../errors';
 import { isPlainObject } from '../../lib/objects';
 import { messageAnd, messageOnly } from '../openapi';
-import type { Route } from './route';
+import { queryVariables, type Route } from './route';
 
 const ASSISTANT_FIELDS = `
   fragment AssistantFields on Assistant {
@@ -18,12 +18,64 @@ const ASSISTANT_FIELDS = `
     who_speaks_first created_at updated_at
   }`;
 
-/** The spec writes the end-call tool's description with a dotted key; GraphQL nests it. */
-function assistantInput(body: unknown): unknown {
-  if (!isPlainObject(body) || !('end_call_tool.description' in body)) return body;
-  const { 'end_call_tool.description': description, ...rest } = body;
+/**
+ * The field names of the original platform's current API, which its clients (the MCP server,
+ * the n8n node) send, as the spec names them; value-mapped ones take only the values listed.
+ * `language_id` and `llm_model_id` are fields of their own (ids resolve through the catalogue).
+ */
+export const ASSISTANT_ALIASES: Record<string, { field: string; values?: Record<string, string> }> = {
+  name: { field: 'assistant_name' },
+  type: { field: 'calls_direction', values: { inbound: 'receive', outbound: 'make' } },
+  mode: { field: 'engine_type', values: { pipeline: 'pipeline', multimodal: 'multimodal' } },
+  multimodal_model_id: { field: 'llm_model_id' },
+  record: { field: 'record_call' },
+  max_duration: { field: 'max_call_duration' },
+  reengagement_interval: { field: 're_engagement_interval' },
+  fillers: { field: 'filler_audios' },
+  enable_noise_cancellation: { field: 'noise_cancellation' },
+};
+
+const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
+
+/**
+ * An assistant body in the spec's names, with what is wrong with it that the input type
+ * cannot see: aliases renamed (a value-mapped alias with another value, or an alias and its
+ * field with different values, is an error), on create `language` or `language_id` and
+ * `llm_model` or `llm_model_id` required, and the spec's dotted `end_call_tool.description`
+ * nested as GraphQL has it. Unknown keys are left for the route's check.
+ */
+function assistantBody(body: unknown, create: boolean): { input: unknown; errors: FieldErrors } {
+  const errors = new FieldErrorCollector();
+  if (!isPlainObject(body)) return { input: body, errors: errors.errors };
+  const input: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(body)) {
+    const alias = Object.hasOwn(ASSISTANT_ALIASES, key) ? ASSISTANT_ALIASES[key] : undefined;
+    if (!alias) {
+      // An alias of this key, seen first, compared the two already.
+      if (!(key in input)) input[key] = value;
+      continue;
+    }
+    let mapped = value;
+    if (alias.values && value != null) {
+      mapped = typeof value === 'string' && Object.hasOwn(alias.values, value) ? alias.values[value] : undefined;
+      if (mapped === undefined) {
+        errors.add(key, FieldMessages.oneOf(key, Object.keys(alias.values)));
+        mapped = value; // kept, so that the field is not also reported missing
+      }
+    }
+    const given = Object.hasOwn(body, alias.field) ? body[alias.field] : undefined;
+    if (given === undefined) input[alias.field] = mapped;
+    else if (!same(given, mapped) && !errors.has(key)) errors.add(key, FieldMessages.sameField(key, alias.field));
+  }
+  if (create) {
+    for (const field of ['language', 'llm_model']) {
+      if (input[field] == null && input[`${field}_id`] == null) errors.add(field, FieldMessages.required(field));
+    }
+  }
+  if (!('end_call_tool.description' in input)) return { input, errors: errors.errors };
+  const { 'end_call_tool.description': description, ...rest } = input;
   const nested = isPlainObject(rest.end_call_tool) ? rest.end_call_tool : {};
-  return { ...rest, end_call_tool: { ...nested, description } };
+  return { input: { ...rest, end_call_tool: { ...nested, description } }, errors: errors.errors };
 }
 
 const webhookAnswer = () => messageAnd({ type: 'array', maxItems: 0 });
@@ -47,6 +99,15 @@ export const assistantRoutes: Route[] = [
     document: `query Languages { languages { id name iso_2 } }`,
     variables: () => ({}),
     respond: (data) => ({ body: data.languages }),
+  },
+  {
+    method: 'GET',
+    path: '/user/assistants/models',
+    summary: 'The language models an assistant can run on (type=llm or multimodal)',
+    query: ['type'],
+    document: `query Models($type: String) { models(type: $type) { id name provider type } }`,
+    variables: (req) => queryVariables(req.query, ['type']),
+    respond: (data) => ({ body: data.models }),
   },
   {
     method: 'GET',
@@ -83,8 +144,12 @@ export const assistantRoutes: Route[] = [
     body: 'input',
     envelope: messageAnd(),
     document: `mutation CreateAssistant($input: CreateAssistantInput!) { createAssistant(input: $input) { id name status type mode } }`,
-    variables: (req) => ({ input: assistantInput(req.body) }),
+    variables: (req) => ({ input: assistantBody(req.body, true).input }),
+    check: (req) => assistantBody(req.body, true).errors,
     respond: (data) => ({ body: { message: Messages.assistantCreated, data: data.createAssistant } }),
+    // A key that is neither the spec's nor an alias is refused, not dropped: no client is told
+    // "created" or "updated" with a setting left out.
+    rejectUnknownFields: true,
     failureMessage: Messages.assistantCreateFailed,
   },
   {
@@ -105,8 +170,10 @@ export const assistantRoutes: Route[] = [
     document: `mutation UpdateAssistant($id: Int!, $input: UpdateAssistantInput!) {
       updateAssistant(id: $id, input: $input) { id name status type mode }
     }`,
-    variables: (req) => ({ id: req.params.id, input: assistantInput(req.body) }),
+    variables: (req) => ({ id: req.params.id, input: assistantBody(req.body, false).input }),
+    check: (req) => assistantBody(req.body, false).errors,
     respond: (data) => ({ body: { message: Messages.assistantUpdated, data: data.updateAssistant } }),
+    rejectUnknownFields: true,
     notFound: Messages.assistantNotFound,
     failureMessage: Messages.assistantUpdateFailed,
   },

@@ -1,5 +1,5 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import type { ErrorCode } from '../../errors';
+import type { ErrorCode, FieldErrors } from '../../errors';
 import type { Page } from '../../graphql/pagination';
 import type { JsonSchema } from '../openapi';
 
@@ -44,6 +44,8 @@ export interface Route {
   /** Header parameters it reads. */
   headers?: Record<string, unknown>[];
   variables(req: RouteRequest): Record<string, unknown>;
+  /** Field errors of the request that the input types cannot see, answered with the type errors. */
+  check?(req: RouteRequest): FieldErrors;
   // The data of a GraphQL result is untyped JSON; each route knows its own shape.
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   respond(data: any, req: RouteRequest): RouteResponse;

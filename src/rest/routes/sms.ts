@@ -1,6 +1,6 @@
 import { Messages } from '../../errors';
 import { messageAnd } from '../openapi';
-import { IDEMPOTENCY_HEADER, header, type Route } from './route';
+import { IDEMPOTENCY_HEADER, header, queryVariables, type Route } from './route';
 
 export const smsRoutes: Route[] = [
   {
@@ -32,24 +32,52 @@ export const smsRoutes: Route[] = [
   {
     method: 'GET',
     path: '/user/me',
-    summary: 'The account: name, email and balance',
+    summary: 'The account: name, email ("" when the account has none) and balance',
     envelope: () => ({
       type: 'object',
-      properties: { name: { type: 'string' }, email: { type: ['string', 'null'] }, total_balance: { type: 'number' } },
+      properties: { name: { type: 'string' }, email: { type: 'string' }, total_balance: { type: 'number' } },
       required: ['name', 'email', 'total_balance'],
     }),
     document: `query Me { me { name email balance } }`,
     variables: () => ({}),
-    respond: (data) => ({ body: { name: data.me.name, email: data.me.email, total_balance: data.me.balance } }),
+    // The original platform's clients read email as a string (the MCP server's schema requires
+    // one); an account made without --email has none, which is "" here.
+    respond: (data) => ({ body: { name: data.me.name, email: data.me.email ?? '', total_balance: data.me.balance } }),
   },
 ];
 
-/** The account's numbers, as a bare array (the original platform's clients call the second path). */
-export const phoneNumberRoutes: Route[] = ['/user/phone-numbers', '/user/phone-numbers/all'].map((path) => ({
-  method: 'GET',
-  path,
-  summary: 'List the account’s phone numbers',
-  document: `query PhoneNumbers { phoneNumbers { id phone_number sms_capable expires_at assistant_id } }`,
-  variables: () => ({}),
-  respond: (data) => ({ body: data.phoneNumbers }),
-}));
+const PHONE_NUMBERS = `query PhoneNumbers($type: String) { phoneNumbers(type: $type) { id phone_number sms_capable expires_at assistant_id } }`;
+
+/**
+ * The account's numbers: a bare array, and `{data: [...]}` at the path the original
+ * platform's clients read that shape from; the numbers an assistant can take at the
+ * assistants' lookup path.
+ */
+export const phoneNumberRoutes: Route[] = [
+  {
+    method: 'GET',
+    path: '/user/phone-numbers',
+    summary: 'List the account’s phone numbers',
+    document: PHONE_NUMBERS,
+    variables: () => ({}),
+    respond: (data) => ({ body: data.phoneNumbers }),
+  },
+  {
+    method: 'GET',
+    path: '/user/phone-numbers/all',
+    summary: 'List the account’s phone numbers, under data',
+    envelope: (list) => ({ type: 'object', properties: { data: list }, required: ['data'] }),
+    document: PHONE_NUMBERS,
+    variables: () => ({}),
+    respond: (data) => ({ body: { data: data.phoneNumbers } }),
+  },
+  {
+    method: 'GET',
+    path: '/user/assistants/phone-numbers',
+    summary: 'The numbers an assistant can take: unexpired; with type=inbound, not answered by an inbound assistant already',
+    query: ['type'],
+    document: PHONE_NUMBERS,
+    variables: (req) => queryVariables(req.query, ['type']),
+    respond: (data) => ({ body: data.phoneNumbers }),
+  },
+];
