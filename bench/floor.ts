@@ -62,8 +62,9 @@ async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> 
     return rows[0] ? send(res, 200, rows[0]) : send(res, 404, { message: 'Chamada não encontrada' });
   }
   if (req.method === 'GET' && url.pathname === '/calls') {
-    // vozgate's SQL: the exact total from the per-day counters (counted only by phone number),
-    // the page's ids from the filter's index, then their rows.
+    // vozgate's SQL: the exact total from the counters (per day for a date range, all-time
+    // without; counted only by phone number), the page's ids from the filter's index, then
+    // their rows.
     const q = url.searchParams;
     const perPage = Number(q.get('per_page') ?? 15);
     const page = Number(q.get('page') ?? 1);
@@ -92,10 +93,11 @@ async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> 
       calls.push(`created_at < $${params.length}::date + 1`);
       counts.push(`day < $${params.length}::date + 1`);
     }
+    const byDay = Boolean(q.get('date_from') || q.get('date_to'));
     const count =
       phone === null
         ? await pool.query(
-            `select coalesce(sum(n), 0)::int as total from (select n from call_counts where ${counts.join(' and ')}
+            `select coalesce(sum(n), 0)::int as total from (select n from ${byDay ? 'call_counts' : 'call_totals'} where ${counts.join(' and ')}
              union all select n from call_count_deltas where ${counts.join(' and ')}) counted`,
             params,
           )

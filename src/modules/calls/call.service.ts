@@ -224,12 +224,15 @@ export async function deleteCall(scope: Scope, id: number): Promise<void> {
   if (row.deleted === 0) throw new DomainError('CONFLICT', Messages.callNotFinished);
 }
 
-/** The list's filters as SQL over `calls`, and over `call_counts` when the counters can answer. */
+/** The list's filters as SQL over `calls`, and over the counters when they can answer. */
 interface CallFilter {
   where: string;
   params: unknown[];
-  /** null when a filter is not counted by day (the customer's number): the rows are counted. */
-  counters: { where: string; params: unknown[] } | null;
+  /**
+   * null when a filter is not counted (the customer's number): the rows are counted. With a
+   * date range the per-day counters answer, without one the all-time totals.
+   */
+  counters: { where: string; params: unknown[]; byDay: boolean } | null;
 }
 
 function callFilter(scope: Scope, args: CallFilterArgs, errors: FieldErrorCollector, createdAt: Paging['createdAt']): CallFilter {
@@ -271,19 +274,21 @@ function callFilter(scope: Scope, args: CallFilterArgs, errors: FieldErrorCollec
     counts.push('day < ?::timestamp::date');
     countParams.push(createdAt.$lt);
   }
-  return { where: calls.join(' and '), params, counters: byPhone ? null : { where: counts.join(' and '), params: countParams } };
+  const byDay = Boolean(createdAt?.$gte || createdAt?.$lt);
+  return { where: calls.join(' and '), params, counters: byPhone ? null : { where: counts.join(' and '), params: countParams, byDay } };
 }
 
 /**
- * The exact number of calls the filter matches: from the counters (a row a day and group,
- * and the changes not folded into them yet), else counted.
+ * The exact number of calls the filter matches: from the counters (a row a group, or a row a
+ * day and group for a date range, and the changes not folded into them yet), else counted.
  */
 async function countCalls(em: EntityManager, filter: CallFilter): Promise<number> {
   const counters = filter.counters;
   const [{ total }] = counters
     ? await em.execute(
         `select coalesce(sum(n), 0)::int as total from (
-           select n from call_counts where ${counters.where} union all select n from call_count_deltas where ${counters.where}) counted`,
+           select n from ${counters.byDay ? 'call_counts' : 'call_totals'} where ${counters.where}
+           union all select n from call_count_deltas where ${counters.where}) counted`,
         [...counters.params, ...counters.params],
       )
     : await em.execute(`select count(*)::int as total from calls where ${filter.where}`, filter.params);
@@ -291,9 +296,9 @@ async function countCalls(em: EntityManager, filter: CallFilter): Promise<number
 }
 
 /**
- * Folds the changes the calls' trigger recorded into the counters (the sweeper, every
- * minute): the changes it takes are deleted in the same statement, so two processes folding
- * at once never count one twice. Answers how many changes it folded.
+ * Folds the changes the calls' trigger recorded into the counters, per day and all-time (the
+ * sweeper, every minute): the changes it takes are deleted in the same statement, so two
+ * processes folding at once never count one twice. Answers how many changes it folded.
  */
 export async function foldCallCounts(em: EntityManager): Promise<number> {
   const [{ folded }] = await em.execute(
@@ -301,10 +306,14 @@ export async function foldCallCounts(em: EntityManager): Promise<number> {
      summed as (
        select account_id, day, status, type, assistant_id, campaign_id, sum(n) as n, count(*) as rows
        from moved group by 1, 2, 3, 4, 5, 6),
-     applied as (
+     by_day as (
        insert into call_counts (account_id, day, status, type, assistant_id, campaign_id, n)
        select account_id, day, status, type, assistant_id, campaign_id, n from summed order by 1, 2, 3, 4, 5, 6
-       on conflict (account_id, day, status, type, assistant_id, campaign_id) do update set n = call_counts.n + excluded.n)
+       on conflict (account_id, day, status, type, assistant_id, campaign_id) do update set n = call_counts.n + excluded.n),
+     all_time as (
+       insert into call_totals (account_id, status, type, assistant_id, campaign_id, n)
+       select account_id, status, type, assistant_id, campaign_id, sum(n) from summed group by 1, 2, 3, 4, 5 order by 1, 2, 3, 4, 5
+       on conflict (account_id, status, type, assistant_id, campaign_id) do update set n = call_totals.n + excluded.n)
      select coalesce(sum(rows), 0)::int as folded from summed`,
   );
   return folded;
