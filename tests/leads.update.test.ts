@@ -167,6 +167,13 @@ describe('DELETE /user/leads/{id}', () => {
     expect(missing.text).toBe(foreign.text);
     expect((await app.request('GET', `/api/user/leads/${theirs.id}`, { token: other.token })).status).toBe(200);
   });
+
+  it('finds the calls whose lead_id it clears from an index, finished calls too (not by reading every call)', async () => {
+    // The foreign key's ON DELETE SET NULL looks calls up by lead_id, finished or not.
+    const [plan] = await app.sql(`explain (format json) select 1 from calls where lead_id = 5 and finished_at is not null`);
+    const scans = JSON.stringify(plan['QUERY PLAN']);
+    expect(scans).toContain('calls_lead_id_index');
+  });
 });
 
 describe('campaigns', () => {

@@ -18,6 +18,7 @@ import { Migration20261122080000_voice } from './Migration20261122080000_voice';
 import { Migration20261122090000_call_counters } from './Migration20261122090000_call_counters';
 import { Migration20261122100000_models } from './Migration20261122100000_models';
 import { Migration20261122110000_call_totals } from './Migration20261122110000_call_totals';
+import { Migration20261122120000_calls_lead_index } from './Migration20261122120000_calls_lead_index';
 
 /** Every migration, in order. Listed explicitly so that compiled and TypeScript runs agree. */
 export const migrations: MigrationObject[] = [
@@ -40,4 +41,5 @@ export const migrations: MigrationObject[] = [
   { name: 'Migration20261122090000_call_counters', class: Migration20261122090000_call_counters },
   { name: 'Migration20261122100000_models', class: Migration20261122100000_models },
   { name: 'Migration20261122110000_call_totals', class: Migration20261122110000_call_totals },
+  { name: 'Migration20261122120000_calls_lead_index', class: Migration20261122120000_calls_lead_index },
 ];
