@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import { Pool } from 'pg';
+import { countRanges, type DateRange } from '../src/lib/count-ranges';
 
 /**
  * The floor: the least a server can do for each scenario, a plain node:http server running
@@ -62,9 +63,9 @@ async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> 
     return rows[0] ? send(res, 200, rows[0]) : send(res, 404, { message: 'Chamada não encontrada' });
   }
   if (req.method === 'GET' && url.pathname === '/calls') {
-    // vozgate's SQL: the exact total from the counters (per day for a date range, all-time
-    // without; counted only by phone number), the page's ids from the filter's index, then
-    // their rows.
+    // vozgate's SQL: the exact total from the counters (all-time without a date range; with
+    // one, whole months by month and the ends by day; counted only by phone number), the
+    // page's ids from the filter's index, then their rows.
     const q = url.searchParams;
     const perPage = Number(q.get('per_page') ?? 15);
     const page = Number(q.get('page') ?? 1);
@@ -83,24 +84,32 @@ async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> 
       params.push(phone);
       calls.push(`client_phone_number = $${params.length}`);
     }
+    const countParams = [...params]; // the groups' values (a phone number is counted on the calls instead)
     if (q.get('date_from')) {
       params.push(q.get('date_from'));
       calls.push(`created_at >= $${params.length}::date`);
-      counts.push(`day >= $${params.length}::date`);
     }
     if (q.get('date_to')) {
       params.push(q.get('date_to'));
       calls.push(`created_at < $${params.length}::date + 1`);
-      counts.push(`day < $${params.length}::date + 1`);
     }
-    const byDay = Boolean(q.get('date_from') || q.get('date_to'));
+    const from = q.get('date_from') || null;
+    const dateTo = q.get('date_to');
+    const to = dateTo ? new Date(Date.parse(`${dateTo}T00:00:00Z`) + 86_400_000).toISOString().slice(0, 10) : null;
+    const within = (column: string, [lo, hi]: DateRange) =>
+      [lo, hi].map((date, i) => (date === null ? '' : ` and ${column} ${i ? '<' : '>='} $${countParams.push(date)}::date`)).join('');
+    const groups = counts.join(' and ');
+    const parts: string[] = [];
+    if (from === null && to === null) parts.push(`select n from call_totals where ${groups}`);
+    else {
+      const { months, days } = countRanges(from, to);
+      if (months) parts.push(`select n from call_counts_monthly where ${groups}${within('month', months)}`);
+      for (const range of days) parts.push(`select n from call_counts where ${groups}${within('day', range)}`);
+    }
+    parts.push(`select n from call_count_deltas where ${groups}${within('day', [from, to])}`);
     const count =
       phone === null
-        ? await pool.query(
-            `select coalesce(sum(n), 0)::int as total from (select n from ${byDay ? 'call_counts' : 'call_totals'} where ${counts.join(' and ')}
-             union all select n from call_count_deltas where ${counts.join(' and ')}) counted`,
-            params,
-          )
+        ? await pool.query(`select coalesce(sum(n), 0)::int as total from (${parts.join(' union all ')}) counted`, countParams)
         : await pool.query(`select count(*)::int as total from calls where ${calls.join(' and ')}`, params);
     const { rows } = await pool.query(
       `select ${CALL_COLUMNS} from (select id from calls where ${calls.join(' and ')} order by id desc limit $${params.length + 1} offset $${params.length + 2}) page

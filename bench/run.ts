@@ -222,7 +222,7 @@ interface Row {
 }
 
 /** One request before the load: a target that answers with an error would be measured fast and wrong. */
-async function probe(target: Target, request: Request, token: string): Promise<void> {
+async function probe(target: Target, request: Request, token: string): Promise<any> {
   const response = await fetch(target.base + request.path, {
     method: request.method,
     body: request.body,
@@ -232,12 +232,42 @@ async function probe(target: Target, request: Request, token: string): Promise<v
   const body = JSON.parse(text);
   const data = body.data ? Object.values(body.data)[0] : body;
   if (!response.ok || body.errors || data === null) throw new Error(`${target.name} answered ${response.status}: ${text.slice(0, 500)}`);
+  return body;
 }
 
-async function measure(target: Target, scenario: Scenario, token: string, db: Client): Promise<Row | null> {
+const CALL_FILTER_COLUMNS: Record<string, string> = { status: 'status', type: 'type', assistant_id: 'assistant_id', campaign_id: 'campaign_id', phone_number: 'client_phone_number' };
+
+/**
+ * A call list's total, checked against count(*) over the calls with the same filters (the
+ * totals come from counters): the request's query string, or its GraphQL variables.
+ */
+async function checkCallTotal(db: Client, accountId: number, request: Request, body: any): Promise<void> {
+  const query = request.path.includes('?') ? Object.fromEntries(new URLSearchParams(request.path.split('?')[1])) : null;
+  const variables = request.body ? JSON.parse(request.body).variables ?? {} : {};
+  const filter: Record<string, unknown> = query ?? { ...variables, date_from: variables.date_from ?? variables.from, date_to: variables.date_to ?? variables.to };
+  const isCallList = /^\/(api\/user\/)?calls\?/.test(request.path) || /\bcalls\(/.test(request.body ?? '');
+  if (!isCallList) return;
+  if (/"completed"|\\"completed\\"/.test(request.body ?? '') && !filter.status) filter.status = 'completed';
+  const where = ['account_id = $1'];
+  const params: unknown[] = [accountId];
+  for (const [name, column] of Object.entries(CALL_FILTER_COLUMNS)) {
+    if (filter[name] == null) continue;
+    params.push(filter[name]);
+    where.push(`${column} = $${params.length}`);
+  }
+  if (filter.date_from) where.push(`created_at >= $${params.push(filter.date_from)}::date`);
+  if (filter.date_to) where.push(`created_at < $${params.push(filter.date_to)}::date + 1`);
+  const { rows } = await db.query(`select count(*)::int as n from calls where ${where.join(' and ')}`, params);
+  const total = (request.path === '/graphql' ? Object.values(body.data)[0] as { total: number } : body).total;
+  if (total !== rows[0].n) throw new Error(`the total ${total} is not count(*) ${rows[0].n} for ${request.path} ${request.body ?? ''}`);
+}
+
+async function measure(target: Target, scenario: Scenario, data: Dataset, db: Client): Promise<Row | null> {
   const next = scenario.request(target.name);
   if (!next) return null;
-  await probe(target, next(), token);
+  const { token } = data;
+  const first = next();
+  await checkCallTotal(db, data.accountId, first, await probe(target, first, token));
   const options = (seconds: number) => ({
     url: target.base,
     connections,
@@ -346,6 +376,7 @@ async function main(): Promise<void> {
     const orm = await initOrm({ databaseUrl: database.url });
     const db = new Client({ connectionString: database.url });
     await db.connect();
+    db.on('error', () => {}); // the cluster stopping after a failure must not hide the failure
     await db.query('create extension if not exists pg_stat_statements').catch(() => log('pg_stat_statements is not available: no statement counts'));
     let data = await loadDataset(db);
     if (!data || data.scale !== scale.name || data.version !== DATASET_VERSION) data = await buildDataset(orm, db, scale);
@@ -388,7 +419,7 @@ async function main(): Promise<void> {
       for (const scenario of scenarios(data).filter((s) => !flags.only || s.name.includes(flags.only!))) {
         for (const target of targets) {
           log(`${passes > 1 ? `pass ${pass}: ` : ''}${scenario.name} / ${target.name}`);
-          const row = await measure(target, scenario, data.token, db);
+          const row = await measure(target, scenario, data, db);
           if (row) rows.push(row);
         }
         rssAfterFirst ??= rss();

@@ -4,7 +4,7 @@ import { foldCallCounts, readCall } from '../src/modules/calls/call.service';
 import { startTestApp, type TestAccount, type TestApp } from './helpers/app';
 
 /**
- * The call list's exact totals come from counters (per day, and all-time) kept by a trigger
+ * The call list's exact totals come from counters (per day, month, and all-time) kept by a trigger
  * (issue 19). They must equal count(*) for every filter, whatever writes ran, however many at
  * once.
  */
@@ -49,7 +49,21 @@ async function countersAndTruth() {
     `select account_id, status, type, coalesce(assistant_id, 0) as assistant_id, coalesce(campaign_id, 0) as campaign_id, count(*)::int as n
      from calls group by 1, 2, 3, 4, 5 order by 1, 2, 3, 4, 5`,
   );
-  return { counters: { byDay: counters, allTime: totals }, truth: { byDay: truth, allTime: totalsTruth } };
+  const byMonth = 'account_id, month::text, status, type, assistant_id, campaign_id';
+  const monthly = await app.sql(
+    `select ${byMonth}, sum(n)::int as n from (select account_id, month, status, type, assistant_id, campaign_id, n from call_counts_monthly
+     union all select account_id, date_trunc('month', day)::date, status, type, assistant_id, campaign_id, n from call_count_deltas) c
+     group by 1, 2, 3, 4, 5, 6 having sum(n) <> 0 order by 1, 2, 3, 4, 5, 6`,
+  );
+  const monthlyTruth = await app.sql(
+    `select account_id, date_trunc('month', created_at at time zone 'UTC')::date::text as month, status, type, coalesce(assistant_id, 0) as assistant_id,
+            coalesce(campaign_id, 0) as campaign_id, count(*)::int as n
+     from calls group by 1, 2, 3, 4, 5, 6 order by 1, 2, 3, 4, 5, 6`,
+  );
+  return {
+    counters: { byDay: counters, byMonth: monthly, allTime: totals },
+    truth: { byDay: truth, byMonth: monthlyTruth, allTime: totalsTruth },
+  };
 }
 
 it('keeps the counters equal to count(*) under concurrent inserts, status changes, moves, deletes and folds', async () => {
@@ -132,6 +146,12 @@ it('answers every filter’s exact total from the counters, and pages and slices
     { date_to: '2026-06-02' },
     { date_from: '2026-06-02', date_to: '2026-06-04' },
     { status: 'initiated', type: 'outbound', date_from: '2026-06-02' },
+    // Whole months from the monthly counters, their ends by day.
+    { date_from: '2026-06-01', date_to: '2026-06-30' },
+    { date_from: '2026-05-20', date_to: '2026-07-31' },
+    { date_from: '2026-06-15', date_to: '2026-07-10' },
+    { status: 'completed', date_to: '2026-07-05' },
+    { type: 'inbound', date_from: '2026-06-20' },
     { phone_number: '+5511987600012' },
   ];
   for (const query of cases) {

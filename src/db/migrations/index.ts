@@ -19,6 +19,7 @@ import { Migration20261122090000_call_counters } from './Migration20261122090000
 import { Migration20261122100000_models } from './Migration20261122100000_models';
 import { Migration20261122110000_call_totals } from './Migration20261122110000_call_totals';
 import { Migration20261122120000_calls_lead_index } from './Migration20261122120000_calls_lead_index';
+import { Migration20261122130000_call_counts_monthly } from './Migration20261122130000_call_counts_monthly';
 
 /** Every migration, in order. Listed explicitly so that compiled and TypeScript runs agree. */
 export const migrations: MigrationObject[] = [
@@ -42,4 +43,5 @@ export const migrations: MigrationObject[] = [
   { name: 'Migration20261122100000_models', class: Migration20261122100000_models },
   { name: 'Migration20261122110000_call_totals', class: Migration20261122110000_call_totals },
   { name: 'Migration20261122120000_calls_lead_index', class: Migration20261122120000_calls_lead_index },
+  { name: 'Migration20261122130000_call_counts_monthly', class: Migration20261122130000_call_counts_monthly },
 ];

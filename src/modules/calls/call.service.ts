@@ -4,6 +4,7 @@ import type { Config } from '../../config';
 import { DomainError, FieldErrorCollector, FieldMessages, Messages, NotFoundError, ValidationError } from '../../errors';
 import { makePage, offsetOf, type Page } from '../../graphql/pagination';
 import { checkOneOf, checkPositiveInt } from '../../lib/checks';
+import { countRanges, type DateRange } from '../../lib/count-ranges';
 import { checkPaging, type Paging } from '../../lib/listing';
 import { toE164 } from '../../lib/phone';
 import { readOnlyMapper } from '../../db/read-only';
@@ -229,10 +230,10 @@ interface CallFilter {
   where: string;
   params: unknown[];
   /**
-   * null when a filter is not counted (the customer's number): the rows are counted. With a
-   * date range the per-day counters answer, without one the all-time totals.
+   * null when a filter is not counted (the customer's number): the rows are counted. The
+   * groups' conditions, and the UTC days [from, to) of a date range (unbounded where null).
    */
-  counters: { where: string; params: unknown[]; byDay: boolean } | null;
+  counters: { where: string; params: unknown[]; from: string | null; to: string | null } | null;
 }
 
 function callFilter(scope: Scope, args: CallFilterArgs, errors: FieldErrorCollector, createdAt: Paging['createdAt']): CallFilter {
@@ -261,44 +262,60 @@ function callFilter(scope: Scope, args: CallFilterArgs, errors: FieldErrorCollec
       errors.add('phone_number', FieldMessages.phone('phone_number'));
     }
   }
-  // The range is whole UTC days: the counters' days answer it exactly.
   if (createdAt?.$gte) {
     calls.push('created_at >= ?');
     params.push(createdAt.$gte);
-    counts.push('day >= ?::timestamp::date');
-    countParams.push(createdAt.$gte);
   }
   if (createdAt?.$lt) {
     calls.push('created_at < ?');
     params.push(createdAt.$lt);
-    counts.push('day < ?::timestamp::date');
-    countParams.push(createdAt.$lt);
   }
-  const byDay = Boolean(createdAt?.$gte || createdAt?.$lt);
-  return { where: calls.join(' and '), params, counters: byPhone ? null : { where: counts.join(' and '), params: countParams, byDay } };
+  // The range is whole UTC days (midnight to midnight): the counters' days answer it exactly.
+  const day = (timestamp: string | undefined) => (timestamp ? timestamp.slice(0, 10) : null);
+  const counters = { where: counts.join(' and '), params: countParams, from: day(createdAt?.$gte), to: day(createdAt?.$lt) };
+  return { where: calls.join(' and '), params, counters: byPhone ? null : counters };
+}
+
+/** Conditions on a counter table's date column for [from, to), unbounded where null. */
+function within(column: string, [from, to]: DateRange): { sql: string; params: string[] } {
+  const sql = [from === null ? '' : ` and ${column} >= ?::date`, to === null ? '' : ` and ${column} < ?::date`].join('');
+  return { sql, params: [from, to].filter((date): date is string => date !== null) };
 }
 
 /**
- * The exact number of calls the filter matches: from the counters (a row a group, or a row a
- * day and group for a date range, and the changes not folded into them yet), else counted.
+ * The exact number of calls the filter matches, else counted: from the counters, and the
+ * changes not folded into them yet. Without a date range, the all-time totals (a row a
+ * group); with one, the whole months inside it by month and the days at its ends by day.
  */
 async function countCalls(em: EntityManager, filter: CallFilter): Promise<number> {
   const counters = filter.counters;
-  const [{ total }] = counters
-    ? await em.execute(
-        `select coalesce(sum(n), 0)::int as total from (
-           select n from ${counters.byDay ? 'call_counts' : 'call_totals'} where ${counters.where}
-           union all select n from call_count_deltas where ${counters.where}) counted`,
-        [...counters.params, ...counters.params],
-      )
-    : await em.execute(`select count(*)::int as total from calls where ${filter.where}`, filter.params);
+  if (!counters) {
+    const [{ total }] = await em.execute(`select count(*)::int as total from calls where ${filter.where}`, filter.params);
+    return total;
+  }
+  const { where, from, to } = counters;
+  const parts: { sql: string; params: unknown[] }[] = [];
+  const part = (table: string, range: { sql: string; params: string[] } | null) =>
+    parts.push({ sql: `select n from ${table} where ${where}${range?.sql ?? ''}`, params: [...counters.params, ...(range?.params ?? [])] });
+  if (from === null && to === null) part('call_totals', null);
+  else {
+    const { months, days } = countRanges(from, to);
+    if (months) part('call_counts_monthly', within('month', months));
+    for (const range of days) part('call_counts', within('day', range));
+  }
+  part('call_count_deltas', within('day', [from, to]));
+  const [{ total }] = await em.execute(
+    `select coalesce(sum(n), 0)::int as total from (${parts.map((p) => p.sql).join(' union all ')}) counted`,
+    parts.flatMap((p) => p.params),
+  );
   return total;
 }
 
 /**
- * Folds the changes the calls' trigger recorded into the counters, per day and all-time (the
- * sweeper, every minute): the changes it takes are deleted in the same statement, so two
- * processes folding at once never count one twice. Answers how many changes it folded.
+ * Folds the changes the calls' trigger recorded into the counters, per day, month and
+ * all-time (the sweeper, every minute): the changes it takes are deleted in the same
+ * statement, so two processes folding at once never count one twice. Answers how many
+ * changes it folded.
  */
 export async function foldCallCounts(em: EntityManager): Promise<number> {
   const [{ folded }] = await em.execute(
@@ -310,6 +327,11 @@ export async function foldCallCounts(em: EntityManager): Promise<number> {
        insert into call_counts (account_id, day, status, type, assistant_id, campaign_id, n)
        select account_id, day, status, type, assistant_id, campaign_id, n from summed order by 1, 2, 3, 4, 5, 6
        on conflict (account_id, day, status, type, assistant_id, campaign_id) do update set n = call_counts.n + excluded.n),
+     by_month as (
+       insert into call_counts_monthly (account_id, month, status, type, assistant_id, campaign_id, n)
+       select account_id, date_trunc('month', day)::date, status, type, assistant_id, campaign_id, sum(n) from summed
+       group by 1, 2, 3, 4, 5, 6 order by 1, 2, 3, 4, 5, 6
+       on conflict (account_id, month, status, type, assistant_id, campaign_id) do update set n = call_counts_monthly.n + excluded.n),
      all_time as (
        insert into call_totals (account_id, status, type, assistant_id, campaign_id, n)
        select account_id, status, type, assistant_id, campaign_id, sum(n) from summed group by 1, 2, 3, 4, 5 order by 1, 2, 3, 4, 5
