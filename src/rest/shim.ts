@@ -10,7 +10,7 @@ import {
   type GraphQLSchema,
   type OperationDefinitionNode,
 } from 'graphql';
-import { HttpStatusByCode, Messages, type ErrorCode, type FieldErrors } from '../errors';
+import { FieldErrorCollector, HttpStatusByCode, Messages, type ErrorCode, type FieldErrors } from '../errors';
 import { REQUEST_ERROR_CODES } from '../graphql/errors';
 import type { GraphQLContext } from '../graphql/context';
 import { BodyTooLargeError, readBody, sendError, sendJson } from '../http';
@@ -91,7 +91,8 @@ export class RestShim {
     }
 
     const request: RouteRequest = { params, headers: req.headers, query: url.searchParams, body, url };
-    const coerced = coerceVariables(this.schema, compiled.operation, route.variables(request));
+    const bodyErrors = new FieldErrorCollector();
+    const coerced = coerceVariables(this.schema, compiled.operation, route.variables(request, bodyErrors));
     if (compiled.paramNames.some((name) => coerced.errors.has(name))) {
       return sendError(res, 'NOT_FOUND', route.notFound ?? Messages.routeNotFound);
     }
@@ -100,7 +101,7 @@ export class RestShim {
       for (const field of coerced.unknownFields) errors[field] = [`O campo ${field} não é permitido.`];
       return sendError(res, 'VALIDATION_FAILED', Messages.invalidFields(coerced.unknownFields), { errors });
     }
-    for (const [field, messages] of Object.entries(route.check?.(request) ?? {})) for (const message of messages) coerced.errors.add(field, message);
+    for (const [field, messages] of Object.entries(bodyErrors.errors)) for (const message of messages) coerced.errors.add(field, message);
     if (!coerced.errors.empty) return validationFailed(res, coerced.errors.errors, route.validationMessage);
 
     // The route's document was parsed and validated against the schema once, at start-up, so

@@ -1,5 +1,6 @@
+import { UniqueConstraintViolationException } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { FieldErrorCollector } from '../../errors';
+import { FieldErrorCollector, ValidationError } from '../../errors';
 import { checkLength, checkOneOf } from '../../lib/checks';
 import { Account } from '../accounts/account.entity';
 import type { Scope } from '../scope';
@@ -54,10 +55,15 @@ export async function addModel(em: EntityManager, input: { name: string; provide
   const name = checkLength(errors, 'name', input.name, 1, 100);
   const provider = checkLength(errors, 'provider', input.provider, 1, 32);
   checkOneOf(errors, 'type', input.type, MODEL_TYPES);
-  if (name !== null && (await em.count(Model, { name })) > 0) errors.add('name', `The catalogue already has a model named ${name}.`);
   errors.throwIfAny();
   const model = em.create(Model, { name: name!, provider: provider!, type: input.type as ModelType });
-  await em.persist(model).flush();
+  try {
+    await em.persist(model).flush();
+  } catch (error) {
+    // The unique name decides, also between two operators adding the same model at once.
+    if (error instanceof UniqueConstraintViolationException) throw new ValidationError({ name: [`The catalogue already has a model named ${name}.`] });
+    throw error;
+  }
   return model;
 }
 

@@ -1,4 +1,4 @@
-import { FieldErrorCollector, FieldMessages, Messages, type FieldErrors } from '../../errors';
+import { FieldMessages, Messages, type FieldErrorCollector } from '../../errors';
 import { isPlainObject } from '../../lib/objects';
 import { messageAnd, messageOnly } from '../openapi';
 import { queryVariables, type Route } from './route';
@@ -38,15 +38,15 @@ export const ASSISTANT_ALIASES: Record<string, { field: string; values?: Record<
 const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
 
 /**
- * An assistant body in the spec's names, with what is wrong with it that the input type
- * cannot see: aliases renamed (a value-mapped alias with another value, or an alias and its
- * field with different values, is an error), on create `language` or `language_id` and
- * `llm_model` or `llm_model_id` required, and the spec's dotted `end_call_tool.description`
- * nested as GraphQL has it. Unknown keys are left for the route's check.
+ * An assistant body in the spec's names, adding to `errors` what is wrong with it that the
+ * input type cannot see: aliases renamed (a value-mapped alias with another value, or an
+ * alias and its field with different values, is an error), on create `language` or
+ * `language_id` and `llm_model` or `llm_model_id` required, and the spec's dotted
+ * `end_call_tool.description` nested as GraphQL has it. Unknown keys are left for the
+ * route's check.
  */
-function assistantBody(body: unknown, create: boolean): { input: unknown; errors: FieldErrors } {
-  const errors = new FieldErrorCollector();
-  if (!isPlainObject(body)) return { input: body, errors: errors.errors };
+function assistantBody(body: unknown, create: boolean, errors: FieldErrorCollector): unknown {
+  if (!isPlainObject(body)) return body;
   const input: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(body)) {
     const alias = Object.hasOwn(ASSISTANT_ALIASES, key) ? ASSISTANT_ALIASES[key] : undefined;
@@ -72,10 +72,10 @@ function assistantBody(body: unknown, create: boolean): { input: unknown; errors
       if (input[field] == null && input[`${field}_id`] == null) errors.add(field, FieldMessages.required(field));
     }
   }
-  if (!('end_call_tool.description' in input)) return { input, errors: errors.errors };
+  if (!('end_call_tool.description' in input)) return input;
   const { 'end_call_tool.description': description, ...rest } = input;
   const nested = isPlainObject(rest.end_call_tool) ? rest.end_call_tool : {};
-  return { input: { ...rest, end_call_tool: { ...nested, description } }, errors: errors.errors };
+  return { ...rest, end_call_tool: { ...nested, description } };
 }
 
 const webhookAnswer = () => messageAnd({ type: 'array', maxItems: 0 });
@@ -144,8 +144,7 @@ export const assistantRoutes: Route[] = [
     body: 'input',
     envelope: messageAnd(),
     document: `mutation CreateAssistant($input: CreateAssistantInput!) { createAssistant(input: $input) { id name status type mode } }`,
-    variables: (req) => ({ input: assistantBody(req.body, true).input }),
-    check: (req) => assistantBody(req.body, true).errors,
+    variables: (req, errors) => ({ input: assistantBody(req.body, true, errors) }),
     respond: (data) => ({ body: { message: Messages.assistantCreated, data: data.createAssistant } }),
     // A key that is neither the spec's nor an alias is refused, not dropped: no client is told
     // "created" or "updated" with a setting left out.
@@ -170,8 +169,7 @@ export const assistantRoutes: Route[] = [
     document: `mutation UpdateAssistant($id: Int!, $input: UpdateAssistantInput!) {
       updateAssistant(id: $id, input: $input) { id name status type mode }
     }`,
-    variables: (req) => ({ id: req.params.id, input: assistantBody(req.body, false).input }),
-    check: (req) => assistantBody(req.body, false).errors,
+    variables: (req, errors) => ({ id: req.params.id, input: assistantBody(req.body, false, errors) }),
     respond: (data) => ({ body: { message: Messages.assistantUpdated, data: data.updateAssistant } }),
     rejectUnknownFields: true,
     notFound: Messages.assistantNotFound,

@@ -1,5 +1,5 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import type { ErrorCode, FieldErrors } from '../../errors';
+import type { ErrorCode, FieldErrorCollector } from '../../errors';
 import type { Page } from '../../graphql/pagination';
 import type { JsonSchema } from '../openapi';
 
@@ -43,9 +43,11 @@ export interface Route {
   otherResponses?: (data: JsonSchema) => Record<string, unknown>;
   /** Header parameters it reads. */
   headers?: Record<string, unknown>[];
-  variables(req: RouteRequest): Record<string, unknown>;
-  /** Field errors of the request that the input types cannot see, answered with the type errors. */
-  check?(req: RouteRequest): FieldErrors;
+  /**
+   * The operation's variables from the request. What is wrong with the request that the input
+   * types cannot see goes into `errors`, answered with the type errors.
+   */
+  variables(req: RouteRequest, errors: FieldErrorCollector): Record<string, unknown>;
   // The data of a GraphQL result is untyped JSON; each route knows its own shape.
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   respond(data: any, req: RouteRequest): RouteResponse;
