@@ -107,30 +107,57 @@ async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> 
       for (const range of days) parts.push(`select n from call_counts where ${groups}${within('day', range)}`);
     }
     parts.push(`select n from call_count_deltas where ${groups}${within('day', [from, to])}`);
-    const count =
+    const countSql =
       phone === null
-        ? await pool.query(`select coalesce(sum(n), 0)::int as total from (${parts.join(' union all ')}) counted`, countParams)
-        : await pool.query(`select count(*)::int as total from calls where ${calls.join(' and ')}`, params);
-    const { rows } = await pool.query(
-      `select ${CALL_COLUMNS} from (select id from calls where ${calls.join(' and ')} order by id desc limit $${params.length + 1} offset $${params.length + 2}) page
+        ? [`select coalesce(sum(n), 0)::int as total from (${parts.join(' union all ')}) counted`, countParams]
+        : [`select count(*)::int as total from calls where ${calls.join(' and ')}`, params];
+    const pageSql = (order: 'asc' | 'desc', limit: number, offset: number): [string, unknown[]] => [
+      `select ${CALL_COLUMNS} from (select id from calls where ${calls.join(' and ')} order by id ${order} limit $${params.length + 1} offset $${params.length + 2}) page
        join calls using (id) order by id desc`,
-      [...params, perPage, (page - 1) * perPage],
-    );
-    return send(res, 200, { current_page: page, data: rows, per_page: perPage, total: count.rows[0].total });
+      [...params, limit, offset],
+    ];
+    const offset = (page - 1) * perPage;
+    if (offset === 0) {
+      const count = await pool.query(...(countSql as [string, unknown[]]));
+      const { rows } = await pool.query(...pageSql('desc', perPage, 0));
+      return send(res, 200, { current_page: page, data: rows, per_page: perPage, total: count.rows[0].total });
+    }
+    // A later page as vozgate reads it: the total and the page in one snapshot, a page past
+    // the middle from the list's end.
+    const client = await pool.connect();
+    try {
+      await client.query('begin isolation level repeatable read read only');
+      const total: number = (await client.query(...(countSql as [string, unknown[]]))).rows[0].total;
+      const fromEnd = Math.max(0, total - offset - perPage);
+      const rows =
+        offset >= total ? []
+        : fromEnd < offset ? (await client.query(...pageSql('asc', Math.min(perPage, total - offset), fromEnd))).rows
+        : (await client.query(...pageSql('desc', perPage, offset))).rows;
+      await client.query('commit');
+      return send(res, 200, { current_page: page, data: rows, per_page: perPage, total });
+    } catch (error) {
+      await client.query('rollback');
+      throw error;
+    } finally {
+      client.release();
+    }
   }
   if (req.method === 'GET' && url.pathname === '/leads') {
+    // The fields vozgate's REST list answers, timestamps formatted as the spec writes them.
     const perPage = Number(url.searchParams.get('per_page') ?? 15);
+    const stamp = (column: string) => `to_char(${column} at time zone 'UTC', 'YYYY-MM-DD HH24:MI:SS') as ${column.replace(/^\w+\./, '')}`;
     const { rows } = await pool.query(
-      `select l.id, l.campaign_id, l.phone_number, l.variables, l.status, c.name as campaign_name, (select count(*) from leads t where t.account_id = $1) as total,
-         to_char(l.created_at at time zone 'UTC', 'YYYY-MM-DD HH24:MI:SS') as created_at, to_char(l.updated_at at time zone 'UTC', 'YYYY-MM-DD HH24:MI:SS') as updated_at
+      `select l.id, l.campaign_id, l.phone_number, l.variables, l.status, l.attempts, ${stamp('l.next_attempt_at')}, ${stamp('l.created_at')}, ${stamp('l.updated_at')},
+         c.name as campaign_name, (select count(*) from leads t where t.account_id = $1) as total
        from leads l join campaigns c on c.id = l.campaign_id where l.account_id = $1 order by l.id desc limit $2`,
       [account, perPage],
     );
-    const contacts = await pool.query('select id, lead_id, phone_number, variables, status from secondary_contacts where lead_id = any($1) order by id', [
-      rows.map((r) => r.id),
-    ]);
+    const contacts = await pool.query(
+      `select id, lead_id, phone_number, variables, status, ${stamp('created_at')}, ${stamp('updated_at')} from secondary_contacts where lead_id = any($1) order by id`,
+      [rows.map((r) => r.id)],
+    );
     const byLead = new Map<number, unknown[]>();
-    for (const c of contacts.rows) byLead.set(c.lead_id, [...(byLead.get(c.lead_id) ?? []), c]);
+    for (const { lead_id, ...contact } of contacts.rows) byLead.set(lead_id, [...(byLead.get(lead_id) ?? []), contact]);
     return send(
       res,
       200,

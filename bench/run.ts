@@ -72,7 +72,10 @@ function gql(query: string, variables: Record<string, unknown>): Request {
 function scenarios(data: Dataset): Scenario[] {
   const range = filterRange();
   const randomCall = () => data.callIds.min + Math.floor(Math.random() * (data.callIds.max - data.callIds.min + 1));
+  // The list's deepest pages: the one before the last, and the middle one, which is the
+  // farthest from both ends (vozgate reads a page past the middle from the list's end).
   const deepPage = Math.max(1, Math.floor(data.filteredCalls / 100) - 1);
+  const middlePage = Math.max(1, Math.ceil(data.filteredCalls / 200));
   const listCalls = (page: number): Scenario['request'] => (target) => () => {
     const query = `status=completed&date_from=${range.from}&date_to=${range.to}&per_page=100&page=${page}`;
     if (target === 'floor') return { method: 'GET', path: `/calls?${query}` };
@@ -131,6 +134,7 @@ function scenarios(data: Dataset): Scenario[] {
       },
     },
     { name: 'list calls, page 1', request: listCalls(1) },
+    { name: `list calls, page ${middlePage}`, request: listCalls(middlePage) },
     { name: `list calls, page ${deepPage}`, request: listCalls(deepPage) },
     { name: 'list calls, no filter', request: listFiltered(() => ({})) },
     { name: 'list calls ?status', request: listFiltered(() => ({ status: 'busy' })) },
@@ -145,7 +149,7 @@ function scenarios(data: Dataset): Scenario[] {
         if (target === 'floor') return { method: 'GET', path: '/leads?per_page=100' };
         if (target === 'vozgate-rest') return { method: 'GET', path: '/api/user/leads?per_page=100' };
         return gql(
-          `{ leads(per_page: 100) { data { id campaign_id phone_number variables status created_at updated_at campaign { id name }
+          `{ leads(per_page: 100) { data { id campaign_id phone_number variables status attempts next_attempt_at created_at updated_at campaign { id name }
             secondary_contacts { id phone_number variables status created_at updated_at } } total } }`,
           {},
         );

@@ -168,6 +168,17 @@ it('answers every filter’s exact total from the counters, and pages and slices
     const res = await app.request('GET', `/api/user/calls?${new URLSearchParams({ ...query, per_page: '7', page: '2' })}`, { token: me.token });
     expect({ query, status: res.status, total: res.body.total }).toEqual({ query, status: 200, total: ids.length });
     expect(res.body.data.map((call: { id: number }) => call.id)).toEqual(ids.slice(7, 14));
+    // Every page, the ones past the middle read from the list's end, and one past the last.
+    const last = Math.max(1, Math.ceil(ids.length / 7));
+    for (let page = 3; page <= last + 1; page++) {
+      const res = await app.request('GET', `/api/user/calls?${new URLSearchParams({ ...query, per_page: '7', page: String(page) })}`, { token: me.token });
+      expect({ query, page, total: res.body.total, ids: res.body.data.map((call: { id: number }) => call.id) }).toEqual({
+        query,
+        page,
+        total: ids.length,
+        ids: ids.slice((page - 1) * 7, page * 7),
+      });
+    }
 
     // The cursor form walks the same list, slice by slice.
     const walked: number[] = [];
@@ -195,6 +206,43 @@ it('answers every filter’s exact total from the counters, and pages and slices
     } while (after !== null);
     expect(walked).toEqual(ids);
   }
+});
+
+it('reads a later page and its total in one snapshot while calls are added', async () => {
+  // One writer adds calls one transaction at a time, so every snapshot holds the oldest n of
+  // them: the page numbered p of a snapshot with total n is then known from the ids alone.
+  const me = accounts[1];
+  const before = (await app.sql('select id from calls where account_id = $1 order by id', [me.accountId])).map((row) => row.id);
+  let writing = true;
+  const writer = (async () => {
+    for (let i = 0; writing || i < 20; i++) {
+      await pool.query(
+        `insert into calls (account_id, assistant_id, assistant_name, type, status, assistant_phone_number, client_phone_number, provider, deadline_at)
+         values ($1, $2, 'Ana', 'outbound', 'initiated', '+551140040000', '+5511987650000', 'simulator', now())`,
+        [me.accountId, assistants[2]],
+      );
+    }
+  })();
+  const answers: { page: number; total: number; ids: number[] }[] = [];
+  const reader = async (pages: number[]) => {
+    for (let round = 0; round < 8; round++) {
+      for (const page of pages) {
+        const res = await app.request('GET', `/api/user/calls?per_page=5&page=${page}`, { token: me.token });
+        expect(res.status).toBe(200);
+        answers.push({ page, total: res.body.total, ids: res.body.data.map((call: { id: number }) => call.id) });
+      }
+    }
+  };
+  await Promise.all([reader([2, 3]), reader([4, 6]), reader([8, 9])]);
+  writing = false;
+  await writer;
+  const all = (await app.sql('select id from calls where account_id = $1 order by id', [me.accountId])).map((row) => row.id);
+  expect(all.slice(0, before.length)).toEqual(before);
+  for (const { page, total, ids } of answers) {
+    const newestFirst = all.slice(0, total).reverse();
+    expect({ page, total, ids }).toEqual({ page, total, ids: newestFirst.slice((page - 1) * 5, page * 5) });
+  }
+  expect(new Set(answers.map((answer) => answer.total)).size).toBeGreaterThan(3); // the list grew while it was read
 });
 
 it('maps a call read-only exactly as the ORM does, field for field', async () => {

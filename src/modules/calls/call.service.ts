@@ -1,4 +1,4 @@
-import type { EntityManager } from '@mikro-orm/postgresql';
+import { IsolationLevel, type EntityManager } from '@mikro-orm/postgresql';
 import Decimal from 'decimal.js';
 import type { Config } from '../../config';
 import { DomainError, FieldErrorCollector, FieldMessages, Messages, NotFoundError, ValidationError } from '../../errors';
@@ -344,26 +344,50 @@ export async function foldCallCounts(em: EntityManager): Promise<number> {
 /**
  * The calls whose ids an index in the list's order gives (id desc): the ids alone are read
  * first, from the filter's account-led index (an index-only offset for a deep page), then
- * their rows.
+ * their rows. `fromEnd` reads the same index the other way: the `limit` calls that come after
+ * the first `offset` of the list when counted from its end, still answered newest first.
  */
-async function callsByIds(em: EntityManager, filter: CallFilter, limit: number, offset: number, before?: number): Promise<Call[]> {
+async function callsByIds(em: EntityManager, filter: CallFilter, limit: number, offset: number, before?: number, fromEnd = false): Promise<Call[]> {
   const where = before === undefined ? filter.where : `${filter.where} and id < ?`;
   const params = before === undefined ? filter.params : [...filter.params, before];
   const rows: Record<string, unknown>[] = await em.execute(
-    `select c.* from (select id from calls where ${where} order by id desc limit ? offset ?) page join calls c on c.id = page.id order by c.id desc`,
+    `select c.* from (select id from calls where ${where} order by id ${fromEnd ? 'asc' : 'desc'} limit ? offset ?) page join calls c on c.id = page.id order by c.id desc`,
     [...params, limit, offset],
   );
   return rows.map(readOnlyMapper(em, Call));
 }
 
-/** A page of the account's calls, newest first, with the spec's filters and its exact total. */
+/**
+ * A page of the account's calls, newest first, with the spec's filters and its exact total.
+ *
+ * Page 1 reads its calls and then the total. A later page needs the total first: a page past
+ * the middle of the list is read from the list's end, which skips the fewer calls (the last
+ * page skips none, where reading from the start would step over every call before it). The
+ * total and the page are then read in one snapshot, so that the page is exactly the one its
+ * number names even while calls are added.
+ */
 export async function listCalls(scope: Scope, args: CallListArgs): Promise<Page<Call>> {
   const errors = new FieldErrorCollector();
   const { page, perPage, createdAt } = checkPaging(errors, args);
   const filter = callFilter(scope, args, errors, createdAt);
   errors.throwIfAny();
-  const rows = await callsByIds(scope.em, filter, perPage, offsetOf(page, perPage));
-  return makePage(rows, await countCalls(scope.em, filter), page, perPage);
+  const offset = offsetOf(page, perPage);
+  if (offset === 0) {
+    const rows = await callsByIds(scope.em, filter, perPage, 0);
+    return makePage(rows, await countCalls(scope.em, filter), page, perPage);
+  }
+  return scope.em.transactional(
+    async (tx) => {
+      const total = await countCalls(tx, filter);
+      const fromEnd = Math.max(0, total - offset - perPage);
+      const rows =
+        offset >= total ? [] // past the last page
+        : fromEnd < offset ? await callsByIds(tx, filter, Math.min(perPage, total - offset), fromEnd, undefined, true)
+        : await callsByIds(tx, filter, perPage, offset);
+      return makePage(rows, total, page, perPage);
+    },
+    { isolationLevel: IsolationLevel.REPEATABLE_READ, readOnly: true },
+  );
 }
 
 /**
