@@ -41,10 +41,10 @@ export function rssKb(pid: number): number {
   return Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0);
 }
 
-/** vozgate's compiled server on `databaseUrl`, as the benchmark runs it: no workers, no demo seed, no rate limit. */
-export function startVozgate(root: string, databaseUrl: string, env: NodeJS.ProcessEnv = {}) {
+/** vozgate's compiled server on `databaseUrl`, as the benchmark runs it: no workers, no demo seed, no rate limit (`nodeFlags`: `--cpu-prof` for a profile). */
+export function startVozgate(root: string, databaseUrl: string, env: NodeJS.ProcessEnv = {}, nodeFlags: string[] = []) {
   return start(
-    [path.join(root, 'dist/src/main.js')],
+    [...nodeFlags, path.join(root, 'dist/src/main.js')],
     {
       DATABASE_URL: databaseUrl,
       PORT: '0',

@@ -11,6 +11,7 @@ import { initOrm } from '../src/db/orm';
 import { DATASET_VERSION, SCALES, buildDataset, filterRange, loadDataset, resetDataset, type Dataset } from './dataset';
 import { DIALER_CALL_NOTE, runDialerScenario, type DialerResult } from './dialer';
 import { rssMb, start, startVozgate } from './process';
+import { profileMarkdown, summariseProfile, type CpuProfile } from './profile';
 import { runSubscriptionsScenario, type SubscriptionsResult } from './subscriptions';
 import { runVoiceScenario, type VoiceResult } from './voice';
 
@@ -30,6 +31,7 @@ const { values: flags } = parseArgs({
     only: { type: 'string' },
     passes: { type: 'string', default: '1' },
     'no-peer': { type: 'boolean', default: false },
+    profile: { type: 'boolean', default: false },
   },
 });
 const scale = SCALES[flags.quick ? 'quick' : 'full'];
@@ -265,7 +267,17 @@ async function checkCallTotal(db: Client, accountId: number, request: Request, b
   if (total !== rows[0].n) throw new Error(`the total ${total} is not count(*) ${rows[0].n} for ${request.path} ${request.body ?? ''}`);
 }
 
-async function measure(target: Target, scenario: Scenario, data: Dataset, db: Client): Promise<Row | null> {
+/** Now on the monotonic clock, in microseconds: the clock of a CPU profile's timestamps. */
+const monotonicUs = () => Number(process.hrtime.bigint() / 1000n);
+
+/** `window` learns when the measured load ran (monotonic µs) and how many requests it completed. */
+async function measure(
+  target: Target,
+  scenario: Scenario,
+  data: Dataset,
+  db: Client,
+  window?: (fromUs: number, toUs: number, requests: number) => void,
+): Promise<Row | null> {
   const next = scenario.request(target.name);
   if (!next) return null;
   const { token } = data;
@@ -287,7 +299,9 @@ async function measure(target: Target, scenario: Scenario, data: Dataset, db: Cl
   });
   await autocannon(options(warmup));
   await db.query('select pg_stat_statements_reset()').catch(() => {});
+  const fromUs = monotonicUs();
   const result = await autocannon(options(duration));
+  window?.(fromUs, monotonicUs(), result.requests.total);
   const statements = await statementCount(db);
   const completed = result.requests.total;
   return {
@@ -339,6 +353,46 @@ function voiceTable(v: VoiceResult): string {
 
 const RESULTS = path.join(root, 'bench', 'results', 'latest.json');
 
+/**
+ * `--profile`: each scenario (`--only` narrows them) against vozgate's GraphQL endpoint in a
+ * process of its own with `--cpu-prof`, summed over the measured window into
+ * bench/results/profiles/<scenario>.md (the raw profiles stay in bench/.cache/profiles). The
+ * profiler slows the process, so the figures there are for where the time goes, not for speed.
+ */
+async function profileScenarios(databaseUrl: string, data: Dataset, db: Client, log: (line: string) => void): Promise<void> {
+  const out = path.join(root, 'bench', 'results', 'profiles');
+  await fs.mkdir(out, { recursive: true });
+  for (const scenario of scenarios(data).filter((s) => !flags.only || s.name.includes(flags.only!))) {
+    if (!scenario.request('vozgate-graphql')) continue;
+    const slug = scenario.name.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '');
+    const raw = path.join(root, 'bench', '.cache', 'profiles', slug);
+    await fs.rm(raw, { recursive: true, force: true });
+    log(`profiling ${scenario.name} / vozgate-graphql`);
+    const server = await startVozgate(root, databaseUrl, {}, ['--cpu-prof', `--cpu-prof-dir=${raw}`]);
+    let measured = { fromUs: 0, toUs: 0, requests: 0 };
+    let row: Row | null;
+    try {
+      row = await measure({ name: 'vozgate-graphql', base: `http://127.0.0.1:${server.port}`, pid: server.child.pid! }, scenario, data, db, (fromUs, toUs, requests) => {
+        measured = { fromUs, toUs, requests };
+      });
+    } finally {
+      // The profile is written as the process exits.
+      const exited = new Promise((resolve) => server.child.once('exit', resolve));
+      server.child.kill('SIGINT');
+      await exited;
+    }
+    const [file] = (await fs.readdir(raw)).filter((name) => name.endsWith('.cpuprofile'));
+    const profile = JSON.parse(await fs.readFile(path.join(raw, file), 'utf8')) as CpuProfile;
+    const markdown = [
+      profileMarkdown(`Profile: ${scenario.name}, vozgate GraphQL`, summariseProfile(profile, measured.fromUs, measured.toUs), measured.requests),
+      `Under the profiler, at ${data.scale} scale: ${row!.rps} req/s, p50 ${row!.p50_ms} ms, ${row!.statements_per_request ?? 'n/a'} statements a request. Made by \`npm run bench -- --profile${flags.quick ? ' --quick' : ''}\`.`,
+      '',
+    ].join('\n');
+    await fs.writeFile(path.join(out, `${slug}.md`), markdown);
+    process.stdout.write(`${markdown}\n`);
+  }
+}
+
 async function writeResults(results: Record<string, unknown>): Promise<void> {
   await fs.mkdir(path.dirname(RESULTS), { recursive: true });
   await fs.writeFile(RESULTS, `${JSON.stringify(results, null, 2)}\n`);
@@ -386,6 +440,10 @@ async function main(): Promise<void> {
     else await resetDataset(db, data);
     await orm.close();
 
+    if (flags.profile) {
+      await profileScenarios(database.url, data, db, log);
+      return;
+    }
     const floor = await start([path.join(root, 'dist/bench/floor.js')], { DATABASE_URL: database.url, PORT: '0' }, /floor listening on (\d+)/);
     children.push(floor.child);
     const vozgate = await startVozgate(root, database.url);

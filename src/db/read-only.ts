@@ -51,7 +51,11 @@ function columnProps(em: EntityManager, entity: EntityClass<object>) {
     .props.filter((prop) => prop.persist !== false && prop.fieldNames?.length === 1);
 }
 
-/** The entity's columns, for a select that renames them. */
-export function columnsOf(em: EntityManager, entity: EntityClass<object>): string[] {
-  return columnProps(em, entity).map((prop) => prop.fieldNames[0]);
+const columns = new WeakMap<object, readonly string[]>();
+
+/** The entity's columns, for a select that renames them (worked out once per entity). */
+export function columnsOf(em: EntityManager, entity: EntityClass<object>): readonly string[] {
+  let known = columns.get(entity);
+  if (!known) columns.set(entity, (known = columnProps(em, entity).map((prop) => prop.fieldNames[0])));
+  return known;
 }

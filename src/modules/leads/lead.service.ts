@@ -1,4 +1,4 @@
-import { LockMode, raw, type FilterQuery } from '@mikro-orm/core';
+import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { FieldErrorCollector, FieldMessages, Messages, NotFoundError, ValidationError } from '../../errors';
 import { makePage, offsetOf, type Page } from '../../graphql/pagination';
@@ -184,35 +184,35 @@ export async function contactsOfLeads(em: EntityManager, leadIds: readonly numbe
 export async function listLeads(scope: Scope, args: LeadListArgs, withContacts = false): Promise<Page<Lead>> {
   const errors = new FieldErrorCollector();
   const { page, perPage, createdAt } = checkPaging(errors, args);
-  const where: FilterQuery<Lead> = { account: scope.accountId };
-  if (args.status != null && checkOneOf(errors, 'status', args.status, LEAD_STATUSES)) where.status = args.status;
-  if (args.campaign_id != null && checkPositiveInt(errors, 'campaign_id', args.campaign_id)) where.campaign = args.campaign_id;
+  const where = ['l.account_id = ?'];
+  const params: unknown[] = [scope.accountId];
+  const condition = (sql: string, value: unknown) => {
+    where.push(sql);
+    params.push(value);
+  };
+  if (args.status != null && checkOneOf(errors, 'status', args.status, LEAD_STATUSES)) condition('l.status = ?', args.status);
+  if (args.campaign_id != null && checkPositiveInt(errors, 'campaign_id', args.campaign_id)) condition('l.campaign_id = ?', args.campaign_id);
   if (args.phone_number != null) {
     const phone = normalisePhone(scope, errors, 'phone_number', args.phone_number);
-    if (phone) where.phone_number = phone;
+    if (phone) condition('l.phone_number = ?', phone);
   }
   errors.throwIfAny();
-  if (createdAt) where.created_at = createdAt;
+  if (createdAt?.$gte) condition('l.created_at >= ?', createdAt.$gte);
+  if (createdAt?.$lt) condition('l.created_at < ?', createdAt.$lt);
+  const filter = where.join(' and ');
 
   // One statement for the page, its total and the leads' campaigns, so that a page costs the
   // same few statements at any size (secondary contacts come in one more). The total is a
   // subquery run once, from the index: a window count would carry every matching lead, whole,
-  // through the join before the page is cut.
-  const total = scope.em.createQueryBuilder(Lead, 't').count().where(where);
+  // through the join before the page is cut. Written by hand: building it with the query
+  // builder took more of a page's time than reading its rows.
   const campaignColumns = columnsOf(scope.em, Campaign);
-  const rows: Record<string, any>[] = await scope.em
-    .createQueryBuilder(Lead, 'l')
-    .select([
-      'l.*',
-      total.as('page_total'),
-      raw(campaignColumns.map((column) => `c."${column}" as "c_${column}"`).join(', ')),
-    ])
-    .join('l.campaign', 'c')
-    .where(where)
-    .orderBy({ id: 'desc' })
-    .limit(perPage)
-    .offset(offsetOf(page, perPage))
-    .execute('all', false);
+  const rows: Record<string, any>[] = await scope.em.execute(
+    `select l.*, (select count(*) from leads l where ${filter}) as page_total,
+       ${campaignColumns.map((column) => `c."${column}" as "c_${column}"`).join(', ')}
+     from leads l join campaigns c on c.id = l.campaign_id where ${filter} order by l.id desc limit ? offset ?`,
+    [...params, ...params, perPage, offsetOf(page, perPage)],
+  );
   // Read-only instances (nothing here is written back), each campaign once.
   const toLead = readOnlyMapper(scope.em, Lead);
   const toCampaign = readOnlyMapper(scope.em, Campaign);
@@ -232,7 +232,8 @@ export async function listLeads(scope: Scope, args: LeadListArgs, withContacts =
     for (const lead of leads) contactsRead.set(lead, contacts.get(lead.id)!);
   }
   // Past the last page there is no row to carry the total.
-  return makePage(leads, rows.length ? Number(rows[0].page_total) : await scope.em.count(Lead, where), page, perPage);
+  const total = rows.length ? rows[0].page_total : (await scope.em.execute(`select count(*) as page_total from leads l where ${filter}`, params))[0].page_total;
+  return makePage(leads, Number(total), page, perPage);
 }
 
 function normalisePhone(scope: Scope, errors: FieldErrorCollector, field: string, input: string): string | null {
