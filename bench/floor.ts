@@ -107,7 +107,7 @@ async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> 
       for (const range of days) parts.push(`select n from call_counts where ${groups}${within('day', range)}`);
     }
     parts.push(`select n from call_count_deltas where ${groups}${within('day', [from, to])}`);
-    const countSql =
+    const countSql: [string, unknown[]] =
       phone === null
         ? [`select coalesce(sum(n), 0)::int as total from (${parts.join(' union all ')}) counted`, countParams]
         : [`select count(*)::int as total from calls where ${calls.join(' and ')}`, params];
@@ -118,7 +118,7 @@ async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> 
     ];
     const offset = (page - 1) * perPage;
     if (offset === 0) {
-      const count = await pool.query(...(countSql as [string, unknown[]]));
+      const count = await pool.query(...countSql);
       const { rows } = await pool.query(...pageSql('desc', perPage, 0));
       return send(res, 200, { current_page: page, data: rows, per_page: perPage, total: count.rows[0].total });
     }
@@ -127,7 +127,7 @@ async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> 
     const client = await pool.connect();
     try {
       await client.query('begin isolation level repeatable read read only');
-      const total: number = (await client.query(...(countSql as [string, unknown[]]))).rows[0].total;
+      const total: number = (await client.query(...countSql)).rows[0].total;
       const fromEnd = Math.max(0, total - offset - perPage);
       const rows =
         offset >= total ? []

@@ -199,8 +199,7 @@ const commands: Record<string, Command> = {
         const voice = await addVoice(em, { name: required(flags, 'name'), mode: required(flags, 'mode'), accountId });
         return { id: voice.id, name: voice.name, mode: voice.mode, public: accountId === null };
       } catch (error) {
-        if (error instanceof DomainError) throw new OperatorError(Object.values(error.errors ?? {}).flat().join(' '));
-        throw error;
+        throw fieldMessagesOf(error);
       }
     },
   },
@@ -213,12 +212,16 @@ const commands: Record<string, Command> = {
         const model = await addModel(em, { name: required(flags, 'name'), provider: required(flags, 'provider'), type: required(flags, 'type') });
         return { id: model.id, name: model.name, provider: model.provider, type: model.type };
       } catch (error) {
-        if (error instanceof DomainError) throw new OperatorError(Object.values(error.errors ?? {}).flat().join(' '));
-        throw error;
+        throw fieldMessagesOf(error);
       }
     },
   },
 };
+
+/** A catalogue check's refusal as the operator's error: its field messages, in one line. */
+function fieldMessagesOf(error: unknown): unknown {
+  return error instanceof DomainError ? new OperatorError(Object.values(error.errors ?? {}).flat().join(' ')) : error;
+}
 
 function required(flags: Flags, name: string): string {
   const value = flags[name];

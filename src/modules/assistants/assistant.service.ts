@@ -190,17 +190,17 @@ async function resolve(scope: Scope, input: Input, current?: Assistant): Promise
     else errors.add('language', FieldMessages.language);
   }
   // The catalogue's ids stand for the names; both may come, naming the same entry.
-  if (input.language_id != null) {
-    const language = input.language_id >= 1 ? await findLanguage(scope, input.language_id) : null;
-    if (!language) errors.add('language_id', FieldMessages.invalidSelection('language_id'));
-    else if (input.language == null) changes.language = language.name;
-    else if (!errors.has('language') && changes.language !== language.name) errors.add('language_id', FieldMessages.sameField('language_id', 'language'));
-  }
-  if (input.llm_model_id != null) {
-    const model = input.llm_model_id >= 1 ? await findModel(scope, input.llm_model_id) : null;
-    if (!model) errors.add('llm_model_id', FieldMessages.invalidSelection('llm_model_id'));
-    else if (input.llm_model == null) changes.llm_model = model.name;
-    else if (!errors.has('llm_model') && changes.llm_model !== model.name) errors.add('llm_model_id', FieldMessages.sameField('llm_model_id', 'llm_model'));
+  const byId = [
+    { field: 'language', id: input.language_id, find: findLanguage },
+    { field: 'llm_model', id: input.llm_model_id, find: findModel },
+  ] as const;
+  for (const { field, id, find } of byId) {
+    if (id == null) continue;
+    const idField = `${field}_id`;
+    const entry = id >= 1 ? await find(scope, id) : null;
+    if (!entry) errors.add(idField, FieldMessages.invalidSelection(idField));
+    else if (input[field] == null) changes[field] = entry.name;
+    else if (!errors.has(field) && changes[field] !== entry.name) errors.add(idField, FieldMessages.sameField(idField, field));
   }
   if (!current) {
     for (const field of ['language', 'llm_model'] as const) {

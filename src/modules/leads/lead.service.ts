@@ -199,7 +199,7 @@ export async function listLeads(scope: Scope, args: LeadListArgs, withContacts =
   errors.throwIfAny();
   if (createdAt?.$gte) condition('l.created_at >= ?', createdAt.$gte);
   if (createdAt?.$lt) condition('l.created_at < ?', createdAt.$lt);
-  const filter = where.join(' and ');
+  const count = `select count(*) as page_total from leads l where ${where.join(' and ')}`;
 
   // One statement for the page, its total and the leads' campaigns, so that a page costs the
   // same few statements at any size (secondary contacts come in one more). The total is a
@@ -208,9 +208,8 @@ export async function listLeads(scope: Scope, args: LeadListArgs, withContacts =
   // builder took more of a page's time than reading its rows.
   const campaignColumns = columnsOf(scope.em, Campaign);
   const rows: Record<string, any>[] = await scope.em.execute(
-    `select l.*, (select count(*) from leads l where ${filter}) as page_total,
-       ${campaignColumns.map((column) => `c."${column}" as "c_${column}"`).join(', ')}
-     from leads l join campaigns c on c.id = l.campaign_id where ${filter} order by l.id desc limit ? offset ?`,
+    `select l.*, (${count}) as page_total, ${campaignColumns.map((column) => `c."${column}" as "c_${column}"`).join(', ')}
+     from leads l join campaigns c on c.id = l.campaign_id where ${where.join(' and ')} order by l.id desc limit ? offset ?`,
     [...params, ...params, perPage, offsetOf(page, perPage)],
   );
   // Read-only instances (nothing here is written back), each campaign once.
@@ -232,7 +231,7 @@ export async function listLeads(scope: Scope, args: LeadListArgs, withContacts =
     for (const lead of leads) contactsRead.set(lead, contacts.get(lead.id)!);
   }
   // Past the last page there is no row to carry the total.
-  const total = rows.length ? rows[0].page_total : (await scope.em.execute(`select count(*) as page_total from leads l where ${filter}`, params))[0].page_total;
+  const total = rows.length ? rows[0].page_total : (await scope.em.execute(count, params))[0].page_total;
   return makePage(leads, Number(total), page, perPage);
 }
 
