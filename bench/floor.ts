@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
-import { Pool } from 'pg';
-import { countRanges, type DateRange } from '../src/lib/count-ranges';
+import { Pool, type PoolClient } from 'pg';
+import { dayAfter } from '../src/lib/count-ranges';
+import { countCalls, pageStatement, seek, type CallFilter, type Run } from '../src/modules/calls/call-list';
 
 /**
  * The floor: the least a server can do for each scenario, a plain node:http server running
@@ -36,11 +37,19 @@ const CALL_COLUMNS = `id, assistant_name, campaign_name, type, duration, assista
   variables, evaluation, webhook_response, carrier_cost::float8 as carrier_cost, total_cost::float8 as total_cost, answered_by, recording_url,
   to_char(created_at at time zone 'UTC', 'YYYY-MM-DD HH24:MI:SS') as created_at, to_char(updated_at at time zone 'UTC', 'YYYY-MM-DD HH24:MI:SS') as updated_at`;
 
-/** Runs `work` in a transaction on one client of the pool. */
-async function transaction<T>(work: (client: import('pg').PoolClient) => Promise<T>): Promise<T> {
+/** Runs vozgate's statements (`?` placeholders) on a pool or a client of it, numbered as `pg` wants them. */
+function runOn(db: Pool | PoolClient): Run {
+  return async ({ sql, params }) => {
+    let n = 0;
+    return (await db.query(sql.replace(/\?/g, () => `$${++n}`), params)).rows;
+  };
+}
+
+/** Runs `work` in a transaction (`begin <mode>`) on one client of the pool. */
+async function transaction<T>(work: (client: PoolClient) => Promise<T>, mode = ''): Promise<T> {
   const client = await pool.connect();
   try {
-    await client.query('begin');
+    await client.query(`begin ${mode}`);
     const result = await work(client);
     await client.query('commit');
     return result;
@@ -63,84 +72,43 @@ async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> 
     return rows[0] ? send(res, 200, rows[0]) : send(res, 404, { message: 'Chamada não encontrada' });
   }
   if (req.method === 'GET' && url.pathname === '/calls') {
-    // vozgate's SQL: the exact total from the counters (all-time without a date range; with
-    // one, whole months by month and the ends by day; counted only by phone number), the
-    // page's ids from the filter's index, then their rows.
+    // vozgate's SQL (src/modules/calls/call-list.ts): page 1's ids from the filter's index,
+    // then their rows, then the exact total from the counters (counted only by phone number);
+    // a later page finds its day from the counters by month and by day, in one snapshot.
     const q = url.searchParams;
     const perPage = Number(q.get('per_page') ?? 15);
     const page = Number(q.get('page') ?? 1);
-    const calls = ['account_id = $1'];
-    const counts = ['account_id = $1'];
-    const params: unknown[] = [account];
+    const groups = ['account_id = ?'];
+    const groupParams: unknown[] = [account];
     for (const column of ['status', 'type', 'assistant_id', 'campaign_id']) {
       const value = q.get(column);
       if (value === null) continue;
-      params.push(value);
-      calls.push(`${column} = $${params.length}`);
-      counts.push(`${column} = $${params.length}`);
+      groups.push(`${column} = ?`);
+      groupParams.push(value);
     }
+    const where = [...groups];
+    const params = [...groupParams];
     const phone = q.get('phone_number');
-    if (phone !== null) {
-      params.push(phone);
-      calls.push(`client_phone_number = $${params.length}`);
-    }
-    const countParams = [...params]; // the groups' values (a phone number is counted on the calls instead)
-    if (q.get('date_from')) {
-      params.push(q.get('date_from'));
-      calls.push(`created_at >= $${params.length}::date`);
-    }
-    if (q.get('date_to')) {
-      params.push(q.get('date_to'));
-      calls.push(`created_at < $${params.length}::date + 1`);
-    }
+    if (phone !== null) where.push('client_phone_number = ?'), params.push(phone);
     const from = q.get('date_from') || null;
-    const dateTo = q.get('date_to');
-    const to = dateTo ? new Date(Date.parse(`${dateTo}T00:00:00Z`) + 86_400_000).toISOString().slice(0, 10) : null;
-    const within = (column: string, [lo, hi]: DateRange) =>
-      [lo, hi].map((date, i) => (date === null ? '' : ` and ${column} ${i ? '<' : '>='} $${countParams.push(date)}::date`)).join('');
-    const groups = counts.join(' and ');
-    const parts: string[] = [];
-    if (from === null && to === null) parts.push(`select n from call_totals where ${groups}`);
-    else {
-      const { months, days } = countRanges(from, to);
-      if (months) parts.push(`select n from call_counts_monthly where ${groups}${within('month', months)}`);
-      for (const range of days) parts.push(`select n from call_counts where ${groups}${within('day', range)}`);
-    }
-    parts.push(`select n from call_count_deltas where ${groups}${within('day', [from, to])}`);
-    const countSql: [string, unknown[]] =
-      phone === null
-        ? [`select coalesce(sum(n), 0)::int as total from (${parts.join(' union all ')}) counted`, countParams]
-        : [`select count(*)::int as total from calls where ${calls.join(' and ')}`, params];
-    const pageSql = (order: 'asc' | 'desc', limit: number, offset: number): [string, unknown[]] => [
-      `select ${CALL_COLUMNS} from (select id from calls where ${calls.join(' and ')} order by id ${order} limit $${params.length + 1} offset $${params.length + 2}) page
-       join calls using (id) order by id desc`,
-      [...params, limit, offset],
-    ];
+    const to = q.get('date_to') ? dayAfter(q.get('date_to')!) : null;
+    if (from !== null) where.push('created_at >= ?'), params.push(`${from} 00:00:00+00`);
+    if (to !== null) where.push('created_at < ?'), params.push(`${to} 00:00:00+00`);
+    const filter: CallFilter = {
+      where: where.join(' and '),
+      params,
+      counters: phone === null ? { where: groups.join(' and '), params: groupParams, from, to } : null,
+    };
     const offset = (page - 1) * perPage;
     if (offset === 0) {
-      const count = await pool.query(...countSql);
-      const { rows } = await pool.query(...pageSql('desc', perPage, 0));
-      return send(res, 200, { current_page: page, data: rows, per_page: perPage, total: count.rows[0].total });
+      const rows = await runOn(pool)(pageStatement(filter, perPage, 0, undefined, CALL_COLUMNS));
+      return send(res, 200, { current_page: page, data: rows, per_page: perPage, total: await countCalls(runOn(pool), filter) });
     }
-    // A later page as vozgate reads it: the total and the page in one snapshot, a page past
-    // the middle from the list's end.
-    const client = await pool.connect();
-    try {
-      await client.query('begin isolation level repeatable read read only');
-      const total: number = (await client.query(...countSql)).rows[0].total;
-      const fromEnd = Math.max(0, total - offset - perPage);
-      const rows =
-        offset >= total ? []
-        : fromEnd < offset ? (await client.query(...pageSql('asc', Math.min(perPage, total - offset), fromEnd))).rows
-        : (await client.query(...pageSql('desc', perPage, offset))).rows;
-      await client.query('commit');
+    return transaction(async (client) => {
+      const { total, skip, through } = await seek(runOn(client), filter, offset);
+      const rows = offset >= total ? [] : await runOn(client)(pageStatement(filter, perPage, skip, through, CALL_COLUMNS));
       return send(res, 200, { current_page: page, data: rows, per_page: perPage, total });
-    } catch (error) {
-      await client.query('rollback');
-      throw error;
-    } finally {
-      client.release();
-    }
+    }, 'isolation level repeatable read read only');
   }
   if (req.method === 'GET' && url.pathname === '/leads') {
     // The fields vozgate's REST list answers, timestamps formatted as the spec writes them.

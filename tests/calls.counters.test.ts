@@ -136,6 +136,16 @@ it('keeps the counters equal to count(*) under concurrent inserts, status change
 
 it('answers every filter’s exact total from the counters, and pages and slices in the list’s order', async () => {
   const [me] = accounts;
+  // Calls not folded into the counters yet, on days that have folded calls too, and a day and
+  // a month of their own; their ids do not follow their created_at.
+  await app.sql(
+    `insert into calls (account_id, assistant_id, assistant_name, campaign_id, type, status, assistant_phone_number, client_phone_number, provider, deadline_at, created_at)
+     select $1, $2, 'Ana', $3, case when g % 3 = 0 then 'inbound' else 'outbound' end, 'completed', '+551140040000', '+55119876000' || lpad(g::text, 2, '0'),
+       'simulator', now(), timestamptz '2026-06-03 12:00:00+00' + ((g * 37 % 11) || ' days')::interval - (g || ' minutes')::interval
+     from generate_series(1, 30) g`,
+    [me.accountId, assistants[1], campaigns[1]],
+  );
+  expect((await app.sql('select count(*)::int as n from call_count_deltas where account_id = $1', [me.accountId]))[0].n).toBeGreaterThan(0);
   const cases: Record<string, string>[] = [
     {},
     { status: 'completed' },
@@ -164,11 +174,11 @@ it('answers every filter’s exact total from the counters, and pages and slices
         name === 'date_from' ? `created_at >= $${params.length}` : name === 'date_to' ? `created_at < $${params.length}::timestamptz + interval '1 day'` : `${column} = $${params.length}`,
       );
     }
-    const ids = (await app.sql(`select id from calls where ${where.join(' and ')} order by id desc`, params)).map((row) => row.id);
+    const ids = (await app.sql(`select id from calls where ${where.join(' and ')} order by created_at desc, id desc`, params)).map((row) => row.id);
     const res = await app.request('GET', `/api/user/calls?${new URLSearchParams({ ...query, per_page: '7', page: '2' })}`, { token: me.token });
     expect({ query, status: res.status, total: res.body.total }).toEqual({ query, status: 200, total: ids.length });
     expect(res.body.data.map((call: { id: number }) => call.id)).toEqual(ids.slice(7, 14));
-    // Every page, the ones past the middle read from the list's end, and one past the last.
+    // Every page, each found by its day from the counters, and one past the last.
     const last = Math.max(1, Math.ceil(ids.length / 7));
     for (let page = 3; page <= last + 1; page++) {
       const res = await app.request('GET', `/api/user/calls?${new URLSearchParams({ ...query, per_page: '7', page: String(page) })}`, { token: me.token });
@@ -208,11 +218,25 @@ it('answers every filter’s exact total from the counters, and pages and slices
   }
 });
 
+it('refuses a feed cursor that names no call of the account, and ends the feed after the last call', async () => {
+  const [me, other] = accounts;
+  const feed = (after: number) =>
+    app.graphql('query($after: Int) { callFeed(after: $after, per_page: 5) { data { id } next_after } }', { after }, me.token);
+  const [theirs] = await app.sql('select max(id) as id from calls where account_id = $1', [other.accountId]);
+  const [oldest] = await app.sql('select id from calls where account_id = $1 order by created_at, id limit 1', [me.accountId]);
+  const [gone] = await app.sql("delete from calls where id = (select max(id) from calls where account_id = $1) returning id", [me.accountId]);
+  for (const after of [theirs.id, gone.id]) {
+    const res: any = await feed(after);
+    expect(res.body.errors[0].extensions).toMatchObject({ code: 'VALIDATION_FAILED', errors: { after: [expect.any(String)] } });
+  }
+  expect((await feed(oldest.id)).body).toEqual({ data: { callFeed: { data: [], next_after: null } } });
+});
+
 it('reads a later page and its total in one snapshot while calls are added', async () => {
   // One writer adds calls one transaction at a time, so every snapshot holds the oldest n of
   // them: the page numbered p of a snapshot with total n is then known from the ids alone.
   const me = accounts[1];
-  const before = (await app.sql('select id from calls where account_id = $1 order by id', [me.accountId])).map((row) => row.id);
+  const before = (await app.sql('select id from calls where account_id = $1 order by created_at, id', [me.accountId])).map((row) => row.id);
   let writing = true;
   const writer = (async () => {
     for (let i = 0; writing || i < 20; i++) {
@@ -236,7 +260,7 @@ it('reads a later page and its total in one snapshot while calls are added', asy
   await Promise.all([reader([2, 3]), reader([4, 6]), reader([8, 9])]);
   writing = false;
   await writer;
-  const all = (await app.sql('select id from calls where account_id = $1 order by id', [me.accountId])).map((row) => row.id);
+  const all = (await app.sql('select id from calls where account_id = $1 order by created_at, id', [me.accountId])).map((row) => row.id);
   expect(all.slice(0, before.length)).toEqual(before);
   for (const { page, total, ids } of answers) {
     const newestFirst = all.slice(0, total).reverse();

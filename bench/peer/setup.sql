@@ -14,6 +14,6 @@ create or replace function calls_in_range(status text, date_from date, date_to d
   language sql stable as $$
     select * from calls c
     where c.status = calls_in_range.status and c.created_at >= date_from and c.created_at < date_to + 1
-    order by c.id desc
+    order by c.created_at desc, c.id desc
   $$;
 grant execute on function calls_in_range(text, date, date) to vozgate_peer;

@@ -2,10 +2,14 @@
 export type DateRange = [from: string | null, to: string | null];
 
 const firstOfMonth = (date: string) => `${date.slice(0, 7)}-01`;
-const firstOfNextMonth = (date: string) => {
+/** The first day of the month after `date`'s. */
+export const firstOfNextMonth = (date: string) => {
   const [year, month] = date.split('-').map(Number);
   return month === 12 ? `${year + 1}-01-01` : `${year}-${String(month + 1).padStart(2, '0')}-01`;
 };
+
+/** The day after `date`. */
+export const dayAfter = (date: string) => new Date(Date.parse(`${date}T00:00:00Z`) + 86_400_000).toISOString().slice(0, 10);
 
 /**
  * How the counters answer a count over days [from, to): the whole months inside it from the

@@ -20,6 +20,7 @@ import { Migration20261122100000_models } from './Migration20261122100000_models
 import { Migration20261122110000_call_totals } from './Migration20261122110000_call_totals';
 import { Migration20261122120000_calls_lead_index } from './Migration20261122120000_calls_lead_index';
 import { Migration20261122130000_call_counts_monthly } from './Migration20261122130000_call_counts_monthly';
+import { Migration20261122140000_calls_list_order } from './Migration20261122140000_calls_list_order';
 
 /** Every migration, in order. Listed explicitly so that compiled and TypeScript runs agree. */
 export const migrations: MigrationObject[] = [
@@ -44,4 +45,5 @@ export const migrations: MigrationObject[] = [
   { name: 'Migration20261122110000_call_totals', class: Migration20261122110000_call_totals },
   { name: 'Migration20261122120000_calls_lead_index', class: Migration20261122120000_calls_lead_index },
   { name: 'Migration20261122130000_call_counts_monthly', class: Migration20261122130000_call_counts_monthly },
+  { name: 'Migration20261122140000_calls_list_order', class: Migration20261122140000_calls_list_order },
 ];

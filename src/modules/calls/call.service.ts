@@ -4,7 +4,6 @@ import type { Config } from '../../config';
 import { DomainError, FieldErrorCollector, FieldMessages, Messages, NotFoundError, ValidationError } from '../../errors';
 import { makePage, offsetOf, type Page } from '../../graphql/pagination';
 import { checkOneOf, checkPositiveInt } from '../../lib/checks';
-import { countRanges, type DateRange } from '../../lib/count-ranges';
 import { checkPaging, type Paging } from '../../lib/listing';
 import { toE164 } from '../../lib/phone';
 import { readOnlyMapper } from '../../db/read-only';
@@ -17,6 +16,7 @@ import { refuseDoNotCall } from '../dnc/dnc.service';
 import { callSnapshot, emitEvents } from '../events/event.service';
 import { idempotent } from '../idempotency/idempotency.service';
 import type { Scope } from '../scope';
+import { afterCall, countCalls, pageStatement, seek, type CallFilter, type Run, type Statement } from './call-list';
 import { CALL_STATUSES, CALL_TYPES, Call, type CallType } from './call.entity';
 import type { CallFeedArgs, CallFilterArgs, CallListArgs, CallStarted, MakeCallInput } from './call.inputs';
 import type { LifecycleDeps } from './call.lifecycle';
@@ -225,17 +225,6 @@ export async function deleteCall(scope: Scope, id: number): Promise<void> {
   if (row.deleted === 0) throw new DomainError('CONFLICT', Messages.callNotFinished);
 }
 
-/** The list's filters as SQL over `calls`, and over the counters when they can answer. */
-interface CallFilter {
-  where: string;
-  params: unknown[];
-  /**
-   * null when a filter is not counted (the customer's number): the rows are counted. The
-   * groups' conditions, and the UTC days [from, to) of a date range (unbounded where null).
-   */
-  counters: { where: string; params: unknown[]; from: string | null; to: string | null } | null;
-}
-
 function callFilter(scope: Scope, args: CallFilterArgs, errors: FieldErrorCollector, createdAt: Paging['createdAt']): CallFilter {
   const calls = ['account_id = ?'];
   const counts = ['account_id = ?'];
@@ -276,41 +265,6 @@ function callFilter(scope: Scope, args: CallFilterArgs, errors: FieldErrorCollec
   return { where: calls.join(' and '), params, counters: byPhone ? null : counters };
 }
 
-/** Conditions on a counter table's date column for [from, to), unbounded where null. */
-function within(column: string, [from, to]: DateRange): { sql: string; params: string[] } {
-  const sql = [from === null ? '' : ` and ${column} >= ?::date`, to === null ? '' : ` and ${column} < ?::date`].join('');
-  return { sql, params: [from, to].filter((date): date is string => date !== null) };
-}
-
-/**
- * The exact number of calls the filter matches, else counted: from the counters, and the
- * changes not folded into them yet. Without a date range, the all-time totals (a row a
- * group); with one, the whole months inside it by month and the days at its ends by day.
- */
-async function countCalls(em: EntityManager, filter: CallFilter): Promise<number> {
-  const counters = filter.counters;
-  if (!counters) {
-    const [{ total }] = await em.execute(`select count(*)::int as total from calls where ${filter.where}`, filter.params);
-    return total;
-  }
-  const { where, from, to } = counters;
-  const parts: { sql: string; params: unknown[] }[] = [];
-  const part = (table: string, range: { sql: string; params: string[] } | null) =>
-    parts.push({ sql: `select n from ${table} where ${where}${range?.sql ?? ''}`, params: [...counters.params, ...(range?.params ?? [])] });
-  if (from === null && to === null) part('call_totals', null);
-  else {
-    const { months, days } = countRanges(from, to);
-    if (months) part('call_counts_monthly', within('month', months));
-    for (const range of days) part('call_counts', within('day', range));
-  }
-  part('call_count_deltas', within('day', [from, to]));
-  const [{ total }] = await em.execute(
-    `select coalesce(sum(n), 0)::int as total from (${parts.map((p) => p.sql).join(' union all ')}) counted`,
-    parts.flatMap((p) => p.params),
-  );
-  return total;
-}
-
 /**
  * Folds the changes the calls' trigger recorded into the counters, per day, month and
  * all-time (the sweeper, every minute): the changes it takes are deleted in the same
@@ -341,30 +295,22 @@ export async function foldCallCounts(em: EntityManager): Promise<number> {
   return folded;
 }
 
-/**
- * The calls whose ids an index in the list's order gives (id desc): the ids alone are read
- * first, from the filter's account-led index (an index-only offset for a deep page), then
- * their rows. `fromEnd` reads the same index the other way: the `limit` calls that come after
- * the first `offset` of the list when counted from its end, still answered newest first.
- */
-async function callsByIds(em: EntityManager, filter: CallFilter, limit: number, offset: number, before?: number, fromEnd = false): Promise<Call[]> {
-  const where = before === undefined ? filter.where : `${filter.where} and id < ?`;
-  const params = before === undefined ? filter.params : [...filter.params, before];
-  const rows: Record<string, unknown>[] = await em.execute(
-    `select c.* from (select id from calls where ${where} order by id ${fromEnd ? 'asc' : 'desc'} limit ? offset ?) page join calls c on c.id = page.id order by c.id desc`,
-    [...params, limit, offset],
-  );
+async function readPage(em: EntityManager, { sql, params }: Statement): Promise<Call[]> {
+  const rows: Record<string, unknown>[] = await em.execute(sql, params);
   return rows.map(readOnlyMapper(em, Call));
 }
 
+/** Runs a statement of the list on `em`'s connection. */
+const runOn = (em: EntityManager): Run => (statement) => em.execute(statement.sql, statement.params);
+
 /**
- * A page of the account's calls, newest first, with the spec's filters and its exact total.
+ * A page of the account's calls, newest first (`created_at desc, id desc`), with the spec's
+ * filters and its exact total.
  *
- * Page 1 reads its calls and then the total. A later page needs the total first: a page past
- * the middle of the list is read from the list's end, which skips the fewer calls (the last
- * page skips none, where reading from the start would step over every call before it). The
- * total and the page are then read in one snapshot, so that the page is exactly the one its
- * number names even while calls are added.
+ * Page 1 reads its calls and then the total. A later page first finds the day it starts on
+ * from the counters, then skips only that day's newer calls. The counters and the page are
+ * read in one snapshot, so that the page is exactly the one its number names even while calls
+ * are added.
  */
 export async function listCalls(scope: Scope, args: CallListArgs): Promise<Page<Call>> {
   const errors = new FieldErrorCollector();
@@ -373,17 +319,13 @@ export async function listCalls(scope: Scope, args: CallListArgs): Promise<Page<
   errors.throwIfAny();
   const offset = offsetOf(page, perPage);
   if (offset === 0) {
-    const rows = await callsByIds(scope.em, filter, perPage, 0);
-    return makePage(rows, await countCalls(scope.em, filter), page, perPage);
+    const rows = await readPage(scope.em, pageStatement(filter, perPage, 0));
+    return makePage(rows, await countCalls(runOn(scope.em), filter), page, perPage);
   }
   return scope.em.transactional(
     async (tx) => {
-      const total = await countCalls(tx, filter);
-      const fromEnd = Math.max(0, total - offset - perPage);
-      const rows =
-        offset >= total ? [] // past the last page
-        : fromEnd < offset ? await callsByIds(tx, filter, Math.min(perPage, total - offset), fromEnd, undefined, true)
-        : await callsByIds(tx, filter, perPage, offset);
+      const { total, skip, through } = await seek(runOn(tx), filter, offset);
+      const rows = offset >= total ? [] : await readPage(tx, pageStatement(filter, perPage, skip, through));
       return makePage(rows, total, page, perPage);
     },
     { isolationLevel: IsolationLevel.REPEATABLE_READ, readOnly: true },
@@ -391,8 +333,8 @@ export async function listCalls(scope: Scope, args: CallListArgs): Promise<Page<
 }
 
 /**
- * The cursor form of the list: the calls before `after` (an id), newest first, with no total
- * and no page numbers, so a slice costs the same however deep it is.
+ * The cursor form of the list: the calls after the call `after` in the list's order, newest
+ * first, with no total and no page numbers, so a slice costs the same however deep it is.
  */
 export async function callFeed(scope: Scope, args: CallFeedArgs): Promise<{ data: Call[]; next_after: number | null }> {
   const errors = new FieldErrorCollector();
@@ -400,7 +342,13 @@ export async function callFeed(scope: Scope, args: CallFeedArgs): Promise<{ data
   if (args.after != null) checkPositiveInt(errors, 'after', args.after);
   const filter = callFilter(scope, args, errors, createdAt);
   errors.throwIfAny();
-  const rows = await callsByIds(scope.em, filter, perPage + 1, 0, args.after ?? undefined);
+  const after = args.after ?? null;
+  const rows = await readPage(scope.em, pageStatement(filter, perPage + 1, 0, after === null ? undefined : afterCall(scope.accountId, after)));
+  if (rows.length === 0 && after !== null) {
+    // The cursor's call is gone (deleted, or never the account's): where it stood is unknown.
+    const [found] = await scope.em.execute('select 1 from calls where id = ? and account_id = ?', [after, scope.accountId]);
+    if (!found) throw new ValidationError({ after: [FieldMessages.invalidSelection('after')] });
+  }
   const data = rows.slice(0, perPage);
   return { data, next_after: rows.length > perPage ? data[data.length - 1].id : null };
 }

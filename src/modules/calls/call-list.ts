@@ -1,0 +1,163 @@
+import { countRanges, dayAfter, firstOfNextMonth, type DateRange } from '../../lib/count-ranges';
+
+/**
+ * The call list's SQL, shared by the service and the benchmark's floor (which runs it by hand
+ * over `pg`). The list is newest first, `created_at desc, id desc`, and every filter has an
+ * account-led index in that order, so that a date range is a range of the index.
+ */
+
+/** A statement with `?` placeholders. */
+export interface Statement {
+  sql: string;
+  params: unknown[];
+}
+
+/** The list's filters as SQL over `calls`, and over the counters when they can answer. */
+export interface CallFilter {
+  where: string;
+  params: unknown[];
+  /**
+   * null when a filter is not counted (the customer's number): the rows are counted. The
+   * groups' conditions, and the UTC days [from, to) of a date range (unbounded where null).
+   */
+  counters: Counters | null;
+}
+
+export interface Counters {
+  where: string;
+  params: unknown[];
+  from: string | null;
+  to: string | null;
+}
+
+/** Calls on a day, or in a month (`start` is its first day), as the counters hold them. */
+export interface Period {
+  start: string;
+  n: number;
+}
+
+/** Conditions on a counter table's date column for [from, to), unbounded where null. */
+function within(column: string, [from, to]: DateRange): { sql: string; params: string[] } {
+  const sql = [from === null ? '' : ` and ${column} >= ?::date`, to === null ? '' : ` and ${column} < ?::date`].join('');
+  return { sql, params: [from, to].filter((date): date is string => date !== null) };
+}
+
+/** `select <what> from <table> where <groups><range>`, one part of a union over the counters. */
+function part(counters: Counters, what: string, table: string, range: { sql: string; params: string[] } | null): Statement {
+  return { sql: `select ${what} from ${table} where ${counters.where}${range?.sql ?? ''}`, params: [...counters.params, ...(range?.params ?? [])] };
+}
+
+function union(parts: Statement[]): Statement {
+  return { sql: parts.map((p) => p.sql).join(' union all '), params: parts.flatMap((p) => p.params) };
+}
+
+/**
+ * The exact number of calls the filter matches (`total`): from the counters and the changes
+ * not folded into them yet, else counted. Without a date range, the all-time totals (a row a
+ * group); with one, the whole months inside it by month and the days at its ends by day.
+ */
+function countStatement(filter: CallFilter): Statement {
+  const counters = filter.counters;
+  if (!counters) return { sql: `select count(*)::int as total from calls where ${filter.where}`, params: filter.params };
+  const { from, to } = counters;
+  const parts: Statement[] = [];
+  if (from === null && to === null) parts.push(part(counters, 'n', 'call_totals', null));
+  else {
+    const { months, days } = countRanges(from, to);
+    if (months) parts.push(part(counters, 'n', 'call_counts_monthly', within('month', months)));
+    for (const range of days) parts.push(part(counters, 'n', 'call_counts', within('day', range)));
+  }
+  parts.push(part(counters, 'n', 'call_count_deltas', within('day', [from, to])));
+  const counted = union(parts);
+  return { sql: `select coalesce(sum(n), 0)::int as total from (${counted.sql}) counted`, params: counted.params };
+}
+
+/**
+ * The filter's calls by month, newest first (`start` is the month's first day; their sum is
+ * the total): the whole months from the monthly counters, the days at a range's ends and the
+ * changes not folded yet by the month they fall in.
+ */
+function monthsStatement(counters: Counters): Statement {
+  const { months, days } = countRanges(counters.from, counters.to);
+  const monthOf = `date_trunc('month', day)::date as start, n`;
+  const parts: Statement[] = [];
+  if (months) parts.push(part(counters, 'month as start, n', 'call_counts_monthly', within('month', months)));
+  for (const range of days) parts.push(part(counters, monthOf, 'call_counts', within('day', range)));
+  parts.push(part(counters, monthOf, 'call_count_deltas', within('day', [counters.from, counters.to])));
+  const counted = union(parts);
+  return { sql: periodsOf(counted.sql), params: counted.params };
+}
+
+/** The filter's calls by day, newest first, in the month that starts on `month` (YYYY-MM-01). */
+function daysStatement(counters: Counters, month: string): Statement {
+  const [from, to] = [counters.from, counters.to];
+  const next = firstOfNextMonth(month);
+  const range: DateRange = [from !== null && from > month ? from : month, to !== null && to < next ? to : next];
+  const counted = union(['call_counts', 'call_count_deltas'].map((table) => part(counters, 'day as start, n', table, within('day', range))));
+  return { sql: periodsOf(counted.sql), params: counted.params };
+}
+
+const periodsOf = (counted: string) =>
+  `select start::text as start, sum(n)::int as n from (${counted}) counted group by start having sum(n) <> 0 order by start desc`;
+
+/**
+ * The period, of `periods` newest first, that holds the list's `offset`-th call (from 0), and
+ * how many calls the newer periods hold; null past the last call.
+ */
+export function locate(periods: Period[], offset: number): { start: string; before: number } | null {
+  let before = 0;
+  for (const { start, n } of periods) {
+    if (offset < before + n) return { start, before };
+    before += n;
+  }
+  return null;
+}
+
+/** Runs a statement, answering its rows (the service's connection, or the floor's). */
+export type Run = <Row>(statement: Statement) => Promise<Row[]>;
+
+/** The exact number of calls the filter matches (countStatement). */
+export async function countCalls(run: Run, filter: CallFilter): Promise<number> {
+  const [{ total }] = await run<{ total: number }>(countStatement(filter));
+  return total;
+}
+
+/**
+ * Where the page that starts at the list's `offset`-th call is read: the list's total, and the
+ * calls to skip of those created on the day `through` or before. With counters, the day is
+ * found by month and then by day, so a page however deep skips at most a day of calls in the
+ * index; a filter the counters do not answer (the customer's number) skips from the start.
+ * The caller reads it and the page in one snapshot.
+ */
+export async function seek(run: Run, filter: CallFilter, offset: number): Promise<{ total: number; skip: number; through?: Statement }> {
+  if (!filter.counters) return { total: await countCalls(run, filter), skip: offset };
+  const months = await run<Period>(monthsStatement(filter.counters));
+  const total = months.reduce((sum, month) => sum + month.n, 0);
+  const month = locate(months, offset);
+  const day = month && locate(await run<Period>(daysStatement(filter.counters, month.start)), offset - month.before);
+  if (!month || !day) return { total, skip: offset }; // past the last page
+  return { total, skip: offset - month.before - day.before, through: throughDay(day.start) };
+}
+
+/** The list's calls created on the UTC day `day` (YYYY-MM-DD) or before. */
+function throughDay(day: string): Statement {
+  return { sql: 'created_at < ?', params: [`${dayAfter(day)} 00:00:00+00`] };
+}
+
+/** The list's calls after the account's call `id` (which comes before them in the list). */
+export function afterCall(accountId: number, id: number): Statement {
+  return { sql: '(created_at, id) < ((select created_at from calls where id = ? and account_id = ?), ?)', params: [id, accountId, id] };
+}
+
+/**
+ * A page of the list: `limit` calls after the first `offset`, of those within `bound` when
+ * given. The ids come first from the filter's index, then their rows (`columns` of `calls c`).
+ */
+export function pageStatement(filter: CallFilter, limit: number, offset: number, bound?: Statement, columns = 'c.*'): Statement {
+  const where = bound ? `${filter.where} and ${bound.sql}` : filter.where;
+  return {
+    sql: `select ${columns} from (select id from calls where ${where} order by created_at desc, id desc limit ? offset ?) page
+          join calls c using (id) order by c.created_at desc, c.id desc`,
+    params: [...filter.params, ...(bound?.params ?? []), limit, offset],
+  };
+}
