@@ -295,6 +295,7 @@ export async function foldCallCounts(em: EntityManager): Promise<number> {
   return folded;
 }
 
+/** The calls a page statement of the list reads, mapped read-only. */
 async function readPage(em: EntityManager, { sql, params }: Statement): Promise<Call[]> {
   const rows: Record<string, unknown>[] = await em.execute(sql, params);
   return rows.map(readOnlyMapper(em, Call));
