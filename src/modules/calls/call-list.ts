@@ -104,7 +104,7 @@ const periodsOf = (counted: string) =>
  * The period, of `periods` newest first, that holds the list's `offset`-th call (from 0), and
  * how many calls the newer periods hold; null past the last call.
  */
-export function locate(periods: Period[], offset: number): { start: string; before: number } | null {
+function locate(periods: Period[], offset: number): { start: string; before: number } | null {
   let before = 0;
   for (const { start, n } of periods) {
     if (offset < before + n) return { start, before };
@@ -135,7 +135,7 @@ export async function seek(run: Run, filter: CallFilter, offset: number): Promis
   const total = months.reduce((sum, month) => sum + month.n, 0);
   const month = locate(months, offset);
   const day = month && locate(await run<Period>(daysStatement(filter.counters, month.start)), offset - month.before);
-  if (!month || !day) return { total, skip: offset }; // past the last page
+  if (!month || !day) return { total, skip: offset }; // past the last page (a day is found whenever its month is)
   return { total, skip: offset - month.before - day.before, through: throughDay(day.start) };
 }
 
