@@ -88,12 +88,16 @@ async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> 
     }
     const where = [...groups];
     const params = [...groupParams];
+    const and = (condition: string, value: unknown) => {
+      where.push(condition);
+      params.push(value);
+    };
     const phone = q.get('phone_number');
-    if (phone !== null) where.push('client_phone_number = ?'), params.push(phone);
+    if (phone !== null) and('client_phone_number = ?', phone);
     const from = q.get('date_from') || null;
     const to = q.get('date_to') ? dayAfter(q.get('date_to')!) : null;
-    if (from !== null) where.push('created_at >= ?'), params.push(`${from} 00:00:00+00`);
-    if (to !== null) where.push('created_at < ?'), params.push(`${to} 00:00:00+00`);
+    if (from !== null) and('created_at >= ?', `${from} 00:00:00+00`);
+    if (to !== null) and('created_at < ?', `${to} 00:00:00+00`);
     const filter: CallFilter = {
       where: where.join(' and '),
       params,

@@ -41,8 +41,11 @@ export function rssKb(pid: number): number {
   return Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0);
 }
 
-/** vozgate's compiled server on `databaseUrl`, as the benchmark runs it: no workers, no demo seed, no rate limit (`nodeFlags`: `--cpu-prof` for a profile). */
-export function startVozgate(root: string, databaseUrl: string, env: NodeJS.ProcessEnv = {}, nodeFlags: string[] = []) {
+/**
+ * vozgate's compiled server on `databaseUrl`, as the benchmark runs it: no workers, no demo
+ * seed, no rate limit (`nodeFlags`: `--cpu-prof` for a profile; `node`: the binary).
+ */
+export function startVozgate(root: string, databaseUrl: string, env: NodeJS.ProcessEnv = {}, nodeFlags: string[] = [], node = process.execPath) {
   return start(
     [...nodeFlags, path.join(root, 'dist/src/main.js')],
     {
@@ -57,6 +60,7 @@ export function startVozgate(root: string, databaseUrl: string, env: NodeJS.Proc
       ...env,
     },
     /REST\s+http:\/\/[^:]+:(\d+)\/api/,
+    node,
   );
 }
 

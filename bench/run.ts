@@ -32,8 +32,11 @@ const { values: flags } = parseArgs({
     passes: { type: 'string', default: '1' },
     'no-peer': { type: 'boolean', default: false },
     profile: { type: 'boolean', default: false },
+    node: { type: 'string' },
   },
 });
+/** The Node binary the floor and vozgate run on (`--node PATH`; by default the benchmark's own). */
+const targetNode = flags.node ?? process.execPath;
 const scale = SCALES[flags.quick ? 'quick' : 'full'];
 const duration = Number(flags.duration ?? (flags.quick ? 5 : 15));
 const warmup = Number(flags.warmup ?? (flags.quick ? 2 : 5));
@@ -368,7 +371,7 @@ async function profileScenarios(databaseUrl: string, data: Dataset, db: Client, 
     const raw = path.join(root, 'bench', '.cache', 'profiles', slug);
     await fs.rm(raw, { recursive: true, force: true });
     log(`profiling ${scenario.name} / vozgate-graphql`);
-    const server = await startVozgate(root, databaseUrl, {}, ['--cpu-prof', `--cpu-prof-dir=${raw}`]);
+    const server = await startVozgate(root, databaseUrl, {}, ['--cpu-prof', `--cpu-prof-dir=${raw}`], targetNode);
     let measured = { fromUs: 0, toUs: 0, requests: 0 };
     let row: Row | null;
     try {
@@ -444,9 +447,9 @@ async function main(): Promise<void> {
       await profileScenarios(database.url, data, db, log);
       return;
     }
-    const floor = await start([path.join(root, 'dist/bench/floor.js')], { DATABASE_URL: database.url, PORT: '0' }, /floor listening on (\d+)/);
+    const floor = await start([path.join(root, 'dist/bench/floor.js')], { DATABASE_URL: database.url, PORT: '0' }, /floor listening on (\d+)/, targetNode);
     children.push(floor.child);
-    const vozgate = await startVozgate(root, database.url);
+    const vozgate = await startVozgate(root, database.url, {}, [], targetNode);
     children.push(vozgate.child);
     const targets: Target[] = [
       { name: 'floor', base: `http://127.0.0.1:${floor.port}`, pid: floor.child.pid! },
@@ -494,9 +497,10 @@ async function main(): Promise<void> {
     const subscriptions = !flags.only ? await runSubscriptionsScenario(database.url, root, SUBSCRIBERS, scale.fanoutEvents, log) : null;
     const voice = !flags.only ? await runVoiceScenario(database.url, root, VOICE_CALLS, scale.voiceSeconds, log) : null;
 
+    const nodeVersion = (await promisify(execFile)(targetNode, ['--version'])).stdout.trim();
     const floorRps = new Map(rows.filter((r) => r.target === 'floor').map((r) => [r.name, r.rps]));
     const table = [
-      `Scale: ${scale.name} (${data.scale === 'full' ? '1,000,000' : '100,000'} calls on the big account); ${connections} connections, ${warmup} s warm-up, ${duration} s measured.`,
+      `Scale: ${scale.name} (${data.scale === 'full' ? '1,000,000' : '100,000'} calls on the big account); ${connections} connections, ${warmup} s warm-up, ${duration} s measured; the floor and vozgate on Node ${nodeVersion}.`,
       '',
       '| scenario | target | req/s | vs floor | p50 ms | p99 ms | non-2xx | SQL/request | RSS MB |',
       '|---|---|---:|---:|---:|---:|---:|---:|---:|',
@@ -519,6 +523,7 @@ async function main(): Promise<void> {
       connections,
       warmup_s: warmup,
       duration_s: duration,
+      node: nodeVersion,
       rss_mb: { start: rssStart, after_first_scenario: rssAfterFirst, after_each_pass: rssAfterPass, end: rssEnd },
       scenarios: rows.map((r) => ({ ...r, ratio_to_floor: floorRps.get(r.name) ? Math.round((r.rps / floorRps.get(r.name)!) * 100) / 100 : null })),
       dialer,
