@@ -165,11 +165,14 @@ export async function serveSubscriptions(
   );
 
   // With each keep-alive, the tokens of open connections are looked up again, in one statement.
+  // Only the connections whose tokens were looked up are judged: one that opens while the
+  // statement runs was checked as it opened, and its token is not in the answer.
   const recheck = setInterval(async () => {
     if (!connections.size) return;
+    const checked = [...connections];
     try {
-      const live = await liveTokenHashes(orm.em.fork(), [...new Set([...connections.values()].map((c) => c.tokenHash))]);
-      for (const [socket, connection] of connections) {
+      const live = await liveTokenHashes(orm.em.fork(), [...new Set(checked.map(([, c]) => c.tokenHash))]);
+      for (const [socket, connection] of checked) {
         if (!live.has(connection.tokenHash)) socket.close(CloseCode.Forbidden, 'Forbidden');
       }
     } catch (error) {
