@@ -42,13 +42,21 @@ interface Connection {
 }
 
 /**
- * GraphQL subscriptions over graphql-ws on the WebSocket upgrade of /graphql. The bearer
- * token comes in `connectionParams.Authorization` and is checked when the connection opens
- * (a bad one closes it with 4403) and again with every keep-alive ping (a revoked one closes
- * it with 4403). An operation is parsed with the same token limit and validated with the same
- * depth, cost, alias and directive rules as over HTTP; only subscriptions are served here
- * (queries and mutations go over HTTP, with its rate limit and logs).
+ * Closes (4403) the open connections whose tokens `lookup` no longer finds. Only the
+ * connections whose tokens were looked up are judged: one that opens while the lookup runs was
+ * checked as it opened, and its token is not in the answer.
  */
+export async function closeRevoked(
+  connections: ReadonlyMap<Pick<WebSocket, 'close'>, Pick<Connection, 'tokenHash'>>,
+  lookup: (hashes: string[]) => Promise<Set<string>>,
+): Promise<void> {
+  const checked = [...connections];
+  const live = await lookup([...new Set(checked.map(([, connection]) => connection.tokenHash))]);
+  for (const [socket, connection] of checked) {
+    if (!live.has(connection.tokenHash)) socket.close(CloseCode.Forbidden, 'Forbidden');
+  }
+}
+
 /** Each event's results, by subscription (account, document and variables), while the event is alive. */
 const resultsByEvent = new WeakMap<object, Map<string, Promise<ExecutionResult>>>();
 const documentKeys = new WeakMap<DocumentNode, string>();
@@ -88,6 +96,14 @@ async function sharedSubscribe(args: ExecutionArgs) {
   return results;
 }
 
+/**
+ * GraphQL subscriptions over graphql-ws on the WebSocket upgrade of /graphql. The bearer
+ * token comes in `connectionParams.Authorization` and is checked when the connection opens
+ * (a bad one closes it with 4403) and again with every keep-alive ping (a revoked one closes
+ * it with 4403). An operation is parsed with the same token limit and validated with the same
+ * depth, cost, alias and directive rules as over HTTP; only subscriptions are served here
+ * (queries and mutations go over HTTP, with its rate limit and logs).
+ */
 export async function serveSubscriptions(
   schema: GraphQLSchema,
   runtime: Runtime,
@@ -165,16 +181,10 @@ export async function serveSubscriptions(
   );
 
   // With each keep-alive, the tokens of open connections are looked up again, in one statement.
-  // Only the connections whose tokens were looked up are judged: one that opens while the
-  // statement runs was checked as it opened, and its token is not in the answer.
   const recheck = setInterval(async () => {
     if (!connections.size) return;
-    const checked = [...connections];
     try {
-      const live = await liveTokenHashes(orm.em.fork(), [...new Set(checked.map(([, c]) => c.tokenHash))]);
-      for (const [socket, connection] of checked) {
-        if (!live.has(connection.tokenHash)) socket.close(CloseCode.Forbidden, 'Forbidden');
-      }
+      await closeRevoked(connections, (hashes) => liveTokenHashes(orm.em.fork(), hashes));
     } catch (error) {
       logger.warn('subscriptions: could not check the tokens of open connections', { message: (error as Error).message });
     }
