@@ -1,3 +1,5 @@
+import { addDays } from './time';
+
 /** A half-open range of dates (YYYY-MM-DD), unbounded where null. */
 export type DateRange = [from: string | null, to: string | null];
 
@@ -9,7 +11,7 @@ export const firstOfNextMonth = (date: string) => {
 };
 
 /** The day after `date`. */
-export const dayAfter = (date: string) => new Date(Date.parse(`${date}T00:00:00Z`) + 86_400_000).toISOString().slice(0, 10);
+export const dayAfter = (date: string) => addDays(new Date(`${date}T00:00:00Z`), 1).toISOString().slice(0, 10);
 
 /**
  * How the counters answer a count over days [from, to): the whole months inside it from the

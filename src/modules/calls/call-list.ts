@@ -52,6 +52,21 @@ function union(parts: Statement[]): Statement {
 }
 
 /**
+ * The counter rows of the filter's date range: its whole months from the monthly counters,
+ * the days at its ends from the daily ones, and the changes not folded yet. `byMonth` also
+ * selects, as `start`, the first day of the month each row counts in.
+ */
+function rangeParts(counters: Counters, byMonth: boolean): Statement[] {
+  const { months, days } = countRanges(counters.from, counters.to);
+  const dayRows = byMonth ? `date_trunc('month', day)::date as start, n` : 'n';
+  const parts: Statement[] = [];
+  if (months) parts.push(part(counters, byMonth ? 'month as start, n' : 'n', 'call_counts_monthly', within('month', months)));
+  for (const range of days) parts.push(part(counters, dayRows, 'call_counts', within('day', range)));
+  parts.push(part(counters, dayRows, 'call_count_deltas', within('day', [counters.from, counters.to])));
+  return parts;
+}
+
+/**
  * The exact number of calls the filter matches (`total`): from the counters and the changes
  * not folded into them yet, else counted. Without a date range, the all-time totals (a row a
  * group); with one, the whole months inside it by month and the days at its ends by day.
@@ -59,32 +74,20 @@ function union(parts: Statement[]): Statement {
 function countStatement(filter: CallFilter): Statement {
   const counters = filter.counters;
   if (!counters) return { sql: `select count(*)::int as total from calls where ${filter.where}`, params: filter.params };
-  const { from, to } = counters;
-  const parts: Statement[] = [];
-  if (from === null && to === null) parts.push(part(counters, 'n', 'call_totals', null));
-  else {
-    const { months, days } = countRanges(from, to);
-    if (months) parts.push(part(counters, 'n', 'call_counts_monthly', within('month', months)));
-    for (const range of days) parts.push(part(counters, 'n', 'call_counts', within('day', range)));
-  }
-  parts.push(part(counters, 'n', 'call_count_deltas', within('day', [from, to])));
+  const parts =
+    counters.from === null && counters.to === null
+      ? [part(counters, 'n', 'call_totals', null), part(counters, 'n', 'call_count_deltas', null)]
+      : rangeParts(counters, false);
   const counted = union(parts);
   return { sql: `select coalesce(sum(n), 0)::int as total from (${counted.sql}) counted`, params: counted.params };
 }
 
 /**
  * The filter's calls by month, newest first (`start` is the month's first day; their sum is
- * the total): the whole months from the monthly counters, the days at a range's ends and the
- * changes not folded yet by the month they fall in.
+ * the total).
  */
 function monthsStatement(counters: Counters): Statement {
-  const { months, days } = countRanges(counters.from, counters.to);
-  const monthOf = `date_trunc('month', day)::date as start, n`;
-  const parts: Statement[] = [];
-  if (months) parts.push(part(counters, 'month as start, n', 'call_counts_monthly', within('month', months)));
-  for (const range of days) parts.push(part(counters, monthOf, 'call_counts', within('day', range)));
-  parts.push(part(counters, monthOf, 'call_count_deltas', within('day', [counters.from, counters.to])));
-  const counted = union(parts);
+  const counted = union(rangeParts(counters, true));
   return { sql: periodsOf(counted.sql), params: counted.params };
 }
 

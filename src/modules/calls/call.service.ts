@@ -295,14 +295,13 @@ export async function foldCallCounts(em: EntityManager): Promise<number> {
   return folded;
 }
 
-/** The calls a page statement of the list reads, mapped read-only. */
-async function readPage(em: EntityManager, { sql, params }: Statement): Promise<Call[]> {
-  const rows: Record<string, unknown>[] = await em.execute(sql, params);
-  return rows.map(readOnlyMapper(em, Call));
-}
-
 /** Runs a statement of the list on `em`'s connection. */
 const runOn = (em: EntityManager): Run => (statement) => em.execute(statement.sql, statement.params);
+
+/** The calls a page statement of the list reads, mapped read-only. */
+async function readPage(em: EntityManager, statement: Statement): Promise<Call[]> {
+  return (await runOn(em)<Record<string, unknown>>(statement)).map(readOnlyMapper(em, Call));
+}
 
 /**
  * A page of the account's calls, newest first (`created_at desc, id desc`), with the spec's
