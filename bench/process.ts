@@ -1,35 +1,50 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { closeSync, mkdtempSync, openSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Client } from 'pg';
 
-/** A server process for the benchmark, started as it would be deployed; resolves with the port its banner names. */
+/** Where the servers' output goes: a file each, as a deployment would log (see `start`). */
+const logDir = mkdtempSync(path.join(tmpdir(), 'vozgate-bench-'));
+let started = 0;
+
+/**
+ * A server process for the benchmark, started as it would be deployed; resolves with the port
+ * its banner names. Its output goes to a file, not to a pipe into this process: this process
+ * is also the load generator, and reading a server's request log took CPU from under the
+ * measured servers (a pipe's reader is work no deployment's server pays for).
+ */
 export function start(command: string[], env: NodeJS.ProcessEnv, readyLine: RegExp, node = process.execPath): Promise<{ child: ChildProcess; port: number }> {
+  const logFile = path.join(logDir, `${++started}-${path.basename(command.at(-1)!)}.log`);
+  const fd = openSync(logFile, 'w');
   // Every server runs as it would be deployed (graphql-js, for one, skips development checks).
-  const child = spawn(node, command, { env: { ...process.env, NODE_ENV: 'production', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-  // Until the banner, the output is searched for it; after it, only its last 64 KB are kept, for
-  // the error if the process dies (a server's request log grows for the whole run, and searching
-  // all of it on every chunk took the load generator's CPU from under the measured servers).
-  let output = '';
-  let ready = false;
-  const keep = (chunk: Buffer) => {
-    output += chunk.toString();
-    if (ready && output.length > 65_536) output = output.slice(-65_536);
-  };
+  const child = spawn(node, command, { env: { ...process.env, NODE_ENV: 'production', ...env }, stdio: ['ignore', fd, fd] });
+  closeSync(fd);
   return new Promise((resolve, reject) => {
-    child.stdout!.on('data', (chunk: Buffer) => {
-      keep(chunk);
-      const match = !ready && readyLine.exec(output);
+    const poll = setInterval(() => {
+      const match = readyLine.exec(readFileSync(logFile, 'utf8'));
       if (match) {
-        ready = true;
+        clearInterval(poll);
         resolve({ child, port: Number(match[1]) });
       }
+    }, 50);
+    child.on('exit', (code) => {
+      clearInterval(poll);
+      reject(new Error(`${command.join(' ')} exited with ${code}; the end of its output (${logFile}):\n${readFileSync(logFile, 'utf8').slice(-65_536)}`));
     });
-    child.stderr!.on('data', keep);
-    child.on('exit', (code) => reject(new Error(`${command.join(' ')} exited with ${code}:\n${output}`)));
   });
 }
+
+/** A process's CPU time so far (user and system), in milliseconds. */
+export function cpuMs(pid: number): number {
+  // /proc/<pid>/stat: after the command's name (in parentheses) come the fields from the
+  // 3rd on; utime and stime are the 14th and 15th, in clock ticks.
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS;
+}
+const CLOCK_TICKS = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
 
 /** A process's resident memory, in MB. */
 export function rssMb(pid: number): number {

@@ -10,7 +10,7 @@ import { startEmbeddedPostgres } from '../src/db/embedded';
 import { initOrm } from '../src/db/orm';
 import { DATASET_VERSION, SCALES, buildDataset, filterRange, loadDataset, resetDataset, type Dataset } from './dataset';
 import { DIALER_CALL_NOTE, runDialerScenario, type DialerResult } from './dialer';
-import { rssMb, start, startVozgate } from './process';
+import { cpuMs, rssMb, start, startVozgate } from './process';
 import { profileMarkdown, summariseProfile, type CpuProfile } from './profile';
 import { runSubscriptionsScenario, type SubscriptionsResult } from './subscriptions';
 import { runVoiceScenario, type VoiceResult } from './voice';
@@ -227,6 +227,8 @@ interface Row {
   p99_ms: number;
   non2xx: number;
   statements_per_request: number | null;
+  /** The server process's CPU time (user and system) in the measured window, per completed request. */
+  cpu_ms_per_request: number | null;
   /** The server's resident memory right after the measured window. */
   rss_mb: number;
 }
@@ -303,7 +305,9 @@ async function measure(
   await autocannon(options(warmup));
   await db.query('select pg_stat_statements_reset()').catch(() => {});
   const fromUs = monotonicUs();
+  const cpuBefore = cpuMs(target.pid);
   const result = await autocannon(options(duration));
+  const cpu = cpuMs(target.pid) - cpuBefore;
   window?.(fromUs, monotonicUs(), result.requests.total);
   const statements = await statementCount(db);
   const completed = result.requests.total;
@@ -315,6 +319,7 @@ async function measure(
     p99_ms: result.latency.p99,
     non2xx: result.non2xx + result.errors + result.timeouts,
     statements_per_request: statements === null || completed === 0 ? null : Math.round((statements / completed) * 100) / 100,
+    cpu_ms_per_request: completed === 0 ? null : Math.round((cpu / completed) * 1000) / 1000,
     rss_mb: rssMb(target.pid),
   };
 }
@@ -502,11 +507,11 @@ async function main(): Promise<void> {
     const table = [
       `Scale: ${scale.name} (${data.scale === 'full' ? '1,000,000' : '100,000'} calls on the big account); ${connections} connections, ${warmup} s warm-up, ${duration} s measured; the floor and vozgate on Node ${nodeVersion}.`,
       '',
-      '| scenario | target | req/s | vs floor | p50 ms | p99 ms | non-2xx | SQL/request | RSS MB |',
-      '|---|---|---:|---:|---:|---:|---:|---:|---:|',
+      '| scenario | target | req/s | vs floor | p50 ms | p99 ms | non-2xx | SQL/request | CPU ms/request | RSS MB |',
+      '|---|---|---:|---:|---:|---:|---:|---:|---:|---:|',
       ...rows.map((r) => {
         const ratio = floorRps.get(r.name) ? `${Math.round((r.rps / floorRps.get(r.name)!) * 100)}%` : '';
-        return `| ${r.name} | ${r.target} | ${r.rps} | ${ratio} | ${r.p50_ms} | ${r.p99_ms} | ${r.non2xx} | ${r.statements_per_request ?? 'n/a'} | ${r.rss_mb} |`;
+        return `| ${r.name} | ${r.target} | ${r.rps} | ${ratio} | ${r.p50_ms} | ${r.p99_ms} | ${r.non2xx} | ${r.statements_per_request ?? 'n/a'} | ${r.cpu_ms_per_request ?? 'n/a'} | ${r.rss_mb} |`;
       }),
       '',
       `RSS (MB): ${Object.keys(rssStart)

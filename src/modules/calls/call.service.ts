@@ -21,6 +21,7 @@ import { CALL_STATUSES, CALL_TYPES, Call, type CallType } from './call.entity';
 import type { CallFeedArgs, CallFilterArgs, CallListArgs, CallStarted, MakeCallInput } from './call.inputs';
 import type { LifecycleDeps } from './call.lifecycle';
 import { callReservation } from './call.pricing';
+import { transaction } from '../../db/transaction';
 
 interface CallsScope extends Scope {
   telephony: TelephonyProvider;
@@ -176,7 +177,7 @@ export async function simulateInboundCall(
   if (!to) errors.add('to', FieldMessages.phone('to'));
   if (!from) errors.add('from', FieldMessages.phone('from'));
   errors.throwIfAny(Messages.invalidPhoneNumber);
-  return em.transactional(async (tx) => {
+  return transaction(em, async (tx) => {
     const assistant = await tx.findOne(
       Assistant,
       { calls_direction: 'receive', phone_number: { number: to! }, ...(input.accountId !== null ? { account: input.accountId } : {}) },
@@ -322,7 +323,8 @@ export async function listCalls(scope: Scope, args: CallListArgs): Promise<Page<
     const rows = await readPage(scope.em, pageStatement(filter, perPage, 0));
     return makePage(rows, await countCalls(runOn(scope.em), filter), page, perPage);
   }
-  return scope.em.transactional(
+  return transaction(
+    scope.em,
     async (tx) => {
       const { total, skip, through } = await seek(runOn(tx), filter, offset);
       const rows = offset >= total ? [] : await readPage(tx, pageStatement(filter, perPage, skip, through));

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { DomainError, FieldMessages, Messages, ValidationError } from '../../errors';
+import { transaction } from '../../db/transaction';
 
 const KEY = /^[\x21-\x7e]{1,255}$/;
 
@@ -69,9 +70,9 @@ export async function idempotent<T>(
   request: unknown,
   work: (tx: EntityManager) => Promise<T>,
 ): Promise<T> {
-  if (key === null || key === undefined) return em.transactional(work);
+  if (key === null || key === undefined) return transaction(em, work);
   const ref = { accountId, operation, key };
-  return em.transactional(async (tx) => {
+  return transaction(em, async (tx) => {
     const claim = await claimKey<T>(tx, ref, request);
     // The response is stored in the claiming transaction, so a committed key always has one.
     if (claim.kind === 'replay') return claim.response;

@@ -17,6 +17,7 @@ import type { Scope } from '../scope';
 import { countSegments } from './segments';
 import { SMS_STATUSES, Sms } from './sms.entity';
 import type { SmsRecord } from './sms.types';
+import { transaction } from '../../db/transaction';
 
 export const MAX_SMS_BODY = 300;
 
@@ -92,7 +93,7 @@ export async function sendSms(
 
   const { sms: smsConfig } = scope.config;
   const ref: KeyRef | null = idempotencyKey == null ? null : { accountId: scope.accountId, operation: 'send_sms', key: idempotencyKey };
-  const reserved = await scope.em.transactional(async (tx) => {
+  const reserved = await transaction(scope.em, async (tx) => {
     if (ref) {
       const claim = await claimKey<KeyedSms>(tx, ref, input);
       if (claim.kind !== 'new') return claim;
@@ -184,7 +185,7 @@ export async function settleSms(
   smsId: number,
   outcome: { state: 'accepted'; sid: string } | { state: 'refused'; detail: string },
 ): Promise<Sms> {
-  const { sms, settled } = await em.transactional(async (tx) => {
+  const { sms, settled } = await transaction(em, async (tx) => {
     // Settled once: the update takes only a message still `sending`, and its job goes with it.
     const [row]: Record<string, unknown>[] = await tx.execute(
       `with settled as (
