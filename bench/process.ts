@@ -1,12 +1,13 @@
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { closeSync, mkdtempSync, openSync, readFileSync } from 'node:fs';
+import { closeSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Client } from 'pg';
 
 /** Where the servers' output goes: a file each, as a deployment would log (see `start`). */
 const logDir = mkdtempSync(path.join(tmpdir(), 'vozgate-bench-'));
+process.once('exit', () => rmSync(logDir, { recursive: true, force: true }));
 let started = 0;
 
 /**

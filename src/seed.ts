@@ -5,7 +5,6 @@ import type { Config } from './config';
 import { CreateAssistantInput } from './modules/assistants/assistant.inputs';
 import { createAssistant } from './modules/assistants/assistant.service';
 import { createCampaign } from './modules/campaigns/campaign.service';
-import { transaction } from './db/transaction';
 
 export interface DemoSeed {
   accountId: number;
@@ -39,7 +38,7 @@ export function demoAssistantInput(phoneNumberId: number): CreateAssistantInput 
  * dialled until it is started). Returns null when the database already has accounts.
  */
 export async function seedDemo(orm: MikroORM, config: Config): Promise<DemoSeed | null> {
-  return transaction(orm.em.fork(), async (em) => {
+  return orm.em.fork().transactional(async (em) => {
     // Two processes starting on one empty database must not both seed it.
     await em.execute('select pg_advisory_xact_lock(?)', [SEED_LOCK]);
     if ((await em.count(Account)) > 0) return null;

@@ -1,5 +1,4 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { transaction } from '../db/transaction';
 
 /**
  * A worker killed in the middle of a job leaves that job locked, and graphile-worker only
@@ -23,7 +22,7 @@ export async function forget(em: EntityManager, workerIds: string[]): Promise<vo
 
 /** Releases the jobs of workers silent for longer than `staleAfterMs`; answers their ids. */
 export async function releaseDeadWorkers(em: EntityManager, staleAfterMs: number): Promise<string[]> {
-  return transaction(em, async (tx) => {
+  return em.transactional(async (tx) => {
     const rows: { worker_id: string }[] = await tx.execute(
       `delete from worker_heartbeats where beat_at < now() - (? * interval '1 millisecond') returning worker_id`,
       [staleAfterMs],

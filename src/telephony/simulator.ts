@@ -8,7 +8,6 @@ import { Call } from '../modules/calls/call.entity';
 import { applyCallEvent, hangupEvent, type CallEvent, type HangupReason, type LifecycleDeps } from '../modules/calls/call.lifecycle';
 import { runTools } from '../modules/calls/call.tools';
 import type { TelephonyProvider } from './provider';
-import { transaction } from '../db/transaction';
 
 /**
  * The default provider: no telephone network, but every outcome a real one has, chosen by
@@ -112,7 +111,7 @@ export class SimulatorProvider implements TelephonyProvider {
    */
   async step(em: EntityManager, deps: LifecycleDeps, callId: number, step: SimulatorStep): Promise<void> {
     if (step === 'converse') return this.converse(em, deps, callId);
-    await transaction(em, async (tx) => {
+    await em.transactional(async (tx) => {
       const call = await tx.findOne(Call, { id: callId });
       if (!call) return;
       const assistant = call.assistant_id ? await tx.findOne(Assistant, { id: call.assistant_id }) : null;
@@ -150,7 +149,7 @@ export class SimulatorProvider implements TelephonyProvider {
    * died (tools are called at least once).
    */
   private async converse(em: EntityManager, deps: LifecycleDeps, callId: number): Promise<void> {
-    const claimed = await transaction(em.fork(), async (tx) => {
+    const claimed = await em.fork().transactional(async (tx) => {
       const call = await tx.findOne(Call, { id: callId }, { lockMode: LockMode.PESSIMISTIC_WRITE });
       if (!call || call.status !== 'in-progress' || call.tool_calls.length > 0) return null;
       if (call.tools_lease_until !== null && Date.parse(call.tools_lease_until) > Date.now()) return null;
@@ -172,7 +171,7 @@ export class SimulatorProvider implements TelephonyProvider {
 
   private async useTools(em: EntityManager, deps: LifecycleDeps, call: Pick<Call, 'id' | 'input_variables'>, assistant: Assistant): Promise<void> {
     const toolCalls = await runTools(em.fork(), deps, call, assistant);
-    await transaction(em.fork(), async (tx) => {
+    await em.fork().transactional(async (tx) => {
       const current = await tx.findOne(Call, { id: call.id }, { lockMode: LockMode.PESSIMISTIC_WRITE });
       // Another run (after a lost lease) may have got here first.
       if (!current || current.status !== 'in-progress' || current.tool_calls.length > 0) return;
@@ -193,7 +192,7 @@ export class SimulatorProvider implements TelephonyProvider {
   async hangup(em: EntityManager, deps: LifecycleDeps, call: Call, reason: HangupReason): Promise<void> {
     const answered = call.status === 'in-progress';
     const duration = answered ? ((Date.now() - Date.parse(call.answered_at ?? new Date().toISOString())) * this.speed) / 1000 : 0;
-    await transaction(em.fork(), (tx) => applyCallEvent(tx, deps, call.id, hangupEvent(reason, answered, duration)));
+    await em.fork().transactional((tx) => applyCallEvent(tx, deps, call.id, hangupEvent(reason, answered, duration)));
   }
 
   /** Waits for the tools under way, for at most `drainMs`. */

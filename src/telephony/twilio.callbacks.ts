@@ -11,7 +11,6 @@ import { applyCallEvent, hangupEvent, HANGUPS, isHangupReason, type CallEvent, t
 import { admitCall, reserveForCalls, startCall } from '../modules/calls/call.service';
 import type { Runtime } from '../runtime';
 import { answeredByOf, mediaStreamUrl, rejectTwiml, streamTwiml, validTwilioSignature } from './twilio.wire';
-import { transaction } from '../db/transaction';
 
 /**
  * What Twilio asks of vozgate: the voice URL of its numbers (an incoming call) and the
@@ -117,7 +116,7 @@ export interface TwilioReport {
  * vozgate hung up (`hangup_reason`) ends as that reason says.
  */
 export async function applyTwilioStatus(em: EntityManager, deps: LifecycleDeps, call: Call, report: TwilioReport): Promise<void> {
-  const apply = (event: CallEvent) => transaction(em.fork(), (tx) => applyCallEvent(tx, deps, call.id, event));
+  const apply = (event: CallEvent) => em.fork().transactional((tx) => applyCallEvent(tx, deps, call.id, event));
   const answeredBy = answeredByOf(report.answeredBy) ?? 'unknown';
   const hangup = isHangupReason(call.hangup_reason) ? call.hangup_reason : null;
   switch (report.status) {
@@ -125,7 +124,7 @@ export async function applyTwilioStatus(em: EntityManager, deps: LifecycleDeps, 
       await apply({ type: 'ringing' });
       break;
     case 'in-progress':
-      await transaction(em.fork(), async (tx) => {
+      await em.fork().transactional(async (tx) => {
         if (await applyCallEvent(tx, deps, call.id, { type: 'answered', answeredBy })) await scheduleTimeLimit(tx, call);
       });
       break;
@@ -194,7 +193,7 @@ async function answerIncoming(em: EntityManager, runtime: Runtime, params: Recor
   }
   const from = toE164(params.From ?? '', config.defaultPhoneRegion) ?? (params.From || 'anonymous').slice(0, 20);
   try {
-    const call = await transaction(em.fork(), async (tx) => {
+    const call = await em.fork().transactional(async (tx) => {
       const assistant = await tx.findOneOrFail(Assistant, { id: found.id });
       const reservation = await admitCall(tx, config, assistant.account.id, from);
       const call = await startCall(tx, telephony, config, { assistant, type: 'inbound', from, to, variables: {}, reservation, providerCallId: sid });

@@ -10,7 +10,6 @@ import type { TelephonyProvider } from './provider';
 import { applyTwilioStatus } from './twilio.callbacks';
 import { TwilioRest, type TwilioSettings } from './twilio.rest';
 import { mediaStreamUrl, streamTwiml } from './twilio.wire';
-import { transaction } from '../db/transaction';
 
 /**
  * Twilio's Programmable Voice (and Twilio-compatible APIs: TWILIO_API_BASE), by its
@@ -94,7 +93,7 @@ export class TwilioVoice implements TelephonyProvider {
     if (!call || call.status !== 'initiated' || call.provider_call_id) return;
     const assistant = call.assistant_id ? await em.findOne(Assistant, { id: call.assistant_id }) : null;
     if (!assistant) {
-      await transaction(em.fork(), (tx) => applyCallEvent(tx, deps, callId, { type: 'not-answered', status: 'failed', reason: 'the assistant was deleted' }));
+      await em.fork().transactional((tx) => applyCallEvent(tx, deps, callId, { type: 'not-answered', status: 'failed', reason: 'the assistant was deleted' }));
       return;
     }
     if (call.provider_requested_at) {
@@ -115,7 +114,7 @@ export class TwilioVoice implements TelephonyProvider {
     if (status >= 400 && status < 500 && status !== 429) {
       const reason = `twilio ${body?.code ?? status}: ${String(body?.message ?? (text.slice(0, 200) || 'refused'))}`.slice(0, 300);
       const event: CallEvent = { type: 'not-answered', status: 'failed', reason };
-      await transaction(em.fork(), (tx) => applyCallEvent(tx, deps, callId, event));
+      await em.fork().transactional((tx) => applyCallEvent(tx, deps, callId, event));
       deps.logger?.warn('twilio refused a call', { call_id: callId, status, code: body?.code ?? null });
       return;
     }
@@ -129,7 +128,7 @@ export class TwilioVoice implements TelephonyProvider {
    */
   async hangup(em: EntityManager, deps: LifecycleDeps, call: Call, reason: HangupReason): Promise<void> {
     if (!call.provider_call_id) {
-      await transaction(em.fork(), (tx) => applyCallEvent(tx, deps, call.id, hangupEvent(reason, false, 0)));
+      await em.fork().transactional((tx) => applyCallEvent(tx, deps, call.id, hangupEvent(reason, false, 0)));
       return;
     }
     await em.execute('update calls set hangup_reason = coalesce(hangup_reason, ?) where id = ?', [reason, call.id]);

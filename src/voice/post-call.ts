@@ -6,7 +6,6 @@ import { Assistant, type PostCallSchemaItem } from '../modules/assistants/assist
 import { Call } from '../modules/calls/call.entity';
 import type { LifecycleDeps } from '../modules/calls/call.lifecycle';
 import { settleAttempt, wakeIfRunning } from '../modules/campaigns/dialer.attempts';
-import { transaction } from '../db/transaction';
 
 /**
  * Post-call work of the calls a voice engine ran (design.md, "Voice engines"): the values of
@@ -129,7 +128,7 @@ export async function runPostCall(em: EntityManager, deps: LifecycleDeps, callId
       deps.logger?.error('post-call: the model API failed on every attempt; the call is settled without extraction', error, { call_id: callId });
     }
   }
-  await transaction(em.fork(), async (tx) => {
+  await em.fork().transactional(async (tx) => {
     const current = await tx.findOne(Call, { id: callId }, { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true });
     if (!current?.post_call_pending) return;
     current.post_call_pending = false;

@@ -6,7 +6,6 @@ import { ApiToken } from './api-token.entity';
 import { emitEvents } from '../events/event.service';
 import type { LedgerKind } from './ledger-entry.entity';
 import { PhoneNumber } from './phone-number.entity';
-import { transaction } from '../../db/transaction';
 
 /** Operator-side account management (the CLI and the demo seed) and the token check of every request. */
 
@@ -184,7 +183,7 @@ export async function createAccount(
   if (!name || name.length > 255) throw new OperatorError('name must be 1 to 255 characters');
   const balance = parseAmount(input.balance ?? '0', { allowZero: true });
   if (balance.isNegative()) throw new OperatorError('the initial balance cannot be negative');
-  return transaction(em, async (tx) => {
+  return em.transactional(async (tx) => {
     const account = tx.create(Account, { name, email: input.email ?? null });
     await tx.persist(account).flush();
     if (!balance.isZero()) await adjustBalance(tx, account.id, balance, 'credit', 'initial balance');
@@ -195,7 +194,7 @@ export async function createAccount(
 
 export async function addBalance(em: EntityManager, accountId: number, amount: string): Promise<string> {
   const value = parseAmount(amount, { allowZero: false });
-  return transaction(em, async (tx) => {
+  return em.transactional(async (tx) => {
     await requireAccount(tx, accountId);
     const balance = await adjustBalance(tx, accountId, value, value.isNegative() ? 'debit' : 'credit', 'operator', {
       allowNegative: false,

@@ -19,7 +19,6 @@ import {
   type PostCallSchemaItem,
 } from './assistant.entity';
 import type { CreateAssistantInput, UpdateAssistantInput } from './assistant.inputs';
-import { transaction } from '../../db/transaction';
 
 type Input = CreateAssistantInput | UpdateAssistantInput;
 
@@ -260,7 +259,7 @@ async function replaceTools(em: EntityManager, assistantId: number, toolIds: num
 
 export async function createAssistant(scope: Scope, input: CreateAssistantInput): Promise<Assistant> {
   const { changes, voice, phoneNumber, toolIds } = await resolve(scope, input);
-  return transaction(scope.em, async (em) => {
+  return scope.em.transactional(async (em) => {
     const assistant = em.create(Assistant, {
       ...ASSISTANT_DEFAULTS,
       ...(changes as Required<Pick<Changes, 'assistant_name' | 'language' | 'llm_model' | 'calls_direction' | 'engine_type' | 'timezone' | 'initial_message' | 'system_prompt'>>),
@@ -277,7 +276,7 @@ export async function createAssistant(scope: Scope, input: CreateAssistantInput)
 export async function updateAssistant(scope: Scope, id: number, input: UpdateAssistantInput): Promise<Assistant> {
   const assistant = await requireAssistant(scope, id);
   const { changes, voice, phoneNumber, toolIds } = await resolve(scope, input, assistant);
-  return transaction(scope.em, async (em) => {
+  return scope.em.transactional(async (em) => {
     // Concurrent updates of one assistant run one after the other, so its tool set is
     // always exactly one request's set (the delete and insert of replaceTools see the last).
     await em.execute('select id from assistants where id = ? for update', [assistant.id]);

@@ -15,7 +15,6 @@ import { evaluate, extractVariables, transcriptText, type Turn } from './call.co
 import { callCost } from './call.pricing';
 import { callSnapshot, emitEvents } from '../events/event.service';
 import { needsPostCall, schedulePostCall } from '../../voice/post-call';
-import { transaction } from '../../db/transaction';
 
 /** What a provider reports about a call. */
 export type CallEvent =
@@ -220,7 +219,7 @@ export async function sweepStuckCalls(em: EntityManager, deps: LifecycleDeps, te
       reconciled = true;
     }
     // Stale (null) when the provider's answer ended it already.
-    const expired = await transaction(em.fork(), (tx) => applyCallEvent(tx, deps, row.id, { type: 'expired' }));
+    const expired = await em.fork().transactional((tx) => applyCallEvent(tx, deps, row.id, { type: 'expired' }));
     if (expired || reconciled) ended++;
   }
   return ended;

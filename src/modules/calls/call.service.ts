@@ -21,7 +21,6 @@ import { CALL_STATUSES, CALL_TYPES, Call, type CallType } from './call.entity';
 import type { CallFeedArgs, CallFilterArgs, CallListArgs, CallStarted, MakeCallInput } from './call.inputs';
 import type { LifecycleDeps } from './call.lifecycle';
 import { callReservation } from './call.pricing';
-import { transaction } from '../../db/transaction';
 
 interface CallsScope extends Scope {
   telephony: TelephonyProvider;
@@ -177,7 +176,7 @@ export async function simulateInboundCall(
   if (!to) errors.add('to', FieldMessages.phone('to'));
   if (!from) errors.add('from', FieldMessages.phone('from'));
   errors.throwIfAny(Messages.invalidPhoneNumber);
-  return transaction(em, async (tx) => {
+  return em.transactional(async (tx) => {
     const assistant = await tx.findOne(
       Assistant,
       { calls_direction: 'receive', phone_number: { number: to! }, ...(input.accountId !== null ? { account: input.accountId } : {}) },
@@ -323,8 +322,7 @@ export async function listCalls(scope: Scope, args: CallListArgs): Promise<Page<
     const rows = await readPage(scope.em, pageStatement(filter, perPage, 0));
     return makePage(rows, await countCalls(runOn(scope.em), filter), page, perPage);
   }
-  return transaction(
-    scope.em,
+  return scope.em.transactional(
     async (tx) => {
       const { total, skip, through } = await seek(runOn(tx), filter, offset);
       const rows = offset >= total ? [] : await readPage(tx, pageStatement(filter, perPage, skip, through));

@@ -12,7 +12,6 @@ import { campaignEvents, emitEvents } from '../events/event.service';
 import { wakeDialer } from './dialer.attempts';
 import { Campaign, WEEKDAYS, type Weekday } from './campaign.entity';
 import type { CreateCampaignInput, UpdateCampaignInput } from './campaign.inputs';
-import { transaction } from '../../db/transaction';
 
 const HH_MM = /^([01]\d|2[0-3]):[0-5]\d$/;
 /** Fields a `null` clears; null for any other is refused. */
@@ -115,7 +114,7 @@ export async function createCampaign(scope: Scope, input: CreateCampaignInput): 
 export async function updateCampaign(scope: Scope, id: number, input: UpdateCampaignInput): Promise<Campaign> {
   const current = await requireCampaign(scope, id);
   const changes = await resolve(scope, input, current);
-  return transaction(scope.em, async (em) => {
+  return scope.em.transactional(async (em) => {
     const campaign = await em.findOneOrFail(Campaign, { id }, { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true });
     em.assign(campaign, changes);
     await em.flush();
@@ -130,7 +129,7 @@ export async function updateCampaign(scope: Scope, id: number, input: UpdateCamp
  */
 export async function setCampaignStatus(scope: Scope, id: number, action: string): Promise<Campaign> {
   if (action !== 'start' && action !== 'stop') throw new ValidationError({ action: [FieldMessages.action] });
-  return transaction(scope.em, async (em) => {
+  return scope.em.transactional(async (em) => {
     const campaign = await em.findOne(Campaign, { id, account: scope.accountId }, { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true });
     if (!campaign) throw new NotFoundError(Messages.campaignNotFound);
     const was = campaign.status;
@@ -154,7 +153,7 @@ export async function setCampaignStatus(scope: Scope, id: number, action: string
 
 /** Deletes a campaign that is not running and has no call in flight; its leads go with it (the foreign key cascades). */
 export async function deleteCampaign(scope: Scope, id: number): Promise<void> {
-  await transaction(scope.em, async (em) => {
+  await scope.em.transactional(async (em) => {
     const [row] = await em.execute('select status from campaigns where id = ? and account_id = ? for update', [id, scope.accountId]);
     if (!row) throw new NotFoundError(Messages.campaignNotFound);
     if (row.status === 'running') throw new DomainError('VALIDATION_FAILED', Messages.campaignRunning);

@@ -11,7 +11,6 @@ import type { Campaign, PausedReason } from './campaign.entity';
 import { windowAt } from './campaign.window';
 import { campaignEvents, emitEvents, leadEvents } from '../events/event.service';
 import { pauseRunningCampaigns, wakeDialer } from './dialer.attempts';
-import { transaction } from '../../db/transaction';
 
 /**
  * The campaign dialer: one job per campaign (DIAL_TASK), run whenever something may have
@@ -61,7 +60,7 @@ export interface DialReport {
 }
 
 export async function dialCampaign(em: EntityManager, deps: DialerDeps, campaignId: number, now = new Date()): Promise<DialReport> {
-  return transaction(em, async (tx) => {
+  return em.transactional(async (tx) => {
     const [account] = await tx.execute('select balance from accounts where id = (select account_id from campaigns where id = ?) for update', [campaignId]);
     if (!account) return { placed: 0, stopped: 'not-running' };
     const [campaign]: CampaignRow[] = await tx.execute('select * from campaigns where id = ? for update', [campaignId]);

@@ -3,7 +3,6 @@ import { FieldMessages, Messages, NotFoundError, ValidationError } from '../../e
 import { toE164 } from '../../lib/phone';
 import { emitEvents, leadEvents } from '../events/event.service';
 import type { Scope } from '../scope';
-import { transaction } from '../../db/transaction';
 
 /** A number on the account's do-not-call list. */
 export interface DncNumber {
@@ -30,7 +29,7 @@ export function listDnc(scope: Scope): Promise<DncNumber[]> {
  */
 export async function addDnc(scope: Scope, phoneNumber: string): Promise<DncNumber> {
   const phone = e164(scope, phoneNumber);
-  await transaction(scope.em, async (em) => {
+  await scope.em.transactional(async (em) => {
     await em.execute('insert into dnc_numbers (account_id, phone_number) values (?, ?) on conflict do nothing', [scope.accountId, phone]);
     // The dialer would find them listed anyway; marking them now shows it at once.
     const rows: Record<string, any>[] = await em.execute(

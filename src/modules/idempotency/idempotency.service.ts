@@ -1,7 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { DomainError, FieldMessages, Messages, ValidationError } from '../../errors';
-import { transaction } from '../../db/transaction';
 
 const KEY = /^[\x21-\x7e]{1,255}$/;
 
@@ -70,9 +69,9 @@ export async function idempotent<T>(
   request: unknown,
   work: (tx: EntityManager) => Promise<T>,
 ): Promise<T> {
-  if (key === null || key === undefined) return transaction(em, work);
+  if (key === null || key === undefined) return em.transactional(work);
   const ref = { accountId, operation, key };
-  return transaction(em, async (tx) => {
+  return em.transactional(async (tx) => {
     const claim = await claimKey<T>(tx, ref, request);
     // The response is stored in the claiming transaction, so a committed key always has one.
     if (claim.kind === 'replay') return claim.response;

@@ -14,7 +14,6 @@ import type { Scope } from '../scope';
 import { CLIENT_LEAD_STATUSES, LEAD_STATUSES, Lead } from './lead.entity';
 import type { CreateLeadInput, LeadListArgs, UpdateLeadInput } from './lead.inputs';
 import { SecondaryContact } from './secondary-contact.entity';
-import { transaction } from '../../db/transaction';
 
 /** The most secondary contacts a lead may have. */
 export const MAX_SECONDARY_CONTACTS = 20;
@@ -50,7 +49,7 @@ export async function createLead(scope: Scope, input: CreateLeadInput): Promise<
   }));
   phoneErrors.throwIfAny(Messages.invalidPhoneNumber);
 
-  return transaction(scope.em, async (em) => {
+  return scope.em.transactional(async (em) => {
     // The campaign, share-locked (a dialer run in progress, which could not see this lead,
     // finishes first, and the wake-up below lands after its own), with the duplicate check's
     // lock in the same statement.
@@ -122,7 +121,7 @@ export async function updateLead(scope: Scope, id: number, input: UpdateLeadInpu
     phoneErrors.throwIfAny(Messages.invalidPhoneNumber);
   }
 
-  return transaction(scope.em, async (em) => {
+  return scope.em.transactional(async (em) => {
     // The row lock makes concurrent merges of `variables` apply one after the other.
     const lead = await em.findOne(Lead, { id, account: scope.accountId }, { lockMode: LockMode.PESSIMISTIC_WRITE });
     if (!lead) throw new NotFoundError(Messages.leadNotFound);

@@ -1,6 +1,5 @@
 import type { FilterQuery } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { parsePhoneNumberFromString } from 'libphonenumber-js/max';
 import Decimal from 'decimal.js';
 import type { Config } from '../../config';
 import { DomainError, FieldErrorCollector, FieldMessages, Messages, NotFoundError, ValidationError } from '../../errors';
@@ -8,7 +7,7 @@ import { makePage, offsetOf, type Page } from '../../graphql/pagination';
 import { checkOneOf, checkPositiveInt } from '../../lib/checks';
 import { checkPaging, type ListArgs } from '../../lib/listing';
 import { smsOutcomes } from '../../metrics';
-import { toE164 } from '../../lib/phone';
+import { parsePhone, toE164 } from '../../lib/phone';
 import { SmsOutcomeUnknown, SmsProviderError, type SmsProvider } from '../../telephony/sms';
 import { adjustBalance, noteLowBalance } from '../accounts/account.service';
 import { emitEvents } from '../events/event.service';
@@ -17,7 +16,8 @@ import type { Scope } from '../scope';
 import { countSegments } from './segments';
 import { SMS_STATUSES, Sms } from './sms.entity';
 import type { SmsRecord } from './sms.types';
-import { transaction } from '../../db/transaction';
+import { readOnlyMapper } from '../../db/read-only';
+import { Account } from '../accounts/account.entity';
 
 export const MAX_SMS_BODY = 300;
 
@@ -55,9 +55,9 @@ export function toRecord(sms: Sms): SmsRecord {
   };
 }
 
-export function segmentPrice(config: Config, to: string): string {
-  const region = parsePhoneNumberFromString(to)?.country;
-  return (region && config.sms.prices[region]) ?? config.sms.prices['*'];
+/** The price of a segment to a number of `country` (parsePhone's), or the price for the rest. */
+export function segmentPrice(config: Config, country: string | undefined): string {
+  return (country && config.sms.prices[country]) ?? config.sms.prices['*'];
 }
 
 /** The answer a message's state gives: the record (sent, or still `sending`), or the provider's refusal. */
@@ -93,14 +93,15 @@ export async function sendSms(
 
   const { sms: smsConfig } = scope.config;
   const ref: KeyRef | null = idempotencyKey == null ? null : { accountId: scope.accountId, operation: 'send_sms', key: idempotencyKey };
-  const reserved = await transaction(scope.em, async (tx) => {
+  const reserved = await scope.em.transactional(async (tx) => {
     if (ref) {
       const claim = await claimKey<KeyedSms>(tx, ref, input);
       if (claim.kind !== 'new') return claim;
     }
     // The sender and whether the recipient is on the do-not-call list, in one statement;
     // the errors in the spec's order.
-    const to = toE164(input.to, scope.config.defaultPhoneRegion);
+    const recipient = parsePhone(input.to, scope.config.defaultPhoneRegion);
+    const to = recipient?.number;
     const [sender]: { id: number; number: string; sms_enabled: boolean; expires: string | null; listed: boolean }[] = await tx.execute(
       `select p.id, p.number, p.sms_enabled, p.subscription_expires_at::text as expires,
          exists (select 1 from dnc_numbers d where d.account_id = p.account_id and d.phone_number = ?) as listed
@@ -115,7 +116,7 @@ export async function sendSms(
     if (sender.listed) throw new ValidationError({ phone_number: [FieldMessages.doNotCall] });
 
     const { encoding, segments } = countSegments(input.body);
-    const price = new Decimal(segmentPrice(scope.config, to));
+    const price = new Decimal(segmentPrice(scope.config, recipient?.country));
     const cost = price.times(segments).toFixed(4);
     // The reservation in one statement: the balance taken if it covers the cost, and only
     // then the message (`sending`), its ledger row and its reconciliation job. Whatever
@@ -185,7 +186,7 @@ export async function settleSms(
   smsId: number,
   outcome: { state: 'accepted'; sid: string } | { state: 'refused'; detail: string },
 ): Promise<Sms> {
-  const { sms, settled } = await transaction(em, async (tx) => {
+  const { sms, settled } = await em.transactional(async (tx) => {
     // Settled once: the update takes only a message still `sending`, and its job goes with it.
     const [row]: Record<string, unknown>[] = await tx.execute(
       `with settled as (
@@ -195,7 +196,9 @@ export async function settleSms(
       outcome.state === 'accepted' ? ['sent', outcome.sid, null, smsId, reconcileKey(smsId)] : ['failed', null, outcome.detail.slice(0, 512), smsId, reconcileKey(smsId)],
     );
     if (!row) return { sms: await tx.findOneOrFail(Sms, { id: smsId }), settled: false };
-    const sms = tx.map(Sms, row);
+    // Read-only (nothing flushes it): the answer and the event are all that read it.
+    const sms = readOnlyMapper(tx, Sms)(row);
+    sms.account = tx.getReference(Account, Number(row.account_id));
     if (sms.status === 'failed') await adjustBalance(tx, sms.account.id, sms.total_cost, 'sms_refund', `sms:${sms.id}`);
     await emitEvents(tx, [{ accountId: sms.account.id, type: sms.status === 'sent' ? 'sms.sent' : 'sms.failed', data: { ...toRecord(sms) } }]);
     return { sms, settled: true };

@@ -5,7 +5,6 @@ import { Account } from '../accounts/account.entity';
 import type { Scope } from '../scope';
 import { TOOL_METHODS, TOOL_PARAMETER_TYPES, Tool, type ToolHeader, type ToolMethod, type ToolParameter } from './tool.entity';
 import type { CreateToolInput, ToolHeaderInput, ToolParameterInput, UpdateToolInput } from './tool.inputs';
-import { transaction } from '../../db/transaction';
 
 export interface ToolScope extends Scope {
   secrets: SecretBox;
@@ -111,7 +110,7 @@ function validateSchema(errors: FieldErrorCollector, items: ToolParameterInput[]
  */
 export async function createTool(scope: ToolScope, input: CreateToolInput): Promise<Tool> {
   const values = validate(input, 'create');
-  return transaction(scope.em, async (em) => {
+  return scope.em.transactional(async (em) => {
     await em.execute('select id from accounts where id = ? for update', [scope.accountId]);
     const limit = scope.config.maxToolsPerAccount;
     if ((await em.count(Tool, { account: scope.accountId })) >= limit) {

@@ -4,7 +4,6 @@ import { checkHttpUrl } from '../../lib/checks';
 import type { SecretBox } from '../../lib/secrets';
 import { EVENT_TYPES, type EventType } from '../events/event.service';
 import type { Scope } from '../scope';
-import { transaction } from '../../db/transaction';
 
 /** The most webhook endpoints an account may have. */
 export const MAX_ENDPOINTS = 20;
@@ -37,7 +36,7 @@ export async function createEndpoint(scope: Scope, secrets: SecretBox, input: { 
   errors.throwIfAny();
 
   const secret = `whsec_${randomBytes(24).toString('base64')}`;
-  return transaction(scope.em, async (em) => {
+  return scope.em.transactional(async (em) => {
     // The account row orders concurrent creates, so the limit holds.
     await em.execute('select 1 from accounts where id = ? for update', [scope.accountId]);
     const [{ n }] = await em.execute('select count(*)::int as n from webhook_endpoints where account_id = ?', [scope.accountId]);

@@ -13,7 +13,6 @@ import { Assistant } from '../assistants/assistant.entity';
 import { Call } from '../calls/call.entity';
 import { DELIVER_TASK } from '../events/event.service';
 import type { Scope } from '../scope';
-import { transaction } from '../../db/transaction';
 
 export { DELIVER_TASK };
 
@@ -31,7 +30,7 @@ export async function webhookSecret(em: EntityManager, secrets: SecretBox, accou
   // Every delivery attempt signs: read without a lock, and lock the account only to make one.
   const [row] = await em.execute('select webhook_secret_sealed from accounts where id = ?', [accountId]);
   if (row?.webhook_secret_sealed) return secrets.open(row.webhook_secret_sealed);
-  return transaction(em, async (tx) => {
+  return em.transactional(async (tx) => {
     const account = await tx.findOneOrFail(Account, { id: accountId }, { lockMode: LockMode.PESSIMISTIC_WRITE });
     if (account.webhook_secret_sealed) return secrets.open(account.webhook_secret_sealed);
     return setSecret(account, secrets);
@@ -40,7 +39,7 @@ export async function webhookSecret(em: EntityManager, secrets: SecretBox, accou
 
 /** A new secret; deliveries signed from now on use it. */
 export async function rotateWebhookSecret(em: EntityManager, secrets: SecretBox, accountId: number): Promise<string> {
-  return transaction(em, async (tx) => {
+  return em.transactional(async (tx) => {
     const account = await tx.findOneOrFail(Account, { id: accountId }, { lockMode: LockMode.PESSIMISTIC_WRITE });
     return setSecret(account, secrets);
   });
@@ -241,7 +240,7 @@ export async function deliver(em: EntityManager, deps: WebhookDeps, deliveryId: 
   const response = 'response' in outcome ? outcome.response : undefined;
   const error = 'error' in outcome ? (outcome.error ?? null) : null;
 
-  await transaction(em.fork(), async (tx) => {
+  await em.fork().transactional(async (tx) => {
     await tx.execute(
       `insert into webhook_attempts (delivery_id, attempt, url, status_code, error, latency_ms, response_headers, response_body)
        values (?, ?, ?, ?, ?, ?, ?::jsonb, ?)`,
@@ -288,7 +287,7 @@ export async function deliver(em: EntityManager, deps: WebhookDeps, deliveryId: 
 
 /** Sends a delivery again now, with the same webhook-id and a fresh retry schedule; past attempts stay recorded. */
 export async function redeliver(scope: Scope, deliveryId: string): Promise<void> {
-  await transaction(scope.em, async (tx) => {
+  await scope.em.transactional(async (tx) => {
     const [delivery] = await tx.execute('select id, assistant_id, endpoint_id from webhook_deliveries where id = ? and account_id = ? for update', [
       deliveryId,
       scope.accountId,
