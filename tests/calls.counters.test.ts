@@ -136,6 +136,16 @@ it('keeps the counters equal to count(*) under concurrent inserts, status change
 
 it('answers every filter’s exact total from the counters, and pages and slices in the list’s order', async () => {
   const [me] = accounts;
+  // Folded calls late in June and into July: a month taken as a whole less its last days has
+  // calls in those days to take away.
+  await app.sql(
+    `insert into calls (account_id, assistant_id, assistant_name, campaign_id, type, status, assistant_phone_number, client_phone_number, provider, deadline_at, created_at)
+     select $1, $2, 'Ana', $3, 'outbound', case when g % 2 = 0 then 'completed' else 'busy' end, '+551140040000', '+55119877000' || lpad(g::text, 2, '0'),
+       'simulator', now(), timestamptz '2026-06-25 08:00:00+00' + ((g * 13) || ' hours')::interval
+     from generate_series(1, 12) g`,
+    [me.accountId, assistants[0], campaigns[0]],
+  );
+  await foldCallCounts(app.orm.em.fork());
   // Calls not folded into the counters yet, on days that have folded calls too, and a day and
   // a month of their own; their ids do not follow their created_at.
   await app.sql(
@@ -160,6 +170,9 @@ it('answers every filter’s exact total from the counters, and pages and slices
     { date_from: '2026-06-01', date_to: '2026-06-30' },
     { date_from: '2026-05-20', date_to: '2026-07-31' },
     { date_from: '2026-06-15', date_to: '2026-07-10' },
+    // A month in part as the whole month less its days outside the range, at either end.
+    { date_from: '2026-05-03', date_to: '2026-06-27' },
+    { status: 'completed', date_from: '2026-05-30', date_to: '2026-07-27' },
     { status: 'completed', date_to: '2026-07-05' },
     { type: 'inbound', date_from: '2026-06-20' },
     { phone_number: '+5511987600012' },

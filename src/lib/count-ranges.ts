@@ -13,17 +13,40 @@ export const firstOfNextMonth = (date: string) => {
 /** The day after `date`. */
 export const dayAfter = (date: string) => addDays(new Date(`${date}T00:00:00Z`), 1).toISOString().slice(0, 10);
 
+/** Days from `from` to `to` (YYYY-MM-DD). */
+const daysBetween = (from: string, to: string) => (Date.parse(to) - Date.parse(from)) / 86_400_000;
+
 /**
  * How the counters answer a count over days [from, to): the whole months inside it from the
- * monthly counters, the days at its ends from the daily ones. A year costs twelve rows a
- * group and at most two partial months of days, instead of a row a day.
+ * monthly counters, and each month it covers in part either by its days inside the range
+ * (`days`) or, when fewer days of it are outside, as a whole month less those (`less`). A
+ * year costs twelve rows a group and at most a month of days, instead of a row a day; a
+ * range that ends today costs its month's row, less days that have no calls yet.
  */
-export function countRanges(from: string | null, to: string | null): { months: DateRange | null; days: DateRange[] } {
+export function countRanges(from: string | null, to: string | null): { months: DateRange | null; days: DateRange[]; less: DateRange[] } {
   const monthsFrom = from === null ? null : from.endsWith('-01') ? from : firstOfNextMonth(from);
   const monthsTo = to === null ? null : firstOfMonth(to);
-  if (monthsFrom !== null && monthsTo !== null && monthsFrom >= monthsTo) return { months: null, days: [[from, to]] };
+  if (monthsFrom !== null && monthsTo !== null && monthsFrom >= monthsTo) return { months: null, days: [[from, to]], less: [] };
+  const months: DateRange = [monthsFrom, monthsTo];
   const days: DateRange[] = [];
-  if (from !== null && monthsFrom !== null && from < monthsFrom) days.push([from, monthsFrom]);
-  if (to !== null && monthsTo !== null && monthsTo < to) days.push([monthsTo, to]);
-  return { months: [monthsFrom, monthsTo], days };
+  const less: DateRange[] = [];
+  if (from !== null && monthsFrom !== null && from < monthsFrom) {
+    const start = firstOfMonth(from);
+    if (daysBetween(start, from) < daysBetween(from, monthsFrom)) {
+      months[0] = start;
+      less.push([start, from]);
+    } else {
+      days.push([from, monthsFrom]);
+    }
+  }
+  if (to !== null && monthsTo !== null && monthsTo < to) {
+    const end = firstOfNextMonth(to);
+    if (daysBetween(to, end) < daysBetween(monthsTo, to)) {
+      months[1] = end;
+      less.push([to, end]);
+    } else {
+      days.push([monthsTo, to]);
+    }
+  }
+  return { months, days, less };
 }

@@ -52,17 +52,19 @@ function union(parts: Statement[]): Statement {
 }
 
 /**
- * The counter rows of the filter's date range: its whole months from the monthly counters,
- * the days at its ends from the daily ones, and the changes not folded yet. `byMonth` also
- * selects, as `start`, the first day of the month each row counts in.
+ * The counter rows of the filter's date range (countRanges): months from the monthly
+ * counters, days from the daily ones, the days a month is taken less of as negative rows, and
+ * the changes not folded yet. `byMonth` also selects, as `start`, the first day of the month
+ * each row counts in.
  */
 function rangeParts(counters: Counters, byMonth: boolean): Statement[] {
-  const { months, days } = countRanges(counters.from, counters.to);
-  const dayRows = byMonth ? `date_trunc('month', day)::date as start, n` : 'n';
+  const { months, days, less } = countRanges(counters.from, counters.to);
+  const dayRows = (n: string) => (byMonth ? `date_trunc('month', day)::date as start, ${n} as n` : `${n} as n`);
   const parts: Statement[] = [];
   if (months) parts.push(part(counters, byMonth ? 'month as start, n' : 'n', 'call_counts_monthly', within('month', months)));
-  for (const range of days) parts.push(part(counters, dayRows, 'call_counts', within('day', range)));
-  parts.push(part(counters, dayRows, 'call_count_deltas', within('day', [counters.from, counters.to])));
+  for (const range of days) parts.push(part(counters, dayRows('n'), 'call_counts', within('day', range)));
+  for (const range of less) parts.push(part(counters, dayRows('-n'), 'call_counts', within('day', range)));
+  parts.push(part(counters, dayRows('n'), 'call_count_deltas', within('day', [counters.from, counters.to])));
   return parts;
 }
 
