@@ -424,7 +424,7 @@ async function main(): Promise<void> {
     if (flags.only === 'dialer' || flags.only === 'subscriptions' || flags.only === 'voice') {
       const previous = existsSync(RESULTS) ? JSON.parse(readFileSync(RESULTS, 'utf8')) : {};
       if (flags.only === 'voice') {
-        const voice = await runVoiceScenario(database.url, root, VOICE_CALLS, scale.voiceSeconds, log);
+        const voice = await runVoiceScenario(database.url, root, VOICE_CALLS, scale.voiceSeconds, log, targetNode);
         process.stdout.write(`${voiceTable(voice)}\n`);
         await writeResults({ ...previous, voice });
       } else if (flags.only === 'dialer') {
@@ -432,7 +432,7 @@ async function main(): Promise<void> {
         process.stdout.write(`${dialerTable(dialer)}\n`);
         await writeResults({ ...previous, dialer });
       } else {
-        const subscriptions = await runSubscriptionsScenario(database.url, root, SUBSCRIBERS, scale.fanoutEvents, log);
+        const subscriptions = await runSubscriptionsScenario(database.url, root, SUBSCRIBERS, scale.fanoutEvents, log, targetNode);
         process.stdout.write(`${subscriptionsTable(subscriptions)}\n`);
         await writeResults({ ...previous, subscriptions });
       }
@@ -499,8 +499,8 @@ async function main(): Promise<void> {
     const rssEnd = rssAfterPass.at(-1)!;
     await db.end();
     const dialer = !flags.only ? await runDialerScenario(database.url, scale.dialerLeads, DIALER_PARALLEL, log) : null;
-    const subscriptions = !flags.only ? await runSubscriptionsScenario(database.url, root, SUBSCRIBERS, scale.fanoutEvents, log) : null;
-    const voice = !flags.only ? await runVoiceScenario(database.url, root, VOICE_CALLS, scale.voiceSeconds, log) : null;
+    const subscriptions = !flags.only ? await runSubscriptionsScenario(database.url, root, SUBSCRIBERS, scale.fanoutEvents, log, targetNode) : null;
+    const voice = !flags.only ? await runVoiceScenario(database.url, root, VOICE_CALLS, scale.voiceSeconds, log, targetNode) : null;
 
     const nodeVersion = (await promisify(execFile)(targetNode, ['--version'])).stdout.trim();
     const floorRps = new Map(rows.filter((r) => r.target === 'floor').map((r) => [r.name, r.rps]));

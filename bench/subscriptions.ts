@@ -56,14 +56,21 @@ function subscriber(port: number, token: string, received: Map<number, number[]>
 const CALL_ID = /"callUpdated":\{"id":(-?\d+)/;
 
 
-export async function runSubscriptionsScenario(adminUrl: string, root: string, subscribers: number, events: number, log: (line: string) => void): Promise<SubscriptionsResult> {
+export async function runSubscriptionsScenario(
+  adminUrl: string,
+  root: string,
+  subscribers: number,
+  events: number,
+  log: (line: string) => void,
+  node = process.execPath,
+): Promise<SubscriptionsResult> {
   const database = 'vozgate_bench_subscriptions';
   const databaseUrl = await freshDatabase(adminUrl, database);
 
   const orm = await initOrm({ databaseUrl });
   const { account, token } = await createAccount(orm.em.fork(), { name: 'Fan-out', balance: '100' });
   await addPhoneNumber(orm.em.fork(), { accountId: account.id, number: '+5511955000002', smsEnabled: false, expiresAt: null });
-  const server = await startVozgate(root, databaseUrl);
+  const server = await startVozgate(root, databaseUrl, {}, [], node);
   const sockets: WebSocket[] = [];
   try {
     await new Promise((resolve) => setTimeout(resolve, 1000));

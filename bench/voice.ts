@@ -55,7 +55,14 @@ function twilioSignature(url: string, params: Record<string, string>): string {
   return createHmac('sha1', AUTH_TOKEN).update(data).digest('base64');
 }
 
-export async function runVoiceScenario(adminUrl: string, root: string, calls: number, seconds: number, log: (line: string) => void): Promise<VoiceResult> {
+export async function runVoiceScenario(
+  adminUrl: string,
+  root: string,
+  calls: number,
+  seconds: number,
+  log: (line: string) => void,
+  node = process.execPath,
+): Promise<VoiceResult> {
   const database = 'vozgate_bench_voice';
   const databaseUrl = await freshDatabase(adminUrl, database);
   const orm = await initOrm({ databaseUrl });
@@ -103,7 +110,7 @@ export async function runVoiceScenario(adminUrl: string, root: string, calls: nu
     OPENAI_REALTIME_URL: `ws://127.0.0.1:${(realtime.address() as AddressInfo).port}`,
     PLAN_MAX_PARALLEL_CALLS: String(calls * 2),
     LOG_LEVEL: 'warn',
-  });
+  }, [], node);
   const [{ id: voice }] = await orm.em.fork().execute(`select id from voices where mode = 'multimodal' order by id limit 1`);
   const created = await fetch(`http://127.0.0.1:${server.port}/api/user/assistant`, {
     method: 'POST',

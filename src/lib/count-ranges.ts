@@ -30,22 +30,16 @@ export function countRanges(from: string | null, to: string | null): { months: D
   const months: DateRange = [monthsFrom, monthsTo];
   const days: DateRange[] = [];
   const less: DateRange[] = [];
-  if (from !== null && monthsFrom !== null && from < monthsFrom) {
-    const start = firstOfMonth(from);
-    if (daysBetween(start, from) < daysBetween(from, monthsFrom)) {
-      months[0] = start;
-      less.push([start, from]);
+  // The month at each end that the range covers in part: its days inside, and outside.
+  const ends: { inside: [string, string]; outside: [string, string]; side: 0 | 1 }[] = [];
+  if (from !== null && monthsFrom !== null && from < monthsFrom) ends.push({ inside: [from, monthsFrom], outside: [firstOfMonth(from), from], side: 0 });
+  if (to !== null && monthsTo !== null && monthsTo < to) ends.push({ inside: [monthsTo, to], outside: [to, firstOfNextMonth(to)], side: 1 });
+  for (const { inside, outside, side } of ends) {
+    if (daysBetween(...outside) < daysBetween(...inside)) {
+      months[side] = outside[side];
+      less.push(outside);
     } else {
-      days.push([from, monthsFrom]);
-    }
-  }
-  if (to !== null && monthsTo !== null && monthsTo < to) {
-    const end = firstOfNextMonth(to);
-    if (daysBetween(to, end) < daysBetween(monthsTo, to)) {
-      months[1] = end;
-      less.push([to, end]);
-    } else {
-      days.push([monthsTo, to]);
+      days.push(inside);
     }
   }
   return { months, days, less };
