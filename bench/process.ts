@@ -37,6 +37,9 @@ export function start(command: string[], env: NodeJS.ProcessEnv, readyLine: RegE
   });
 }
 
+/** The kernel's clock ticks a second, the unit of /proc's CPU times. */
+const CLOCK_TICKS = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
+
 /** A process's CPU time so far (user and system), in milliseconds. */
 export function cpuMs(pid: number): number {
   // /proc/<pid>/stat: after the command's name (in parentheses) come the fields from the
@@ -45,7 +48,6 @@ export function cpuMs(pid: number): number {
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS;
 }
-const CLOCK_TICKS = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
 
 /** A process's resident memory, in MB. */
 export function rssMb(pid: number): number {

@@ -2,6 +2,7 @@ import type { FilterQuery } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import Decimal from 'decimal.js';
 import type { Config } from '../../config';
+import { readOnlyMapper } from '../../db/read-only';
 import { DomainError, FieldErrorCollector, FieldMessages, Messages, NotFoundError, ValidationError } from '../../errors';
 import { makePage, offsetOf, type Page } from '../../graphql/pagination';
 import { checkOneOf, checkPositiveInt } from '../../lib/checks';
@@ -9,6 +10,7 @@ import { checkPaging, type ListArgs } from '../../lib/listing';
 import { smsOutcomes } from '../../metrics';
 import { parsePhone, toE164 } from '../../lib/phone';
 import { SmsOutcomeUnknown, SmsProviderError, type SmsProvider } from '../../telephony/sms';
+import { Account } from '../accounts/account.entity';
 import { adjustBalance, noteLowBalance } from '../accounts/account.service';
 import { emitEvents } from '../events/event.service';
 import { claimKey, storeResponse, type KeyRef } from '../idempotency/idempotency.service';
@@ -16,8 +18,6 @@ import type { Scope } from '../scope';
 import { countSegments } from './segments';
 import { SMS_STATUSES, Sms } from './sms.entity';
 import type { SmsRecord } from './sms.types';
-import { readOnlyMapper } from '../../db/read-only';
-import { Account } from '../accounts/account.entity';
 
 export const MAX_SMS_BODY = 300;
 
