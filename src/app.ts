@@ -9,6 +9,7 @@ import { GraphQLError } from 'graphql';
 import { isDatabaseUnavailable } from './db/availability';
 import { Messages } from './errors';
 import { armor } from './graphql/armor';
+import { compiledGateway } from './graphql/compiled';
 import { createContext, type GraphQLContext } from './graphql/context';
 import { unwrapResolverError } from '@apollo/server/errors';
 import { formatError, isUnexpected } from './graphql/errors';
@@ -119,7 +120,7 @@ export async function createApp(runtime: Runtime): Promise<App> {
   };
   const protections = armor(config);
   const apollo = new ApolloServer<GraphQLContext>({
-    schema,
+    gateway: compiledGateway(schema, config.graphql.compile),
     ...protections,
     plugins: [
       ...protections.plugins,
@@ -162,7 +163,7 @@ export async function createApp(runtime: Runtime): Promise<App> {
   // The REST API's description, made once from the route table and the schema; its server
   // URL is relative to where it is served.
   const openApi = JSON.stringify(buildOpenApi(schema, routes, REST_BASE));
-  const shim = new RestShim(schema, routes, config.maxBodyBytes, (error, requestId) => {
+  const shim = new RestShim(schema, routes, config.maxBodyBytes, config.graphql.compile, (error, requestId) => {
     logUnexpected([error], requestId);
     return formatError(error.toJSON(), error);
   });

@@ -3,6 +3,8 @@ import { cleanEnv, makeValidator } from 'envalid';
 import { isSupportedCountry, type CountryCode } from 'libphonenumber-js/max';
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+export const GRAPHQL_COMPILE = ['repeated', 'always', 'never'] as const;
+export type GraphQLCompile = (typeof GRAPHQL_COMPILE)[number];
 
 /** Every environment variable the service reads, parsed and validated here and nowhere else. */
 export interface Config {
@@ -76,6 +78,8 @@ export interface Config {
     maxDirectives: number;
     /** Subscriptions' WebSocket: how often it is pinged, and its token checked again. */
     wsKeepAliveMs: number;
+    /** When an operation's document is compiled (graphql-jit) rather than run on graphql-js (src/graphql/compiled.ts). */
+    compile: GraphQLCompile;
   };
   /** How long SIGTERM waits for in-flight requests, then for running jobs, before stopping anyway. */
   shutdownTimeoutMs: number;
@@ -273,6 +277,7 @@ export const ENV = {
   GRAPHQL_MAX_TOKENS: integer(50, 100_000)({ default: 2000 }),
   GRAPHQL_MAX_DIRECTIVES: integer(0, 1000)({ default: 20 }),
   GRAPHQL_WS_KEEPALIVE_MS: integer(1000, 600_000)({ default: 12_000 }),
+  GRAPHQL_COMPILE: oneOf(GRAPHQL_COMPILE)({ default: 'repeated' }),
   SHUTDOWN_TIMEOUT_MS: integer(0, 600_000)({ default: 10_000 }),
   RATE_LIMIT_PER_MINUTE: integer(0, 10_000_000)({ default: 1200 }),
   CORS_ORIGINS: origins({ default: undefined }),
@@ -377,6 +382,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
       maxTokens: env.GRAPHQL_MAX_TOKENS,
       maxDirectives: env.GRAPHQL_MAX_DIRECTIVES,
       wsKeepAliveMs: env.GRAPHQL_WS_KEEPALIVE_MS,
+      compile: env.GRAPHQL_COMPILE,
     },
     shutdownTimeoutMs: env.SHUTDOWN_TIMEOUT_MS,
     rateLimitPerMinute: env.RATE_LIMIT_PER_MINUTE,

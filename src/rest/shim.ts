@@ -1,7 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import {
   Kind,
-  execute,
   parse,
   validate,
   type DocumentNode,
@@ -10,8 +9,10 @@ import {
   type GraphQLSchema,
   type OperationDefinitionNode,
 } from 'graphql';
+import type { GraphQLCompile } from '../config';
 import { FieldErrorCollector, HttpStatusByCode, Messages, type ErrorCode, type FieldErrors } from '../errors';
 import { REQUEST_ERROR_CODES } from '../graphql/errors';
+import { OperationRunner } from '../graphql/compiled';
 import type { GraphQLContext } from '../graphql/context';
 import { BodyTooLargeError, readBody, sendError, sendJson } from '../http';
 import { coerceVariables } from './coerce';
@@ -39,15 +40,18 @@ export interface Session {
  */
 export class RestShim {
   private readonly compiled: CompiledRoute[];
+  private readonly operations: OperationRunner;
 
   constructor(
     private readonly schema: GraphQLSchema,
     routes: Route[],
     private readonly maxBodyBytes: number,
+    compileMode: GraphQLCompile,
     /** The GraphQL endpoint's error formatting (and logging), so both APIs treat errors alike. */
     private readonly formatError: (error: GraphQLError, requestId: string) => GraphQLFormattedError,
   ) {
     this.compiled = routes.map((route) => compile(schema, route));
+    this.operations = new OperationRunner(schema, compileMode);
   }
 
   /** Handles a request whose path is below the REST base; `path` is relative to that base. */
@@ -105,13 +109,8 @@ export class RestShim {
     if (!coerced.errors.empty) return validationFailed(res, coerced.errors.errors, route.validationMessage);
 
     // The route's document was parsed and validated against the schema once, at start-up, so
-    // it runs straight on graphql-js: same schema, same resolvers, same context.
-    const { data, errors } = await execute({
-      schema: this.schema,
-      document: compiled.document,
-      variableValues: coerced.variables,
-      contextValue: context,
-    });
+    // it runs straight away: same schema, same resolvers, same context as GraphQL.
+    const { data, errors } = await this.operations.run(compiled.document, null, coerced.variables, context);
     if (errors?.length) return sendGraphQLError(res, this.formatError(errors[0], context.requestId), route);
     const shaped = route.respond(data, request);
     sendJson(res, shaped.status ?? route.status ?? 200, shaped.body, shaped.headers);

@@ -97,7 +97,7 @@ function withDatabase(url: string, database: string): string {
 
 /** A server on port 0 over a database of its own, with the migrations applied. */
 export async function startTestApp(
-  overrides: Partial<Config> = {},
+  overrides: Omit<Partial<Config>, 'graphql'> & { graphql?: Partial<Config['graphql']> } = {},
   /** `adminUrl`: a PostgreSQL server of the test's own (default: the run's, TEST_DATABASE_URL). */
   options: { workers?: boolean; logger?: Logger; adminUrl?: string } = {},
 ): Promise<TestApp> {
@@ -119,8 +119,9 @@ export async function startTestApp(
       if (message.startsWith('[query]')) queries.push(message);
     },
   });
-  const base = loadConfig({});
-  const config: Config = { ...base, ...TEST_DEFAULTS(base), ...overrides };
+  // GRAPHQL_COMPILE=always runs every operation of the suite compiled (CI's second run).
+  const base = loadConfig({ GRAPHQL_COMPILE: process.env.GRAPHQL_COMPILE });
+  const config: Config = { ...base, ...TEST_DEFAULTS(base), ...overrides, graphql: { ...base.graphql, ...overrides.graphql } };
   const logger: Logger = options.logger ?? { access: () => {}, info: () => {}, debug: () => {}, warn: () => {}, error: (_message, error) => loggedErrors.push(error) };
   const secretsKey = randomBytes(32);
   const runtime = createRuntime({ orm, config, secrets: new SecretBox(secretsKey), logger });
