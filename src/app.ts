@@ -9,7 +9,7 @@ import { GraphQLError } from 'graphql';
 import { isDatabaseUnavailable } from './db/availability';
 import { Messages } from './errors';
 import { armor } from './graphql/armor';
-import { compiledGateway } from './graphql/compiled';
+import { OperationRunner, compiledGateway } from './graphql/compiled';
 import { createContext, type GraphQLContext } from './graphql/context';
 import { unwrapResolverError } from '@apollo/server/errors';
 import { formatError, isUnexpected } from './graphql/errors';
@@ -119,8 +119,10 @@ export async function createApp(runtime: Runtime): Promise<App> {
     }
   };
   const protections = armor(config);
+  // One runner for both APIs: GraphQL's documents and the REST routes' run the same way.
+  const operations = new OperationRunner(schema, config.graphql.compile);
   const apollo = new ApolloServer<GraphQLContext>({
-    gateway: compiledGateway(schema, config.graphql.compile),
+    gateway: compiledGateway(schema, operations),
     ...protections,
     plugins: [
       ...protections.plugins,
@@ -163,7 +165,7 @@ export async function createApp(runtime: Runtime): Promise<App> {
   // The REST API's description, made once from the route table and the schema; its server
   // URL is relative to where it is served.
   const openApi = JSON.stringify(buildOpenApi(schema, routes, REST_BASE));
-  const shim = new RestShim(schema, routes, config.maxBodyBytes, config.graphql.compile, (error, requestId) => {
+  const shim = new RestShim(schema, routes, config.maxBodyBytes, operations, (error, requestId) => {
     logUnexpected([error], requestId);
     return formatError(error.toJSON(), error);
   });

@@ -33,7 +33,7 @@ export class OperationRunner {
     variables: Record<string, unknown> | null | undefined,
     context: object,
   ): Promise<ExecutionResult> {
-    const compiled = this.mode === 'never' ? null : this.compiled(document, operationName ?? null);
+    const compiled = this.compiled(document, operationName ?? null);
     if (compiled) {
       const result = await compiled.query(undefined, context, variables);
       // No `data` at all: the variables were refused before any resolver ran. graphql-js
@@ -44,6 +44,7 @@ export class OperationRunner {
   }
 
   private compiled(document: DocumentNode, operationName: string | null): CompiledQuery | null {
+    if (this.mode === 'never') return null;
     let byName = this.operations.get(document);
     if (!byName) this.operations.set(document, (byName = new Map()));
     const key = operationName ?? '';
@@ -80,13 +81,12 @@ function asGraphQLJsError(error: GraphQLError): GraphQLError {
 }
 
 /**
- * The schema for Apollo Server, with its operations run by an `OperationRunner`. Apollo's one
- * way to run operations other than on graphql-js is its gateway interface (a published
- * interface, `@apollo/server-gateway-interface`): Apollo still parses, validates and caches
- * documents, runs the plugins and formats errors; the gateway only executes.
+ * The schema for Apollo Server, with its operations run by `runner`. Apollo's one way to run
+ * operations other than on graphql-js is its gateway interface (a published interface,
+ * `@apollo/server-gateway-interface`): Apollo still parses, validates and caches documents,
+ * runs the plugins and formats errors; the gateway only executes.
  */
-export function compiledGateway<TContext extends BaseContext>(schema: GraphQLSchema, mode: GraphQLCompile): ApolloServerOptionsWithGateway<TContext>['gateway'] {
-  const runner = new OperationRunner(schema, mode);
+export function compiledGateway<TContext extends BaseContext>(schema: GraphQLSchema, runner: OperationRunner): ApolloServerOptionsWithGateway<TContext>['gateway'] {
   return {
     onSchemaLoadOrUpdate(callback) {
       callback({ apiSchema: schema, coreSupergraphSdl: printSchema(schema) });

@@ -9,10 +9,9 @@ import {
   type GraphQLSchema,
   type OperationDefinitionNode,
 } from 'graphql';
-import type { GraphQLCompile } from '../config';
 import { FieldErrorCollector, HttpStatusByCode, Messages, type ErrorCode, type FieldErrors } from '../errors';
 import { REQUEST_ERROR_CODES } from '../graphql/errors';
-import { OperationRunner } from '../graphql/compiled';
+import type { OperationRunner } from '../graphql/compiled';
 import type { GraphQLContext } from '../graphql/context';
 import { BodyTooLargeError, readBody, sendError, sendJson } from '../http';
 import { coerceVariables } from './coerce';
@@ -40,18 +39,17 @@ export interface Session {
  */
 export class RestShim {
   private readonly compiled: CompiledRoute[];
-  private readonly operations: OperationRunner;
 
   constructor(
     private readonly schema: GraphQLSchema,
     routes: Route[],
     private readonly maxBodyBytes: number,
-    compileMode: GraphQLCompile,
+    /** Runs the routes' documents, as it runs the GraphQL endpoint's. */
+    private readonly operations: OperationRunner,
     /** The GraphQL endpoint's error formatting (and logging), so both APIs treat errors alike. */
     private readonly formatError: (error: GraphQLError, requestId: string) => GraphQLFormattedError,
   ) {
     this.compiled = routes.map((route) => compile(schema, route));
-    this.operations = new OperationRunner(schema, compileMode);
   }
 
   /** Handles a request whose path is below the REST base; `path` is relative to that base. */
