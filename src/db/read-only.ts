@@ -51,11 +51,25 @@ function columnProps(em: EntityManager, entity: EntityClass<object>) {
     .props.filter((prop) => prop.persist !== false && prop.fieldNames?.length === 1);
 }
 
-const columns = new WeakMap<object, readonly string[]>();
+const jsonRows = new WeakMap<object, string>();
 
-/** The entity's columns, for a select that renames them (worked out once per entity). */
-export function columnsOf(em: EntityManager, entity: EntityClass<object>): readonly string[] {
-  let known = columns.get(entity);
-  if (!known) columns.set(entity, (known = columnProps(em, entity).map((prop) => prop.fieldNames[0])));
-  return known;
+/**
+ * SQL for one row of the entity's table as a JSON object keyed by column, which `readOnlyMapper`
+ * maps as it maps a row (`alias` names the table in the query). A row or a list of rows then
+ * comes in one column: the driver reads each column of each row on its own, and one JSON
+ * column costs less than many, mostly null, ones. The values are the driver's: timestamps and
+ * decimals as text (a JSON number would round a decimal), JSON as JSON.
+ */
+export function jsonRowOf(em: EntityManager, entity: EntityClass<object>, alias: string): string {
+  let known = jsonRows.get(entity);
+  if (!known) {
+    const pairs = columnProps(em, entity).map((prop) => {
+      const column = prop.fieldNames[0];
+      const type = String(prop.columnTypes?.[0] ?? '').toLowerCase();
+      const asText = type.startsWith('timestamp') || type.startsWith('numeric') || type.startsWith('decimal');
+      return `'${column}', $alias."${column}"${asText ? '::text' : ''}`;
+    });
+    jsonRows.set(entity, (known = `json_build_object(${pairs.join(', ')})`));
+  }
+  return known.replaceAll('$alias', alias);
 }

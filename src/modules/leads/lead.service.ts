@@ -5,7 +5,7 @@ import { makePage, offsetOf, type Page } from '../../graphql/pagination';
 import { checkOneOf, checkPositiveInt } from '../../lib/checks';
 import { checkPaging } from '../../lib/listing';
 import { toE164 } from '../../lib/phone';
-import { columnsOf, readOnlyMapper } from '../../db/read-only';
+import { jsonRowOf, readOnlyMapper } from '../../db/read-only';
 import { Campaign } from '../campaigns/campaign.entity';
 import { requireCampaign } from '../campaigns/campaign.service';
 import { wakeDialer, wakeIfRunning } from '../campaigns/dialer.attempts';
@@ -201,38 +201,37 @@ export async function listLeads(scope: Scope, args: LeadListArgs, withContacts =
   if (createdAt?.$lt) condition('l.created_at < ?', createdAt.$lt);
   const count = `select count(*) as page_total from leads l where ${where.join(' and ')}`;
 
-  // One statement for the page, its total and the leads' campaigns, so that a page costs the
-  // same few statements at any size (secondary contacts come in one more). The total is a
+  // One statement for the page, its total, the leads' campaigns and, when asked, their
+  // secondary contacts, so that a page costs the same statements at any size. The total is a
   // subquery run once, from the index: a window count would carry every matching lead, whole,
   // through the join before the page is cut. Written by hand: building it with the query
   // builder took more of a page's time than reading its rows.
-  // Each campaign's columns come on the first of its leads only: the driver reads every
-  // column of every row, and a page's leads share a few campaigns.
-  const campaignColumns = columnsOf(scope.em, Campaign);
+  // A campaign comes as one JSON column, on the first of its leads only, and a lead's contacts
+  // as one JSON list: the driver reads every column of every row on its own, and a page's
+  // leads share a few campaigns.
   const rows: Record<string, any>[] = await scope.em.execute(
-    `select l.*, (${count}) as page_total, ${campaignColumns.map((column) => `c."${column}" as "c_${column}"`).join(', ')}
+    `select l.*, (${count}) as page_total,
+       case when l.campaign_nth = 1 then (select ${jsonRowOf(scope.em, Campaign, 'c')} from campaigns c where c.id = l.campaign_id) end as campaign_row
+       ${withContacts ? `, (select json_agg(${jsonRowOf(scope.em, SecondaryContact, 's')} order by s.id) from secondary_contacts s where s.lead_id = l.id) as contact_rows` : ''}
      from (select l.*, row_number() over (partition by l.campaign_id) as campaign_nth
            from (select l.* from leads l where ${where.join(' and ')} order by l.id desc limit ? offset ?) l) l
-     left join campaigns c on c.id = l.campaign_id and l.campaign_nth = 1
      order by l.id desc`,
     [...params, ...params, perPage, offsetOf(page, perPage)],
   );
   // Read-only instances (nothing here is written back), each campaign once.
   const toLead = readOnlyMapper(scope.em, Lead);
   const toCampaign = readOnlyMapper(scope.em, Campaign);
+  const toContact = readOnlyMapper(scope.em, SecondaryContact);
   const campaigns = new Map<number, Campaign>();
   for (const row of rows) {
-    if (row.c_id != null) campaigns.set(row.campaign_id, toCampaign(Object.fromEntries(campaignColumns.map((column) => [column, row[`c_${column}`]]))));
+    if (row.campaign_row) campaigns.set(row.campaign_id, toCampaign(row.campaign_row));
   }
   const leads = rows.map((row) => {
     const lead = toLead(row);
     lead.campaign = campaigns.get(row.campaign_id)!;
+    if (withContacts) contactsRead.set(lead, row.contact_rows?.map(toContact) ?? []);
     return lead;
   });
-  if (withContacts) {
-    const contacts = await contactsOfLeads(scope.em, leads.map((lead) => lead.id));
-    for (const lead of leads) contactsRead.set(lead, contacts.get(lead.id)!);
-  }
   // Past the last page there is no row to carry the total.
   const total = rows.length ? rows[0].page_total : (await scope.em.execute(count, params))[0].page_total;
   return makePage(leads, Number(total), page, perPage);
