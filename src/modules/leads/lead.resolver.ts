@@ -52,24 +52,36 @@ export class LeadResolver {
  * above, so they run without the auth middleware (on every lead of a page, it cost a
  * promise and a check per field).
  */
+/**
+ * The lead's fields that are not columns, read on every lead of a list. The schema calls these
+ * directly (`directResolvers` in graphql/schema.ts), without TypeGraphQL's wrapper: on a page of
+ * 100 leads that wrapper ran 300 times a request. The resolver below declares the fields.
+ */
+export const leadFields = {
+  campaign_id: (lead: Lead): number => lead.campaign.id,
+  // Lists read the campaigns (and the contacts, when asked) with the page: those resolve at
+  // once, without a promise; otherwise one batched query for all the leads of the answer.
+  // A lead's campaign always belongs to the lead's account, so the loader always finds it.
+  campaign: (lead: Lead, ctx: GraphQLContext): Campaign | Promise<Campaign> =>
+    wrap(lead.campaign).isInitialized() ? lead.campaign : (ctx.loaders.campaign.load(lead.campaign.id) as Promise<Campaign>),
+  secondary_contacts: (lead: Lead, ctx: GraphQLContext): SecondaryContact[] | Promise<SecondaryContact[]> =>
+    contactsReadWith(lead) ?? ctx.loaders.secondaryContactsByLead.load(lead.id),
+};
+
 @Resolver(() => Lead)
 export class LeadFieldsResolver {
   @FieldResolver(() => Int)
   campaign_id(@Root() lead: Lead): number {
-    return lead.campaign.id;
+    return leadFields.campaign_id(lead);
   }
 
-  // Lists read the campaigns (and the contacts, when asked) with the page: those resolve at
-  // once, without a promise; otherwise one batched query for all the leads of the answer.
   @FieldResolver(() => Campaign)
   campaign(@Root() lead: Lead, @Ctx() ctx: GraphQLContext): Campaign | Promise<Campaign> {
-    if (wrap(lead.campaign).isInitialized()) return lead.campaign;
-    // A lead's campaign always belongs to the lead's account, so the loader always finds it.
-    return ctx.loaders.campaign.load(lead.campaign.id) as Promise<Campaign>;
+    return leadFields.campaign(lead, ctx);
   }
 
   @FieldResolver(() => [SecondaryContact])
   secondary_contacts(@Root() lead: Lead, @Ctx() ctx: GraphQLContext): SecondaryContact[] | Promise<SecondaryContact[]> {
-    return contactsReadWith(lead) ?? ctx.loaders.secondaryContactsByLead.load(lead.id);
+    return leadFields.secondary_contacts(lead, ctx);
   }
 }
