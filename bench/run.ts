@@ -30,6 +30,7 @@ const { values: flags } = parseArgs({
     connections: { type: 'string', default: '10' },
     only: { type: 'string' },
     passes: { type: 'string', default: '1' },
+    rounds: { type: 'string', default: '3' },
     'no-peer': { type: 'boolean', default: false },
     profile: { type: 'boolean', default: false },
     node: { type: 'string' },
@@ -42,6 +43,8 @@ const duration = Number(flags.duration ?? (flags.quick ? 5 : 15));
 const warmup = Number(flags.warmup ?? (flags.quick ? 2 : 5));
 const connections = Number(flags.connections);
 const passes = Math.max(1, Number(flags.passes));
+/** Each scenario's measured time is cut into this many rounds over the targets, in turn. */
+const rounds = Math.max(1, Number(flags.rounds));
 
 type TargetName = 'floor' | 'vozgate-graphql' | 'vozgate-rest' | 'postgraphile';
 interface Target {
@@ -275,20 +278,19 @@ async function checkCallTotal(db: Client, accountId: number, request: Request, b
 /** Now on the monotonic clock, in microseconds: the clock of a CPU profile's timestamps. */
 const monotonicUs = () => Number(process.hrtime.bigint() / 1000n);
 
-/** `window` learns when the measured load ran (monotonic µs) and how many requests it completed. */
-async function measure(
-  target: Target,
-  scenario: Scenario,
-  data: Dataset,
-  db: Client,
-  window?: (fromUs: number, toUs: number, requests: number) => void,
-): Promise<Row | null> {
+type LoadOptions = (seconds: number) => autocannon.Options;
+
+/**
+ * A scenario's load on one target, ready to run (null where the target has no such
+ * operation): its first request is checked, then the load warms the target up.
+ */
+async function prepare(target: Target, scenario: Scenario, data: Dataset, db: Client): Promise<LoadOptions | null> {
   const next = scenario.request(target.name);
   if (!next) return null;
   const { token } = data;
   const first = next();
   await checkCallTotal(db, data.accountId, first, await probe(target, first, token));
-  const options = (seconds: number) => ({
+  const options: LoadOptions = (seconds) => ({
     url: target.base,
     connections,
     duration: seconds,
@@ -303,25 +305,85 @@ async function measure(
     ],
   });
   await autocannon(options(warmup));
+  return options;
+}
+
+/** One measured stretch of a target's load. */
+interface Slice {
+  requests: number;
+  seconds: number;
+  p50_ms: number;
+  p99_ms: number;
+  non2xx: number;
+  cpu_ms: number;
+  statements: number | null;
+}
+
+/** `window` learns when the load ran (monotonic µs) and how many requests it completed. */
+async function slice(
+  target: Target,
+  options: LoadOptions,
+  seconds: number,
+  db: Client,
+  window?: (fromUs: number, toUs: number, requests: number) => void,
+): Promise<Slice> {
   await db.query('select pg_stat_statements_reset()').catch(() => {});
   const fromUs = monotonicUs();
   const cpuBefore = cpuMs(target.pid);
-  const result = await autocannon(options(duration));
+  const result = await autocannon(options(seconds));
   const cpu = cpuMs(target.pid) - cpuBefore;
   window?.(fromUs, monotonicUs(), result.requests.total);
-  const statements = await statementCount(db);
-  const completed = result.requests.total;
   return {
-    name: scenario.name,
-    target: target.name,
-    rps: Math.round(result.requests.average),
+    requests: result.requests.total,
+    seconds: result.duration,
     p50_ms: result.latency.p50,
     p99_ms: result.latency.p99,
     non2xx: result.non2xx + result.errors + result.timeouts,
-    statements_per_request: statements === null || completed === 0 ? null : Math.round((statements / completed) * 100) / 100,
-    cpu_ms_per_request: completed === 0 ? null : Math.round((cpu / completed) * 1000) / 1000,
+    cpu_ms: cpu,
+    statements: await statementCount(db),
+  };
+}
+
+/**
+ * A target's row from its slices: throughput, CPU and statements over all of them; p50 the
+ * median of the slices' and p99 the highest (a bound on the whole load's).
+ */
+function rowOf(name: string, target: Target, slices: Slice[]): Row {
+  const sum = (pick: (slice: Slice) => number) => slices.reduce((total, slice) => total + pick(slice), 0);
+  const requests = sum((slice) => slice.requests);
+  const statements = slices.some((slice) => slice.statements === null) ? null : sum((slice) => slice.statements!);
+  const p50s = slices.map((slice) => slice.p50_ms).sort((x, y) => x - y);
+  return {
+    name,
+    target: target.name,
+    rps: Math.round(requests / sum((slice) => slice.seconds)),
+    p50_ms: p50s[Math.floor((p50s.length - 1) / 2)],
+    p99_ms: Math.max(...slices.map((slice) => slice.p99_ms)),
+    non2xx: sum((slice) => slice.non2xx),
+    statements_per_request: statements === null || requests === 0 ? null : Math.round((statements / requests) * 100) / 100,
+    cpu_ms_per_request: requests === 0 ? null : Math.round((sum((slice) => slice.cpu_ms) / requests) * 1000) / 1000,
     rss_mb: rssMb(target.pid),
   };
+}
+
+/**
+ * A scenario on every target. The measured time is cut into rounds that take the targets in
+ * turn, so that the machine's drift over a scenario (a busy neighbour, a slower minute) falls
+ * on all of them alike: the ratios between targets are what the targets are about.
+ */
+async function measureScenario(targets: Target[], scenario: Scenario, data: Dataset, db: Client, log: (line: string) => void): Promise<Row[]> {
+  const loads: { target: Target; options: LoadOptions; slices: Slice[] }[] = [];
+  for (const target of targets) {
+    const options = await prepare(target, scenario, data, db);
+    if (options) loads.push({ target, options, slices: [] });
+  }
+  for (let round = 1; round <= rounds; round++) {
+    for (const load of loads) {
+      log(`  ${load.target.name}, round ${round} of ${rounds}`);
+      load.slices.push(await slice(load.target, load.options, duration / rounds, db));
+    }
+  }
+  return loads.map((load) => rowOf(scenario.name, load.target, load.slices));
 }
 
 const DIALER_PARALLEL = 50;
@@ -378,11 +440,14 @@ async function profileScenarios(databaseUrl: string, data: Dataset, db: Client, 
     log(`profiling ${scenario.name} / vozgate-graphql`);
     const server = await startVozgate(root, databaseUrl, {}, ['--cpu-prof', `--cpu-prof-dir=${raw}`], targetNode);
     let measured = { fromUs: 0, toUs: 0, requests: 0 };
-    let row: Row | null;
+    let row: Row;
     try {
-      row = await measure({ name: 'vozgate-graphql', base: `http://127.0.0.1:${server.port}`, pid: server.child.pid! }, scenario, data, db, (fromUs, toUs, requests) => {
+      const target: Target = { name: 'vozgate-graphql', base: `http://127.0.0.1:${server.port}`, pid: server.child.pid! };
+      const options = (await prepare(target, scenario, data, db))!;
+      const measuredSlice = await slice(target, options, duration, db, (fromUs, toUs, requests) => {
         measured = { fromUs, toUs, requests };
       });
+      row = rowOf(scenario.name, target, [measuredSlice]);
     } finally {
       // The profile is written as the process exits.
       const exited = new Promise((resolve) => server.child.once('exit', resolve));
@@ -393,7 +458,7 @@ async function profileScenarios(databaseUrl: string, data: Dataset, db: Client, 
     const profile = JSON.parse(await fs.readFile(path.join(raw, file), 'utf8')) as CpuProfile;
     const markdown = [
       profileMarkdown(`Profile: ${scenario.name}, vozgate GraphQL`, summariseProfile(profile, measured.fromUs, measured.toUs), measured.requests),
-      `Under the profiler, at ${data.scale} scale: ${row!.rps} req/s, p50 ${row!.p50_ms} ms, ${row!.statements_per_request ?? 'n/a'} statements a request. Made by \`npm run bench -- --profile${flags.quick ? ' --quick' : ''}\`.`,
+      `Under the profiler, at ${data.scale} scale: ${row.rps} req/s, p50 ${row.p50_ms} ms, ${row.statements_per_request ?? 'n/a'} statements a request. Made by \`npm run bench -- --profile${flags.quick ? ' --quick' : ''}\`.`,
       '',
     ].join('\n');
     await fs.writeFile(path.join(out, `${slug}.md`), markdown);
@@ -486,11 +551,8 @@ async function main(): Promise<void> {
       // The table shows the last pass; the passes before it warm up and show memory.
       rows = [];
       for (const scenario of scenarios(data).filter((s) => !flags.only || s.name.includes(flags.only!))) {
-        for (const target of targets) {
-          log(`${passes > 1 ? `pass ${pass}: ` : ''}${scenario.name} / ${target.name}`);
-          const row = await measure(target, scenario, data, db);
-          if (row) rows.push(row);
-        }
+        log(`${passes > 1 ? `pass ${pass}: ` : ''}${scenario.name}`);
+        rows.push(...(await measureScenario(targets, scenario, data, db, log)));
         rssAfterFirst ??= rss();
       }
       rssAfterPass.push(rss());
@@ -505,7 +567,7 @@ async function main(): Promise<void> {
     const nodeVersion = (await promisify(execFile)(targetNode, ['--version'])).stdout.trim();
     const floorRps = new Map(rows.filter((r) => r.target === 'floor').map((r) => [r.name, r.rps]));
     const table = [
-      `Scale: ${scale.name} (${data.scale === 'full' ? '1,000,000' : '100,000'} calls on the big account); ${connections} connections, ${warmup} s warm-up, ${duration} s measured; the floor and vozgate on Node ${nodeVersion}.`,
+      `Scale: ${scale.name} (${data.scale === 'full' ? '1,000,000' : '100,000'} calls on the big account); ${connections} connections, ${warmup} s warm-up, ${duration} s measured in ${rounds} rounds over the targets; the floor and vozgate on Node ${nodeVersion}.`,
       '',
       '| scenario | target | req/s | vs floor | p50 ms | p99 ms | non-2xx | SQL/request | CPU ms/request | RSS MB |',
       '|---|---|---:|---:|---:|---:|---:|---:|---:|---:|',
@@ -528,6 +590,7 @@ async function main(): Promise<void> {
       connections,
       warmup_s: warmup,
       duration_s: duration,
+      rounds,
       node: nodeVersion,
       rss_mb: { start: rssStart, after_first_scenario: rssAfterFirst, after_each_pass: rssAfterPass, end: rssEnd },
       scenarios: rows.map((r) => ({ ...r, ratio_to_floor: floorRps.get(r.name) ? Math.round((r.rps / floorRps.get(r.name)!) * 100) / 100 : null })),
