@@ -13,6 +13,21 @@ describe('timestamp column types', () => {
     expect(spec.convertToJSValue(stored)).toBe(shown);
   });
 
+  // Read by hand or through Date, the answers are the same.
+  it.each([
+    '2026-11-21 04:29:00+00',
+    '2026-11-21 04:29:00.1+00',
+    '2026-11-21 04:29:00.12+00',
+    '2026-11-21 04:29:00.999+00',
+    '2026-11-21 04:29:00.999999+00',
+    '2026-11-21 23:59:59.9995+00',
+    '0999-01-01 00:00:00+00',
+  ])('reads the UTC text %s as a Date would', (stored) => {
+    const date = new Date(`${stored.replace(' ', 'T')}:00`);
+    expect(iso.convertToJSValue(stored)).toBe(date.toISOString());
+    expect(spec.convertToJSValue(stored)).toBe(date.toISOString().slice(0, 19).replace('T', ' '));
+  });
+
   it('reads dates and nulls', () => {
     expect(spec.convertToJSValue(new Date('2026-11-21T04:29:00.500Z'))).toBe('2026-11-21 04:29:00');
     expect(spec.convertToJSValue(null)).toBeNull();

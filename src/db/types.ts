@@ -13,7 +13,12 @@ function parseDbTimestamp(value: string | Date): Date {
   return date;
 }
 
-const WHOLE_SECOND_UTC = /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}\+00$/;
+/**
+ * The driver's text for a UTC timestamp, as the connection's time zone writes it: date, time,
+ * up to six digits of fraction, `+00`. Read by hand, it costs a tenth of a `Date` (a list
+ * reads several on each of its rows); any other text goes through `Date`.
+ */
+const UTC_TEXT = /^(\d{4}-\d{2}-\d{2}) (\d{2}:\d{2}:\d{2})(?:\.(\d{1,6}))?\+00$/;
 
 /** A timestamp column that the code and the API see as `YYYY-MM-DD HH:MM:SS` (UTC). */
 export class SpecTimestampType extends Type<string | null, string | null> {
@@ -26,8 +31,9 @@ export class SpecTimestampType extends Type<string | null, string | null> {
 
   override convertToJSValue(value: string | Date | null): string | null {
     if (value === null || value === undefined) return null;
-    // The common case, a whole-second UTC value (`2026-11-21 04:29:00+00`), is already the spec's text.
-    if (typeof value === 'string' && WHOLE_SECOND_UTC.test(value)) return value.slice(0, 19);
+    // A UTC value (`2026-11-21 04:29:00+00`, or with a fraction) is the spec's text, the fraction cut as a Date's would be.
+    const utc = typeof value === 'string' ? UTC_TEXT.exec(value) : null;
+    if (utc) return `${utc[1]} ${utc[2]}`;
     return formatSpecTimestamp(parseDbTimestamp(value));
   }
 
@@ -48,7 +54,11 @@ export class IsoTimestampType extends Type<string | null, string | null> {
   }
 
   override convertToJSValue(value: string | Date | null): string | null {
-    return value === null || value === undefined ? null : parseDbTimestamp(value).toISOString();
+    if (value === null || value === undefined) return null;
+    // A UTC value: milliseconds, the rest of the fraction cut, as a Date's would be.
+    const utc = typeof value === 'string' ? UTC_TEXT.exec(value) : null;
+    if (utc) return `${utc[1]}T${utc[2]}.${(utc[3] ?? '').padEnd(3, '0').slice(0, 3)}Z`;
+    return parseDbTimestamp(value).toISOString();
   }
 
   override getColumnType(): string {
