@@ -35,7 +35,7 @@ async function body(req: IncomingMessage): Promise<any> {
 
 const CALL_COLUMNS = `id, assistant_name, campaign_name, type, duration, assistant_phone_number, client_phone_number, status, transcript,
   variables, evaluation, webhook_response, carrier_cost::float8 as carrier_cost, total_cost::float8 as total_cost, answered_by, recording_url,
-  to_char(created_at at time zone 'UTC', 'YYYY-MM-DD HH24:MI:SS') as created_at, to_char(updated_at at time zone 'UTC', 'YYYY-MM-DD HH24:MI:SS') as updated_at`;
+  lead_id, attempt, to_char(created_at at time zone 'UTC', 'YYYY-MM-DD HH24:MI:SS') as created_at, to_char(updated_at at time zone 'UTC', 'YYYY-MM-DD HH24:MI:SS') as updated_at`;
 
 /** Runs vozgate's statements (`?` placeholders) on a pool or a client of it, numbered as `pg` wants them. */
 function runOn(db: Pool | PoolClient): Run {

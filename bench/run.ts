@@ -68,10 +68,11 @@ interface Scenario {
 
 /** The same call fields in PostGraphile's naming (`rowId` is the table's id). */
 const PEER_CALL_FIELDS = `rowId assistantName campaignName type duration assistantPhoneNumber clientPhoneNumber status transcript variables
-  evaluation webhookResponse carrierCost totalCost answeredBy recordingUrl createdAt updatedAt`;
+  evaluation webhookResponse carrierCost totalCost answeredBy recordingUrl leadId attempt createdAt updatedAt`;
 
+/** The fields of a call the REST API answers, so that every target answers the same data. */
 const CALL_FIELDS = `id assistant_name campaign_name type duration assistant_phone_number client_phone_number status transcript variables
-  evaluation webhook_response carrier_cost total_cost answered_by recording_url created_at updated_at`;
+  evaluation webhook_response carrier_cost total_cost answered_by recording_url lead_id attempt created_at updated_at`;
 
 function gql(query: string, variables: Record<string, unknown>): Request {
   return { method: 'POST', path: '/graphql', body: JSON.stringify({ query, variables }) };
