@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import { Pool, type PoolClient } from 'pg';
 import { dayAfter } from '../src/lib/count-ranges';
-import { countCalls, pageStatement, seek, type CallFilter, type Run } from '../src/modules/calls/call-list';
+import { firstPage, pageStatement, seek, type CallFilter, type Run } from '../src/modules/calls/call-list';
 
 /**
  * The floor: the least a server can do for each scenario, a plain node:http server running
@@ -73,7 +73,7 @@ async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> 
   }
   if (req.method === 'GET' && url.pathname === '/calls') {
     // vozgate's SQL (src/modules/calls/call-list.ts): page 1's ids from the filter's index,
-    // then their rows, then the exact total from the counters (counted only by phone number);
+    // then their rows, with the exact total from the counters (counted only by phone number);
     // a later page finds its day from the counters by month and by day, in one snapshot.
     const q = url.searchParams;
     const perPage = Number(q.get('per_page') ?? 15);
@@ -105,8 +105,8 @@ async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> 
     };
     const offset = (page - 1) * perPage;
     if (offset === 0) {
-      const rows = await runOn(pool)(pageStatement(filter, perPage, 0, undefined, CALL_COLUMNS));
-      return send(res, 200, { current_page: page, data: rows, per_page: perPage, total: await countCalls(runOn(pool), filter) });
+      const { rows, total } = await firstPage<Record<string, unknown>>(runOn(pool), filter, perPage, CALL_COLUMNS);
+      return send(res, 200, { current_page: page, data: rows.map(({ page_total: _total, ...call }) => call), per_page: perPage, total });
     }
     return transaction(async (client) => {
       const { total, skip, through } = await seek(runOn(client), filter, offset);

@@ -176,6 +176,7 @@ it('answers every filter’s exact total from the counters, and pages and slices
     { status: 'completed', date_to: '2026-07-05' },
     { type: 'inbound', date_from: '2026-06-20' },
     { phone_number: '+5511987600012' },
+    { date_from: '2031-01-01' }, // no call
   ];
   for (const query of cases) {
     const where = ['account_id = $1'];
@@ -188,6 +189,11 @@ it('answers every filter’s exact total from the counters, and pages and slices
       );
     }
     const ids = (await app.sql(`select id from calls where ${where.join(' and ')} order by created_at desc, id desc`, params)).map((row) => row.id);
+    // Page 1 and its total in one statement after the token's.
+    app.resetQueries();
+    const first = await app.request('GET', `/api/user/calls?${new URLSearchParams({ ...query, per_page: '7' })}`, { token: me.token });
+    expect({ query, total: first.body.total, ids: first.body.data.map((call: { id: number }) => call.id) }).toEqual({ query, total: ids.length, ids: ids.slice(0, 7) });
+    expect(app.queries).toHaveLength(2);
     const res = await app.request('GET', `/api/user/calls?${new URLSearchParams({ ...query, per_page: '7', page: '2' })}`, { token: me.token });
     expect({ query, status: res.status, total: res.body.total }).toEqual({ query, status: 200, total: ids.length });
     expect(res.body.data.map((call: { id: number }) => call.id)).toEqual(ids.slice(7, 14));

@@ -16,7 +16,7 @@ import { refuseDoNotCall } from '../dnc/dnc.service';
 import { callSnapshot, emitEvents } from '../events/event.service';
 import { idempotent } from '../idempotency/idempotency.service';
 import type { Scope } from '../scope';
-import { afterCall, countCalls, pageStatement, seek, type CallFilter, type Run, type Statement } from './call-list';
+import { afterCall, firstPage, pageStatement, seek, type CallFilter, type Run, type Statement } from './call-list';
 import { CALL_STATUSES, CALL_TYPES, Call, type CallType } from './call.entity';
 import type { CallFeedArgs, CallFilterArgs, CallListArgs, CallStarted, MakeCallInput } from './call.inputs';
 import type { LifecycleDeps } from './call.lifecycle';
@@ -307,7 +307,7 @@ async function readPage(em: EntityManager, statement: Statement): Promise<Call[]
  * A page of the account's calls, newest first (`created_at desc, id desc`), with the spec's
  * filters and its exact total.
  *
- * Page 1 reads its calls and then the total. A later page first finds the day it starts on
+ * Page 1 reads its calls with the total, in one statement. A later page first finds the day it starts on
  * from the counters, then skips only that day's newer calls. The counters and the page are
  * read in one snapshot, so that the page is exactly the one its number names even while calls
  * are added.
@@ -319,8 +319,8 @@ export async function listCalls(scope: Scope, args: CallListArgs): Promise<Page<
   errors.throwIfAny();
   const offset = offsetOf(page, perPage);
   if (offset === 0) {
-    const rows = await readPage(scope.em, pageStatement(filter, perPage, 0));
-    return makePage(rows, await countCalls(runOn(scope.em), filter), page, perPage);
+    const { rows, total } = await firstPage<Record<string, unknown>>(runOn(scope.em), filter, perPage);
+    return makePage(rows.map(readOnlyMapper(scope.em, Call)), total, page, perPage);
   }
   return scope.em.transactional(
     async (tx) => {
