@@ -185,6 +185,16 @@ describe('no N+1', () => {
     expect(app.queries).toHaveLength(2);
     expect(app.queries[1]).not.toContain('secondary_contacts');
 
+    // Page 1 of a filter no lead matches: total 0, without counting; past the last page, counted.
+    app.resetQueries();
+    const none = await app.graphql('{ leads(status: "blacklisted") { total data { id } } }', {}, account.token);
+    expect(none.body.data.leads).toEqual({ total: 0, data: [] });
+    expect(app.queries).toHaveLength(2);
+    app.resetQueries();
+    const past = await app.graphql('{ leads(page: 99, per_page: 100) { total data { id } } }', {}, account.token);
+    expect(past.body.data.leads).toEqual({ total: 120, data: [] });
+    expect(app.queries).toHaveLength(3);
+
     // A lead's campaign in a list is the whole campaign, as the campaign query answers it.
     const fields = 'id name assistant_id timezone max_calls_in_parallel allowed_hours_start_time allowed_days max_retries retry_interval status paused_reason phone_number_ids created_at updated_at';
     const listed = await app.graphql(`{ leads(per_page: 3) { data { campaign { ${fields} } } } }`, {}, account.token);

@@ -307,10 +307,10 @@ async function readPage(em: EntityManager, statement: Statement): Promise<Call[]
  * A page of the account's calls, newest first (`created_at desc, id desc`), with the spec's
  * filters and its exact total.
  *
- * Page 1 reads its calls with the total, in one statement. A later page first finds the day it starts on
- * from the counters, then skips only that day's newer calls. The counters and the page are
- * read in one snapshot, so that the page is exactly the one its number names even while calls
- * are added.
+ * Page 1 reads its calls with the total, in one statement. A later page first finds the day
+ * it starts on from the counters, then skips only that day's newer calls. The counters and
+ * the page are read in one snapshot, so that the page is exactly the one its number names
+ * even while calls are added.
  */
 export async function listCalls(scope: Scope, args: CallListArgs): Promise<Page<Call>> {
   const errors = new FieldErrorCollector();

@@ -48,11 +48,6 @@ export class LeadResolver {
 }
 
 /**
- * A lead's fields, apart from the operations: reached only through the authorized ones
- * above, so they run without the auth middleware (on every lead of a page, it cost a
- * promise and a check per field).
- */
-/**
  * The lead's fields that are not columns, read on every lead of a list. The schema calls these
  * directly (`directResolvers` in graphql/schema.ts), without TypeGraphQL's wrapper: on a page of
  * 100 leads that wrapper ran 300 times a request. The resolver below declares the fields.
@@ -68,6 +63,11 @@ export const leadFields = {
     contactsReadWith(lead) ?? ctx.loaders.secondaryContactsByLead.load(lead.id),
 };
 
+/**
+ * A lead's fields, apart from the operations: reached only through the authorized ones
+ * above, so they run without the auth middleware (on every lead of a page, it cost a
+ * promise and a check per field).
+ */
 @Resolver(() => Lead)
 export class LeadFieldsResolver {
   @FieldResolver(() => Int)

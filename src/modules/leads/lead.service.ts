@@ -200,6 +200,7 @@ export async function listLeads(scope: Scope, args: LeadListArgs, withContacts =
   if (createdAt?.$gte) condition('l.created_at >= ?', createdAt.$gte);
   if (createdAt?.$lt) condition('l.created_at < ?', createdAt.$lt);
   const count = `select count(*) as page_total from leads l where ${where.join(' and ')}`;
+  const offset = offsetOf(page, perPage);
 
   // One statement for the page, its total, the leads' campaigns and, when asked, their
   // secondary contacts, so that a page costs the same statements at any size. The total is a
@@ -216,7 +217,7 @@ export async function listLeads(scope: Scope, args: LeadListArgs, withContacts =
      from (select l.*, row_number() over (partition by l.campaign_id) as campaign_nth
            from (select l.* from leads l where ${where.join(' and ')} order by l.id desc limit ? offset ?) l) l
      order by l.id desc`,
-    [...params, ...params, perPage, offsetOf(page, perPage)],
+    [...params, ...params, perPage, offset],
   );
   // Read-only instances (nothing here is written back), each campaign once.
   const toLead = readOnlyMapper(scope.em, Lead);
@@ -232,8 +233,8 @@ export async function listLeads(scope: Scope, args: LeadListArgs, withContacts =
     if (withContacts) contactsRead.set(lead, row.contact_rows?.map(toContact) ?? []);
     return lead;
   });
-  // Past the last page there is no row to carry the total.
-  const total = rows.length ? rows[0].page_total : (await scope.em.execute(count, params))[0].page_total;
+  // Without a row there is none to carry the total: on page 1 no lead matches; past the last page, count them.
+  const total = rows.length ? rows[0].page_total : offset === 0 ? 0 : (await scope.em.execute(count, params))[0].page_total;
   return makePage(leads, Number(total), page, perPage);
 }
 
