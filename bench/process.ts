@@ -4,6 +4,7 @@ import { closeSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Client } from 'pg';
+import { WebSocket } from 'ws';
 
 /** Where the servers' output goes: a file each, as a deployment would log (see `start`). */
 const logDir = mkdtempSync(path.join(tmpdir(), 'vozgate-bench-'));
@@ -16,7 +17,7 @@ let started = 0;
  * is also the load generator, and reading a server's request log took CPU from under the
  * measured servers (a pipe's reader is work no deployment's server pays for).
  */
-export function start(command: string[], env: NodeJS.ProcessEnv, readyLine: RegExp, node = process.execPath): Promise<{ child: ChildProcess; port: number }> {
+export function start(command: string[], env: NodeJS.ProcessEnv, readyLine: RegExp, node = process.execPath): Promise<{ child: ChildProcess; port: number; logFile: string }> {
   const logFile = path.join(logDir, `${++started}-${path.basename(command.at(-1)!)}.log`);
   const fd = openSync(logFile, 'w');
   // Every server runs as it would be deployed (graphql-js, for one, skips development checks).
@@ -27,7 +28,7 @@ export function start(command: string[], env: NodeJS.ProcessEnv, readyLine: RegE
       const match = readyLine.exec(readFileSync(logFile, 'utf8'));
       if (match) {
         clearInterval(poll);
-        resolve({ child, port: Number(match[1]) });
+        resolve({ child, port: Number(match[1]), logFile });
       }
     }, 50);
     child.on('exit', (code) => {
@@ -35,6 +36,39 @@ export function start(command: string[], env: NodeJS.ProcessEnv, readyLine: RegE
       reject(new Error(`${command.join(' ')} exited with ${code}; the end of its output (${logFile}):\n${readFileSync(logFile, 'utf8').slice(-65_536)}`));
     });
   });
+}
+
+/**
+ * A full garbage collection in a server started with `--inspect=127.0.0.1:0`, through its
+ * inspector as DevTools' "collect garbage" button does; answers the V8 heap's size after it,
+ * in MB: what the process's objects hold, without the garbage a collection has not yet taken.
+ */
+export async function collectGarbage(server: { logFile: string }): Promise<{ live_mb: number }> {
+  const url = /Debugger listening on (ws:\/\/\S+)/.exec(readFileSync(server.logFile, 'utf8'))?.[1];
+  if (!url) throw new Error(`no inspector in ${server.logFile}: start the server with --inspect=127.0.0.1:0`);
+  const socket = new WebSocket(url);
+  await new Promise((resolve, reject) => socket.once('open', resolve).once('error', reject));
+  let id = 0;
+  const call = (method: string): Promise<any> =>
+    new Promise((resolve, reject) => {
+      const mine = ++id;
+      const onMessage = (data: Buffer) => {
+        const message = JSON.parse(data.toString());
+        if (message.id !== mine) return;
+        socket.off('message', onMessage);
+        if (message.error) reject(new Error(`${method}: ${message.error.message}`));
+        else resolve(message.result);
+      };
+      socket.on('message', onMessage);
+      socket.send(JSON.stringify({ id: mine, method }));
+    });
+  try {
+    await call('HeapProfiler.collectGarbage');
+    const { usedSize } = await call('Runtime.getHeapUsage');
+    return { live_mb: Math.round(usedSize / 1048576) };
+  } finally {
+    socket.close();
+  }
 }
 
 /** The kernel's clock ticks a second, the unit of /proc's CPU times. */

@@ -10,7 +10,7 @@ import { startEmbeddedPostgres } from '../src/db/embedded';
 import { initOrm } from '../src/db/orm';
 import { DATASET_VERSION, SCALES, buildDataset, filterRange, loadDataset, resetDataset, type Dataset } from './dataset';
 import { DIALER_CALL_NOTE, runDialerScenario, type DialerResult } from './dialer';
-import { cpuMs, rssMb, start, startVozgate } from './process';
+import { collectGarbage, cpuMs, rssMb, start, startVozgate } from './process';
 import { profileMarkdown, summariseProfile, type CpuProfile } from './profile';
 import { runSubscriptionsScenario, type SubscriptionsResult } from './subscriptions';
 import { runVoiceScenario, type VoiceResult } from './voice';
@@ -223,12 +223,19 @@ async function preparePeer(db: Client, cacheDir: string, log: (line: string) => 
   return { node };
 }
 
+/** A server's memory once its garbage is collected, in MB: its RSS and its V8 heap's live objects. */
+interface Memory {
+  rss_mb: number;
+  live_mb: number;
+}
+
 interface Row {
   name: string;
   target: TargetName;
   rps: number;
-  p50_ms: number;
-  p99_ms: number;
+  /** Null when no request completed in the measured time (a request longer than a round). */
+  p50_ms: number | null;
+  p99_ms: number | null;
   non2xx: number;
   statements_per_request: number | null;
   /** The server process's CPU time (user and system) in the measured window, per completed request. */
@@ -306,6 +313,7 @@ async function prepare(target: Target, scenario: Scenario, data: Dataset, db: Cl
     ],
   });
   await autocannon(options(warmup));
+  await untilDatabaseIdle(db);
   return options;
 }
 
@@ -334,6 +342,7 @@ async function slice(
   const result = await autocannon(options(seconds));
   const cpu = cpuMs(target.pid) - cpuBefore;
   window?.(fromUs, monotonicUs(), result.requests.total);
+  await untilDatabaseIdle(db);
   return {
     requests: result.requests.total,
     seconds: result.duration,
@@ -346,6 +355,23 @@ async function slice(
 }
 
 /**
+ * Waits until no other client of the benchmark's database runs a statement: the load stops at
+ * the end of a slice, but a server goes on with the statements of the requests it had under
+ * way (PostGraphile's deep pages run for seconds), which would fall on the next target's slice.
+ */
+async function untilDatabaseIdle(db: Client): Promise<void> {
+  const deadline = Date.now() + 120_000;
+  for (;;) {
+    const { rows } = await db.query(
+      `select count(*)::int as busy from pg_stat_activity
+        where datname = current_database() and pid <> pg_backend_pid() and backend_type = 'client backend' and state = 'active'`,
+    );
+    if (rows[0].busy === 0 || Date.now() > deadline) return;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+/**
  * A target's row from its slices: throughput, CPU and statements over all of them; p50 the
  * median of the slices' and p99 the highest (a bound on the whole load's).
  */
@@ -353,13 +379,15 @@ function rowOf(name: string, target: Target, slices: Slice[]): Row {
   const sum = (pick: (slice: Slice) => number) => slices.reduce((total, slice) => total + pick(slice), 0);
   const requests = sum((slice) => slice.requests);
   const statements = slices.some((slice) => slice.statements === null) ? null : sum((slice) => slice.statements!);
-  const p50s = slices.map((slice) => slice.p50_ms).sort((x, y) => x - y);
+  // A slice without a completed request has no latency (autocannon says 0).
+  const answered = slices.filter((slice) => slice.requests > 0);
+  const p50s = answered.map((slice) => slice.p50_ms).sort((x, y) => x - y);
   return {
     name,
     target: target.name,
     rps: Math.round(requests / sum((slice) => slice.seconds)),
-    p50_ms: p50s[Math.floor((p50s.length - 1) / 2)],
-    p99_ms: Math.max(...slices.map((slice) => slice.p99_ms)),
+    p50_ms: answered.length ? p50s[Math.floor((p50s.length - 1) / 2)] : null,
+    p99_ms: answered.length ? Math.max(...answered.map((slice) => slice.p99_ms)) : null,
     non2xx: sum((slice) => slice.non2xx),
     statements_per_request: statements === null || requests === 0 ? null : Math.round((statements / requests) * 100) / 100,
     cpu_ms_per_request: requests === 0 ? null : Math.round((sum((slice) => slice.cpu_ms) / requests) * 1000) / 1000,
@@ -518,35 +546,55 @@ async function main(): Promise<void> {
       await profileScenarios(database.url, data, db, log);
       return;
     }
-    const floor = await start([path.join(root, 'dist/bench/floor.js')], { DATABASE_URL: database.url, PORT: '0' }, /floor listening on (\d+)/, targetNode);
+    // Each server with its inspector on a local port: after each pass the benchmark collects its
+    // garbage through it (see `collectGarbage`), so that memory is read in the same state each time.
+    const inspect = '--inspect=127.0.0.1:0';
+    const floor = await start([inspect, path.join(root, 'dist/bench/floor.js')], { DATABASE_URL: database.url, PORT: '0' }, /floor listening on (\d+)/, targetNode);
     children.push(floor.child);
-    const vozgate = await startVozgate(root, database.url, {}, [], targetNode);
+    const vozgate = await startVozgate(root, database.url, {}, [inspect], targetNode);
     children.push(vozgate.child);
     const targets: Target[] = [
       { name: 'floor', base: `http://127.0.0.1:${floor.port}`, pid: floor.child.pid! },
       { name: 'vozgate-graphql', base: `http://127.0.0.1:${vozgate.port}`, pid: vozgate.child.pid! },
       { name: 'vozgate-rest', base: `http://127.0.0.1:${vozgate.port}`, pid: vozgate.child.pid! },
     ];
+    const servers: Record<string, Awaited<ReturnType<typeof start>>> = { floor, vozgate };
     const peer = flags['no-peer'] ? { skipped: 'the peer was left out (--no-peer)' } : await preparePeer(db, cacheDir, log);
     if ('node' in peer) {
       const postgraphile = await start(
-        [path.join(root, 'bench', 'peer', 'server.mjs')],
+        [inspect, path.join(root, 'bench', 'peer', 'server.mjs')],
         { DATABASE_URL: database.url, PORT: '0' },
         /peer listening on (\d+)/,
         peer.node,
       );
       children.push(postgraphile.child);
+      servers.postgraphile = postgraphile;
       targets.push({ name: 'postgraphile', base: `http://127.0.0.1:${postgraphile.port}`, pid: postgraphile.child.pid! });
     } else {
       log(peer.skipped);
     }
 
-    const processes: Record<string, number> = Object.fromEntries(targets.map((t) => [t.name.replace(/-(graphql|rest)$/, ''), t.pid]));
-    const rss = () => Object.fromEntries(Object.entries(processes).map(([name, pid]) => [name, rssMb(pid)]));
+    const rss = () => Object.fromEntries(Object.entries(servers).map(([name, server]) => [name, rssMb(server.child.pid!)]));
+    /** Each server's V8 heap after a full collection, then its RSS, in MB. */
+    const collected = async (): Promise<Record<string, Memory>> => {
+      const memory: Record<string, Memory> = {};
+      for (const [name, server] of Object.entries(servers)) {
+        const { live_mb } = await collectGarbage(server);
+        memory[name] = { rss_mb: rssMb(server.child.pid!), live_mb };
+      }
+      return memory;
+    };
     const rssStart = rss();
     let rssAfterFirst: Record<string, number> | null = null;
     /** RSS after each pass over the scenarios (`--passes 2`: a second pass in the same processes shows whether memory grows). */
     const rssAfterPass: Record<string, number>[] = [];
+    /**
+     * The same once the servers' garbage is collected: RSS and the heap's live objects. RSS
+     * alone says how far the heap had grown since its last full collection; V8 lets it grow to
+     * several times its live objects under this load, and gives the memory back after one.
+     */
+    let collectedAfterFirst: Record<string, Memory> | null = null;
+    const collectedAfterPass: Record<string, Memory>[] = [];
     let rows: Row[] = [];
     for (let pass = 1; pass <= passes; pass++) {
       // The table shows the last pass; the passes before it warm up and show memory.
@@ -554,9 +602,14 @@ async function main(): Promise<void> {
       for (const scenario of scenarios(data).filter((s) => !flags.only || s.name.includes(flags.only!))) {
         log(`${passes > 1 ? `pass ${pass}: ` : ''}${scenario.name}`);
         rows.push(...(await measureScenario(targets, scenario, data, db, log)));
-        rssAfterFirst ??= rss();
+        if (!rssAfterFirst) {
+          rssAfterFirst = rss();
+          collectedAfterFirst = await collected();
+        }
       }
       rssAfterPass.push(rss());
+      collectedAfterPass.push(await collected());
+      log(`after pass ${pass}: RSS ${JSON.stringify(rssAfterPass.at(-1))}, after a full collection ${JSON.stringify(collectedAfterPass.at(-1))}`);
       if (pass < passes) await resetDataset(db, data);
     }
     const rssEnd = rssAfterPass.at(-1)!;
@@ -574,11 +627,18 @@ async function main(): Promise<void> {
       '|---|---|---:|---:|---:|---:|---:|---:|---:|---:|',
       ...rows.map((r) => {
         const ratio = floorRps.get(r.name) ? `${Math.round((r.rps / floorRps.get(r.name)!) * 100)}%` : '';
-        return `| ${r.name} | ${r.target} | ${r.rps} | ${ratio} | ${r.p50_ms} | ${r.p99_ms} | ${r.non2xx} | ${r.statements_per_request ?? 'n/a'} | ${r.cpu_ms_per_request ?? 'n/a'} | ${r.rss_mb} |`;
+        return `| ${r.name} | ${r.target} | ${r.rps} | ${ratio} | ${r.p50_ms ?? 'n/a'} | ${r.p99_ms ?? 'n/a'} | ${r.non2xx} | ${r.statements_per_request ?? 'n/a'} | ${r.cpu_ms_per_request ?? 'n/a'} | ${r.rss_mb} |`;
       }),
       '',
       `RSS (MB): ${Object.keys(rssStart)
         .map((name) => `${name} ${rssStart[name]} at start, ${rssAfterFirst?.[name]} after the first scenario, ${rssAfterPass.map((r) => r[name]).join(' / ')} after ${passes > 1 ? 'each pass' : 'the last'}`)
+        .join('; ')}`,
+      '',
+      `Once each server's garbage is collected (MB): ${Object.keys(rssStart)
+        .map((name) => {
+          const after = (pick: (m: Memory) => number) => `${pick(collectedAfterFirst![name])} after the first scenario, ${collectedAfterPass.map((m) => pick(m[name])).join(' / ')} after ${passes > 1 ? 'each pass' : 'the last'}`;
+          return `${name} RSS ${after((m) => m.rss_mb)}, live heap ${after((m) => m.live_mb)}`;
+        })
         .join('; ')}`,
       ...('skipped' in peer ? ['', `PostGraphile: not run (${peer.skipped}).`] : []),
       ...(dialer ? ['', dialerTable(dialer)] : []),
@@ -594,6 +654,7 @@ async function main(): Promise<void> {
       rounds,
       node: nodeVersion,
       rss_mb: { start: rssStart, after_first_scenario: rssAfterFirst, after_each_pass: rssAfterPass, end: rssEnd },
+      collected: { after_first_scenario: collectedAfterFirst, after_each_pass: collectedAfterPass },
       scenarios: rows.map((r) => ({ ...r, ratio_to_floor: floorRps.get(r.name) ? Math.round((r.rps / floorRps.get(r.name)!) * 100) / 100 : null })),
       dialer,
       subscriptions,
