@@ -2,6 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { json, startReceiver, type Receiver } from './helpers/receiver';
+import { startWorkers } from '../src/jobs/worker';
 import { startTestApp, workerEnv, type TestAccount, type TestApp } from './helpers/app';
 
 /**
@@ -109,4 +110,19 @@ it('stops waiting after SHUTDOWN_TIMEOUT_MS', async () => {
   expect(await exited).toBe(0);
   expect(Date.now() - started).toBeLessThan(5000);
   expect(await inFlight).toBe('dropped');
+});
+
+it("closes every connection of the job queue before its stop resolves, so that the database can go next", async () => {
+  const name = `queue_${process.pid}_${Date.now()}`;
+  const url = new URL(app.databaseUrl);
+  url.searchParams.set('application_name', name);
+  const connections = async () =>
+    (await app.sql<{ n: number }>('select count(*)::int as n from pg_stat_activity where application_name = $1', [name]))[0].n;
+  const workers = await startWorkers(app.runtime, url.toString());
+  // The queue at work: its LISTEN connection and a poll or two.
+  await new Promise((resolve) => setTimeout(resolve, 300));
+  expect(await connections()).toBeGreaterThan(0);
+  await workers.stop();
+  // pool.end() alone resolves before the connections have closed: this read often counted them.
+  expect(await connections()).toBe(0);
 });

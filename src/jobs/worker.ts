@@ -1,7 +1,7 @@
-import { EventEmitter } from 'node:events';
+import { EventEmitter, once } from 'node:events';
 import { writeFile } from 'node:fs/promises';
 import { Logger as QueueLogger, run, type Runner, type TaskList, type WorkerEvents } from 'graphile-worker';
-import { Pool } from 'pg';
+import { Pool, type PoolClient } from 'pg';
 import { forgetOldRateLimitWindows } from '../modules/accounts/account.service';
 import { sweepStuckCalls } from '../modules/calls/call.lifecycle';
 import { foldCallCounts } from '../modules/calls/call.service';
@@ -70,6 +70,16 @@ export interface Workers {
   stop(drainMs?: number): Promise<void>;
 }
 
+/**
+ * Ends a pool and waits until each of its connections has closed: `pool.end()` resolves once it
+ * has asked every client to end, before their connections are closed (pg-pool emits 'remove'
+ * for each one then), and a database stopped in between terminates them, an error on each.
+ */
+async function endPool(pool: Pool, open: ReadonlySet<PoolClient>): Promise<void> {
+  await pool.end();
+  while (open.size > 0) await once(pool, 'remove');
+}
+
 /** Workers on the PostgreSQL job queue; several processes may run them against one database. */
 export async function startWorkers(runtime: Runtime, databaseUrl: string): Promise<Workers> {
   const { workers } = runtime.config;
@@ -94,7 +104,12 @@ export async function startWorkers(runtime: Runtime, databaseUrl: string): Promi
   const pool = new Pool({ connectionString: databaseUrl, max: workers.concurrency + 2 });
   const broken = (error: Error) => runtime.logger.warn('job queue: a database connection broke', { message: error.message });
   pool.on('error', broken);
-  pool.on('connect', (client) => client.on('error', broken));
+  const open = new Set<PoolClient>();
+  pool.on('connect', (client) => {
+    open.add(client);
+    client.on('error', broken);
+  });
+  pool.on('remove', (client: PoolClient) => open.delete(client));
   const runner: Runner = await run({
     pgPool: pool,
     concurrency: workers.concurrency,
@@ -124,7 +139,7 @@ export async function startWorkers(runtime: Runtime, databaseUrl: string): Promi
       if (stopped) await forget(runtime.orm.em.fork(), [...workerIds]).catch(() => {});
       await runtime.telephony.stop?.(drainMs);
       // Every connection of the queue is closed before the caller stops the database.
-      if (stopped) await pool.end().catch(() => {});
+      if (stopped) await endPool(pool, open).catch(() => {});
     },
   };
 }
