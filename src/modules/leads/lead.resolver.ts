@@ -2,12 +2,12 @@ import { wrap } from '@mikro-orm/core';
 import type { GraphQLResolveInfo } from 'graphql';
 import { Arg, Args, Authorized, Ctx, FieldResolver, Info, Int, Mutation, ObjectType, Query, Resolver, Root } from 'type-graphql';
 import { scopeOf, type GraphQLContext } from '../../graphql/context';
-import { PageType } from '../../graphql/pagination';
+import { PageType, type Page } from '../../graphql/pagination';
 import { selects } from '../../graphql/selection';
 import { Campaign } from '../campaigns/campaign.entity';
 import { Lead } from './lead.entity';
 import { CreateLeadInput, LeadListArgs, UpdateLeadInput } from './lead.inputs';
-import { contactsReadWith, createLead, deleteLead, getLead, listLeads, updateLead } from './lead.service';
+import { contactsReadWith, createLead, deleteLead, getLead, listLeads, updateLead, type ContactView, type LeadView } from './lead.service';
 import { SecondaryContact } from './secondary-contact.entity';
 
 @ObjectType('LeadPage', { simpleResolvers: true })
@@ -17,7 +17,7 @@ export class LeadPage extends PageType(Lead) {}
 @Resolver(() => Lead)
 export class LeadResolver {
   @Query(() => LeadPage, { description: "A page of the account's leads, newest first." })
-  leads(@Args(() => LeadListArgs) args: LeadListArgs, @Ctx() ctx: GraphQLContext, @Info() info: GraphQLResolveInfo): Promise<LeadPage> {
+  leads(@Args(() => LeadListArgs) args: LeadListArgs, @Ctx() ctx: GraphQLContext, @Info() info: GraphQLResolveInfo): Promise<Page<LeadView>> {
     return listLeads(scopeOf(ctx), args, selects(info, 'data', 'secondary_contacts'));
   }
 
@@ -53,14 +53,15 @@ export class LeadResolver {
  * 100 leads that wrapper ran 300 times a request. The resolver below declares the fields.
  */
 export const leadFields = {
-  campaign_id: (lead: Lead): number => lead.campaign.id,
+  campaign_id: (lead: Lead | LeadView): number => lead.campaign.id,
   // Lists read the campaigns (and the contacts, when asked) with the page: those resolve at
   // once, without a promise; otherwise one batched query for all the leads of the answer.
   // A lead's campaign always belongs to the lead's account, so the loader always finds it.
-  campaign: (lead: Lead, ctx: GraphQLContext): Campaign | Promise<Campaign> =>
+  campaign: (lead: Lead | LeadView, ctx: GraphQLContext): Campaign | Promise<Campaign> =>
     wrap(lead.campaign).isInitialized() ? lead.campaign : (ctx.loaders.campaign.load(lead.campaign.id) as Promise<Campaign>),
-  secondary_contacts: (lead: Lead, ctx: GraphQLContext): SecondaryContact[] | Promise<SecondaryContact[]> =>
-    contactsReadWith(lead) ?? ctx.loaders.secondaryContactsByLead.load(lead.id),
+  // A listed lead carries its contacts as a list (a Lead's own property is a Collection).
+  secondary_contacts: (lead: Lead | LeadView, ctx: GraphQLContext): ContactView[] | Promise<ContactView[]> =>
+    (Array.isArray(lead.secondary_contacts) ? lead.secondary_contacts : contactsReadWith(lead as Lead)) ?? ctx.loaders.secondaryContactsByLead.load(lead.id),
 };
 
 /**
@@ -81,7 +82,7 @@ export class LeadFieldsResolver {
   }
 
   @FieldResolver(() => [SecondaryContact])
-  secondary_contacts(@Root() lead: Lead, @Ctx() ctx: GraphQLContext): SecondaryContact[] | Promise<SecondaryContact[]> {
+  secondary_contacts(@Root() lead: Lead, @Ctx() ctx: GraphQLContext): ContactView[] | Promise<ContactView[]> {
     return leadFields.secondary_contacts(lead, ctx);
   }
 }
