@@ -3,15 +3,14 @@ import { PhoneNumber } from '../modules/accounts/phone-number.entity';
 import { Voice } from '../modules/catalog/voice.entity';
 import { Campaign } from '../modules/campaigns/campaign.entity';
 import { campaignStats, type CampaignStats } from '../modules/campaigns/campaign.service';
-import { contactsOfLeads } from '../modules/leads/lead.service';
-import type { SecondaryContact } from '../modules/leads/secondary-contact.entity';
+import { contactsOfLeads, type ContactView } from '../modules/leads/lead.service';
 import { Tool } from '../modules/tools/tool.entity';
 import type { GraphQLContext } from './context';
 
 /** Batch loaders for nested fields, so that a page of N items costs one query per relation, not N. */
 export interface Loaders {
   campaign: DataLoader<number, Campaign | undefined>;
-  secondaryContactsByLead: DataLoader<number, SecondaryContact[]>;
+  secondaryContactsByLead: DataLoader<number, ContactView[]>;
   voice: DataLoader<number, Voice | undefined>;
   phoneNumber: DataLoader<number, PhoneNumber | undefined>;
   toolsByAssistant: DataLoader<number, Tool[]>;

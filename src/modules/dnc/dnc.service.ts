@@ -1,4 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { specTimestampSql } from '../../db/types';
 import { FieldMessages, Messages, NotFoundError, ValidationError } from '../../errors';
 import { toE164 } from '../../lib/phone';
 import { emitEvents, leadEvents } from '../events/event.service';
@@ -11,7 +12,7 @@ export interface DncNumber {
   created_at: string;
 }
 
-const COLUMNS = `phone_number, to_char(created_at at time zone 'UTC', 'YYYY-MM-DD HH24:MI:SS') as created_at`;
+const COLUMNS = `phone_number, ${specTimestampSql('created_at')} as created_at`;
 
 function e164(scope: Scope, phoneNumber: string): string {
   const phone = toE164(phoneNumber, scope.config.defaultPhoneRegion);

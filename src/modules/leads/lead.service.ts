@@ -172,18 +172,24 @@ export async function deleteLead(scope: Scope, id: number): Promise<void> {
   if (deleted === 0) throw new NotFoundError(Messages.leadNotFound);
 }
 
-/** The secondary contacts of each lead, read-only (they are only shown), in id order. */
-export async function contactsOfLeads(em: EntityManager, leadIds: readonly number[]): Promise<Map<number, SecondaryContact[]>> {
-  const byLead = new Map<number, SecondaryContact[]>(leadIds.map((id) => [id, []]));
-  if (leadIds.length === 0) return byLead;
-  const rows: Record<string, unknown>[] = await em.execute('select * from secondary_contacts where lead_id = any(?::int[]) order by id', [`{${leadIds.join(',')}}`]);
-  const toContact = readOnlyMapper(em, SecondaryContact);
-  for (const row of rows) byLead.get(row.lead_id as number)?.push(toContact(row));
-  return byLead;
-}
-
 /** A secondary contact as a list shows it: its fields as plain data, read-only. */
 export type ContactView = Pick<SecondaryContact, 'id' | 'phone_number' | 'variables' | 'status' | 'created_at' | 'updated_at'>;
+
+/**
+ * The secondary contacts of each lead, in id order, as plain data (they are only shown), in
+ * one read for all the leads, timestamps as the spec writes them.
+ */
+export async function contactsOfLeads(em: EntityManager, leadIds: readonly number[]): Promise<Map<number, ContactView[]>> {
+  const byLead = new Map<number, ContactView[]>(leadIds.map((id) => [id, []]));
+  if (leadIds.length === 0) return byLead;
+  const rows: (ContactView & { lead_id: number })[] = await em.execute(
+    `select s.id, s.lead_id, s.phone_number, s.variables, s.status, ${specTimestampSql('s.created_at')} as created_at, ${specTimestampSql('s.updated_at')} as updated_at
+     from secondary_contacts s where s.lead_id = any(?::int[]) order by s.id`,
+    [`{${leadIds.join(',')}}`],
+  );
+  for (const row of rows) byLead.get(row.lead_id)!.push(row);
+  return byLead;
+}
 
 /**
  * A lead as a list shows it: its fields as plain data, read-only, with its campaign and, when
@@ -241,23 +247,11 @@ export async function listLeads(scope: Scope, args: LeadListArgs, withContacts =
   const toCampaign = readOnlyMapper(scope.em, Campaign);
   const campaigns = new Map<number, Campaign>();
   for (const campaign of rows[0].campaigns!) campaigns.set(campaign.id as number, toCampaign(campaign));
-  const contacts = new Map<number, ContactView[]>();
-  if (withContacts) {
-    const contactRows: (ContactView & { lead_id: number })[] = await scope.em.execute(
-      `select s.id, s.lead_id, s.phone_number, s.variables, s.status, ${specTimestampSql('s.created_at')} as created_at, ${specTimestampSql('s.updated_at')} as updated_at
-       from secondary_contacts s where s.lead_id = any(?::int[]) order by s.id`,
-      [`{${rows.map((row) => row.id).join(',')}}`],
-    );
-    for (const contact of contactRows) {
-      const list = contacts.get(contact.lead_id);
-      if (list) list.push(contact);
-      else contacts.set(contact.lead_id, [contact]);
-    }
-  }
+  const contacts = withContacts ? await contactsOfLeads(scope.em, rows.map((row) => row.id)) : null;
   // Each row is the lead as answered (its page_total and campaigns columns are not fields of the schema).
   for (const lead of rows) {
     lead.campaign = campaigns.get(lead.campaign_id)!;
-    if (withContacts) lead.secondary_contacts = contacts.get(lead.id) ?? [];
+    if (contacts) lead.secondary_contacts = contacts.get(lead.id);
   }
   return makePage(rows, Number(rows[0].page_total), page, perPage);
 }

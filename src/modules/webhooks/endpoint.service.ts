@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { specTimestampSql } from '../../db/types';
 import { DomainError, FieldErrorCollector, FieldMessages, Messages, NotFoundError } from '../../errors';
 import { checkHttpUrl } from '../../lib/checks';
 import type { SecretBox } from '../../lib/secrets';
@@ -17,8 +18,7 @@ export interface WebhookEndpoint {
   created_at: string;
 }
 
-const COLUMNS = `id, url, events, to_char(disabled_at at time zone 'UTC', 'YYYY-MM-DD HH24:MI:SS') as disabled_at,
-  to_char(created_at at time zone 'UTC', 'YYYY-MM-DD HH24:MI:SS') as created_at`;
+const COLUMNS = `id, url, events, ${specTimestampSql('disabled_at')} as disabled_at, ${specTimestampSql('created_at')} as created_at`;
 
 /**
  * A new endpoint for the account: the URL the events are POSTed to, the event types it
