@@ -6,6 +6,8 @@
 FROM node:24-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
+# npm ci applies patches/ to the dependencies (patch-package, the postinstall script).
+COPY patches ./patches
 RUN npm ci --loglevel=warn
 COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
