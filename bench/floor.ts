@@ -116,18 +116,21 @@ async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> 
   }
   if (req.method === 'GET' && url.pathname === '/leads') {
     // The fields vozgate's REST list answers, timestamps formatted as the spec writes them.
-    const perPage = Number(url.searchParams.get('per_page') ?? 15);
+    const perPage = Math.min(100, Math.max(1, Math.trunc(Number(url.searchParams.get('per_page') ?? 15)) || 15));
     const stamp = (column: string) => `to_char(${column} at time zone 'UTC', 'YYYY-MM-DD HH24:MI:SS') as ${column.replace(/^\w+\./, '')}`;
-    const { rows } = await pool.query(
-      `select l.id, l.campaign_id, l.phone_number, l.variables, l.status, l.attempts, ${stamp('l.next_attempt_at')}, ${stamp('l.created_at')}, ${stamp('l.updated_at')},
+    // Prepared statements, as vozgate's, the page size in the page's text.
+    const { rows } = await pool.query({
+      name: `leads-${perPage}`,
+      text: `select l.id, l.campaign_id, l.phone_number, l.variables, l.status, l.attempts, ${stamp('l.next_attempt_at')}, ${stamp('l.created_at')}, ${stamp('l.updated_at')},
          c.name as campaign_name, (select count(*) from leads t where t.account_id = $1) as total
-       from leads l join campaigns c on c.id = l.campaign_id where l.account_id = $1 order by l.id desc limit $2`,
-      [account, perPage],
-    );
-    const contacts = await pool.query(
-      `select id, lead_id, phone_number, variables, status, ${stamp('created_at')}, ${stamp('updated_at')} from secondary_contacts where lead_id = any($1) order by id`,
-      [rows.map((r) => r.id)],
-    );
+       from leads l join campaigns c on c.id = l.campaign_id where l.account_id = $1 order by l.id desc limit ${perPage}`,
+      values: [account],
+    });
+    const contacts = await pool.query({
+      name: 'contacts',
+      text: `select id, lead_id, phone_number, variables, status, ${stamp('created_at')}, ${stamp('updated_at')} from secondary_contacts where lead_id = any($1) order by id`,
+      values: [rows.map((r) => r.id)],
+    });
     const byLead = new Map<number, unknown[]>();
     for (const { lead_id, ...contact } of contacts.rows) byLead.set(lead_id, [...(byLead.get(lead_id) ?? []), contact]);
     return send(

@@ -9,6 +9,8 @@ describe('timestamp column types', () => {
     ['2026-11-21 04:29:00.987+00', '2026-11-21 04:29:00'],
     ['2026-11-21 01:29:00-03', '2026-11-21 04:29:00'],
     ['2026-11-21 06:29:00+02:00', '2026-11-21 04:29:00'],
+    // As PostgreSQL's to_json writes a timestamptz (src/db/read-only.ts, jsonRowOf).
+    ['2026-11-21T04:29:00.123456+00:00', '2026-11-21 04:29:00'],
   ])('reads %s from the database as the spec text %s', (stored, shown) => {
     expect(spec.convertToJSValue(stored)).toBe(shown);
   });

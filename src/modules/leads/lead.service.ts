@@ -5,6 +5,7 @@ import { makePage, offsetOf, type Page } from '../../graphql/pagination';
 import { checkOneOf, checkPositiveInt } from '../../lib/checks';
 import { checkPaging } from '../../lib/listing';
 import { toE164 } from '../../lib/phone';
+import { selectPrepared } from '../../db/prepared';
 import { jsonRowOf, readOnlyMapper } from '../../db/read-only';
 import { specTimestampSql } from '../../db/types';
 import { Campaign } from '../campaigns/campaign.entity';
@@ -175,18 +176,18 @@ export async function deleteLead(scope: Scope, id: number): Promise<void> {
 /** A secondary contact as a list shows it: its fields as plain data, read-only. */
 export type ContactView = Pick<SecondaryContact, 'id' | 'phone_number' | 'variables' | 'status' | 'created_at' | 'updated_at'>;
 
+const CONTACTS_OF_LEADS = `select s.id, s.lead_id, s.phone_number, s.variables, s.status, ${specTimestampSql('s.created_at')} as created_at,
+  ${specTimestampSql('s.updated_at')} as updated_at from secondary_contacts s where s.lead_id = any(?::int[]) order by s.id`;
+
 /**
  * The secondary contacts of each lead, in id order, as plain data (they are only shown), in
- * one read for all the leads, timestamps as the spec writes them.
+ * one read for all the leads (a prepared statement), timestamps as the spec writes them.
  */
 export async function contactsOfLeads(em: EntityManager, leadIds: readonly number[]): Promise<Map<number, ContactView[]>> {
   const byLead = new Map<number, ContactView[]>(leadIds.map((id) => [id, []]));
   if (leadIds.length === 0) return byLead;
-  const rows: (ContactView & { lead_id: number })[] = await em.execute(
-    `select s.id, s.lead_id, s.phone_number, s.variables, s.status, ${specTimestampSql('s.created_at')} as created_at, ${specTimestampSql('s.updated_at')} as updated_at
-     from secondary_contacts s where s.lead_id = any(?::int[]) order by s.id`,
-    [`{${leadIds.join(',')}}`],
-  );
+  // The ids as PostgreSQL's array literal: the driver builds one from an array character by character.
+  const rows = await selectPrepared<ContactView & { lead_id: number }>(em, CONTACTS_OF_LEADS, [`{${leadIds.join(',')}}`]);
   for (const row of rows) byLead.get(row.lead_id)!.push(row);
   return byLead;
 }
@@ -231,16 +232,20 @@ export async function listLeads(scope: Scope, args: LeadListArgs, withContacts =
   // window count would carry every matching lead through the sort). The campaigns, a few for
   // a page, come once, as one JSON list on the first row, and become read-only instances:
   // other fields of the schema hang off them. Written by hand: building these with the query
-  // builder took more than reading their rows.
-  const rows: (LeadView & { page_total: string; campaigns: Record<string, unknown>[] | null })[] = await scope.em.execute(
+  // builder took more than reading their rows. Both statements are prepared: planning the
+  // page cost PostgreSQL more than running it. The page size is in the text (1 to 100), so
+  // that a first page's plan is the same for every account and PostgreSQL keeps one plan for
+  // it; a later page's offset is a value, and its plan is made for that offset each time.
+  const rows = await selectPrepared<LeadView & { page_total: string; campaigns: Record<string, unknown>[] | null }>(
+    scope.em,
     `with page as materialized (
        select l.id, l.campaign_id, l.phone_number, l.variables, l.status, l.attempts, ${specTimestampSql('l.next_attempt_at')} as next_attempt_at,
          ${specTimestampSql('l.created_at')} as created_at, ${specTimestampSql('l.updated_at')} as updated_at
-       from leads l where ${where.join(' and ')} order by l.id desc limit ? offset ?)
+       from leads l where ${where.join(' and ')} order by l.id desc limit ${perPage}${offset ? ' offset ?' : ''})
      select l.*, (${count}) as page_total,
        case when l.id = (select max(id) from page) then (select json_agg(${jsonRowOf(scope.em, Campaign, 'c')}) from campaigns c where c.id in (select campaign_id from page)) end as campaigns
      from page l order by l.id desc`,
-    [...params, perPage, offset, ...params],
+    [...params, ...(offset ? [offset] : []), ...params],
   );
   // Without a row there is none to carry the total: on page 1 no lead matches; past the last page, count them.
   if (rows.length === 0) return makePage([], offset === 0 ? 0 : Number((await scope.em.execute(count, params))[0].count), page, perPage);

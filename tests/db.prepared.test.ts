@@ -1,0 +1,53 @@
+import { DriverException } from '@mikro-orm/core';
+import { selectPrepared } from '../src/db/prepared';
+import { startTestApp, type TestApp } from './helpers/app';
+
+/** Reads run as named prepared statements on the ORM's connections (src/db/prepared.ts). */
+
+let app: TestApp;
+
+beforeAll(async () => {
+  app = await startTestApp();
+});
+
+afterAll(async () => {
+  await app?.close();
+});
+
+const SQL = 'select id, name from accounts where id = ? and name = any(?::text[])';
+
+describe('selectPrepared', () => {
+  it('runs one text as one prepared statement on a connection, its values apart, and logs it as the ORM logs its own', async () => {
+    const account = await app.account();
+    app.resetQueries();
+    // In a transaction every statement runs on its one connection, which a later query asks about.
+    const { first, again, uses } = await app.orm.em.fork().transactional(async (em) => {
+      const first = await selectPrepared<{ id: number; name: string }>(em, SQL, [account.accountId, '{nobody}']);
+      const again = await selectPrepared<{ id: number; name: string }>(em, SQL, [account.accountId, `{${(await em.execute('select name from accounts where id = ?', [account.accountId]))[0].name}}`]);
+      const [uses] = await em.execute<{ n: string }[]>(
+        `select (generic_plans + custom_plans)::text as n from pg_prepared_statements
+         where statement = 'select id, name from accounts where id = $1 and name = any($2::text[])'`,
+      );
+      return { first, again, uses };
+    });
+    expect(first).toEqual([]);
+    expect(again).toEqual([{ id: account.accountId, name: expect.any(String) }]);
+    expect(uses).toEqual({ n: '2' });
+    expect(app.queries.filter((query) => query.startsWith('[query] select id, name from accounts where id = $1'))).toHaveLength(2);
+  });
+
+  it('sees what its transaction wrote, which no other connection sees yet', async () => {
+    const account = await app.account();
+    const seen = await app.orm.em.fork().transactional(async (em) => {
+      await em.execute('update accounts set name = ? where id = ?', ['renamed in the transaction', account.accountId]);
+      return selectPrepared<{ name: string }>(em, 'select name from accounts where id = ?', [account.accountId]);
+    });
+    expect(seen).toEqual([{ name: 'renamed in the transaction' }]);
+  });
+
+  it("answers the ORM's error for a statement PostgreSQL refuses, and the connection serves the next read", async () => {
+    const em = app.orm.em.fork();
+    await expect(selectPrepared(em, 'select id from accounts where id = ?::int', ['not a number'])).rejects.toBeInstanceOf(DriverException);
+    await expect(selectPrepared(em, 'select 1 as one where ? = 1', [1])).resolves.toEqual([{ one: 1 }]);
+  });
+});
