@@ -23,7 +23,7 @@ async function accountOf(req: IncomingMessage): Promise<number | null> {
   const token = /^Bearer (\S+)$/.exec(req.headers.authorization ?? '')?.[1];
   if (!token) return null;
   const digest = createHash('sha256').update(token).digest('hex');
-  const { rows } = await pool.query('select account_id from api_tokens where token_hash = $1', [digest]);
+  const { rows } = await pool.query({ name: 'token', text: 'select account_id from api_tokens where token_hash = $1', values: [digest] });
   return rows[0]?.account_id ?? null;
 }
 

@@ -1,6 +1,7 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import Decimal from 'decimal.js';
+import { selectPrepared } from '../../db/prepared';
 import { Account } from './account.entity';
 import { ApiToken } from './api-token.entity';
 import { emitEvents } from '../events/event.service';
@@ -93,7 +94,8 @@ export async function authenticate(em: EntityManager, authorization: string | un
            select token.account_id, token.token_hash, hit.requests, hit.window_end from token left join hit on true`,
           [hash],
         )
-      : await em.execute('select account_id, token_hash from api_tokens where token_hash = ?', [hash]);
+      : // Every request runs it: prepared, it is planned once on each connection.
+        await selectPrepared(em, 'select account_id, token_hash from api_tokens where token_hash = ?', [hash]);
   const row = rows[0];
   // The index lookup already matched; the constant-time comparison keeps the check itself free of timing.
   if (!row || !timingSafeEqual(Buffer.from(row.token_hash, 'hex'), digest)) return null;
