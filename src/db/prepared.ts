@@ -10,11 +10,13 @@ import type { ClientBase } from 'pg';
  * text for every call of its kind: the values go apart, never into the text.
  *
  * `em.execute` writes the values into the text and sends it to be parsed and planned anew
- * every time. For a statement that is costly to plan (a page of leads, with its total and its
- * campaigns, took PostgreSQL more to plan than to run) a prepared one is planned on its first
- * runs on each connection, then its plan is reused. A name is the text's hash, so one text
- * is one statement on each connection, and the ORM's query log shows it as `em.execute` does.
- * `?` stands for a value everywhere in `sql`: none may be in its strings or operators.
+ * every time. A prepared statement is parsed once on each connection, and once PostgreSQL
+ * finds that one plan serves every value (after five runs) it stops planning it: a page of
+ * leads, with its total and its campaigns, took it more to plan than to run. A value that
+ * changes the best plan, as an offset does, keeps getting a plan of its own. A name is the
+ * text's hash, so one text is one statement on each connection; the ORM's query log shows it
+ * as it shows `em.execute`'s. `?` stands for a value everywhere in `sql`: none may be in its
+ * strings or operators.
  */
 export async function selectPrepared<T>(em: EntityManager, sql: string, params: readonly unknown[]): Promise<T[]> {
   const { name, text } = statementOf(sql);
