@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import { Pool, type PoolClient } from 'pg';
+import { specTimestampSql } from '../src/lib/time';
 import { dayAfter } from '../src/lib/count-ranges';
 import { firstPage, pageStatement, seek, type CallFilter, type Run } from '../src/modules/calls/call-list';
 
@@ -35,7 +36,7 @@ async function body(req: IncomingMessage): Promise<any> {
 
 const CALL_COLUMNS = `id, assistant_name, campaign_name, type, duration, assistant_phone_number, client_phone_number, status, transcript,
   variables, evaluation, webhook_response, carrier_cost::float8 as carrier_cost, total_cost::float8 as total_cost, answered_by, recording_url,
-  lead_id, attempt, to_char(created_at at time zone 'UTC', 'YYYY-MM-DD HH24:MI:SS') as created_at, to_char(updated_at at time zone 'UTC', 'YYYY-MM-DD HH24:MI:SS') as updated_at`;
+  lead_id, attempt, ${specTimestampSql('created_at')} as created_at, ${specTimestampSql('updated_at')} as updated_at`;
 
 /** Runs vozgate's statements (`?` placeholders) on a pool or a client of it, numbered as `pg` wants them. */
 function runOn(db: Pool | PoolClient): Run {
@@ -117,7 +118,7 @@ async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> 
   if (req.method === 'GET' && url.pathname === '/leads') {
     // The fields vozgate's REST list answers, timestamps formatted as the spec writes them.
     const perPage = Math.min(100, Math.max(1, Math.trunc(Number(url.searchParams.get('per_page') ?? 15)) || 15));
-    const stamp = (column: string) => `to_char(${column} at time zone 'UTC', 'YYYY-MM-DD HH24:MI:SS') as ${column.replace(/^\w+\./, '')}`;
+    const stamp = (column: string) => `${specTimestampSql(column)} as ${column.replace(/^\w+\./, '')}`;
     // Prepared statements, as vozgate's, the page size in the page's text.
     const { rows } = await pool.query({
       name: `leads-${perPage}`,

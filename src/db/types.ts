@@ -20,11 +20,6 @@ function parseDbTimestamp(value: string | Date): Date {
  */
 const UTC_TEXT = /^(\d{4}-\d{2}-\d{2}) (\d{2}:\d{2}:\d{2})(?:\.(\d{1,6}))?\+00$/;
 
-/** SQL for a timestamptz column as the spec writes it (`YYYY-MM-DD HH:MM:SS`, UTC), for answers PostgreSQL builds. */
-export function specTimestampSql(column: string): string {
-  return `to_char(${column} at time zone 'UTC', 'YYYY-MM-DD HH24:MI:SS')`;
-}
-
 /** A timestamp column that the code and the API see as `YYYY-MM-DD HH:MM:SS` (UTC). */
 export class SpecTimestampType extends Type<string | null, string | null> {
   override convertToDatabaseValue(value: string | Date | null): string | null {

@@ -3,6 +3,11 @@ export function formatSpecTimestamp(date: Date): string {
   return date.toISOString().slice(0, 19).replace('T', ' ');
 }
 
+/** SQL for a timestamptz column as the spec writes it (`YYYY-MM-DD HH:MM:SS`, UTC), for answers PostgreSQL builds. */
+export function specTimestampSql(column: string): string {
+  return `to_char(${column} at time zone 'UTC', 'YYYY-MM-DD HH24:MI:SS')`;
+}
+
 /** Now, truncated to whole seconds, in the spec's format. */
 export function nowSpecTimestamp(): string {
   return formatSpecTimestamp(new Date());

@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { specTimestampSql } from '../../db/types';
 import { FieldMessages, Messages, NotFoundError, ValidationError } from '../../errors';
 import { toE164 } from '../../lib/phone';
+import { specTimestampSql } from '../../lib/time';
 import { emitEvents, leadEvents } from '../events/event.service';
 import type { Scope } from '../scope';
 

@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
-import { specTimestampSql } from '../../db/types';
 import { DomainError, FieldErrorCollector, FieldMessages, Messages, NotFoundError } from '../../errors';
 import { checkHttpUrl } from '../../lib/checks';
 import type { SecretBox } from '../../lib/secrets';
+import { specTimestampSql } from '../../lib/time';
 import { EVENT_TYPES, type EventType } from '../events/event.service';
 import type { Scope } from '../scope';
 
