@@ -30,6 +30,18 @@ describe('timestamp column types', () => {
     expect(spec.convertToJSValue(stored)).toBe(date.toISOString().slice(0, 19).replace('T', ' '));
   });
 
+  // As to_json writes them.
+  it.each([
+    '2026-11-21T04:29:00+00:00',
+    '2026-11-21T04:29:00.1+00:00',
+    '2026-11-21T04:29:00.999999+00:00',
+    '2026-11-21T23:59:59.9995+00:00',
+  ])('reads the JSON text %s as a Date would', (stored) => {
+    const date = new Date(stored);
+    expect(iso.convertToJSValue(stored)).toBe(date.toISOString());
+    expect(spec.convertToJSValue(stored)).toBe(date.toISOString().slice(0, 19).replace('T', ' '));
+  });
+
   it('reads dates and nulls', () => {
     expect(spec.convertToJSValue(new Date('2026-11-21T04:29:00.500Z'))).toBe('2026-11-21 04:29:00');
     expect(spec.convertToJSValue(null)).toBeNull();

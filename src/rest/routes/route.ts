@@ -73,11 +73,12 @@ export function queryVariables(query: URLSearchParams, names: readonly string[])
 
 /** `X-Total-Count` and friends, and an RFC 8288 `Link` header whose URLs keep the other parameters. */
 export function paginationHeaders(page: Page<unknown>, url: URL): Record<string, string | number> {
-  const link = (target: number, rel: string) => {
-    const next = new URL(url);
-    next.searchParams.set('page', String(target));
-    return `<${next.toString()}>; rel="${rel}"`;
-  };
+  // The request's URL with its other parameters as they came, and `page` last: built once,
+  // not a URL a link (parsing and serialising a URL four times cost more than the page's headers).
+  const others = new URLSearchParams(url.searchParams);
+  others.delete('page');
+  const base = `${url.origin}${url.pathname}?${others.size > 0 ? `${others.toString()}&` : ''}page=`;
+  const link = (target: number, rel: string) => `<${base}${target}>; rel="${rel}"`;
   const links = [link(1, 'first')];
   if (page.current_page > 1) links.push(link(Math.min(page.current_page - 1, page.last_page), 'prev'));
   if (page.current_page < page.last_page) links.push(link(page.current_page + 1, 'next'));
