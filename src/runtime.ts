@@ -36,13 +36,7 @@ export interface Logger {
  */
 export function createLogger(level = process.env.LOG_LEVEL ?? 'info', destination?: DestinationStream): Logger {
   // A person at a terminal reads lines, not JSON; anything else (a file, a collector) gets JSON.
-  // JSON lines are written asynchronously: a line goes out at once when no write is under way,
-  // and the lines logged during a write go out together after it. Written one blocking write()
-  // a line, the access log cost a list request a tenth of its time in the process. pino
-  // flushes what is left when the process exits, on an error as on a signal.
-  destination ??= process.stdout.isTTY
-    ? pretty({ sync: true, colorize: true, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname,service' })
-    : pino.destination({ dest: 1, sync: false });
+  destination ??= process.stdout.isTTY ? pretty({ sync: true, colorize: true, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname,service' }) : undefined;
   const log = pino(
     {
       level,
