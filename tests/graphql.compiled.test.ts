@@ -54,6 +54,42 @@ describe('OperationRunner', () => {
     expect(error.path).toEqual(['missing']);
   });
 
+  it('answers what graphql-js answers for every kind of leaf value, in nested lists (patches/graphql-jit+0.8.9.patch)', async () => {
+    // The patch checks a leaf's value inline and builds an error's locations and path only for
+    // a value that fails: each way a leaf can fail, at each depth, must still say where.
+    const Leaf = new GraphQLObjectType({
+      name: 'Leaf',
+      fields: { must: { type: new GraphQLNonNull(GraphQLInt) }, may: { type: GraphQLInt }, text: { type: GraphQLString } },
+    });
+    const Row = new GraphQLObjectType({
+      name: 'Row',
+      fields: { id: { type: new GraphQLNonNull(GraphQLInt) }, leaves: { type: new GraphQLList(Leaf) }, grid: { type: new GraphQLList(new GraphQLList(Leaf)) } },
+    });
+    // One failure an object, and a non-null field selected last: graphql-jit, unlike graphql-js,
+    // goes on to an object's other fields after a non-null one fails, and says what else failed.
+    const leaf = (fields: Record<string, unknown>) => ({ must: 1, may: 2, text: 'a', ...fields });
+    const rows = [
+      {
+        id: 1,
+        leaves: [leaf({}), leaf({ must: null }), leaf({ may: null, text: null }), leaf({ must: 'x' }), leaf({ may: 'y' }), leaf({ text: {} }), leaf({ text: 7 })],
+        grid: [[leaf({})], [leaf({ may: 1.5 }), leaf({ text: Symbol('s') })]],
+      },
+      { id: 2, leaves: [leaf({ must: new Error('broken') }), leaf({ may: new Error('gone') })], grid: [[leaf({ must: undefined }), leaf({ text: true })]] },
+      { id: null, leaves: [], grid: [] },
+    ];
+    const leaves = new GraphQLSchema({ query: new GraphQLObjectType({ name: 'Query', fields: { rows: { type: new GraphQLList(Row), resolve: () => rows } } }) });
+    const document = parse('{ rows { leaves { may text must } grid { may text must } id } }');
+    const expected = await execute({ schema: leaves, document });
+    const result = await new OperationRunner(leaves, 'always').run(document, null, {}, {});
+    expect(compiledAnswer(result)).toBe(true);
+    const shown = (r: typeof result) => ({
+      data: JSON.parse(JSON.stringify(r.data)),
+      errors: r.errors!.map((e) => ({ message: e.message, locations: e.locations, path: e.path })).sort((a, b) => JSON.stringify(a).localeCompare(JSON.stringify(b))),
+    });
+    expect(shown(result)).toEqual(shown(expected));
+    expect(result.errors!.length).toBeGreaterThanOrEqual(10);
+  });
+
   it('with `repeated`, compiles a document the second time it runs; `never` never does', async () => {
     const repeated = new OperationRunner(schema, 'repeated');
     const runs = [];
