@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Knex } from '@mikro-orm/knex';
-import type { ClientBase, QueryResult } from 'pg';
+import type { ClientBase, QueryConfig, QueryResult, QueryResultRow } from 'pg';
 
 /**
  * Runs a read as a named prepared statement on a connection of the ORM's pool (the
@@ -26,13 +26,7 @@ export async function selectPrepared<T>(em: EntityManager, sql: string, params: 
     throw em.getDriver().convertException(error);
   });
   try {
-    // With a callback, not the promise pg returns without one: with that promise, each result
-    // stayed reachable from the old generation until a full collection, so every young
-    // collection under load copied and promoted the rows of answered requests (list leads: 4-6
-    // MB each, against 20 KB this way). tests/db.prepared.test.ts measures it.
-    const { rows } = await new Promise<QueryResult>((resolve, reject) =>
-      client.query({ name, text, values: params as unknown[] }, (error: Error | null, result: QueryResult) => (error ? reject(error) : resolve(result))),
-    );
+    const { rows } = await queryClient(client, { name, text, values: params as unknown[] });
     em.config.getLogger().logQuery({ level: 'info', query: text, took: Date.now() - started, results: rows.length });
     return rows as T[];
   } catch (error) {
@@ -60,4 +54,17 @@ function statementOf(sql: string): Statement {
   const statement = { name: `vz_${createHash('sha1').update(text).digest('base64url')}`, text };
   if (statements.size < MAX_STATEMENTS) statements.set(sql, statement);
   return statement;
+}
+
+/**
+ * `client.query(config)` answered through pg's callback, not through the promise pg returns
+ * without one. With that promise (pg 8.20), each result stayed reachable from the old
+ * generation until a full collection: every young collection then copied and promoted the
+ * rows of reads already answered (under list leads, 4-6 MB a collection, against 10 KB this
+ * way). tests/db.prepared.test.ts measures it.
+ */
+export function queryClient<T extends QueryResultRow>(client: ClientBase, config: QueryConfig): Promise<QueryResult<T>> {
+  return new Promise((resolve, reject) => {
+    client.query<T>(config, (error: Error | null, result: QueryResult<T>) => (error ? reject(error) : resolve(result)));
+  });
 }

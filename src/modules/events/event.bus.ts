@@ -1,4 +1,5 @@
 import { Client } from 'pg';
+import { queryClient } from '../../db/prepared';
 import type { Logger } from '../../runtime';
 import { EVENTS_CHANNEL, type EventType } from './event.service';
 
@@ -144,10 +145,10 @@ export class EventBus {
     try {
       while (this.pending.length && this.client) {
         const ids = this.pending.splice(0);
-        const { rows } = await this.client.query<BusEvent>(
-          'select id::text, account_id, type, data from events where id = any($1::bigint[]) order by id',
-          [ids],
-        );
+        const { rows } = await queryClient<BusEvent>(this.client, {
+          text: 'select id::text, account_id, type, data from events where id = any($1::bigint[]) order by id',
+          values: [ids],
+        });
         for (const event of rows) {
           for (const listener of this.listeners.get(event.account_id) ?? []) listener(event);
         }
