@@ -119,7 +119,9 @@ function phpQuery(params: [string, string][]): string {
 export function laravelPage<T>(page: Page<T>, url: URL) {
   const path = `${url.origin}${url.pathname}`;
   const others = [...url.searchParams.entries()].filter(([name]) => name !== 'page');
-  const pageUrl = (n: number) => `${path}?${phpQuery([...others, ['page', String(n)]])}`;
+  // A page's URL is these and its number: the query is written once, not once a link.
+  const query = phpQuery(others);
+  const pageUrl = (n: number) => `${path}?${query}${query ? '&' : ''}page=${n}`;
   const { current_page: current, last_page: last } = page;
   const range = (from: number, to: number) => Array.from({ length: Math.max(0, to - from + 1) }, (_, i) => from + i);
 
