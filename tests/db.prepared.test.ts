@@ -1,8 +1,7 @@
 import { DriverException } from '@mikro-orm/core';
-import { getHeapSpaceStatistics, setFlagsFromString } from 'node:v8';
-import { runInNewContext } from 'node:vm';
 import { selectPrepared } from '../src/db/prepared';
 import { startTestApp, type TestApp } from './helpers/app';
+import { oldSpaceGrowth } from './helpers/gc';
 
 /** Reads run as named prepared statements on the ORM's connections (src/db/prepared.ts). */
 
@@ -54,21 +53,15 @@ describe('selectPrepared', () => {
   });
 
   it("lets each read's rows go at the young generation's collections", async () => {
-    setFlagsFromString('--expose-gc');
-    const gc = runInNewContext('gc') as (options?: { type: 'minor' | 'major'; execution: 'sync' }) => void;
     const em = app.orm.em.fork();
     // 100 rows of 1.6 KB: 160 KB a read, as a page of leads with its contacts.
     const read = () => selectPrepared<{ i: number; pad: string }>(em, `select i, repeat('x', 1600) || i as pad from generate_series(1, 100) i where ? > 0`, [1]);
     expect(await read()).toHaveLength(100);
     for (let i = 0; i < 50; i++) await read();
-    const oldSpace = () => getHeapSpaceStatistics().find((space) => space.space_name === 'old_space')!.space_used_size;
-    gc({ type: 'major', execution: 'sync' });
-    const before = oldSpace();
-    for (let i = 0; i < 200; i++) await read();
-    // Two young-generation collections promote whatever is still held. Through pg's promise,
-    // the 200 reads' rows were (36 MB here); through its callback, none are.
-    gc({ type: 'minor', execution: 'sync' });
-    gc({ type: 'minor', execution: 'sync' });
-    expect(oldSpace() - before).toBeLessThan(4_000_000);
+    const growth = await oldSpaceGrowth(async () => {
+      for (let i = 0; i < 200; i++) await read();
+    });
+    // Through pg's promise, the 200 reads' rows were promoted (36 MB here); through its callback, none are.
+    expect(growth).toBeLessThan(4_000_000);
   });
 });

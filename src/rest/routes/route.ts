@@ -71,14 +71,22 @@ export function queryVariables(query: URLSearchParams, names: readonly string[])
   return variables;
 }
 
+/**
+ * The URL of page n of the request's list: its path, `query` (its other parameters, written
+ * once for all the links) and `page` last. Not a URL object a link: parsing and serialising
+ * one for every link cost more than the rest of a page's headers.
+ */
+function pageUrlOf(url: URL, query: string): (n: number) => string {
+  const base = `${url.origin}${url.pathname}?${query ? `${query}&` : ''}page=`;
+  return (n) => `${base}${n}`;
+}
+
 /** `X-Total-Count` and friends, and an RFC 8288 `Link` header whose URLs keep the other parameters. */
 export function paginationHeaders(page: Page<unknown>, url: URL): Record<string, string | number> {
-  // The request's URL with its other parameters as they came, and `page` last: built once,
-  // not a URL a link (parsing and serialising a URL four times cost more than the page's headers).
   const others = new URLSearchParams(url.searchParams);
   others.delete('page');
-  const base = `${url.origin}${url.pathname}?${others.size > 0 ? `${others.toString()}&` : ''}page=`;
-  const link = (target: number, rel: string) => `<${base}${target}>; rel="${rel}"`;
+  const pageUrl = pageUrlOf(url, others.toString());
+  const link = (target: number, rel: string) => `<${pageUrl(target)}>; rel="${rel}"`;
   const links = [link(1, 'first')];
   if (page.current_page > 1) links.push(link(Math.min(page.current_page - 1, page.last_page), 'prev'));
   if (page.current_page < page.last_page) links.push(link(page.current_page + 1, 'next'));
@@ -118,10 +126,7 @@ function phpQuery(params: [string, string][]): string {
  */
 export function laravelPage<T>(page: Page<T>, url: URL) {
   const path = `${url.origin}${url.pathname}`;
-  const others = [...url.searchParams.entries()].filter(([name]) => name !== 'page');
-  // A page's URL is these and its number: the query is written once, not once a link.
-  const query = phpQuery(others);
-  const pageUrl = (n: number) => `${path}?${query}${query ? '&' : ''}page=${n}`;
+  const pageUrl = pageUrlOf(url, phpQuery([...url.searchParams.entries()].filter(([name]) => name !== 'page')));
   const { current_page: current, last_page: last } = page;
   const range = (from: number, to: number) => Array.from({ length: Math.max(0, to - from + 1) }, (_, i) => from + i);
 
