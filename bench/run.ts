@@ -10,7 +10,7 @@ import { startEmbeddedPostgres } from '../src/db/embedded';
 import { initOrm } from '../src/db/orm';
 import { DATASET_VERSION, SCALES, buildDataset, filterRange, loadDataset, resetDataset, type Dataset } from './dataset';
 import { DIALER_CALL_NOTE, runDialerScenario, type DialerResult } from './dialer';
-import { collectGarbage, cpuMs, rssMb, start, startVozgate } from './process';
+import { collectGarbage, cpuMs, percentile, rssMb, start, startVozgate } from './process';
 import { profileMarkdown, summariseProfile, type CpuProfile } from './profile';
 import { runSubscriptionsScenario, type SubscriptionsResult } from './subscriptions';
 import { runVoiceScenario, type VoiceResult } from './voice';
@@ -28,7 +28,7 @@ const { values: flags } = parseArgs({
     duration: { type: 'string' },
     warmup: { type: 'string' },
     connections: { type: 'string', default: '10' },
-    only: { type: 'string' },
+    only: { type: 'string', multiple: true },
     passes: { type: 'string', default: '1' },
     rounds: { type: 'string', default: '3' },
     'no-peer': { type: 'boolean', default: false },
@@ -38,6 +38,11 @@ const { values: flags } = parseArgs({
 });
 /** The Node binary the floor and vozgate run on (`--node PATH`; by default the benchmark's own). */
 const targetNode = flags.node ?? process.execPath;
+/** `--only TEXT`, repeatable: the scenarios whose name contains one of them (all by default). */
+const only = flags.only ?? [];
+const chosen = (scenario: Scenario) => only.length === 0 || only.some((text) => scenario.name.includes(text));
+/** `--only dialer`, `--only subscriptions` or `--only voice` alone: that scenario, without the dataset. */
+const alone = only.length === 1 && ['dialer', 'subscriptions', 'voice'].includes(only[0]) ? only[0] : null;
 const scale = SCALES[flags.quick ? 'quick' : 'full'];
 const duration = Number(flags.duration ?? (flags.quick ? 5 : 15));
 const warmup = Number(flags.warmup ?? (flags.quick ? 2 : 5));
@@ -321,11 +326,25 @@ async function prepare(target: Target, scenario: Scenario, data: Dataset, db: Cl
 interface Slice {
   requests: number;
   seconds: number;
-  p50_ms: number;
-  p99_ms: number;
+  /** Each 2xx answer's latency, in ms. */
+  latencies: number[];
   non2xx: number;
   cpu_ms: number;
   statements: number | null;
+}
+
+/**
+ * A load and the latency of each of its 2xx answers, in ms to the microsecond: autocannon's own
+ * percentiles are whole milliseconds, too coarse for a 2 ms request.
+ */
+function measuredLoad(options: autocannon.Options): Promise<{ result: autocannon.Result; latencies: number[] }> {
+  return new Promise((resolve, reject) => {
+    const latencies: number[] = [];
+    const load = autocannon(options, (error, result) => (error ? reject(error) : resolve({ result, latencies })));
+    load.on('response', (_client, status, _bytes, ms) => {
+      if (status >= 200 && status < 300) latencies.push(ms);
+    });
+  });
 }
 
 /** `window` learns when the load ran (monotonic µs) and how many requests it completed. */
@@ -339,15 +358,14 @@ async function slice(
   await db.query('select pg_stat_statements_reset()').catch(() => {});
   const fromUs = monotonicUs();
   const cpuBefore = cpuMs(target.pid);
-  const result = await autocannon(options(seconds));
+  const { result, latencies } = await measuredLoad(options(seconds));
   const cpu = cpuMs(target.pid) - cpuBefore;
   window?.(fromUs, monotonicUs(), result.requests.total);
   await untilDatabaseIdle(db);
   return {
     requests: result.requests.total,
     seconds: result.duration,
-    p50_ms: result.latency.p50,
-    p99_ms: result.latency.p99,
+    latencies,
     non2xx: result.non2xx + result.errors + result.timeouts,
     cpu_ms: cpu,
     statements: await statementCount(db),
@@ -372,22 +390,21 @@ async function untilDatabaseIdle(db: Client): Promise<void> {
 }
 
 /**
- * A target's row from its slices: throughput, CPU and statements over all of them; p50 the
- * median of the slices' and p99 the highest (a bound on the whole load's).
+ * A target's row from its slices: throughput, CPU and statements over all of them, and the
+ * latencies of all their answers (to a tenth of a ms).
  */
 function rowOf(name: string, target: Target, slices: Slice[]): Row {
   const sum = (pick: (slice: Slice) => number) => slices.reduce((total, slice) => total + pick(slice), 0);
   const requests = sum((slice) => slice.requests);
   const statements = slices.some((slice) => slice.statements === null) ? null : sum((slice) => slice.statements!);
-  // A slice without a completed request has no latency (autocannon says 0).
-  const answered = slices.filter((slice) => slice.requests > 0);
-  const p50s = answered.map((slice) => slice.p50_ms).sort((x, y) => x - y);
+  const latencies = slices.flatMap((slice) => slice.latencies).sort((x, y) => x - y);
+  const latency = (p: number) => (latencies.length ? Math.round(percentile(latencies, p) * 10) / 10 : null);
   return {
     name,
     target: target.name,
     rps: Math.round(requests / sum((slice) => slice.seconds)),
-    p50_ms: answered.length ? p50s[Math.floor((p50s.length - 1) / 2)] : null,
-    p99_ms: answered.length ? Math.max(...answered.map((slice) => slice.p99_ms)) : null,
+    p50_ms: latency(50),
+    p99_ms: latency(99),
     non2xx: sum((slice) => slice.non2xx),
     statements_per_request: statements === null || requests === 0 ? null : Math.round((statements / requests) * 100) / 100,
     cpu_ms_per_request: requests === 0 ? null : Math.round((sum((slice) => slice.cpu_ms) / requests) * 1000) / 1000,
@@ -461,7 +478,7 @@ const RESULTS = path.join(root, 'bench', 'results', 'latest.json');
 async function profileScenarios(databaseUrl: string, data: Dataset, db: Client, log: (line: string) => void): Promise<void> {
   const out = path.join(root, 'bench', 'results', 'profiles');
   await fs.mkdir(out, { recursive: true });
-  for (const scenario of scenarios(data).filter((s) => !flags.only || s.name.includes(flags.only!))) {
+  for (const scenario of scenarios(data).filter(chosen)) {
     if (!scenario.request('vozgate-graphql')) continue;
     const slug = scenario.name.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '');
     const raw = path.join(root, 'bench', '.cache', 'profiles', slug);
@@ -515,13 +532,13 @@ async function main(): Promise<void> {
   try {
     // `--only dialer`, `--only subscriptions` and `--only voice` run that scenario alone, without the dataset
     // and the HTTP targets; the other scenarios' latest results stay as they were.
-    if (flags.only === 'dialer' || flags.only === 'subscriptions' || flags.only === 'voice') {
+    if (alone) {
       const previous = existsSync(RESULTS) ? JSON.parse(readFileSync(RESULTS, 'utf8')) : {};
-      if (flags.only === 'voice') {
+      if (alone === 'voice') {
         const voice = await runVoiceScenario(database.url, root, VOICE_CALLS, scale.voiceSeconds, log, targetNode);
         process.stdout.write(`${voiceTable(voice)}\n`);
         await writeResults({ ...previous, voice });
-      } else if (flags.only === 'dialer') {
+      } else if (alone === 'dialer') {
         const dialer = await runDialerScenario(database.url, scale.dialerLeads, DIALER_PARALLEL, log);
         process.stdout.write(`${dialerTable(dialer)}\n`);
         await writeResults({ ...previous, dialer });
@@ -599,7 +616,7 @@ async function main(): Promise<void> {
     for (let pass = 1; pass <= passes; pass++) {
       // The table shows the last pass; the passes before it warm up and show memory.
       rows = [];
-      for (const scenario of scenarios(data).filter((s) => !flags.only || s.name.includes(flags.only!))) {
+      for (const scenario of scenarios(data).filter(chosen)) {
         log(`${passes > 1 ? `pass ${pass}: ` : ''}${scenario.name}`);
         rows.push(...(await measureScenario(targets, scenario, data, db, log)));
         if (!rssAfterFirst) {
@@ -614,9 +631,9 @@ async function main(): Promise<void> {
     }
     const rssEnd = rssAfterPass.at(-1)!;
     await db.end();
-    const dialer = !flags.only ? await runDialerScenario(database.url, scale.dialerLeads, DIALER_PARALLEL, log) : null;
-    const subscriptions = !flags.only ? await runSubscriptionsScenario(database.url, root, SUBSCRIBERS, scale.fanoutEvents, log, targetNode) : null;
-    const voice = !flags.only ? await runVoiceScenario(database.url, root, VOICE_CALLS, scale.voiceSeconds, log, targetNode) : null;
+    const dialer = only.length === 0 ? await runDialerScenario(database.url, scale.dialerLeads, DIALER_PARALLEL, log) : null;
+    const subscriptions = only.length === 0 ? await runSubscriptionsScenario(database.url, root, SUBSCRIBERS, scale.fanoutEvents, log, targetNode) : null;
+    const voice = only.length === 0 ? await runVoiceScenario(database.url, root, VOICE_CALLS, scale.voiceSeconds, log, targetNode) : null;
 
     const nodeVersion = (await promisify(execFile)(targetNode, ['--version'])).stdout.trim();
     const floorRps = new Map(rows.filter((r) => r.target === 'floor').map((r) => [r.name, r.rps]));
