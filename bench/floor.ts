@@ -38,11 +38,16 @@ const CALL_COLUMNS = `id, assistant_name, campaign_name, type, duration, assista
   variables, evaluation, webhook_response, carrier_cost::float8 as carrier_cost, total_cost::float8 as total_cost, answered_by, recording_url,
   lead_id, attempt, ${specTimestampSql('created_at')} as created_at, ${specTimestampSql('updated_at')} as updated_at`;
 
-/** Runs vozgate's statements (`?` placeholders) on a pool or a client of it, numbered as `pg` wants them. */
+/**
+ * Runs vozgate's statements (`?` placeholders) on a pool or a client of it, numbered as `pg`
+ * wants them and prepared (named by their text's hash), as vozgate prepares them.
+ */
 function runOn(db: Pool | PoolClient): Run {
   return async ({ sql, params }) => {
     let n = 0;
-    return (await db.query(sql.replace(/\?/g, () => `$${++n}`), params)).rows;
+    const text = sql.replace(/\?/g, () => `$${++n}`);
+    const name = createHash('sha1').update(text).digest('base64url');
+    return (await db.query({ name, text, values: params })).rows;
   };
 }
 
@@ -69,7 +74,7 @@ async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> 
 
   const call = /^\/calls\/(\d+)$/.exec(url.pathname);
   if (req.method === 'GET' && call) {
-    const { rows } = await pool.query(`select ${CALL_COLUMNS} from calls where id = $1 and account_id = $2`, [Number(call[1]), account]);
+    const { rows } = await pool.query({ name: 'call', text: `select ${CALL_COLUMNS} from calls where id = $1 and account_id = $2`, values: [Number(call[1]), account] });
     return rows[0] ? send(res, 200, rows[0]) : send(res, 404, { message: 'Chamada não encontrada' });
   }
   if (req.method === 'GET' && url.pathname === '/calls') {
