@@ -14,12 +14,19 @@ const RESPONSE_BYTES = 4096;
 type ToolDeps = { config: Config; secrets: SecretBox; logger?: Logger };
 
 /**
+ * The least time a tool is started with. The timer that cut the previous tool to the budget
+ * can fire a millisecond before the deadline by `Date.now()`, and a request given what is
+ * then left could only time out.
+ */
+const MIN_TOOL_MS = 10;
+
+/**
  * Calls each tool of the assistant once, as the AI would mid-call: parameters from the
  * tool's schema (the call's variable of the same name, else a value of the type), GET as a
  * query string and the other methods as a JSON body, with the tool's headers and timeout.
  * A failure or a timeout is recorded and the call goes on. All of a call's tools together
  * get at most CALL_TOOLS_BUDGET_SECONDS: a tool is cut to what is left, and once nothing is
- * left the rest are recorded as skipped. Runs outside any transaction.
+ * left (under MIN_TOOL_MS) the rest are recorded as skipped. Runs outside any transaction.
  */
 export async function runTools(
   em: EntityManager,
@@ -38,7 +45,7 @@ export async function runTools(
       parameters[item.name] = typedValue(item.type, call.input_variables[item.name], seeded(call.id, tool.id, item.name), `${item.name} informado pelo cliente`);
     }
     const left = deadline - Date.now();
-    if (left > 0) {
+    if (left >= MIN_TOOL_MS) {
       records.push(await runTool(deps, call.id, tool, parameters, left));
     } else {
       records.push({ ...toolRequest(deps, tool, parameters).record, error: 'skipped: the call has used its time for tools' });
