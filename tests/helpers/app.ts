@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { MikroORM } from '@mikro-orm/postgresql';
-import { Client } from 'pg';
+import { Client, Pool } from 'pg';
 import { createApp, type App } from '../../src/app';
 import { loadConfig, type Config } from '../../src/config';
 import { initOrm } from '../../src/db/orm';
@@ -130,10 +130,10 @@ export async function startTestApp(
   // Links and recording URLs are built on PUBLIC_URL: here, the address the server got.
   if (!('publicUrl' in overrides)) config.publicUrl = url;
   const workers = options.workers ? await startWorkers(runtime, databaseUrl) : null;
-  const sqlClient = new Client({ connectionString: databaseUrl });
-  // A test that takes the database away must not crash the run through this client.
-  sqlClient.on('error', () => {});
-  await sqlClient.connect();
+  // A pool, so that a test's concurrent statements each get a connection of their own.
+  const sqlPool = new Pool({ connectionString: databaseUrl, max: 4 });
+  // A test that takes the database away must not crash the run through this pool.
+  sqlPool.on('error', () => {});
 
   let assistantNumbers = 0;
   const request = async (method: string, path: string, options: RequestOptions = {}): Promise<HttpResult> => {
@@ -209,7 +209,7 @@ export async function startTestApp(
       if (res.status !== 201) throw new Error(`outbound assistant: ${res.status} ${JSON.stringify(res.body)}`);
       return res.body.data.id;
     },
-    sql: async (text, params) => (await sqlClient.query(text, params as unknown[])).rows,
+    sql: async (text, params) => (await sqlPool.query(text, params as unknown[])).rows,
     async finishedCall(callId, token, timeoutMs = 20_000) {
       const deadline = Date.now() + timeoutMs;
       for (;;) {
@@ -223,7 +223,7 @@ export async function startTestApp(
       await app.close();
       await workers?.stop();
       await orm.close();
-      await sqlClient.end().catch(() => {});
+      await sqlPool.end().catch(() => {});
       const cleanup = new Client({ connectionString: adminUrl });
       await cleanup.connect();
       await cleanup.query(`drop database if exists ${database} with (force)`);
