@@ -42,7 +42,10 @@ interface Statement {
   text: string;
 }
 
-/** Statements by their `?` text; as many as there are kinds of them (a few dozen), and never more than the cap. */
+/**
+ * Statements by their `?` text; as many as there are kinds of them (a few dozen, and a call
+ * list's for each combination of filters its clients use), and never more than the cap.
+ */
 const statements = new Map<string, Statement>();
 const MAX_STATEMENTS = 1000;
 
