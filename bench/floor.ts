@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import { Pool, type PoolClient } from 'pg';
+import { statementOf } from '../src/db/prepared';
 import { specTimestampSql } from '../src/lib/time';
 import { dayAfter } from '../src/lib/count-ranges';
 import { firstPage, pageStatement, seek, type CallFilter, type Run } from '../src/modules/calls/call-list';
@@ -38,17 +39,9 @@ const CALL_COLUMNS = `id, assistant_name, campaign_name, type, duration, assista
   variables, evaluation, webhook_response, carrier_cost::float8 as carrier_cost, total_cost::float8 as total_cost, answered_by, recording_url,
   lead_id, attempt, ${specTimestampSql('created_at')} as created_at, ${specTimestampSql('updated_at')} as updated_at`;
 
-/**
- * Runs vozgate's statements (`?` placeholders) on a pool or a client of it, numbered as `pg`
- * wants them and prepared (named by their text's hash), as vozgate prepares them.
- */
+/** Runs vozgate's statements (`?` placeholders) on a pool or a client of it, prepared as vozgate prepares them. */
 function runOn(db: Pool | PoolClient): Run {
-  return async ({ sql, params }) => {
-    let n = 0;
-    const text = sql.replace(/\?/g, () => `$${++n}`);
-    const name = createHash('sha1').update(text).digest('base64url');
-    return (await db.query({ name, text, values: params })).rows;
-  };
+  return async ({ sql, params }) => (await db.query({ ...statementOf(sql), values: params })).rows;
 }
 
 /** Runs `work` in a transaction (`begin <mode>`) on one client of the pool. */

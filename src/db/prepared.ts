@@ -37,7 +37,7 @@ export async function selectPrepared<T>(em: EntityManager, sql: string, params: 
   }
 }
 
-interface Statement {
+export interface Statement {
   name: string;
   text: string;
 }
@@ -49,7 +49,8 @@ interface Statement {
 const statements = new Map<string, Statement>();
 const MAX_STATEMENTS = 1000;
 
-function statementOf(sql: string): Statement {
+/** A `?` statement's named prepared form: `$n` placeholders, named by the text's hash (the benchmark's floor prepares the same). */
+export function statementOf(sql: string): Statement {
   const known = statements.get(sql);
   if (known) return known;
   let n = 0;
