@@ -89,7 +89,7 @@ export async function loadDataset(db: Client): Promise<Dataset | null> {
 export async function buildDataset(orm: MikroORM, db: Client, scale: Scale): Promise<Dataset> {
   process.stderr.write(`building the ${scale.name} dataset (once; kept for later runs)\n`);
   await db.query('truncate accounts, voices restart identity cascade');
-  await db.query('truncate call_counts, call_counts_monthly, call_totals, call_count_deltas'); // no foreign key to the accounts: truncated too
+  await db.query('truncate call_counts, call_counts_monthly, call_totals, account_call_counts, account_call_counts_monthly, account_call_totals, call_count_deltas'); // no foreign key to the accounts: truncated too
   await db.query(`insert into voices (name, mode) values ('Camila', 'pipeline')`);
 
   const accounts: { id: number; token: string; assistantId: number }[] = [];

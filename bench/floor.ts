@@ -100,7 +100,7 @@ async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> 
     const filter: CallFilter = {
       where: where.join(' and '),
       params,
-      counters: phone === null ? { where: groups.join(' and '), params: groupParams, from, to } : null,
+      counters: phone === null ? { where: groups.join(' and '), params: groupParams, from, to, grouped: groups.length > 1 } : null,
     };
     const offset = (page - 1) * perPage;
     if (offset === 0) {

@@ -4,9 +4,9 @@ import { foldCallCounts, readCall } from '../src/modules/calls/call.service';
 import { startTestApp, type TestAccount, type TestApp } from './helpers/app';
 
 /**
- * The call list's exact totals come from counters (per day, month, and all-time) kept by a trigger
- * (issue 19). They must equal count(*) for every filter, whatever writes ran, however many at
- * once.
+ * The call list's exact totals come from counters (per day, month, and all-time, by group and by
+ * account) kept by a trigger (issue 19). They must equal count(*) for every filter, whatever
+ * writes ran, however many at once.
  */
 let app: TestApp;
 let pool: Pool;
@@ -60,9 +60,32 @@ async function countersAndTruth() {
             coalesce(campaign_id, 0) as campaign_id, count(*)::int as n
      from calls group by 1, 2, 3, 4, 5, 6 order by 1, 2, 3, 4, 5, 6`,
   );
+  // The account's counters, with no group (a filter of the date range alone), in the same way.
+  const account = async (table: string, key: string, deltaKey: string) =>
+    app.sql(
+      `select account_id, key::text, sum(n)::int as n from (select account_id, ${key} as key, n from ${table}
+       union all select account_id, ${deltaKey}, n from call_count_deltas) c group by 1, 2 having sum(n) <> 0 order by 1, 2`,
+    );
+  const accountTruth = (key: string) =>
+    app.sql(`select account_id, ${key}::text as key, count(*)::int as n from calls group by 1, 2 order by 1, 2`);
+  const utcDay = "(created_at at time zone 'UTC')::date";
   return {
-    counters: { byDay: counters, byMonth: monthly, allTime: totals },
-    truth: { byDay: truth, byMonth: monthlyTruth, allTime: totalsTruth },
+    counters: {
+      byDay: counters,
+      byMonth: monthly,
+      allTime: totals,
+      accountByDay: await account('account_call_counts', 'day', 'day'),
+      accountByMonth: await account('account_call_counts_monthly', 'month', "date_trunc('month', day)::date"),
+      accountAllTime: await account('account_call_totals', "'all'", "'all'"),
+    },
+    truth: {
+      byDay: truth,
+      byMonth: monthlyTruth,
+      allTime: totalsTruth,
+      accountByDay: await accountTruth(utcDay),
+      accountByMonth: await accountTruth(`date_trunc('month', ${utcDay})::date`),
+      accountAllTime: await accountTruth("'all'"),
+    },
   };
 }
 

@@ -28,6 +28,15 @@ export interface Counters {
   params: unknown[];
   from: string | null;
   to: string | null;
+  /** Whether a group is filtered (status, type, assistant or campaign), else the account's counters answer. */
+  grouped: boolean;
+}
+
+/** The counters by day, by month and all-time: per group, or per account when no group is filtered. */
+function tablesOf(counters: Counters) {
+  return counters.grouped
+    ? { day: 'call_counts', month: 'call_counts_monthly', allTime: 'call_totals' }
+    : { day: 'account_call_counts', month: 'account_call_counts_monthly', allTime: 'account_call_totals' };
 }
 
 /** Calls on a day, or in a month (`start` is its first day), as the counters hold them. */
@@ -59,11 +68,12 @@ function union(parts: Statement[]): Statement {
  */
 function rangeParts(counters: Counters, byMonth: boolean): Statement[] {
   const { months, days, less } = countRanges(counters.from, counters.to);
+  const tables = tablesOf(counters);
   const dayRows = (n: string) => (byMonth ? `date_trunc('month', day)::date as start, ${n} as n` : `${n} as n`);
   const parts: Statement[] = [];
-  if (months) parts.push(part(counters, byMonth ? 'month as start, n' : 'n', 'call_counts_monthly', within('month', months)));
-  for (const range of days) parts.push(part(counters, dayRows('n'), 'call_counts', within('day', range)));
-  for (const range of less) parts.push(part(counters, dayRows('-n'), 'call_counts', within('day', range)));
+  if (months) parts.push(part(counters, byMonth ? 'month as start, n' : 'n', tables.month, within('month', months)));
+  for (const range of days) parts.push(part(counters, dayRows('n'), tables.day, within('day', range)));
+  for (const range of less) parts.push(part(counters, dayRows('-n'), tables.day, within('day', range)));
   parts.push(part(counters, dayRows('n'), 'call_count_deltas', within('day', [counters.from, counters.to])));
   return parts;
 }
@@ -78,7 +88,7 @@ function countStatement(filter: CallFilter): Statement {
   if (!counters) return { sql: `select count(*)::int as total from calls where ${filter.where}`, params: filter.params };
   const parts =
     counters.from === null && counters.to === null
-      ? [part(counters, 'n', 'call_totals', null), part(counters, 'n', 'call_count_deltas', null)]
+      ? [part(counters, 'n', tablesOf(counters).allTime, null), part(counters, 'n', 'call_count_deltas', null)]
       : rangeParts(counters, false);
   const counted = union(parts);
   return { sql: `select coalesce(sum(n), 0)::int as total from (${counted.sql}) counted`, params: counted.params };
@@ -98,7 +108,7 @@ function daysStatement(counters: Counters, month: string): Statement {
   const [from, to] = [counters.from, counters.to];
   const next = firstOfNextMonth(month);
   const range: DateRange = [from !== null && from > month ? from : month, to !== null && to < next ? to : next];
-  const counted = union(['call_counts', 'call_count_deltas'].map((table) => part(counters, 'day as start, n', table, within('day', range))));
+  const counted = union([tablesOf(counters).day, 'call_count_deltas'].map((table) => part(counters, 'day as start, n', table, within('day', range))));
   return { sql: periodsOf(counted.sql), params: counted.params };
 }
 

@@ -262,13 +262,13 @@ function callFilter(scope: Scope, args: CallFilterArgs, errors: FieldErrorCollec
   }
   // The range is whole UTC days (midnight to midnight): the counters' days answer it exactly.
   const day = (timestamp: string | undefined) => (timestamp ? timestamp.slice(0, 10) : null);
-  const counters = { where: counts.join(' and '), params: countParams, from: day(createdAt?.$gte), to: day(createdAt?.$lt) };
+  const counters = { where: counts.join(' and '), params: countParams, from: day(createdAt?.$gte), to: day(createdAt?.$lt), grouped: counts.length > 1 };
   return { where: calls.join(' and '), params, counters: byPhone ? null : counters };
 }
 
 /**
  * Folds the changes the calls' trigger recorded into the counters, per day, month and
- * all-time (the sweeper, every minute): the changes it takes are deleted in the same
+ * all-time, by group and by account (the sweeper, every minute): the changes it takes are deleted in the same
  * statement, so two processes folding at once never count one twice. Answers how many
  * changes it folded.
  */
@@ -290,7 +290,19 @@ export async function foldCallCounts(em: EntityManager): Promise<number> {
      all_time as (
        insert into call_totals (account_id, status, type, assistant_id, campaign_id, n)
        select account_id, status, type, assistant_id, campaign_id, sum(n) from summed group by 1, 2, 3, 4, 5 order by 1, 2, 3, 4, 5
-       on conflict (account_id, status, type, assistant_id, campaign_id) do update set n = call_totals.n + excluded.n)
+       on conflict (account_id, status, type, assistant_id, campaign_id) do update set n = call_totals.n + excluded.n),
+     account_by_day as (
+       insert into account_call_counts (account_id, day, n)
+       select account_id, day, sum(n) from summed group by 1, 2 order by 1, 2
+       on conflict (account_id, day) do update set n = account_call_counts.n + excluded.n),
+     account_by_month as (
+       insert into account_call_counts_monthly (account_id, month, n)
+       select account_id, date_trunc('month', day)::date, sum(n) from summed group by 1, 2 order by 1, 2
+       on conflict (account_id, month) do update set n = account_call_counts_monthly.n + excluded.n),
+     account_all_time as (
+       insert into account_call_totals (account_id, n)
+       select account_id, sum(n) from summed group by 1 order by 1
+       on conflict (account_id) do update set n = account_call_totals.n + excluded.n)
      select coalesce(sum(rows), 0)::int as folded from summed`,
   );
   return folded;
