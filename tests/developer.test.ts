@@ -1,3 +1,4 @@
+import http from 'node:http';
 import { loadConfig } from '../src/config';
 import { startTestApp, type TestAccount, type TestApp } from './helpers/app';
 
@@ -102,6 +103,25 @@ describe('errors a program can read', () => {
       expect({ name, status: res.status, code: res.body.code }).toEqual({ name, status, code });
       expect(typeof res.body.message).toBe('string');
     }
+  });
+
+  it('a body sent in chunks, with no length, is refused with a 413 once it passes the limit', async () => {
+    for (const path of ['/api/user/lead', '/graphql']) {
+      const answer = await new Promise<{ status: number; body: any }>((resolve, reject) => {
+        const req = http.request(`${app.url}${path}`, { method: 'POST', headers: { authorization: `Bearer ${me.token}`, 'content-type': 'application/json' } }, (res) => {
+          let text = '';
+          res.on('data', (chunk) => (text += chunk));
+          res.on('end', () => resolve({ status: res.statusCode!, body: JSON.parse(text) }));
+        });
+        req.on('error', reject);
+        const chunk = `"${'a'.repeat(16 * 1024)}",`;
+        req.write('{"query": [');
+        for (let sent = 0; sent <= app.config.maxBodyBytes; sent += chunk.length) req.write(chunk);
+        req.end('""]}');
+      });
+      expect({ path, status: answer.status, code: answer.body.code }).toEqual({ path, status: 413, code: 'PAYLOAD_TOO_LARGE' });
+    }
+    expect((await app.request('GET', '/api/user/leads', { token: me.token })).status).toBe(200);
   });
 
   it('a 401 names the Bearer scheme, on REST and GraphQL', async () => {
