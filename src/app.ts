@@ -7,7 +7,7 @@ import { ApolloServerPluginCacheControlDisabled } from '@apollo/server/plugin/di
 import cors from 'cors';
 import { GraphQLError } from 'graphql';
 import { isDatabaseUnavailable } from './db/availability';
-import { Messages } from './errors';
+import { Messages, type ErrorCode } from './errors';
 import { armor } from './graphql/armor';
 import { OperationRunner, compiledGateway } from './graphql/compiled';
 import { createContext, type GraphQLContext } from './graphql/context';
@@ -15,7 +15,7 @@ import { unwrapResolverError } from '@apollo/server/errors';
 import { formatError, isUnexpected } from './graphql/errors';
 import { getSchema } from './graphql/schema';
 import { serveSubscriptions, type Subscriptions } from './graphql/subscriptions';
-import { BodyTooLargeError, readBody, sendError, sendJson } from './http';
+import { BodyTooLargeError, readBody, sendError, sendGraphQLError, sendJson } from './http';
 import { authenticate } from './modules/accounts/account.service';
 import { Call } from './modules/calls/call.entity';
 import { recordingSignature } from './modules/calls/call.lifecycle';
@@ -193,12 +193,7 @@ export async function createApp(runtime: Runtime): Promise<App> {
       );
     }
     if (retryAfterSeconds !== null) {
-      return sendJson(
-        res,
-        429,
-        { errors: [{ message: Messages.rateLimited(retryAfterSeconds), extensions: { code: 'RATE_LIMITED', status: 429 } }] },
-        { 'retry-after': retryAfterSeconds },
-      );
+      return sendGraphQLError(res, 'RATE_LIMITED', Messages.rateLimited(retryAfterSeconds), { 'retry-after': retryAfterSeconds });
     }
     let body: unknown;
     if (req.method === 'POST') {
@@ -206,7 +201,7 @@ export async function createApp(runtime: Runtime): Promise<App> {
       try {
         body = raw.length ? JSON.parse(raw.toString('utf8')) : undefined;
       } catch {
-        return sendJson(res, 400, { errors: [{ message: Messages.invalidJson, extensions: { code: 'BAD_REQUEST', status: 400 } }] });
+        return sendGraphQLError(res, 'BAD_REQUEST', Messages.invalidJson);
       }
     }
     const headers = new HeaderMap();
@@ -330,12 +325,13 @@ export async function createApp(runtime: Runtime): Promise<App> {
       }
       sendError(res, 'NOT_FOUND', Messages.routeNotFound);
     } catch (error) {
-      if (error instanceof BodyTooLargeError) return sendError(res, 'PAYLOAD_TOO_LARGE', Messages.bodyTooLarge);
+      // GraphQL's clients read its errors in GraphQL's shape, REST's in the spec's.
+      const fail = (code: ErrorCode, message: string, headers: Record<string, string | number> = {}) =>
+        path === '/graphql' ? sendGraphQLError(res, code, message, headers) : sendError(res, code, message, {}, headers);
+      if (error instanceof BodyTooLargeError) return fail('PAYLOAD_TOO_LARGE', Messages.bodyTooLarge);
       if (isDatabaseUnavailable(error) && !res.headersSent) {
         logger.error('database unavailable', error, { request_id: requestId, method: req.method, path });
-        return path === '/graphql'
-          ? sendJson(res, 503, { errors: [{ message: Messages.unavailable, extensions: { code: 'UNAVAILABLE', status: 503 } }] }, { 'retry-after': 5 })
-          : sendError(res, 'UNAVAILABLE', Messages.unavailable, {}, { 'retry-after': 5 });
+        return fail('UNAVAILABLE', Messages.unavailable, { 'retry-after': 5 });
       }
       logger.error('request failed', error, { request_id: requestId, method: req.method, path });
       if (!res.headersSent) sendError(res, 'INTERNAL', Messages.internal);

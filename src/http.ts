@@ -38,6 +38,12 @@ export function sendJson(
  * A 401 names the scheme it wants; a 429 says when to come back, in the header and, as the
  * original platform's clients read it, in the body.
  */
+/** A GraphQL error answered before any operation runs, as GraphQL's errors are: `{errors: [{message, extensions: {code, status}}]}`. */
+export function sendGraphQLError(res: ServerResponse, code: ErrorCode, message: string, headers: Record<string, string | number> = {}): void {
+  const status = HttpStatusByCode[code];
+  sendJson(res, status, { errors: [{ message, extensions: { code, status } }] }, headers);
+}
+
 export function sendError(
   res: ServerResponse,
   code: ErrorCode,

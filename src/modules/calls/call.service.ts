@@ -268,9 +268,9 @@ function callFilter(scope: Scope, args: CallFilterArgs, errors: FieldErrorCollec
 
 /**
  * Folds the changes the calls' trigger recorded into the counters, per day, month and
- * all-time, by group and by account (the sweeper, every minute): the changes it takes are deleted in the same
- * statement, so two processes folding at once never count one twice. Answers how many
- * changes it folded.
+ * all-time, by group and by account (the sweeper, every minute): the changes it takes are
+ * deleted in the same statement, so two processes folding at once never count one twice.
+ * Answers how many changes it folded.
  */
 export async function foldCallCounts(em: EntityManager): Promise<number> {
   const [{ folded }] = await em.execute(
