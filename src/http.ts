@@ -33,17 +33,20 @@ export function sendJson(
 }
 
 /**
- * A REST error body: the spec's `message`, the code a program can switch on (the same as
- * GraphQL's `extensions.code`), and whatever the case adds (`errors`, a provider's `error`).
- * A 401 names the scheme it wants; a 429 says when to come back, in the header and, as the
- * original platform's clients read it, in the body.
+ * A GraphQL error answered before any operation runs, in GraphQL's shape:
+ * `{errors: [{message, extensions: {code, status}}]}`, with the code's HTTP status.
  */
-/** A GraphQL error answered before any operation runs, as GraphQL's errors are: `{errors: [{message, extensions: {code, status}}]}`. */
 export function sendGraphQLError(res: ServerResponse, code: ErrorCode, message: string, headers: Record<string, string | number> = {}): void {
   const status = HttpStatusByCode[code];
   sendJson(res, status, { errors: [{ message, extensions: { code, status } }] }, headers);
 }
 
+/**
+ * A REST error body: the spec's `message`, the code a program can switch on (the same as
+ * GraphQL's `extensions.code`), and whatever the case adds (`errors`, a provider's `error`).
+ * A 401 names the scheme it wants; a 429 says when to come back, in the header and, as the
+ * original platform's clients read it, in the body.
+ */
 export function sendError(
   res: ServerResponse,
   code: ErrorCode,

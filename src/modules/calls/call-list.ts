@@ -33,11 +33,9 @@ export interface Counters {
 }
 
 /** The counters by day, by month and all-time: per group, or per account when no group is filtered. */
-function tablesOf(counters: Counters) {
-  return counters.grouped
-    ? { day: 'call_counts', month: 'call_counts_monthly', allTime: 'call_totals' }
-    : { day: 'account_call_counts', month: 'account_call_counts_monthly', allTime: 'account_call_totals' };
-}
+const GROUP_COUNTERS = { day: 'call_counts', month: 'call_counts_monthly', allTime: 'call_totals' };
+const ACCOUNT_COUNTERS = { day: 'account_call_counts', month: 'account_call_counts_monthly', allTime: 'account_call_totals' };
+const tablesOf = (counters: Counters) => (counters.grouped ? GROUP_COUNTERS : ACCOUNT_COUNTERS);
 
 /** Calls on a day, or in a month (`start` is its first day), as the counters hold them. */
 export interface Period {
