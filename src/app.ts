@@ -334,7 +334,7 @@ export async function createApp(runtime: Runtime): Promise<App> {
         return fail('UNAVAILABLE', Messages.unavailable, { 'retry-after': 5 });
       }
       logger.error('request failed', error, { request_id: requestId, method: req.method, path });
-      if (!res.headersSent) sendError(res, 'INTERNAL', Messages.internal);
+      if (!res.headersSent) fail('INTERNAL', Messages.internal);
       else res.destroy();
     }
   }

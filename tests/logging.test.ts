@@ -45,4 +45,26 @@ describe('logs', () => {
       await app.sql('drop trigger refuse_campaign on campaigns; drop function refuse_campaign();');
     }
   });
+
+  it('answer a failure before the operation runs in the shape of its API, and log it with the request id', async () => {
+    const account = await app.account();
+    // The token check is the first statement of every request: with its column gone, it fails.
+    await app.sql('alter table api_tokens rename column token_hash to token_hash_gone');
+    try {
+      const rest = await app.request('GET', '/api/user/leads', { token: account.token });
+      expect(rest.status).toBe(500);
+      expect(rest.body).toEqual({ message: 'Erro interno do servidor.', code: 'INTERNAL' });
+      const gql = await app.graphql('{ leads { total } }', {}, account.token);
+      expect(gql.status).toBe(500);
+      expect(gql.body).toEqual({ errors: [{ message: 'Erro interno do servidor.', extensions: { code: 'INTERNAL', status: 500 } }] });
+      for (const response of [rest, gql]) {
+        expect(response.text).not.toMatch(/token_hash|column|api_tokens/);
+        const error = records().find((r) => r.level === 50 && r.request_id === response.headers.get('x-request-id'));
+        expect(error).toMatchObject({ msg: 'request failed' });
+      }
+    } finally {
+      await app.sql('alter table api_tokens rename column token_hash_gone to token_hash');
+    }
+    expect((await app.graphql('{ leads { total } }', {}, account.token)).body).toEqual({ data: { leads: { total: 0 } } });
+  });
 });
