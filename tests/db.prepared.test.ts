@@ -1,5 +1,5 @@
 import { DriverException } from '@mikro-orm/core';
-import { selectPrepared } from '../src/db/prepared';
+import { MAX_STATEMENTS, selectPrepared } from '../src/db/prepared';
 import { startTestApp, type TestApp } from './helpers/app';
 import { oldSpaceGrowth } from './helpers/gc';
 
@@ -63,5 +63,22 @@ describe('selectPrepared', () => {
     });
     // Through pg's promise, the 200 reads' rows were promoted (36 MB here); through its callback, none are.
     expect(growth).toBeLessThan(4_000_000);
+  });
+
+  it('names at most MAX_STATEMENTS texts, so that no connection holds more, and runs the others unnamed', async () => {
+    const { answers, held } = await app.orm.em.fork().transactional(async (em) => {
+      const answers: number[] = [];
+      for (let i = 0; i < MAX_STATEMENTS + 20; i++) {
+        const [row] = await selectPrepared<{ n: number }>(em, `select ?::int + ${i} as n`, [1]);
+        answers.push(row.n);
+      }
+      // Once more each: the named ones run as the statements already prepared.
+      for (let i = 0; i < MAX_STATEMENTS + 20; i++) await selectPrepared(em, `select ?::int + ${i} as n`, [1]);
+      const [held] = await em.execute<{ n: number }[]>('select count(*)::int as n from pg_prepared_statements');
+      return { answers, held: held.n };
+    });
+    expect(answers).toEqual(Array.from({ length: MAX_STATEMENTS + 20 }, (_, i) => i + 1));
+    expect(held).toBeLessThanOrEqual(MAX_STATEMENTS);
+    expect(held).toBeGreaterThan(MAX_STATEMENTS - 10);
   });
 });

@@ -14,9 +14,9 @@ import type { ClientBase, QueryConfig, QueryResult, QueryResultRow } from 'pg';
  * finds that one plan serves every value (after five runs) it stops planning it: a page of
  * leads, with its total and its campaigns, took it more to plan than to run. A value that
  * changes the best plan, as an offset does, keeps getting a plan of its own. A name is the
- * text's hash, so one text is one statement on each connection; the ORM's query log shows it
- * as it shows `em.execute`'s. `?` stands for a value everywhere in `sql`: none may be in its
- * strings or operators.
+ * text's hash, so one text is one statement on each connection (up to a cap, statementOf);
+ * the ORM's query log shows it as it shows `em.execute`'s. `?` stands for a value everywhere
+ * in `sql`: none may be in its strings or operators.
  */
 export async function selectPrepared<T>(em: EntityManager, sql: string, params: readonly unknown[]): Promise<T[]> {
   const { name, text } = statementOf(sql);
@@ -38,25 +38,30 @@ export async function selectPrepared<T>(em: EntityManager, sql: string, params: 
 }
 
 export interface Statement {
-  name: string;
+  /** Absent past the cap: the text then runs unnamed, parsed and planned on each run. */
+  name?: string;
   text: string;
 }
 
 /**
- * Statements by their `?` text; as many as there are kinds of them (a few dozen, and a call
- * list's for each combination of filters its clients use), and never more than the cap.
+ * Named statements by their `?` text: the token check, and a call list's for each combination
+ * of filters and page size its clients use. PostgreSQL keeps a named statement, with its plans
+ * (about 150 KB for a page of calls), on each connection that ran it until the connection
+ * closes. So only the first MAX_STATEMENTS texts get a name, and a connection never holds
+ * more; any later text runs unnamed, as `em.execute`'s do.
  */
 const statements = new Map<string, Statement>();
-const MAX_STATEMENTS = 1000;
+export const MAX_STATEMENTS = 200;
 
-/** A `?` statement's named prepared form: `$n` placeholders, named by the text's hash (the benchmark's floor prepares the same). */
+/** A `?` statement's prepared form: `$n` placeholders, named by the text's hash while under the cap (the benchmark's floor prepares the same). */
 export function statementOf(sql: string): Statement {
   const known = statements.get(sql);
   if (known) return known;
   let n = 0;
   const text = sql.replace(/\?/g, () => `$${++n}`);
+  if (statements.size >= MAX_STATEMENTS) return { text };
   const statement = { name: `vz_${createHash('sha1').update(text).digest('base64url')}`, text };
-  if (statements.size < MAX_STATEMENTS) statements.set(sql, statement);
+  statements.set(sql, statement);
   return statement;
 }
 
