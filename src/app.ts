@@ -172,11 +172,11 @@ export async function createApp(runtime: Runtime): Promise<App> {
 
   /** The request's context, and how long its token must wait when it is over its rate limit. */
   const sessionFor = (req: IncomingMessage, requestId: string, seen: Seen) => async (): Promise<Session> => {
-    const em = orm.em.fork();
-    const auth = await authenticate(em, req.headers.authorization, config.rateLimitPerMinute);
+    // The token check keeps nothing in an EntityManager: the ORM's own runs it.
+    const auth = await authenticate(orm.em, req.headers.authorization, config.rateLimitPerMinute);
     seen.accountId = auth?.accountId ?? null;
     return {
-      context: createContext({ requestId, em, accountId: auth?.accountId ?? null, config, secrets, telephony, lifecycle: runtime.lifecycle, sms }),
+      context: createContext({ requestId, root: orm.em, accountId: auth?.accountId ?? null, config, secrets, telephony, lifecycle: runtime.lifecycle, sms }),
       retryAfterSeconds: auth?.retryAfterSeconds ?? null,
     };
   };

@@ -112,6 +112,40 @@ describe('leads over GraphQL', () => {
   });
 });
 
+describe('the request context', () => {
+  it("forks the ORM's EntityManager only for what needs one, once a request, whatever Apollo copies", async () => {
+    const created = await gql(`mutation($input: CreateLeadInput!) { createLead(input: $input) { id } }`, {
+      input: { phone_number: '+5511987654431', campaign_id: me.campaignId },
+    });
+    const id = created.data.createLead.id;
+    // Forks made for a request's context, told apart from the workers' by where they are made.
+    const fork = app.orm.em.fork.bind(app.orm.em);
+    let forks = 0;
+    const spy = jest.spyOn(app.orm.em, 'fork').mockImplementation((options) => {
+      if (new Error().stack?.includes('RequestContext')) forks++;
+      return fork(options);
+    });
+    const forksOf = async (request: () => Promise<unknown>) => {
+      forks = 0;
+      await request();
+      return forks;
+    };
+    try {
+      // Reads mapped read-only, by the token check and by the lists and the call, need none.
+      expect(await forksOf(() => gql(`{ leads { data { id campaign { id } } total } calls { total } }`))).toBe(0);
+      expect(await forksOf(() => app.request('GET', '/api/user/leads', { token: me.token }))).toBe(0);
+      // Two fields that need one share the request's.
+      const both = await forksOf(async () => {
+        const read = await gql(`query($id: Int!) { a: lead(id: $id) { id } b: lead(id: $id) { id } }`, { id });
+        expect(read.data).toEqual({ a: { id }, b: { id } });
+      });
+      expect(both).toBe(1);
+    } finally {
+      spy.mockRestore();
+    }
+  });
+});
+
 describe('error masking', () => {
   it('hides unexpected errors behind a generic message', () => {
     const raw = new Error('duplicate key value violates unique constraint "accounts_pkey"\n    at Parser.parseErrorMessage');

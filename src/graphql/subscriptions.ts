@@ -23,8 +23,7 @@ import { Messages } from '../errors';
 import { authenticate, liveTokenHashes, tokenHashOf } from '../modules/accounts/account.service';
 import { EventBus } from '../modules/events/event.bus';
 import type { Runtime } from '../runtime';
-import type { GraphQLContext } from './context';
-import { createLoaders } from './loaders';
+import { createContext, type GraphQLContext } from './context';
 import { formatError } from './errors';
 
 export interface Subscriptions {
@@ -123,20 +122,8 @@ export async function serveSubscriptions(
    * state they carry) and dropped for the next event (`renew`): a long subscription keeps no
    * entities, a thousand idle ones cost little.
    */
-  const subscriptionContext = (accountId: number, requestId: string): GraphQLContext => {
-    let em: GraphQLContext['em'] | undefined;
-    let loaders: GraphQLContext['loaders'] | undefined;
-    const context = { requestId, accountId, config, secrets, telephony, lifecycle: runtime.lifecycle, sms, events: bus } as GraphQLContext;
-    Object.defineProperties(context, {
-      em: { get: () => (em ??= orm.em.fork()), set: (value) => (em = value), enumerable: true },
-      loaders: { get: () => (loaders ??= createLoaders(context)), set: (value) => (loaders = value), enumerable: true },
-    });
-    context.renew = () => {
-      em = undefined;
-      loaders = undefined;
-    };
-    return context;
-  };
+  const subscriptionContext = (accountId: number, requestId: string): GraphQLContext =>
+    createContext({ requestId, root: orm.em, accountId, config, secrets, telephony, lifecycle: runtime.lifecycle, sms, events: bus });
 
   const disposable = useServer<Record<string, unknown> | undefined, { connection?: Connection }>(
     {

@@ -1,5 +1,5 @@
 import { Arg, Args, Authorized, Ctx, Int, Mutation, ObjectType, Query, Resolver } from 'type-graphql';
-import { scopeOf, type GraphQLContext } from '../../graphql/context';
+import { readScopeOf, scopeOf, type GraphQLContext } from '../../graphql/context';
 import { PageType } from '../../graphql/pagination';
 import { Call } from './call.entity';
 import { CallFeed, CallFeedArgs, CallListArgs, CallStarted, MakeCallInput } from './call.inputs';
@@ -13,19 +13,19 @@ export class CallPage extends PageType(Call) {}
 export class CallResolver {
   @Query(() => CallPage, { description: "A page of the account's calls, newest first." })
   calls(@Args(() => CallListArgs) args: CallListArgs, @Ctx() ctx: GraphQLContext): Promise<CallPage> {
-    return listCalls(scopeOf(ctx), args);
+    return listCalls(readScopeOf(ctx), args);
   }
 
   @Query(() => CallFeed, {
     description: "The account's calls newest first, a slice at a time: pass `next_after` back as `after`. No total and no page numbers, so every slice costs the same however deep.",
   })
   callFeed(@Args(() => CallFeedArgs) args: CallFeedArgs, @Ctx() ctx: GraphQLContext): Promise<CallFeed> {
-    return callFeed(scopeOf(ctx), args);
+    return callFeed(readScopeOf(ctx), args);
   }
 
   @Query(() => Call)
   call(@Arg('id', () => Int) id: number, @Ctx() ctx: GraphQLContext): Promise<Call> {
-    return readCall(scopeOf(ctx), id);
+    return readCall(readScopeOf(ctx), id);
   }
 
   @Mutation(() => CallStarted, { description: 'Starts an outbound call from an assistant to a number.' })

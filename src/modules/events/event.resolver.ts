@@ -28,7 +28,7 @@ function matches(data: Record<string, unknown>, filters: Filters): boolean {
 
 /** A fresh ORM context and loaders for each event, so that a long subscription keeps nothing. */
 function renewed(ctx: GraphQLContext): GraphQLContext {
-  ctx.renew?.();
+  ctx.renew();
   return ctx;
 }
 

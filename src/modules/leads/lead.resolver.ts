@@ -1,7 +1,7 @@
 import { wrap } from '@mikro-orm/core';
 import type { GraphQLResolveInfo } from 'graphql';
 import { Arg, Args, Authorized, Ctx, FieldResolver, Info, Int, Mutation, ObjectType, Query, Resolver, Root } from 'type-graphql';
-import { scopeOf, type GraphQLContext } from '../../graphql/context';
+import { readScopeOf, scopeOf, type GraphQLContext } from '../../graphql/context';
 import { PageType, type Page } from '../../graphql/pagination';
 import { selects } from '../../graphql/selection';
 import { Campaign } from '../campaigns/campaign.entity';
@@ -18,7 +18,7 @@ export class LeadPage extends PageType(Lead) {}
 export class LeadResolver {
   @Query(() => LeadPage, { description: "A page of the account's leads, newest first." })
   leads(@Args(() => LeadListArgs) args: LeadListArgs, @Ctx() ctx: GraphQLContext, @Info() info: GraphQLResolveInfo): Promise<Page<LeadView>> {
-    return listLeads(scopeOf(ctx), args, selects(info, 'data', 'secondary_contacts'));
+    return listLeads(readScopeOf(ctx), args, selects(info, 'data', 'secondary_contacts'));
   }
 
   @Query(() => Lead)
