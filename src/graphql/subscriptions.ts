@@ -133,7 +133,8 @@ export async function serveSubscriptions(
         const params = ctx.connectionParams ?? {};
         const header = params.Authorization ?? params.authorization;
         const authorization = typeof header === 'string' ? header : undefined;
-        const auth = await authenticate(orm.em.fork(), authorization, config.rateLimitPerMinute).catch(() => null);
+        // The token check keeps nothing in an EntityManager: the ORM's own runs it, as for HTTP.
+        const auth = await authenticate(orm.em, authorization, config.rateLimitPerMinute).catch(() => null);
         if (!auth || auth.retryAfterSeconds !== null) return false;
         const connection = { accountId: auth.accountId, tokenHash: tokenHashOf(authorization)! };
         ctx.extra.connection = connection;
@@ -171,7 +172,7 @@ export async function serveSubscriptions(
   const recheck = setInterval(async () => {
     if (!connections.size) return;
     try {
-      await closeRevoked(connections, (hashes) => liveTokenHashes(orm.em.fork(), hashes));
+      await closeRevoked(connections, (hashes) => liveTokenHashes(orm.em, hashes));
     } catch (error) {
       logger.warn('subscriptions: could not check the tokens of open connections', { message: (error as Error).message });
     }
