@@ -11,6 +11,7 @@ import { Messages, type ErrorCode } from './errors';
 import { armor } from './graphql/armor';
 import { OperationRunner, compiledGateway } from './graphql/compiled';
 import { createContext, type GraphQLContext } from './graphql/context';
+import { DirectPath } from './graphql/direct';
 import { unwrapResolverError } from '@apollo/server/errors';
 import { formatError, isUnexpected } from './graphql/errors';
 import { getSchema } from './graphql/schema';
@@ -121,8 +122,9 @@ export async function createApp(runtime: Runtime): Promise<App> {
   const protections = armor(config);
   // One runner for both APIs: GraphQL's documents and the REST routes' run the same way.
   const operations = new OperationRunner(schema, config.graphql.compile);
+  const direct = new DirectPath(operations);
   const apollo = new ApolloServer<GraphQLContext>({
-    gateway: compiledGateway(schema, operations),
+    gateway: compiledGateway(schema, operations, (...accepted) => direct.accept(...accepted)),
     ...protections,
     plugins: [
       ...protections.plugins,
@@ -204,6 +206,7 @@ export async function createApp(runtime: Runtime): Promise<App> {
         return sendGraphQLError(res, 'BAD_REQUEST', Messages.invalidJson);
       }
     }
+    if (await direct.answer(req, res, body, context)) return;
     const headers = new HeaderMap();
     for (const [name, value] of Object.entries(req.headers)) {
       if (value !== undefined) headers.set(name, Array.isArray(value) ? value.join(', ') : value);
@@ -216,6 +219,7 @@ export async function createApp(runtime: Runtime): Promise<App> {
     // Answers about an account are never stored by a cache on the way.
     res.setHeader('cache-control', 'no-store');
     res.statusCode = response.status ?? 200;
+    if (req.method === 'POST') direct.answered(req.headers.accept, res.statusCode, response.headers.get('content-type'));
     if (response.body.kind === 'complete') {
       res.end(response.body.string);
       return;

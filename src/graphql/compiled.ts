@@ -1,5 +1,5 @@
 import type { ApolloServerOptionsWithGateway, BaseContext } from '@apollo/server';
-import { GraphQLError, execute, printSchema, type DocumentNode, type ExecutionResult, type GraphQLSchema } from 'graphql';
+import { GraphQLError, execute, printSchema, type DocumentNode, type ExecutionResult, type GraphQLSchema, type OperationDefinitionNode } from 'graphql';
 import { compileQuery, isCompiledQuery, type CompiledQuery } from 'graphql-jit';
 import type { GraphQLCompile } from '../config';
 
@@ -80,13 +80,34 @@ function asGraphQLJsError(error: GraphQLError): GraphQLError {
   return Object.assign(copy, { locations: error.locations });
 }
 
+const RAN_AHEAD = Symbol('the operation, run before Apollo saw the request');
+
+/**
+ * Leaves an operation's result (or failure) on a request's context, for Apollo's executor to
+ * answer instead of running the operation again. Apollo's copy of the context (Object.assign)
+ * carries it.
+ */
+export function runAhead(context: object, result: Promise<ExecutionResult>): void {
+  (context as { [RAN_AHEAD]?: Promise<ExecutionResult> })[RAN_AHEAD] = result;
+}
+
+/**
+ * Told of every operation Apollo runs: the request's text and operation name, the document
+ * Apollo accepted for that text, and the operation of it that the request names.
+ */
+export type AcceptedOperation = (query: string, operationName: string | undefined, document: DocumentNode, operation: OperationDefinitionNode) => void;
+
 /**
  * The schema for Apollo Server, with its operations run by `runner`. Apollo's one way to run
  * operations other than on graphql-js is its gateway interface (a published interface,
  * `@apollo/server-gateway-interface`): Apollo still parses, validates and caches documents,
  * runs the plugins and formats errors; the gateway only executes.
  */
-export function compiledGateway<TContext extends BaseContext>(schema: GraphQLSchema, runner: OperationRunner): ApolloServerOptionsWithGateway<TContext>['gateway'] {
+export function compiledGateway<TContext extends BaseContext>(
+  schema: GraphQLSchema,
+  runner: OperationRunner,
+  accepted: AcceptedOperation = () => {},
+): ApolloServerOptionsWithGateway<TContext>['gateway'] {
   return {
     onSchemaLoadOrUpdate(callback) {
       callback({ apiSchema: schema, coreSupergraphSdl: printSchema(schema) });
@@ -94,7 +115,12 @@ export function compiledGateway<TContext extends BaseContext>(schema: GraphQLSch
     },
     async load() {
       return {
-        executor: (request) => runner.run(request.document, request.operationName, request.request.variables, request.context),
+        executor: (request) => {
+          const { source, document, operation, context } = request;
+          accepted(source, request.request.operationName, document, operation);
+          const ahead = (context as { [RAN_AHEAD]?: Promise<ExecutionResult> })[RAN_AHEAD];
+          return ahead ?? runner.run(document, request.operationName, request.request.variables, context);
+        },
       };
     },
     async stop() {},
