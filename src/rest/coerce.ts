@@ -6,6 +6,9 @@ import {
   isNonNullType,
   isScalarType,
   typeFromAST,
+  type GraphQLEnumType,
+  type GraphQLInputField,
+  type GraphQLInputObjectType,
   type GraphQLInputType,
   type GraphQLSchema,
   type OperationDefinitionNode,
@@ -37,15 +40,53 @@ export function coerceVariables(
   const errors = new FieldErrorCollector();
   const unknownFields: string[] = [];
   const variables: Record<string, unknown> = {};
-  for (const definition of operation.variableDefinitions ?? []) {
-    const name = definition.variable.name.value;
-    const type = typeFromAST(schema, definition.type as never) as GraphQLInputType | undefined;
-    if (!type) throw new Error(`unknown type for $${name}`);
-    const transparent = isInputObjectType(getNamedType(type)) && !isListType(isNonNullType(type) ? type.ofType : type);
+  for (const { name, type, transparent } of variablesOf(schema, operation)) {
     const value = coerce(type, raw[name], transparent ? '' : name, errors, transparent ? unknownFields : null);
     if (value !== undefined) variables[name] = value;
   }
   return { variables, errors, unknownFields };
+}
+
+interface Variable {
+  name: string;
+  type: GraphQLInputType;
+  /** An input object (not a list of them): its fields are named without the variable's name. */
+  transparent: boolean;
+}
+
+// The types, read from the schema once: a route runs the same operation on every request.
+const variablesByOperation = new WeakMap<OperationDefinitionNode, Variable[]>();
+const fieldsByType = new WeakMap<GraphQLInputObjectType, { fields: GraphQLInputField[]; names: Set<string> }>();
+const valuesByEnum = new WeakMap<GraphQLEnumType, string[]>();
+
+function variablesOf(schema: GraphQLSchema, operation: OperationDefinitionNode): Variable[] {
+  let variables = variablesByOperation.get(operation);
+  if (!variables) {
+    variables = (operation.variableDefinitions ?? []).map((definition) => {
+      const name = definition.variable.name.value;
+      const type = typeFromAST(schema, definition.type as never) as GraphQLInputType | undefined;
+      if (!type) throw new Error(`unknown type for $${name}`);
+      return { name, type, transparent: isInputObjectType(getNamedType(type)) && !isListType(isNonNullType(type) ? type.ofType : type) };
+    });
+    variablesByOperation.set(operation, variables);
+  }
+  return variables;
+}
+
+function fieldsOf(type: GraphQLInputObjectType) {
+  let known = fieldsByType.get(type);
+  if (!known) {
+    const fields = Object.values(type.getFields());
+    known = { fields, names: new Set(fields.map((field) => field.name)) };
+    fieldsByType.set(type, known);
+  }
+  return known;
+}
+
+function valuesOf(type: GraphQLEnumType): string[] {
+  let values = valuesByEnum.get(type);
+  if (!values) valuesByEnum.set(type, (values = type.getValues().map((value) => value.name)));
+  return values;
 }
 
 const INTEGER_TEXT = /^\s*[-+]?\d+\s*$/;
@@ -92,10 +133,10 @@ function coerce(
       errors.add(fieldName(path), FieldMessages.object(fieldName(path)));
       return undefined;
     }
-    const fields = type.getFields();
-    if (unknownFields) unknownFields.push(...Object.keys(value).filter((key) => !(key in fields)));
+    const { fields, names } = fieldsOf(type);
+    if (unknownFields) for (const key of Object.keys(value)) if (!names.has(key)) unknownFields.push(key);
     const result: Record<string, unknown> = {};
-    for (const field of Object.values(fields)) {
+    for (const field of fields) {
       const coerced = coerce(field.type, value[field.name], joinPath(path, field.name), errors, null);
       if (coerced !== undefined) result[field.name] = coerced;
     }
@@ -103,7 +144,7 @@ function coerce(
   }
 
   if (isEnumType(type)) {
-    const allowed = type.getValues().map((v) => v.name);
+    const allowed = valuesOf(type);
     if (typeof value === 'string' && allowed.includes(value)) return value;
     errors.add(path, FieldMessages.oneOf(path, allowed));
     return undefined;
