@@ -169,13 +169,18 @@ function scenarios(data: Dataset): Scenario[] {
         );
       },
     },
+    // The GraphQL writes ask for the fields the REST routes answer: both answer the same data.
     {
       name: 'create lead',
       request: (target) => target === 'postgraphile' ? null : () => {
         const input = { phone_number: freshPhone(), campaign_id: data.campaignIds[phone % data.campaignIds.length], variables: { customer_name: 'Ana' } };
         if (target === 'floor') return { method: 'POST', path: '/leads', body: JSON.stringify(input) };
         if (target === 'vozgate-rest') return { method: 'POST', path: '/api/user/lead', body: JSON.stringify(input) };
-        return gql(`mutation($input: CreateLeadInput!) { createLead(input: $input) { id campaign_id phone_number status campaign { id name } } }`, { input });
+        return gql(
+          `mutation($input: CreateLeadInput!) { createLead(input: $input) { id campaign_id phone_number variables status attempts next_attempt_at created_at
+            updated_at campaign { id name } secondary_contacts { id phone_number variables status created_at updated_at } } }`,
+          { input },
+        );
       },
     },
     {
@@ -184,7 +189,11 @@ function scenarios(data: Dataset): Scenario[] {
         const input = { from: data.smsNumberId, to: freshPhone(), body: 'Seu pedido saiu para entrega.' };
         if (target === 'floor') return { method: 'POST', path: '/sms', body: JSON.stringify(input) };
         if (target === 'vozgate-rest') return { method: 'POST', path: '/api/user/sms', body: JSON.stringify(input) };
-        return gql(`mutation($input: SendSmsInput!) { sendSms(input: $input) { id status total_cost } }`, { input });
+        return gql(
+          `mutation($input: SendSmsInput!) { sendSms(input: $input) {
+            id phone_number_id to body user_id segments segment_price total_cost status sms_sid created_at updated_at } }`,
+          { input },
+        );
       },
     },
   ];
