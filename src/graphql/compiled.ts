@@ -82,13 +82,16 @@ function asGraphQLJsError(error: GraphQLError): GraphQLError {
 
 const RAN_AHEAD = Symbol('the operation, run before Apollo saw the request');
 
+/** A context that may carry an operation's result, run before Apollo saw the request. */
+type RanAhead = { [RAN_AHEAD]?: Promise<ExecutionResult> };
+
 /**
  * Leaves an operation's result (or failure) on a request's context, for Apollo's executor to
  * answer instead of running the operation again. Apollo's copy of the context (Object.assign)
  * carries it.
  */
 export function runAhead(context: object, result: Promise<ExecutionResult>): void {
-  (context as { [RAN_AHEAD]?: Promise<ExecutionResult> })[RAN_AHEAD] = result;
+  (context as RanAhead)[RAN_AHEAD] = result;
 }
 
 /**
@@ -118,7 +121,7 @@ export function compiledGateway<TContext extends BaseContext>(
         executor: (request) => {
           const { source, document, operation, context } = request;
           accepted(source, request.request.operationName, document, operation);
-          const ahead = (context as { [RAN_AHEAD]?: Promise<ExecutionResult> })[RAN_AHEAD];
+          const ahead = (context as RanAhead)[RAN_AHEAD];
           return ahead ?? runner.run(document, request.operationName, request.request.variables, context);
         },
       };

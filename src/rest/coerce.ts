@@ -7,7 +7,6 @@ import {
   isScalarType,
   typeFromAST,
   type GraphQLEnumType,
-  type GraphQLInputField,
   type GraphQLInputObjectType,
   type GraphQLInputType,
   type GraphQLSchema,
@@ -32,62 +31,50 @@ export interface Coerced {
   unknownFields: string[];
 }
 
-export function coerceVariables(
-  schema: GraphQLSchema,
-  operation: OperationDefinitionNode,
-  raw: Record<string, unknown>,
-): Coerced {
+export function coerceVariables(routeVariables: readonly RouteVariable[], raw: Record<string, unknown>): Coerced {
   const errors = new FieldErrorCollector();
   const unknownFields: string[] = [];
   const variables: Record<string, unknown> = {};
-  for (const { name, type, transparent } of variablesOf(schema, operation)) {
+  for (const { name, type, transparent } of routeVariables) {
     const value = coerce(type, raw[name], transparent ? '' : name, errors, transparent ? unknownFields : null);
     if (value !== undefined) variables[name] = value;
   }
   return { variables, errors, unknownFields };
 }
 
-interface Variable {
+export interface RouteVariable {
   name: string;
   type: GraphQLInputType;
   /** An input object (not a list of them): its fields are named without the variable's name. */
   transparent: boolean;
 }
 
-// The types, read from the schema once: a route runs the same operation on every request.
-const variablesByOperation = new WeakMap<OperationDefinitionNode, Variable[]>();
-const fieldsByType = new WeakMap<GraphQLInputObjectType, { fields: GraphQLInputField[]; names: Set<string> }>();
-const valuesByEnum = new WeakMap<GraphQLEnumType, string[]>();
-
-function variablesOf(schema: GraphQLSchema, operation: OperationDefinitionNode): Variable[] {
-  let variables = variablesByOperation.get(operation);
-  if (!variables) {
-    variables = (operation.variableDefinitions ?? []).map((definition) => {
-      const name = definition.variable.name.value;
-      const type = typeFromAST(schema, definition.type as never) as GraphQLInputType | undefined;
-      if (!type) throw new Error(`unknown type for $${name}`);
-      return { name, type, transparent: isInputObjectType(getNamedType(type)) && !isListType(isNonNullType(type) ? type.ofType : type) };
-    });
-    variablesByOperation.set(operation, variables);
-  }
-  return variables;
+/** An operation's variables with their types, read from the schema once, when a route is compiled. */
+export function variablesOf(schema: GraphQLSchema, operation: OperationDefinitionNode): RouteVariable[] {
+  return (operation.variableDefinitions ?? []).map((definition) => {
+    const name = definition.variable.name.value;
+    const type = typeFromAST(schema, definition.type as never) as GraphQLInputType | undefined;
+    if (!type) throw new Error(`unknown type for $${name}`);
+    return { name, type, transparent: isInputObjectType(getNamedType(type)) && !isListType(isNonNullType(type) ? type.ofType : type) };
+  });
 }
 
-function fieldsOf(type: GraphQLInputObjectType) {
-  let known = fieldsByType.get(type);
-  if (!known) {
-    const fields = Object.values(type.getFields());
-    known = { fields, names: new Set(fields.map((field) => field.name)) };
-    fieldsByType.set(type, known);
-  }
-  return known;
+/** `make(key)`, made once for each key (a schema's types, which live as long as it does). */
+function memo<K extends object, V>(make: (key: K) => V): (key: K) => V {
+  const made = new WeakMap<K, V>();
+  return (key) => {
+    let value = made.get(key);
+    if (value === undefined) made.set(key, (value = make(key)));
+    return value;
+  };
 }
 
-function valuesOf(type: GraphQLEnumType): string[] {
-  let values = valuesByEnum.get(type);
-  if (!values) valuesByEnum.set(type, (values = type.getValues().map((value) => value.name)));
-  return values;
-}
+const fieldsOf = memo((type: GraphQLInputObjectType) => {
+  const fields = Object.values(type.getFields());
+  return { fields, names: new Set(fields.map((field) => field.name)) };
+});
+
+const valuesOf = memo((type: GraphQLEnumType) => type.getValues().map((value) => value.name));
 
 const INTEGER_TEXT = /^\s*[-+]?\d+\s*$/;
 const NUMBER_TEXT = /^\s*[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?\s*$/;

@@ -14,7 +14,7 @@ import { REQUEST_ERROR_CODES } from '../graphql/errors';
 import type { OperationRunner } from '../graphql/compiled';
 import type { GraphQLContext } from '../graphql/context';
 import { BodyTooLargeError, readBody, sendError, sendJson } from '../http';
-import { coerceVariables } from './coerce';
+import { coerceVariables, variablesOf, type RouteVariable } from './coerce';
 import type { Route, RouteRequest } from './routes/route';
 
 interface CompiledRoute {
@@ -22,7 +22,8 @@ interface CompiledRoute {
   pattern: RegExp;
   paramNames: string[];
   document: DocumentNode;
-  operation: OperationDefinitionNode;
+  /** The operation's variables and their types, for the request's JSON to be coerced to. */
+  variables: RouteVariable[];
 }
 
 const isErrorCode = (code: string): code is ErrorCode => code in HttpStatusByCode;
@@ -41,7 +42,7 @@ export class RestShim {
   private readonly compiled: CompiledRoute[];
 
   constructor(
-    private readonly schema: GraphQLSchema,
+    schema: GraphQLSchema,
     routes: Route[],
     private readonly maxBodyBytes: number,
     /** Runs the routes' documents, as it runs the GraphQL endpoint's. */
@@ -94,7 +95,7 @@ export class RestShim {
 
     const request: RouteRequest = { params, headers: req.headers, query: url.searchParams, body, url };
     const bodyErrors = new FieldErrorCollector();
-    const coerced = coerceVariables(this.schema, compiled.operation, route.variables(request, bodyErrors));
+    const coerced = coerceVariables(compiled.variables, route.variables(request, bodyErrors));
     if (compiled.paramNames.some((name) => coerced.errors.has(name))) {
       return sendError(res, 'NOT_FOUND', route.notFound ?? Messages.routeNotFound);
     }
@@ -158,7 +159,7 @@ function compile(schema: GraphQLSchema, route: Route): CompiledRoute {
       return '([^/]+)';
     })
     .join('/');
-  return { route, pattern: new RegExp(`^${source}/?$`), paramNames, document, operation };
+  return { route, pattern: new RegExp(`^${source}/?$`), paramNames, document, variables: variablesOf(schema, operation) };
 }
 
 function validationFailed(res: ServerResponse, errors: FieldErrors, message: string = Messages.validationFailed): void {
