@@ -1,4 +1,5 @@
 import { DriverException } from '@mikro-orm/core';
+import { Client } from 'pg';
 import { MAX_STATEMENTS, selectPrepared } from '../src/db/prepared';
 import { startTestApp, type TestApp } from './helpers/app';
 import { oldSpaceGrowth } from './helpers/gc';
@@ -63,6 +64,33 @@ describe('selectPrepared', () => {
     });
     // Through pg's promise, the 200 reads' rows were promoted (36 MB here); through its callback, none are.
     expect(growth).toBeLessThan(4_000_000);
+  });
+
+  it("answers each row as pg's own rows: a property a column in the columns' order, each value parsed as pg parses it", async () => {
+    const em = app.orm.em.fork();
+    const sql = `select i as id, 'lead ' || i as name, null::text as note, '{"a": [1]}'::jsonb as variables, 5000000000::bigint as big,
+      i * 2 as twice, 'first' as dup, 'second' as dup, 'a b' as "column with ""quotes"" and spaces"
+      from generate_series(1, 3) i where ? > 0 order by i`;
+    const rows = await selectPrepared<Record<string, unknown>>(em, sql, [1]);
+    // pg's object mode, on a connection of its own, is what every row must equal, key order included.
+    const client = new Client({ connectionString: app.databaseUrl });
+    await client.connect();
+    const { rows: expected } = await client.query(sql.replace('?', '$1'), [1]).finally(() => client.end());
+    expect(rows.map((row) => Object.entries(row))).toEqual(expected.map((row) => Object.entries(row)));
+    expect(rows[0]).toEqual({ id: 1, name: 'lead 1', note: null, variables: { a: [1] }, big: '5000000000', twice: 2, dup: 'second', 'column with "quotes" and spaces': 'a b' });
+    // Rows of one column list share their maker; other lists, and an empty read, get their own.
+    await expect(selectPrepared(em, 'select ? as "v", 2 as w', ['x'])).resolves.toEqual([{ v: 'x', w: 2 }]);
+    await expect(selectPrepared(em, 'select 1 as w, ? as "v"', ['x'])).resolves.toEqual([{ w: 1, v: 'x' }]);
+    await expect(selectPrepared(em, 'select 1 as w where ? = 2', [1])).resolves.toEqual([]);
+  });
+
+  it('answers a column named __proto__ as a property of the row, where pg would have set the prototype', async () => {
+    const [row] = await selectPrepared<Record<string, unknown>>(app.orm.em.fork(), `select ? as "__proto__", 1 as after`, ['own']);
+    expect(Object.getPrototypeOf(row)).toBe(Object.prototype);
+    expect(Object.entries(row)).toEqual([
+      ['__proto__', 'own'],
+      ['after', 1],
+    ]);
   });
 
   it('names at most MAX_STATEMENTS texts, so that no connection holds more, and runs the others unnamed', async () => {
