@@ -424,7 +424,10 @@ function rowOf(name: string, target: Target, slices: Slice[]): Row {
 /**
  * A scenario on every target. The measured time is cut into rounds that take the targets in
  * turn, so that the machine's drift over a scenario (a busy neighbour, a slower minute) falls
- * on all of them alike: the ratios between targets are what the targets are about.
+ * on all of them alike: the ratios between targets are what the targets are about. Each round
+ * starts one target further on, so that no target always follows the same one: GraphQL and
+ * REST share a process, and the one that always ran second could pay for collecting garbage
+ * that the first one made.
  */
 async function measureScenario(targets: Target[], scenario: Scenario, data: Dataset, db: Client, log: (line: string) => void): Promise<Row[]> {
   const loads: { target: Target; options: LoadOptions; slices: Slice[] }[] = [];
@@ -433,9 +436,12 @@ async function measureScenario(targets: Target[], scenario: Scenario, data: Data
     if (options) loads.push({ target, options, slices: [] });
   }
   for (let round = 1; round <= rounds; round++) {
-    for (const load of loads) {
-      log(`  ${load.target.name}, round ${round} of ${rounds}`);
-      load.slices.push(await slice(load.target, load.options, duration / rounds, db));
+    const first = (round - 1) % loads.length;
+    for (const load of [...loads.slice(first), ...loads.slice(0, first)]) {
+      const measured = await slice(load.target, load.options, duration / rounds, db);
+      load.slices.push(measured);
+      const perRequest = measured.requests ? (measured.cpu_ms / measured.requests).toFixed(3) : 'n/a';
+      log(`  ${load.target.name}, round ${round} of ${rounds}: ${Math.round(measured.requests / measured.seconds)} req/s, ${perRequest} ms CPU a request`);
     }
   }
   return loads.map((load) => rowOf(scenario.name, load.target, load.slices));
