@@ -1,3 +1,5 @@
+import { spawn } from 'node:child_process';
+import path from 'node:path';
 import { createLogger } from '../src/runtime';
 import { startTestApp, type TestApp } from './helpers/app';
 
@@ -66,5 +68,42 @@ describe('logs', () => {
       await app.sql('alter table api_tokens rename column token_hash_gone to token_hash');
     }
     expect((await app.graphql('{ leads { total } }', {}, account.token)).body).toEqual({ data: { leads: { total: 0 } } });
+  });
+
+  it('reach standard output while the process runs, batched, and all of them by the time it exits', async () => {
+    // The compiled logger in a process of its own, writing to a pipe: one line, then, once the
+    // test has read it, 2,000 more (about 200 KB) and an immediate exit.
+    const runtime = path.resolve(__dirname, '../dist/src/runtime.js');
+    const script = `
+      const log = require(${JSON.stringify(runtime)}).createLogger('info');
+      log.info('first');
+      process.stdin.once('data', () => {
+        for (let i = 0; i < 2000; i++) log.info('burst', { i });
+        process.exit(0);
+      });`;
+    const child = spawn(process.execPath, ['-e', script], { stdio: ['pipe', 'pipe', 'inherit'] });
+    let output = '';
+    const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+    const closed = new Promise((resolve) => child.stdout.once('close', resolve));
+    // The first line arrives on its own, with nothing after it to fill a batch.
+    await new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        child.kill();
+        reject(new Error(`no first line after 10 s:\n${output}`));
+      }, 10_000);
+      child.once('exit', (code) => reject(new Error(`exited (${code}) before its first line:\n${output}`)));
+      child.stdout.on('data', (chunk: Buffer) => {
+        output += chunk.toString();
+        if (output.includes('"msg":"first"')) {
+          clearTimeout(timer);
+          resolve();
+        }
+      });
+    });
+    child.stdin.end('go');
+    expect(await exited).toBe(0);
+    await closed;
+    const burst = output.trim().split('\n').map((line) => JSON.parse(line)).filter((r) => r.msg === 'burst');
+    expect(burst.map((r) => r.i)).toEqual(Array.from({ length: 2000 }, (_, i) => i));
   });
 });
