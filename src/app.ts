@@ -54,6 +54,8 @@ const STATIC_ROUTES = new Set(['/', '/graphql', '/healthz', '/readyz', '/metrics
 /** What a request's log line learns on the way. */
 interface Seen {
   accountId: number | null;
+  /** The REST route pattern the shim matched (null: none), once it has looked. */
+  restRoute?: string | null;
 }
 
 const REQUEST_ID = /^[\w.:@-]{1,128}$/;
@@ -244,9 +246,9 @@ export async function createApp(runtime: Runtime): Promise<App> {
 
   watchDatabase(orm);
   /** A bounded label for metrics: the route pattern, never the raw path. */
-  const routeLabel = (method: string, path: string): string => {
+  const routeLabel = (method: string, path: string, seen: Seen): string => {
     if (path === REST_BASE || path.startsWith(`${REST_BASE}/`)) {
-      const pattern = shim.patternOf(method, path.slice(REST_BASE.length));
+      const pattern = seen.restRoute !== undefined ? seen.restRoute : shim.patternOf(method, path.slice(REST_BASE.length));
       return pattern ? `${REST_BASE}${pattern}` : 'unmatched';
     }
     if (STATIC_ROUTES.has(path) || TWILIO_WEBHOOK_PATHS.includes(path)) return path;
@@ -285,7 +287,7 @@ export async function createApp(runtime: Runtime): Promise<App> {
     const seen: Seen = { accountId: null };
     res.once('finish', () => {
       const seconds = Number(process.hrtime.bigint() - started) / 1e9;
-      const labels = { method: req.method ?? '', route: routeLabel(req.method ?? 'GET', path), status: String(res.statusCode) };
+      const labels = { method: req.method ?? '', route: routeLabel(req.method ?? 'GET', path, seen), status: String(res.statusCode) };
       httpRequests.inc(labels);
       httpDuration.observe(labels, seconds);
       logger.access({
@@ -325,7 +327,8 @@ export async function createApp(runtime: Runtime): Promise<App> {
       if (path.startsWith('/telephony/twilio/')) return await twilioWebhook(runtime, req, res, url);
       if (path.startsWith('/engine/')) return await engineApi(runtime, req, res, path);
       if (path === REST_BASE || path.startsWith(`${REST_BASE}/`)) {
-        return await shim.handle(req, res, url, path.slice(REST_BASE.length), sessionFor(req, requestId, seen));
+        const matched = (pattern: string | null) => (seen.restRoute = pattern);
+        return await shim.handle(req, res, url, path.slice(REST_BASE.length), sessionFor(req, requestId, seen), matched);
       }
       sendError(res, 'NOT_FOUND', Messages.routeNotFound);
     } catch (error) {

@@ -1,3 +1,4 @@
+import http from 'node:http';
 import { loadConfig } from '../src/config';
 import { createLogger } from '../src/runtime';
 import { startTestApp, type TestAccount, type TestApp } from './helpers/app';
@@ -40,6 +41,21 @@ describe('request ids', () => {
     await new Promise((resolve) => setTimeout(resolve, 20));
     const line = lines.map((l) => JSON.parse(l)).find((r) => r.msg === 'request' && r.request_id === 'find-me-1');
     expect(line).toMatchObject({ level: 30, method: 'GET', route: '/api/user/leads/{id}', status: 404, ms: expect.any(Number), account_id: me.accountId });
+    // A path no route has, and one answered before the shim looks at it (a bad Host), each labelled as it is.
+    await app.request('GET', '/api/user/no-such-thing/7', { token: me.token, headers: { 'x-request-id': 'find-me-2' } });
+    await new Promise((resolve, reject) => {
+      const { port } = new URL(app.url);
+      const req = http.request({ host: '127.0.0.1', port, path: '/api/user/leads/7', headers: { host: 'bad host', 'x-request-id': 'find-me-3' } }, (res) =>
+        res.resume().on('end', resolve),
+      );
+      req.on('error', reject).end();
+    });
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    const routes = lines.map((l) => JSON.parse(l)).filter((r) => r.msg === 'request' && ['find-me-2', 'find-me-3'].includes(r.request_id));
+    expect(routes.map((r) => [r.request_id, r.route, r.status])).toEqual([
+      ['find-me-2', 'unmatched', 404],
+      ['find-me-3', '/api/user/leads/{id}', 400],
+    ]);
   });
 });
 

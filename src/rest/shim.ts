@@ -53,15 +53,20 @@ export class RestShim {
     this.compiled = routes.map((route) => compile(schema, route));
   }
 
-  /** Handles a request whose path is below the REST base; `path` is relative to that base. */
+  /**
+   * Handles a request whose path is below the REST base; `path` is relative to that base.
+   * `matched` learns the route pattern it matched (`/user/leads/{id}`), for metrics and logs.
+   */
   async handle(
     req: IncomingMessage,
     res: ServerResponse,
     url: URL,
     path: string,
     openSession: () => Promise<Session>,
+    matched?: (pattern: string | null) => void,
   ): Promise<void> {
     const found = this.match(req.method ?? 'GET', path);
+    matched?.(patternOf(found));
     if (found === 'no-route') return sendError(res, 'NOT_FOUND', Messages.routeNotFound);
     if (Array.isArray(found)) return sendError(res, 'METHOD_NOT_ALLOWED', Messages.methodNotAllowed, {}, { allow: found.join(', ') });
     const { compiled, params } = found;
@@ -117,11 +122,10 @@ export class RestShim {
 
   /** The route pattern a request matches (`/user/leads/{id}`), for metrics; null when none does. */
   patternOf(method: string, path: string): string | null {
-    const found = this.match(method, path);
-    return found === 'no-route' || Array.isArray(found) ? null : found.compiled.route.path;
+    return patternOf(this.match(method, path));
   }
 
-  private match(method: string, path: string): { compiled: CompiledRoute; params: Record<string, string> | null } | string[] | 'no-route' {
+  private match(method: string, path: string): Match {
     const allowed: string[] = [];
     for (const compiled of this.compiled) {
       const match = compiled.pattern.exec(path);
@@ -141,6 +145,13 @@ export class RestShim {
     }
     return allowed.length ? allowed : 'no-route';
   }
+}
+
+/** A request's route and its path's parameters (null when one cannot be decoded), the methods its path has, or none. */
+type Match = { compiled: CompiledRoute; params: Record<string, string> | null } | string[] | 'no-route';
+
+function patternOf(found: Match): string | null {
+  return found === 'no-route' || Array.isArray(found) ? null : found.compiled.route.path;
 }
 
 function compile(schema: GraphQLSchema, route: Route): CompiledRoute {
