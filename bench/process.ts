@@ -1,6 +1,6 @@
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { closeSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
+import { closeSync, fstatSync, mkdtempSync, openSync, readFileSync, readSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Client } from 'pg';
@@ -25,7 +25,7 @@ export function start(command: string[], env: NodeJS.ProcessEnv, readyLine: RegE
   closeSync(fd);
   return new Promise((resolve, reject) => {
     const poll = setInterval(() => {
-      const match = readyLine.exec(readFileSync(logFile, 'utf8'));
+      const match = readyLine.exec(logHead(logFile));
       if (match) {
         clearInterval(poll);
         resolve({ child, port: Number(match[1]), logFile });
@@ -33,9 +33,32 @@ export function start(command: string[], env: NodeJS.ProcessEnv, readyLine: RegE
     }, 50);
     child.on('exit', (code) => {
       clearInterval(poll);
-      reject(new Error(`${command.join(' ')} exited with ${code}; the end of its output (${logFile}):\n${readFileSync(logFile, 'utf8').slice(-65_536)}`));
+      reject(new Error(`${command.join(' ')} exited with ${code}; the end of its output (${logFile}):\n${logTail(logFile)}`));
     });
   });
+}
+
+/**
+ * The first or the last 64 KB of a server's log. A whole run's request lines take hundreds
+ * of MB, more than a string can hold; the banner and the inspector's address are at its start.
+ */
+function logHead(file: string): string {
+  return readPart(file, (size) => [0, Math.min(size, 65_536)]);
+}
+
+function logTail(file: string): string {
+  return readPart(file, (size) => [Math.max(0, size - 65_536), Math.min(size, 65_536)]);
+}
+
+function readPart(file: string, range: (size: number) => [number, number]): string {
+  const fd = openSync(file, 'r');
+  try {
+    const [position, length] = range(fstatSync(fd).size);
+    const buffer = Buffer.alloc(length);
+    return buffer.subarray(0, readSync(fd, buffer, 0, length, position)).toString('utf8');
+  } finally {
+    closeSync(fd);
+  }
 }
 
 /**
@@ -44,7 +67,7 @@ export function start(command: string[], env: NodeJS.ProcessEnv, readyLine: RegE
  * in MB: what the process's objects hold, without the garbage a collection has not yet taken.
  */
 export async function collectGarbage(server: { logFile: string }): Promise<{ live_mb: number }> {
-  const url = /Debugger listening on (ws:\/\/\S+)/.exec(readFileSync(server.logFile, 'utf8'))?.[1];
+  const url = /Debugger listening on (ws:\/\/\S+)/.exec(logHead(server.logFile))?.[1];
   if (!url) throw new Error(`no inspector in ${server.logFile}: start the server with --inspect=127.0.0.1:0`);
   const socket = new WebSocket(url);
   await new Promise((resolve, reject) => socket.once('open', resolve).once('error', reject));
