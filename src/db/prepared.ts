@@ -90,7 +90,7 @@ type RowBuilder = (values: unknown[]) => Record<string, unknown>;
  */
 const shapes = new Map<string, { names: string[]; build: RowBuilder }>();
 const builders = new Map<string, RowBuilder>();
-export const MAX_ROW_SHAPES = 500;
+const MAX_ROW_SHAPES = 500;
 
 /**
  * A result read as arrays, made into objects as pg makes them (one property a column, in
@@ -104,7 +104,7 @@ export const MAX_ROW_SHAPES = 500;
  * with one object shape, known in advance. Counted with callgrind, a page of 100 calls cost
  * 19% fewer instructions in the process, and a page of 100 leads with their contacts 10%.
  */
-export function rowsOf(text: string, result: QueryArrayResult<unknown[]>): Record<string, unknown>[] {
+function rowsOf(text: string, result: QueryArrayResult<unknown[]>): Record<string, unknown>[] {
   const build = builderOf(text, result.fields);
   const rows = new Array<Record<string, unknown>>(result.rows.length);
   for (let i = 0; i < rows.length; i++) rows[i] = build(result.rows[i]);
