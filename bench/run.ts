@@ -30,7 +30,7 @@ const { values: flags } = parseArgs({
     connections: { type: 'string', default: '10' },
     only: { type: 'string', multiple: true },
     passes: { type: 'string', default: '1' },
-    rounds: { type: 'string', default: '3' },
+    rounds: { type: 'string' },
     'no-peer': { type: 'boolean', default: false },
     profile: { type: 'boolean', default: false },
     node: { type: 'string' },
@@ -44,12 +44,16 @@ const chosen = (scenario: Scenario) => only.length === 0 || only.some((text) => 
 /** `--only dialer`, `--only subscriptions` or `--only voice` alone: that scenario, without the dataset. */
 const alone = only.length === 1 && ['dialer', 'subscriptions', 'voice'].includes(only[0]) ? only[0] : null;
 const scale = SCALES[flags.quick ? 'quick' : 'full'];
-const duration = Number(flags.duration ?? (flags.quick ? 5 : 15));
+const duration = Number(flags.duration ?? (flags.quick ? 10 : 15));
 const warmup = Number(flags.warmup ?? (flags.quick ? 2 : 5));
 const connections = Number(flags.connections);
 const passes = Math.max(1, Number(flags.passes));
-/** Each scenario's measured time is cut into this many rounds over the targets, in turn. */
-const rounds = Math.max(1, Number(flags.rounds));
+/**
+ * Each scenario's measured time is cut into this many rounds over the targets, in turn. A
+ * quick run's rounds are short (the machine drifts within seconds, and a write scenario's
+ * throughput with it), so it takes twice as many, for each target to sample that drift alike.
+ */
+const rounds = Math.max(1, Number(flags.rounds ?? (flags.quick ? 6 : 3)));
 
 type TargetName = 'floor' | 'vozgate-graphql' | 'vozgate-rest' | 'postgraphile';
 interface Target {
