@@ -320,9 +320,8 @@ describe('incoming calls', () => {
     await ring(number, sid);
     const [call] = await app.sql('select id, answered_at from calls where provider_call_id = $1', [sid]);
     const [job] = await app.sql(`select run_at from graphile_worker.jobs where key = $1`, [`twilio:time-limit:${call.id}`]);
-    // Due 20 s (the assistant's max_call_duration) and a grace of 2 s after the answer.
-    expect(Date.parse(job.run_at) - Date.parse(call.answered_at)).toBeGreaterThanOrEqual(21_500);
-    expect(Date.parse(job.run_at) - Date.parse(call.answered_at)).toBeLessThan(23_000);
+    // Due 20 s (the assistant's max_call_duration) and a grace of 2 s after the answer, to the millisecond.
+    expect(new Date(job.run_at).getTime() - new Date(call.answered_at).getTime()).toBe(22_000);
     await app.sql(`update graphile_worker._private_jobs set run_at = now() where key = $1`, [`twilio:time-limit:${call.id}`]);
     await until('hung up at Twilio', async () => fake.requests.filter((r) => r.method === 'POST' && r.url.endsWith(`/Calls/${sid}.json`)), (found) => found.length === 1);
     expect(new URLSearchParams(fake.requests.find((r) => r.url.endsWith(`/Calls/${sid}.json`))!.body).get('Status')).toBe('completed');

@@ -125,7 +125,8 @@ export async function applyTwilioStatus(em: EntityManager, deps: LifecycleDeps, 
       break;
     case 'in-progress':
       await em.fork().transactional(async (tx) => {
-        if (await applyCallEvent(tx, deps, call.id, { type: 'answered', answeredBy })) await scheduleTimeLimit(tx, call);
+        const answered = await applyCallEvent(tx, deps, call.id, { type: 'answered', answeredBy });
+        if (answered) await scheduleTimeLimit(tx, answered);
       });
       break;
     case 'completed': {
@@ -146,10 +147,15 @@ export async function applyTwilioStatus(em: EntityManager, deps: LifecycleDeps, 
 }
 
 /**
- * max_call_duration, counted from the answer: Twilio's TimeLimit ends the calls vozgate
- * places; this job ends the others (incoming calls, Twilio-compatible hosts without it).
+ * max_call_duration, counted from the answer (the call's `answered_at`): Twilio's TimeLimit
+ * ends the calls vozgate places; this job ends the others (incoming calls, Twilio-compatible
+ * hosts without it).
  */
-async function scheduleTimeLimit(em: EntityManager, call: Pick<Call, 'id' | 'assistant_id'>, maxCallDuration?: number): Promise<void> {
+async function scheduleTimeLimit(
+  em: EntityManager,
+  call: Pick<Call, 'id' | 'assistant_id' | 'answered_at'>,
+  maxCallDuration?: number,
+): Promise<void> {
   const [assistant] =
     maxCallDuration !== undefined
       ? [{ max_call_duration: maxCallDuration }]
@@ -157,7 +163,8 @@ async function scheduleTimeLimit(em: EntityManager, call: Pick<Call, 'id' | 'ass
         ? await em.execute('select max_call_duration from assistants where id = ?', [call.assistant_id])
         : [];
   if (!assistant) return; // the sweeper ends it at its deadline
-  const runAt = new Date(Date.now() + (assistant.max_call_duration + TIME_LIMIT_GRACE_SECONDS) * 1000);
+  const answeredAt = call.answered_at ? Date.parse(call.answered_at) : Date.now();
+  const runAt = new Date(answeredAt + (assistant.max_call_duration + TIME_LIMIT_GRACE_SECONDS) * 1000);
   await enqueue(em, { task: TWILIO_TIME_LIMIT_TASK, payload: { call_id: call.id }, runAt, jobKey: `twilio:time-limit:${call.id}`, maxAttempts: 3 });
 }
 
@@ -200,8 +207,8 @@ async function answerIncoming(em: EntityManager, runtime: Runtime, params: Recor
       await reserveForCalls(tx, config, assistant.account.id, [call]);
       // Connecting the stream answers the call.
       await applyCallEvent(tx, lifecycle, call.id, { type: 'ringing' });
-      await applyCallEvent(tx, lifecycle, call.id, { type: 'answered', answeredBy: 'human' });
-      await scheduleTimeLimit(tx, call, assistant.max_call_duration);
+      const answered = await applyCallEvent(tx, lifecycle, call.id, { type: 'answered', answeredBy: 'human' });
+      await scheduleTimeLimit(tx, answered ?? call, assistant.max_call_duration);
       return call;
     });
     return streamTwiml(mediaStreamUrl(config, found.engine_type), secrets, call.id);
