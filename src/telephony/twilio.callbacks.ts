@@ -162,9 +162,8 @@ async function scheduleTimeLimit(
       : call.assistant_id
         ? await em.execute('select max_call_duration from assistants where id = ?', [call.assistant_id])
         : [];
-  if (!assistant) return; // the sweeper ends it at its deadline
-  const answeredAt = call.answered_at ? Date.parse(call.answered_at) : Date.now();
-  const runAt = new Date(answeredAt + (assistant.max_call_duration + TIME_LIMIT_GRACE_SECONDS) * 1000);
+  if (!assistant || !call.answered_at) return; // the sweeper ends it at its deadline
+  const runAt = new Date(Date.parse(call.answered_at) + (assistant.max_call_duration + TIME_LIMIT_GRACE_SECONDS) * 1000);
   await enqueue(em, { task: TWILIO_TIME_LIMIT_TASK, payload: { call_id: call.id }, runAt, jobKey: `twilio:time-limit:${call.id}`, maxAttempts: 3 });
 }
 
@@ -208,7 +207,7 @@ async function answerIncoming(em: EntityManager, runtime: Runtime, params: Recor
       // Connecting the stream answers the call.
       await applyCallEvent(tx, lifecycle, call.id, { type: 'ringing' });
       const answered = await applyCallEvent(tx, lifecycle, call.id, { type: 'answered', answeredBy: 'human' });
-      await scheduleTimeLimit(tx, answered ?? call, assistant.max_call_duration);
+      if (answered) await scheduleTimeLimit(tx, answered, assistant.max_call_duration);
       return call;
     });
     return streamTwiml(mediaStreamUrl(config, found.engine_type), secrets, call.id);
