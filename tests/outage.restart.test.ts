@@ -1,10 +1,7 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import path from 'node:path';
-import { createInterface } from 'node:readline';
 import { Client } from 'pg';
 import { isDatabaseUnavailable } from '../src/db/availability';
-import { freePort } from '../src/db/embedded';
 import { startTestApp, type HttpResult, type TestAccount, type TestApp } from './helpers/app';
+import { startOwnCluster, type OwnCluster } from './helpers/own-cluster';
 
 /**
  * The PostgreSQL server itself stopped (fast shutdown: sessions killed, transactions in
@@ -13,33 +10,19 @@ import { startTestApp, type HttpResult, type TestAccount, type TestApp } from '.
  * of its secondary contacts) and every lead answered 200 is there. The server here is the
  * test's own, so stopping it touches no other test file.
  */
-let server: ChildProcess;
-let replies: AsyncIterator<string>;
+let server: OwnCluster;
 let app: TestApp;
 let account: TestAccount;
 
-/** Sends a command to the cluster process and waits for its answer. */
-async function cluster(command: 'stop' | 'start' | 'exit'): Promise<void> {
-  server.stdin!.write(`${command}\n`);
-  if (command !== 'exit') expect((await replies.next()).value).toBe(command === 'stop' ? 'stopped' : 'started');
-}
-
 beforeAll(async () => {
-  const port = await freePort();
-  server = spawn(process.execPath, [path.join(__dirname, 'helpers', 'cluster.mjs'), String(port)], { stdio: ['pipe', 'pipe', 'inherit'] });
-  replies = createInterface({ input: server.stdout! })[Symbol.asyncIterator]();
-  expect((await replies.next()).value).toBe('started');
-  app = await startTestApp({}, { adminUrl: `postgresql://postgres:test@127.0.0.1:${port}/postgres` });
+  server = await startOwnCluster();
+  app = await startTestApp({}, { adminUrl: server.adminUrl });
   account = await app.account();
 }, 60_000);
 
 afterAll(async () => {
   await app?.close().catch(() => {});
-  if (server && server.exitCode === null) {
-    const exited = new Promise((resolve) => server.once('exit', resolve));
-    await cluster('exit');
-    await exited;
-  }
+  await server?.close();
 });
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -65,10 +48,10 @@ it('answers 503 while the server is down, recovers when it is up, and leaves not
   const load = Promise.all(Array.from({ length: 6 }, client));
 
   await sleep(300);
-  await cluster('stop');
+  await server.run('stop');
   const readyWhileDown = await app.request('GET', '/readyz');
   await sleep(500);
-  await cluster('start');
+  await server.run('start');
   const deadline = Date.now() + 20_000;
   while ((await app.request('GET', '/readyz')).status !== 200) {
     if (Date.now() > deadline) throw new Error('never ready again');

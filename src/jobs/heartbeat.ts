@@ -28,7 +28,20 @@ export async function releaseDeadWorkers(em: EntityManager, staleAfterMs: number
       [staleAfterMs],
     );
     const dead = rows.map((row) => row.worker_id);
-    if (dead.length) await tx.execute('select graphile_worker.force_unlock_workers(?::text[])', [`{${dead.join(',')}}`]);
+    await unlock(tx, dead);
     return dead;
   });
+}
+
+/** Releases the jobs of workers this process knows to be gone (a runner that broke), and forgets them. */
+export async function releaseWorkers(em: EntityManager, workerIds: string[]): Promise<void> {
+  if (workerIds.length === 0) return;
+  await em.transactional(async (tx) => {
+    await forget(tx, workerIds);
+    await unlock(tx, workerIds);
+  });
+}
+
+async function unlock(em: EntityManager, workerIds: string[]): Promise<void> {
+  if (workerIds.length) await em.execute('select graphile_worker.force_unlock_workers(?::text[])', [`{${workerIds.join(',')}}`]);
 }

@@ -16,7 +16,7 @@ import { TWILIO_PLACE_TASK, TwilioVoice } from '../telephony/twilio';
 import { TWILIO_TIME_LIMIT_TASK } from '../telephony/twilio.callbacks';
 import { jobOutcomes } from '../metrics';
 import { POST_CALL_TASK, runPostCall } from '../voice/post-call';
-import { beat, forget, releaseDeadWorkers } from './heartbeat';
+import { beat, forget, releaseDeadWorkers, releaseWorkers } from './heartbeat';
 
 export const SWEEP_TASK = 'calls:sweep';
 
@@ -66,6 +66,8 @@ export function taskList(runtime: Runtime): TaskList {
 }
 
 export interface Workers {
+  /** Whether a runner is taking jobs now (false while it waits for the database to come back). */
+  readonly running: boolean;
   /** Stops taking jobs and waits for running ones, for up to `drainMs`. */
   stop(drainMs?: number): Promise<void>;
 }
@@ -80,29 +82,33 @@ async function endPool(pool: Pool, open: ReadonlySet<PoolClient>): Promise<void>
   while (open.size > 0) await once(pool, 'remove');
 }
 
-/** Workers on the PostgreSQL job queue; several processes may run them against one database. */
+/** A runner of the queue and the ids of its workers (their jobs' locks carry them). */
+interface Running {
+  runner: Runner;
+  workerIds: Set<string>;
+}
+
+/** How long a runner that broke waits before it tries again: 0.5 s, doubling, at most 10 s. */
+export const restartDelayMs = (attempt: number): number => Math.min(10_000, 500 * 2 ** attempt);
+
+/**
+ * Workers on the PostgreSQL job queue; several processes may run them against one database.
+ *
+ * graphile-worker's runner stops for good when the database goes away under it: a worker that
+ * cannot record a job's outcome exits ("committing seppuku"), and its cron loop stops the
+ * whole runner on the first failed statement. So the runner is supervised: when it stops or
+ * loses a worker while nobody asked it to, it is stopped whole, and a new one starts once the
+ * database answers, after the old workers' job locks are released (so their jobs run again at
+ * once instead of after graphile-worker's four hours). The heartbeat, and with it
+ * WORKER_ALIVE_FILE, beats only while a runner runs.
+ */
 export async function startWorkers(runtime: Runtime, databaseUrl: string): Promise<Workers> {
-  const { workers } = runtime.config;
-  const events: WorkerEvents = new EventEmitter();
-  const workerIds = new Set<string>();
-  events.on('worker:create', ({ worker }) => workerIds.add(worker.workerId));
-  events.on('job:success', ({ job }) => jobOutcomes.inc({ task: job.task_identifier, outcome: 'success' }));
-  events.on('job:error', ({ job }) => jobOutcomes.inc({ task: job.task_identifier, outcome: 'error' }));
-  events.on('job:failed', ({ job }) => jobOutcomes.inc({ task: job.task_identifier, outcome: 'failed' }));
-  const heartbeat = async () => {
-    try {
-      await beat(runtime.orm.em.fork(), [...workerIds]);
-      // For a container's health check: a fresh file means the workers and the database answer.
-      if (workers.aliveFile) await writeFile(workers.aliveFile, new Date().toISOString());
-    } catch (error) {
-      runtime.logger.error('job queue: heartbeat failed', error);
-    }
-  };
+  const { config: { workers }, logger } = runtime;
   // The queue's own pool, so that stopping can close every connection of it before the
   // database goes, and a connection the database drops is logged rather than a crash (pg
   // emits 'error' on a client nobody listens to; the queue retries on a new connection).
   const pool = new Pool({ connectionString: databaseUrl, max: workers.concurrency + 2 });
-  const broken = (error: Error) => runtime.logger.warn('job queue: a database connection broke', { message: error.message });
+  const broken = (error: Error) => logger.warn('job queue: a database connection broke', { message: error.message });
   pool.on('error', broken);
   const open = new Set<PoolClient>();
   pool.on('connect', (client) => {
@@ -110,36 +116,122 @@ export async function startWorkers(runtime: Runtime, databaseUrl: string): Promi
     client.on('error', broken);
   });
   pool.on('remove', (client: PoolClient) => open.delete(client));
-  const runner: Runner = await run({
-    pgPool: pool,
-    concurrency: workers.concurrency,
-    pollInterval: workers.pollIntervalMs,
-    noHandleSignals: true,
-    events,
-    taskList: taskList(runtime),
-    crontab: `* * * * * ${SWEEP_TASK} ?max=1`,
-    logger: new QueueLogger(() => (level, message) => {
-      if (level === 'error') runtime.logger.error(`job queue: ${message}`);
-      else if (level === 'warning') runtime.logger.warn(`job queue: ${message}`);
-      else if (level === 'info') runtime.logger.debug(`job queue: ${message}`);
-    }),
-  });
+  const tasks = taskList(runtime);
+
+  let current: Running | null = null;
+  let stopping = false;
+  let recovering: Promise<void> | null = null;
+  /** Ends the wait between two attempts to start again, when the process stops. */
+  let wake = () => {};
+
+  const launch = async (): Promise<Running> => {
+    const events: WorkerEvents = new EventEmitter();
+    const workerIds = new Set<string>();
+    events.on('worker:create', ({ worker }) => workerIds.add(worker.workerId));
+    events.on('job:success', ({ job }) => jobOutcomes.inc({ task: job.task_identifier, outcome: 'success' }));
+    events.on('job:error', ({ job }) => jobOutcomes.inc({ task: job.task_identifier, outcome: 'error' }));
+    events.on('job:failed', ({ job }) => jobOutcomes.inc({ task: job.task_identifier, outcome: 'failed' }));
+    const runner = await run({
+      pgPool: pool,
+      concurrency: workers.concurrency,
+      pollInterval: workers.pollIntervalMs,
+      noHandleSignals: true,
+      events,
+      taskList: tasks,
+      crontab: `* * * * * ${SWEEP_TASK} ?max=1`,
+      logger: new QueueLogger(() => (level, message) => {
+        if (level === 'error') logger.error(`job queue: ${message}`);
+        else if (level === 'warning') logger.warn(`job queue: ${message}`);
+        else if (level === 'info') logger.debug(`job queue: ${message}`);
+      }),
+    });
+    const running: Running = { runner, workerIds };
+    const lost = (reason: string) => {
+      if (stopping || current !== running) return;
+      current = null;
+      logger.error(`job queue: the runner stopped (${reason}); it starts again when the database answers`);
+      recovering = recover(running).finally(() => (recovering = null));
+    };
+    events.on('worker:fatalError', ({ error }) => lost(`a worker could not record a job: ${(error as Error)?.message}`));
+    runner.promise.then(
+      () => lost('it ended'),
+      (error: Error) => lost(error?.message ?? String(error)),
+    );
+    return running;
+  };
+
+  /** Stops what is left of a broken runner, then starts a new one as soon as the database lets it. */
+  const recover = async (dead: Running) => {
+    await stopRunner(dead.runner, 5_000);
+    for (let attempt = 0; !stopping; attempt++) {
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, restartDelayMs(attempt));
+        wake = () => (clearTimeout(timer), resolve());
+      });
+      if (stopping) return;
+      try {
+        await releaseWorkers(runtime.orm.em.fork(), [...dead.workerIds]);
+        const running = await launch();
+        if (stopping) return void (await stopRunner(running.runner, 5_000));
+        current = running;
+        logger.info('job queue: the runner is running again');
+        await heartbeat();
+        return;
+      } catch (error) {
+        logger.warn(`job queue: the runner could not start again (attempt ${attempt + 1})`, { message: (error as Error).message });
+      }
+    }
+  };
+
+  const heartbeat = async () => {
+    const running = current;
+    if (!running) return;
+    try {
+      await beat(runtime.orm.em.fork(), [...running.workerIds]);
+      // For a container's health check: a fresh file means the workers and the database answer.
+      if (workers.aliveFile && current === running) await writeFile(workers.aliveFile, new Date().toISOString());
+    } catch (error) {
+      logger.error('job queue: heartbeat failed', error);
+    }
+  };
+
+  current = await launch();
   await heartbeat();
   const timer = setInterval(() => void heartbeat(), workers.heartbeatMs);
   timer.unref();
   return {
+    get running() {
+      return current !== null;
+    },
     async stop(drainMs = 10_000) {
+      stopping = true;
       clearInterval(timer);
+      const running = current;
+      current = null;
+      wake();
+      await recovering;
       // A job cut short stays locked by a worker whose heartbeat then stops: the sweeper of
       // another process releases it, and its handler is idempotent.
-      const stopped = await Promise.race([
-        runner.stop().then(() => true),
-        new Promise<boolean>((resolve) => setTimeout(() => resolve(false), drainMs).unref()),
-      ]);
-      if (stopped) await forget(runtime.orm.em.fork(), [...workerIds]).catch(() => {});
+      const stopped = running ? await stopRunner(running.runner, drainMs) : true;
+      if (stopped && running) await forget(runtime.orm.em.fork(), [...running.workerIds]).catch(() => {});
       await runtime.telephony.stop?.(drainMs);
       // Every connection of the queue is closed before the caller stops the database.
       if (stopped) await endPool(pool, open).catch(() => {});
     },
   };
+}
+
+/** Stops a runner, waiting at most `drainMs` for its jobs; answers whether it stopped in time. */
+async function stopRunner(runner: Runner, drainMs: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const stopped = await Promise.race([
+    // A runner that stopped itself answers "already stopped": it is stopped.
+    runner.stop().then(
+      () => true,
+      () => true,
+    ),
+    new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), drainMs))),
+  ]);
+  clearTimeout(timer);
+  return stopped;
 }

