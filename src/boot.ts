@@ -20,7 +20,7 @@ export async function boot(config: Config, log: Logger): Promise<Booted> {
   const database = await openDatabase(config, (line) => log.info(line));
   try {
     const secrets = await loadSecretBox(config);
-    const orm = await initOrm({ databaseUrl: database.url, logSql: config.logSql, log });
+    const orm = await initOrm({ databaseUrl: database.url, logSql: config.logSql, log, timeoutMs: config.databaseTimeoutMs });
     const runtime = createRuntime({ orm, config, secrets, logger: log });
     return {
       database,

@@ -15,6 +15,11 @@ export interface Config {
   /** Set when the service runs on an external PostgreSQL; otherwise the embedded one is used. */
   databaseUrl: string | null;
   dataDir: string;
+  /**
+   * How long a statement may run, and a database connection be waited for, before the
+   * request or job fails (503 to clients): a stalled database cannot hold requests longer.
+   */
+  databaseTimeoutMs: number;
   /** Region used to parse phone numbers written without a country code; null rejects them. */
   defaultPhoneRegion: CountryCode | null;
   /** Seed the demo account on an empty database (default: only on the embedded database). */
@@ -240,6 +245,7 @@ export const ENV = {
   PUBLIC_URL: httpUrl({ default: undefined }),
   DATABASE_URL: text({ default: undefined }),
   DATA_DIR: text({ default: '.data' }),
+  DATABASE_TIMEOUT_MS: integer(500, 600_000)({ default: 5000 }),
   NODE_ENV: text({ default: undefined }),
   DEFAULT_PHONE_REGION: phoneRegion({ default: undefined }),
   SEED_DEMO: flag({ default: undefined }),
@@ -330,6 +336,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
     host: env.HOST,
     databaseUrl,
     dataDir: path.resolve(env.DATA_DIR),
+    databaseTimeoutMs: env.DATABASE_TIMEOUT_MS,
     defaultPhoneRegion: env.DEFAULT_PHONE_REGION ?? null,
     seedDemo: env.SEED_DEMO ?? development,
     maxBodyBytes: env.MAX_BODY_BYTES,

@@ -14,9 +14,30 @@ export interface OrmOptions {
   poolMax?: number;
   /** Where the ORM's and knex's own messages go (the service's JSON log); stderr when unset. */
   log?: Logger;
+  /**
+   * DATABASE_TIMEOUT_MS: how long a statement may run, and a connection be waited for, before
+   * the request fails (a 503 to clients). Unset: no bound (the migrations run that way).
+   */
+  timeoutMs?: number;
+}
+
+/**
+ * The bounds that keep a stalled database from holding requests: the server cancels a
+ * statement after `timeoutMs`; if the server answers nothing at all (a frozen machine, a lost
+ * network), the client gives up a second later. A connection whose statement the client gave
+ * up on may still be inside a transaction on the server, so it is never used again: the
+ * pool's check on each acquire finds it not ready for a query and discards it.
+ */
+function bounded(timeoutMs: number) {
+  return {
+    connection: { statement_timeout: timeoutMs, query_timeout: timeoutMs + 1000, connectionTimeoutMillis: timeoutMs },
+    acquireConnectionTimeout: timeoutMs,
+    pool: { validate: (client: { readyForQuery?: boolean }) => client.readyForQuery === true },
+  };
 }
 
 export function ormConfig(options: OrmOptions): Options {
+  const timeouts = options.timeoutMs ? bounded(options.timeoutMs) : null;
   return {
     clientUrl: options.databaseUrl,
     entities,
@@ -25,12 +46,12 @@ export function ormConfig(options: OrmOptions): Options {
     // Timestamps come back as text; UTC makes them mean one thing. While the database is
     // unreachable, requests fail within seconds (a 503) instead of queueing for a minute.
     driverOptions: {
-      connection: { options: '-c TimeZone=UTC', connectionTimeoutMillis: 5000 },
-      acquireConnectionTimeout: 10_000,
+      connection: { options: '-c TimeZone=UTC', connectionTimeoutMillis: 5000, ...timeouts?.connection },
+      acquireConnectionTimeout: timeouts?.acquireConnectionTimeout ?? 10_000,
       // knex's warnings (a connection that broke) go to the log, not to console.log.
       ...(options.log ? { log: knexLog(options.log) } : {}),
     },
-    pool: { min: 0, max: options.poolMax ?? 10 },
+    pool: { min: 0, max: options.poolMax ?? 10, ...timeouts?.pool },
     debug: options.logSql || options.onQuery ? ['query'] : false,
     logger: options.onQuery ?? ((message) => (options.log ? options.log.debug(message) : process.stderr.write(`${message}\n`))),
     colors: false,
@@ -54,17 +75,23 @@ const MIGRATION_LOCK = 7_426_000;
 
 /**
  * Connects and applies the checked-in migrations and the job queue's own. An advisory lock
- * makes processes that start together on one database migrate one after the other.
+ * makes processes that start together on one database migrate one after the other. The
+ * migrations run without the statement timeout (an index on a large table takes its time);
+ * the connections the service then uses have it.
  */
 export async function initOrm(options: OrmOptions): Promise<MikroORM> {
   const lock = new Client({ connectionString: options.databaseUrl });
   await lock.connect();
   try {
     await lock.query('select pg_advisory_lock($1)', [MIGRATION_LOCK]);
-    const orm = await MikroORM.init(ormConfig(options));
+    const orm = await MikroORM.init(ormConfig({ ...options, timeoutMs: undefined }));
     try {
       await orm.getMigrator().up();
       await runMigrations({ connectionString: options.databaseUrl, logger: silentQueueLogger });
+      if (options.timeoutMs) {
+        const { driverOptions, pool } = ormConfig(options);
+        await orm.reconnect({ driverOptions, pool });
+      }
     } catch (error) {
       await orm.close();
       throw error;

@@ -107,7 +107,15 @@ export async function startWorkers(runtime: Runtime, databaseUrl: string): Promi
   // The queue's own pool, so that stopping can close every connection of it before the
   // database goes, and a connection the database drops is logged rather than a crash (pg
   // emits 'error' on a client nobody listens to; the queue retries on a new connection).
-  const pool = new Pool({ connectionString: databaseUrl, max: workers.concurrency + 2 });
+  const pool = new Pool({
+    connectionString: databaseUrl,
+    max: workers.concurrency + 2,
+    // The queue's own statements are short: a stalled database fails them, and the runner
+    // starts again once it answers (above). No client-side bound: pg-pool would hand a
+    // connection with an unanswered statement to the next job.
+    statement_timeout: runtime.config.databaseTimeoutMs,
+    connectionTimeoutMillis: runtime.config.databaseTimeoutMs,
+  });
   const broken = (error: Error) => logger.warn('job queue: a database connection broke', { message: error.message });
   pool.on('error', broken);
   const open = new Set<PoolClient>();

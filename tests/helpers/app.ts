@@ -112,16 +112,17 @@ export async function startTestApp(
 
   const queries: string[] = [];
   const loggedErrors: unknown[] = [];
+  // GRAPHQL_COMPILE=always runs every operation of the suite compiled (CI's second run).
+  const base = loadConfig({ GRAPHQL_COMPILE: process.env.GRAPHQL_COMPILE });
+  const config: Config = { ...base, ...TEST_DEFAULTS(base), ...overrides, graphql: { ...base.graphql, ...overrides.graphql } };
   const orm = await initOrm({
     databaseUrl,
     poolMax: 30,
+    timeoutMs: config.databaseTimeoutMs,
     onQuery: (message) => {
       if (message.startsWith('[query]')) queries.push(message);
     },
   });
-  // GRAPHQL_COMPILE=always runs every operation of the suite compiled (CI's second run).
-  const base = loadConfig({ GRAPHQL_COMPILE: process.env.GRAPHQL_COMPILE });
-  const config: Config = { ...base, ...TEST_DEFAULTS(base), ...overrides, graphql: { ...base.graphql, ...overrides.graphql } };
   const logger: Logger = options.logger ?? { access: () => {}, info: () => {}, debug: () => {}, warn: () => {}, error: (_message, error) => loggedErrors.push(error) };
   const secretsKey = randomBytes(32);
   const runtime = createRuntime({ orm, config, secrets: new SecretBox(secretsKey), logger });

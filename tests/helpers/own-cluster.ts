@@ -9,7 +9,7 @@ const ANSWERS: Record<Command, string> = { stop: 'stopped', start: 'started', st
 export interface OwnCluster {
   /** The server's `postgres` database, for `startTestApp`'s `adminUrl`. */
   adminUrl: string;
-  /** stop/start: a fast shutdown and a start; stall/resume: SIGSTOP and SIGCONT of the postmaster. */
+  /** stop/start: a fast shutdown and a start; stall/resume: SIGSTOP and SIGCONT of every process of the server. */
   run(command: Command): Promise<void>;
   close(): Promise<void>;
 }
