@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { DomainError, FieldErrorCollector, Messages } from '../errors';
+import { DomainError, FieldErrorCollector, Messages, ValidationError } from '../errors';
 import { readBody, sendError, sendJson } from '../http';
 import { Call } from '../modules/calls/call.entity';
 import { Tool } from '../modules/tools/tool.entity';
@@ -21,10 +21,77 @@ import { engineSetup } from './setup';
  * - `POST /engine/calls/{id}/events`: `{"type":"turn","speaker":"assistant|customer","text":...}`
  *   adds a transcript turn; `{"type":"ended","reason":...}` ends the call (`end-call-tool`,
  *   `silence`, `engine-failed` hang it up through the provider; `customer` says the caller did).
+ *
+ * The bounds below are the README's ("Engine API: bounds").
  */
+
+/**
+ * How long after a call's `finished_at` its engine may still report turns and its end (the
+ * speech-to-text finishing the caller's last words, a bot's queue draining). The token is an
+ * HMAC of the call id and never changes, so the call's life is what bounds it: after the
+ * grace every route answers 409, the configuration included. Mid-call tools stop at the end.
+ */
+export const ENGINE_GRACE_SECONDS = 60;
+/** Characters of one turn's text. */
+export const ENGINE_MAX_TURN_CHARS = 4000;
+/** Turns a call may hold: one every 0.6 s of the longest call (max_call_duration 1200 s). */
+export const ENGINE_MAX_TURNS = 2000;
+/** Characters of all a call's turns together: about ten times what 20 minutes of speech make. */
+export const ENGINE_MAX_TRANSCRIPT_CHARS = 200_000;
+/** Requests of one call per window, in each process; an engine sends a few a second. */
+export const ENGINE_RATE_LIMIT = 20;
+export const ENGINE_RATE_WINDOW_MS = 1000;
+
 const ROUTE = /^\/engine\/calls\/(\d{1,10})(?:\/(tools)\/([a-z][a-z_]{0,63})|\/(events))?$/;
 const ENDINGS = ['end-call-tool', 'silence', 'engine-failed', 'customer'] as const;
-const MAX_TURN = 4000;
+
+/**
+ * Counts each call's requests in fixed windows shared by all calls: the counts are dropped
+ * when the next window starts, so memory holds only the calls heard from in this one.
+ */
+class CallRateLimiter {
+  private windowStart = 0;
+  private readonly counts = new Map<number, number>();
+
+  /** Takes one request of `callId`: 0 when it may go on, otherwise the seconds until the next window. */
+  take(callId: number, now = Date.now()): number {
+    const start = now - (now % ENGINE_RATE_WINDOW_MS);
+    if (start !== this.windowStart) {
+      this.windowStart = start;
+      this.counts.clear();
+    }
+    const count = (this.counts.get(callId) ?? 0) + 1;
+    this.counts.set(callId, count);
+    return count > ENGINE_RATE_LIMIT ? Math.ceil((start + ENGINE_RATE_WINDOW_MS - now) / 1000) : 0;
+  }
+}
+
+/** One limiter per runtime (call ids are per database), in memory: a process limits what it serves. */
+const limiters = new WeakMap<Runtime, CallRateLimiter>();
+
+function rateLimiter(runtime: Runtime): CallRateLimiter {
+  let limiter = limiters.get(runtime);
+  if (!limiter) limiters.set(runtime, (limiter = new CallRateLimiter()));
+  return limiter;
+}
+
+/** Whether the call ended longer than the grace ago. */
+function pastGrace(call: Pick<Call, 'finished_at'>, now = Date.now()): boolean {
+  return call.finished_at !== null && Date.parse(`${call.finished_at.replace(' ', 'T')}Z`) < now - ENGINE_GRACE_SECONDS * 1000;
+}
+
+/**
+ * Why the statement that appends a turn refused it, from the call as it is now: the grace, or
+ * one of the two caps (with the turns' count within its cap, the characters refused it).
+ */
+function turnRefusal(call: Call | null): DomainError {
+  if (!call) return new DomainError('NOT_FOUND', Messages.callNotFound);
+  if (pastGrace(call)) return new DomainError('CONFLICT', Messages.engineGraceOver(ENGINE_GRACE_SECONDS));
+  const errors = new FieldErrorCollector();
+  if (call.turns.length >= ENGINE_MAX_TURNS) errors.add('text', Messages.engineTooManyTurns(ENGINE_MAX_TURNS));
+  else errors.add('text', Messages.engineTranscriptTooLong(ENGINE_MAX_TRANSCRIPT_CHARS));
+  return new ValidationError(errors.errors);
+}
 
 function bearer(req: IncomingMessage): string {
   return /^Bearer\s+(\S+)$/i.exec(req.headers.authorization ?? '')?.[1] ?? '';
@@ -57,10 +124,14 @@ async function serve(runtime: Runtime, req: IncomingMessage, res: ServerResponse
   const expected = action === 'call' ? 'GET' : 'POST';
   if (req.method !== expected) return sendError(res, 'METHOD_NOT_ALLOWED', Messages.methodNotAllowed, {}, { allow: expected });
   if (!validMediaToken(runtime.secrets, callId, bearer(req))) return sendError(res, 'UNAUTHENTICATED', Messages.unauthenticated);
+  // After the token: one who does not hold it cannot spend the call's requests.
+  const retryAfter = rateLimiter(runtime).take(callId);
+  if (retryAfter > 0) return sendError(res, 'RATE_LIMITED', Messages.rateLimited(retryAfter), {}, { 'retry-after': retryAfter });
 
   const em = runtime.orm.em.fork();
   const call = await em.findOne(Call, { id: callId });
   if (!call) return sendError(res, 'NOT_FOUND', Messages.callNotFound);
+  if (pastGrace(call)) return sendError(res, 'CONFLICT', Messages.engineGraceOver(ENGINE_GRACE_SECONDS));
   if (action === 'call') {
     const setup = await engineSetup(em, call);
     if (!setup) return sendError(res, 'NOT_FOUND', Messages.assistantNotFound);
@@ -130,10 +201,17 @@ async function serve(runtime: Runtime, req: IncomingMessage, res: ServerResponse
   const errors = new FieldErrorCollector();
   if (body.type === 'turn') {
     if (body.speaker !== 'assistant' && body.speaker !== 'customer') errors.add('speaker', 'O campo speaker deve ser assistant ou customer.');
-    if (typeof body.text !== 'string' || !body.text.trim() || body.text.length > MAX_TURN) errors.add('text', `O campo text deve ser um texto de 1 a ${MAX_TURN} caracteres.`);
+    if (typeof body.text !== 'string' || !body.text.trim() || body.text.length > ENGINE_MAX_TURN_CHARS) {
+      errors.add('text', `O campo text deve ser um texto de 1 a ${ENGINE_MAX_TURN_CHARS} caracteres.`);
+    }
     errors.throwIfAny();
-    live.turn({ speaker: body.speaker as 'assistant' | 'customer', text: (body.text as string).trim() });
-    await live.settled();
+    const turn = { speaker: body.speaker as 'assistant' | 'customer', text: (body.text as string).trim() };
+    const written = await live.turnWithin(turn, {
+      maxTurns: ENGINE_MAX_TURNS,
+      maxChars: ENGINE_MAX_TRANSCRIPT_CHARS,
+      finishedSince: new Date(Date.now() - ENGINE_GRACE_SECONDS * 1000),
+    });
+    if (!written) throw turnRefusal(await runtime.orm.em.fork().findOne(Call, { id: callId }));
   } else if (body.type === 'ended') {
     const reason = ENDINGS.find((ending) => ending === body.reason);
     if (!reason) errors.add('reason', `O campo reason deve ser um de: ${ENDINGS.join(', ')}.`);

@@ -3,6 +3,20 @@ import { Call, type ToolCallRecord } from '../modules/calls/call.entity';
 import type { HangupReason } from '../modules/calls/call.lifecycle';
 import type { Runtime } from '../runtime';
 
+/** What an engine outside vozgate may add to a call (the engine API's bounds). */
+export interface TurnLimits {
+  /** Turns the call may hold. */
+  maxTurns: number;
+  /** Characters (code points) of all its turns' text together. */
+  maxChars: number;
+  /** A call that finished before this takes no more turns. */
+  finishedSince: Date;
+}
+
+const APPEND_TURN = `update calls set turns = turns || ?::jsonb,
+     transcript = case when finished_at is null then transcript else concat_ws(E'\\n', nullif(transcript, ''), ?::text) end
+   where id = ?`;
+
 /**
  * What a voice engine writes about the call it runs, as it happens: one statement each, so a
  * call's turns and tool calls survive the process that heard them.
@@ -18,13 +32,27 @@ export class LiveCall {
 
   /** A turn heard or said; after the call has ended (a late transcription) it joins the transcript too. */
   turn(turn: Turn): void {
-    const line = transcriptText([turn]);
-    this.write(
-      `update calls set turns = turns || ?::jsonb,
-         transcript = case when finished_at is null then transcript else concat_ws(E'\\n', nullif(transcript, ''), ?::text) end
-       where id = ?`,
-      [JSON.stringify([turn]), line, this.id],
+    this.write(APPEND_TURN, [JSON.stringify([turn]), transcriptText([turn]), this.id]);
+  }
+
+  /**
+   * A turn, as `turn` writes it, only within `limits`: the statement that appends it checks
+   * them, so concurrent requests cannot pass them together. Answers whether it was written;
+   * a failure is the caller's to report.
+   */
+  async turnWithin(turn: Turn, limits: TurnLimits): Promise<boolean> {
+    const written = this.writes.then(() =>
+      this.runtime.orm.em.fork().execute(
+        `${APPEND_TURN}
+           and (finished_at is null or finished_at >= ?)
+           and jsonb_array_length(turns) < ?
+           and length(?::text) + (select coalesce(sum(length(t ->> 'text')), 0) from jsonb_array_elements(turns) t) <= ?
+         returning id`,
+        [JSON.stringify([turn]), transcriptText([turn]), this.id, limits.finishedSince, limits.maxTurns, turn.text, limits.maxChars],
+      ),
     );
+    this.writes = written.catch(() => undefined);
+    return (await written).length > 0;
   }
 
   toolCall(record: ToolCallRecord): void {
