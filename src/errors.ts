@@ -14,6 +14,10 @@ export const Messages = {
   badRequest: 'Requisição inválida.',
   subscriptionsOverWebSocket: 'Operações subscription são servidas por WebSocket (graphql-ws) em /graphql; use query ou mutation por HTTP.',
   subscriptionsOnly: 'Por WebSocket só são servidas operações subscription; use HTTP para query e mutation.',
+  subscriptionsPerConnection: (limit: number) =>
+    `Esta conexão atingiu o limite de ${limit} subscriptions abertas. Encerre uma (complete) antes de abrir outra, ou abra outra conexão.`,
+  subscriptionsPerAccount: (limit: number) =>
+    `Você atingiu o limite de ${limit} subscriptions abertas da conta. Encerre uma (complete) antes de abrir outra.`,
   bodyTooLarge: 'O corpo da requisição excede o tamanho máximo permitido.',
   routeNotFound: 'Rota não encontrada.',
   forbidden: 'Acesso negado.',
@@ -83,6 +87,11 @@ export const Messages = {
   dncRemoved: 'Number removed from the do-not-call list',
   webhookEndpointCreated: 'Webhook endpoint created successfully',
   webhookEndpointDeleted: 'Webhook endpoint deleted successfully',
+
+  // The engine API's bounds (src/voice/engine.api.ts).
+  engineGraceOver: (seconds: number) => `A chamada terminou há mais de ${seconds} segundos; o engine não pode mais consultá-la nem alterá-la.`,
+  engineTooManyTurns: (max: number) => `A chamada já tem o máximo de ${max} falas; esta não foi registrada.`,
+  engineTranscriptTooLong: (max: number) => `As falas da chamada passariam de ${max} caracteres; esta não foi registrada.`,
 } as const;
 
 /** Per-field messages, in the wording Laravel's pt-BR validator uses, keyed by the spec's field names. */
