@@ -3,6 +3,7 @@ import { Migrator } from '@mikro-orm/migrations';
 import { Logger as QueueLogger, runMigrations } from 'graphile-worker';
 import { Client } from 'pg';
 import { entities } from './entities';
+import { RetryingEntityManager } from './entity-manager';
 import { migrations } from './migrations';
 import type { Logger } from '../runtime';
 
@@ -41,6 +42,7 @@ export function ormConfig(options: OrmOptions): Options {
   return {
     clientUrl: options.databaseUrl,
     entities,
+    entityManager: RetryingEntityManager,
     extensions: [Migrator],
     migrations: { migrationsList: migrations, transactional: true, allOrNothing: true, snapshot: false },
     // Timestamps come back as text; UTC makes them mean one thing. While the database is

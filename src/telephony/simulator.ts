@@ -1,4 +1,4 @@
-import { LockMode } from '@mikro-orm/core';
+import { findForUpdate } from '../db/locks';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { Background } from '../jobs/background';
 import { enqueue } from '../jobs/queue';
@@ -150,7 +150,7 @@ export class SimulatorProvider implements TelephonyProvider {
    */
   private async converse(em: EntityManager, deps: LifecycleDeps, callId: number): Promise<void> {
     const claimed = await em.fork().transactional(async (tx) => {
-      const call = await tx.findOne(Call, { id: callId }, { lockMode: LockMode.PESSIMISTIC_WRITE });
+      const call = await findForUpdate(tx, Call, callId);
       if (!call || call.status !== 'in-progress' || call.tool_calls.length > 0) return null;
       if (call.tools_lease_until !== null && Date.parse(call.tools_lease_until) > Date.now()) return null;
       const assistant = call.assistant_id ? await tx.findOne(Assistant, { id: call.assistant_id }) : null;
@@ -172,7 +172,7 @@ export class SimulatorProvider implements TelephonyProvider {
   private async useTools(em: EntityManager, deps: LifecycleDeps, call: Pick<Call, 'id' | 'input_variables'>, assistant: Assistant): Promise<void> {
     const toolCalls = await runTools(em.fork(), deps, call, assistant);
     await em.fork().transactional(async (tx) => {
-      const current = await tx.findOne(Call, { id: call.id }, { lockMode: LockMode.PESSIMISTIC_WRITE });
+      const current = await findForUpdate(tx, Call, call.id);
       // Another run (after a lost lease) may have got here first.
       if (!current || current.status !== 'in-progress' || current.tool_calls.length > 0) return;
       current.tool_calls = toolCalls;

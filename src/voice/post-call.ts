@@ -1,4 +1,4 @@
-import { LockMode } from '@mikro-orm/core';
+import { findForUpdate } from '../db/locks';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Config } from '../config';
 import { enqueue } from '../jobs/queue';
@@ -129,7 +129,7 @@ export async function runPostCall(em: EntityManager, deps: LifecycleDeps, callId
     }
   }
   await em.fork().transactional(async (tx) => {
-    const current = await tx.findOne(Call, { id: callId }, { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true });
+    const current = await findForUpdate(tx, Call, callId);
     if (!current?.post_call_pending) return;
     current.post_call_pending = false;
     if (assistant && analysis.variables) current.variables = typedVariables(assistant.post_call_schema, analysis.variables);

@@ -279,7 +279,7 @@ export async function updateAssistant(scope: Scope, id: number, input: UpdateAss
   return scope.em.transactional(async (em) => {
     // Concurrent updates of one assistant run one after the other, so its tool set is
     // always exactly one request's set (the delete and insert of replaceTools see the last).
-    await em.execute('select id from assistants where id = ? for update', [assistant.id]);
+    await em.execute('select id from assistants where id = ? for no key update', [assistant.id]);
     em.assign(assistant, changes);
     if (voice) assistant.voice = voice;
     if (phoneNumber !== undefined) assistant.phone_number = phoneNumber;

@@ -1,5 +1,5 @@
 import { createHmac } from 'node:crypto';
-import { LockMode } from '@mikro-orm/core';
+import { findForUpdate } from '../../db/locks';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import Decimal from 'decimal.js';
 import type { Config } from '../../config';
@@ -87,7 +87,7 @@ export function isFinal(status: CallStatus): boolean {
  * already applied, out of order, or the call is gone. Runs in the caller's transaction.
  */
 export async function applyCallEvent(em: EntityManager, deps: LifecycleDeps, callId: number, event: CallEvent): Promise<Call | null> {
-  const call = await em.findOne(Call, { id: callId }, { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true });
+  const call = await findForUpdate(em, Call, callId);
   if (!call || !FROM[event.type].includes(call.status)) return null;
   /** For a campaign lead's attempt: whether the dialer will not call the lead again. */
   let lastAttempt: boolean | null = null;

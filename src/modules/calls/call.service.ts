@@ -70,7 +70,7 @@ export async function makeCall(scope: CallsScope, input: MakeCallInput, idempote
  * reservation; answers that reservation, which startCall records and reserveForCalls takes.
  */
 export async function admitCall(em: EntityManager, config: Config, accountId: number, to: string): Promise<string> {
-  const [{ balance }] = await em.execute('select balance from accounts where id = ? for update', [accountId]);
+  const [{ balance }] = await em.execute('select balance from accounts where id = ? for no key update', [accountId]);
   // A statement of its own: its snapshot is taken after the lock, so it sees every call
   // committed by the starts that held the lock before.
   const [{ in_flight }] = await em.execute('select count(*)::int as in_flight from calls where account_id = ? and finished_at is null', [accountId]);

@@ -1,4 +1,4 @@
-import { LockMode } from '@mikro-orm/core';
+import { findForUpdate } from '../../db/locks';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { DomainError, FieldErrorCollector, FieldMessages, Messages, NotFoundError, ValidationError } from '../../errors';
 import { checkIntRange, checkLength } from '../../lib/checks';
@@ -115,7 +115,7 @@ export async function updateCampaign(scope: Scope, id: number, input: UpdateCamp
   const current = await requireCampaign(scope, id);
   const changes = await resolve(scope, input, current);
   return scope.em.transactional(async (em) => {
-    const campaign = await em.findOneOrFail(Campaign, { id }, { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true });
+    const campaign = (await findForUpdate(em, Campaign, id))!;
     em.assign(campaign, changes);
     await em.flush();
     if (campaign.status === 'running') await wakeDialer(em, id);
@@ -130,7 +130,7 @@ export async function updateCampaign(scope: Scope, id: number, input: UpdateCamp
 export async function setCampaignStatus(scope: Scope, id: number, action: string): Promise<Campaign> {
   if (action !== 'start' && action !== 'stop') throw new ValidationError({ action: [FieldMessages.action] });
   return scope.em.transactional(async (em) => {
-    const campaign = await em.findOne(Campaign, { id, account: scope.accountId }, { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true });
+    const campaign = await findForUpdate(em, Campaign, id, scope.accountId);
     if (!campaign) throw new NotFoundError(Messages.campaignNotFound);
     const was = campaign.status;
     if (action === 'start' && campaign.status !== 'running') {

@@ -101,7 +101,7 @@ export async function settleAttempt(em: EntityManager, config: Config, call: Cal
     `select l.status, l.attempts, l.contact_index, l.contact_attempts,
        (select count(*)::int from secondary_contacts s where s.lead_id = l.id) as contacts,
        c.max_retries, c.retry_interval, c.retry_on_voicemail, c.retry_on_goal_incomplete, c.goal_completion_variable
-     from leads l join campaigns c on c.id = l.campaign_id where l.id = ? for update of l`,
+     from leads l join campaigns c on c.id = l.campaign_id where l.id = ? for no key update of l`,
     [call.lead_id],
   );
   // A client changed the lead meanwhile: the dialer calls it again only if it is dialable.

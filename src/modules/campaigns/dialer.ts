@@ -61,9 +61,9 @@ export interface DialReport {
 
 export async function dialCampaign(em: EntityManager, deps: DialerDeps, campaignId: number, now = new Date()): Promise<DialReport> {
   return em.transactional(async (tx) => {
-    const [account] = await tx.execute('select balance from accounts where id = (select account_id from campaigns where id = ?) for update', [campaignId]);
+    const [account] = await tx.execute('select balance from accounts where id = (select account_id from campaigns where id = ?) for no key update', [campaignId]);
     if (!account) return { placed: 0, stopped: 'not-running' };
-    const [campaign]: CampaignRow[] = await tx.execute('select * from campaigns where id = ? for update', [campaignId]);
+    const [campaign]: CampaignRow[] = await tx.execute('select * from campaigns where id = ? for no key update', [campaignId]);
     if (!campaign || campaign.status !== 'running') return { placed: 0, stopped: 'not-running' };
 
     const window = windowAt(campaign, now);
@@ -83,7 +83,7 @@ export async function dialCampaign(em: EntityManager, deps: DialerDeps, campaign
       `select l.id, l.phone_number, l.variables, l.attempts, l.contact_index from leads l
        where l.campaign_id = ? and l.status in ('created', 'rescheduled') and coalesce(l.next_attempt_at, '-infinity') <= ?
          and not exists (select 1 from calls c where c.lead_id = l.id and c.finished_at is null)
-       order by coalesce(l.next_attempt_at, '-infinity'), l.id limit ? for update of l skip locked`,
+       order by coalesce(l.next_attempt_at, '-infinity'), l.id limit ? for no key update of l skip locked`,
       [campaignId, now.toISOString(), free],
     );
     if (!due.length) return { placed: 0, ...(await planNext(tx, campaign, flight.campaign, now)) };

@@ -1,4 +1,4 @@
-import { LockMode } from '@mikro-orm/core';
+import { findForUpdate } from '../../db/locks';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { FieldErrorCollector, FieldMessages, Messages, NotFoundError, ValidationError } from '../../errors';
 import { makePage, offsetOf, type Page } from '../../graphql/pagination';
@@ -126,7 +126,7 @@ export async function updateLead(scope: Scope, id: number, input: UpdateLeadInpu
 
   return scope.em.transactional(async (em) => {
     // The row lock makes concurrent merges of `variables` apply one after the other.
-    const lead = await em.findOne(Lead, { id, account: scope.accountId }, { lockMode: LockMode.PESSIMISTIC_WRITE });
+    const lead = await findForUpdate(em, Lead, id, scope.accountId);
     if (!lead) throw new NotFoundError(Messages.leadNotFound);
     const wasCampaign = lead.campaign.id;
     const wasStatus = lead.status;

@@ -111,7 +111,7 @@ function validateSchema(errors: FieldErrorCollector, items: ToolParameterInput[]
 export async function createTool(scope: ToolScope, input: CreateToolInput): Promise<Tool> {
   const values = validate(input, 'create');
   return scope.em.transactional(async (em) => {
-    await em.execute('select id from accounts where id = ? for update', [scope.accountId]);
+    await em.execute('select id from accounts where id = ? for no key update', [scope.accountId]);
     const limit = scope.config.maxToolsPerAccount;
     if ((await em.count(Tool, { account: scope.accountId })) >= limit) {
       throw new DomainError('PLAN_LIMIT', Messages.toolPlanLimit(limit));

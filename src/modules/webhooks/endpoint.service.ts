@@ -38,7 +38,7 @@ export async function createEndpoint(scope: Scope, secrets: SecretBox, input: { 
   const secret = `whsec_${randomBytes(24).toString('base64')}`;
   return scope.em.transactional(async (em) => {
     // The account row orders concurrent creates, so the limit holds.
-    await em.execute('select 1 from accounts where id = ? for update', [scope.accountId]);
+    await em.execute('select 1 from accounts where id = ? for no key update', [scope.accountId]);
     const [{ n }] = await em.execute('select count(*)::int as n from webhook_endpoints where account_id = ?', [scope.accountId]);
     if (n >= MAX_ENDPOINTS) throw new DomainError('PLAN_LIMIT', Messages.webhookEndpointLimit(MAX_ENDPOINTS));
     const [endpoint]: WebhookEndpoint[] = await em.execute(

@@ -1,5 +1,5 @@
 import { createHmac, randomBytes } from 'node:crypto';
-import { LockMode } from '@mikro-orm/core';
+import { findForUpdate } from '../../db/locks';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { webhookDeliveries } from '../../metrics';
 import type { Logger } from '../../runtime';
@@ -31,7 +31,7 @@ export async function webhookSecret(em: EntityManager, secrets: SecretBox, accou
   const [row] = await em.execute('select webhook_secret_sealed from accounts where id = ?', [accountId]);
   if (row?.webhook_secret_sealed) return secrets.open(row.webhook_secret_sealed);
   return em.transactional(async (tx) => {
-    const account = await tx.findOneOrFail(Account, { id: accountId }, { lockMode: LockMode.PESSIMISTIC_WRITE });
+    const account = (await findForUpdate(tx, Account, accountId))!;
     if (account.webhook_secret_sealed) return secrets.open(account.webhook_secret_sealed);
     return setSecret(account, secrets);
   });
@@ -40,7 +40,7 @@ export async function webhookSecret(em: EntityManager, secrets: SecretBox, accou
 /** A new secret; deliveries signed from now on use it. */
 export async function rotateWebhookSecret(em: EntityManager, secrets: SecretBox, accountId: number): Promise<string> {
   return em.transactional(async (tx) => {
-    const account = await tx.findOneOrFail(Account, { id: accountId }, { lockMode: LockMode.PESSIMISTIC_WRITE });
+    const account = (await findForUpdate(tx, Account, accountId))!;
     return setSecret(account, secrets);
   });
 }
@@ -288,7 +288,7 @@ export async function deliver(em: EntityManager, deps: WebhookDeps, deliveryId: 
 /** Sends a delivery again now, with the same webhook-id and a fresh retry schedule; past attempts stay recorded. */
 export async function redeliver(scope: Scope, deliveryId: string): Promise<void> {
   await scope.em.transactional(async (tx) => {
-    const [delivery] = await tx.execute('select id, assistant_id, endpoint_id from webhook_deliveries where id = ? and account_id = ? for update', [
+    const [delivery] = await tx.execute('select id, assistant_id, endpoint_id from webhook_deliveries where id = ? and account_id = ? for no key update', [
       deliveryId,
       scope.accountId,
     ]);

@@ -1,0 +1,35 @@
+import { DeadlockException, EntityManager, type PostgreSqlDriver, type TransactionOptions } from '@mikro-orm/postgresql';
+
+/** How many times a transaction runs when PostgreSQL aborts it as a deadlock or a serialization failure. */
+export const TRANSACTION_ATTEMPTS = 3;
+
+const CONFLICTS = new Set(['40P01', '40001']);
+
+/** Whether PostgreSQL aborted the transaction to let another one through: running it again is the answer. */
+export function isTransactionConflict(error: unknown): boolean {
+  for (let current: unknown = error, depth = 0; current && depth < 5; depth++) {
+    if (current instanceof DeadlockException || CONFLICTS.has(String((current as { code?: unknown }).code))) return true;
+    current = (current as { cause?: unknown }).cause;
+  }
+  return false;
+}
+
+/**
+ * The service's EntityManager (MikroORM's `entityManager` option): an outermost transaction
+ * that PostgreSQL aborts as a deadlock or a serialization failure runs again at once, up to
+ * TRANSACTION_ATTEMPTS times, instead of failing a request with a 500 or a job into its
+ * backoff. Its work is all in the transaction, so nothing of the aborted run remains. A nested
+ * transaction fails to its outermost one, which runs again whole.
+ */
+export class RetryingEntityManager extends EntityManager<PostgreSqlDriver> {
+  override async transactional<T>(cb: (em: this) => T | Promise<T>, options: TransactionOptions = {}): Promise<T> {
+    if (options.ctx ?? this.getContext(false).getTransactionContext()) return super.transactional(cb, options);
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await super.transactional(cb, options);
+      } catch (error) {
+        if (attempt >= TRANSACTION_ATTEMPTS || !isTransactionConflict(error)) throw error;
+      }
+    }
+  }
+}

@@ -1,0 +1,26 @@
+import type { EntityManager, EntityName, FilterQuery } from '@mikro-orm/postgresql';
+
+/**
+ * Row locks, one mode for every writer: FOR NO KEY UPDATE. It orders the writers of a row as
+ * FOR UPDATE does, but does not block the FOR KEY SHARE lock that PostgreSQL's foreign-key
+ * check takes on the row a new row refers to. So a transaction that inserts an event for an
+ * account, a lead for a campaign or a call for a lead never waits for the holder of that
+ * account, campaign or lead row, and the two cannot wait on each other in a circle. (FOR UPDATE
+ * is for deleting a row or changing its key; no writer here does either under a lock.)
+ *
+ * Writers that lock several rows take them in one order: the account, then the campaign, then
+ * its leads (the dialer, a call's end, a lead written by a client). A call's own row comes
+ * before its account's (the call's lifecycle).
+ */
+
+/**
+ * Locks one row of `entity` by id (and account, for a client's request) and answers it read
+ * afresh, or null when there is none.
+ */
+export async function findForUpdate<T extends object>(em: EntityManager, entity: EntityName<T>, id: number, accountId?: number): Promise<T | null> {
+  const table = em.getMetadata().get(entity).tableName;
+  const owned = accountId === undefined ? '' : ' and account_id = ?';
+  const rows: unknown[] = await em.execute(`select 1 from ${table} where id = ?${owned} for no key update`, accountId === undefined ? [id] : [id, accountId]);
+  if (rows.length === 0) return null;
+  return em.findOne(entity, { id } as FilterQuery<T>, { refresh: true });
+}
