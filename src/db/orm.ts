@@ -4,6 +4,7 @@ import { Logger as QueueLogger, runMigrations } from 'graphile-worker';
 import { Client } from 'pg';
 import { entities } from './entities';
 import { RetryingEntityManager } from './entity-manager';
+import { guardStalledStatements } from './stall-guard';
 import { migrations } from './migrations';
 import type { Logger } from '../runtime';
 
@@ -24,16 +25,13 @@ export interface OrmOptions {
 
 /**
  * The bounds that keep a stalled database from holding requests: the server cancels a
- * statement after `timeoutMs`; if the server answers nothing at all (a frozen machine, a lost
- * network), the client gives up a second later. A connection whose statement the client gave
- * up on may still be inside a transaction on the server, so it is never used again: the
- * pool's check on each acquire finds it not ready for a query and discards it.
+ * statement after `timeoutMs`, a connection is waited for and made within it, and a statement
+ * the server never answers is given up a second later, its connection closed (stall-guard.ts).
  */
 function bounded(timeoutMs: number) {
   return {
-    connection: { statement_timeout: timeoutMs, query_timeout: timeoutMs + 1000, connectionTimeoutMillis: timeoutMs },
+    connection: { statement_timeout: timeoutMs, connectionTimeoutMillis: timeoutMs },
     acquireConnectionTimeout: timeoutMs,
-    pool: { validate: (client: { readyForQuery?: boolean }) => client.readyForQuery === true },
   };
 }
 
@@ -53,7 +51,7 @@ export function ormConfig(options: OrmOptions): Options {
       // knex's warnings (a connection that broke) go to the log, not to console.log.
       ...(options.log ? { log: knexLog(options.log) } : {}),
     },
-    pool: { min: 0, max: options.poolMax ?? 10, ...timeouts?.pool },
+    pool: { min: 0, max: options.poolMax ?? 10 },
     debug: options.logSql || options.onQuery ? ['query'] : false,
     logger: options.onQuery ?? ((message) => (options.log ? options.log.debug(message) : process.stderr.write(`${message}\n`))),
     colors: false,
@@ -91,8 +89,8 @@ export async function initOrm(options: OrmOptions): Promise<MikroORM> {
       await orm.getMigrator().up();
       await runMigrations({ connectionString: options.databaseUrl, logger: silentQueueLogger });
       if (options.timeoutMs) {
-        const { driverOptions, pool } = ormConfig(options);
-        await orm.reconnect({ driverOptions, pool });
+        await orm.reconnect({ driverOptions: ormConfig(options).driverOptions });
+        guardStalledStatements(orm, options.timeoutMs);
       }
     } catch (error) {
       await orm.close();
