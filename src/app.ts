@@ -16,7 +16,7 @@ import { unwrapResolverError } from '@apollo/server/errors';
 import { formatError, isUnexpected } from './graphql/errors';
 import { getSchema } from './graphql/schema';
 import { serveSubscriptions, type Subscriptions } from './graphql/subscriptions';
-import { BodyTooLargeError, readBody, sendError, sendGraphQLError, sendJson } from './http';
+import { BodyTooLargeError, drainUnread, readBody, sendError, sendGraphQLError, sendJson } from './http';
 import { authenticate } from './modules/accounts/account.service';
 import { Call } from './modules/calls/call.entity';
 import { recordingSignature } from './modules/calls/call.lifecycle';
@@ -285,6 +285,7 @@ export async function createApp(runtime: Runtime): Promise<App> {
     const target = requestTarget(req.url);
     const path = target?.pathname ?? '';
     const seen: Seen = { accountId: null };
+    res.once('prefinish', () => drainUnread(req));
     res.once('finish', () => {
       const seconds = Number(process.hrtime.bigint() - started) / 1e9;
       const labels = { method: req.method ?? '', route: routeLabel(req.method ?? 'GET', path, seen), status: String(res.statusCode) };

@@ -3,18 +3,65 @@ import { HttpStatusByCode, type ErrorCode } from './errors';
 
 export class BodyTooLargeError extends Error {}
 
-/** Reads the whole request body, refusing more than `limit` bytes. */
-export async function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
-  const declared = Number(req.headers['content-length']);
-  if (Number.isFinite(declared) && declared > limit) throw new BodyTooLargeError();
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size > limit) throw new BodyTooLargeError();
-    chunks.push(chunk);
-  }
-  return Buffer.concat(chunks);
+/**
+ * How much of a body that was answered before it was read (a 413, a 401) is still read and
+ * dropped, and for how long: a client writes its whole body before it reads the answer
+ * (Node's own client does), and a connection closed under it loses the answer to a reset.
+ * Past either bound the connection is closed anyway. (Node itself would read such a body to
+ * its end, however long.)
+ */
+export const UNREAD_BODY_DRAIN_BYTES = 16 * 1024 * 1024;
+export const UNREAD_BODY_DRAIN_MS = 10_000;
+
+/**
+ * Reads the whole request body, refusing more than `limit` bytes (BodyTooLargeError). A refused
+ * body is left to `drainUnread` once its 413 has gone out.
+ */
+export function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const stop = () => {
+      req.off('data', onData);
+      req.off('end', onEnd);
+      req.off('error', onError);
+    };
+    const onData = (chunk: Buffer) => {
+      size += chunk.length;
+      if (size <= limit) return void chunks.push(chunk);
+      stop();
+      reject(new BodyTooLargeError());
+    };
+    const onEnd = () => {
+      stop();
+      resolve(Buffer.concat(chunks));
+    };
+    const onError = (error: Error) => {
+      stop();
+      reject(error);
+    };
+    const declared = Number(req.headers['content-length']);
+    if (Number.isFinite(declared) && declared > limit) return reject(new BodyTooLargeError());
+    req.on('data', onData);
+    req.on('end', onEnd);
+    req.on('error', onError);
+  });
+}
+
+/**
+ * Reads and drops what is left of a request body once its answer is complete (call it on the
+ * response's 'prefinish', before Node would start dropping it unbounded), at most
+ * UNREAD_BODY_DRAIN_BYTES for at most UNREAD_BODY_DRAIN_MS; past either, the connection closes.
+ */
+export function drainUnread(req: IncomingMessage): void {
+  if (req.complete || req.destroyed) return;
+  let left = UNREAD_BODY_DRAIN_BYTES;
+  setTimeout(() => req.complete || req.destroy(), UNREAD_BODY_DRAIN_MS).unref();
+  req.on('data', (chunk: Buffer) => {
+    left -= chunk.length;
+    if (left < 0) req.destroy();
+  });
+  req.on('error', () => {});
 }
 
 export function sendJson(
