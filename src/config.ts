@@ -83,6 +83,12 @@ export interface Config {
     maxDirectives: number;
     /** Subscriptions' WebSocket: how often it is pinged, and its token checked again. */
     wsKeepAliveMs: number;
+    /** Open subscription connections of one account, in one process. */
+    wsMaxAccountConnections: number;
+    /** Running subscriptions of one connection. */
+    wsMaxSubscriptions: number;
+    /** Running subscriptions of one account across its connections, in one process. */
+    wsMaxAccountSubscriptions: number;
     /** When an operation's document is compiled (graphql-jit) rather than run on graphql-js (src/graphql/compiled.ts). */
     compile: GraphQLCompile;
   };
@@ -283,6 +289,9 @@ export const ENV = {
   GRAPHQL_MAX_TOKENS: integer(50, 100_000)({ default: 2000 }),
   GRAPHQL_MAX_DIRECTIVES: integer(0, 1000)({ default: 20 }),
   GRAPHQL_WS_KEEPALIVE_MS: integer(1000, 600_000)({ default: 12_000 }),
+  GRAPHQL_WS_MAX_ACCOUNT_CONNECTIONS: integer(1, 100_000)({ default: 2000 }),
+  GRAPHQL_WS_MAX_SUBSCRIPTIONS: integer(1, 10_000)({ default: 100 }),
+  GRAPHQL_WS_MAX_ACCOUNT_SUBSCRIPTIONS: integer(1, 1_000_000)({ default: 5000 }),
   GRAPHQL_COMPILE: oneOf(GRAPHQL_COMPILE)({ default: 'repeated' }),
   SHUTDOWN_TIMEOUT_MS: integer(0, 600_000)({ default: 10_000 }),
   RATE_LIMIT_PER_MINUTE: integer(0, 10_000_000)({ default: 1200 }),
@@ -389,6 +398,9 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
       maxTokens: env.GRAPHQL_MAX_TOKENS,
       maxDirectives: env.GRAPHQL_MAX_DIRECTIVES,
       wsKeepAliveMs: env.GRAPHQL_WS_KEEPALIVE_MS,
+      wsMaxAccountConnections: env.GRAPHQL_WS_MAX_ACCOUNT_CONNECTIONS,
+      wsMaxSubscriptions: env.GRAPHQL_WS_MAX_SUBSCRIPTIONS,
+      wsMaxAccountSubscriptions: env.GRAPHQL_WS_MAX_ACCOUNT_SUBSCRIPTIONS,
       compile: env.GRAPHQL_COMPILE,
     },
     shutdownTimeoutMs: env.SHUTDOWN_TIMEOUT_MS,

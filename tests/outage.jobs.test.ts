@@ -1,10 +1,13 @@
 import { startWorkers, restartDelayMs, type Workers } from '../src/jobs/worker';
 import { startTestApp, type TestAccount, type TestApp } from './helpers/app';
+import { json, startReceiver, type Receiver } from './helpers/receiver';
 import { startOwnCluster, type OwnCluster } from './helpers/own-cluster';
 
 /**
  * The job runner through a PostgreSQL outage: the server stopped (fast shutdown) while calls
- * are stepping through the simulator's jobs, then started again. graphile-worker's runner
+ * are stepping through the simulator's jobs and a webhook delivery is in flight (its receiver
+ * answers only once the database is gone, so that the job's outcome cannot be recorded), then
+ * started again. graphile-worker's runner
  * stops for good when it cannot record a job's outcome; ours must come back by itself, run
  * every overdue job, settle every call, and keep the balance equal to its ledger. The server
  * is the test's own, so stopping it touches no other test file.
@@ -14,13 +17,25 @@ let app: TestApp;
 let workers: Workers;
 let account: TestAccount;
 let assistantId: number;
+let receiver: Receiver;
+/** Lets the held webhook deliveries be answered. */
+let release: () => void;
+const released = new Promise<void>((resolve) => (release = resolve));
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 beforeAll(async () => {
   server = await startOwnCluster();
   // A slow clock, so that calls are mid-way through their steps when the database goes.
-  app = await startTestApp({ telephony: { provider: 'simulator', simulatorSpeed: 20, twilio: null }, maxParallelCalls: 100 }, { adminUrl: server.adminUrl });
+  app = await startTestApp(
+    { telephony: { provider: 'simulator', simulatorSpeed: 20, twilio: null }, maxParallelCalls: 100, allowPrivateNetworkTargets: true },
+    { adminUrl: server.adminUrl },
+  );
+  receiver = await startReceiver();
+  receiver.respond = async (_request, res) => {
+    await released;
+    json(res, 200, { ok: true });
+  };
   workers = await startWorkers(app.runtime, app.databaseUrl);
   account = await app.account({ balance: '1000' });
   assistantId = await app.outboundAssistant(account);
@@ -30,6 +45,7 @@ afterAll(async () => {
   await workers?.stop(2_000).catch(() => {});
   await app?.close().catch(() => {});
   await server?.close();
+  await receiver?.close();
 });
 
 async function waitUntil(condition: () => Promise<boolean>, timeoutMs: number, what: string): Promise<void> {
@@ -46,6 +62,8 @@ it('backs off from 0.5 s to at most 10 s between attempts to start again', () =>
 });
 
 it('starts the runner again after an outage: overdue jobs run, calls settle, the balance equals its ledger', async () => {
+  const endpoint = await app.request('POST', '/api/user/webhooks', { token: account.token, body: { url: receiver.url, events: ['call.initiated'] } });
+  expect(endpoint.status).toBe(201);
   const ids: number[] = [];
   for (let i = 0; i < 12; i++) {
     const res = await app.request('POST', '/api/user/make_call', {
@@ -55,13 +73,16 @@ it('starts the runner again after an outage: overdue jobs run, calls settle, the
     expect(res.status).toBe(200);
     ids.push(res.body.call_id);
   }
-  // Calls in flight: their simulator steps are jobs being run and recorded all the time.
-  await waitUntil(async () => (await app.sql(`select count(*)::int as n from calls where status = 'in-progress'`))[0].n > 0, 10_000, 'calls in progress');
+  // Calls in flight, and delivery jobs waiting on their receiver.
+  await waitUntil(async () => receiver.requests.length > 0, 10_000, 'a webhook delivery in flight');
 
   await server.run('stop');
-  await sleep(1_500);
-  // While the database is away, the runner is not counted as running (no heartbeat, no alive file).
-  await waitUntil(async () => !workers.running, 5_000, 'the runner to notice the outage');
+  release();
+  // The delivery's outcome cannot be recorded: graphile-worker's worker gives up, and so does
+  // its runner. While the database is away, the runner is not counted as running (no
+  // heartbeat, no alive file).
+  await waitUntil(async () => !workers.running, 10_000, 'the runner to notice the outage');
+  await sleep(500);
   await server.run('start');
 
   await waitUntil(async () => workers.running, 30_000, 'the runner to run again');

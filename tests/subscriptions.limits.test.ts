@@ -2,14 +2,7 @@ import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import WebSocket from 'ws';
 import { Messages } from '../src/errors';
-import {
-  MAX_CONNECTIONS_PER_ACCOUNT,
-  MAX_PAYLOAD_BYTES,
-  MAX_PENDING_CONNECTIONS,
-  MAX_SUBSCRIPTIONS_PER_ACCOUNT,
-  MAX_SUBSCRIPTIONS_PER_CONNECTION,
-  Refusals,
-} from '../src/graphql/subscriptions';
+import { MAX_PAYLOAD_BYTES, MAX_PENDING_CONNECTIONS, Refusals } from '../src/graphql/subscriptions';
 import { emitEvents } from '../src/modules/events/event.service';
 import { startTestApp, type TestAccount, type TestApp } from './helpers/app';
 import { until } from './helpers/dialer';
@@ -23,8 +16,20 @@ let app: TestApp;
 let me: TestAccount;
 const peers: Peer[] = [];
 
+// The account caps are settings; small ones here keep the test quick (a connection's cap is the default).
+const MAX_CONNECTIONS_PER_ACCOUNT = 40;
+const MAX_SUBSCRIPTIONS_PER_CONNECTION = 100;
+const MAX_SUBSCRIPTIONS_PER_ACCOUNT = 300;
+
 beforeAll(async () => {
-  app = await startTestApp({ graphql: { wsKeepAliveMs: 60_000 } });
+  app = await startTestApp({
+    graphql: {
+      wsKeepAliveMs: 60_000,
+      wsMaxAccountConnections: MAX_CONNECTIONS_PER_ACCOUNT,
+      wsMaxSubscriptions: MAX_SUBSCRIPTIONS_PER_CONNECTION,
+      wsMaxAccountSubscriptions: MAX_SUBSCRIPTIONS_PER_ACCOUNT,
+    },
+  });
   me = await app.account();
 });
 afterEach(async () => {

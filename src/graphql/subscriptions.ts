@@ -40,18 +40,11 @@ export const MAX_PAYLOAD_BYTES = 128 * 1024;
  * frames at most. A real client is past it in one round trip and one token lookup.
  */
 export const MAX_PENDING_CONNECTIONS = 256;
-/**
- * Open connections of one account in the process: twice the thousand dashboards of one
- * account that the benchmark follows (bench/subscriptions.ts), at about 42 KB each.
- */
-export const MAX_CONNECTIONS_PER_ACCOUNT = 2000;
-/** Running subscriptions of one connection: a dashboard needs a few. */
-export const MAX_SUBSCRIPTIONS_PER_CONNECTION = 100;
-/**
- * Running subscriptions of one account, across its connections to the process: those thousand
- * dashboards following calls, campaigns and leads, with room to spare.
- */
-export const MAX_SUBSCRIPTIONS_PER_ACCOUNT = 5000;
+// An account's connections and subscriptions, and a connection's subscriptions, are bounded by
+// GRAPHQL_WS_MAX_ACCOUNT_CONNECTIONS (2,000: twice the thousand dashboards of one account that
+// the benchmark follows, at about 42 KB each), GRAPHQL_WS_MAX_SUBSCRIPTIONS (100: a dashboard
+// needs a few) and GRAPHQL_WS_MAX_ACCOUNT_SUBSCRIPTIONS (5,000: those dashboards following
+// calls, campaigns and leads, with room to spare).
 
 /**
  * How a socket is refused before it serves anything. 1013 (try again later) is retried by
@@ -254,7 +247,7 @@ export async function serveSubscriptions(
         const auth = await authenticate(orm.em, authorization, config.rateLimitPerMinute).catch(() => null);
         // A socket that closed during the lookup has nothing left to count.
         if (!auth || auth.retryAfterSeconds !== null || socket.readyState !== socket.OPEN) return false;
-        if ((connectionsByAccount.get(auth.accountId) ?? 0) >= MAX_CONNECTIONS_PER_ACCOUNT) {
+        if ((connectionsByAccount.get(auth.accountId) ?? 0) >= config.graphql.wsMaxAccountConnections) {
           // Closed here to say why; graphql-ws's own close (4403) then finds it closing and sends nothing.
           socket.close(Refusals.tooManyForAccount.code, Refusals.tooManyForAccount.reason);
           return false;
@@ -274,11 +267,12 @@ export async function serveSubscriptions(
         // Checked and held before anything is awaited, so that a burst of subscribe messages
         // cannot all pass the check together, and one over a cap costs no database statement.
         if (connection.subscriptions.has(id)) return refused(Messages.badRequest); // an id still in use
-        if (connection.subscriptions.size >= MAX_SUBSCRIPTIONS_PER_CONNECTION) {
-          return [refusal(new DomainError('PLAN_LIMIT', Messages.subscriptionsPerConnection(MAX_SUBSCRIPTIONS_PER_CONNECTION)))];
+        const { wsMaxSubscriptions, wsMaxAccountSubscriptions } = config.graphql;
+        if (connection.subscriptions.size >= wsMaxSubscriptions) {
+          return [refusal(new DomainError('PLAN_LIMIT', Messages.subscriptionsPerConnection(wsMaxSubscriptions)))];
         }
-        if ((subscriptionsByAccount.get(connection.accountId) ?? 0) >= MAX_SUBSCRIPTIONS_PER_ACCOUNT) {
-          return [refusal(new DomainError('PLAN_LIMIT', Messages.subscriptionsPerAccount(MAX_SUBSCRIPTIONS_PER_ACCOUNT)))];
+        if ((subscriptionsByAccount.get(connection.accountId) ?? 0) >= wsMaxAccountSubscriptions) {
+          return [refusal(new DomainError('PLAN_LIMIT', Messages.subscriptionsPerAccount(wsMaxAccountSubscriptions)))];
         }
         hold(connection, id);
         const admitted = await admit(ctx.extra.socket, connection, id, payload).catch((error: Error) => [refusal(error)]);

@@ -1,3 +1,4 @@
+import { ENGINE_GRACE_SECONDS, ENGINE_MAX_TRANSCRIPT_CHARS, ENGINE_MAX_TURN_CHARS, ENGINE_MAX_TURNS, ENGINE_RATE_LIMIT } from '../voice/engine.api';
 import type { JsonSchema } from './openapi';
 
 /**
@@ -9,7 +10,12 @@ const ROOT = [{ url: '/', description: 'The service root (PUBLIC_URL), not /api.
 const SECURITY = [{ callToken: [] }];
 const CALL_ID = { name: 'id', in: 'path', required: true, schema: { type: 'integer' }, description: 'The call_id of the stream’s start parameters.' };
 const error = (description: string) => ({ description, content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } });
-const REFUSED = { '401': error('A missing or wrong token (each call has its own).'), '404': error('No such call, or its assistant was deleted.') };
+const REFUSED = {
+  '401': error('A missing or wrong token (each call has its own).'),
+  '404': error('No such call, or its assistant was deleted.'),
+  '409': error(`The call ended more than ${ENGINE_GRACE_SECONDS} s ago.`),
+  '429': error(`More than ${ENGINE_RATE_LIMIT} requests of the call in a second; \`Retry-After\` says when to come back.`),
+};
 
 const FUNCTION: JsonSchema = {
   type: 'object',
@@ -126,7 +132,7 @@ export const ENGINE_OPENAPI_PATHS: Record<string, JsonSchema> = {
               oneOf: [
                 {
                   type: 'object',
-                  properties: { type: { const: 'turn' }, speaker: { enum: ['assistant', 'customer'] }, text: { type: 'string', minLength: 1, maxLength: 4000 } },
+                  properties: { type: { const: 'turn' }, speaker: { enum: ['assistant', 'customer'] }, text: { type: 'string', minLength: 1, maxLength: ENGINE_MAX_TURN_CHARS } },
                   required: ['type', 'speaker', 'text'],
                 },
                 {
@@ -143,7 +149,7 @@ export const ENGINE_OPENAPI_PATHS: Record<string, JsonSchema> = {
         '204': { description: 'Taken.' },
         '400': error('The body is not a JSON object.'),
         ...REFUSED,
-        '422': { description: 'A bad event.', content: { 'application/json': { schema: { $ref: '#/components/schemas/ValidationError' } } } },
+        '422': { description: `A bad event, or a turn past the call's ${ENGINE_MAX_TURNS} turns or ${ENGINE_MAX_TRANSCRIPT_CHARS} characters (errors.text).`, content: { 'application/json': { schema: { $ref: '#/components/schemas/ValidationError' } } } },
       },
     },
   },
