@@ -8,9 +8,12 @@ import type { EntityManager, EntityName, FilterQuery } from '@mikro-orm/postgres
  * account, campaign or lead row, and the two cannot wait on each other in a circle. (FOR UPDATE
  * is for deleting a row or changing its key; no writer here does either under a lock.)
  *
- * Writers that lock several rows take them in one order: the account, then the campaign, then
- * its leads (the dialer, a call's end, a lead written by a client). A call's own row comes
- * before its account's (the call's lifecycle).
+ * Writers that lock several rows never wait on each other in a circle:
+ * - the dialer takes the account, then the campaign, and claims due leads with SKIP LOCKED, so
+ *   it never waits for a lead;
+ * - a call's end takes the call, then its lead, then the account (last, to hold it for as few
+ *   statements as it can);
+ * - a client's write takes the campaign (shared, for a new lead) or the lead, then the campaign.
  */
 
 /**
