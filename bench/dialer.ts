@@ -10,7 +10,8 @@ import { addPhoneNumber, createAccount } from '../src/modules/accounts/account.s
 import { createAssistant } from '../src/modules/assistants/assistant.service';
 import { createCampaign, setCampaignStatus } from '../src/modules/campaigns/campaign.service';
 import { DIAL_TASK } from '../src/modules/campaigns/dialer.attempts';
-import { createRuntime, type Logger } from '../src/runtime';
+import { createRuntime } from '../src/boot';
+import type { Logger } from '../src/log';
 import { demoAssistantInput } from '../src/seed';
 import { dropDatabase, freshDatabase, percentile } from './process';
 

@@ -1,8 +1,16 @@
+import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Config } from './config';
 import { openDatabase, type Database } from './db/database';
 import { initOrm } from './db/orm';
-import { loadSecretBox } from './lib/secrets';
-import { createRuntime, type Logger, type Runtime } from './runtime';
+import { loadSecretBox, type SecretBox } from './lib/secrets';
+import { createLogger, type Logger } from './log';
+import { scheduleCallWebhook } from './modules/webhooks/webhook.service';
+import type { Runtime } from './runtime';
+import { createSmsProvider } from './telephony/sms';
+import type { TelephonyProvider } from './modules/calls/call.ports';
+import { SimulatorProvider } from './telephony/simulator';
+import { TwilioVoice } from './telephony/twilio';
+import { openAiAnalyst } from './voice/post-call';
 
 export interface Booted {
   database: Database;
@@ -37,4 +45,63 @@ export async function boot(config: Config, log: Logger): Promise<Booted> {
     await database.stop().catch(() => {});
     throw error;
   }
+}
+
+/** The telephony adapter of the configuration, chosen once. */
+export function createTelephony(config: Config, secrets: SecretBox, logger?: Logger): TelephonyProvider {
+  if (config.telephony.provider === 'twilio' && config.telephony.twilio) return new TwilioVoice(config.telephony.twilio, config, secrets);
+  return new SimulatorProvider(config.telephony.simulatorSpeed, (error) => logger?.error('simulator: mid-call tools failed', error));
+}
+
+export function createRuntime(parts: { orm: MikroORM; config: Config; secrets: SecretBox; logger?: Logger }): Runtime {
+  const { orm, config, secrets } = parts;
+  const logger = parts.logger ?? createLogger();
+  return {
+    orm,
+    config,
+    secrets,
+    telephony: createTelephony(config, secrets, logger),
+    sms: createSmsProvider(config),
+    lifecycle: { config, secrets, onFinished: scheduleCallWebhook, analyst: config.voice.openai ? openAiAnalyst(config.voice.openai) : null, logger },
+    logger,
+  };
+}
+
+/**
+ * On the first SIGINT or SIGTERM, runs `stop` (the parts in order, the database last) and
+ * exits 0; a second signal while it runs exits at once (130).
+ *
+ * The last resort for failures no caller caught: a rejected promise that nobody awaited is
+ * logged and the process keeps serving (it left no half-done state behind a call stack);
+ * an exception thrown past every frame is logged and the process stops in the same order
+ * and exits 1, since the state it interrupted is unknown.
+ */
+export function stopOnSignals(log: Logger, what: string, stop: () => Promise<void>): void {
+  let stopping = false;
+  const shutdown = (reason: string, code: number) => {
+    if (stopping) {
+      // A second Ctrl-C: the person at the terminal does not want to wait.
+      if (reason.startsWith('SIG')) {
+        log.info(`${reason} again: exiting without waiting`);
+        process.exit(130);
+      }
+      return;
+    }
+    stopping = true;
+    log.info(`${reason}: stopping ${what}`);
+    stop().then(
+      () => process.exit(code),
+      (error) => {
+        log.error(`${what} did not stop cleanly`, error);
+        process.exit(1);
+      },
+    );
+  };
+  process.on('SIGINT', () => shutdown('SIGINT', 0));
+  process.on('SIGTERM', () => shutdown('SIGTERM', 0));
+  process.on('unhandledRejection', (error) => log.error('unhandled promise rejection (the process goes on)', error));
+  process.on('uncaughtException', (error) => {
+    log.error('uncaught exception', error);
+    shutdown('uncaught exception', 1);
+  });
 }

@@ -1,9 +1,10 @@
 import 'reflect-metadata';
 import { createApp, type App } from './app';
-import { boot } from './boot';
+import { boot, stopOnSignals } from './boot';
 import { loadConfig } from './config';
 import { startWorkers, type Workers } from './jobs/worker';
-import { createLogger, stopOnSignals, type Runtime } from './runtime';
+import { createLogger } from './log';
+import type { Runtime } from './runtime';
 import { seedDemo, type DemoSeed } from './seed';
 
 interface Serving {

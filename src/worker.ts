@@ -1,8 +1,8 @@
 import 'reflect-metadata';
-import { boot } from './boot';
+import { boot, stopOnSignals } from './boot';
 import { loadConfig } from './config';
 import { startWorkers } from './jobs/worker';
-import { createLogger, stopOnSignals } from './runtime';
+import { createLogger } from './log';
 
 /**
  * `npm run worker`: the job workers alone, for running beside one or more API processes

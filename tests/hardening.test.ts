@@ -1,7 +1,7 @@
 import { GraphQLError } from 'graphql';
 import net from 'node:net';
 import { isDatabaseUnavailable } from '../src/db/availability';
-import { serializeError } from '../src/runtime';
+import { serializeError } from '../src/log';
 import { startTestApp, type TestAccount, type TestApp } from './helpers/app';
 
 let app: TestApp;

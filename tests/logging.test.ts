@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import path from 'node:path';
-import { createLogger } from '../src/runtime';
+import { createLogger } from '../src/log';
 import { startTestApp, type TestApp } from './helpers/app';
 
 const lines: string[] = [];
@@ -73,9 +73,9 @@ describe('logs', () => {
   it('reach standard output while the process runs, batched, and all of them by the time it exits', async () => {
     // The compiled logger in a process of its own, writing to a pipe: one line, then, once the
     // test has read it, 2,000 more (about 200 KB) and an immediate exit.
-    const runtime = path.resolve(__dirname, '../dist/src/runtime.js');
+    const logModule = path.resolve(__dirname, '../dist/src/log.js');
     const script = `
-      const log = require(${JSON.stringify(runtime)}).createLogger('info');
+      const log = require(${JSON.stringify(logModule)}).createLogger('info');
       log.info('first');
       process.stdin.once('data', () => {
         for (let i = 0; i < 2000; i++) log.info('burst', { i });

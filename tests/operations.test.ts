@@ -1,6 +1,6 @@
 import http from 'node:http';
 import { loadConfig } from '../src/config';
-import { createLogger } from '../src/runtime';
+import { createLogger } from '../src/log';
 import { startTestApp, type TestAccount, type TestApp } from './helpers/app';
 
 /** What an operator reads: request ids, a log line per request, Prometheus metrics. */

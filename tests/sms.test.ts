@@ -1,4 +1,5 @@
-import { TwilioSms, SmsProviderError } from '../src/telephony/sms';
+import { SmsProviderError } from '../src/modules/sms/sms.ports';
+import { TwilioSms } from '../src/telephony/sms';
 import { json, startReceiver, type Receiver } from './helpers/receiver';
 import { startTestApp, type TestAccount, type TestApp } from './helpers/app';
 

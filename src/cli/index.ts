@@ -9,7 +9,7 @@ import { toE164 } from '../lib/phone';
 import { parseDateOnly } from '../lib/time';
 import { DomainError } from '../errors';
 import { simulateInboundCall } from '../modules/calls/call.service';
-import { createTelephony } from '../runtime';
+import { createTelephony } from '../boot';
 import { loadSecretBox } from '../lib/secrets';
 import { rotateWebhookSecret } from '../modules/webhooks/webhook.service';
 import { addModel, addVoice } from '../modules/catalog/catalog.service';

@@ -6,7 +6,7 @@ import { entities } from './entities';
 import { RetryingEntityManager } from './entity-manager';
 import { guardStalledStatements } from './stall-guard';
 import { migrations } from './migrations';
-import type { Logger } from '../runtime';
+import type { Logger } from '../log';
 
 export interface OrmOptions {
   databaseUrl: string;

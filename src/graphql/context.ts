@@ -1,9 +1,9 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Config } from '../config';
 import type { SecretBox } from '../lib/secrets';
-import type { LifecycleDeps } from '../modules/calls/call.lifecycle';
-import type { TelephonyProvider } from '../telephony/provider';
-import type { SmsProvider } from '../telephony/sms';
+import type { LifecycleDeps } from '../modules/calls/call.ports';
+import type { TelephonyProvider } from '../modules/calls/call.ports';
+import type { SmsProvider } from '../modules/sms/sms.ports';
 import { UnauthenticatedError } from '../errors';
 import type { Scope } from '../modules/scope';
 import type { EventBus } from '../modules/events/event.bus';

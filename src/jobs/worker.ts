@@ -15,7 +15,7 @@ import { SIMULATOR_TASK, SimulatorProvider, type SimulatorStep } from '../teleph
 import { TWILIO_PLACE_TASK, TwilioVoice } from '../telephony/twilio';
 import { TWILIO_TIME_LIMIT_TASK } from '../telephony/twilio.callbacks';
 import { jobOutcomes } from '../metrics';
-import { POST_CALL_TASK, runPostCall } from '../voice/post-call';
+import { POST_CALL_TASK, runPostCall } from '../modules/calls/call.post-call';
 import { beat, forget, releaseDeadWorkers, releaseWorkers } from './heartbeat';
 
 export const SWEEP_TASK = 'calls:sweep';

@@ -5,9 +5,10 @@ import { enqueue } from '../jobs/queue';
 import { Assistant } from '../modules/assistants/assistant.entity';
 import { seeded, simulatedConversation, type Turn } from '../modules/calls/call.conversation';
 import { Call } from '../modules/calls/call.entity';
-import { applyCallEvent, hangupEvent, type CallEvent, type HangupReason, type LifecycleDeps } from '../modules/calls/call.lifecycle';
+import { hangupEvent, type CallEvent, type HangupReason } from '../modules/calls/call.events';
+import { applyCallEvent } from '../modules/calls/call.lifecycle';
 import { runTools } from '../modules/calls/call.tools';
-import type { TelephonyProvider } from './provider';
+import type { LifecycleDeps, TelephonyProvider } from '../modules/calls/call.ports';
 
 /**
  * The default provider: no telephone network, but every outcome a real one has, chosen by

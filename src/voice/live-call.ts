@@ -1,6 +1,6 @@
 import { transcriptText, type Turn } from '../modules/calls/call.conversation';
 import { Call, type ToolCallRecord } from '../modules/calls/call.entity';
-import type { HangupReason } from '../modules/calls/call.lifecycle';
+import type { HangupReason } from '../modules/calls/call.events';
 import type { Runtime } from '../runtime';
 
 /** What an engine outside vozgate may add to a call (the engine API's bounds). */

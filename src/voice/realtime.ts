@@ -1,6 +1,6 @@
 import WebSocket from 'ws';
 import type { Assistant } from '../modules/assistants/assistant.entity';
-import type { HangupReason } from '../modules/calls/call.lifecycle';
+import type { HangupReason } from '../modules/calls/call.events';
 import { runTool } from '../modules/calls/call.tools';
 import type { Tool } from '../modules/tools/tool.entity';
 import type { Runtime } from '../runtime';

@@ -6,7 +6,9 @@ import { loadConfig, type Config } from '../../src/config';
 import { initOrm } from '../../src/db/orm';
 import { startWorkers } from '../../src/jobs/worker';
 import { SecretBox } from '../../src/lib/secrets';
-import { createRuntime, type Logger, type Runtime } from '../../src/runtime';
+import { createRuntime } from '../../src/boot';
+import type { Logger } from '../../src/log';
+import type { Runtime } from '../../src/runtime';
 import { Campaign } from '../../src/modules/campaigns/campaign.entity';
 import { addPhoneNumber, createAccount } from '../../src/modules/accounts/account.service';
 

@@ -2,71 +2,18 @@ import { createHmac } from 'node:crypto';
 import { findForUpdate } from '../../db/locks';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import Decimal from 'decimal.js';
-import type { Config } from '../../config';
 import type { SecretBox } from '../../lib/secrets';
-import type { Logger } from '../../runtime';
-import type { TelephonyProvider } from '../../telephony/provider';
+import type { LifecycleDeps, TelephonyProvider } from './call.ports';
 import { nowSpecTimestamp } from '../../lib/time';
 import { applyLedgerChanges, type LedgerChange } from '../accounts/account.service';
 import { Assistant } from '../assistants/assistant.entity';
 import { attemptProgressed, settleAttempt, slotFreed } from '../campaigns/dialer.attempts';
-import { Call, FINAL_CALL_STATUSES, type AnsweredBy, type CallStatus } from './call.entity';
+import { Call, FINAL_CALL_STATUSES, type CallStatus } from './call.entity';
 import { evaluate, extractVariables, transcriptText, type Turn } from './call.conversation';
+import { HANGUPS, type CallEvent } from './call.events';
 import { callCost } from './call.pricing';
 import { callSnapshot, emitEvents } from '../events/event.service';
-import { needsPostCall, schedulePostCall } from '../../voice/post-call';
-
-/** What a provider reports about a call. */
-export type CallEvent =
-  | { type: 'ringing' }
-  | { type: 'answered'; answeredBy: AnsweredBy }
-  | { type: 'not-answered'; status: 'busy' | 'no-answer' | 'failed'; reason?: string }
-  | { type: 'ended'; status: 'completed' | 'ended' | 'ended_by_customer' | 'ended_by_assistant'; duration: number; turns: Turn[] }
-  /** The sweeper's: the call outlived its longest possible life. */
-  | { type: 'expired' };
-
-type EndedStatus = Extract<CallEvent, { type: 'ended' }>['status'];
-
-/**
- * Why vozgate ends a call in flight (a provider's hangup), and how the call then ends: its
- * status and the transcript's closing note once answered, the reason in its events before.
- */
-export const HANGUPS = {
-  api: { status: 'ended', note: 'Chamada encerrada pela API.', unanswered: 'hung up through the API before it was answered' },
-  'end-call-tool': { status: 'ended_by_assistant', note: 'O assistente encerrou a chamada.', unanswered: 'ended by the assistant before it was answered' },
-  'time-limit': {
-    status: 'ended',
-    note: 'Chamada encerrada pela plataforma: tempo máximo excedido.',
-    unanswered: 'max_call_duration reached before it was answered',
-  },
-  silence: { status: 'ended', note: 'Chamada encerrada: o cliente não respondeu.', unanswered: 'silence before it was answered' },
-  voicemail: { status: 'ended', note: 'Caixa postal detectada: chamada encerrada (end_call_on_voicemail).', unanswered: 'voicemail before it was answered' },
-  'media-lost': { status: 'ended', note: 'Chamada encerrada: a conexão de áudio caiu.', unanswered: 'the media stream was lost before it was answered' },
-  'engine-failed': { status: 'ended', note: 'Chamada encerrada: o motor de voz falhou.', unanswered: 'the voice engine failed before it was answered' },
-  /** Not a hangup of vozgate's: the caller's, as the media stream tells it (the provider ends the call). */
-  customer: { status: 'ended_by_customer', note: 'O cliente encerrou a chamada.', unanswered: 'the caller hung up before it was answered' },
-} as const satisfies Record<string, { status: EndedStatus; note: string; unanswered: string }>;
-export type HangupReason = keyof typeof HANGUPS;
-
-export function isHangupReason(value: unknown): value is HangupReason {
-  return typeof value === 'string' && Object.hasOwn(HANGUPS, value);
-}
-
-/** The event of a call that vozgate hung up: `ended` after `duration` seconds once answered, `failed` before. */
-export function hangupEvent(reason: HangupReason, answered: boolean, duration: number, turns: Turn[] = []): CallEvent {
-  const hangup = HANGUPS[reason];
-  return answered
-    ? { type: 'ended', status: hangup.status, duration, turns: [...turns, { speaker: 'system', text: hangup.note }] }
-    : { type: 'not-answered', status: 'failed', reason: hangup.unanswered };
-}
-
-export interface LifecycleDeps {
-  config: Config;
-  secrets: SecretBox;
-  /** Called in the transaction that finishes a call (post-call webhooks hook in here). */
-  onFinished?: (em: EntityManager, call: Call, assistant: Assistant | null) => Promise<void>;
-  logger?: Logger;
-}
+import { needsPostCall, schedulePostCall } from './call.post-call';
 
 const FROM: Record<CallEvent['type'], readonly CallStatus[]> = {
   ringing: ['initiated'],
@@ -165,11 +112,10 @@ async function finish(em: EntityManager, deps: LifecycleDeps, call: Call, status
   call.total_cost = cost.total_cost;
   // A call a voice engine ran waits for its post-call work (the model's extraction) before
   // its lead's attempt is settled on the goal variable and its webhook is sent.
-  const postCall = needsPostCall(deps.config, call, assistant);
+  const postCall = needsPostCall(deps, call, assistant);
   if (postCall) await schedulePostCall(em, call);
   await em.flush();
-  const lastAttempt = postCall ? null : await settleAttempt(em, deps.config, call);
-  if (!postCall) await deps.onFinished?.(em, call, assistant);
+  const lastAttempt = postCall ? null : await settleCall(em, deps, call, assistant);
 
   // The account's row last: every start and every end of the account's calls locks it, so
   // this transaction holds it for as few statements as it can. The state machine finishes a
@@ -180,6 +126,17 @@ async function finish(em: EntityManager, deps: LifecycleDeps, call: Call, status
   if (new Decimal(cost.total_cost).greaterThan(0)) charges.push({ amount: new Decimal(cost.total_cost).negated(), kind: 'call', reference: `call:${call.id}` });
   const balance = charges.length ? await applyLedgerChanges(em, call.account_id, charges, deps.config.balanceLowThreshold) : null;
   await slotFreed(em, deps.config, call, balance);
+  return lastAttempt;
+}
+
+/**
+ * What follows a call's final state, once its results are in (at its end, or after its
+ * post-call work): its lead's attempt settled, then `onFinished` (the post-call webhook).
+ * Answers, for a campaign lead's attempt, whether it was the lead's last.
+ */
+export async function settleCall(em: EntityManager, deps: LifecycleDeps, call: Call, assistant: Assistant | null): Promise<boolean | null> {
+  const lastAttempt = await settleAttempt(em, deps.config, call);
+  await deps.onFinished?.(em, call, assistant);
   return lastAttempt;
 }
 

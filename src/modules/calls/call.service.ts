@@ -8,7 +8,7 @@ import { checkPaging, type Paging } from '../../lib/listing';
 import { toE164 } from '../../lib/phone';
 import { readOnlyMapper } from '../../db/read-only';
 import { selectPrepared } from '../../db/prepared';
-import type { TelephonyProvider } from '../../telephony/provider';
+import type { TelephonyProvider } from './call.ports';
 import { PhoneNumber } from '../accounts/phone-number.entity';
 import { Assistant } from '../assistants/assistant.entity';
 import { requireAssistant } from '../assistants/assistant.service';
@@ -20,7 +20,7 @@ import type { Scope } from '../scope';
 import { afterCall, firstPage, pageStatement, seek, type CallFilter, type Run, type Statement } from './call-list';
 import { CALL_STATUSES, CALL_TYPES, Call, type CallType } from './call.entity';
 import type { CallFeedArgs, CallFilterArgs, CallListArgs, CallStarted, MakeCallInput } from './call.inputs';
-import type { LifecycleDeps } from './call.lifecycle';
+import type { LifecycleDeps } from './call.ports';
 import { callReservation } from './call.pricing';
 
 interface CallsScope extends Scope {

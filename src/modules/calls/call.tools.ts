@@ -2,7 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Config } from '../../config';
 import { BLOCKED_TARGET_HINT, OutboundError, outboundRequest } from '../../lib/outbound';
 import type { SecretBox } from '../../lib/secrets';
-import type { Logger } from '../../runtime';
+import type { Logger } from '../../log';
 import type { Assistant } from '../assistants/assistant.entity';
 import { Tool } from '../tools/tool.entity';
 import { toolHeaders } from '../tools/tool.service';

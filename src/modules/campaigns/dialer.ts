@@ -1,8 +1,8 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import Decimal from 'decimal.js';
 import type { Config } from '../../config';
-import type { Logger } from '../../runtime';
-import type { TelephonyProvider } from '../../telephony/provider';
+import type { Logger } from '../../log';
+import type { TelephonyProvider } from '../calls/call.ports';
 import { Assistant } from '../assistants/assistant.entity';
 import { callReservation } from '../calls/call.pricing';
 import type { Call } from '../calls/call.entity';

@@ -1,6 +1,6 @@
 import { Client } from 'pg';
 import { queryClient } from '../../db/prepared';
-import type { Logger } from '../../runtime';
+import type { Logger } from '../../log';
 import { EVENTS_CHANNEL, type EventType } from './event.service';
 
 /** An event as the bus hands it out. */

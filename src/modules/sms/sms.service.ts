@@ -9,7 +9,7 @@ import { checkOneOf, checkPositiveInt } from '../../lib/checks';
 import { checkPaging, type ListArgs } from '../../lib/listing';
 import { smsOutcomes } from '../../metrics';
 import { parsePhone, toE164 } from '../../lib/phone';
-import { SmsOutcomeUnknown, SmsProviderError, type SmsProvider } from '../../telephony/sms';
+import { SmsOutcomeUnknown, SmsProviderError, type SmsProvider } from './sms.ports';
 import { Account } from '../accounts/account.entity';
 import { adjustBalance, noteLowBalance } from '../accounts/account.service';
 import { emitEvents } from '../events/event.service';

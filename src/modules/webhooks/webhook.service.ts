@@ -2,7 +2,7 @@ import { createHmac, randomBytes } from 'node:crypto';
 import { findForUpdate } from '../../db/locks';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { webhookDeliveries } from '../../metrics';
-import type { Logger } from '../../runtime';
+import type { Logger } from '../../log';
 import type { Config } from '../../config';
 import { FieldMessages, Messages, NotFoundError, ValidationError } from '../../errors';
 import { enqueue } from '../../jobs/queue';

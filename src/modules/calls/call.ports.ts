@@ -1,12 +1,16 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { Assistant } from '../modules/assistants/assistant.entity';
-import type { Call } from '../modules/calls/call.entity';
-import type { HangupReason, LifecycleDeps } from '../modules/calls/call.lifecycle';
+import type { Assistant } from '../assistants/assistant.entity';
+import type { Call } from './call.entity';
+import type { Config } from '../../config';
+import type { SecretBox } from '../../lib/secrets';
+import type { Logger } from '../../log';
+import type { HangupReason } from './call.events';
 
 /**
  * A telephony provider places calls and reports what happens to them. Whatever drives it
  * (the simulator's scheduled jobs, a real provider's status callbacks) reports through
- * `applyCallEvent` in modules/calls/call.lifecycle.ts, which owns the state machine.
+ * `applyCallEvent` in call.lifecycle.ts, which owns the state machine. The adapters live in
+ * src/telephony/; boot.ts chooses one.
  */
 export interface TelephonyProvider {
   readonly name: string;
@@ -31,4 +35,29 @@ export interface TelephonyProvider {
   reconcile?(em: EntityManager, deps: LifecycleDeps, call: Call): Promise<boolean>;
   /** Lets work it runs off the job queue (mid-call tools) finish, for at most `drainMs`. */
   stop?(drainMs: number): Promise<void>;
+}
+
+/** What a model made of a call's transcript: the values of the assistant's `post_call_schema`, and its evaluation. */
+export interface PostCallAnalysis {
+  variables?: Record<string, unknown>;
+  evaluation?: { sentiment: string; outcome: string; score: number };
+}
+
+/**
+ * Post-call extraction and evaluation by a model (voice/post-call.ts, on OpenAI's chat
+ * completions); throws on anything but a usable answer, and the job is tried again.
+ */
+export interface PostCallAnalyst {
+  analyse(assistant: Assistant, call: Call): Promise<PostCallAnalysis>;
+}
+
+/** What the call state machine (call.lifecycle.ts) needs from outside: boot.ts plugs it in. */
+export interface LifecycleDeps {
+  config: Config;
+  secrets: SecretBox;
+  /** Called in the transaction that settles a call (post-call webhooks hook in here). */
+  onFinished?: (em: EntityManager, call: Call, assistant: Assistant | null) => Promise<void>;
+  /** Extracts and evaluates real calls after they end; none: only the simulator's calls have results. */
+  analyst?: PostCallAnalyst | null;
+  logger?: Logger;
 }

@@ -1,0 +1,30 @@
+/**
+ * The house's import rules (README, "Layout"), checked in CI by scripts/check-imports.mjs.
+ * Type-only imports count: a type is knowledge of another room.
+ */
+module.exports = {
+  forbidden: [
+    {
+      name: 'domain-imports-no-adapter',
+      severity: 'error',
+      comment:
+        'src/modules/ is the domain: it declares the ports it needs (placing calls, sending SMS, post-call analysis) and imports ' +
+        'no adapter (telephony, voice, rest) and no process root (runtime, boot, app, main, the worker entry points, the CLI).',
+      from: { path: '^src/modules/' },
+      to: { path: ['^src/(telephony|voice|rest|cli)/', '^src/(runtime|boot|app|main|worker)\\.ts$', '^src/jobs/worker\\.ts$'] },
+    },
+    {
+      name: 'no-circular',
+      severity: 'error',
+      comment: 'An import circle; scripts/check-imports.mjs lets a pair of files that know each other pass (an entity and its relation).',
+      from: { path: '^src/' },
+      to: { circular: true },
+    },
+  ],
+  options: {
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'tsconfig.json' },
+    doNotFollow: { path: 'node_modules' },
+    exclude: { path: '^src/db/migrations/' },
+  },
+};

@@ -1,0 +1,45 @@
+// The SMS provider the domain needs (telephony/sms.ts has the simulator's and Twilio's); boot.ts chooses one.
+
+export interface OutgoingSms {
+  /** Our id of the message: a provider that can keep it may use it to find the message later. */
+  reference: number;
+  from: string;
+  to: string;
+  body: string;
+}
+
+/** A message as the provider has it, when asked after the fact. */
+export interface ProviderMessage {
+  sid: string;
+  /** `refused`: the provider has it but did not send it (Twilio's failed, undelivered). */
+  state: 'accepted' | 'refused';
+  detail: string | null;
+}
+
+/**
+ * Sends SMS. `send` answers the provider's message id when the provider accepted the
+ * message, throws SmsProviderError when it certainly did not, and SmsOutcomeUnknown when
+ * nobody can tell (a timeout, a 5xx, an answer cut short): such a send is settled later by
+ * `find`, which answers the provider's messages that match (none when it has no such one).
+ */
+export interface SmsProvider {
+  readonly name: string;
+  send(message: OutgoingSms): Promise<{ sid: string }>;
+  find(query: OutgoingSms & { sid: string | null; createdAfter: Date }): Promise<ProviderMessage[]>;
+}
+
+/** The provider refused; `detail` is its own explanation, shown to the client. */
+export class SmsProviderError extends Error {
+  constructor(readonly detail: string) {
+    super(detail);
+    this.name = 'SmsProviderError';
+  }
+}
+
+/** The provider may or may not have accepted the message. */
+export class SmsOutcomeUnknown extends Error {
+  constructor(readonly detail: string) {
+    super(detail);
+    this.name = 'SmsOutcomeUnknown';
+  }
+}
