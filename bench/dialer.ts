@@ -4,12 +4,11 @@ import { run, Logger as QueueLogger, type TaskList } from 'graphile-worker';
 import { Client, Pool } from 'pg';
 import { loadConfig, type Config } from '../src/config';
 import { initOrm } from '../src/db/orm';
-import { taskList } from '../src/jobs/worker';
+import { taskList } from '../src/jobs/tasks';
 import { SecretBox } from '../src/lib/secrets';
 import { addPhoneNumber, createAccount } from '../src/modules/accounts/account.service';
 import { createAssistant } from '../src/modules/assistants/assistant.service';
 import { createCampaign, setCampaignStatus } from '../src/modules/campaigns/campaign.service';
-import { DIAL_TASK } from '../src/modules/campaigns/dialer.attempts';
 import { createRuntime } from '../src/boot';
 import type { Logger } from '../src/log';
 import { demoAssistantInput } from '../src/seed';
@@ -105,8 +104,8 @@ export async function runDialerScenario(adminUrl: string, leads: number, paralle
     await db.query('vacuum analyze leads');
 
     const tasks: TaskList = { ...taskList(runtime) };
-    const dial = tasks[DIAL_TASK]!;
-    tasks[DIAL_TASK] = (payload, helpers) => statements.run(dialer, () => dial(payload, helpers));
+    const dial = tasks['dialer:campaign']!;
+    tasks['dialer:campaign'] = (payload, helpers) => statements.run(dialer, () => dial(payload, helpers));
     const runner = await run({ pgPool: pool, concurrency: WORKER_CONCURRENCY, pollInterval: 20, noHandleSignals: true, taskList: tasks, logger: new QueueLogger(() => () => {}) });
     await db.query('create extension if not exists pg_stat_statements').catch(() => {});
     const stats = await db.query('select 1 from pg_stat_statements limit 1').then(

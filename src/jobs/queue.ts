@@ -1,25 +1,72 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 
 /**
+ * The job queue's tasks, one table that producers and the runner share (graphile-worker's
+ * `GraphileWorker.Tasks`, svix's `QueueTask`): each task's payload, its job key (at most one
+ * pending job per key; adding again replaces it) and its attempts. `enqueue` checks a payload
+ * against its task when it compiles; the handlers (jobs/tasks/) are typed by the same table.
+ *
  * Jobs live in PostgreSQL (graphile-worker). They are added with SQL on the caller's
  * connection, so a job is enqueued in the same transaction as the state change that causes
  * it: both happen, or neither.
  */
-export interface Job {
-  task: string;
-  payload: Record<string, unknown>;
-  runAt?: Date;
-  maxAttempts?: number;
-  /** At most one pending job per key; adding again replaces it. */
-  jobKey?: string;
+export interface TaskPayloads {
+  /** A campaign's dialer run (modules/campaigns/dialer.ts). */
+  'dialer:campaign': { campaign_id: number };
+  /** One webhook delivery attempt (modules/webhooks/webhook.service.ts). */
+  'webhook:deliver': { delivery_id: string };
+  /** A real call's post-call extraction (modules/calls/call.post-call.ts). */
+  'calls:post-call': { call_id: number };
+  /** Asks the SMS provider what became of a send whose outcome is unknown (modules/sms/sms.service.ts). */
+  'sms:reconcile': { sms_id: number };
+  /** The sweeper, every minute (jobs/tasks/sweep.ts). */
+  'calls:sweep': Record<string, never>;
+  /** One step of a simulated call (telephony/simulator.ts). */
+  'simulator:step': { call_id: number; step: 'ring' | 'pickup' | 'converse' | 'hangup' };
+  /** Places a call with Twilio, out of the transaction that created it (telephony/twilio.ts). */
+  'twilio:place': { call_id: number };
+  /** Hangs up a Twilio call at its max_call_duration (telephony/twilio.callbacks.ts). */
+  'twilio:time-limit': { call_id: number };
 }
 
-export async function enqueue(em: EntityManager, job: Job): Promise<void> {
+export type TaskName = keyof TaskPayloads;
+
+interface TaskSpec<P> {
+  maxAttempts: number;
+  /** The job key: `prefix` followed by the payload's `field`. */
+  key?: { prefix: string; field: keyof P & string };
+}
+
+export const TASKS: { [T in TaskName]: TaskSpec<TaskPayloads[T]> } = {
+  'dialer:campaign': { maxAttempts: 10, key: { prefix: 'dialer:', field: 'campaign_id' } },
+  'webhook:deliver': { maxAttempts: 5, key: { prefix: 'webhook:', field: 'delivery_id' } },
+  'calls:post-call': { maxAttempts: 6, key: { prefix: 'post-call:', field: 'call_id' } },
+  'sms:reconcile': { maxAttempts: 25, key: { prefix: 'sms-reconcile:', field: 'sms_id' } },
+  'calls:sweep': { maxAttempts: 1 },
+  'simulator:step': { maxAttempts: 10 },
+  'twilio:place': { maxAttempts: 8, key: { prefix: 'twilio:place:', field: 'call_id' } },
+  'twilio:time-limit': { maxAttempts: 3, key: { prefix: 'twilio:time-limit:', field: 'call_id' } },
+};
+
+/** Adds a job of `task`, due now or at `runAt`, in the caller's transaction. */
+export async function enqueue<T extends TaskName>(em: EntityManager, task: T, payload: TaskPayloads[T], runAt?: Date): Promise<void> {
+  const spec: TaskSpec<TaskPayloads[T]> = TASKS[task];
   await em.execute('select graphile_worker.add_job(?, ?::json, null, ?::timestamptz, ?, ?)', [
-    job.task,
-    JSON.stringify(job.payload),
-    job.runAt ? job.runAt.toISOString() : null,
-    job.maxAttempts ?? null,
-    job.jobKey ?? null,
+    task,
+    JSON.stringify(payload),
+    runAt ? runAt.toISOString() : null,
+    spec.maxAttempts,
+    spec.key ? `${spec.key.prefix}${String(payload[spec.key.field])}` : null,
   ]);
+}
+
+/**
+ * The SQL that adds a job of a keyed task whose key field is `value`, an SQL expression of the
+ * statement it goes in (`delivery.id`), for producers that add jobs from a statement's rows;
+ * `runAt` likewise, or now. Its names and numbers come from the table above, never from input.
+ */
+export function addJobSql<T extends TaskName>(task: T, value: string, runAt = 'null'): string {
+  const spec: TaskSpec<TaskPayloads[T]> = TASKS[task];
+  if (!spec.key) throw new Error(`the task ${task} has no key field`);
+  return `graphile_worker.add_job('${task}', json_build_object('${spec.key.field}', ${value}), null, ${runAt}, ${spec.maxAttempts}, '${spec.key.prefix}' || ${value})`;
 }

@@ -1,69 +1,11 @@
 import { EventEmitter, once } from 'node:events';
 import { writeFile } from 'node:fs/promises';
-import { Logger as QueueLogger, run, type Runner, type TaskList, type WorkerEvents } from 'graphile-worker';
+import { Logger as QueueLogger, run, type Runner, type WorkerEvents } from 'graphile-worker';
 import { Pool, type PoolClient } from 'pg';
-import { forgetOldRateLimitWindows } from '../modules/accounts/account.service';
-import { sweepStuckCalls } from '../modules/calls/call.lifecycle';
-import { foldCallCounts } from '../modules/calls/call.service';
-import { dialCampaign } from '../modules/campaigns/dialer';
-import { forgetOldEvents } from '../modules/events/event.service';
-import { DIAL_TASK } from '../modules/campaigns/dialer.attempts';
-import { RECONCILE_SMS_TASK, reconcileSms } from '../modules/sms/sms.service';
-import { DELIVER_TASK, deliver } from '../modules/webhooks/webhook.service';
-import type { Runtime } from '../runtime';
-import { SIMULATOR_TASK, SimulatorProvider, type SimulatorStep } from '../telephony/simulator';
-import { TWILIO_PLACE_TASK, TwilioVoice } from '../telephony/twilio';
-import { TWILIO_TIME_LIMIT_TASK } from '../telephony/twilio.callbacks';
 import { jobOutcomes } from '../metrics';
-import { POST_CALL_TASK, runPostCall } from '../modules/calls/call.post-call';
-import { beat, forget, releaseDeadWorkers, releaseWorkers } from './heartbeat';
-
-export const SWEEP_TASK = 'calls:sweep';
-
-/** The job handlers. Each runs on a fresh EntityManager; state changes run in transactions. */
-export function taskList(runtime: Runtime): TaskList {
-  const tasks: TaskList = {
-    [SWEEP_TASK]: async () => {
-      const em = runtime.orm.em.fork();
-      const dead = await releaseDeadWorkers(em, runtime.config.workers.heartbeatMs * 3);
-      if (dead.length) runtime.logger.info(`sweeper: released the jobs of ${dead.length} worker(s) that stopped without saying so`);
-      await forgetOldRateLimitWindows(em);
-      await forgetOldEvents(em);
-      await foldCallCounts(em);
-      const ended = await sweepStuckCalls(em, runtime.lifecycle, runtime.telephony);
-      if (ended > 0) runtime.logger.info(`sweeper: ended ${ended} call(s) past their longest possible life`);
-    },
-  };
-  const telephony = runtime.telephony;
-  if (telephony instanceof SimulatorProvider) {
-    tasks[SIMULATOR_TASK] = async (payload) => {
-      const { call_id, step } = payload as { call_id: number; step: SimulatorStep };
-      await telephony.step(runtime.orm.em.fork(), runtime.lifecycle, call_id, step);
-    };
-  }
-  if (telephony instanceof TwilioVoice) {
-    tasks[TWILIO_PLACE_TASK] = async (payload) => {
-      await telephony.place(runtime.orm.em.fork(), runtime.lifecycle, (payload as { call_id: number }).call_id);
-    };
-    tasks[TWILIO_TIME_LIMIT_TASK] = async (payload) => {
-      await telephony.enforceTimeLimit(runtime.orm.em.fork(), runtime.lifecycle, (payload as { call_id: number }).call_id);
-    };
-  }
-  tasks[POST_CALL_TASK] = async (payload, helpers) => {
-    const { attempts, max_attempts } = helpers.job;
-    await runPostCall(runtime.orm.em.fork(), runtime.lifecycle, (payload as { call_id: number }).call_id, attempts >= max_attempts);
-  };
-  tasks[DIAL_TASK] = async (payload) => {
-    await dialCampaign(runtime.orm.em.fork(), runtime, (payload as { campaign_id: number }).campaign_id);
-  };
-  tasks[RECONCILE_SMS_TASK] = async (payload) => {
-    await reconcileSms(runtime.orm.em.fork(), runtime.sms, (payload as { sms_id: number }).sms_id);
-  };
-  tasks[DELIVER_TASK] = async (payload) => {
-    await deliver(runtime.orm.em.fork(), runtime, (payload as { delivery_id: string }).delivery_id);
-  };
-  return tasks;
-}
+import type { Runtime } from '../runtime';
+import { beat, forget, releaseWorkers } from './heartbeat';
+import { taskList } from './tasks';
 
 export interface Workers {
   /** Whether a runner is taking jobs now (false while it waits for the database to come back). */
@@ -146,7 +88,7 @@ export async function startWorkers(runtime: Runtime, databaseUrl: string): Promi
       noHandleSignals: true,
       events,
       taskList: tasks,
-      crontab: `* * * * * ${SWEEP_TASK} ?max=1`,
+      crontab: '* * * * * calls:sweep ?max=1',
       logger: new QueueLogger(() => (level, message) => {
         if (level === 'error') logger.error(`job queue: ${message}`);
         else if (level === 'warning') logger.warn(`job queue: ${message}`);

@@ -1,7 +1,7 @@
 import { findForUpdate } from '../db/locks';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { Background } from '../jobs/background';
-import { enqueue } from '../jobs/queue';
+import { enqueue, type TaskPayloads } from '../jobs/queue';
 import { Assistant } from '../modules/assistants/assistant.entity';
 import { seeded, simulatedConversation, type Turn } from '../modules/calls/call.conversation';
 import { Call } from '../modules/calls/call.entity';
@@ -50,12 +50,11 @@ const RING_SECONDS: Record<Outcome, number> = {
 const DIAL_SECONDS = 1;
 const LONGEST_RING_SECONDS = 30;
 
-export type SimulatorStep = 'ring' | 'pickup' | 'converse' | 'hangup';
+export type SimulatorStep = TaskPayloads['simulator:step']['step'];
 /** Simulated seconds from pickup to the assistant's first use of its tools. */
 const SECONDS_TO_TOOLS = 2;
 /** Wall-clock seconds past a call's tool budget before another process may run its tools. */
 const TOOLS_LEASE_MARGIN_SECONDS = 15;
-export const SIMULATOR_TASK = 'simulator:step';
 
 type ScriptAssistant = Pick<
   Assistant,
@@ -106,7 +105,7 @@ export class SimulatorProvider implements TelephonyProvider {
   }
 
   /**
-   * One step of a call; the job handler of SIMULATOR_TASK. Each step's state change and the
+   * One step of a call; the job handler of `simulator:step`. Each step's state change and the
    * job of the next step commit together; the mid-call tools' HTTP requests run between two
    * transactions, never inside one.
    */
@@ -202,11 +201,6 @@ export class SimulatorProvider implements TelephonyProvider {
   }
 
   private schedule(em: EntityManager, callId: number, step: SimulatorStep, simulatedSeconds: number): Promise<void> {
-    return enqueue(em, {
-      task: SIMULATOR_TASK,
-      payload: { call_id: callId, step },
-      runAt: new Date(Date.now() + (simulatedSeconds * 1000) / this.speed),
-      maxAttempts: 10,
-    });
+    return enqueue(em, 'simulator:step', { call_id: callId, step }, new Date(Date.now() + (simulatedSeconds * 1000) / this.speed));
   }
 }

@@ -19,7 +19,6 @@ import { answeredByOf, mediaStreamUrl, rejectTwiml, streamTwiml, validTwilioSign
  * status, answering-machine and recording callbacks of its calls (design.md, "Telephony:
  * Twilio"). Every request is checked with X-Twilio-Signature before anything is read from it.
  */
-export const TWILIO_TIME_LIMIT_TASK = 'twilio:time-limit';
 
 type TwilioWebhook = 'voice' | 'status' | 'amd' | 'recording';
 const WEBHOOKS: Record<string, TwilioWebhook | undefined> = {
@@ -166,7 +165,7 @@ async function scheduleTimeLimit(
         : [];
   if (!assistant || !call.answered_at) return; // the sweeper ends it at its deadline
   const runAt = new Date(Date.parse(call.answered_at) + (assistant.max_call_duration + TIME_LIMIT_GRACE_SECONDS) * 1000);
-  await enqueue(em, { task: TWILIO_TIME_LIMIT_TASK, payload: { call_id: call.id }, runAt, jobKey: `twilio:time-limit:${call.id}`, maxAttempts: 3 });
+  await enqueue(em, 'twilio:time-limit', { call_id: call.id }, runAt);
 }
 
 /**

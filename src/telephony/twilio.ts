@@ -22,7 +22,6 @@ import { mediaStreamUrl, streamTwiml } from './twilio.wire';
  * Twilio reports what happens through signed status callbacks, which drive the same state
  * machine as the simulator (`applyCallEvent`).
  */
-export const TWILIO_PLACE_TASK = 'twilio:place';
 
 
 /** Seconds Twilio lets a phone ring before it reports no-answer. */
@@ -52,7 +51,7 @@ export class TwilioVoice implements TelephonyProvider {
 
   async startCall(em: EntityManager, call: Call): Promise<void> {
     if (call.provider_call_id) return; // an incoming call: Twilio has it already
-    await enqueue(em, { task: TWILIO_PLACE_TASK, payload: { call_id: call.id }, jobKey: `twilio:place:${call.id}`, maxAttempts: 8 });
+    await enqueue(em, 'twilio:place', { call_id: call.id });
   }
 
   longestCallSeconds(assistant: Pick<Assistant, 'max_call_duration'>): number {
@@ -85,7 +84,7 @@ export class TwilioVoice implements TelephonyProvider {
   }
 
   /**
-   * The job of TWILIO_PLACE_TASK. A Twilio error (a 4xx with its code) fails the call, with
+   * The job of `twilio:place`. A Twilio error (a 4xx with its code) fails the call, with
    * the code and message kept in its events; a 5xx, a timeout or a dropped connection throws,
    * and the job is tried again, first asking Twilio whether the call was made after all.
    */
@@ -140,7 +139,7 @@ export class TwilioVoice implements TelephonyProvider {
     }
   }
 
-  /** The job of TWILIO_TIME_LIMIT_TASK: a call still answered at max_call_duration is hung up. */
+  /** The job of `twilio:time-limit`: a call still answered at max_call_duration is hung up. */
   async enforceTimeLimit(em: EntityManager, deps: LifecycleDeps, callId: number): Promise<void> {
     const call = await em.findOne(Call, { id: callId });
     if (call?.status === 'in-progress') await this.hangup(em, deps, call, 'time-limit');

@@ -16,8 +16,6 @@ import type { LifecycleDeps, PostCallAnalysis } from './call.ports';
  * retried, and after the last attempt the call is settled without the extracted values, so
  * nothing else of it is lost.
  */
-export const POST_CALL_TASK = 'calls:post-call';
-const MAX_ATTEMPTS = 6;
 
 /** The JSON type of each kind of `post_call_schema` item. */
 export const JSON_TYPES: Record<PostCallSchemaItem['type'], string> = { string: 'string', number: 'number', bool: 'boolean' };
@@ -36,7 +34,7 @@ export function needsPostCall(deps: LifecycleDeps, call: Pick<Call, 'provider' |
 /** In the transaction that ends the call. */
 export async function schedulePostCall(em: EntityManager, call: Call): Promise<void> {
   call.post_call_pending = true;
-  await enqueue(em, { task: POST_CALL_TASK, payload: { call_id: call.id }, jobKey: `post-call:${call.id}`, maxAttempts: MAX_ATTEMPTS });
+  await enqueue(em, 'calls:post-call', { call_id: call.id });
 }
 
 /** Keeps each extracted value of the type its schema item says; drops the rest. */
@@ -50,7 +48,7 @@ function typedVariables(schema: PostCallSchemaItem[], given: Record<string, unkn
 }
 
 /**
- * The job of POST_CALL_TASK. The model is asked outside any transaction; its answer, the
+ * The job of `calls:post-call`. The model is asked outside any transaction; its answer, the
  * lead's attempt and the webhook are then committed together, once (the call's row lock and
  * `post_call_pending` make a repeated job do nothing).
  */

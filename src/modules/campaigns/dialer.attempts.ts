@@ -12,14 +12,12 @@ import type { PausedReason } from './campaign.entity';
  * only when something may have given it work.
  */
 
-export const DIAL_TASK = 'dialer:campaign';
-
 /**
  * Asks the dialer to look at a campaign now, or at `at`, in the caller's transaction. One
  * pending job per campaign: asking again moves it (a wake for now replaces a later one).
  */
 export function wakeDialer(em: EntityManager, campaignId: number, at?: Date): Promise<void> {
-  return enqueue(em, { task: DIAL_TASK, payload: { campaign_id: campaignId }, jobKey: `dialer:${campaignId}`, runAt: at, maxAttempts: 10 });
+  return enqueue(em, 'dialer:campaign', { campaign_id: campaignId }, at);
 }
 
 /**

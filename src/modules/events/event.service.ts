@@ -1,9 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { SpecTimestampType } from '../../db/types';
+import { addJobSql } from '../../jobs/queue';
 import type { Call } from '../calls/call.entity';
-
-/** The job that POSTs a webhook delivery (modules/webhooks). */
-export const DELIVER_TASK = 'webhook:deliver';
 
 /**
  * The event stream: every state change that matters is written to the `events` table in the
@@ -54,10 +52,9 @@ export async function emitEvents(em: EntityManager, events: EventInput[]): Promi
        from ev join webhook_endpoints e on e.account_id = ev.account_id and e.disabled_at is null and jsonb_exists(e.events, ev.type)
        returning id),
      job as (
-       select graphile_worker.add_job(?, json_build_object('delivery_id', delivery.id), job_key => 'webhook:' || delivery.id, max_attempts => 5)
-       from delivery)
+       select ${addJobSql('webhook:deliver', 'delivery.id')} from delivery)
      select pg_notify(?, (select string_agg(id::text, ',') from ev)), (select count(*) from job) as deliveries`,
-    [...events.flatMap((event) => [event.accountId, event.type, JSON.stringify(event.data)]), DELIVER_TASK, EVENTS_CHANNEL],
+    [...events.flatMap((event) => [event.accountId, event.type, JSON.stringify(event.data)]), EVENTS_CHANNEL],
   );
 }
 

@@ -3,6 +3,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import Decimal from 'decimal.js';
 import type { Config } from '../../config';
 import { readOnlyMapper } from '../../db/read-only';
+import { addJobSql } from '../../jobs/queue';
 import { DomainError, FieldErrorCollector, FieldMessages, Messages, NotFoundError, ValidationError } from '../../errors';
 import { makePage, offsetOf, type Page } from '../../graphql/pagination';
 import { checkOneOf, checkPositiveInt } from '../../lib/checks';
@@ -32,8 +33,6 @@ export interface SendSmsInput {
  * replay. Keys stored before messages could be settled later hold the answer itself.
  */
 type KeyedSms = { sms_id: number } | { ok: true; sms: SmsRecord } | { ok: false; detail: string };
-
-export const RECONCILE_SMS_TASK = 'sms:reconcile';
 
 export function toRecord(sms: Sms): SmsRecord {
   return {
@@ -132,13 +131,13 @@ export async function sendSms(
          insert into ledger_entries (account_id, amount, balance_after, kind, reference)
          select ?, -?::numeric, debit.balance, 'sms', 'sms:' || sms.id from debit, sms),
        job as (
-         select graphile_worker.add_job(?, json_build_object('sms_id', sms.id), null, ?::timestamptz, 25, 'sms-reconcile:' || sms.id) from sms)
+         select ${addJobSql('sms:reconcile', 'sms.id', '?::timestamptz')} from sms)
        select sms.*, debit.balance::text as balance_after from sms, debit, job`,
       [
         cost, scope.accountId, cost,
         scope.accountId, sender.id, sender.number, to, input.body, encoding, segments, price.toFixed(4), cost, provider.name,
         scope.accountId, cost,
-        RECONCILE_SMS_TASK, runAt,
+        runAt,
       ],
     );
     if (!reservedRow) throw new DomainError('INSUFFICIENT_BALANCE', Messages.insufficientBalance);
@@ -208,7 +207,7 @@ export async function settleSms(
 }
 
 /**
- * The job of RECONCILE_SMS_TASK: asks the provider what became of a message still
+ * The job of `sms:reconcile`: asks the provider what became of a message still
  * `sending` and settles it. The provider's message with our text, to our number, made since
  * just before ours and not already another message's, is ours; none means the provider never
  * took it, and the charge goes back. A provider that cannot be asked throws, and the job is

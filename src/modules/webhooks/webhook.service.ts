@@ -11,10 +11,8 @@ import type { SecretBox } from '../../lib/secrets';
 import { Account } from '../accounts/account.entity';
 import { Assistant } from '../assistants/assistant.entity';
 import { Call } from '../calls/call.entity';
-import { DELIVER_TASK } from '../events/event.service';
 import type { Scope } from '../scope';
 
-export { DELIVER_TASK };
 
 const SECRET_PREFIX = 'whsec_';
 const STORED_BODY_BYTES = 4096;
@@ -100,7 +98,7 @@ export async function scheduleCallWebhook(em: EntityManager, call: Call, assista
     `insert into webhook_deliveries (id, account_id, call_id, assistant_id, status, payload) values (?, ?, ?, ?, 'pending', ?::jsonb)`,
     [id, call.account_id, call.id, assistant.id, JSON.stringify(await callPayload(em, call, assistant))],
   );
-  await enqueue(em, { task: DELIVER_TASK, payload: { delivery_id: id }, jobKey: `webhook:${id}`, maxAttempts: 5 });
+  await enqueue(em, 'webhook:deliver', { delivery_id: id });
 }
 
 interface DeliveryRow {
@@ -194,7 +192,7 @@ async function targetOf(em: EntityManager, deps: WebhookDeps, delivery: Delivery
 }
 
 /**
- * One delivery attempt; the job handler of DELIVER_TASK. The HTTP exchange happens outside
+ * One delivery attempt; the job handler of `webhook:deliver`. The HTTP exchange happens outside
  * any transaction; its outcome, the call's `webhook_response` (a post-call webhook's) and the
  * next attempt (if any) are then written together. A webhook that was turned off or removed
  * gets nothing more.
@@ -259,7 +257,7 @@ export async function deliver(em: EntityManager, deps: WebhookDeps, deliveryId: 
     let next: Date | null = null;
     if (outcome.kind === 'retry') {
       next = new Date(Date.now() + retryDelaySeconds(deps.config, retry, outcome.retryAfterSeconds) * 1000);
-      await enqueue(tx, { task: DELIVER_TASK, payload: { delivery_id: delivery.id }, runAt: next, jobKey: `webhook:${delivery.id}`, maxAttempts: 5 });
+      await enqueue(tx, 'webhook:deliver', { delivery_id: delivery.id }, next);
     }
     await tx.execute(
       'update webhook_deliveries set status = ?, attempts = ?, next_attempt_at = ?, last_error = ?, updated_at = now() where id = ?',
@@ -304,6 +302,6 @@ export async function redeliver(scope: Scope, deliveryId: string): Promise<void>
       `update webhook_deliveries set status = 'pending', round_offset = attempts, next_attempt_at = null, updated_at = now() where id = ?`,
       [deliveryId],
     );
-    await enqueue(tx, { task: DELIVER_TASK, payload: { delivery_id: deliveryId }, jobKey: `webhook:${deliveryId}`, maxAttempts: 5 });
+    await enqueue(tx, 'webhook:deliver', { delivery_id: deliveryId });
   });
 }
