@@ -9,6 +9,7 @@ import { toE164 } from '../../lib/phone';
 import { readOnlyMapper } from '../../db/read-only';
 import { selectPrepared } from '../../db/prepared';
 import type { TelephonyProvider } from './call.ports';
+import { ACCOUNT_CALLS_IN_FLIGHT } from './call.sql';
 import { PhoneNumber } from '../accounts/phone-number.entity';
 import { Assistant } from '../assistants/assistant.entity';
 import { requireAssistant } from '../assistants/assistant.service';
@@ -73,7 +74,7 @@ export async function admitCall(em: EntityManager, config: Config, accountId: nu
   const [{ balance }] = await em.execute('select balance from accounts where id = ? for no key update', [accountId]);
   // A statement of its own: its snapshot is taken after the lock, so it sees every call
   // committed by the starts that held the lock before.
-  const [{ in_flight }] = await em.execute('select count(*)::int as in_flight from calls where account_id = ? and finished_at is null', [accountId]);
+  const [{ in_flight }] = await em.execute(`select ${ACCOUNT_CALLS_IN_FLIGHT} as in_flight`, [accountId]);
   if (in_flight >= config.maxParallelCalls) throw new DomainError('PLAN_LIMIT', Messages.parallelCallLimit(config.maxParallelCalls));
   const reservation = callReservation(config, to);
   if (!coversReservation(balance, reservation)) throw new DomainError('INSUFFICIENT_BALANCE', Messages.insufficientBalance);

@@ -2,6 +2,8 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import Decimal from 'decimal.js';
 import type { Config } from '../../config';
 import { enqueue } from '../../jobs/queue';
+import { ACCOUNT_CALLS_IN_FLIGHT } from '../calls/call.sql';
+import { DIALABLE_STATUSES } from './lead.sql';
 import type { Call } from '../calls/call.entity';
 import { campaignEvents, emitEvents, leadEvents } from '../events/event.service';
 import type { PausedReason } from './campaign.entity';
@@ -73,7 +75,7 @@ interface LeadPolicy {
 export async function slotFreed(em: EntityManager, config: Config, call: Call, balance: string | null): Promise<void> {
   if (balance !== null && !new Decimal(balance).greaterThan(0)) await pauseRunningCampaigns(em, call.account_id, 'insufficient_balance');
   const running: { id: number; in_flight: number }[] = await em.execute(
-    `select id, (select count(*)::int from calls where account_id = ? and finished_at is null) as in_flight
+    `select id, ${ACCOUNT_CALLS_IN_FLIGHT} as in_flight
      from campaigns where account_id = ? and status = 'running'`,
     [call.account_id, call.account_id],
   );
@@ -104,7 +106,7 @@ export async function settleAttempt(em: EntityManager, config: Config, call: Cal
   );
   // A client changed the lead meanwhile: the dialer calls it again only if it is dialable.
   if (!lead || (lead.status !== 'scheduled' && lead.status !== 'processing') || lead.attempts !== call.attempt) {
-    return lead ? lead.status !== 'created' && lead.status !== 'rescheduled' : true;
+    return lead ? !(DIALABLE_STATUSES as readonly string[]).includes(lead.status) : true;
   }
 
   let rows: Record<string, any>[];

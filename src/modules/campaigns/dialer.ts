@@ -11,6 +11,8 @@ import type { Campaign, PausedReason } from './campaign.entity';
 import { windowAt } from './campaign.window';
 import { campaignEvents, emitEvents, leadEvents } from '../events/event.service';
 import { pauseRunningCampaigns, wakeDialer } from './dialer.attempts';
+import { CALL_IN_FLIGHT } from '../calls/call.sql';
+import { LEAD_DIALABLE, LEAD_DUE, LEAD_DUE_AT } from './lead.sql';
 
 /**
  * The campaign dialer: one job per campaign (DIAL_TASK), run whenever something may have
@@ -73,7 +75,7 @@ export async function dialCampaign(em: EntityManager, deps: DialerDeps, campaign
     }
     // After the locks, in statements of their own: they see every call committed before.
     const [flight] = await tx.execute(
-      `select count(*) filter (where campaign_id = ?)::int as campaign, count(*)::int as account from calls where account_id = ? and finished_at is null`,
+      `select count(*) filter (where c.campaign_id = ?)::int as campaign, count(*)::int as account from calls c where c.account_id = ? and ${CALL_IN_FLIGHT}`,
       [campaignId, campaign.account_id],
     );
     const free = Math.min(campaign.max_calls_in_parallel - flight.campaign, deps.config.maxParallelCalls - flight.account);
@@ -81,9 +83,8 @@ export async function dialCampaign(em: EntityManager, deps: DialerDeps, campaign
 
     const due: DueLead[] = await tx.execute(
       `select l.id, l.phone_number, l.variables, l.attempts, l.contact_index from leads l
-       where l.campaign_id = ? and l.status in ('created', 'rescheduled') and coalesce(l.next_attempt_at, '-infinity') <= ?
-         and not exists (select 1 from calls c where c.lead_id = l.id and c.finished_at is null)
-       order by coalesce(l.next_attempt_at, '-infinity'), l.id limit ? for no key update of l skip locked`,
+       where l.campaign_id = ? and ${LEAD_DUE}
+       order by ${LEAD_DUE_AT}, l.id limit ? for no key update of l skip locked`,
       [campaignId, now.toISOString(), free],
     );
     if (!due.length) return { placed: 0, ...(await planNext(tx, campaign, flight.campaign, now)) };
@@ -161,10 +162,9 @@ async function markDialled(tx: EntityManager, config: Config, campaign: Campaign
 async function planNext(tx: EntityManager, campaign: CampaignRow, inFlight: number, now: Date): Promise<Pick<DialReport, 'completed'>> {
   const [next] = await tx.execute(
     `select
-       (select next_attempt_at from leads where campaign_id = ? and status in ('created', 'rescheduled') and coalesce(next_attempt_at, '-infinity') > ?
-        order by coalesce(next_attempt_at, '-infinity') limit 1) as later,
-       exists (select 1 from leads l where l.campaign_id = ? and l.status in ('created', 'rescheduled') and coalesce(l.next_attempt_at, '-infinity') <= ?
-         and not exists (select 1 from calls c where c.lead_id = l.id and c.finished_at is null)) as skipped,
+       (select l.next_attempt_at from leads l where l.campaign_id = ? and ${LEAD_DIALABLE} and ${LEAD_DUE_AT} > ?
+        order by ${LEAD_DUE_AT} limit 1) as later,
+       exists (select 1 from leads l where l.campaign_id = ? and ${LEAD_DUE}) as skipped,
        exists (select 1 from leads where campaign_id = ? and status in ('created', 'scheduled', 'processing', 'rescheduled')) as open`,
     [campaign.id, now.toISOString(), campaign.id, now.toISOString(), campaign.id],
   );

@@ -2,6 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { FieldMessages, Messages, NotFoundError, ValidationError } from '../../errors';
 import { toE164 } from '../../lib/phone';
 import { specTimestampSql } from '../../lib/time';
+import { LEAD_DIALABLE } from '../campaigns/lead.sql';
 import { emitEvents, leadEvents } from '../events/event.service';
 import type { Scope } from '../scope';
 
@@ -34,8 +35,8 @@ export async function addDnc(scope: Scope, phoneNumber: string): Promise<DncNumb
     await em.execute('insert into dnc_numbers (account_id, phone_number) values (?, ?) on conflict do nothing', [scope.accountId, phone]);
     // The dialer would find them listed anyway; marking them now shows it at once.
     const rows: Record<string, any>[] = await em.execute(
-      `update leads set status = 'blacklisted', next_attempt_at = null, updated_at = now()
-       where account_id = ? and phone_number = ? and status in ('created', 'rescheduled') returning *`,
+      `update leads l set status = 'blacklisted', next_attempt_at = null, updated_at = now()
+       where l.account_id = ? and l.phone_number = ? and ${LEAD_DIALABLE} returning *`,
       [scope.accountId, phone],
     );
     await emitEvents(em, leadEvents(scope.accountId, rows));
