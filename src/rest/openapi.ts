@@ -30,6 +30,7 @@ import { SMS_STATUSES } from '../modules/sms/sms.entity';
 import { MAX_SMS_BODY } from '../modules/sms/sms.service';
 import { TOOL_METHODS, TOOL_PARAMETER_TYPES } from '../modules/tools/tool.entity';
 import { TOOL_RULES } from '../modules/tools/tool.service';
+import { CAMPAIGN_RULES } from '../modules/campaigns/campaign.rules';
 import { MAX_PER_PAGE } from '../graphql/pagination';
 import { ENGINE_OPENAPI_PATHS, ENGINE_SECURITY_SCHEME } from './openapi.engine';
 import { TWILIO_OPENAPI_PATHS } from './openapi.twilio';
@@ -56,9 +57,9 @@ const FIELD_RULES: Record<string, JsonSchema> = {
   'smsMessages.status': { enum: [...SMS_STATUSES] },
   'PostCallSchemaItemInput.type': { enum: [...POST_CALL_TYPES] },
   'ToolParameterInput.type': { enum: [...TOOL_PARAMETER_TYPES] },
-  'CreateToolInput.name': { minLength: 1, maxLength: 64, pattern: '^[a-z][a-z_]*$' },
-  'UpdateToolInput.name': { minLength: 1, maxLength: 64, pattern: '^[a-z][a-z_]*$' },
-  'CreateCampaignInput.name': { minLength: 1, maxLength: 255 },
+  'CreateToolInput.name': { minLength: 1, ...TOOL_RULES.name },
+  'UpdateToolInput.name': { minLength: 1, ...TOOL_RULES.name },
+  'CreateCampaignInput.name': { minLength: CAMPAIGN_RULES.name.min, maxLength: CAMPAIGN_RULES.name.max },
   'SendSmsInput.body': { minLength: 1, maxLength: MAX_SMS_BODY },
   per_page: { minimum: 1, maximum: MAX_PER_PAGE },
   page: { minimum: 1 },

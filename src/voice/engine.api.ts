@@ -42,7 +42,8 @@ export const ENGINE_MAX_TRANSCRIPT_CHARS = 200_000;
 export const ENGINE_RATE_LIMIT = 20;
 export const ENGINE_RATE_WINDOW_MS = 1000;
 
-const ROUTE = /^\/engine\/calls\/(\d{1,10})(?:\/(tools)\/([a-z][a-z_]{0,63})|\/(events))?$/;
+// A tool's path segment is looked up by name: a name the tools' rule refuses names no tool (404).
+const ROUTE = /^\/engine\/calls\/(\d{1,10})(?:\/(tools)\/([^/]{1,256})|\/(events))?$/;
 const ENDINGS = ['end-call-tool', 'silence', 'engine-failed', 'customer'] as const;
 
 /**

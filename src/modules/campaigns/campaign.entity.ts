@@ -3,27 +3,13 @@ import { Field, Int, ObjectType } from 'type-graphql';
 import { SpecTimestampType } from '../../db/types';
 import { nowSpecTimestamp } from '../../lib/time';
 import { Account } from '../accounts/account.entity';
+import { CAMPAIGN_DEFAULTS, CAMPAIGN_RULES, WEEKDAYS, type Weekday } from './campaign.rules';
 
 export const CAMPAIGN_STATUSES = ['draft', 'running', 'paused', 'completed'] as const;
 export type CampaignStatus = (typeof CAMPAIGN_STATUSES)[number];
 /** Why a campaign is paused: a client stopped it, or the dialer could not go on. */
 export const PAUSED_REASONS = ['manual', 'insufficient_balance', 'no_assistant', 'no_phone_number'] as const;
 export type PausedReason = (typeof PAUSED_REASONS)[number];
-export const WEEKDAYS = ['monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday', 'sunday'] as const;
-export type Weekday = (typeof WEEKDAYS)[number];
-
-/** The settings a client sets, with the contract's defaults (design.md, "Campaigns and the dialer"). */
-export const CAMPAIGN_DEFAULTS = {
-  max_calls_in_parallel: 3,
-  allowed_hours_start_time: '09:00',
-  allowed_hours_end_time: '18:00',
-  allowed_days: ['monday', 'tuesday', 'wednesday', 'thursday', 'friday'] as Weekday[],
-  max_retries: 3,
-  retry_interval: 60,
-  retry_on_voicemail: true,
-  retry_on_goal_incomplete: false,
-  mark_complete_when_no_leads: true,
-};
 
 @ObjectType('Campaign', { simpleResolvers: true, description: 'A campaign: its leads, the assistant that calls them, and when and how often.' })
 @Entity({ tableName: 'campaigns' })
@@ -65,11 +51,11 @@ export class Campaign {
   @Property({ type: 'json' })
   allowed_days: Weekday[] = [...CAMPAIGN_DEFAULTS.allowed_days];
 
-  @Field(() => Int, { description: 'Attempts after the first, per contact (0-10).' })
+  @Field(() => Int, { description: `Attempts after the first, per contact (${CAMPAIGN_RULES.max_retries.min}-${CAMPAIGN_RULES.max_retries.max}).` })
   @Property({ type: 'integer' })
   max_retries: number = CAMPAIGN_DEFAULTS.max_retries;
 
-  @Field(() => Int, { description: 'Minutes between attempts (1-4320).' })
+  @Field(() => Int, { description: `Minutes between attempts (${CAMPAIGN_RULES.retry_interval.min}-${CAMPAIGN_RULES.retry_interval.max}).` })
   @Property({ type: 'integer' })
   retry_interval: number = CAMPAIGN_DEFAULTS.retry_interval;
 

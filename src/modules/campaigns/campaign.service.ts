@@ -10,7 +10,8 @@ import { LEAD_STATUSES } from '../leads/lead.entity';
 import type { Scope } from '../scope';
 import { campaignEvents, emitEvents } from '../events/event.service';
 import { wakeDialer } from './dialer.attempts';
-import { Campaign, WEEKDAYS, type Weekday } from './campaign.entity';
+import { Campaign } from './campaign.entity';
+import { CAMPAIGN_RULES, WEEKDAYS, type Weekday } from './campaign.rules';
 import type { CreateCampaignInput, UpdateCampaignInput } from './campaign.inputs';
 
 const HH_MM = /^([01]\d|2[0-3]):[0-5]\d$/;
@@ -30,14 +31,14 @@ async function resolve(scope: Scope, input: UpdateCampaignInput, current?: Campa
     if (value === null && !NULLABLE.has(field)) errors.add(field, FieldMessages.required(field));
   }
   if (input.name != null) {
-    const name = checkLength(errors, 'name', input.name, 1, 255);
+    const name = checkLength(errors, 'name', input.name, CAMPAIGN_RULES.name.min, CAMPAIGN_RULES.name.max);
     if (name !== null) changes.name = name;
   }
   if (input.timezone != null) {
     if (isTimeZone(input.timezone.trim())) changes.timezone = input.timezone.trim();
     else errors.add('timezone', FieldMessages.timezone('timezone'));
   }
-  if (input.max_calls_in_parallel != null && checkIntRange(errors, 'max_calls_in_parallel', input.max_calls_in_parallel, 1, scope.config.maxParallelCalls)) {
+  if (input.max_calls_in_parallel != null && checkIntRange(errors, 'max_calls_in_parallel', input.max_calls_in_parallel, CAMPAIGN_RULES.max_calls_in_parallel.min, scope.config.maxParallelCalls)) {
     changes.max_calls_in_parallel = input.max_calls_in_parallel;
   }
   for (const field of ['allowed_hours_start_time', 'allowed_hours_end_time'] as const) {
@@ -54,8 +55,8 @@ async function resolve(scope: Scope, input: UpdateCampaignInput, current?: Campa
     if (days.length === 0) errors.add('allowed_days', FieldMessages.required('allowed_days'));
     changes.allowed_days = WEEKDAYS.filter((day) => days.includes(day)) as Weekday[];
   }
-  if (input.max_retries != null && checkIntRange(errors, 'max_retries', input.max_retries, 0, 10)) changes.max_retries = input.max_retries;
-  if (input.retry_interval != null && checkIntRange(errors, 'retry_interval', input.retry_interval, 1, 4320)) changes.retry_interval = input.retry_interval;
+  if (input.max_retries != null && checkIntRange(errors, 'max_retries', input.max_retries, CAMPAIGN_RULES.max_retries.min, CAMPAIGN_RULES.max_retries.max)) changes.max_retries = input.max_retries;
+  if (input.retry_interval != null && checkIntRange(errors, 'retry_interval', input.retry_interval, CAMPAIGN_RULES.retry_interval.min, CAMPAIGN_RULES.retry_interval.max)) changes.retry_interval = input.retry_interval;
   for (const field of ['retry_on_voicemail', 'retry_on_goal_incomplete', 'mark_complete_when_no_leads'] as const) {
     if (input[field] != null) changes[field] = input[field]!;
   }

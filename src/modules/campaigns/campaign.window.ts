@@ -1,5 +1,6 @@
 import { DateTime } from 'luxon';
-import { WEEKDAYS, type Campaign } from './campaign.entity';
+import type { Campaign } from './campaign.entity';
+import { WEEKDAYS } from './campaign.rules';
 
 export type CallingWindow = Pick<Campaign, 'timezone' | 'allowed_days' | 'allowed_hours_start_time' | 'allowed_hours_end_time'>;
 

@@ -3,6 +3,13 @@ import { Field, Int, ObjectType } from 'type-graphql';
 import { IsoTimestampType } from '../../db/types';
 import { Account } from '../accounts/account.entity';
 
+
+/**
+ * A tool's name, as the model calls it and the engine API's path names it: lowercase letters
+ * and underscores, starting with a letter, at most MAX_TOOL_NAME characters (the column's length).
+ */
+export const TOOL_NAME_PATTERN = '^[a-z][a-z_]*$';
+export const MAX_TOOL_NAME = 64;
 export const TOOL_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
 export type ToolMethod = (typeof TOOL_METHODS)[number];
 export const TOOL_PARAMETER_TYPES = ['string', 'number', 'boolean'] as const;
@@ -42,7 +49,7 @@ export class Tool {
   account!: Account;
 
   @Field(() => String, { description: 'Lowercase letters and underscores, starting with a letter.' })
-  @Property({ length: 64 })
+  @Property({ length: MAX_TOOL_NAME })
   name!: string;
 
   @Field(() => String, { description: 'When and how the AI should use the tool; at most 255 characters.' })

@@ -1,5 +1,5 @@
 import { Field, InputType, Int } from 'type-graphql';
-import { TOOL_METHODS, TOOL_PARAMETER_TYPES } from './tool.entity';
+import { MAX_TOOL_NAME, TOOL_METHODS, TOOL_PARAMETER_TYPES } from './tool.entity';
 
 @InputType('ToolHeaderInput')
 export class ToolHeaderInput {
@@ -24,7 +24,7 @@ export class ToolParameterInput {
 
 @InputType('CreateToolInput')
 export class CreateToolInput {
-  @Field(() => String, { description: 'Lowercase letters and underscores, starting with a letter; at most 64 characters.' })
+  @Field(() => String, { description: `Lowercase letters and underscores, starting with a letter; at most ${MAX_TOOL_NAME} characters.` })
   name!: string;
 
   @Field(() => String, { description: 'At most 255 characters.' })

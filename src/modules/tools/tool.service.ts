@@ -3,14 +3,13 @@ import { checkHttpUrl, checkIntRange, checkLength, checkOneOf } from '../../lib/
 import type { SecretBox } from '../../lib/secrets';
 import { Account } from '../accounts/account.entity';
 import type { Scope } from '../scope';
-import { TOOL_METHODS, TOOL_PARAMETER_TYPES, Tool, type ToolHeader, type ToolMethod, type ToolParameter } from './tool.entity';
+import { MAX_TOOL_NAME, TOOL_METHODS, TOOL_NAME_PATTERN, TOOL_PARAMETER_TYPES, Tool, type ToolHeader, type ToolMethod, type ToolParameter } from './tool.entity';
 import type { CreateToolInput, ToolHeaderInput, ToolParameterInput, UpdateToolInput } from './tool.inputs';
 
 export interface ToolScope extends Scope {
   secrets: SecretBox;
 }
 
-const NAME = /^[a-z][a-z_]*$/;
 const PARAMETER_NAME = /^[A-Za-z][A-Za-z_]*$/;
 /** RFC 9110 `token`. */
 const HEADER_NAME = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
@@ -35,8 +34,9 @@ const MAX_HEADER_NAME = 256;
 const MAX_HEADER_VALUE = 4096;
 const MAX_PARAMETERS = 32;
 const TIMEOUT_SECONDS = [1, 30] as const;
+const TOOL_NAME = new RegExp(TOOL_NAME_PATTERN);
 /** The limits above, for the API's description. */
-export const TOOL_RULES = { maxHeaders: MAX_HEADERS, maxParameters: MAX_PARAMETERS, timeout: TIMEOUT_SECONDS } as const;
+export const TOOL_RULES = { maxHeaders: MAX_HEADERS, maxParameters: MAX_PARAMETERS, timeout: TIMEOUT_SECONDS, name: { pattern: TOOL_NAME_PATTERN, maxLength: MAX_TOOL_NAME } } as const;
 
 type ToolValues = Partial<Pick<Tool, 'name' | 'description' | 'endpoint' | 'method' | 'timeout' | 'schema'>> & {
   headers?: ToolHeader[];
@@ -55,8 +55,8 @@ function validate(input: CreateToolInput | UpdateToolInput, operation: 'create' 
   }
   if (input.name != null) {
     const name = input.name.trim();
-    if (!NAME.test(name)) errors.add('name', Messages.toolName);
-    else if (name.length > 64) errors.add('name', FieldMessages.maxLength('name', 64));
+    if (!TOOL_NAME.test(name)) errors.add('name', Messages.toolName);
+    else if (name.length > MAX_TOOL_NAME) errors.add('name', FieldMessages.maxLength('name', MAX_TOOL_NAME));
     else values.name = name;
   }
   if (input.description != null) values.description = checkLength(errors, 'description', input.description, 1, 255) ?? undefined;
