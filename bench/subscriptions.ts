@@ -1,7 +1,7 @@
 import WebSocket from 'ws';
 import { initOrm } from '../src/db/orm';
 import { addPhoneNumber, createAccount } from '../src/modules/accounts/account.service';
-import { emitEvents } from '../src/modules/events/event.service';
+import { emitEvents } from '../src/modules/events/event.outbox';
 import { dropDatabase, freshDatabase, percentile, rssKb, startVozgate } from './process';
 
 /**

@@ -33,7 +33,8 @@ import { sameSecret } from './lib/secrets';
 import { simulatedRecording } from './telephony/recording';
 import { TWILIO_WEBHOOK_PATHS, twilioWebhook } from './telephony/twilio.callbacks';
 import { engineApi } from './voice/engine.api';
-import { MEDIA_PATH, serveMedia } from './voice/media';
+import { MEDIA_PATH } from './telephony/twilio.wire';
+import { serveMedia } from './voice/media';
 
 export interface App {
   server: http.Server;

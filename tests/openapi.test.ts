@@ -10,7 +10,7 @@ import { buildOpenApi } from '../src/rest/openapi';
 import { routes } from '../src/rest/routes';
 import { startTestApp, type TestApp } from './helpers/app';
 import { VALID_REST_REQUESTS, createTenant, type Tenant } from './helpers/tenant';
-import { EVENT_TYPES } from '../src/modules/events/event.service';
+import { EVENT_TYPES } from '../src/modules/events/event.outbox';
 import { TWILIO_WEBHOOK_PATHS } from '../src/telephony/twilio.callbacks';
 
 /**

@@ -3,7 +3,7 @@ import { runInNewContext } from 'node:vm';
 import WebSocket from 'ws';
 import { Messages } from '../src/errors';
 import { MAX_PAYLOAD_BYTES, MAX_PENDING_CONNECTIONS, Refusals } from '../src/graphql/subscriptions';
-import { emitEvents } from '../src/modules/events/event.service';
+import { emitEvents } from '../src/modules/events/event.outbox';
 import { startTestApp, type TestAccount, type TestApp } from './helpers/app';
 import { until } from './helpers/dialer';
 

@@ -1,6 +1,6 @@
 import { createClient, type Client } from 'graphql-ws';
 import WebSocket from 'ws';
-import { emitEvents } from '../src/modules/events/event.service';
+import { emitEvents } from '../src/modules/events/event.outbox';
 import { startTestApp, type TestAccount, type TestApp } from './helpers/app';
 import { dialerKit, until } from './helpers/dialer';
 import { exited, startWorker, type WorkerProcess } from './helpers/workers';

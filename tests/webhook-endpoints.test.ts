@@ -4,7 +4,7 @@ import { Webhook } from 'standardwebhooks';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { EVENT_CATALOGUE } from '../src/modules/events/event.examples';
-import { EVENT_TYPES, emitEvents } from '../src/modules/events/event.service';
+import { EVENT_TYPES, emitEvents } from '../src/modules/events/event.outbox';
 import { json, startReceiver, type Received, type Receiver } from './helpers/receiver';
 import { startTestApp, workerEnv, type TestAccount, type TestApp } from './helpers/app';
 import { until } from './helpers/dialer';

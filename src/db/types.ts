@@ -47,6 +47,16 @@ export class SpecTimestampType extends Type<string | null, string | null> {
   }
 }
 
+const timestamps = new SpecTimestampType();
+const SPEC_TIMESTAMP = /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/;
+
+/** A timestamp as the API writes it (`YYYY-MM-DD HH:MM:SS`, UTC), from the database's text or the entity's. */
+export function specTimestampOf(value: unknown): string | null {
+  if (value === null || value === undefined) return null;
+  if (typeof value === 'string' && SPEC_TIMESTAMP.test(value)) return value;
+  return timestamps.convertToJSValue(value as string);
+}
+
 /** A timestamp column that the code and the API see as an ISO 8601 string with milliseconds. */
 export class IsoTimestampType extends Type<string | null, string | null> {
   override convertToDatabaseValue(value: string | Date | null): string | null {

@@ -33,13 +33,16 @@ function escapeXml(text: string): string {
   return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
 }
 
+/** The path of the Media Streams socket of the built-in engines (voice/media.ts serves it). */
+export const MEDIA_PATH = '/telephony/twilio/media';
+
 /**
  * Where a call's media streams: the built-in engine's endpoint, or PIPELINE_ENGINE_URL for
  * pipeline assistants when it is set.
  */
 export function mediaStreamUrl(config: Pick<Config, 'publicUrl' | 'voice'>, engine: EngineType): string {
   if (engine === 'pipeline' && config.voice.pipelineEngineUrl) return config.voice.pipelineEngineUrl;
-  return `${config.publicUrl.replace(/^http/, 'ws')}/telephony/twilio/media`;
+  return `${config.publicUrl.replace(/^http/, 'ws')}${MEDIA_PATH}`;
 }
 
 /** TwiML that connects the call's audio to `streamUrl`, naming the call and its token. */

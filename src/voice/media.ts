@@ -10,12 +10,12 @@ import { engineSetup } from './setup';
 
 /**
  * The Twilio Media Streams endpoint (design.md, "Voice engines"): the WebSocket the TwiML of a
- * call connects to. The stream names its call in `start` (customParameters call_id and token);
+ * call connects to (MEDIA_PATH, telephony/twilio.wire.ts). The stream names its call in `start` (customParameters call_id and token);
  * a wrong token, a call that is over or a token already used (a replay) closes the socket.
  * Its audio then runs on the assistant's engine until Twilio's `stop` (the call ended) or the
  * socket drops (the call is hung up).
  */
-export const MEDIA_PATH = '/telephony/twilio/media';
+
 /** How long a stream has to say which call it is. */
 const START_TIMEOUT_MS = 10_000;
 /** WebSocket close code of a refused stream (policy violation). */

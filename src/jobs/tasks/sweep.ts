@@ -1,7 +1,7 @@
 import { forgetOldRateLimitWindows } from '../../modules/accounts/account.service';
 import { sweepStuckCalls } from '../../modules/calls/call.lifecycle';
 import { foldCallCounts } from '../../modules/calls/call.service';
-import { forgetOldEvents } from '../../modules/events/event.service';
+import { forgetOldEvents } from '../../modules/events/event.outbox';
 import { releaseDeadWorkers } from '../heartbeat';
 import type { Task } from './task';
 

@@ -4,7 +4,7 @@ import Decimal from 'decimal.js';
 import { selectPrepared } from '../../db/prepared';
 import { Account } from './account.entity';
 import { ApiToken } from './api-token.entity';
-import { emitEvents } from '../events/event.service';
+import { emitEvents } from '../events/event.outbox';
 import type { LedgerKind } from './ledger-entry.entity';
 import { PhoneNumber } from './phone-number.entity';
 

@@ -12,7 +12,8 @@ import { Call, FINAL_CALL_STATUSES, type CallStatus } from './call.entity';
 import { evaluate, extractVariables, transcriptText, type Turn } from './call.conversation';
 import { HANGUPS, type CallEvent } from './call.events';
 import { callCost } from './call.pricing';
-import { callSnapshot, emitEvents } from '../events/event.service';
+import { callSnapshot } from './call.snapshot';
+import { emitEvents } from '../events/event.outbox';
 import { needsPostCall, schedulePostCall } from './call.post-call';
 
 const FROM: Record<CallEvent['type'], readonly CallStatus[]> = {

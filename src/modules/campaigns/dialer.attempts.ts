@@ -5,7 +5,9 @@ import { enqueue } from '../../jobs/queue';
 import { ACCOUNT_CALLS_IN_FLIGHT } from '../calls/call.sql';
 import { DIALABLE_STATUSES } from './lead.sql';
 import type { Call } from '../calls/call.entity';
-import { campaignEvents, emitEvents, leadEvents } from '../events/event.service';
+import { campaignEvents } from './campaign.snapshot';
+import { emitEvents } from '../events/event.outbox';
+import { leadEvents } from '../leads/lead.snapshot';
 import type { PausedReason } from './campaign.entity';
 
 /**

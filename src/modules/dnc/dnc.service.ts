@@ -3,7 +3,8 @@ import { FieldMessages, Messages, NotFoundError, ValidationError } from '../../e
 import { toE164 } from '../../lib/phone';
 import { specTimestampSql } from '../../lib/time';
 import { LEAD_DIALABLE } from '../campaigns/lead.sql';
-import { emitEvents, leadEvents } from '../events/event.service';
+import { emitEvents } from '../events/event.outbox';
+import { leadEvents } from '../leads/lead.snapshot';
 import type { Scope } from '../scope';
 
 /** A number on the account's do-not-call list. */

@@ -1,7 +1,7 @@
 import { Client } from 'pg';
 import { queryClient } from '../../db/prepared';
 import type { Logger } from '../../log';
-import { EVENTS_CHANNEL, type EventType } from './event.service';
+import { EVENTS_CHANNEL, type EventType } from './event.outbox';
 
 /** An event as the bus hands it out. */
 export interface BusEvent {

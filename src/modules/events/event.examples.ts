@@ -1,4 +1,4 @@
-import type { EventType } from './event.service';
+import type { EventType } from './event.outbox';
 
 /**
  * What each event type means and an example of its `data`, for the OpenAPI document's

@@ -13,7 +13,7 @@ import { parsePhone, toE164 } from '../../lib/phone';
 import { SmsOutcomeUnknown, SmsProviderError, type SmsProvider } from './sms.ports';
 import { Account } from '../accounts/account.entity';
 import { adjustBalance, noteLowBalance } from '../accounts/account.service';
-import { emitEvents } from '../events/event.service';
+import { emitEvents } from '../events/event.outbox';
 import { claimKey, storeResponse, type KeyRef } from '../idempotency/idempotency.service';
 import type { Scope } from '../scope';
 import { countSegments } from './segments';

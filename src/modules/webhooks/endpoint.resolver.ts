@@ -1,6 +1,6 @@
 import { Arg, Authorized, Ctx, Field, FieldResolver, Int, Mutation, ObjectType, Query, Resolver, Root } from 'type-graphql';
 import { scopeOf, type GraphQLContext } from '../../graphql/context';
-import { EVENT_TYPES } from '../events/event.service';
+import { EVENT_TYPES } from '../events/event.outbox';
 import { createEndpoint, deleteEndpoint, listEndpoints, requireEndpoint, type WebhookEndpoint } from './endpoint.service';
 import { WebhookDelivery, withAttempts } from './webhook.resolver';
 

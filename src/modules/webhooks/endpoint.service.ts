@@ -3,7 +3,7 @@ import { DomainError, FieldErrorCollector, FieldMessages, Messages, NotFoundErro
 import { checkHttpUrl } from '../../lib/checks';
 import type { SecretBox } from '../../lib/secrets';
 import { specTimestampSql } from '../../lib/time';
-import { EVENT_TYPES, type EventType } from '../events/event.service';
+import { EVENT_TYPES, type EventType } from '../events/event.outbox';
 import type { Scope } from '../scope';
 
 /** The most webhook endpoints an account may have. */

@@ -1,14 +1,11 @@
 import { Messages } from '../../errors';
+import { CAMPAIGN_FIELDS } from '../../modules/campaigns/campaign.snapshot';
 import { isPlainObject } from '../../lib/objects';
 import { messageAnd, messageOnly } from '../openapi';
 import type { Route } from './route';
 
-const CAMPAIGN_FIELDS = `
-  fragment CampaignFields on Campaign {
-    id name assistant_id timezone max_calls_in_parallel allowed_hours_start_time allowed_hours_end_time allowed_days
-    max_retries retry_interval retry_on_voicemail retry_on_goal_incomplete goal_completion_variable mark_complete_when_no_leads
-    phone_number_ids status paused_reason created_at updated_at
-  }`;
+/** A campaign as the API shows it: the same fields its events carry. */
+const CAMPAIGN_FRAGMENT = `fragment CampaignFields on Campaign { ${CAMPAIGN_FIELDS.join(' ')} created_at updated_at }`;
 
 const deleteCampaign: Omit<Route, 'path'> = {
   method: 'DELETE',
@@ -26,7 +23,7 @@ export const campaignRoutes: Route[] = [
     method: 'GET',
     path: '/user/campaigns',
     summary: 'List campaigns, oldest first',
-    document: `query Campaigns { campaigns { ...CampaignFields } } ${CAMPAIGN_FIELDS}`,
+    document: `query Campaigns { campaigns { ...CampaignFields } } ${CAMPAIGN_FRAGMENT}`,
     variables: () => ({}),
     respond: (data) => ({ body: data.campaigns }),
   },
@@ -37,7 +34,7 @@ export const campaignRoutes: Route[] = [
     status: 201,
     body: 'input',
     envelope: messageAnd(),
-    document: `mutation CreateCampaign($input: CreateCampaignInput!) { createCampaign(input: $input) { ...CampaignFields } } ${CAMPAIGN_FIELDS}`,
+    document: `mutation CreateCampaign($input: CreateCampaignInput!) { createCampaign(input: $input) { ...CampaignFields } } ${CAMPAIGN_FRAGMENT}`,
     variables: (req) => ({ input: req.body }),
     respond: (data) => ({ body: { message: Messages.campaignCreated, data: data.createCampaign } }),
   },
@@ -49,7 +46,7 @@ export const campaignRoutes: Route[] = [
     envelope: messageAnd(),
     document: `mutation UpdateCampaignStatus($campaign_id: Int!, $action: String!) {
       updateCampaignStatus(campaign_id: $campaign_id, action: $action) { ...CampaignFields }
-    } ${CAMPAIGN_FIELDS}`,
+    } ${CAMPAIGN_FRAGMENT}`,
     variables: (req) => (isPlainObject(req.body) ? { campaign_id: req.body.campaign_id, action: req.body.action } : {}),
     respond: (data) => ({
       body: { message: data.updateCampaignStatus.status === 'running' ? Messages.campaignStarted : Messages.campaignStopped, data: data.updateCampaignStatus },
@@ -61,7 +58,7 @@ export const campaignRoutes: Route[] = [
     summary: 'Get a campaign with its stats',
     document: `query Campaign($id: Int!) {
       campaign(id: $id) { ...CampaignFields stats { leads calls_in_progress attempts total_cost } }
-    } ${CAMPAIGN_FIELDS}`,
+    } ${CAMPAIGN_FRAGMENT}`,
     variables: (req) => ({ id: req.params.id }),
     respond: (data) => ({ body: data.campaign }),
     notFound: Messages.campaignNotFound,
@@ -74,7 +71,7 @@ export const campaignRoutes: Route[] = [
     envelope: messageAnd(),
     document: `mutation UpdateCampaign($id: Int!, $input: UpdateCampaignInput!) {
       updateCampaign(id: $id, input: $input) { ...CampaignFields }
-    } ${CAMPAIGN_FIELDS}`,
+    } ${CAMPAIGN_FRAGMENT}`,
     variables: (req) => ({ id: req.params.id, input: req.body }),
     respond: (data) => ({ body: { message: Messages.campaignUpdated, data: data.updateCampaign } }),
     notFound: Messages.campaignNotFound,
