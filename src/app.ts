@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
-import { ApolloServer, HeaderMap } from '@apollo/server';
+import { ApolloServer } from '@apollo/server';
 import { ApolloServerPluginCacheControlDisabled } from '@apollo/server/plugin/disabled';
 import cors from 'cors';
 import { GraphQLError } from 'graphql';
@@ -16,25 +16,23 @@ import { unwrapResolverError } from '@apollo/server/errors';
 import { formatError, isUnexpected } from './graphql/errors';
 import { getSchema } from './graphql/schema';
 import { serveSubscriptions, type Subscriptions } from './graphql/subscriptions';
-import { BodyTooLargeError, drainUnread, readBody, sendError, sendGraphQLError, sendJson } from './http';
+import { BodyTooLargeError, drainUnread, sendError, sendGraphQLError, sendJson } from './http';
 import { authenticate } from './modules/accounts/account.service';
-import { Call } from './modules/calls/call.entity';
-import { recordingSignature } from './modules/calls/call.lifecycle';
 import { routes } from './rest/routes';
 import { RestShim, type Session } from './rest/shim';
 import type { Config } from './config';
-import { ideAssets, wantsIde } from './docs/ide';
-import { referenceAssets } from './docs/reference';
-import { sendAsset } from './docs/static';
 import { buildOpenApi } from './rest/openapi';
-import { graphqlOperations, httpDuration, httpRequests, registry, watchDatabase } from './metrics';
+import { graphqlOperations, httpDuration, httpRequests, watchDatabase } from './metrics';
 import type { Runtime } from './runtime';
-import { sameSecret } from './lib/secrets';
-import { simulatedRecording } from './telephony/recording';
 import { TWILIO_WEBHOOK_PATHS, twilioWebhook } from './telephony/twilio.callbacks';
 import { engineApi } from './voice/engine.api';
 import { MEDIA_PATH } from './telephony/twilio.wire';
 import { serveMedia } from './voice/media';
+import { docsRoutes } from './web/docs';
+import { graphqlRoute } from './web/graphql';
+import { metricsRoute } from './web/metrics';
+import { recordingRoute } from './web/recording';
+import type { Exchange, HttpRoute, Requested, Seen } from './web/route';
 
 export interface App {
   server: http.Server;
@@ -50,14 +48,6 @@ export interface App {
 }
 
 const REST_BASE = '/api';
-const STATIC_ROUTES = new Set(['/', '/graphql', '/healthz', '/readyz', '/metrics', '/docs', `${REST_BASE}/openapi.json`]);
-
-/** What a request's log line learns on the way. */
-interface Seen {
-  accountId: number | null;
-  /** The REST route pattern the shim matched (null: none), once it has looked. */
-  restRoute?: string | null;
-}
 
 const REQUEST_ID = /^[\w.:@-]{1,128}$/;
 const TRACEPARENT = /^[\da-f]{2}-([\da-f]{32})-[\da-f]{16}-[\da-f]{2}$/;
@@ -176,7 +166,7 @@ export async function createApp(runtime: Runtime): Promise<App> {
   });
 
   /** The request's context, and how long its token must wait when it is over its rate limit. */
-  const sessionFor = (req: IncomingMessage, requestId: string, seen: Seen) => async (): Promise<Session> => {
+  const sessionFor = ({ req, requestId, seen }: Exchange) => async (): Promise<Session> => {
     // The token check keeps nothing in an EntityManager: the ORM's own runs it.
     const auth = await authenticate(orm.em, req.headers.authorization, config.rateLimitPerMinute);
     seen.accountId = auth?.accountId ?? null;
@@ -186,90 +176,7 @@ export async function createApp(runtime: Runtime): Promise<App> {
     };
   };
 
-  async function graphql(req: IncomingMessage, res: ServerResponse, url: URL, requestId: string, seen: Seen): Promise<void> {
-    // Every operation needs an account: the token is checked before the body is even read.
-    const { context, retryAfterSeconds } = await sessionFor(req, requestId, seen)();
-    if (context.accountId === null) {
-      return sendJson(
-        res,
-        401,
-        { data: null, errors: [{ message: Messages.unauthenticated, extensions: { code: 'UNAUTHENTICATED', status: 401 } }] },
-        { 'www-authenticate': 'Bearer' },
-      );
-    }
-    if (retryAfterSeconds !== null) {
-      return sendGraphQLError(res, 'RATE_LIMITED', Messages.rateLimited(retryAfterSeconds), { 'retry-after': retryAfterSeconds });
-    }
-    let body: unknown;
-    if (req.method === 'POST') {
-      const raw = await readBody(req, config.maxBodyBytes);
-      try {
-        body = raw.length ? JSON.parse(raw.toString('utf8')) : undefined;
-      } catch {
-        return sendGraphQLError(res, 'BAD_REQUEST', Messages.invalidJson);
-      }
-    }
-    if (await direct.answer(req, res, body, context)) return;
-    const headers = new HeaderMap();
-    for (const [name, value] of Object.entries(req.headers)) {
-      if (value !== undefined) headers.set(name, Array.isArray(value) ? value.join(', ') : value);
-    }
-    const response = await apollo.executeHTTPGraphQLRequest({
-      httpGraphQLRequest: { method: req.method ?? 'GET', headers, search: url.search, body },
-      context: async () => context,
-    });
-    for (const [name, value] of response.headers) res.setHeader(name, value);
-    // Answers about an account are never stored by a cache on the way.
-    res.setHeader('cache-control', 'no-store');
-    res.statusCode = response.status ?? 200;
-    if (req.method === 'POST') direct.answered(req.headers.accept, res.statusCode, response.headers.get('content-type'));
-    if (response.body.kind === 'complete') {
-      res.end(response.body.string);
-      return;
-    }
-    for await (const chunk of response.body.asyncIterator) res.write(chunk);
-    res.end();
-  }
-
-  /** GET /recordings/{call id}.wav?sig=...: a call's recording, for whoever holds its signed URL. */
-  async function recording(res: ServerResponse, url: URL): Promise<void> {
-    const match = /^\/recordings\/(\d{1,10})\.wav$/.exec(url.pathname);
-    const id = match ? Number(match[1]) : NaN;
-    if (!match || !Number.isSafeInteger(id) || !sameSecret(url.searchParams.get('sig'), recordingSignature(secrets, id))) {
-      return sendError(res, 'NOT_FOUND', Messages.routeNotFound);
-    }
-    const call = await orm.em.fork().findOne(Call, { id });
-    if (!call?.recording_url) return sendError(res, 'NOT_FOUND', Messages.routeNotFound);
-    const { length, stream } = simulatedRecording(call.duration);
-    res.writeHead(200, { 'content-type': 'audio/wav', 'content-length': length, 'cache-control': 'private, max-age=3600' });
-    stream.pipe(res);
-  }
-
   watchDatabase(orm);
-  /** A bounded label for metrics: the route pattern, never the raw path. */
-  const routeLabel = (method: string, path: string, seen: Seen): string => {
-    if (path === REST_BASE || path.startsWith(`${REST_BASE}/`)) {
-      const pattern = seen.restRoute !== undefined ? seen.restRoute : shim.patternOf(method, path.slice(REST_BASE.length));
-      return pattern ? `${REST_BASE}${pattern}` : 'unmatched';
-    }
-    if (STATIC_ROUTES.has(path) || TWILIO_WEBHOOK_PATHS.includes(path)) return path;
-    const prefix = ['/docs/', '/ide/', '/recordings/', '/engine/calls/'].find((p) => path.startsWith(p));
-    return prefix ? `${prefix}*` : 'unmatched';
-  };
-
-  /** GET /metrics: Prometheus exposition; open on a development instance, else METRICS_TOKEN's. */
-  async function metrics(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    if (!config.metricsOpen) {
-      const given = /^Bearer\s+(.+)$/i.exec(req.headers.authorization ?? '')?.[1];
-      if (!config.metricsToken || !sameSecret(given, config.metricsToken)) {
-        return sendError(res, 'UNAUTHENTICATED', Messages.unauthenticated);
-      }
-    }
-    const text = await registry.metrics();
-    res.writeHead(200, { 'content-type': registry.contentType, 'content-length': Buffer.byteLength(text) });
-    res.end(text);
-  }
-
   const allowCors = corsHandler(config.cors);
   /** Adds the CORS headers; false when the handler answered the request itself (a preflight). */
   const applyCors = (req: IncomingMessage, res: ServerResponse): boolean => {
@@ -279,17 +186,61 @@ export async function createApp(runtime: Runtime): Promise<App> {
     return proceed;
   };
 
+  /**
+   * The HTTP routes, in the order they are tried: each says which requests it takes, their
+   * label in metrics and logs, and what answers them.
+   */
+  const table: HttpRoute[] = [
+    { match: ({ path }) => path === '/healthz', label: '/healthz', handle: ({ res }) => sendJson(res, 200, { status: 'ok' }) },
+    {
+      match: ({ path }) => path === '/readyz',
+      label: '/readyz',
+      async handle({ res }) {
+        const ready = await orm.isConnected().catch(() => false);
+        sendJson(res, ready ? 200 : 503, { status: ready ? 'ok' : 'unavailable' });
+      },
+    },
+    ...docsRoutes(config, `${REST_BASE}/openapi.json`, openApi),
+    graphqlRoute({ config, apollo, direct, session: sessionFor }),
+    {
+      match: ({ path }) => path === REST_BASE || path.startsWith(`${REST_BASE}/`),
+      label: ({ method, path }, seen) => {
+        const pattern = seen.restRoute !== undefined ? seen.restRoute : shim.patternOf(method, path.slice(REST_BASE.length));
+        return pattern ? `${REST_BASE}${pattern}` : 'unmatched';
+      },
+      handle: (exchange) => {
+        const matched = (pattern: string | null) => (exchange.seen.restRoute = pattern);
+        return shim.handle(exchange.req, exchange.res, exchange.url, exchange.path.slice(REST_BASE.length), sessionFor(exchange), matched);
+      },
+    },
+    metricsRoute(config),
+    recordingRoute(orm, secrets),
+    {
+      match: ({ path }) => path.startsWith('/telephony/twilio/'),
+      label: ({ path }) => (TWILIO_WEBHOOK_PATHS.includes(path) ? path : 'unmatched'),
+      handle: ({ req, res, url }) => twilioWebhook(runtime, req, res, url),
+    },
+    {
+      match: ({ path }) => path.startsWith('/engine/'),
+      label: ({ path }) => (path.startsWith('/engine/calls/') ? '/engine/calls/*' : 'unmatched'),
+      handle: ({ req, res, path }) => engineApi(runtime, req, res, path),
+    },
+  ];
+  const routeOf = (requested: Requested) => table.find((route) => route.match(requested));
+
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const requestId = incomingRequestId(req) ?? randomUUID();
     const started = process.hrtime.bigint();
     res.setHeader('x-request-id', requestId);
     const target = requestTarget(req.url);
-    const path = target?.pathname ?? '';
+    const requested: Requested = { method: req.method ?? 'GET', path: target?.pathname ?? '', search: target?.search ?? '', req };
+    const route = routeOf(requested);
     const seen: Seen = { accountId: null };
     res.once('prefinish', () => drainUnread(req));
     res.once('finish', () => {
       const seconds = Number(process.hrtime.bigint() - started) / 1e9;
-      const labels = { method: req.method ?? '', route: routeLabel(req.method ?? 'GET', path, seen), status: String(res.statusCode) };
+      const label = !route ? 'unmatched' : typeof route.label === 'string' ? route.label : route.label(requested, seen);
+      const labels = { method: req.method ?? '', route: label, status: String(res.statusCode) };
       httpRequests.inc(labels);
       httpDuration.observe(labels, seconds);
       logger.access({
@@ -301,38 +252,14 @@ export async function createApp(runtime: Runtime): Promise<App> {
         account_id: seen.accountId,
       });
     });
+    const { path } = requested;
     try {
       if (!target || !isValidHost(req.headers.host)) return sendError(res, 'BAD_REQUEST', Messages.badRequest);
       if (!applyCors(req, res)) return; // a preflight, answered
+      if (!route) return sendError(res, 'NOT_FOUND', Messages.routeNotFound);
       // Links and page URLs are built on PUBLIC_URL, never on the client's Host header.
       const url = new URL(`${config.publicUrl}${target.pathname}${target.search}`);
-      if (path === '/healthz') return sendJson(res, 200, { status: 'ok' });
-      if (path === '/readyz') {
-        const ready = await orm.isConnected().catch(() => false);
-        return sendJson(res, ready ? 200 : 503, { status: ready ? 'ok' : 'unavailable' });
-      }
-      if (path === '/graphql' && config.graphql.ide && wantsIde(req.method, req.headers.accept, target.search)) {
-        return await sendAsset(res, ideAssets[path]);
-      }
-      if (path === '/graphql') return await graphql(req, res, url, requestId, seen);
-      if (path === '/metrics' && req.method === 'GET') return await metrics(req, res);
-      if (req.method === 'GET' || req.method === 'HEAD') {
-        if (path === '/') {
-          res.writeHead(302, { location: '/docs' });
-          return void res.end();
-        }
-        if (path === `${REST_BASE}/openapi.json`) return sendAsset(res, { text: openApi, type: 'application/json; charset=utf-8' });
-        if (path === '/docs' || path.startsWith('/docs/')) return await sendAsset(res, referenceAssets[path]);
-        if (config.graphql.ide && path.startsWith('/ide/')) return await sendAsset(res, ideAssets[path]);
-      }
-      if (path.startsWith('/recordings/')) return await recording(res, url);
-      if (path.startsWith('/telephony/twilio/')) return await twilioWebhook(runtime, req, res, url);
-      if (path.startsWith('/engine/')) return await engineApi(runtime, req, res, path);
-      if (path === REST_BASE || path.startsWith(`${REST_BASE}/`)) {
-        const matched = (pattern: string | null) => (seen.restRoute = pattern);
-        return await shim.handle(req, res, url, path.slice(REST_BASE.length), sessionFor(req, requestId, seen), matched);
-      }
-      sendError(res, 'NOT_FOUND', Messages.routeNotFound);
+      await route.handle({ req, res, url, path, requestId, seen });
     } catch (error) {
       // GraphQL's clients read its errors in GraphQL's shape, REST's in the spec's.
       const fail = (code: ErrorCode, message: string, headers: Record<string, string | number> = {}) =>
