@@ -3,8 +3,8 @@ import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import { Pool, type PoolClient } from 'pg';
 import { statementOf } from '../src/db/prepared';
 import { specTimestampSql } from '../src/lib/time';
-import { dayAfter } from '../src/lib/count-ranges';
-import { firstPage, pageStatement, seek, type CallFilter, type Run } from '../src/modules/calls/call-list';
+import { dayAfter } from '../src/modules/calls/call.count-ranges';
+import { firstPage, pageStatement, seek, type CallFilter, type Run } from '../src/modules/calls/call.list';
 
 /**
  * The floor: the least a server can do for each scenario, a plain node:http server running

@@ -6,7 +6,7 @@ import { loadSecretBox, type SecretBox } from './lib/secrets';
 import { createLogger, type Logger } from './log';
 import { scheduleCallWebhook } from './modules/webhooks/webhook.service';
 import type { Runtime } from './runtime';
-import { createSmsProvider } from './telephony/sms';
+import { createSmsProvider } from './telephony/sms.providers';
 import type { TelephonyProvider } from './modules/calls/call.ports';
 import { SimulatorProvider } from './telephony/simulator';
 import { TwilioVoice } from './telephony/twilio';

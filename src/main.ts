@@ -2,7 +2,7 @@ import 'reflect-metadata';
 import { createApp, type App } from './app';
 import { boot, stopOnSignals } from './boot';
 import { loadConfig } from './config';
-import { startWorkers, type Workers } from './jobs/worker';
+import { startWorkers, type Workers } from './jobs/runner';
 import { createLogger } from './log';
 import type { Runtime } from './runtime';
 import { seedDemo, type DemoSeed } from './seed';

@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import { boot, stopOnSignals } from './boot';
 import { loadConfig } from './config';
-import { startWorkers } from './jobs/worker';
+import { startWorkers } from './jobs/runner';
 import { createLogger } from './log';
 
 /**

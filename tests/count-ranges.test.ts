@@ -1,4 +1,4 @@
-import { countRanges, dayAfter, firstOfNextMonth } from '../src/lib/count-ranges';
+import { countRanges, dayAfter, firstOfNextMonth } from '../src/modules/calls/call.count-ranges';
 
 describe('countRanges', () => {
   it('answers whole months from the monthly counters and the ends from the daily ones', () => {

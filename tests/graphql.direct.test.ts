@@ -2,7 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ApolloServer } from '@apollo/server';
 import { buildSchema, parse, type OperationDefinitionNode } from 'graphql';
 import { OperationRunner } from '../src/graphql/compiled';
-import { DirectPath } from '../src/graphql/direct';
+import { DirectPath } from '../src/graphql/apollo-bypass';
 import { registry } from '../src/metrics';
 import * as leadService from '../src/modules/leads/lead.service';
 import { startTestApp, type HttpResult, type TestAccount, type TestApp } from './helpers/app';

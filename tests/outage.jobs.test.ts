@@ -1,4 +1,4 @@
-import { startWorkers, restartDelayMs, type Workers } from '../src/jobs/worker';
+import { startWorkers, restartDelayMs, type Workers } from '../src/jobs/runner';
 import { startTestApp, type TestAccount, type TestApp } from './helpers/app';
 import { json, startReceiver, type Receiver } from './helpers/receiver';
 import { startOwnCluster, type OwnCluster } from './helpers/own-cluster';

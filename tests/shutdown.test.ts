@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { json, startReceiver, type Receiver } from './helpers/receiver';
-import { startWorkers } from '../src/jobs/worker';
+import { startWorkers } from '../src/jobs/runner';
 import { startTestApp, workerEnv, type TestAccount, type TestApp } from './helpers/app';
 
 /**

@@ -1,5 +1,5 @@
 import { SmsProviderError } from '../src/modules/sms/sms.ports';
-import { TwilioSms } from '../src/telephony/sms';
+import { TwilioSms } from '../src/telephony/sms.providers';
 import { json, startReceiver, type Receiver } from './helpers/receiver';
 import { startTestApp, type TestAccount, type TestApp } from './helpers/app';
 

@@ -14,7 +14,11 @@ import {
 } from 'graphql';
 import { FieldErrorCollector, FieldMessages } from '../errors';
 import { MAX_LIST_ITEMS, joinPath } from '../graphql/input-guard';
-import { isPlainObject } from '../lib/objects';
+
+/** A JSON object, as opposed to an array, null or a scalar. */
+export function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
 
 /**
  * Turns the JSON of a REST request into the variables of a GraphQL operation, reading the

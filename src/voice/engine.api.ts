@@ -8,7 +8,7 @@ import type { Runtime } from '../runtime';
 import { validMediaToken } from '../telephony/twilio.wire';
 import { LiveCall } from './live-call';
 import { endCallFunction, fillVariables, toolFunction } from './realtime';
-import { engineSetup } from './setup';
+import { engineSetup } from './engine.setup';
 
 /**
  * The engine API (design.md, "Voice engines"): what an external engine (a Pipecat bot, for

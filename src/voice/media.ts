@@ -6,7 +6,7 @@ import type { Runtime } from '../runtime';
 import { validMediaToken } from '../telephony/twilio.wire';
 import { LiveCall } from './live-call';
 import { RealtimeEngine, type MediaOut, type VoiceEngine } from './realtime';
-import { engineSetup } from './setup';
+import { engineSetup } from './engine.setup';
 
 /**
  * The Twilio Media Streams endpoint (design.md, "Voice engines"): the WebSocket the TwiML of a

@@ -5,7 +5,7 @@ import { runTool } from '../modules/calls/call.tools';
 import type { Tool } from '../modules/tools/tool.entity';
 import type { Runtime } from '../runtime';
 import type { LiveCall } from './live-call';
-import type { EngineSetup } from './setup';
+import type { EngineSetup } from './engine.setup';
 
 /**
  * The built-in voice engine of `multimodal` assistants: a bridge between the call's Twilio

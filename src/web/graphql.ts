@@ -2,7 +2,7 @@ import { HeaderMap, type ApolloServer } from '@apollo/server';
 import type { Config } from '../config';
 import { Messages } from '../errors';
 import type { GraphQLContext } from '../graphql/context';
-import type { DirectPath } from '../graphql/direct';
+import type { DirectPath } from '../graphql/apollo-bypass';
 import { readBody, sendGraphQLError, sendJson } from '../http';
 import type { Session } from '../rest/shim';
 import type { Exchange, HttpRoute } from './route';

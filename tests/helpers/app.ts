@@ -4,7 +4,7 @@ import { Client, Pool } from 'pg';
 import { createApp, type App } from '../../src/app';
 import { loadConfig, type Config } from '../../src/config';
 import { initOrm } from '../../src/db/orm';
-import { startWorkers } from '../../src/jobs/worker';
+import { startWorkers } from '../../src/jobs/runner';
 import { SecretBox } from '../../src/lib/secrets';
 import { createRuntime } from '../../src/boot';
 import type { Logger } from '../../src/log';

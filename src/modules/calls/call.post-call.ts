@@ -2,7 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { findForUpdate } from '../../db/locks';
 import { enqueue } from '../../jobs/queue';
 import { Assistant, type PostCallSchemaItem } from '../assistants/assistant.entity';
-import { wakeIfRunning } from '../campaigns/dialer.attempts';
+import { wakeIfRunning } from '../campaigns/dialer.wake';
 import { Call } from './call.entity';
 import { settleCall } from './call.lifecycle';
 import type { LifecycleDeps, PostCallAnalysis } from './call.ports';

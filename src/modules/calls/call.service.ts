@@ -19,7 +19,7 @@ import { callSnapshot } from './call.snapshot';
 import { emitEvents } from '../events/event.outbox';
 import { idempotent } from '../idempotency/idempotency.service';
 import type { Scope } from '../scope';
-import { afterCall, firstPage, pageStatement, seek, type CallFilter, type Run, type Statement } from './call-list';
+import { afterCall, firstPage, pageStatement, seek, type CallFilter, type Run, type Statement } from './call.list';
 import { CALL_STATUSES, CALL_TYPES, Call, type CallType } from './call.entity';
 import type { CallFeedArgs, CallFilterArgs, CallListArgs, CallStarted, MakeCallInput } from './call.inputs';
 import type { LifecycleDeps } from './call.ports';

@@ -10,7 +10,7 @@ import { LEAD_STATUSES } from '../leads/lead.entity';
 import type { Scope } from '../scope';
 import { campaignEvents } from './campaign.snapshot';
 import { emitEvents } from '../events/event.outbox';
-import { wakeDialer } from './dialer.attempts';
+import { wakeDialer } from './dialer.wake';
 import { Campaign } from './campaign.entity';
 import { CAMPAIGN_RULES, WEEKDAYS, type Weekday } from './campaign.rules';
 import type { CreateCampaignInput, UpdateCampaignInput } from './campaign.inputs';

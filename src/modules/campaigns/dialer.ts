@@ -12,7 +12,7 @@ import { windowAt } from './campaign.window';
 import { campaignEvents } from './campaign.snapshot';
 import { emitEvents } from '../events/event.outbox';
 import { leadEvents } from '../leads/lead.snapshot';
-import { pauseRunningCampaigns, wakeDialer } from './dialer.attempts';
+import { pauseRunningCampaigns, wakeDialer } from './dialer.wake';
 import { CALL_IN_FLIGHT } from '../calls/call.sql';
 import { LEAD_DIALABLE, LEAD_DUE, LEAD_DUE_AT } from './lead.sql';
 

@@ -10,7 +10,7 @@ import { selectPrepared } from '../../db/prepared';
 import { jsonRowOf, readOnlyMapper } from '../../db/read-only';
 import { Campaign } from '../campaigns/campaign.entity';
 import { requireCampaign } from '../campaigns/campaign.service';
-import { wakeDialer, wakeIfRunning } from '../campaigns/dialer.attempts';
+import { wakeDialer, wakeIfRunning } from '../campaigns/dialer.wake';
 import { emitEvents } from '../events/event.outbox';
 import { leadEvents } from './lead.snapshot';
 import type { Scope } from '../scope';

@@ -2,7 +2,7 @@ import { Arg, Args, ArgsType, Authorized, Ctx, Field, InputType, Int, Mutation, 
 import { scopeOf, type GraphQLContext } from '../../graphql/context';
 import { SMS_STATUSES } from './sms.entity';
 import { listSms, requireSms, sendSms, MAX_SMS_BODY } from './sms.service';
-import { SmsPage, SmsRecord } from './sms.types';
+import { SmsPage, SmsRecord } from './sms.record';
 
 @InputType('SendSmsInput')
 export class SendSmsInput {

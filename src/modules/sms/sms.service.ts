@@ -18,7 +18,7 @@ import { claimKey, storeResponse, type KeyRef } from '../idempotency/idempotency
 import type { Scope } from '../scope';
 import { countSegments } from './segments';
 import { SMS_STATUSES, Sms } from './sms.entity';
-import type { SmsRecord } from './sms.types';
+import type { SmsRecord } from './sms.record';
 
 export const MAX_SMS_BODY = 300;
 

@@ -1,5 +1,5 @@
 import { FieldMessages, Messages, type FieldErrorCollector } from '../../errors';
-import { isPlainObject } from '../../lib/objects';
+import { isPlainObject } from '../coerce';
 import { messageAnd, messageOnly } from '../openapi';
 import { queryVariables, type Route } from './route';
 

@@ -1,6 +1,6 @@
 import { Messages } from '../../errors';
 import { CAMPAIGN_FIELDS } from '../../modules/campaigns/campaign.snapshot';
-import { isPlainObject } from '../../lib/objects';
+import { isPlainObject } from '../coerce';
 import { messageAnd, messageOnly } from '../openapi';
 import type { Route } from './route';
 

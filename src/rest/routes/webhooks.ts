@@ -1,5 +1,5 @@
 import { Messages } from '../../errors';
-import { isPlainObject } from '../../lib/objects';
+import { isPlainObject } from '../coerce';
 import { messageAnd, messageOnly } from '../openapi';
 import type { Route } from './route';
 

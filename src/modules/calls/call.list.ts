@@ -1,4 +1,4 @@
-import { countRanges, dayAfter, firstOfNextMonth, type DateRange } from '../../lib/count-ranges';
+import { countRanges, dayAfter, firstOfNextMonth, type DateRange } from './call.count-ranges';
 
 /**
  * The call list's SQL, shared by the service and the benchmark's floor (which runs it by hand

@@ -1,4 +1,4 @@
-import { addDays } from './time';
+import { addDays } from '../../lib/time';
 
 /** A half-open range of dates (YYYY-MM-DD), unbounded where null. */
 export type DateRange = [from: string | null, to: string | null];
