@@ -1,7 +1,7 @@
 // A typed GraphQL client in a few lines, on the documents graphql-codegen's client preset
 // generates from schema.graphql and operations.graphql (`npm run codegen`): each document
 // carries its result and variables types, so a call cannot drift from its operation. CI
-// type-checks this file and runs it against a started server (tests/examples.test.ts).
+// type-checks this file and runs it against a started server (tests/platform/examples.test.ts).
 import { createClient } from 'graphql-ws';
 import { CallUpdatedDocument, CreateLeadDocument, LeadsDocument, type CallUpdatedSubscription, type TypedDocumentString } from './generated/graphql';
 

@@ -133,7 +133,7 @@ export class ConfigError extends Error {}
 /*
  * The variables, each with its rule, checked together by envalid: a start with bad
  * configuration is refused with every bad variable named, and what it allows. `ENV` is the one
- * definition; the README's table is checked against it (tests/config.test.ts).
+ * definition; the README's table is checked against it (tests/platform/config.test.ts).
  */
 
 /** A validator whose parse throws the rule; envalid names the variable. */

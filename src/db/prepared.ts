@@ -70,7 +70,7 @@ export function statementOf(sql: string): Statement {
  * without one. With that promise (pg 8.20), each result stayed reachable from the old
  * generation until a full collection: every young collection then copied and promoted the
  * rows of reads already answered (under list leads, 4-6 MB a collection, against 10 KB this
- * way). tests/db.prepared.test.ts measures it.
+ * way). tests/db/prepared.test.ts measures it.
  */
 export function queryClient<T extends QueryResultRow>(client: ClientBase, config: QueryConfig): Promise<QueryResult<T>>;
 export function queryClient<T extends unknown[]>(client: ClientBase, config: QueryArrayConfig): Promise<QueryArrayResult<T>>;

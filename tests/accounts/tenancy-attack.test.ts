@@ -1,0 +1,376 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { buildSchema, getNamedType, isInputObjectType, type GraphQLInputField, type GraphQLArgument } from 'graphql';
+import { routes } from '../../src/rest/routes';
+import { startTestApp, type HttpResult, type TestApp } from '../helpers/app';
+import { MISSING, VALID_REST_REQUESTS, assistantInput, createTenant, idOf, snapshot, type Kind, type RestRequest, type Tenant } from '../helpers/tenant';
+
+/**
+ * Another account's ids behave exactly like ids of nothing, on every GraphQL operation and
+ * every REST route. The id-bearing arguments come from the checked-in schema and the path
+ * parameters from the route table, so an operation or route added without a case here
+ * fails the suite. Each case runs three times: with the attacker's own id (it must work,
+ * which proves the id is what the other two runs change), with the victim's id and with a
+ * missing id; the last two must answer the same status and body, and write nothing.
+ */
+let app: TestApp;
+/** One attacker per API: each suite ends by deleting its attacker's fixtures. */
+let attacker: Tenant;
+let graphqlAttacker: Tenant;
+let restAttacker: Tenant;
+let victim: Tenant;
+
+beforeAll(async () => {
+  app = await startTestApp();
+  graphqlAttacker = await createTenant(app);
+  restAttacker = await createTenant(app);
+  // The victim's ids start far from anything else, so they cannot be confused in a response.
+  victim = await createTenant(app, 7_000_000);
+});
+afterAll(() => app?.close());
+
+type Variables = Record<string, unknown>;
+
+interface Slot {
+  /** Where the id goes: a dotted path into the variables (GraphQL) or into the request (REST). */
+  at: string;
+  kind: Kind;
+  /** The id is one element of a list. */
+  list?: boolean;
+}
+
+function withId<T extends object>(base: T, slot: Slot, id: unknown): T {
+  const copy = structuredClone(base);
+  const keys = slot.at.split('.');
+  let target = copy as Record<string, unknown>;
+  for (const key of keys.slice(0, -1)) target = (target[key] ??= {}) as Record<string, unknown>;
+  target[keys.at(-1)!] = slot.list ? [id] : id;
+  return copy;
+}
+
+/** The answer with the id written as a placeholder, so a foreign and a missing id compare. */
+function normalised(res: HttpResult, ids: unknown[]): unknown {
+  let text = res.text;
+  for (const id of ids) text = text.split(String(id)).join('<id>');
+  const headers = Object.fromEntries([...res.headers].filter(([name]) => !['date', 'x-request-id', 'content-length', 'etag'].includes(name)));
+  let headerText = JSON.stringify(headers);
+  for (const id of ids) headerText = headerText.split(String(id)).join('<id>');
+  return { status: res.status, body: text, headers: headerText };
+}
+
+async function expectForeignLikeMissing(send: (id: unknown) => Promise<HttpResult>, kind: Kind): Promise<HttpResult> {
+  const foreignId = idOf(victim, kind);
+  const before = await snapshot(app);
+  const foreign = await send(foreignId);
+  const missing = await send(MISSING[kind]);
+  expect(normalised(foreign, [foreignId, MISSING[kind]])).toEqual(normalised(missing, [foreignId, MISSING[kind]]));
+  expect(foreign.status).toBeLessThan(500);
+  expect(await snapshot(app)).toEqual(before);
+  return foreign;
+}
+
+// ---------------------------------------------------------------------------------------
+// GraphQL: every operation with an id-bearing argument.
+
+interface Operation {
+  document: string;
+  variables: (own: Tenant) => Variables;
+  slots: Slot[];
+}
+
+const CALL_SELECTION = 'id status';
+const OPERATIONS: Record<string, Operation> = {
+  assistant: { document: 'query($id: Int!) { assistant(id: $id) { id name } }', variables: (o) => ({ id: o.assistant }), slots: [{ at: 'id', kind: 'assistant' }] },
+  call: { document: `query($id: Int!) { call(id: $id) { ${CALL_SELECTION} } }`, variables: (o) => ({ id: o.call }), slots: [{ at: 'id', kind: 'call' }] },
+  lead: { document: 'query($id: Int!) { lead(id: $id) { id } }', variables: (o) => ({ id: o.lead }), slots: [{ at: 'id', kind: 'lead' }] },
+  sms: { document: 'query($id: Int!) { sms(id: $id) { id } }', variables: (o) => ({ id: o.sms }), slots: [{ at: 'id', kind: 'sms' }] },
+  tool: { document: 'query($id: Int!) { tool(id: $id) { id } }', variables: (o) => ({ id: o.tool }), slots: [{ at: 'id', kind: 'tool' }] },
+  calls: {
+    document: 'query($assistant_id: Int, $campaign_id: Int) { calls(assistant_id: $assistant_id, campaign_id: $campaign_id) { total data { id } } }',
+    variables: (o) => ({ assistant_id: o.assistant, campaign_id: o.campaignId }),
+    slots: [
+      { at: 'assistant_id', kind: 'assistant' },
+      { at: 'campaign_id', kind: 'campaign' },
+    ],
+  },
+  callFeed: {
+    document: 'query($assistant_id: Int, $campaign_id: Int) { callFeed(assistant_id: $assistant_id, campaign_id: $campaign_id) { data { id } next_after } }',
+    variables: (o) => ({ assistant_id: o.assistant, campaign_id: o.campaignId }),
+    slots: [
+      { at: 'assistant_id', kind: 'assistant' },
+      { at: 'campaign_id', kind: 'campaign' },
+    ],
+  },
+  leads: {
+    document: 'query($campaign_id: Int) { leads(campaign_id: $campaign_id) { total data { id } } }',
+    variables: (o) => ({ campaign_id: o.campaignId }),
+    slots: [{ at: 'campaign_id', kind: 'campaign' }],
+  },
+  smsMessages: {
+    document: 'query($phone_number_id: Int) { smsMessages(phone_number_id: $phone_number_id) { total data { id } } }',
+    variables: (o) => ({ phone_number_id: o.phone }),
+    slots: [{ at: 'phone_number_id', kind: 'phone' }],
+  },
+  createLead: {
+    document: 'mutation($input: CreateLeadInput!) { createLead(input: $input) { id } }',
+    variables: (o) => ({ input: { campaign_id: o.campaignId, phone_number: '+5511987650001' } }),
+    slots: [{ at: 'input.campaign_id', kind: 'campaign' }],
+  },
+  updateLead: {
+    document: 'mutation($id: Int!, $input: UpdateLeadInput!) { updateLead(id: $id, input: $input) { id } }',
+    variables: (o) => ({ id: o.lead, input: { campaign_id: o.campaignId, variables: { note: 'changed' } } }),
+    slots: [
+      { at: 'id', kind: 'lead' },
+      { at: 'input.campaign_id', kind: 'campaign' },
+    ],
+  },
+  updateTool: {
+    document: 'mutation($id: Int!, $input: UpdateToolInput!) { updateTool(id: $id, input: $input) { id } }',
+    variables: (o) => ({ id: o.tool, input: { timeout: 7 } }),
+    slots: [{ at: 'id', kind: 'tool' }],
+  },
+  createAssistant: {
+    document: 'mutation($input: CreateAssistantInput!) { createAssistant(input: $input) { id } }',
+    variables: (o) => ({ input: assistantInput(o, o.sparePhones[0]) }),
+    slots: [
+      { at: 'input.voice_id', kind: 'voice' },
+      { at: 'input.phone_number_id', kind: 'phone' },
+      { at: 'input.tool_ids', kind: 'tool', list: true },
+    ],
+  },
+  updateAssistant: {
+    document: 'mutation($id: Int!, $input: UpdateAssistantInput!) { updateAssistant(id: $id, input: $input) { id } }',
+    variables: (o) => ({ id: o.assistant, input: { voice_id: o.voice, phone_number_id: o.sparePhones[1], tool_ids: [o.tool] } }),
+    slots: [
+      { at: 'id', kind: 'assistant' },
+      { at: 'input.voice_id', kind: 'voice' },
+      { at: 'input.phone_number_id', kind: 'phone' },
+      { at: 'input.tool_ids', kind: 'tool', list: true },
+    ],
+  },
+  enableInboundWebhook: {
+    document: 'mutation($assistant_id: Int!, $webhook_url: String!) { enableInboundWebhook(assistant_id: $assistant_id, webhook_url: $webhook_url) { id } }',
+    variables: (o) => ({ assistant_id: o.assistant, webhook_url: 'https://hooks.example.com/other' }),
+    slots: [{ at: 'assistant_id', kind: 'assistant' }],
+  },
+  redeliverWebhook: {
+    document: 'mutation($delivery_id: String!) { redeliverWebhook(delivery_id: $delivery_id) }',
+    variables: (o) => ({ delivery_id: o.delivery }),
+    slots: [{ at: 'delivery_id', kind: 'delivery' }],
+  },
+  makeCall: {
+    document: 'mutation($input: MakeCallInput!) { makeCall(input: $input) { call_id } }',
+    variables: (o) => ({ input: { assistant_id: o.assistant, phone_number: '+5511987650002' } }),
+    slots: [{ at: 'input.assistant_id', kind: 'assistant' }],
+  },
+  sendSms: {
+    document: 'mutation($input: SendSmsInput!) { sendSms(input: $input) { id } }',
+    variables: (o) => ({ input: { from: o.phone, to: '+5511987650003', body: 'Olá de novo' } }),
+    slots: [{ at: 'input.from', kind: 'phone' }],
+  },
+  simulateInboundCall: {
+    document: 'mutation($to: String!, $from: String!) { simulateInboundCall(to: $to, from: $from) { id } }',
+    variables: (o) => ({ to: o.inboundNumber, from: '+5511987650004' }),
+    slots: [{ at: 'to', kind: 'inboundNumber' }],
+  },
+  // The destructive ones last: their own-id run removes the attacker's fixture.
+  disableWebhook: {
+    document: 'mutation($assistant_id: Int!) { disableWebhook(assistant_id: $assistant_id) { id } }',
+    variables: (o) => ({ assistant_id: o.assistant }),
+    slots: [{ at: 'assistant_id', kind: 'assistant' }],
+  },
+  campaign: { document: 'query($id: Int!) { campaign(id: $id) { id stats { attempts } } }', variables: (o) => ({ id: o.campaignId }), slots: [{ at: 'id', kind: 'campaign' }] },
+  createCampaign: {
+    document: 'mutation($input: CreateCampaignInput!) { createCampaign(input: $input) { id } }',
+    variables: (o) => ({ input: { name: 'Outra', assistant_id: o.assistant, phone_number_ids: [o.phone] } }),
+    slots: [
+      { at: 'input.assistant_id', kind: 'assistant' },
+      { at: 'input.phone_number_ids', kind: 'phone', list: true },
+    ],
+  },
+  updateCampaign: {
+    document: 'mutation($id: Int!, $input: UpdateCampaignInput!) { updateCampaign(id: $id, input: $input) { id } }',
+    variables: (o) => ({ id: o.campaignId, input: { assistant_id: o.assistant, phone_number_ids: [o.phone] } }),
+    slots: [
+      { at: 'id', kind: 'campaign' },
+      { at: 'input.assistant_id', kind: 'assistant' },
+      { at: 'input.phone_number_ids', kind: 'phone', list: true },
+    ],
+  },
+  startCampaign: { document: 'mutation($id: Int!) { startCampaign(id: $id) { status } }', variables: (o) => ({ id: o.spareCampaigns[0] }), slots: [{ at: 'id', kind: 'spareCampaign' }] },
+  stopCampaign: { document: 'mutation($id: Int!) { stopCampaign(id: $id) { status } }', variables: (o) => ({ id: o.spareCampaigns[0] }), slots: [{ at: 'id', kind: 'spareCampaign' }] },
+  updateCampaignStatus: {
+    document: 'mutation($campaign_id: Int!) { updateCampaignStatus(campaign_id: $campaign_id, action: "stop") { status } }',
+    variables: (o) => ({ campaign_id: o.campaignId }),
+    slots: [{ at: 'campaign_id', kind: 'campaign' }],
+  },
+  deleteCall: { document: 'mutation($id: Int!) { deleteCall(id: $id) }', variables: (o) => ({ id: o.call }), slots: [{ at: 'id', kind: 'call' }] },
+  hangupCall: { document: 'mutation($id: Int!) { hangupCall(id: $id) { id status } }', variables: (o) => ({ id: o.liveCall }), slots: [{ at: 'id', kind: 'liveCall' }] },
+  deleteLead: { document: 'mutation($id: Int!) { deleteLead(id: $id) }', variables: (o) => ({ id: o.lead }), slots: [{ at: 'id', kind: 'lead' }] },
+  deleteAssistant: { document: 'mutation($id: Int!) { deleteAssistant(id: $id) }', variables: (o) => ({ id: o.assistant }), slots: [{ at: 'id', kind: 'assistant' }] },
+  deleteTool: { document: 'mutation($id: Int!) { deleteTool(id: $id) }', variables: (o) => ({ id: o.tool }), slots: [{ at: 'id', kind: 'tool' }] },
+  deleteCampaign: { document: 'mutation($id: Int!) { deleteCampaign(id: $id) }', variables: (o) => ({ id: o.spareCampaigns[1] }), slots: [{ at: 'id', kind: 'lastCampaign' }] },
+  webhookEndpoint: {
+    document: 'query($id: Int!) { webhookEndpoint(id: $id) { id url deliveries { id } } }',
+    variables: (o) => ({ id: o.endpoint }),
+    slots: [{ at: 'id', kind: 'endpoint' }],
+  },
+  deleteWebhookEndpoint: { document: 'mutation($id: Int!) { deleteWebhookEndpoint(id: $id) }', variables: (o) => ({ id: o.endpoint }), slots: [{ at: 'id', kind: 'endpoint' }] },
+};
+
+/** Arguments that carry an id without saying so in their name. */
+const UNNAMED_IDS = ['sendSms.input.from', 'simulateInboundCall.to'];
+const ID_NAME = /^(id|.+_id|.+_ids)$/;
+/** Ids of the shared catalogue (languages, models): the same for every account, owned by none. */
+const CATALOGUE_IDS = /\.(language_id|llm_model_id)$/;
+
+/** Every id-bearing argument path of every query and mutation in schema.graphql. */
+function idArguments(): string[] {
+  const schema = buildSchema(readFileSync(path.join(__dirname, '..', '..', 'schema.graphql'), 'utf8'));
+  const found: string[] = [];
+  const visit = (prefix: string, field: GraphQLArgument | GraphQLInputField, depth: number) => {
+    const here = `${prefix}.${field.name}`;
+    const type = getNamedType(field.type);
+    if (isInputObjectType(type) && depth < 4) for (const inner of Object.values(type.getFields())) visit(here, inner, depth + 1);
+    else if ((ID_NAME.test(field.name) && !CATALOGUE_IDS.test(here)) || UNNAMED_IDS.includes(here)) found.push(here);
+  };
+  for (const root of [schema.getQueryType()!, schema.getMutationType()!]) {
+    for (const field of Object.values(root.getFields())) for (const arg of field.args) visit(field.name, arg, 0);
+  }
+  return found.sort();
+}
+
+describe('GraphQL: another account’s ids are missing ids', () => {
+  beforeAll(() => (attacker = graphqlAttacker));
+  it('covers every id-bearing argument of the schema', () => {
+    const covered = Object.entries(OPERATIONS).flatMap(([name, op]) => op.slots.map((slot) => `${name}.${slot.at}`));
+    expect(covered.sort()).toEqual(idArguments());
+  });
+
+  const cases = Object.entries(OPERATIONS).flatMap(([name, op]) => op.slots.map((slot) => [`${name}(${slot.at})`, op, slot] as const));
+  it.each(cases)('%s', async (_name, op, slot) => {
+    const send = (id: unknown) => app.graphql(op.document, withId(op.variables(attacker), slot, id), attacker.token);
+    const refused = await expectForeignLikeMissing(send, slot.kind);
+    const own = await send(idOf(attacker, slot.kind));
+    expect(own.body.errors).toBeUndefined();
+    expect(own.body.data).not.toEqual(refused.body.data);
+  });
+});
+
+// ---------------------------------------------------------------------------------------
+// REST: every route, with its path parameters and the ids in its body and query.
+
+interface RestCase {
+  /** Ids in the body (`body.x`) or the query string (`query.x`); `{id}` is found in the path by itself. */
+  slots: Slot[];
+  /** The kind of the `{id}` path parameter. */
+  pathKind?: Kind;
+}
+
+const ASSISTANT_SLOTS: Slot[] = [
+  { at: 'body.voice_id', kind: 'voice' },
+  { at: 'body.phone_number_id', kind: 'phone' },
+  { at: 'body.tool_ids', kind: 'tool', list: true },
+];
+
+/** Keyed by `METHOD path` as in the route table (the requests are VALID_REST_REQUESTS); routes with no id have no slots. */
+const REST_CASES: Record<string, RestCase> = {
+  'GET /user/assistants/languages': { slots: [] },
+  'GET /user/assistants/voices': { slots: [] },
+  'GET /user/assistants/get': { slots: [] },
+  'GET /user/assistants': { slots: [] },
+  'GET /user/assistants/outbound': { slots: [] },
+  'GET /user/phone-numbers': { slots: [] },
+  'GET /user/phone-numbers/all': { slots: [] },
+  'GET /user/assistants/phone-numbers': { slots: [] },
+  'GET /user/assistants/models': { slots: [] },
+  'GET /user/campaigns': { slots: [] },
+  'POST /user/campaigns': { slots: [{ at: 'body.assistant_id', kind: 'assistant' }, { at: 'body.phone_number_ids', kind: 'phone', list: true }] },
+  'GET /user/campaigns/{id}': { slots: [], pathKind: 'campaign' },
+  'PUT /user/campaigns/{id}': {
+    slots: [{ at: 'body.assistant_id', kind: 'assistant' }, { at: 'body.phone_number_ids', kind: 'phone', list: true }],
+    pathKind: 'campaign',
+  },
+  'POST /user/campaigns/update-status': { slots: [{ at: 'body.campaign_id', kind: 'campaign' }] },
+  'GET /user/tools': { slots: [] },
+  'POST /user/tools': { slots: [] },
+  'GET /user/me': { slots: [] },
+  'POST /user/lead': { slots: [{ at: 'body.campaign_id', kind: 'campaign' }] },
+  'GET /user/leads': { slots: [{ at: 'query.campaign_id', kind: 'campaign' }] },
+  'GET /user/leads/{id}': { slots: [], pathKind: 'lead' },
+  'PUT /user/leads/{id}': { slots: [{ at: 'body.campaign_id', kind: 'campaign' }], pathKind: 'lead' },
+  'PUT /leads/{id}': { slots: [], pathKind: 'lead' },
+  'GET /user/tools/{id}': { slots: [], pathKind: 'tool' },
+  'PUT /user/tools/{id}': { slots: [], pathKind: 'tool' },
+  'POST /user/assistant': { slots: ASSISTANT_SLOTS },
+  'GET /user/assistant/{id}': { slots: [], pathKind: 'assistant' },
+  'PUT /user/assistant/{id}': { slots: ASSISTANT_SLOTS, pathKind: 'assistant' },
+  'POST /user/assistants/enable-inbound-webhook': { slots: [{ at: 'body.assistant_id', kind: 'assistant' }] },
+  'POST /user/make_call': { slots: [{ at: 'body.assistant_id', kind: 'assistant' }] },
+  'GET /user/calls': {
+    slots: [
+      { at: 'query.assistant_id', kind: 'assistant' },
+      { at: 'query.campaign_id', kind: 'campaign' },
+    ],
+  },
+  'GET /user/calls/{id}': { slots: [], pathKind: 'call' },
+  'POST /user/sms': { slots: [{ at: 'body.from', kind: 'phone' }] },
+  'GET /user/dnc': { slots: [] },
+  'POST /user/dnc': { slots: [] },
+  'GET /user/webhooks': { slots: [] },
+  'POST /user/webhooks': { slots: [] },
+  // The destructive ones last.
+  'POST /user/assistants/disable-webhook': { slots: [{ at: 'body.assistant_id', kind: 'assistant' }] },
+  'POST /user/assistants/disable-inbound-webhook': { slots: [{ at: 'body.assistant_id', kind: 'assistant' }] },
+  'POST /user/calls/{id}/hangup': { slots: [], pathKind: 'liveCall' },
+  'DELETE /user/calls/{id}': { slots: [], pathKind: 'call' },
+  'DELETE /user/dnc/{phone_number}': { slots: [] },
+  'DELETE /user/leads/{id}': { slots: [], pathKind: 'lead' },
+  'DELETE /user/assistant/{id}': { slots: [], pathKind: 'assistant' },
+  'DELETE /user/tools/{id}': { slots: [], pathKind: 'tool' },
+  'DELETE /user/campaigns/{id}': { slots: [], pathKind: 'spareCampaign' },
+  'DELETE /user/campaign/{id}': { slots: [], pathKind: 'lastCampaign' },
+  'DELETE /user/webhooks/{id}': { slots: [], pathKind: 'endpoint' },
+};
+
+function restSend(route: string, parts: RestRequest) {
+  const method = route.split(' ')[0];
+  const search = new URLSearchParams(Object.entries(parts.query ?? {}).map(([k, v]): [string, string] => [k, String(v)])).toString();
+  return app.request(method, `/api${parts.path}${search ? `?${search}` : ''}`, { token: attacker.token, body: parts.body });
+}
+
+describe('REST: another account’s ids are missing ids', () => {
+  beforeAll(() => (attacker = restAttacker));
+  it('has a case for every route, with the kind of every path parameter', () => {
+    const table = routes.map((r) => `${r.method} ${r.path}`).sort();
+    expect(Object.keys(REST_CASES).sort()).toEqual(table);
+    expect(Object.keys(VALID_REST_REQUESTS).sort()).toEqual(table);
+    for (const route of routes) {
+      expect([route.path, route.path.includes('{id}')]).toEqual([route.path, REST_CASES[`${route.method} ${route.path}`].pathKind !== undefined]);
+    }
+  });
+
+  const cases = Object.entries(REST_CASES).flatMap(([route, c]) => [
+    ...(c.pathKind ? [[`${route} (path id)`, route, c, null] as const] : []),
+    ...c.slots.map((slot) => [`${route} (${slot.at})`, route, c, slot] as const),
+  ]);
+  it.each(cases)('%s', async (_name, route, c, slot) => {
+    const own = VALID_REST_REQUESTS[route](attacker);
+    const send = (id: unknown) => {
+      if (!slot) return restSend(route, { ...own, path: own.path.replace(String(idOf(attacker, c.pathKind!)), String(id)) });
+      return restSend(route, withId(own, slot, id));
+    };
+    const kind = slot ? slot.kind : c.pathKind!;
+    const refused = await expectForeignLikeMissing(send, kind);
+    const mine = await send(idOf(attacker, kind));
+    expect(mine.status).toBeLessThan(300);
+    expect(mine.text).not.toEqual(refused.text);
+  });
+
+  it('left everything of the victim as it was made', async () => {
+    const rows = await app.sql('select count(*)::int as n from leads where account_id = $1', [victim.accountId]);
+    expect(rows[0].n).toBe(1);
+    const [assistant] = await app.sql('select is_webhook_active, webhook_url from assistants where id = $1', [victim.assistant]);
+    expect(assistant).toEqual({ is_webhook_active: true, webhook_url: 'https://hooks.example.com/vozgate' });
+  });
+});
