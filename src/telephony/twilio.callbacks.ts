@@ -12,6 +12,9 @@ import { applyCallEvent } from '../modules/calls/call.lifecycle';
 import type { LifecycleDeps } from '../modules/calls/call.ports';
 import { admitCall, reserveForCalls, startCall } from '../modules/calls/call.service';
 import type { Runtime } from '../runtime';
+
+/** The parts of the runtime Twilio's callbacks use. */
+type CallbackDeps = Pick<Runtime, 'config' | 'lifecycle' | 'orm' | 'telephony' | 'secrets' | 'logger'>;
 import { answeredByOf, mediaStreamUrl, rejectTwiml, streamTwiml, validTwilioSignature } from './twilio.wire';
 
 /**
@@ -39,7 +42,7 @@ const TIME_LIMIT_GRACE_SECONDS = 2;
  * placed name the call (`?call=`); the others (an incoming call's, set on the number) are
  * matched by their CallSid.
  */
-export async function twilioWebhook(runtime: Runtime, req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
+export async function twilioWebhook(runtime: CallbackDeps, req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
   const kind = WEBHOOKS[url.pathname];
   const twilio = runtime.config.telephony.twilio;
   if (!kind || !twilio || runtime.telephony.name !== 'twilio') return sendError(res, 'NOT_FOUND', Messages.routeNotFound);
@@ -72,7 +75,7 @@ export async function twilioWebhook(runtime: Runtime, req: IncomingMessage, res:
  * machine. Each step runs in its own transaction through `applyCallEvent`, which ignores
  * what is stale, so a repeated or late callback changes nothing twice.
  */
-async function handleTwilioCallback(em: EntityManager, runtime: Runtime, kind: Exclude<TwilioWebhook, 'voice'>, call: Call, params: Record<string, string>): Promise<void> {
+async function handleTwilioCallback(em: EntityManager, runtime: CallbackDeps, kind: Exclude<TwilioWebhook, 'voice'>, call: Call, params: Record<string, string>): Promise<void> {
   const deps = runtime.lifecycle;
   const sid = params.CallSid;
   if (sid) {
@@ -174,7 +177,7 @@ async function scheduleTimeLimit(
  * at its parallel-call limit or without balance gives a busy tone. Twilio may ask again for
  * the same call (a timeout on its side): it gets the same answer, and no second call.
  */
-async function answerIncoming(em: EntityManager, runtime: Runtime, params: Record<string, string>): Promise<string> {
+async function answerIncoming(em: EntityManager, runtime: CallbackDeps, params: Record<string, string>): Promise<string> {
   const { config, secrets, telephony, lifecycle, logger } = runtime;
   const sid = params.CallSid;
   const to = toE164(params.To ?? '', config.defaultPhoneRegion);

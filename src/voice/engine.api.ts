@@ -4,7 +4,11 @@ import { readBody, sendError, sendJson } from '../http';
 import { Call } from '../modules/calls/call.entity';
 import { Tool } from '../modules/tools/tool.entity';
 import { runTool } from '../modules/calls/call.tools';
-import type { Runtime } from '../runtime';
+import type { ToolDeps } from '../modules/calls/call.tools';
+import type { LiveCallDeps } from './live-call';
+
+/** The parts of the runtime the engine API uses: a live call's, and what mid-call tools need. */
+type EngineApiDeps = LiveCallDeps & ToolDeps;
 import { validMediaToken } from '../telephony/twilio.wire';
 import { LiveCall } from './live-call';
 import { endCallFunction, fillVariables, toolFunction } from './realtime';
@@ -68,9 +72,9 @@ class CallRateLimiter {
 }
 
 /** One limiter per runtime (call ids are per database), in memory: a process limits what it serves. */
-const limiters = new WeakMap<Runtime, CallRateLimiter>();
+const limiters = new WeakMap<EngineApiDeps, CallRateLimiter>();
 
-function rateLimiter(runtime: Runtime): CallRateLimiter {
+function rateLimiter(runtime: EngineApiDeps): CallRateLimiter {
   let limiter = limiters.get(runtime);
   if (!limiter) limiters.set(runtime, (limiter = new CallRateLimiter()));
   return limiter;
@@ -108,7 +112,7 @@ async function jsonBody(req: IncomingMessage, limit: number): Promise<Record<str
   }
 }
 
-export async function engineApi(runtime: Runtime, req: IncomingMessage, res: ServerResponse, path: string): Promise<void> {
+export async function engineApi(runtime: EngineApiDeps, req: IncomingMessage, res: ServerResponse, path: string): Promise<void> {
   try {
     await serve(runtime, req, res, path);
   } catch (error) {
@@ -117,7 +121,7 @@ export async function engineApi(runtime: Runtime, req: IncomingMessage, res: Ser
   }
 }
 
-async function serve(runtime: Runtime, req: IncomingMessage, res: ServerResponse, path: string): Promise<void> {
+async function serve(runtime: EngineApiDeps, req: IncomingMessage, res: ServerResponse, path: string): Promise<void> {
   const match = ROUTE.exec(path);
   if (!match) return sendError(res, 'NOT_FOUND', Messages.routeNotFound);
   const callId = Number(match[1]);

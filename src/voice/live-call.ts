@@ -3,6 +3,9 @@ import { Call, type ToolCallRecord } from '../modules/calls/call.entity';
 import type { HangupReason } from '../modules/calls/call.events';
 import type { Runtime } from '../runtime';
 
+/** The parts of the runtime a live call writes through. */
+export type LiveCallDeps = Pick<Runtime, 'orm' | 'lifecycle' | 'telephony' | 'logger'>;
+
 /** What an engine outside vozgate may add to a call (the engine API's bounds). */
 export interface TurnLimits {
   /** Turns the call may hold. */
@@ -26,7 +29,7 @@ export class LiveCall {
   private writes: Promise<unknown> = Promise.resolve();
 
   constructor(
-    private readonly runtime: Runtime,
+    private readonly runtime: LiveCallDeps,
     readonly id: number,
   ) {}
 

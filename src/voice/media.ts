@@ -2,10 +2,13 @@ import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type RawData, type WebSocket } from 'ws';
 import { Call } from '../modules/calls/call.entity';
-import type { Runtime } from '../runtime';
+
 import { validMediaToken } from '../telephony/twilio.wire';
-import { LiveCall } from './live-call';
-import { RealtimeEngine, type MediaOut, type VoiceEngine } from './realtime';
+import { LiveCall, type LiveCallDeps } from './live-call';
+import { RealtimeEngine, type MediaOut, type RealtimeDeps, type VoiceEngine } from './realtime';
+
+/** The parts of the runtime the media endpoint uses: a live call's and the engine's. */
+type MediaDeps = LiveCallDeps & RealtimeDeps;
 import { engineSetup } from './engine.setup';
 
 /**
@@ -29,7 +32,7 @@ export interface MediaServer {
   close(): Promise<void>;
 }
 
-export function serveMedia(runtime: Runtime): MediaServer {
+export function serveMedia(runtime: MediaDeps): MediaServer {
   const wss = new WebSocketServer({ noServer: true, perMessageDeflate: false, maxPayload: 64 * 1024 });
   const streams = new Set<MediaStream>();
   wss.on('connection', (socket: WebSocket) => {
@@ -68,7 +71,7 @@ class MediaStream {
   private readonly startTimer: NodeJS.Timeout;
 
   constructor(
-    private readonly runtime: Runtime,
+    private readonly runtime: MediaDeps,
     private readonly socket: WebSocket,
   ) {
     this.startTimer = setTimeout(() => this.refuse('no start'), START_TIMEOUT_MS);

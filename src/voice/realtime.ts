@@ -3,7 +3,11 @@ import type { Assistant } from '../modules/assistants/assistant.entity';
 import type { HangupReason } from '../modules/calls/call.events';
 import { runTool } from '../modules/calls/call.tools';
 import type { Tool } from '../modules/tools/tool.entity';
+import type { ToolDeps } from '../modules/calls/call.tools';
 import type { Runtime } from '../runtime';
+
+/** The parts of the runtime the Realtime engine uses: its settings, the log, and what mid-call tools need. */
+export type RealtimeDeps = Pick<Runtime, 'config' | 'logger'> & ToolDeps;
 import type { LiveCall } from './live-call';
 import type { EngineSetup } from './engine.setup';
 
@@ -150,7 +154,7 @@ export class RealtimeEngine implements VoiceEngine {
   private readonly silenceTimer: NodeJS.Timeout;
 
   constructor(
-    private readonly runtime: Runtime,
+    private readonly runtime: RealtimeDeps,
     private readonly call: LiveCall,
     private readonly setup: EngineSetup,
     private readonly out: MediaOut,

@@ -11,7 +11,7 @@ import type { Call, ToolCallRecord } from './call.entity';
 
 const RESPONSE_BYTES = 4096;
 
-type ToolDeps = { config: Config; secrets: SecretBox; logger?: Logger };
+export type ToolDeps = { config: Config; secrets: SecretBox; logger?: Logger };
 
 /**
  * The least time a tool is started with. The timer that cut the previous tool to the budget
