@@ -11,7 +11,7 @@ module.exports = {
         'src/modules/ is the domain: it declares the ports it needs (placing calls, sending SMS, post-call analysis) and imports ' +
         'no adapter (telephony, voice, rest) and no process root (runtime, boot, app, main, the worker entry points, the CLI).',
       from: { path: '^src/modules/' },
-      to: { path: ['^src/(telephony|voice|rest|cli)/', '^src/(runtime|boot|app|main|worker)\\.ts$', '^src/jobs/worker\\.ts$'] },
+      to: { path: ['^src/(telephony|voice|rest|cli|web)/', '^src/(runtime|boot|app|main|worker)\\.ts$', '^src/jobs/(runner\\.ts|tasks/)'] },
     },
     {
       name: 'no-circular',

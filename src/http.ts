@@ -56,7 +56,9 @@ export function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
 export function drainUnread(req: IncomingMessage): void {
   if (req.complete || req.destroyed) return;
   let left = UNREAD_BODY_DRAIN_BYTES;
-  setTimeout(() => req.complete || req.destroy(), UNREAD_BODY_DRAIN_MS).unref();
+  const timer = setTimeout(() => req.destroy(), UNREAD_BODY_DRAIN_MS);
+  timer.unref();
+  req.once('end', () => clearTimeout(timer));
   req.on('data', (chunk: Buffer) => {
     left -= chunk.length;
     if (left < 0) req.destroy();

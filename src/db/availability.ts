@@ -3,16 +3,15 @@
  * refusing connections, stalled past DATABASE_TIMEOUT_MS, the pool starved), as opposed to a
  * bug or a bad query. Clients then get a clean 503 and may retry.
  */
+// 57014: a statement past DATABASE_TIMEOUT_MS (statement_timeout), a database too slow to answer now.
 const CODES = new Set(['57014', '57P01', '57P02', '57P03', '53300', 'ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH']);
 const MESSAGES = [
   'connection terminated',
   'not currently accepting connections',
   'timeout acquiring a connection',
   'timeout exceeded when trying to connect',
-  // pg's own bounds on a connection and a statement the server never answered
-  // (DATABASE_TIMEOUT_MS, db/orm.ts).
+  // pg's bound on a connection the server never answered (DATABASE_TIMEOUT_MS, db/orm.ts).
   'timeout expired',
-  'query read timeout',
   'the database system is shutting down',
   'the database system is starting up',
   'client has encountered a connection error',

@@ -18,8 +18,13 @@ export function isTransactionConflict(error: unknown): boolean {
  * The service's EntityManager (MikroORM's `entityManager` option): an outermost transaction
  * that PostgreSQL aborts as a deadlock or a serialization failure runs again at once, up to
  * TRANSACTION_ATTEMPTS times, instead of failing a request with a 500 or a job into its
- * backoff. Its work is all in the transaction, so nothing of the aborted run remains. A nested
- * transaction fails to its outermost one, which runs again whole.
+ * backoff. A nested transaction fails to its outermost one, which runs again whole.
+ *
+ * The rule for a transaction's callback, then: it runs twice at times, so it reads under
+ * its locks whatever it writes (`findForUpdate` reads afresh), and sends nothing outside the
+ * database (providers, webhooks, tools run between transactions, and jobs are enqueued in
+ * them). An entity changed in a first run that was rolled back still looks saved to the ORM,
+ * and a second run that changed it again would find nothing to write.
  */
 export class RetryingEntityManager extends EntityManager<PostgreSqlDriver> {
   override async transactional<T>(cb: (em: this) => T | Promise<T>, options: TransactionOptions = {}): Promise<T> {

@@ -1,4 +1,4 @@
-import type { EntityManager, EntityName, FilterQuery } from '@mikro-orm/postgresql';
+import type { EntityDictionary, EntityManager, EntityName } from '@mikro-orm/postgresql';
 
 /**
  * Row locks, one mode for every writer: FOR NO KEY UPDATE. It orders the writers of a row as
@@ -18,12 +18,11 @@ import type { EntityManager, EntityName, FilterQuery } from '@mikro-orm/postgres
 
 /**
  * Locks one row of `entity` by id (and account, for a client's request) and answers it read
- * afresh, or null when there is none.
+ * afresh in the same statement, or null when there is none.
  */
 export async function findForUpdate<T extends object>(em: EntityManager, entity: EntityName<T>, id: number, accountId?: number): Promise<T | null> {
   const table = em.getMetadata().get(entity).tableName;
   const owned = accountId === undefined ? '' : ' and account_id = ?';
-  const rows: unknown[] = await em.execute(`select 1 from ${table} where id = ?${owned} for no key update`, accountId === undefined ? [id] : [id, accountId]);
-  if (rows.length === 0) return null;
-  return em.findOne(entity, { id } as FilterQuery<T>, { refresh: true });
+  const [row]: EntityDictionary<T>[] = await em.execute(`select * from ${table} where id = ?${owned} for no key update`, accountId === undefined ? [id] : [id, accountId]);
+  return row ? em.map(entity, row) : null;
 }

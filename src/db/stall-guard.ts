@@ -27,7 +27,8 @@ export function guardStalledStatements(orm: MikroORM, timeoutMs: number): void {
   const connection = orm.em.getConnection() as unknown as { client?: Knex };
   const seen = new WeakMap<object, number>();
   const timer = setInterval(() => {
-    // Read afresh each time: a reconnect makes a new knex; a closed ORM leaves none with a pool.
+    // A closed ORM leaves no pool, and the guard stops with it. (It starts after boot's one
+    // reconnect, which made the knex it watches.)
     const pool = connection.client?.client?.pool;
     if (!pool) return clearInterval(timer);
     const now = Date.now();

@@ -275,7 +275,11 @@ export async function serveSubscriptions(
           return [refusal(new DomainError('PLAN_LIMIT', Messages.subscriptionsPerAccount(wsMaxAccountSubscriptions)))];
         }
         hold(connection, id);
-        const admitted = await admit(ctx.extra.socket, connection, id, payload).catch((error: Error) => [refusal(error)]);
+        const admitted = await admit(ctx.extra.socket, connection, id, payload).catch((error: Error) => {
+          // The client sees it masked, as over HTTP; the log keeps it.
+          if (!(error instanceof DomainError)) logger.error('subscriptions: a subscribe failed', error, { request_id: `ws-${connection.accountId}-${id}` });
+          return [refusal(error)];
+        });
         if (Array.isArray(admitted)) release(connection, id);
         return admitted;
       },

@@ -48,6 +48,13 @@ export const TASKS: { [T in TaskName]: TaskSpec<TaskPayloads[T]> } = {
   'twilio:time-limit': { maxAttempts: 3, key: { prefix: 'twilio:time-limit:', field: 'call_id' } },
 };
 
+/** The job key of `task` for its key field's `value` (the key of the pending job, to find or replace it). */
+export function jobKey<T extends TaskName>(task: T, value: string | number): string {
+  const spec: TaskSpec<TaskPayloads[T]> = TASKS[task];
+  if (!spec.key) throw new Error(`the task ${task} has no key field`);
+  return `${spec.key.prefix}${value}`;
+}
+
 /** Adds a job of `task`, due now or at `runAt`, in the caller's transaction. */
 export async function enqueue<T extends TaskName>(em: EntityManager, task: T, payload: TaskPayloads[T], runAt?: Date): Promise<void> {
   const spec: TaskSpec<TaskPayloads[T]> = TASKS[task];
@@ -56,7 +63,7 @@ export async function enqueue<T extends TaskName>(em: EntityManager, task: T, pa
     JSON.stringify(payload),
     runAt ? runAt.toISOString() : null,
     spec.maxAttempts,
-    spec.key ? `${spec.key.prefix}${String(payload[spec.key.field])}` : null,
+    spec.key ? jobKey(task, String(payload[spec.key.field])) : null,
   ]);
 }
 

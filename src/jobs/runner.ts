@@ -1,10 +1,11 @@
 import { EventEmitter, once } from 'node:events';
 import { writeFile } from 'node:fs/promises';
-import { Logger as QueueLogger, run, type Runner, type WorkerEvents } from 'graphile-worker';
+import { Logger as QueueLogger, run, type JobHelpers, type Runner, type WorkerEvents } from 'graphile-worker';
 import { Pool, type PoolClient } from 'pg';
 import { jobOutcomes } from '../metrics';
 import type { Runtime } from '../runtime';
 import { beat, forget, releaseWorkers } from './heartbeat';
+import { TASKS } from './queue';
 import { taskList } from './tasks';
 
 export interface Workers {
@@ -24,10 +25,11 @@ async function endPool(pool: Pool, open: ReadonlySet<PoolClient>): Promise<void>
   while (open.size > 0) await once(pool, 'remove');
 }
 
-/** A runner of the queue and the ids of its workers (their jobs' locks carry them). */
+/** A runner of the queue, the ids of its workers (their jobs' locks carry them), and the jobs it runs now. */
 interface Running {
   runner: Runner;
   workerIds: Set<string>;
+  jobs: Set<Promise<void>>;
 }
 
 /** How long a runner that broke waits before it tries again: 0.5 s, doubling, at most 10 s. */
@@ -69,6 +71,8 @@ export async function startWorkers(runtime: Runtime, databaseUrl: string): Promi
   const tasks = taskList(runtime);
 
   let current: Running | null = null;
+  /** Broken runners whose jobs still run: their workers are beaten, so that no sweeper frees those jobs. */
+  const draining = new Set<Running>();
   let stopping = false;
   let recovering: Promise<void> | null = null;
   /** Ends the wait between two attempts to start again, when the process stops. */
@@ -81,21 +85,34 @@ export async function startWorkers(runtime: Runtime, databaseUrl: string): Promi
     events.on('job:success', ({ job }) => jobOutcomes.inc({ task: job.task_identifier, outcome: 'success' }));
     events.on('job:error', ({ job }) => jobOutcomes.inc({ task: job.task_identifier, outcome: 'error' }));
     events.on('job:failed', ({ job }) => jobOutcomes.inc({ task: job.task_identifier, outcome: 'failed' }));
+    // Each handler's run is kept until it ends: a broken runner's jobs may outlive it.
+    const jobs = new Set<Promise<void>>();
+    const tracked = Object.fromEntries(
+      Object.entries(tasks).map(([name, task]) => [
+        name,
+        (payload: unknown, helpers: JobHelpers) => {
+          const job = Promise.resolve(task!(payload, helpers)).then(() => undefined);
+          const done: Promise<void> = job.catch(() => {}).finally(() => jobs.delete(done));
+          jobs.add(done);
+          return job;
+        },
+      ]),
+    );
     const runner = await run({
       pgPool: pool,
       concurrency: workers.concurrency,
       pollInterval: workers.pollIntervalMs,
       noHandleSignals: true,
       events,
-      taskList: tasks,
-      crontab: '* * * * * calls:sweep ?max=1',
+      taskList: tracked,
+      crontab: `* * * * * calls:sweep ?max=${TASKS['calls:sweep'].maxAttempts}`,
       logger: new QueueLogger(() => (level, message) => {
         if (level === 'error') logger.error(`job queue: ${message}`);
         else if (level === 'warning') logger.warn(`job queue: ${message}`);
         else if (level === 'info') logger.debug(`job queue: ${message}`);
       }),
     });
-    const running: Running = { runner, workerIds };
+    const running: Running = { runner, workerIds, jobs };
     const lost = (reason: string) => {
       if (stopping || current !== running) return;
       current = null;
@@ -110,36 +127,49 @@ export async function startWorkers(runtime: Runtime, databaseUrl: string): Promi
     return running;
   };
 
-  /** Stops what is left of a broken runner, then starts a new one as soon as the database lets it. */
+  /**
+   * Stops what is left of a broken runner and starts a new one as soon as the database lets
+   * it. The broken runner's jobs that still run keep their locks until they end (released
+   * earlier, another worker would run them a second time beside them); then their locks are
+   * released, and whatever they left unrecorded runs again.
+   */
   const recover = async (dead: Running) => {
+    draining.add(dead);
     await stopRunner(dead.runner, 5_000);
     for (let attempt = 0; !stopping; attempt++) {
       await new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, restartDelayMs(attempt));
         wake = () => (clearTimeout(timer), resolve());
       });
-      if (stopping) return;
+      if (stopping) break;
       try {
-        await releaseWorkers(runtime.orm.em.fork(), [...dead.workerIds]);
         const running = await launch();
-        if (stopping) return void (await stopRunner(running.runner, 5_000));
+        if (stopping) {
+          await stopRunner(running.runner, 5_000);
+          break;
+        }
         current = running;
         logger.info('job queue: the runner is running again');
         await heartbeat();
-        return;
+        break;
       } catch (error) {
         logger.warn(`job queue: the runner could not start again (attempt ${attempt + 1})`, { message: (error as Error).message });
       }
     }
+    await Promise.all(dead.jobs);
+    draining.delete(dead);
+    // Should the database be away again, the workers' stopped heartbeat lets a sweeper release them.
+    await releaseWorkers(runtime.orm.em.fork(), [...dead.workerIds]).catch(() => {});
   };
 
   const heartbeat = async () => {
     const running = current;
-    if (!running) return;
+    const ids = [...(running?.workerIds ?? []), ...[...draining].flatMap((dead) => [...dead.workerIds])];
+    if (!ids.length) return;
     try {
-      await beat(runtime.orm.em.fork(), [...running.workerIds]);
+      await beat(runtime.orm.em.fork(), ids);
       // For a container's health check: a fresh file means the workers and the database answer.
-      if (workers.aliveFile && current === running) await writeFile(workers.aliveFile, new Date().toISOString());
+      if (workers.aliveFile && running && current === running) await writeFile(workers.aliveFile, new Date().toISOString());
     } catch (error) {
       logger.error('job queue: heartbeat failed', error);
     }
@@ -159,16 +189,25 @@ export async function startWorkers(runtime: Runtime, databaseUrl: string): Promi
       const running = current;
       current = null;
       wake();
-      await recovering;
       // A job cut short stays locked by a worker whose heartbeat then stops: the sweeper of
       // another process releases it, and its handler is idempotent.
-      const stopped = running ? await stopRunner(running.runner, drainMs) : true;
+      const [stopped, recovered] = await Promise.all([running ? stopRunner(running.runner, drainMs) : true, settledWithin(recovering, drainMs)]);
       if (stopped && running) await forget(runtime.orm.em.fork(), [...running.workerIds]).catch(() => {});
       await runtime.telephony.stop?.(drainMs);
-      // Every connection of the queue is closed before the caller stops the database.
-      if (stopped) await endPool(pool, open).catch(() => {});
+      // Every connection of the queue is closed before the caller stops the database (unless a
+      // job still holds one: the process then stops with it).
+      if (stopped && recovered) await endPool(pool, open).catch(() => {});
     },
   };
+}
+
+/** Whether `work` (if any) ends within `ms`. */
+async function settledWithin(work: Promise<void> | null, ms: number): Promise<boolean> {
+  if (!work) return true;
+  let timer: NodeJS.Timeout | undefined;
+  const ended = await Promise.race([work.then(() => true), new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), ms)))]);
+  clearTimeout(timer);
+  return ended;
 }
 
 /** Stops a runner, waiting at most `drainMs` for its jobs; answers whether it stopped in time. */

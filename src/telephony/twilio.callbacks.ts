@@ -12,10 +12,10 @@ import { applyCallEvent } from '../modules/calls/call.lifecycle';
 import type { LifecycleDeps } from '../modules/calls/call.ports';
 import { admitCall, reserveForCalls, startCall } from '../modules/calls/call.service';
 import type { Runtime } from '../runtime';
+import { answeredByOf, mediaStreamUrl, rejectTwiml, streamTwiml, validTwilioSignature } from './twilio.wire';
 
 /** The parts of the runtime Twilio's callbacks use. */
 type CallbackDeps = Pick<Runtime, 'config' | 'lifecycle' | 'orm' | 'telephony' | 'secrets' | 'logger'>;
-import { answeredByOf, mediaStreamUrl, rejectTwiml, streamTwiml, validTwilioSignature } from './twilio.wire';
 
 /**
  * What Twilio asks of vozgate: the voice URL of its numbers (an incoming call) and the

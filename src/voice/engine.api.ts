@@ -5,14 +5,13 @@ import { Call } from '../modules/calls/call.entity';
 import { Tool } from '../modules/tools/tool.entity';
 import { runTool } from '../modules/calls/call.tools';
 import type { ToolDeps } from '../modules/calls/call.tools';
-import type { LiveCallDeps } from './live-call';
+import { validMediaToken } from '../telephony/twilio.wire';
+import { LiveCall, type LiveCallDeps } from './live-call';
+import { endCallFunction, fillVariables, toolFunction } from './realtime';
+import { engineSetup } from './engine.setup';
 
 /** The parts of the runtime the engine API uses: a live call's, and what mid-call tools need. */
 type EngineApiDeps = LiveCallDeps & ToolDeps;
-import { validMediaToken } from '../telephony/twilio.wire';
-import { LiveCall } from './live-call';
-import { endCallFunction, fillVariables, toolFunction } from './realtime';
-import { engineSetup } from './engine.setup';
 
 /**
  * The engine API (design.md, "Voice engines"): what an external engine (a Pipecat bot, for

@@ -6,10 +6,10 @@ import { Call } from '../modules/calls/call.entity';
 import { validMediaToken } from '../telephony/twilio.wire';
 import { LiveCall, type LiveCallDeps } from './live-call';
 import { RealtimeEngine, type MediaOut, type RealtimeDeps, type VoiceEngine } from './realtime';
+import { engineSetup } from './engine.setup';
 
 /** The parts of the runtime the media endpoint uses: a live call's and the engine's. */
 type MediaDeps = LiveCallDeps & RealtimeDeps;
-import { engineSetup } from './engine.setup';
 
 /**
  * The Twilio Media Streams endpoint (design.md, "Voice engines"): the WebSocket the TwiML of a

@@ -5,11 +5,11 @@ import { runTool } from '../modules/calls/call.tools';
 import type { Tool } from '../modules/tools/tool.entity';
 import type { ToolDeps } from '../modules/calls/call.tools';
 import type { Runtime } from '../runtime';
+import type { LiveCall } from './live-call';
+import type { EngineSetup } from './engine.setup';
 
 /** The parts of the runtime the Realtime engine uses: its settings, the log, and what mid-call tools need. */
 export type RealtimeDeps = Pick<Runtime, 'config' | 'logger'> & ToolDeps;
-import type { LiveCall } from './live-call';
-import type { EngineSetup } from './engine.setup';
 
 /**
  * The built-in voice engine of `multimodal` assistants: a bridge between the call's Twilio

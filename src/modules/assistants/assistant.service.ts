@@ -1,4 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { findForUpdate } from '../../db/locks';
 import { FieldErrorCollector, FieldMessages, Messages, NotFoundError } from '../../errors';
 import { checkHttpUrl, checkIntRange, checkLength, checkNumberRange, checkOneOf } from '../../lib/checks';
 import { Account } from '../accounts/account.entity';
@@ -279,13 +280,16 @@ export async function updateAssistant(scope: Scope, id: number, input: UpdateAss
   return scope.em.transactional(async (em) => {
     // Concurrent updates of one assistant run one after the other, so its tool set is
     // always exactly one request's set (the delete and insert of replaceTools see the last).
-    await em.execute('select id from assistants where id = ? for no key update', [assistant.id]);
-    em.assign(assistant, changes);
-    if (voice) assistant.voice = voice;
-    if (phoneNumber !== undefined) assistant.phone_number = phoneNumber;
+    // The row is read under its lock, in the transaction: a run again after a deadlock
+    // changes it afresh (src/db/entity-manager.ts).
+    const locked = await findForUpdate(em, Assistant, assistant.id, scope.accountId);
+    if (!locked) throw new NotFoundError(Messages.assistantNotFound);
+    em.assign(locked, changes);
+    if (voice) locked.voice = voice;
+    if (phoneNumber !== undefined) locked.phone_number = phoneNumber;
     await em.flush();
-    if (toolIds) await replaceTools(em, assistant.id, toolIds);
-    return assistant;
+    if (toolIds) await replaceTools(em, locked.id, toolIds);
+    return locked;
   });
 }
 

@@ -14,6 +14,7 @@ import { evaluate, extractVariables, transcriptText, type Turn } from './call.co
 import { HANGUPS, type CallEvent } from './call.events';
 import { callCost } from './call.pricing';
 import { callSnapshot } from './call.snapshot';
+import { CALL_IN_FLIGHT } from './call.sql';
 import { emitEvents } from '../events/event.outbox';
 import { needsPostCall, schedulePostCall } from './call.post-call';
 
@@ -161,7 +162,7 @@ const RECONCILE_FOR_MS = 60 * 60_000;
  */
 export async function sweepStuckCalls(em: EntityManager, deps: LifecycleDeps, telephony: TelephonyProvider | null, now = new Date()): Promise<number> {
   const rows: { id: number; provider: string; deadline_at: Date }[] = await em.execute(
-    'select id, provider, deadline_at from calls where finished_at is null and deadline_at < ? order by deadline_at limit 500',
+    `select c.id, c.provider, c.deadline_at from calls c where ${CALL_IN_FLIGHT} and c.deadline_at < ? order by c.deadline_at limit 500`,
     [now.toISOString()],
   );
   let ended = 0;

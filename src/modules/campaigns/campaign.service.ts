@@ -1,4 +1,5 @@
 import { findForUpdate } from '../../db/locks';
+import { CALL_IN_FLIGHT } from '../calls/call.sql';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { DomainError, FieldErrorCollector, FieldMessages, Messages, NotFoundError, ValidationError } from '../../errors';
 import { checkIntRange, checkLength } from '../../lib/checks';
@@ -117,7 +118,8 @@ export async function updateCampaign(scope: Scope, id: number, input: UpdateCamp
   const current = await requireCampaign(scope, id);
   const changes = await resolve(scope, input, current);
   return scope.em.transactional(async (em) => {
-    const campaign = (await findForUpdate(em, Campaign, id))!;
+    const campaign = await findForUpdate(em, Campaign, id, scope.accountId);
+    if (!campaign) throw new NotFoundError(Messages.campaignNotFound);
     em.assign(campaign, changes);
     await em.flush();
     if (campaign.status === 'running') await wakeDialer(em, id);
@@ -160,7 +162,7 @@ export async function deleteCampaign(scope: Scope, id: number): Promise<void> {
     if (!row) throw new NotFoundError(Messages.campaignNotFound);
     if (row.status === 'running') throw new DomainError('VALIDATION_FAILED', Messages.campaignRunning);
     // A call in flight still has to settle its lead; a stopped campaign's calls end by themselves.
-    const [flight] = await em.execute('select exists (select 1 from calls where campaign_id = ? and finished_at is null) as busy', [id]);
+    const [flight] = await em.execute(`select exists (select 1 from calls c where c.campaign_id = ? and ${CALL_IN_FLIGHT}) as busy`, [id]);
     if (flight.busy) throw new DomainError('VALIDATION_FAILED', Messages.campaignCallsInFlight);
     await em.execute('delete from campaigns where id = ?', [id]);
   });
@@ -195,8 +197,8 @@ export async function campaignStats(em: EntityManager, ids: readonly number[]): 
     [list],
   );
   const calls: { campaign_id: number; in_progress: number; attempts: number; total_cost: string }[] = await em.execute(
-    `select campaign_id, count(*) filter (where finished_at is null)::int as in_progress, count(*)::int as attempts, coalesce(sum(total_cost), 0)::text as total_cost
-     from calls where campaign_id = any(?::int[]) group by campaign_id`,
+    `select c.campaign_id, count(*) filter (where ${CALL_IN_FLIGHT})::int as in_progress, count(*)::int as attempts, coalesce(sum(c.total_cost), 0)::text as total_cost
+     from calls c where c.campaign_id = any(?::int[]) group by c.campaign_id`,
     [list],
   );
   return ids.map((id) => {

@@ -14,7 +14,7 @@ import { emitEvents } from '../events/event.outbox';
 import { leadEvents } from '../leads/lead.snapshot';
 import { pauseRunningCampaigns, wakeDialer } from './dialer.wake';
 import { CALL_IN_FLIGHT } from '../calls/call.sql';
-import { LEAD_DIALABLE, LEAD_DUE, LEAD_DUE_AT } from './lead.sql';
+import { LEAD_DIALABLE, LEAD_DUE, LEAD_DUE_AT, LEAD_OPEN } from './lead.sql';
 
 /**
  * The campaign dialer: one job per campaign (DIAL_TASK), run whenever something may have
@@ -167,7 +167,7 @@ async function planNext(tx: EntityManager, campaign: CampaignRow, inFlight: numb
        (select l.next_attempt_at from leads l where l.campaign_id = ? and ${LEAD_DIALABLE} and ${LEAD_DUE_AT} > ?
         order by ${LEAD_DUE_AT} limit 1) as later,
        exists (select 1 from leads l where l.campaign_id = ? and ${LEAD_DUE}) as skipped,
-       exists (select 1 from leads where campaign_id = ? and status in ('created', 'scheduled', 'processing', 'rescheduled')) as open`,
+       exists (select 1 from leads l where l.campaign_id = ? and ${LEAD_OPEN}) as open`,
     [campaign.id, now.toISOString(), campaign.id, now.toISOString(), campaign.id],
   );
   if (next.skipped) await wakeDialer(tx, campaign.id, new Date(now.getTime() + SKIPPED_LEAD_RETRY_MS));

@@ -11,6 +11,7 @@ import { jsonRowOf, readOnlyMapper } from '../../db/read-only';
 import { Campaign } from '../campaigns/campaign.entity';
 import { requireCampaign } from '../campaigns/campaign.service';
 import { wakeDialer, wakeIfRunning } from '../campaigns/dialer.wake';
+import { DIALABLE_STATUSES } from '../campaigns/lead.sql';
 import { emitEvents } from '../events/event.outbox';
 import { leadEvents } from './lead.snapshot';
 import type { Scope } from '../scope';
@@ -141,7 +142,7 @@ export async function updateLead(scope: Scope, id: number, input: UpdateLeadInpu
     if (input.variables != null) lead.variables = { ...lead.variables, ...input.variables };
     await em.flush();
     if (lead.status !== wasStatus) await emitEvents(em, leadEvents(scope.accountId, [lead]));
-    const dialable = lead.status === 'created' || lead.status === 'rescheduled';
+    const dialable = (DIALABLE_STATUSES as readonly string[]).includes(lead.status);
     if (dialable && (input.status != null || lead.campaign.id !== wasCampaign)) await wakeIfRunning(em, lead.campaign.id);
     return lead;
   });

@@ -1,4 +1,4 @@
-// The SMS provider the domain needs (telephony/sms.ts has the simulator's and Twilio's); boot.ts chooses one.
+// The SMS provider the domain needs (telephony/sms.providers.ts has the simulator's and Twilio's); boot.ts chooses one.
 
 export interface OutgoingSms {
   /** Our id of the message: a provider that can keep it may use it to find the message later. */

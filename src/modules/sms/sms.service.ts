@@ -3,7 +3,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import Decimal from 'decimal.js';
 import type { Config } from '../../config';
 import { readOnlyMapper } from '../../db/read-only';
-import { addJobSql } from '../../jobs/queue';
+import { addJobSql, jobKey } from '../../jobs/queue';
 import { DomainError, FieldErrorCollector, FieldMessages, Messages, NotFoundError, ValidationError } from '../../errors';
 import { makePage, offsetOf, type Page } from '../../graphql/pagination';
 import { checkOneOf, checkPositiveInt } from '../../lib/checks';
@@ -171,10 +171,6 @@ export async function sendSms(
   return answer(await settleSms(scope.em.fork(), sms.reference, { state: 'accepted', sid }));
 }
 
-function reconcileKey(smsId: number): string {
-  return `sms-reconcile:${smsId}`;
-}
-
 /**
  * Settles a message that is still `sending`, once: accepted makes it `sent` with the
  * provider's id; refused makes it `failed` and gives the charge back. A message already
@@ -192,7 +188,7 @@ export async function settleSms(
          update sms_messages set status = ?, sms_sid = coalesce(?, sms_sid), error = ?, updated_at = now() where id = ? and status = 'sending' returning *),
        job as (select graphile_worker.remove_job(?) from settled)
        select settled.* from settled left join job on true`,
-      outcome.state === 'accepted' ? ['sent', outcome.sid, null, smsId, reconcileKey(smsId)] : ['failed', null, outcome.detail.slice(0, 512), smsId, reconcileKey(smsId)],
+      outcome.state === 'accepted' ? ['sent', outcome.sid, null, smsId, jobKey('sms:reconcile', smsId)] : ['failed', null, outcome.detail.slice(0, 512), smsId, jobKey('sms:reconcile', smsId)],
     );
     if (!row) return { sms: await tx.findOneOrFail(Sms, { id: smsId }), settled: false };
     // Read-only (nothing flushes it): the answer and the event are all that read it.
