@@ -25,13 +25,20 @@ const MESSAGES = [
 ];
 
 export function isDatabaseUnavailable(error: unknown): boolean {
-  for (let current: unknown = error, depth = 0; current && depth < 5; depth++) {
-    const { code, message, cause } = current as { code?: unknown; message?: unknown; cause?: unknown };
+  for (const { code, message } of causes(error)) {
     // Class 08 is "connection exception", but 08P01 (protocol violation) is what the server
     // answers a statement it cannot read, such as text with a NUL byte: a bad request.
     if (typeof code === 'string' && (CODES.has(code) || (code.startsWith('08') && code !== '08P01'))) return true;
     if (typeof message === 'string' && MESSAGES.some((text) => message.toLowerCase().includes(text))) return true;
-    current = cause ?? (current as { originalError?: unknown }).originalError;
   }
   return false;
+}
+
+/** An error and what it wraps (`cause`, or graphql-js's `originalError`), at most five deep. */
+export function* causes(error: unknown): Generator<{ code?: unknown; message?: unknown }> {
+  for (let current: unknown = error, depth = 0; current && depth < 5; depth++) {
+    yield current as { code?: unknown; message?: unknown };
+    const { cause, originalError } = current as { cause?: unknown; originalError?: unknown };
+    current = cause ?? originalError;
+  }
 }

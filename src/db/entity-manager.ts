@@ -1,4 +1,5 @@
 import { DeadlockException, EntityManager, type PostgreSqlDriver, type TransactionOptions } from '@mikro-orm/postgresql';
+import { causes } from './availability';
 
 /** How many times a transaction runs when PostgreSQL aborts it as a deadlock or a serialization failure. */
 export const TRANSACTION_ATTEMPTS = 3;
@@ -7,9 +8,8 @@ const CONFLICTS = new Set(['40P01', '40001']);
 
 /** Whether PostgreSQL aborted the transaction to let another one through: running it again is the answer. */
 export function isTransactionConflict(error: unknown): boolean {
-  for (let current: unknown = error, depth = 0; current && depth < 5; depth++) {
-    if (current instanceof DeadlockException || CONFLICTS.has(String((current as { code?: unknown }).code))) return true;
-    current = (current as { cause?: unknown }).cause;
+  for (const current of causes(error)) {
+    if (current instanceof DeadlockException || CONFLICTS.has(String(current.code))) return true;
   }
   return false;
 }

@@ -94,13 +94,16 @@ export async function closeRevoked(
 const resultsByEvent = new WeakMap<object, Map<string, Promise<ExecutionResult>>>();
 const documentKeys = new WeakMap<DocumentNode, string>();
 
+/** A graphql-js error (its message and where it points) with the code formatError answers it by. */
+const withCode = (error: GraphQLError, code: string, message = error.message) =>
+  new GraphQLError(message, { nodes: error.nodes, source: error.source, positions: error.positions, extensions: { code } });
+
 /**
  * An error of the subscribe step without a path came before any resolver ran: the operation
  * was resolved and validated before, so it is about the variables' values, which Apollo
  * answers over HTTP as BAD_USER_INPUT (400). An error with a path is a resolver's, read as such.
  */
-const asUserInput = (error: GraphQLError) =>
-  error.path ? error : new GraphQLError(error.message, { nodes: error.nodes, source: error.source, positions: error.positions, extensions: { code: 'BAD_USER_INPUT' } });
+const asUserInput = (error: GraphQLError) => (error.path ? error : withCode(error, 'BAD_USER_INPUT'));
 
 /**
  * graphql-js's subscribe, except that the subscriptions of one account with the same
@@ -152,12 +155,7 @@ const refusal = (cause: Error) => new GraphQLError(cause.message, { originalErro
  * and the code that formatError passes with status 400.
  */
 const requestError = (error: GraphQLError, code: 'GRAPHQL_PARSE_FAILED' | 'GRAPHQL_VALIDATION_FAILED') =>
-  new GraphQLError(error.message.replace(/Did you mean ".+"/g, '[Suggestion hidden]'), {
-    nodes: error.nodes,
-    source: error.source,
-    positions: error.positions,
-    extensions: { code },
-  });
+  withCode(error, code, error.message.replace(/Did you mean ".+"/g, '[Suggestion hidden]'));
 
 /** What a client sees of an error: read as over HTTP, with a refusal's or a stream's cause. */
 const present = (error: GraphQLError) => formatError(error.toJSON(), error.originalError ?? error);

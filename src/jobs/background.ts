@@ -16,12 +16,19 @@ export class Background {
   }
 
   /** Waits for the work under way, for at most `timeoutMs`; answers whether it all ended. */
-  async drain(timeoutMs: number): Promise<boolean> {
-    if (this.running.size === 0) return true;
-    let timer: NodeJS.Timeout | undefined;
-    const timedOut = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), timeoutMs)));
-    const ended = await Promise.race([Promise.allSettled([...this.running]).then(() => true as const), timedOut]);
-    clearTimeout(timer);
-    return ended;
+  drain(timeoutMs: number): Promise<boolean> {
+    return this.running.size === 0 ? Promise.resolve(true) : endsWithin(Promise.allSettled([...this.running]), timeoutMs);
   }
+}
+
+/** Whether `work` settles within `ms` (it goes on either way). */
+export async function endsWithin(work: Promise<unknown>, ms: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const settled = work.then(
+    () => true,
+    () => true,
+  );
+  const ended = await Promise.race([settled, new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), ms)))]);
+  clearTimeout(timer);
+  return ended;
 }

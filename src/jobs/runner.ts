@@ -4,6 +4,7 @@ import { Logger as QueueLogger, run, type JobHelpers, type Runner, type WorkerEv
 import { Pool, type PoolClient } from 'pg';
 import { jobOutcomes } from '../metrics';
 import type { Runtime } from '../runtime';
+import { endsWithin } from './background';
 import { beat, forget, releaseWorkers } from './heartbeat';
 import { TASKS } from './queue';
 import { taskList } from './tasks';
@@ -42,9 +43,9 @@ export const restartDelayMs = (attempt: number): number => Math.min(10_000, 500 
  * cannot record a job's outcome exits ("committing seppuku"), and its cron loop stops the
  * whole runner on the first failed statement. So the runner is supervised: when it stops or
  * loses a worker while nobody asked it to, it is stopped whole, and a new one starts once the
- * database answers, after the old workers' job locks are released (so their jobs run again at
- * once instead of after graphile-worker's four hours). The heartbeat, and with it
- * WORKER_ALIVE_FILE, beats only while a runner runs.
+ * database answers. The old workers' job locks are released as soon as the jobs they still
+ * run have ended (so those jobs run again at once instead of after graphile-worker's four
+ * hours, and never beside themselves). WORKER_ALIVE_FILE is touched only while a runner runs.
  */
 export async function startWorkers(runtime: Runtime, databaseUrl: string): Promise<Workers> {
   const { config: { workers }, logger } = runtime;
@@ -191,7 +192,7 @@ export async function startWorkers(runtime: Runtime, databaseUrl: string): Promi
       wake();
       // A job cut short stays locked by a worker whose heartbeat then stops: the sweeper of
       // another process releases it, and its handler is idempotent.
-      const [stopped, recovered] = await Promise.all([running ? stopRunner(running.runner, drainMs) : true, settledWithin(recovering, drainMs)]);
+      const [stopped, recovered] = await Promise.all([running ? stopRunner(running.runner, drainMs) : true, recovering ? endsWithin(recovering, drainMs) : true]);
       if (stopped && running) await forget(runtime.orm.em.fork(), [...running.workerIds]).catch(() => {});
       await runtime.telephony.stop?.(drainMs);
       // Every connection of the queue is closed before the caller stops the database (unless a
@@ -201,26 +202,8 @@ export async function startWorkers(runtime: Runtime, databaseUrl: string): Promi
   };
 }
 
-/** Whether `work` (if any) ends within `ms`. */
-async function settledWithin(work: Promise<void> | null, ms: number): Promise<boolean> {
-  if (!work) return true;
-  let timer: NodeJS.Timeout | undefined;
-  const ended = await Promise.race([work.then(() => true), new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), ms)))]);
-  clearTimeout(timer);
-  return ended;
-}
-
 /** Stops a runner, waiting at most `drainMs` for its jobs; answers whether it stopped in time. */
-async function stopRunner(runner: Runner, drainMs: number): Promise<boolean> {
-  let timer: NodeJS.Timeout | undefined;
-  const stopped = await Promise.race([
-    // A runner that stopped itself answers "already stopped": it is stopped.
-    runner.stop().then(
-      () => true,
-      () => true,
-    ),
-    new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), drainMs))),
-  ]);
-  clearTimeout(timer);
-  return stopped;
+function stopRunner(runner: Runner, drainMs: number): Promise<boolean> {
+  // A runner that stopped itself answers "already stopped": it is stopped all the same.
+  return endsWithin(runner.stop(), drainMs);
 }
