@@ -50,8 +50,10 @@ export interface Config {
   voice: {
     /** The built-in engine of multimodal assistants; null without OPENAI_API_KEY. */
     openai: { apiKey: string; realtimeUrl: string; realtimeModel: string; baseUrl: string; postCallModel: string } | null;
-    /** Where the media of pipeline assistants' calls streams (a Pipecat bot, for example). */
+    /** Where the media of pipeline assistants' calls streams (a Pipecat bot, for example); unset, the built-in pipeline engine runs them. */
     pipelineEngineUrl: string | null;
+    /** The built-in pipeline engine's vendors (design.md, "The pipeline engine"); each null without its key. */
+    pipeline: PipelineVendors;
   };
   sms: {
     provider: 'simulator' | 'twilio';
@@ -126,6 +128,22 @@ export interface Config {
     /** A file touched with every heartbeat, for a container's health check (docker-compose.yml). */
     aliveFile: string | null;
   };
+}
+
+/** A vendor reached with a key at a base URL (tests point it at a local fake). */
+export interface VendorAccess {
+  apiKey: string;
+  url: string;
+}
+
+export interface PipelineVendors {
+  deepgram: VendorAccess | null;
+  elevenlabs: VendorAccess | null;
+  cartesia: VendorAccess | null;
+  /** OpenAI's TTS and the default LLM: OPENAI_BASE_URL with OPENAI_API_KEY. */
+  openai: VendorAccess | null;
+  /** LLM providers of the model catalogue with their own OpenAI-compatible endpoint (LLM_PROVIDERS). */
+  llmProviders: Record<string, VendorAccess>;
 }
 
 export class ConfigError extends Error {}
@@ -226,6 +244,25 @@ const wsUrl = rule((raw) => {
   return base;
 });
 
+/** LLM_PROVIDERS: `{"<provider>": {"base_url": "https://...", "key_env": "<VARIABLE>"}}`; the key is read from that variable. */
+const llmProviders = rule((raw) => {
+  let table: unknown;
+  try {
+    table = JSON.parse(raw);
+  } catch {
+    throw new Error('must be a JSON object such as {"groq":{"base_url":"https://api.groq.com/openai/v1","key_env":"GROQ_API_KEY"}}');
+  }
+  if (typeof table !== 'object' || table === null || Array.isArray(table)) throw new Error('must be a JSON object');
+  const result: Record<string, { baseUrl: string; keyEnv: string }> = {};
+  for (const [provider, entry] of Object.entries(table as Record<string, unknown>)) {
+    const { base_url: baseUrl, key_env: keyEnv } = (entry ?? {}) as Record<string, unknown>;
+    if (typeof baseUrl !== 'string' || !/^https?:\/\/[^/]+/.test(baseUrl)) throw new Error(`"${provider}": base_url must be an http(s) URL`);
+    if (typeof keyEnv !== 'string' || !/^[A-Z_][A-Z0-9_]*$/.test(keyEnv)) throw new Error(`"${provider}": key_env must name an environment variable`);
+    result[provider.toLowerCase()] = { baseUrl: baseUrl.replace(/\/+$/, ''), keyEnv };
+  }
+  return result;
+});
+
 /** `*`, or a comma-separated list of origins (`https://app.example.com`). */
 const origins = rule((raw) => {
   const entries = raw.split(',').map((part) => part.trim()).filter(Boolean);
@@ -281,6 +318,13 @@ export const ENV = {
   OPENAI_BASE_URL: httpUrl({ default: 'https://api.openai.com/v1' }),
   OPENAI_POST_CALL_MODEL: text({ default: 'gpt-4o-mini' }),
   PIPELINE_ENGINE_URL: wsUrl({ default: undefined }),
+  DEEPGRAM_API_KEY: text({ default: undefined }),
+  DEEPGRAM_URL: wsUrl({ default: 'wss://api.deepgram.com/v1/listen' }),
+  ELEVENLABS_API_KEY: text({ default: undefined }),
+  ELEVENLABS_URL: wsUrl({ default: 'wss://api.elevenlabs.io' }),
+  CARTESIA_API_KEY: text({ default: undefined }),
+  CARTESIA_URL: wsUrl({ default: 'wss://api.cartesia.ai' }),
+  LLM_PROVIDERS: llmProviders({ default: {} }),
   GRAPHQL_INTROSPECTION: flag({ default: undefined }),
   GRAPHQL_IDE: flag({ default: undefined }),
   GRAPHQL_MAX_DEPTH: integer(2, 100)({ default: 8 }),
@@ -311,7 +355,7 @@ export const ENV = {
 };
 
 /** Variables whose values never appear in an error message. */
-const SECRET = new Set(['SECRETS_KEY', 'TWILIO_AUTH_TOKEN', 'OPENAI_API_KEY', 'METRICS_TOKEN', 'DATABASE_URL']);
+const SECRET = new Set(['SECRETS_KEY', 'TWILIO_AUTH_TOKEN', 'OPENAI_API_KEY', 'DEEPGRAM_API_KEY', 'ELEVENLABS_API_KEY', 'CARTESIA_API_KEY', 'METRICS_TOKEN', 'DATABASE_URL']);
 
 /** Reads and checks every variable at once; a ConfigError names each bad one. */
 export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
@@ -331,6 +375,9 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
   }
   if (env.TELEPHONY_PROVIDER === 'twilio' && (!env.TWILIO_ACCOUNT_SID || !env.TWILIO_AUTH_TOKEN)) {
     problems.push('TELEPHONY_PROVIDER=twilio needs TWILIO_ACCOUNT_SID and TWILIO_AUTH_TOKEN');
+  }
+  for (const [provider, { keyEnv }] of Object.entries(env.LLM_PROVIDERS)) {
+    if (!given[keyEnv]) problems.push(`LLM_PROVIDERS names ${keyEnv} for "${provider}", and it is not set`);
   }
   if (problems.length) throw new ConfigError(`bad configuration:\n  ${problems.join('\n  ')}`);
 
@@ -374,6 +421,15 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
           }
         : null,
       pipelineEngineUrl: env.PIPELINE_ENGINE_URL ?? null,
+      pipeline: {
+        deepgram: env.DEEPGRAM_API_KEY ? { apiKey: env.DEEPGRAM_API_KEY, url: env.DEEPGRAM_URL } : null,
+        elevenlabs: env.ELEVENLABS_API_KEY ? { apiKey: env.ELEVENLABS_API_KEY, url: env.ELEVENLABS_URL } : null,
+        cartesia: env.CARTESIA_API_KEY ? { apiKey: env.CARTESIA_API_KEY, url: env.CARTESIA_URL } : null,
+        openai: env.OPENAI_API_KEY ? { apiKey: env.OPENAI_API_KEY, url: env.OPENAI_BASE_URL } : null,
+        llmProviders: Object.fromEntries(
+          Object.entries(env.LLM_PROVIDERS).map(([provider, { baseUrl, keyEnv }]) => [provider, { apiKey: given[keyEnv]!.trim(), url: baseUrl }]),
+        ),
+      },
     },
     dialerTimeScale: env.DIALER_TIME_SCALE,
     sms: {

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { Client, Pool } from 'pg';
 import { createApp, type App } from '../../src/app';
-import { loadConfig, type Config } from '../../src/config';
+import { loadConfig, type Config, type PipelineVendors } from '../../src/config';
 import { initOrm } from '../../src/db/orm';
 import { startWorkers } from '../../src/jobs/runner';
 import { SecretBox } from '../../src/lib/secrets';
@@ -11,6 +11,9 @@ import type { Logger } from '../../src/log';
 import type { Runtime } from '../../src/runtime';
 import { Campaign } from '../../src/modules/campaigns/campaign.entity';
 import { addPhoneNumber, createAccount } from '../../src/modules/accounts/account.service';
+
+/** The pipeline engine's vendors, none configured (a test's `voice` override starts from it). */
+export const NO_VENDORS: PipelineVendors = { deepgram: null, elevenlabs: null, cartesia: null, openai: null, llmProviders: {} };
 
 export interface HttpResult<T = any> {
   status: number;

@@ -7,7 +7,7 @@ import {
   ENGINE_RATE_LIMIT,
   ENGINE_RATE_WINDOW_MS,
 } from '../../src/voice/engine.api';
-import { startTestApp, type TestAccount, type TestApp } from '../helpers/app';
+import { startTestApp, type TestAccount, type TestApp, NO_VENDORS } from '../helpers/app';
 import { until } from '../helpers/dialer';
 import { startFakeTwilio, type FakeTwilio } from '../helpers/twilio';
 
@@ -28,7 +28,7 @@ beforeAll(async () => {
     {
       telephony: { provider: 'twilio', simulatorSpeed: 1000, twilio: twilioFake.settings() },
       // Nothing listens there: the test is the engine, with the token the TwiML carries.
-      voice: { openai: null, pipelineEngineUrl: 'ws://127.0.0.1:9/stream' },
+      voice: { openai: null, pipelineEngineUrl: 'ws://127.0.0.1:9/stream', pipeline: NO_VENDORS },
     },
     { workers: true },
   );

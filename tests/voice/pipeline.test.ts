@@ -4,7 +4,7 @@ import { WebSocketServer, type WebSocket } from 'ws';
 import { getSchema } from '../../src/graphql/schema';
 import { buildOpenApi } from '../../src/rest/openapi';
 import { routes } from '../../src/rest/routes';
-import { startTestApp, type TestAccount, type TestApp } from '../helpers/app';
+import { startTestApp, type TestAccount, type TestApp, NO_VENDORS } from '../helpers/app';
 import { until } from '../helpers/dialer';
 import { toneFrames, TwilioMediaClient } from '../helpers/media';
 import { startReceiver, type Receiver } from '../helpers/receiver';
@@ -37,7 +37,7 @@ beforeAll(async () => {
   app = await startTestApp(
     {
       telephony: { provider: 'twilio', simulatorSpeed: 1000, twilio: twilioFake.settings() },
-      voice: { openai: null, pipelineEngineUrl: engineUrl },
+      voice: { openai: null, pipelineEngineUrl: engineUrl, pipeline: NO_VENDORS },
       allowPrivateNetworkTargets: true,
     },
     { workers: true },

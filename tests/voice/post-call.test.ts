@@ -1,4 +1,4 @@
-import { startTestApp, type TestApp } from '../helpers/app';
+import { startTestApp, type TestApp, NO_VENDORS } from '../helpers/app';
 import { dialerKit, until } from '../helpers/dialer';
 import { json, startReceiver, type Receiver } from '../helpers/receiver';
 import { startFakeTwilio, type FakeTwilio } from '../helpers/twilio';
@@ -33,7 +33,7 @@ beforeAll(async () => {
   app = await startTestApp(
     {
       telephony: { provider: 'twilio', simulatorSpeed: 1000, twilio: twilioFake.settings() },
-      voice: { openai: { apiKey: 'sk-post-call', realtimeUrl: 'ws://127.0.0.1:9', realtimeModel: 'gpt-realtime', baseUrl: model.url, postCallModel: 'gpt-4o-mini' }, pipelineEngineUrl: null },
+      voice: { openai: { apiKey: 'sk-post-call', realtimeUrl: 'ws://127.0.0.1:9', realtimeModel: 'gpt-realtime', baseUrl: model.url, postCallModel: 'gpt-4o-mini' }, pipelineEngineUrl: null, pipeline: NO_VENDORS },
       dialerTimeScale: 600,
       allowPrivateNetworkTargets: true,
     },

@@ -1,4 +1,4 @@
-import { startTestApp, type TestAccount, type TestApp } from '../helpers/app';
+import { startTestApp, type TestAccount, type TestApp, NO_VENDORS } from '../helpers/app';
 import { until } from '../helpers/dialer';
 import { toneFrames, TwilioMediaClient } from '../helpers/media';
 import { startFakeRealtime, type FakeRealtime, type RealtimeSession } from '../helpers/realtime';
@@ -31,7 +31,7 @@ beforeAll(async () => {
   app = await startTestApp(
     {
       telephony: { provider: 'twilio', simulatorSpeed: 1000, twilio: twilioFake.settings() },
-      voice: { openai: { apiKey: API_KEY, realtimeUrl: realtime.url, realtimeModel: 'gpt-realtime', baseUrl: 'http://127.0.0.1:9', postCallModel: 'gpt-4o-mini' }, pipelineEngineUrl: null },
+      voice: { openai: { apiKey: API_KEY, realtimeUrl: realtime.url, realtimeModel: 'gpt-realtime', baseUrl: 'http://127.0.0.1:9', postCallModel: 'gpt-4o-mini' }, pipelineEngineUrl: null, pipeline: NO_VENDORS },
       allowPrivateNetworkTargets: true,
     },
     {

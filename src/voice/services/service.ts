@@ -1,0 +1,168 @@
+/**
+ * What the pipeline engine asks of its vendors (design.md, "The pipeline engine"): speech to
+ * text, a language model, text to speech. Each vendor's wire format lives in one file of this
+ * folder and implements one of these; the engine knows nothing of the wire.
+ *
+ * Audio between the engine and the services is 16-bit linear PCM (`Int16Array`, host byte
+ * order) at a rate the engine names, except STT's input, which is the 8 kHz mu-law the call
+ * carries (Deepgram takes it as is).
+ */
+
+/** The part of the pipeline a failure names (the call's `hangup_reason` says `<part>-failed`). */
+export type ServicePart = 'stt' | 'llm' | 'tts';
+
+/**
+ * How a vendor failed: it refused (a wrong key, a bad request: an HTTP status or a WebSocket
+ * close the vendor documents), dropped (the connection ended under us), or stalled (no answer
+ * within the service's bound).
+ */
+export type FailureKind = 'refused' | 'dropped' | 'stalled';
+
+export class ServiceError extends Error {
+  constructor(
+    readonly part: ServicePart,
+    readonly kind: FailureKind,
+    /** Safe to log: never a key, never the vendor's raw body. */
+    message: string,
+  ) {
+    super(message);
+    this.name = 'ServiceError';
+  }
+}
+
+// ---------------------------------------------------------------- speech to text
+
+export interface SttOptions {
+  /** The vendor's language code (BCP-47, such as `pt-BR`), or null for the vendor's default. */
+  language: string | null;
+  /** Milliseconds of silence after which the vendor marks a final result `speech_final`. */
+  endpointingMs: number;
+}
+
+export interface Transcript {
+  text: string;
+  /** The text of this stretch of audio will not change any more. */
+  isFinal: boolean;
+  /** The vendor judges the speaker finished their turn (Deepgram's `speech_final`). */
+  speechFinal: boolean;
+  /** Seconds from the start of the stream. */
+  start: number;
+  duration: number;
+}
+
+export interface SttEvents {
+  transcript(transcript: Transcript): void;
+  /** The vendor heard no more words for its utterance-end interval (Deepgram's `UtteranceEnd`). */
+  utteranceEnd(): void;
+  /** The vendor heard speech begin (Deepgram's `SpeechStarted`). */
+  speechStarted(): void;
+  /** The stream is lost; nothing more comes from it. */
+  failed(error: ServiceError): void;
+}
+
+export interface SttStream {
+  /** A frame of the caller's audio: 8 kHz mu-law. */
+  send(mulaw: Uint8Array): void;
+  /** The caller stopped speaking: the vendor should give its final result now. */
+  finalize(): void;
+  /** Ends the stream; resolves with the audio seconds the vendor reports having processed. */
+  close(): Promise<{ seconds: number }>;
+}
+
+export interface SttService {
+  readonly vendor: string;
+  open(options: SttOptions, events: SttEvents): SttStream;
+}
+
+// ---------------------------------------------------------------- language model
+
+/** A chat message in the OpenAI chat-completions shape (the lingua franca of the vendors). */
+export type LlmMessage =
+  | { role: 'system'; content: string }
+  | { role: 'user'; content: string }
+  | { role: 'assistant'; content: string | null; tool_calls?: LlmToolCall[] }
+  | { role: 'tool'; tool_call_id: string; content: string };
+
+export interface LlmToolCall {
+  id: string;
+  type: 'function';
+  function: { name: string; arguments: string };
+}
+
+/** A function the model may call: JSON-schema parameters. */
+export interface LlmFunction {
+  name: string;
+  description: string;
+  parameters: Record<string, unknown>;
+}
+
+export interface LlmRequest {
+  model: string;
+  temperature: number;
+  messages: LlmMessage[];
+  tools: LlmFunction[];
+}
+
+/**
+ * What a streamed completion yields, in order: text as it comes; each tool call whole once its
+ * deltas are joined (by `index`); the usage last, when the vendor reports it.
+ */
+export type LlmChunk =
+  | { type: 'text'; text: string }
+  | { type: 'tool_call'; call: LlmToolCall }
+  | { type: 'usage'; inputTokens: number; outputTokens: number };
+
+export interface LlmService {
+  /**
+   * Streams a completion. Aborting `signal` ends the iteration quietly (a barge-in); a vendor
+   * failure throws a ServiceError (`llm`).
+   */
+  complete(request: LlmRequest, signal: AbortSignal): AsyncIterable<LlmChunk>;
+}
+
+// ---------------------------------------------------------------- text to speech
+
+export interface TtsOptions {
+  /** The vendor's voice id; null for the vendor's default voice. */
+  voiceId: string | null;
+  /** The vendor's language code (ISO 639-1, such as `pt`), or null. */
+  language: string | null;
+  /** The assistant's settings: speed 0.5..2 (1 = normal), stability and similarity 0..1. */
+  speed: number;
+  stability: number;
+  similarity: number;
+  /** The PCM rate the engine wants back. */
+  sampleRate: number;
+}
+
+export interface TtsEvents {
+  /** PCM of the utterance, in order, at the session's sample rate. */
+  audio(pcm: Int16Array): void;
+  /** All the text pushed before `end` has been spoken (the last audio came). */
+  done(): void;
+  /** The utterance is lost; nothing more comes from it. */
+  failed(error: ServiceError): void;
+}
+
+/** One utterance (an assistant's turn, or a filler): text in, in pieces, audio out. */
+export interface TtsUtterance {
+  /** More text of the utterance (a sentence, or a few words). */
+  push(text: string): void;
+  /** No more text: speak what is left. */
+  end(): void;
+  /** Drop it: no more audio or events come (a barge-in). */
+  cancel(): void;
+}
+
+/** One call's speech: a vendor connection may be kept open across its utterances. */
+export interface TtsSession {
+  utterance(events: TtsEvents): TtsUtterance;
+  /** Characters sent to the vendor so far (its unit of billing). */
+  readonly characters: number;
+  close(): void;
+}
+
+export interface TtsService {
+  readonly vendor: string;
+  open(options: TtsOptions): TtsSession;
+}
