@@ -27,7 +27,7 @@ import type { Runtime } from './runtime';
 import { TWILIO_WEBHOOK_PATHS, twilioWebhook } from './telephony/twilio.callbacks';
 import { engineApi } from './voice/engine.api';
 import { MEDIA_PATH } from './telephony/twilio.wire';
-import { serveMedia } from './voice/media';
+import { serveMedia } from './voice/transports/twilio-media';
 import { docsRoutes } from './web/docs';
 import { graphqlRoute } from './web/graphql';
 import { metricsRoute } from './web/metrics';

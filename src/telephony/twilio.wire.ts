@@ -33,7 +33,7 @@ function escapeXml(text: string): string {
   return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
 }
 
-/** The path of the Media Streams socket of the built-in engines (voice/media.ts serves it). */
+/** The path of the Media Streams socket of the built-in engines (voice/transports/twilio-media.ts serves it). */
 export const MEDIA_PATH = '/telephony/twilio/media';
 
 /**

@@ -7,8 +7,7 @@ import { runTool } from '../modules/calls/call.tools';
 import type { ToolDeps } from '../modules/calls/call.tools';
 import { validMediaToken } from '../telephony/twilio.wire';
 import { LiveCall, type LiveCallDeps } from './live-call';
-import { endCallFunction, fillVariables, toolFunction } from './realtime';
-import { engineSetup } from './engine.setup';
+import { endCallFunction, engineSetup, fillVariables, toolFunction } from './engine.setup';
 
 /** The parts of the runtime the engine API uses: a live call's, and what mid-call tools need. */
 type EngineApiDeps = LiveCallDeps & ToolDeps;
@@ -177,8 +176,8 @@ async function serve(runtime: EngineApiDeps, req: IncomingMessage, res: ServerRe
         max_silence_duration: assistant.max_silence_duration,
         max_call_duration: assistant.max_call_duration,
         end_call_on_voicemail: assistant.end_call_on_voicemail,
-        tools: tools.map(toolFunction),
-        end_call_tool: endCallFunction(assistant),
+        tools: tools.map((tool) => ({ type: 'function', ...toolFunction(tool) })),
+        end_call_tool: { type: 'function', ...endCallFunction(assistant) },
       },
     });
   }

@@ -1,19 +1,20 @@
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type RawData, type WebSocket } from 'ws';
-import { Call } from '../modules/calls/call.entity';
+import { Call } from '../../modules/calls/call.entity';
+import { validMediaToken } from '../../telephony/twilio.wire';
+import type { MediaOut, VoiceEngine } from '../engine';
+import { engineSetup } from '../engine.setup';
+import { startEngine, type EngineDeps } from '../engines';
+import { LiveCall, type LiveCallDeps } from '../live-call';
 
-import { validMediaToken } from '../telephony/twilio.wire';
-import { LiveCall, type LiveCallDeps } from './live-call';
-import { RealtimeEngine, type MediaOut, type RealtimeDeps, type VoiceEngine } from './realtime';
-import { engineSetup } from './engine.setup';
-
-/** The parts of the runtime the media endpoint uses: a live call's and the engine's. */
-type MediaDeps = LiveCallDeps & RealtimeDeps;
+/** The parts of the runtime the media endpoint uses: a live call's and the engines'. */
+type MediaDeps = LiveCallDeps & EngineDeps;
 
 /**
- * The Twilio Media Streams endpoint (design.md, "Voice engines"): the WebSocket the TwiML of a
- * call connects to (MEDIA_PATH, telephony/twilio.wire.ts). The stream names its call in `start` (customParameters call_id and token);
+ * The Twilio Media Streams transport (design.md, "Voice engines"): the WebSocket the TwiML of
+ * a call connects to (MEDIA_PATH, telephony/twilio.wire.ts), and the one place that knows the
+ * stream's JSON. The stream names its call in `start` (customParameters call_id and token);
  * a wrong token, a call that is over or a token already used (a replay) closes the socket.
  * Its audio then runs on the assistant's engine until Twilio's `stop` (the call ended) or the
  * socket drops (the call is hung up).
@@ -61,6 +62,18 @@ interface TwilioMessage {
   media?: { payload?: string };
   mark?: { name?: string };
   start?: { streamSid?: string; callSid?: string; customParameters?: Record<string, string> };
+}
+
+/** What an engine sends, as Twilio Media Streams messages (streamSid and marks are [A-Za-z0-9], payloads base64: nothing to escape). */
+function twilioOut(socket: WebSocket, streamSid: string): MediaOut {
+  const send = (message: string) => {
+    if (socket.readyState === socket.OPEN) socket.send(message);
+  };
+  return {
+    media: (payload) => send(`{"event":"media","streamSid":"${streamSid}","media":{"payload":"${payload}"}}`),
+    mark: (name) => send(`{"event":"mark","streamSid":"${streamSid}","mark":{"name":"${name}"}}`),
+    clear: () => send(`{"event":"clear","streamSid":"${streamSid}"}`),
+  };
 }
 
 class MediaStream {
@@ -124,7 +137,7 @@ class MediaStream {
     if (this.started) return;
     this.started = true;
     clearTimeout(this.startTimer);
-    const { orm, secrets, config, logger } = this.runtime;
+    const { orm, secrets, logger } = this.runtime;
     const parameters = message.start?.customParameters ?? {};
     const callId = Number(parameters.call_id);
     const streamSid = message.start?.streamSid ?? message.streamSid ?? '';
@@ -139,23 +152,15 @@ class MediaStream {
 
     const live = new LiveCall(this.runtime, callId);
     const setup = await engineSetup(em, call);
-    if (!setup || setup.assistant.engine_type !== 'multimodal' || !config.voice.openai) {
-      logger.error('voice: no engine for this call (multimodal assistants need OPENAI_API_KEY; pipeline ones stream to PIPELINE_ENGINE_URL)', undefined, {
-        call_id: callId,
-        engine_type: setup?.assistant.engine_type ?? null,
-      });
+    if (this.socket.readyState !== this.socket.OPEN) return live.hangup('media-lost'); // dropped while it was being set up
+    const engine = setup ? startEngine(this.runtime, live, setup, twilioOut(this.socket, streamSid)) : 'the call has no assistant';
+    if (typeof engine === 'string') {
+      logger.error(`voice: no engine for this call (${engine})`, undefined, { call_id: callId, engine_type: setup?.assistant.engine_type ?? null });
       await live.hangup('engine-failed');
       this.socket.close();
       return;
     }
-    const socket = this.socket;
-    const out: MediaOut = {
-      media: (payload) => socket.send(`{"event":"media","streamSid":"${streamSid}","media":{"payload":"${payload}"}}`),
-      mark: (name) => socket.send(`{"event":"mark","streamSid":"${streamSid}","mark":{"name":"${name}"}}`),
-      clear: () => socket.send(`{"event":"clear","streamSid":"${streamSid}"}`),
-    };
-    if (this.socket.readyState !== this.socket.OPEN) return live.hangup('media-lost'); // dropped while it was being set up
-    this.engine = new RealtimeEngine(this.runtime, live, setup, out);
+    this.engine = engine;
   }
 
   private async onClose(): Promise<void> {

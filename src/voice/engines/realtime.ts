@@ -1,121 +1,26 @@
 import WebSocket from 'ws';
-import type { Assistant } from '../modules/assistants/assistant.entity';
-import type { HangupReason } from '../modules/calls/call.events';
-import { runTool } from '../modules/calls/call.tools';
-import type { Tool } from '../modules/tools/tool.entity';
-import type { ToolDeps } from '../modules/calls/call.tools';
-import type { Runtime } from '../runtime';
-import type { LiveCall } from './live-call';
-import type { EngineSetup } from './engine.setup';
+import type { HangupReason } from '../../modules/calls/call.events';
+import { runTool, type ToolDeps } from '../../modules/calls/call.tools';
+import type { Tool } from '../../modules/tools/tool.entity';
+import type { Runtime } from '../../runtime';
+import { BASE64, payloadMs, type MediaEnd, type MediaOut, type VoiceEngine } from '../engine';
+import { END_CALL_FUNCTION, fillVariables, toolArguments, type EngineSetup } from '../engine.setup';
+import type { LiveCall } from '../live-call';
+import { realtimeModel, realtimeSession } from '../services/openai.realtime';
 
 /** The parts of the runtime the Realtime engine uses: its settings, the log, and what mid-call tools need. */
 export type RealtimeDeps = Pick<Runtime, 'config' | 'logger'> & ToolDeps;
 
 /**
- * The built-in voice engine of `multimodal` assistants: a bridge between the call's Twilio
- * media stream and an OpenAI Realtime session (design.md, "Voice engines"). Audio passes
- * through as it comes, 8 kHz mu-law base64 both ways, never decoded or resampled.
+ * The built-in voice engine of `multimodal` assistants: a bridge between the call's media
+ * and an OpenAI Realtime session (design.md, "Voice engines"). Audio passes through as it
+ * comes, 8 kHz mu-law base64 both ways, never decoded or resampled.
  */
 
-/** What an engine does with the call's media stream. */
-export interface VoiceEngine {
-  /** A frame of the caller's audio (base64 mu-law). */
-  audio(payload: string): void;
-  /** Twilio played the audio up to this mark. */
-  played(mark: string): void;
-  /**
-   * The stream ended: the caller hung up (`customer`), the socket dropped (`media-lost`: the
-   * call is hung up), or this process stops (`shutdown`: Twilio ends the call).
-   */
-  end(reason: 'customer' | 'media-lost' | 'shutdown'): Promise<void>;
-}
-
-/** What an engine sends to the call's media stream. */
-export interface MediaOut {
-  media(payload: string): void;
-  mark(name: string): void;
-  /** Drops the audio Twilio has not played yet (the caller interrupted). */
-  clear(): void;
-}
-
-/** The end-call tool's function name: user tools are lowercase, so it is never theirs. */
-export const END_CALL_FUNCTION = 'endCall';
-const DEFAULT_END_CALL = 'End the call when the conversation has reached its end, or the customer asks to hang up.';
-const TRANSCRIBE_MODEL = 'gpt-4o-mini-transcribe';
 /** Caller audio kept while the session is being set up: 2 s of 20 ms frames. */
 const PENDING_FRAMES = 100;
 /** How long the goodbye may take to play before the call is hung up anyway. */
 const GOODBYE_MS = 15_000;
-const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
-
-/** `{{name}}` placeholders filled from the variables; an unknown one is left empty. */
-export function fillVariables(text: string, variables: Record<string, unknown>): string {
-  return text.replace(/\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}\}/g, (_, name: string) => {
-    const value = variables[name];
-    return value === undefined || value === null ? '' : typeof value === 'object' ? JSON.stringify(value) : String(value);
-  });
-}
-
-/** The Realtime model: the assistant's llm_model when it is a realtime model, else OPENAI_REALTIME_MODEL. */
-export function realtimeModel(assistant: Pick<Assistant, 'llm_model'>, fallback: string): string {
-  return /realtime/i.test(assistant.llm_model) ? assistant.llm_model : fallback;
-}
-
-/** The `session` of session.update, from the assistant's settings. */
-export function realtimeSession(setup: EngineSetup): Record<string, unknown> {
-  const { assistant } = setup;
-  const sensitivity = assistant.endpoint_sensitivity; // 0 (hard of hearing) to 5 (hears everything)
-  const turnDetection =
-    assistant.endpoint_type === 'ai'
-      ? { type: 'semantic_vad', eagerness: sensitivity < 2 ? 'low' : sensitivity < 4 ? 'medium' : 'high' }
-      : { type: 'server_vad', threshold: Math.round((0.8 - sensitivity * 0.1) * 100) / 100, prefix_padding_ms: 300, silence_duration_ms: 500 };
-  return {
-    type: 'realtime',
-    output_modalities: ['audio'],
-    instructions: fillVariables(assistant.system_prompt, setup.variables),
-    audio: {
-      input: {
-        format: { type: 'audio/pcmu' },
-        transcription: { model: TRANSCRIBE_MODEL, ...(setup.language ? { language: setup.language } : {}) },
-        turn_detection: { ...turnDetection, create_response: true, interrupt_response: assistant.allow_interruptions },
-        noise_reduction: assistant.noise_cancellation ? { type: 'near_field' } : null,
-      },
-      output: { format: { type: 'audio/pcmu' }, voice: setup.voice, speed: assistant.speech_speed },
-    },
-    tools: [...setup.tools.map(toolFunction), endCallFunction(assistant)],
-    tool_choice: 'auto',
-  };
-}
-
-/** A mid-call tool as a function the model may call (JSON-schema parameters, every one required). */
-export function toolFunction(tool: Pick<Tool, 'name' | 'description' | 'schema'>): Record<string, unknown> {
-  return {
-    type: 'function',
-    name: tool.name,
-    description: tool.description,
-    parameters: {
-      type: 'object',
-      properties: Object.fromEntries(tool.schema.map((item) => [item.name, { type: item.type, description: item.description }])),
-      required: tool.schema.map((item) => item.name),
-    },
-  };
-}
-
-/** The end-call tool, described by the assistant's `end_call_tool.description`. */
-export function endCallFunction(assistant: Pick<Assistant, 'end_call_tool_description'>): Record<string, unknown> {
-  return {
-    type: 'function',
-    name: END_CALL_FUNCTION,
-    description: assistant.end_call_tool_description || DEFAULT_END_CALL,
-    parameters: { type: 'object', properties: {}, required: [] },
-  };
-}
-
-/** Milliseconds of 8 kHz mu-law audio in a base64 payload (one byte a sample). */
-function audioMs(payload: string): number {
-  const padding = payload.endsWith('==') ? 2 : payload.endsWith('=') ? 1 : 0;
-  return ((payload.length * 3) / 4 - padding) / 8;
-}
 
 interface RealtimeEvent {
   type: string;
@@ -191,7 +96,7 @@ export class RealtimeEngine implements VoiceEngine {
     else if (!this.responding) this.quiet();
   }
 
-  async end(reason: 'customer' | 'media-lost' | 'shutdown'): Promise<void> {
+  async end(reason: MediaEnd): Promise<void> {
     if (this.ended) return;
     this.ended = true;
     clearInterval(this.silenceTimer);
@@ -262,7 +167,7 @@ export class RealtimeEngine implements VoiceEngine {
     if (this.ended || !BASE64.test(delta)) return;
     this.responseAudio = true;
     if (this.item?.id !== itemId) this.item = { id: itemId, sentMs: 0, playedMs: 0 };
-    this.item.sentMs += audioMs(delta);
+    this.item.sentMs += payloadMs(delta);
     this.out.media(delta);
     const name = `${++this.markSeq}`;
     this.marks.push({ name, item: itemId, endMs: this.item.sentMs });
@@ -295,15 +200,7 @@ export class RealtimeEngine implements VoiceEngine {
     if (!tool) {
       output = JSON.stringify({ error: 'unknown tool' });
     } else {
-      let given: Record<string, unknown> = {};
-      try {
-        const parsed = JSON.parse(args);
-        if (parsed && typeof parsed === 'object') given = parsed;
-      } catch {
-        // the model's arguments were not JSON: the tool gets none
-      }
-      const parameters = Object.fromEntries(tool.schema.filter((item) => item.name in given).map((item) => [item.name, given[item.name]]));
-      const record = await runTool(this.runtime, this.call.id, tool, parameters);
+      const record = await runTool(this.runtime, this.call.id, tool, toolArguments(tool, args));
       this.call.toolCall(record);
       output = JSON.stringify(record.error ? { error: record.error } : { status: record.status, response: record.response });
     }

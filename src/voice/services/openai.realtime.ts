@@ -1,0 +1,40 @@
+import type { Assistant } from '../../modules/assistants/assistant.entity';
+import { callFunctions, fillVariables, type EngineSetup } from '../engine.setup';
+
+/**
+ * OpenAI Realtime's wire format (GA): the session a call's assistant makes, in the shape of
+ * `session.update`. The engine that runs it is engines/realtime.ts.
+ */
+
+const TRANSCRIBE_MODEL = 'gpt-4o-mini-transcribe';
+
+/** The Realtime model: the assistant's llm_model when it is a realtime model, else OPENAI_REALTIME_MODEL. */
+export function realtimeModel(assistant: Pick<Assistant, 'llm_model'>, fallback: string): string {
+  return /realtime/i.test(assistant.llm_model) ? assistant.llm_model : fallback;
+}
+
+/** The `session` of session.update, from the assistant's settings. */
+export function realtimeSession(setup: EngineSetup): Record<string, unknown> {
+  const { assistant } = setup;
+  const sensitivity = assistant.endpoint_sensitivity; // 0 (hard of hearing) to 5 (hears everything)
+  const turnDetection =
+    assistant.endpoint_type === 'ai'
+      ? { type: 'semantic_vad', eagerness: sensitivity < 2 ? 'low' : sensitivity < 4 ? 'medium' : 'high' }
+      : { type: 'server_vad', threshold: Math.round((0.8 - sensitivity * 0.1) * 100) / 100, prefix_padding_ms: 300, silence_duration_ms: 500 };
+  return {
+    type: 'realtime',
+    output_modalities: ['audio'],
+    instructions: fillVariables(assistant.system_prompt, setup.variables),
+    audio: {
+      input: {
+        format: { type: 'audio/pcmu' },
+        transcription: { model: TRANSCRIBE_MODEL, ...(setup.language ? { language: setup.language } : {}) },
+        turn_detection: { ...turnDetection, create_response: true, interrupt_response: assistant.allow_interruptions },
+        noise_reduction: assistant.noise_cancellation ? { type: 'near_field' } : null,
+      },
+      output: { format: { type: 'audio/pcmu' }, voice: setup.voice, speed: assistant.speech_speed },
+    },
+    tools: callFunctions(setup).map((fn) => ({ type: 'function', ...fn })),
+    tool_choice: 'auto',
+  };
+}
