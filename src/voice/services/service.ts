@@ -45,6 +45,8 @@ export interface Transcript {
   isFinal: boolean;
   /** The vendor judges the speaker finished their turn (Deepgram's `speech_final`). */
   speechFinal: boolean;
+  /** The answer to `finalize()`: everything heard so far is final (perhaps with no new words). */
+  fromFinalize: boolean;
   /** Seconds from the start of the stream. */
   start: number;
   duration: number;

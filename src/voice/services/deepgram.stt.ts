@@ -1,0 +1,291 @@
+/**
+ * Deepgram live speech to text (nova-3) on its WebSocket `/v1/listen`, in Deepgram's documented
+ * wire format:
+ * - the query parameters and `Authorization: Token <key>`:
+ *   https://developers.deepgram.com/reference/speech-to-text/listen-streaming
+ * - `KeepAlive` every 3-5 s (a stream that sends nothing for 10 s is closed, NET-0001), `Finalize`
+ *   (answered by a final result marked `from_finalize`), `CloseStream` (answered by `Metadata`,
+ *   then the close): https://developers.deepgram.com/docs/audio-keep-alive, /docs/finalize,
+ *   /docs/close-stream
+ * - the messages `Results`, `Metadata`, `UtteranceEnd`, `SpeechStarted`: the official SDK's types,
+ *   deepgram/deepgram-js-sdk src/api/resources/listen/resources/v1/types/ListenV1*.ts
+ * - failures: a handshake answered with an HTTP 4xx/5xx (headers `dg-request-id`, `dg-error`), and
+ *   close frames 1008 `DATA-0000` (the payload is not audio in the declared encoding), 1011
+ *   `NET-0000`/`NET-0001`: https://developers.deepgram.com/docs/stt-troubleshooting-websocket-data-and-net-errors
+ * - Pipecat's client (pipecat-ai/pipecat src/pipecat/services/deepgram/stt.py) likewise drops
+ *   empty transcripts and sends a KeepAlive every 5 s.
+ */
+import WebSocket from 'ws';
+import { ServiceError, type FailureKind, type SttEvents, type SttOptions, type SttService, type SttStream } from './service';
+
+export interface DeepgramBounds {
+  /** Deepgram asks for a KeepAlive every 3-5 s: it closes a stream that sent nothing for 10 s. */
+  keepAliveMs: number;
+  /** The handshake must complete within this, or the stream has stalled. */
+  connectMs: number;
+  /**
+   * Once a second of audio has gone unanswered, how long Deepgram may stay silent before the
+   * stream counts as stalled. With `interim_results=true` Deepgram answers about every second of
+   * audio, speech or not (silence comes back as empty results), so ten seconds without a word
+   * from Deepgram on a stream that is fed audio is not a slow answer but a lost one; Deepgram's
+   * own NET-0000 close says the same from its side.
+   */
+  stallMs: number;
+  /** How long `close()` waits for Deepgram's `Metadata` and close after `CloseStream`. */
+  closeMs: number;
+}
+
+export const DEEPGRAM_BOUNDS: Readonly<DeepgramBounds> = { keepAliveMs: 5_000, connectMs: 10_000, stallMs: 10_000, closeMs: 5_000 };
+
+/** 8 kHz mu-law: one byte a sample. */
+const BYTES_PER_SECOND = 8000;
+/** Audio sent before the socket opens waits for it; only the last 2 s are kept. */
+const PENDING_MAX_BYTES = 2 * BYTES_PER_SECOND;
+/** Deepgram answers about once per second of audio; the stall bound runs once this much is unanswered. */
+const ANSWERED_EVERY_BYTES = BYTES_PER_SECOND;
+/** Deepgram's documented close for a payload it cannot decode as audio: a bad request, not a lost link. */
+const CLOSE_NOT_AUDIO = 1008;
+
+export interface DeepgramSttConfig {
+  apiKey: string;
+  /** DEEPGRAM_URL: the listen endpoint itself, `wss://api.deepgram.com/v1/listen` by default. */
+  url: string;
+  bounds?: Partial<DeepgramBounds>;
+}
+
+export class DeepgramStt implements SttService {
+  readonly vendor = 'deepgram';
+  private readonly bounds: DeepgramBounds;
+
+  constructor(private readonly config: DeepgramSttConfig) {
+    this.bounds = { ...DEEPGRAM_BOUNDS, ...config.bounds };
+  }
+
+  open(options: SttOptions, events: SttEvents): SttStream {
+    return new DeepgramStream(listenUrl(this.config.url, options), this.config.apiKey, this.bounds, events);
+  }
+}
+
+/**
+ * Deepgram's language code for the assistant's language (ISO 639-1). nova-3 takes the bare code
+ * for each language of the catalogue (Deepgram's changelog, "Nova-3 Model Update", 2025-08 to
+ * 2026-03); Portuguese is heard as Brazil speaks it.
+ */
+export function deepgramLanguage(iso2: string | null): string | null {
+  if (iso2 === null) return null;
+  return iso2 === 'pt' ? 'pt-BR' : iso2;
+}
+
+/** The stream's URL: the call's 8 kHz mu-law as Twilio carries it, interim results and Deepgram's VAD events on. */
+export function listenUrl(base: string, options: SttOptions): string {
+  const url = new URL(base);
+  const query: Record<string, string> = {
+    model: 'nova-3',
+    encoding: 'mulaw',
+    sample_rate: '8000',
+    channels: '1',
+    interim_results: 'true',
+    endpointing: String(options.endpointingMs),
+    utterance_end_ms: '1000',
+    vad_events: 'true',
+    smart_format: 'true',
+  };
+  if (options.language) query.language = options.language;
+  for (const [name, value] of Object.entries(query)) url.searchParams.set(name, value);
+  return url.toString();
+}
+
+/** What Deepgram sends; only the fields this client reads. */
+type DeepgramMessage =
+  | {
+      type: 'Results';
+      start: number;
+      duration: number;
+      is_final?: boolean;
+      speech_final?: boolean;
+      from_finalize?: boolean;
+      channel: { alternatives: { transcript: string }[] };
+    }
+  | { type: 'Metadata'; duration: number }
+  | { type: 'UtteranceEnd' }
+  | { type: 'SpeechStarted' };
+
+class DeepgramStream implements SttStream {
+  private readonly ws: WebSocket;
+  /** `closing` once close() is called: from then on the caller hears nothing. */
+  private state: 'connecting' | 'open' | 'closing' | 'ended' = 'connecting';
+  private pending: Uint8Array[] = [];
+  private pendingBytes = 0;
+  private finalizeOnOpen = false;
+  /** Audio sent since Deepgram last said anything, and the bound that runs once it is a second's worth. */
+  private unanswered = 0;
+  private stallTimer: NodeJS.Timeout | null = null;
+  private keepAlive: NodeJS.Timeout | null = null;
+  private readonly connectTimer: NodeJS.Timeout;
+  /** Words came in final results since the last end of turn (an empty `speech_final` then ends that turn). */
+  private wordsInTurn = false;
+  private reportedSeconds: number | null = null;
+  private handshakeStatus: { status: number; requestId: string | undefined } | null = null;
+  private socketError: Error | null = null;
+  private readonly socketClosed: Promise<void>;
+  private closing: Promise<{ seconds: number }> | null = null;
+
+  constructor(
+    url: string,
+    apiKey: string,
+    private readonly bounds: DeepgramBounds,
+    private readonly events: SttEvents,
+  ) {
+    this.ws = new WebSocket(url, { headers: { authorization: `Token ${apiKey}` }, perMessageDeflate: false });
+    this.connectTimer = setTimeout(() => this.fail('stalled', `Deepgram did not open the stream within ${bounds.connectMs} ms`), bounds.connectMs);
+    this.ws.on('unexpected-response', (_request, response) => {
+      const requestId = response.headers['dg-request-id'];
+      this.handshakeStatus = { status: response.statusCode ?? 0, requestId: typeof requestId === 'string' ? requestId : undefined };
+      this.ws.terminate();
+    });
+    this.ws.on('open', () => this.onOpen());
+    this.ws.on('message', (data, isBinary) => {
+      if (!isBinary) this.onMessage(data.toString());
+    });
+    this.ws.on('error', (error) => (this.socketError ??= error));
+    this.socketClosed = new Promise((resolve) =>
+      this.ws.on('close', (code, reason) => {
+        this.onClose(code, reason.toString());
+        resolve();
+      }),
+    );
+  }
+
+  send(mulaw: Uint8Array): void {
+    // An empty binary message would read to Deepgram as the old end-of-stream signal.
+    if (mulaw.length === 0) return;
+    if (this.state === 'connecting') return this.keep(mulaw.slice());
+    if (this.state !== 'open') return;
+    this.ws.send(mulaw);
+    this.unanswered += mulaw.length;
+    if (this.unanswered >= ANSWERED_EVERY_BYTES && !this.stallTimer) {
+      this.stallTimer = setTimeout(() => this.fail('stalled', `Deepgram sent nothing for ${this.bounds.stallMs} ms while audio flowed`), this.bounds.stallMs);
+    }
+  }
+
+  finalize(): void {
+    if (this.state === 'connecting') this.finalizeOnOpen = true;
+    else if (this.state === 'open') this.ws.send('{"type":"Finalize"}');
+  }
+
+  close(): Promise<{ seconds: number }> {
+    this.closing ??= this.shutDown();
+    return this.closing;
+  }
+
+  private async shutDown(): Promise<{ seconds: number }> {
+    if (this.state === 'ended') return { seconds: 0 };
+    const wasOpen = this.state === 'open';
+    this.state = 'closing';
+    this.stopTimers();
+    if (wasOpen) {
+      this.ws.send('{"type":"CloseStream"}');
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([this.socketClosed, new Promise((resolve) => (timer = setTimeout(resolve, this.bounds.closeMs)))]);
+      clearTimeout(timer);
+    }
+    this.ws.terminate();
+    this.state = 'ended';
+    return { seconds: this.reportedSeconds ?? 0 };
+  }
+
+  private keep(frame: Uint8Array): void {
+    this.pending.push(frame);
+    this.pendingBytes += frame.length;
+    let excess = this.pendingBytes - PENDING_MAX_BYTES;
+    while (excess > 0) {
+      const first = this.pending[0];
+      const dropped = Math.min(first.length, excess);
+      if (dropped === first.length) this.pending.shift();
+      else this.pending[0] = first.subarray(dropped);
+      this.pendingBytes -= dropped;
+      excess -= dropped;
+    }
+  }
+
+  private onOpen(): void {
+    if (this.state !== 'connecting') return;
+    this.state = 'open';
+    clearTimeout(this.connectTimer);
+    this.keepAlive = setInterval(() => this.ws.send('{"type":"KeepAlive"}'), this.bounds.keepAliveMs);
+    const pending = this.pending;
+    this.pending = [];
+    this.pendingBytes = 0;
+    for (const frame of pending) this.send(frame);
+    if (this.finalizeOnOpen) this.finalize();
+  }
+
+  private onMessage(text: string): void {
+    this.unanswered = 0;
+    if (this.stallTimer) clearTimeout(this.stallTimer);
+    this.stallTimer = null;
+    let message: DeepgramMessage;
+    try {
+      message = JSON.parse(text);
+    } catch {
+      return;
+    }
+    if (message.type === 'Metadata') this.reportedSeconds = message.duration;
+    if (this.state !== 'open') return;
+    switch (message.type) {
+      case 'Results':
+        return this.onResults(message);
+      case 'SpeechStarted':
+        return this.events.speechStarted();
+      case 'UtteranceEnd':
+        this.wordsInTurn = false;
+        return this.events.utteranceEnd();
+    }
+  }
+
+  /**
+   * Deepgram transcribes silence and noise too, as empty results (about one a second): those
+   * carry nothing and are dropped. Two empty ones carry a signal and pass: the answer to
+   * `finalize()` (`from_finalize`: all heard so far is final, its words perhaps already sent), and
+   * a `speech_final` after final words (Deepgram's end of that turn).
+   */
+  private onResults(message: Extract<DeepgramMessage, { type: 'Results' }>): void {
+    const text = message.channel?.alternatives?.[0]?.transcript ?? '';
+    const isFinal = message.is_final === true;
+    const speechFinal = message.speech_final === true;
+    if (isFinal && text) this.wordsInTurn = true;
+    if (!text && message.from_finalize !== true && !(speechFinal && this.wordsInTurn)) return;
+    if (speechFinal) this.wordsInTurn = false;
+    this.events.transcript({ text, isFinal, speechFinal, fromFinalize: message.from_finalize === true, start: message.start, duration: message.duration });
+  }
+
+  private onClose(code: number, reason: string): void {
+    if (this.state === 'connecting') {
+      // Any answer but 101 (401 a wrong key, 400 a bad query, 429, 5xx) is Deepgram declining the stream.
+      if (this.handshakeStatus) {
+        const { status, requestId } = this.handshakeStatus;
+        return this.fail('refused', `Deepgram refused the stream: HTTP ${status}${requestId ? ` (request ${requestId})` : ''}`);
+      }
+      return this.fail('dropped', `Deepgram could not be reached: ${this.socketError?.message ?? `closed ${code}`}`);
+    }
+    const why = `Deepgram closed the stream: ${code}${reason ? ` ${reason}` : ''}`;
+    this.fail(code === CLOSE_NOT_AUDIO ? 'refused' : 'dropped', why);
+  }
+
+  /** The stream is lost: tell the caller once, and nothing after. */
+  private fail(kind: FailureKind, message: string): void {
+    if (this.state !== 'connecting' && this.state !== 'open') return;
+    this.state = 'ended';
+    this.stopTimers();
+    this.ws.terminate();
+    this.events.failed(new ServiceError('stt', kind, message));
+  }
+
+  private stopTimers(): void {
+    clearTimeout(this.connectTimer);
+    if (this.stallTimer) clearTimeout(this.stallTimer);
+    if (this.keepAlive) clearInterval(this.keepAlive);
+    this.stallTimer = null;
+    this.keepAlive = null;
+  }
+}

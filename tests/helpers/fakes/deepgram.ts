@@ -1,0 +1,417 @@
+import { createHash, randomUUID } from 'node:crypto';
+import { EventEmitter } from 'node:events';
+import { createServer, type IncomingHttpHeaders, type IncomingMessage } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Duplex } from 'node:stream';
+import { WebSocket, WebSocketServer } from 'ws';
+import { decodeSample } from '../../../src/voice/codecs/mulaw';
+
+/**
+ * A local Deepgram live speech-to-text endpoint (`/v1/listen`) that really listens, in Deepgram's
+ * wire format:
+ * - messages: the official SDK's types (deepgram/deepgram-js-sdk
+ *   src/api/resources/listen/resources/v1/types/ListenV1{Results,Metadata,SpeechStarted,UtteranceEnd}.ts),
+ *   with `channel_index`/`channel` as `[index, channels]` and the `Metadata` of
+ *   https://developers.deepgram.com/docs/close-stream;
+ * - Finalize answered by a final marked `from_finalize` (https://developers.deepgram.com/docs/finalize),
+ *   CloseStream by the last results, `Metadata` and a 1000 close (/docs/close-stream), a stream
+ *   that sends nothing for 10 s closed with 1011 NET-0001, and KeepAlive alone does not count
+ *   before the first audio (/docs/stt-troubleshooting-websocket-data-and-net-errors);
+ * - a refused handshake: HTTP 401 with `dg-request-id`, `dg-error` and the JSON body
+ *   `{"err_code":"INVALID_AUTH","err_msg":"Invalid credentials.","request_id":...}` as Deepgram
+ *   answers a wrong key (the body as reported from the live API; the content of `dg-error`, "the
+ *   error message", is our reading of the docs).
+ *
+ * Its clock is the audio's (samples received, 8 kHz mu-law), as Deepgram's is, so a test may
+ * send audio faster than real time. It hears speech by energy on 20 ms frames. It cannot
+ * recognise words, so they are scripted: each utterance (speech onset to the endpointing
+ * silence, or to a Finalize) takes the next entry of `fake.transcripts`, a queue shared by all
+ * sessions; with the queue empty the speech is heard but not understood (empty transcripts, as
+ * Deepgram gives for noise). Interim results reveal the words at about 150 a minute of speech.
+ * Like Deepgram it answers silence too: an empty interim result each second of audio, and an
+ * empty final every 3 s.
+ */
+
+const RATE = 8000;
+const FRAME_SAMPLES = 160;
+/** A 20 ms frame at or above this RMS is speech (about -38 dBFS). */
+const SPEECH_RMS = 400;
+/** Deepgram's interim results come about once a second of audio. */
+const INTERIM_EVERY = RATE;
+/** Silence with no words is finalized, empty, once this long. */
+const SILENT_FINAL = 3 * RATE;
+/** How fast interim results reveal an utterance's words (150 words a minute). */
+const SAMPLES_PER_WORD = 0.4 * RATE;
+const MODEL_INFO = { name: 'general-nova-3', version: '2025-04-17.21547', arch: 'nova-3' };
+const MODEL_UUID = '40bd3654-e622-47c4-a111-63a61b23bfe8';
+const NET_0001 = 'Deepgram did not receive audio data or a text message within the timeout window. See https://dpgr.am/net0001';
+
+export interface FakeDeepgram {
+  /** The listen endpoint, for DEEPGRAM_URL. */
+  url: string;
+  /** While set, handshakes are refused with 401 (a revoked key). */
+  refuse: boolean;
+  /** Each final result is sent this many wall-clock ms late (for benchmarks); later messages wait behind it. */
+  finalLatencyMs: number;
+  /** A stream that sent no frame for this long is closed with 1011 NET-0001 (Deepgram: 10 s). */
+  idleCloseMs: number;
+  /** The words of the next utterances, in order, shared by all sessions. */
+  transcripts: string[];
+  sessions: DeepgramSession[];
+  /** The next session to connect (or the one that already did, beyond those taken). */
+  session(timeoutMs?: number): Promise<DeepgramSession>;
+  close(): Promise<void>;
+}
+
+type Message = Record<string, any>;
+
+/** Times are in samples of the audio clock. */
+interface Utterance {
+  words: string[];
+  onset: number;
+  /** The end of its last loud frame. */
+  lastSpeech: number;
+}
+
+interface Word {
+  word: string;
+  start: number;
+  end: number;
+  confidence: number;
+  punctuated_word?: string;
+}
+
+/** Seconds, as Deepgram writes them, of a time in samples. */
+const seconds = (samples: number) => Math.round((samples / RATE) * 1000) / 1000;
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+export class DeepgramSession {
+  readonly requestId: string;
+  readonly path: string;
+  readonly query: URLSearchParams;
+  readonly headers: IncomingHttpHeaders;
+  /** Control messages received (KeepAlive, Finalize, CloseStream...), parsed, in order. */
+  readonly controls: Message[] = [];
+  /** Messages sent to the client, in order. */
+  readonly sent: Message[] = [];
+  /** Bytes of audio received. */
+  received = 0;
+  /** How the socket closed, once it has. */
+  closedWith: { code: number; reason: string } | null = null;
+
+  private readonly chunks: Buffer[] = [];
+  private readonly frame = new Int16Array(FRAME_SAMPLES);
+  private filled = 0;
+  /** Samples heard in whole frames: the audio clock, by which all the times below are counted. */
+  private heard = 0;
+  private readonly created = new Date().toISOString();
+  private readonly endpointing: number;
+  private readonly utteranceEnd: number | null;
+  private readonly interim: boolean;
+  private readonly vadEvents: boolean;
+  private readonly formatted: boolean;
+  /** The start of the audio not yet covered by a final result. */
+  private segmentStart = 0;
+  private lastResultAt = 0;
+  private utterance: Utterance | null = null;
+  /** The end of the last words finalized, while an UtteranceEnd is owed for them. */
+  private lastWordEnd: number | null = null;
+  private stalled = false;
+  private closing = false;
+  private outbox: Promise<void> = Promise.resolve();
+  private idleTimer: NodeJS.Timeout | null = null;
+  private readonly changed = new EventEmitter();
+
+  constructor(
+    private readonly fake: FakeDeepgram,
+    private readonly socket: WebSocket,
+    request: IncomingMessage,
+    requestId: string,
+  ) {
+    this.requestId = requestId;
+    const url = new URL(request.url ?? '/', 'http://fake');
+    this.path = url.pathname;
+    this.query = url.searchParams;
+    this.headers = request.headers;
+    // Deepgram's defaults: endpointing after 10 ms of silence, no UtteranceEnd, no interim results.
+    const samplesIn = (ms: string) => (Number(ms) * RATE) / 1000;
+    const endpointing = this.query.get('endpointing');
+    this.endpointing = endpointing === null ? samplesIn('10') : endpointing === 'false' ? Infinity : samplesIn(endpointing);
+    const utteranceEnd = this.query.get('utterance_end_ms');
+    this.utteranceEnd = utteranceEnd === null ? null : samplesIn(utteranceEnd);
+    this.interim = this.query.get('interim_results') === 'true';
+    this.vadEvents = this.query.get('vad_events') === 'true';
+    this.formatted = this.query.get('smart_format') === 'true' || this.query.get('punctuate') === 'true';
+    this.armIdleClose();
+    socket.on('message', (data, isBinary) => {
+      if (isBinary || this.received > 0) this.armIdleClose();
+      if (this.closing) return;
+      if (isBinary) this.hear(data as Buffer);
+      else this.control(data.toString());
+      this.changed.emit('change');
+    });
+    socket.on('close', (code, reason) => {
+      if (this.idleTimer) clearTimeout(this.idleTimer);
+      this.closedWith = { code, reason: reason.toString() };
+      this.changed.emit('change');
+    });
+  }
+
+  /** All the audio received, mu-law, in order. */
+  get audio(): Buffer {
+    return Buffer.concat(this.chunks);
+  }
+
+  /** Resolves once `check` holds, looked at after each thing the session receives or sends. */
+  until(check: () => boolean, timeoutMs = 10_000): Promise<void> {
+    if (check()) return Promise.resolve();
+    return new Promise((resolve, reject) => {
+      const onChange = () => {
+        if (!check()) return;
+        clearTimeout(timer);
+        this.changed.off('change', onChange);
+        resolve();
+      };
+      const timer = setTimeout(() => {
+        this.changed.off('change', onChange);
+        reject(new Error('the Deepgram fake waited in vain'));
+      }, timeoutMs);
+      this.changed.on('change', onChange);
+    });
+  }
+
+  /** Sends a message of the test's own (in order with the fake's). */
+  send(message: Message, delayMs = 0): void {
+    this.outbox = this.outbox.then(async () => {
+      if (delayMs > 0) await sleep(delayMs);
+      if (this.stalled || this.socket.readyState !== WebSocket.OPEN) return;
+      this.socket.send(JSON.stringify(message));
+      this.sent.push(message);
+      this.changed.emit('change');
+    });
+  }
+
+  /** The connection breaks: no close frame. */
+  drop(): void {
+    this.socket.terminate();
+  }
+
+  /** Deepgram freezes: it keeps reading but sends nothing more, not even a close. */
+  stall(): void {
+    this.stalled = true;
+  }
+
+  /** Deepgram ends the stream with a close frame (1008 DATA-0000, 1011 NET-0000...). */
+  close(code: number, reason: string): void {
+    this.socket.close(code, reason);
+  }
+
+  private armIdleClose(): void {
+    if (this.idleTimer) clearTimeout(this.idleTimer);
+    this.idleTimer = setTimeout(() => {
+      if (!this.stalled) this.socket.close(1011, NET_0001);
+    }, this.fake.idleCloseMs);
+  }
+
+  private control(text: string): void {
+    let message: Message;
+    try {
+      message = JSON.parse(text);
+    } catch {
+      return;
+    }
+    this.controls.push(message);
+    if (message.type === 'Finalize') this.finalResult(this.heard, { speechFinal: false, fromFinalize: true });
+    if (message.type === 'CloseStream') this.closeStream();
+  }
+
+  private hear(bytes: Buffer): void {
+    this.chunks.push(Buffer.from(bytes));
+    this.received += bytes.length;
+    for (const code of bytes) {
+      this.frame[this.filled++] = decodeSample(code);
+      if (this.filled === FRAME_SAMPLES) {
+        this.filled = 0;
+        this.onFrame();
+      }
+    }
+  }
+
+  private onFrame(): void {
+    const start = this.heard;
+    this.heard += FRAME_SAMPLES;
+    const end = this.heard;
+    let energy = 0;
+    for (const sample of this.frame) energy += sample * sample;
+    if (Math.sqrt(energy / FRAME_SAMPLES) >= SPEECH_RMS) this.speech(start, end);
+    else if (this.utterance && end - this.utterance.lastSpeech >= this.endpointing) this.finalResult(end, { speechFinal: true, fromFinalize: false });
+    if (this.lastWordEnd !== null && this.utteranceEnd !== null && end - this.lastWordEnd >= this.utteranceEnd) {
+      this.send({ type: 'UtteranceEnd', channel: [0, 1], last_word_end: seconds(this.lastWordEnd) });
+      this.lastWordEnd = null;
+    }
+    if (end - this.lastResultAt < INTERIM_EVERY) return;
+    if (!this.utterance && end - this.segmentStart >= SILENT_FINAL) this.finalResult(end, { speechFinal: false, fromFinalize: false });
+    else if (this.interim) this.interimResult(end);
+  }
+
+  private speech(start: number, end: number): void {
+    if (!this.utterance) {
+      const words = (this.fake.transcripts.shift() ?? '').split(/\s+/).filter(Boolean);
+      this.utterance = { words, onset: start, lastSpeech: end };
+      // Words again before the gap ran out: no UtteranceEnd for the last ones.
+      this.lastWordEnd = null;
+      if (this.vadEvents) this.send({ type: 'SpeechStarted', channel: [0, 1], timestamp: seconds(start) });
+    }
+    this.utterance.lastSpeech = end;
+  }
+
+  private interimResult(end: number): void {
+    const utterance = this.utterance;
+    let words: Word[] = [];
+    if (utterance) {
+      const heard = Math.ceil((utterance.lastSpeech - utterance.onset) / SAMPLES_PER_WORD);
+      words = this.timed(utterance.words.slice(0, heard), utterance);
+    }
+    this.send(this.results(end, words, { isFinal: false, speechFinal: false, fromFinalize: false }));
+    this.lastResultAt = end;
+  }
+
+  /** The audio up to `end` is final: the utterance's words, if one is open, and none otherwise. */
+  private finalResult(end: number, flags: { speechFinal: boolean; fromFinalize: boolean }): void {
+    const utterance = this.utterance;
+    const words = utterance ? this.timed(utterance.words, utterance) : [];
+    this.send(this.results(end, words, { isFinal: true, ...flags }), this.fake.finalLatencyMs);
+    if (utterance && words.length > 0) this.lastWordEnd = utterance.lastSpeech;
+    this.utterance = null;
+    this.segmentStart = end;
+    this.lastResultAt = end;
+  }
+
+  private closeStream(): void {
+    this.closing = true;
+    if (this.utterance || this.heard > this.segmentStart) this.finalResult(this.heard, { speechFinal: false, fromFinalize: false });
+    this.send({
+      type: 'Metadata',
+      transaction_key: 'deprecated',
+      request_id: this.requestId,
+      sha256: createHash('sha256').update(this.audio).digest('hex'),
+      created: this.created,
+      duration: seconds(this.received),
+      channels: 1,
+    });
+    this.outbox = this.outbox.then(() => {
+      if (!this.stalled) this.socket.close(1000);
+    });
+  }
+
+  /** The words spread evenly over the utterance's speech. */
+  private timed(words: string[], utterance: Utterance): Word[] {
+    const each = (utterance.lastSpeech - utterance.onset) / Math.max(words.length, 1);
+    return words.map((text, i) => {
+      const word: Word = {
+        word: text.toLowerCase().replace(/[^\p{L}\p{N}']/gu, ''),
+        start: seconds(utterance.onset + i * each),
+        end: seconds(utterance.onset + (i + 1) * each),
+        confidence: 0.99,
+      };
+      if (this.formatted) word.punctuated_word = text;
+      return word;
+    });
+  }
+
+  private results(end: number, words: Word[], flags: { isFinal: boolean; speechFinal: boolean; fromFinalize: boolean }): Message {
+    return {
+      type: 'Results',
+      channel_index: [0, 1],
+      duration: seconds(end - this.segmentStart),
+      start: seconds(this.segmentStart),
+      is_final: flags.isFinal,
+      speech_final: flags.speechFinal,
+      channel: {
+        alternatives: [
+          {
+            transcript: words.map((word) => word.punctuated_word ?? word.word).join(' '),
+            confidence: words.length > 0 ? 0.99 : 0,
+            words,
+          },
+        ],
+      },
+      metadata: { request_id: this.requestId, model_info: MODEL_INFO, model_uuid: MODEL_UUID },
+      from_finalize: flags.fromFinalize,
+    };
+  }
+}
+
+/** Why Deepgram would refuse this handshake, as its HTTP answer; null to accept it. */
+function refusal(fake: FakeDeepgram, apiKey: string, request: IncomingMessage): { status: number; code: string; message: string } | null {
+  const url = new URL(request.url ?? '/', 'http://fake');
+  if (url.pathname !== '/v1/listen') return { status: 404, code: 'Not Found', message: 'Not found.' };
+  const [scheme, key] = (request.headers.authorization ?? '').split(' ');
+  if (fake.refuse || scheme?.toLowerCase() !== 'token' || key !== apiKey) return { status: 401, code: 'INVALID_AUTH', message: 'Invalid credentials.' };
+  // What the fake can decode (Deepgram itself takes many more encodings).
+  const query = url.searchParams;
+  if (query.get('encoding') !== 'mulaw' || query.get('sample_rate') !== '8000' || (query.get('channels') ?? '1') !== '1') {
+    return { status: 400, code: 'Bad Request', message: 'The fake Deepgram takes only 8 kHz mono mu-law.' };
+  }
+  return null;
+}
+
+function refuseHandshake(socket: Duplex, requestId: string, answer: { status: number; code: string; message: string }): void {
+  const body = JSON.stringify({ err_code: answer.code, err_msg: answer.message, request_id: requestId });
+  const reason = answer.status === 401 ? 'Unauthorized' : answer.status === 404 ? 'Not Found' : 'Bad Request';
+  socket.end(
+    `HTTP/1.1 ${answer.status} ${reason}\r\n` +
+      'content-type: application/json\r\n' +
+      `dg-request-id: ${requestId}\r\n` +
+      `dg-error: ${answer.message}\r\n` +
+      `content-length: ${Buffer.byteLength(body)}\r\n` +
+      'connection: close\r\n\r\n' +
+      body,
+  );
+}
+
+export async function startFakeDeepgram(apiKey: string): Promise<FakeDeepgram> {
+  const server = createServer();
+  const wss = new WebSocketServer({ noServer: true, perMessageDeflate: false });
+  const requestIds = new WeakMap<IncomingMessage, string>();
+  const sessions: DeepgramSession[] = [];
+  const waiting: ((session: DeepgramSession) => void)[] = [];
+  let taken = 0;
+  const fake = { refuse: false, finalLatencyMs: 0, idleCloseMs: 10_000, transcripts: [] as string[], sessions } as FakeDeepgram;
+
+  wss.on('headers', (headers, request) => headers.push(`dg-request-id: ${requestIds.get(request)}`));
+  server.on('upgrade', (request: IncomingMessage, socket: Duplex, head: Buffer) => {
+    const requestId = randomUUID();
+    const answer = refusal(fake, apiKey, request);
+    if (answer) return refuseHandshake(socket, requestId, answer);
+    requestIds.set(request, requestId);
+    wss.handleUpgrade(request, socket, head, (ws) => {
+      const session = new DeepgramSession(fake, ws, request, requestId);
+      sessions.push(session);
+      waiting.shift()?.(session);
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+
+  return Object.assign(fake, {
+    url: `ws://127.0.0.1:${(server.address() as AddressInfo).port}/v1/listen`,
+    session(timeoutMs = 10_000) {
+      if (sessions.length > taken) return Promise.resolve(sessions[taken++]);
+      return new Promise<DeepgramSession>((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error('no Deepgram session')), timeoutMs);
+        waiting.push((session) => {
+          clearTimeout(timer);
+          taken++;
+          resolve(session);
+        });
+      });
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const client of wss.clients) client.terminate();
+        wss.close();
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  });
+}

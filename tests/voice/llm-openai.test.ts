@@ -1,0 +1,232 @@
+import type { PipelineVendors } from '../../src/config';
+import { llmAccess, openAiClient, OpenAiLlm } from '../../src/voice/services/openai.llm';
+import { ServiceError, type LlmChunk, type LlmRequest } from '../../src/voice/services/service';
+import { startFakeOpenAi, type FakeOpenAi } from '../helpers/fakes/openai';
+
+/**
+ * The OpenAI-compatible LLM service against a local server that speaks OpenAI's chat
+ * completions stream (tests/helpers/fakes/openai.ts), over real HTTP.
+ */
+jest.setTimeout(15_000);
+
+const KEY = 'sk-test-llm-0123456789abcdef';
+let fake: FakeOpenAi;
+let llm: OpenAiLlm;
+
+beforeAll(async () => {
+  fake = await startFakeOpenAi(KEY);
+  // Bounds well above the fake's scripted delays (100 ms at most), well below its stalls.
+  llm = new OpenAiLlm({ apiKey: KEY, url: fake.url, firstChunkMs: 1000, nextChunkMs: 1000 });
+});
+afterAll(() => fake?.close());
+beforeEach(() => {
+  fake.chat.length = 0;
+  fake.chatRequests.length = 0;
+});
+
+const REQUEST: LlmRequest = {
+  model: 'gpt-4o-mini',
+  temperature: 0.6,
+  messages: [
+    { role: 'system', content: 'You are the scheduling assistant of a dental clinic.' },
+    { role: 'user', content: 'Can I move my appointment?' },
+    { role: 'assistant', content: null, tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'find_appointment', arguments: '{}' } }] },
+    { role: 'tool', tool_call_id: 'call_1', content: '{"when":"2025-03-04T10:00"}' },
+  ],
+  tools: [
+    { name: 'move_appointment', description: 'Moves the appointment.', parameters: { type: 'object', properties: { to: { type: 'string' } }, required: ['to'] } },
+    { name: 'end_call', description: 'Ends the call.', parameters: { type: 'object', properties: {} } },
+  ],
+};
+
+/** Everything the completion yields, or the error it ends with. */
+async function run(service: OpenAiLlm, request: LlmRequest = REQUEST, signal = new AbortController().signal) {
+  const chunks: LlmChunk[] = [];
+  try {
+    for await (const chunk of service.complete(request, signal)) chunks.push(chunk);
+    return { chunks, error: null };
+  } catch (error) {
+    return { chunks, error: error as ServiceError };
+  }
+}
+
+const texts = (chunks: LlmChunk[]) => chunks.flatMap((chunk) => (chunk.type === 'text' ? [chunk.text] : []));
+
+it('asks for a streamed completion with usage, the model, temperature, messages and tools as functions, and yields the text as it comes, the usage last', async () => {
+  const text = 'You are booked for Tuesday at ten. Anything else?';
+  fake.chat.push({ text, usage: { prompt_tokens: 120, completion_tokens: 14 } });
+  const { chunks, error } = await run(llm);
+  expect(error).toBeNull();
+
+  const [request] = fake.chatRequests;
+  expect(request.headers.authorization).toBe(`Bearer ${KEY}`);
+  expect(request.body).toEqual({
+    model: 'gpt-4o-mini',
+    temperature: 0.6,
+    messages: REQUEST.messages,
+    tools: REQUEST.tools.map((tool) => ({ type: 'function', function: tool })),
+    stream: true,
+    stream_options: { include_usage: true },
+  });
+  // One chunk per delta of the fake (a word each), in order.
+  expect(texts(chunks)).toEqual(text.match(/\S*\s*/g)!.filter(Boolean));
+  expect(chunks.at(-1)).toEqual({ type: 'usage', inputTokens: 120, outputTokens: 14 });
+  expect(chunks.filter((chunk) => chunk.type === 'usage')).toHaveLength(1);
+});
+
+it('leaves tools out when there are none (OpenAI refuses an empty array)', async () => {
+  const { error } = await run(llm, { ...REQUEST, messages: REQUEST.messages.slice(0, 2), tools: [] });
+  expect(error).toBeNull();
+  expect(fake.chatRequests[0].body).not.toHaveProperty('tools');
+});
+
+it.each([
+  ['one after the other, as OpenAI sends them', false],
+  ['with their deltas interleaved', true],
+])('joins two tool calls whose arguments come in fragments (%s), each yielded once whole, before the usage', async (_, interleave) => {
+  const calls = [
+    { name: 'move_appointment', arguments: '{"to":"2025-03-11T15:30","note":"patient asked, by phone"}' },
+    { name: 'end_call', arguments: '{"reason":"done"}' },
+  ];
+  fake.chat.push({ text: 'One moment.', toolCalls: calls, interleave });
+  const { chunks, error } = await run(llm);
+  expect(error).toBeNull();
+  expect(texts(chunks).join('')).toBe('One moment.');
+  const toolCalls = chunks.filter((chunk) => chunk.type === 'tool_call');
+  expect(toolCalls).toEqual(calls.map((call) => ({ type: 'tool_call', call: { id: expect.stringMatching(/^call_/), type: 'function', function: call } })));
+  const ids = toolCalls.map((chunk) => chunk.type === 'tool_call' && chunk.call.id);
+  expect(new Set(ids).size).toBe(2);
+  expect(chunks.at(-1)!.type).toBe('usage');
+});
+
+it('ends quietly when the signal aborts mid-stream, and the request is closed', async () => {
+  const words = Array.from({ length: 40 }, (_, i) => `word${i}`).join(' ');
+  // Slow enough that the whole answer takes seconds; the abort comes after the first word.
+  fake.chat.push({ text: words, tokenMs: 100 });
+  const controller = new AbortController();
+  const chunks: LlmChunk[] = [];
+  for await (const chunk of llm.complete(REQUEST, controller.signal)) {
+    chunks.push(chunk);
+    controller.abort();
+  }
+  expect(chunks).toEqual([{ type: 'text', text: 'word0 ' }]);
+  await expect(fake.chatRequests[0].outcome).resolves.toBe('closed');
+});
+
+it('ends at the abort even when the rest of the answer already came in the same read', async () => {
+  fake.chat.push({ text: 'All of this arrives at once, in one read of the socket.' });
+  const controller = new AbortController();
+  const chunks: LlmChunk[] = [];
+  for await (const chunk of llm.complete(REQUEST, controller.signal)) {
+    chunks.push(chunk);
+    controller.abort();
+  }
+  expect(chunks).toEqual([{ type: 'text', text: 'All ' }]);
+});
+
+it('yields no more tool calls once the signal aborts on one', async () => {
+  fake.chat.push({ toolCalls: [{ name: 'move_appointment', arguments: '{"to":"2025-03-11T15:30"}' }, { name: 'end_call', arguments: '{}' }] });
+  const controller = new AbortController();
+  const chunks: LlmChunk[] = [];
+  for await (const chunk of llm.complete(REQUEST, controller.signal)) {
+    chunks.push(chunk);
+    controller.abort();
+  }
+  expect(chunks).toEqual([{ type: 'tool_call', call: { id: expect.stringMatching(/^call_/), type: 'function', function: { name: 'move_appointment', arguments: '{"to":"2025-03-11T15:30"}' } } }]);
+});
+
+it('yields nothing when the signal is already aborted, and sends no request', async () => {
+  const { chunks, error } = await run(llm, REQUEST, AbortSignal.abort());
+  expect({ chunks, error }).toEqual({ chunks: [], error: null });
+  expect(fake.chatRequests).toHaveLength(0);
+});
+
+it('fails refused on a wrong key (401), naming the status and the code but neither the key nor the vendor message that quotes it', async () => {
+  const wrong = 'sk-wrong-key-ABCDEFGHIJKLMNOP';
+  const { chunks, error } = await run(new OpenAiLlm({ apiKey: wrong, url: fake.url }));
+  expect(chunks).toEqual([]);
+  expect(error).toBeInstanceOf(ServiceError);
+  expect(error).toMatchObject({ part: 'llm', kind: 'refused' });
+  expect(error!.message).toContain('401');
+  expect(error!.message).toContain('invalid_api_key');
+  for (const secret of [wrong, wrong.slice(0, 8), wrong.slice(-4), 'Incorrect API key']) expect(error!.message).not.toContain(secret);
+});
+
+it.each([400, 404, 429, 500, 503])('fails refused when the vendor answers HTTP %i, at once (no retries)', async (status) => {
+  fake.chat.push({ status });
+  const { error } = await run(llm);
+  expect(error).toMatchObject({ part: 'llm', kind: 'refused' });
+  expect(error!.message).toContain(String(status));
+  expect(fake.chatRequests).toHaveLength(1);
+});
+
+it('fails refused when the vendor ends its stream with an error event, naming its type of failure', async () => {
+  fake.chat.push({ text: 'Part of an answer that the vendor gives up on', streamError: true });
+  const { chunks, error } = await run(llm);
+  expect(error).toBeInstanceOf(ServiceError);
+  expect(error).toMatchObject({ part: 'llm', kind: 'refused' });
+  expect(error!.message).toContain('ended its stream with an error');
+  expect(texts(chunks).length).toBeGreaterThan(0);
+});
+
+it.each([
+  ['never answers', { stall: true }],
+  ['sends its headers and then nothing', { firstTokenMs: 10_000 }],
+  ['stops between two chunks', { text: 'First words and then silence', tokenMs: 10_000 }],
+])('fails stalled when the vendor %s within the bound', async (_, reply) => {
+  fake.chat.push(reply);
+  const { chunks, error } = await run(llm);
+  expect(error).toBeInstanceOf(ServiceError);
+  expect(error).toMatchObject({ part: 'llm', kind: 'stalled' });
+  expect(chunks.every((chunk) => chunk.type === 'text')).toBe(true);
+  await expect(fake.chatRequests[0].outcome).resolves.toBe('closed');
+});
+
+it.each([
+  ['the connection is reset mid-stream', { text: 'Part of an answer that never ends well', drop: true }],
+  ['the stream ends before the answer does', { text: 'Part of an answer that never ends well', truncate: true }],
+])('fails dropped when %s, after the text that came', async (_, reply) => {
+  // Chunks apart, as a vendor's are: a stream that fails in the read that brought its data loses that data.
+  fake.chat.push({ ...reply, tokenMs: 30 });
+  const { chunks, error } = await run(llm);
+  expect(error).toBeInstanceOf(ServiceError);
+  expect(error).toMatchObject({ part: 'llm', kind: 'dropped' });
+  expect(texts(chunks).length).toBeGreaterThan(0);
+  expect(chunks.some((chunk) => chunk.type === 'usage')).toBe(false);
+});
+
+it('fails dropped when nothing listens at the URL', async () => {
+  const closed = await startFakeOpenAi(KEY);
+  await closed.close();
+  const { error } = await run(new OpenAiLlm({ apiKey: KEY, url: closed.url }));
+  expect(error).toMatchObject({ part: 'llm', kind: 'dropped' });
+  expect(error!.message).toContain('ECONNREFUSED');
+});
+
+it('the fake answers an unstreamed request with one chat.completion, for other callers of the API', async () => {
+  fake.chat.push({ text: 'Sure.', toolCalls: [{ name: 'end_call', arguments: '{}' }] });
+  const completion = await openAiClient({ apiKey: KEY, url: fake.url }).chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'Bye' }] });
+  expect(completion).toMatchObject({
+    object: 'chat.completion',
+    model: 'gpt-4o-mini',
+    choices: [{ index: 0, finish_reason: 'tool_calls', message: { role: 'assistant', content: 'Sure.', tool_calls: [{ id: expect.stringMatching(/^call_/), type: 'function', function: { name: 'end_call', arguments: '{}' } }] } }],
+    usage: { prompt_tokens: expect.any(Number), completion_tokens: expect.any(Number) },
+  });
+});
+
+describe('llmAccess', () => {
+  const openai = { apiKey: 'sk-openai', url: 'https://api.openai.com/v1' };
+  const groq = { apiKey: 'gsk-groq', url: 'https://api.groq.com/openai/v1' };
+  const vendors: PipelineVendors = { deepgram: null, elevenlabs: null, cartesia: null, openai, llmProviders: { groq } };
+
+  it('gives a listed provider its own endpoint and key, whatever the case of its name', () => {
+    expect(llmAccess(vendors, 'groq')).toBe(groq);
+    expect(llmAccess(vendors, 'Groq')).toBe(groq);
+  });
+
+  it('sends an unlisted provider, and a model without one, to OpenAI', () => {
+    expect(llmAccess(vendors, 'anthropic')).toBe(openai);
+    expect(llmAccess(vendors, null)).toBe(openai);
+    expect(llmAccess({ ...vendors, openai: null }, 'mistral')).toBeNull();
+  });
+});
