@@ -189,15 +189,31 @@ const commands: Record<string, Command> = {
     },
   },
   'voice:add': {
-    summary: 'Adds a voice to the catalogue: public, or private to --account',
-    usage: '--name NAME --mode pipeline|multimodal [--account ID]   (without --account the voice is public)',
-    flags: { name: { type: 'string' }, mode: { type: 'string' }, account: { type: 'string' } },
+    summary: 'Adds a voice to the catalogue: public, or private to --account; spoken by a vendor’s voice when given',
+    usage:
+      '--name NAME --mode pipeline|multimodal [--account ID] [--provider elevenlabs|cartesia|openai --provider-voice-id ID]   ' +
+      '(without --account the voice is public; without --provider the first configured vendor’s default voice speaks it)',
+    flags: { name: { type: 'string' }, mode: { type: 'string' }, account: { type: 'string' }, provider: { type: 'string' }, 'provider-voice-id': { type: 'string' } },
     async run(em, flags) {
+      const provider = optional(flags, 'provider');
+      const voiceId = optional(flags, 'provider-voice-id');
+      if ((provider === null) !== (voiceId === null)) throw new OperatorError('give --provider and --provider-voice-id together, or neither');
       const accountId = optional(flags, 'account') === null ? null : id(flags, 'account');
       if (accountId !== null) await requireAccount(em, accountId);
       try {
-        const voice = await addVoice(em, { name: required(flags, 'name'), mode: required(flags, 'mode'), accountId });
-        return { id: voice.id, name: voice.name, mode: voice.mode, public: accountId === null };
+        const voice = await addVoice(em, {
+          name: required(flags, 'name'),
+          mode: required(flags, 'mode'),
+          accountId,
+          provider: provider === null ? null : { name: provider, voiceId: voiceId! },
+        });
+        return {
+          id: voice.id,
+          name: voice.name,
+          mode: voice.mode,
+          ...(voice.provider ? { provider: voice.provider, provider_voice_id: voice.provider_voice_id } : {}),
+          public: accountId === null,
+        };
       } catch (error) {
         throw fieldMessagesOf(error);
       }

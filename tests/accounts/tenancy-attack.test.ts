@@ -284,6 +284,8 @@ const REST_CASES: Record<string, RestCase> = {
   'GET /user/phone-numbers/all': { slots: [] },
   'GET /user/assistants/phone-numbers': { slots: [] },
   'GET /user/assistants/models': { slots: [] },
+  'GET /user/assistants/synthesizer-providers': { slots: [] },
+  'GET /user/assistants/transcriber-providers': { slots: [] },
   'GET /user/campaigns': { slots: [] },
   'POST /user/campaigns': { slots: [{ at: 'body.assistant_id', kind: 'assistant' }, { at: 'body.phone_number_ids', kind: 'phone', list: true }] },
   'GET /user/campaigns/{id}': { slots: [], pathKind: 'campaign' },

@@ -76,7 +76,7 @@ describe('catalogue', () => {
     expect(names).not.toContain('Voz Deles');
     expect(all.filter((v: any) => v.mode === 'pipeline').length).toBeGreaterThanOrEqual(3);
     expect(all.filter((v: any) => v.mode === 'multimodal').length).toBeGreaterThanOrEqual(3);
-    expect(Object.keys(all[0])).toEqual(['id', 'name', 'mode']);
+    expect(Object.keys(all[0])).toEqual(['id', 'name', 'mode', 'provider', 'provider_voice_id']);
     const multimodal = (await app.request('GET', '/api/user/assistants/voices?mode=multimodal', { token: me.token })).body;
     expect(multimodal.every((v: any) => v.mode === 'multimodal')).toBe(true);
     const bad = await app.request('GET', '/api/user/assistants/voices?mode=opera', { token: me.token });

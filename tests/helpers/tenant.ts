@@ -188,6 +188,8 @@ export const VALID_REST_REQUESTS: Record<string, (own: Tenant) => RestRequest> =
   'GET /user/phone-numbers/all': () => ({ path: '/user/phone-numbers/all' }),
   'GET /user/assistants/phone-numbers': () => ({ path: '/user/assistants/phone-numbers', query: { type: 'inbound' } }),
   'GET /user/assistants/models': () => ({ path: '/user/assistants/models', query: { type: 'llm' } }),
+  'GET /user/assistants/synthesizer-providers': () => ({ path: '/user/assistants/synthesizer-providers' }),
+  'GET /user/assistants/transcriber-providers': () => ({ path: '/user/assistants/transcriber-providers' }),
   'GET /user/campaigns': () => ({ path: '/user/campaigns' }),
   'POST /user/campaigns': (o) => ({ path: '/user/campaigns', body: { name: 'Nova campanha', assistant_id: o.assistant, phone_number_ids: [o.phone] } }),
   'GET /user/campaigns/{id}': (o) => ({ path: `/user/campaigns/${o.campaignId}` }),

@@ -22,6 +22,7 @@ import { Migration20261122120000_calls_lead_index } from './Migration20261122120
 import { Migration20261122130000_call_counts_monthly } from './Migration20261122130000_call_counts_monthly';
 import { Migration20261122140000_calls_list_order } from './Migration20261122140000_calls_list_order';
 import { Migration20261123000000_account_call_counts } from './Migration20261123000000_account_call_counts';
+import { Migration20261124000000_voice_providers } from './Migration20261124000000_voice_providers';
 
 /** Every migration, in order. Listed explicitly so that compiled and TypeScript runs agree. */
 export const migrations: MigrationObject[] = [
@@ -48,4 +49,5 @@ export const migrations: MigrationObject[] = [
   { name: 'Migration20261122130000_call_counts_monthly', class: Migration20261122130000_call_counts_monthly },
   { name: 'Migration20261122140000_calls_list_order', class: Migration20261122140000_calls_list_order },
   { name: 'Migration20261123000000_account_call_counts', class: Migration20261123000000_account_call_counts },
+  { name: 'Migration20261124000000_voice_providers', class: Migration20261124000000_voice_providers },
 ];

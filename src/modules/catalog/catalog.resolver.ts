@@ -1,8 +1,9 @@
 import { Arg, Authorized, Ctx, Query, Resolver } from 'type-graphql';
 import { scopeOf, type GraphQLContext } from '../../graphql/context';
-import { listLanguages, listModels, listVoices } from './catalog.service';
+import { listLanguages, listModels, listSynthesizerProviders, listTranscriberProviders, listVoices } from './catalog.service';
 import { Language } from './language.entity';
 import { MODEL_TYPES, Model } from './model.entity';
+import { SpeechProvider } from './speech-provider.type';
 import { ENGINE_TYPES, Voice } from './voice.entity';
 
 @Authorized()
@@ -29,5 +30,15 @@ export class CatalogResolver {
     @Ctx() ctx: GraphQLContext,
   ): Promise<Voice[]> {
     return listVoices(scopeOf(ctx), mode);
+  }
+
+  @Query(() => [SpeechProvider], { description: 'The text-to-speech vendors configured on this server; the first speaks the voices that name none.' })
+  synthesizerProviders(@Ctx() ctx: GraphQLContext): SpeechProvider[] {
+    return listSynthesizerProviders(scopeOf(ctx));
+  }
+
+  @Query(() => [SpeechProvider], { description: 'The speech-to-text vendors configured on this server.' })
+  transcriberProviders(@Ctx() ctx: GraphQLContext): SpeechProvider[] {
+    return listTranscriberProviders(scopeOf(ctx));
   }
 }

@@ -6,7 +6,8 @@ import { Account } from '../accounts/account.entity';
 import type { Scope } from '../scope';
 import { Language } from './language.entity';
 import { MODEL_TYPES, Model, type ModelType } from './model.entity';
-import { ENGINE_TYPES, Voice, type EngineType } from './voice.entity';
+import { STT_PROVIDERS, SYNTHESIZERS, TRANSCRIBERS, type SpeechProvider } from './speech-provider.type';
+import { ENGINE_TYPES, MAX_PROVIDER_VOICE_ID, TTS_PROVIDERS, Voice, type EngineType } from './voice.entity';
 
 export function listLanguages(scope: Scope): Promise<Language[]> {
   return scope.em.find(Language, {}, { orderBy: { id: 'asc' } });
@@ -30,6 +31,18 @@ export function listVoices(scope: Scope, mode: string | null | undefined): Promi
     { $or: [{ account: null }, { account: scope.accountId }], ...(mode != null ? { mode: mode as EngineType } : {}) },
     { orderBy: { id: 'asc' } },
   );
+}
+
+/** The text-to-speech vendors that have a key, in the order the engine picks a default one. */
+export function listSynthesizerProviders(scope: Scope): SpeechProvider[] {
+  const vendors = scope.config.voice.pipeline;
+  return TTS_PROVIDERS.filter((code) => vendors[code] !== null).map((code) => ({ ...SYNTHESIZERS[code], code }));
+}
+
+/** The speech-to-text vendors that have a key. */
+export function listTranscriberProviders(scope: Scope): SpeechProvider[] {
+  const vendors = scope.config.voice.pipeline;
+  return STT_PROVIDERS.filter((code) => vendors[code] !== null).map((code) => ({ ...TRANSCRIBERS[code], code }));
 }
 
 /** A voice the account may use (public or its own), or null. */
@@ -67,16 +80,26 @@ export async function addModel(em: EntityManager, input: { name: string; provide
   return model;
 }
 
-/** Adds a voice (public without an account); for the operator CLI. */
-export async function addVoice(em: EntityManager, input: { name: string; mode: string; accountId: number | null }): Promise<Voice> {
+/** Adds a voice (public without an account), spoken by `provider`'s voice when given; for the operator CLI. */
+export async function addVoice(
+  em: EntityManager,
+  input: { name: string; mode: string; accountId: number | null; provider?: { name: string; voiceId: string } | null },
+): Promise<Voice> {
   const errors = new FieldErrorCollector();
   const name = checkLength(errors, 'name', input.name, 1, 100);
   checkOneOf(errors, 'mode', input.mode, ENGINE_TYPES);
+  let voiceId: string | null = null;
+  if (input.provider) {
+    checkOneOf(errors, 'provider', input.provider.name, TTS_PROVIDERS);
+    voiceId = checkLength(errors, 'provider_voice_id', input.provider.voiceId, 1, MAX_PROVIDER_VOICE_ID);
+  }
   errors.throwIfAny();
   const voice = em.create(Voice, {
     name: name!,
     mode: input.mode as EngineType,
     account: input.accountId === null ? null : em.getReference(Account, input.accountId),
+    provider: input.provider?.name ?? null,
+    provider_voice_id: voiceId,
   });
   await em.persist(voice).flush();
   return voice;

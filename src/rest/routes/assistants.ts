@@ -114,9 +114,26 @@ export const assistantRoutes: Route[] = [
     path: '/user/assistants/voices',
     summary: 'Public voices and the account’s own, of one engine mode',
     query: ['mode'],
-    document: `query Voices($mode: String) { voices(mode: $mode) { id name mode } }`,
+    document: `query Voices($mode: String) { voices(mode: $mode) { id name mode provider provider_voice_id } }`,
     variables: (req) => ({ mode: req.query.get('mode') || undefined }),
     respond: (data) => ({ body: data.voices }),
+  },
+  // The original platform's MCP server lists these (get_synthesizer_providers, get_transcriber_providers).
+  {
+    method: 'GET',
+    path: '/user/assistants/synthesizer-providers',
+    summary: 'The text-to-speech vendors configured on this server; the first speaks the voices that name none',
+    document: `query SynthesizerProviders { synthesizerProviders { id name code } }`,
+    variables: () => ({}),
+    respond: (data) => ({ body: data.synthesizerProviders }),
+  },
+  {
+    method: 'GET',
+    path: '/user/assistants/transcriber-providers',
+    summary: 'The speech-to-text vendors configured on this server',
+    document: `query TranscriberProviders { transcriberProviders { id name code } }`,
+    variables: () => ({}),
+    respond: (data) => ({ body: data.transcriberProviders }),
   },
   ...['/user/assistants/get', '/user/assistants'].map(
     (path): Route => ({

@@ -1,0 +1,34 @@
+import { Field, Int, ObjectType } from 'type-graphql';
+import type { TtsProvider } from './voice.entity';
+
+/**
+ * A speech vendor of the pipeline engine, in the shape the original platform lists its
+ * providers (GET /user/assistants/synthesizer-providers in bekgroup/Famulor-docs-de,
+ * api-reference/assistants/synthesizer-providers.mdx: `[{id, name, code}]`). vozgate takes the
+ * vendor from the voice (`provider`), so no assistant field takes the id.
+ */
+@ObjectType('SpeechProvider', { simpleResolvers: true, description: 'A speech vendor the pipeline engine is configured to use.' })
+export class SpeechProvider {
+  @Field(() => Int, { description: 'The vendor’s number, the same on every server.' })
+  id!: number;
+
+  @Field(() => String)
+  name!: string;
+
+  @Field(() => String, { description: 'The vendor’s code; a text-to-speech vendor’s is what a voice’s `provider` names.' })
+  code!: string;
+}
+
+/** Each text-to-speech vendor's number and name; a vendor keeps its number for good. */
+export const SYNTHESIZERS: Record<TtsProvider, Omit<SpeechProvider, 'code'>> = {
+  elevenlabs: { id: 1, name: 'ElevenLabs' },
+  cartesia: { id: 2, name: 'Cartesia' },
+  openai: { id: 3, name: 'OpenAI' },
+};
+
+export const STT_PROVIDERS = ['deepgram'] as const;
+
+/** Each speech-to-text vendor's number and name. */
+export const TRANSCRIBERS: Record<(typeof STT_PROVIDERS)[number], Omit<SpeechProvider, 'code'>> = {
+  deepgram: { id: 1, name: 'Deepgram' },
+};
