@@ -8,6 +8,11 @@ export interface EngineSetup {
   assistant: Assistant;
   /** The voice's name (for the Realtime engine, the model's voice). */
   voice: string;
+  /** The voice's TTS vendor and its id there (pipeline voices); null: the first configured vendor's default voice. */
+  voiceProvider: string | null;
+  providerVoiceId: string | null;
+  /** The provider of the assistant's model in the catalogue (which endpoint serves it). */
+  modelProvider: string | null;
   /** ISO 639-1 of the assistant's language. */
   language: string | null;
   tools: Tool[];
@@ -21,7 +26,17 @@ export async function engineSetup(em: EntityManager, call: Pick<Call, 'assistant
   const links: { tool_id: number }[] = await em.execute('select tool_id from assistant_tools where assistant_id = ?', [assistant.id]);
   const tools = links.length ? await em.find(Tool, { id: { $in: links.map((link) => link.tool_id) } }, { orderBy: { id: 'asc' } }) : [];
   const [language] = await em.execute('select iso_2 from languages where name = ?', [assistant.language]);
-  return { assistant, voice: assistant.voice.name, language: language?.iso_2 ?? null, tools, variables: { ...assistant.variables, ...call.input_variables } };
+  const [model] = await em.execute('select provider from models where name = ?', [assistant.llm_model]);
+  return {
+    assistant,
+    voice: assistant.voice.name,
+    voiceProvider: assistant.voice.provider,
+    providerVoiceId: assistant.voice.provider_voice_id,
+    modelProvider: model?.provider ?? null,
+    language: language?.iso_2 ?? null,
+    tools,
+    variables: { ...assistant.variables, ...call.input_variables },
+  };
 }
 
 /** The end-call tool's function name: user tools are lowercase, so it is never theirs. */

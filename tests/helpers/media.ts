@@ -102,11 +102,16 @@ export class TwilioMediaClient {
     });
   }
 
+  /** The socket is still open (vozgate has not closed it). */
+  get open(): boolean {
+    return this.socket.readyState === WebSocket.OPEN;
+  }
+
   close(): void {
     this.socket.close();
   }
 
   send(message: Record<string, unknown>): void {
-    this.socket.send(JSON.stringify(message));
+    if (this.socket.readyState === WebSocket.OPEN) this.socket.send(JSON.stringify(message));
   }
 }

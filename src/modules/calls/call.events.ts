@@ -33,6 +33,10 @@ export const HANGUPS = {
   voicemail: { status: 'ended', note: 'Caixa postal detectada: chamada encerrada (end_call_on_voicemail).', unanswered: 'voicemail before it was answered' },
   'media-lost': { status: 'ended', note: 'Chamada encerrada: a conexão de áudio caiu.', unanswered: 'the media stream was lost before it was answered' },
   'engine-failed': { status: 'ended', note: 'Chamada encerrada: o motor de voz falhou.', unanswered: 'the voice engine failed before it was answered' },
+  /** The pipeline engine's vendors: speech to text, the language model, text to speech (design.md, "The pipeline engine"). */
+  'stt-failed': { status: 'ended', note: 'Chamada encerrada: o reconhecimento de fala falhou.', unanswered: 'speech to text failed before it was answered' },
+  'llm-failed': { status: 'ended', note: 'Chamada encerrada: o modelo de linguagem falhou.', unanswered: 'the language model failed before it was answered' },
+  'tts-failed': { status: 'ended', note: 'Chamada encerrada: a síntese de voz falhou.', unanswered: 'text to speech failed before it was answered' },
   /** Not a hangup of vozgate's: the caller's, as the media stream tells it (the provider ends the call). */
   customer: { status: 'ended_by_customer', note: 'O cliente encerrou a chamada.', unanswered: 'the caller hung up before it was answered' },
 } as const satisfies Record<string, { status: EndedStatus; note: string; unanswered: string }>;

@@ -152,8 +152,13 @@ class MediaStream {
 
     const live = new LiveCall(this.runtime, callId);
     const setup = await engineSetup(em, call);
-    if (this.socket.readyState !== this.socket.OPEN) return live.hangup('media-lost'); // dropped while it was being set up
-    const engine = setup ? startEngine(this.runtime, live, setup, twilioOut(this.socket, streamSid)) : 'the call has no assistant';
+    const engine = setup ? await startEngine(this.runtime, live, setup, twilioOut(this.socket, streamSid)) : 'the call has no assistant';
+    if (this.socket.readyState !== this.socket.OPEN) {
+      // Dropped while it was being set up.
+      if (typeof engine !== 'string') await engine.end('media-lost');
+      else await live.hangup('media-lost');
+      return;
+    }
     if (typeof engine === 'string') {
       logger.error(`voice: no engine for this call (${engine})`, undefined, { call_id: callId, engine_type: setup?.assistant.engine_type ?? null });
       await live.hangup('engine-failed');

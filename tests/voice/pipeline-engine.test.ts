@@ -1,0 +1,407 @@
+/**
+ * @jest-environment ./tests/setup/native-addons-environment.js
+ */
+import { startTestApp, type TestAccount, type TestApp, NO_VENDORS } from '../helpers/app';
+import { burst, Caller, fanNoise, levelDb, speech } from '../helpers/caller';
+import { until } from '../helpers/dialer';
+import { startFakeDeepgram, type FakeDeepgram } from '../helpers/fakes/deepgram';
+import { startFakeOpenAi, type FakeOpenAi } from '../helpers/fakes/openai';
+import { TwilioMediaClient } from '../helpers/media';
+import { startReceiver, type Receiver } from '../helpers/receiver';
+import { startFakeTwilio, type FakeTwilio } from '../helpers/twilio';
+
+/**
+ * The built-in pipeline engine, end to end on real sockets: a call placed through a local
+ * Twilio Calls API, its media stream opened by a client that speaks Twilio Media Streams and
+ * talks like a phone (a frame every 20 ms, real speech by espeak-ng), the engine's vendors
+ * local fakes of Deepgram and of OpenAI's chat completions and speech, each speaking its
+ * documented wire format.
+ */
+const DEEPGRAM_KEY = 'dg-test-key-0123456789';
+const OPENAI_KEY = 'sk-test-pipeline-key';
+
+let app: TestApp;
+let twilioFake: FakeTwilio;
+let deepgram: FakeDeepgram;
+let openai: FakeOpenAi;
+let tools: Receiver;
+let me: TestAccount;
+let tool: number;
+let seq = 0;
+const logged: string[] = [];
+
+beforeAll(async () => {
+  twilioFake = await startFakeTwilio();
+  deepgram = await startFakeDeepgram(DEEPGRAM_KEY);
+  openai = await startFakeOpenAi(OPENAI_KEY);
+  tools = await startReceiver();
+  const log = (message: string, fields?: unknown) => logged.push(`${message} ${JSON.stringify(fields ?? {})}`);
+  app = await startTestApp(
+    {
+      telephony: { provider: 'twilio', simulatorSpeed: 1000, twilio: twilioFake.settings() },
+      voice: {
+        openai: null,
+        pipelineEngineUrl: null,
+        pipeline: { ...NO_VENDORS, deepgram: { apiKey: DEEPGRAM_KEY, url: deepgram.url }, openai: { apiKey: OPENAI_KEY, url: openai.url } },
+      },
+      allowPrivateNetworkTargets: true,
+      maxParallelCalls: 50,
+    },
+    {
+      workers: true,
+      logger: {
+        access: (line) => log('request', line),
+        info: log,
+        debug: log,
+        warn: log,
+        error: (message, error, fields) => log(`${message} ${String(error)}`, fields),
+      },
+    },
+  );
+  me = await app.account({ balance: '50' });
+  const created = await app.request('POST', '/api/user/tools', {
+    token: me.token,
+    body: {
+      name: 'check_order',
+      description: 'Looks an order up by its number',
+      endpoint: `${tools.url}/orders`,
+      method: 'POST',
+      timeout: 5,
+      schema: [{ name: 'order_id', type: 'string', description: 'The order number' }],
+    },
+  });
+  expect(created.status).toBe(201);
+  tool = created.body.data.id;
+});
+afterAll(async () => {
+  await app?.close();
+  await Promise.all([deepgram?.close(), openai?.close(), tools?.close(), twilioFake?.close()]);
+});
+afterEach(() => {
+  openai.chat.length = 0;
+  deepgram.transcripts.length = 0;
+  deepgram.refuse = false;
+});
+
+const assistantWith = (settings: Record<string, unknown>) =>
+  app.outboundAssistant(me, {
+    system_prompt: 'Você confirma o pedido {{order}} de {{customer_name}}.',
+    initial_message: 'Olá {{customer_name}}, aqui é a Ana.',
+    who_speaks_first: 'AI assistant',
+    variables: { customer_name: 'cliente' },
+    tool_ids: [tool],
+    record_call: false,
+    noise_cancellation: false,
+    ...settings,
+  });
+
+const callRow = async (id: number) => (await app.sql('select status, transcript, turns, tool_calls, provider_call_id, hangup_reason from calls where id = $1', [id]))[0];
+const mediaUrl = () => `${app.config.publicUrl.replace(/^http/, 'ws')}/telephony/twilio/media`;
+
+interface LiveCall {
+  id: number;
+  sid: string;
+  media: TwilioMediaClient;
+  caller: Caller;
+  /** Media frames vozgate sent, base64. */
+  heard(): string[];
+}
+
+/** Places a call with the assistant, answers it and opens its media stream; the caller's line is live from then on. */
+async function call(assistant: number, variables: Record<string, unknown> = {}): Promise<LiveCall> {
+  const phone = `+55119${String(4000 + seq++)}7000`;
+  const res = await app.request('POST', '/api/user/make_call', { token: me.token, body: { phone_number: phone, assistant_id: assistant, variables } });
+  expect(res.status).toBe(200);
+  const id = res.body.call_id as number;
+  const { provider_call_id: sid } = await until('placed', () => callRow(id), (row) => row.provider_call_id !== null);
+  const twiml = new URLSearchParams(twilioFake.posts().find((r) => new URLSearchParams(r.body).get('To') === phone)!.body).get('Twiml')!;
+  const parameters = Object.fromEntries([...twiml.matchAll(/<Parameter name="(\w+)" value="([^"]+)"\/>/g)].map((m) => [m[1], m[2]]));
+  await twilioFake.request(app.config.publicUrl, `/telephony/twilio/status?call=${id}`, { CallSid: sid, CallStatus: 'in-progress' });
+  const media = await TwilioMediaClient.connect(mediaUrl());
+  media.start(parameters, sid);
+  const caller = new Caller(media);
+  void media.closed.then(() => caller.hangUp());
+  return { id, sid, media, caller, heard: () => media.messages.filter((m) => m.event === 'media').map((m) => m.media.payload) };
+}
+
+/** The call's end: the caller hangs up (Twilio's `stop`) unless vozgate did, and Twilio reports the call completed. */
+async function hangUp(live: LiveCall): Promise<void> {
+  live.caller.hangUp();
+  if (live.media.open) live.media.stop(live.sid);
+  live.media.close();
+  await live.media.closed;
+  await twilioFake.request(app.config.publicUrl, `/telephony/twilio/status?call=${live.id}`, { CallSid: live.sid, CallStatus: 'completed', CallDuration: '5' });
+}
+
+const hungUp = (live: LiveCall) => twilioFake.posts().some((r) => r.url.endsWith(`/Calls/${live.sid}.json`) && new URLSearchParams(r.body).get('Status') === 'completed');
+const speechInputs = () => openai.speechRequests.map((r) => r.body.input as string);
+/** Waits until vozgate has sent no audio for a while (the assistant finished speaking). */
+async function quiet(live: LiveCall, ms = 300): Promise<void> {
+  let count = -1;
+  await until('the assistant to finish speaking', async () => {
+    const now = live.heard().length;
+    const still = now === count;
+    count = now;
+    await new Promise((resolve) => setTimeout(resolve, ms));
+    return still;
+  }, Boolean, 30_000);
+}
+
+it('opens the call, hears the caller, answers through the model with the prompt, history and tools, runs a tool, and ends the call after the goodbye is heard', async () => {
+  tools.respond = (_request, res) => {
+    res.writeHead(200, { 'content-type': 'application/json' });
+    res.end('{"order":"123","status":"shipped"}');
+  };
+  const assistant = await assistantWith({ llm_temperature: 0.3 });
+  const live = await call(assistant, { customer_name: 'Marina', order: '123' });
+
+  // `who_speaks_first`: the opening, with the call's variables, spoken in the assistant's voice.
+  await until('the opening spoken', async () => speechInputs(), (inputs) => inputs.includes('Olá Marina, aqui é a Ana.'));
+  const opening = openai.speechRequests.find((r) => r.body.input === 'Olá Marina, aqui é a Ana.')!;
+  expect(opening.body).toMatchObject({ voice: 'alloy', response_format: 'pcm', speed: 1 });
+  expect(opening.headers.authorization).toBe(`Bearer ${OPENAI_KEY}`);
+  const started = Date.now();
+  await quiet(live);
+  // Paced: 25 characters of the fake's 60 ms each are 1.5 s of audio, sent in real time, 20 ms a frame.
+  const frames = live.heard().length;
+  expect(frames).toBeGreaterThanOrEqual(70);
+  expect(live.media.messages.filter((m) => m.event === 'media').every((m) => Buffer.from(m.media.payload, 'base64').length === 160)).toBe(true);
+  expect(Date.now() - started).toBeGreaterThan(frames * 20 - 600);
+
+  // A full turn: the caller's speech, the STT's words, the model with the prompt, history and tools.
+  deepgram.transcripts.push('Quero saber do meu pedido');
+  openai.chat.push(
+    { text: 'Claro, vou verificar.', toolCalls: [{ name: 'check_order', arguments: '{"order_id":"123"}' }] },
+    { text: 'Seu pedido 123 foi enviado. Até logo!', toolCalls: [{ name: 'endCall', arguments: '{}' }] },
+  );
+  await live.caller.say(speech());
+  const [first] = await until('the model asked', async () => openai.chatRequests, (requests) => requests.length >= 1);
+  const stt = deepgram.sessions.at(-1)!;
+  expect(stt.headers.authorization).toBe(`Token ${DEEPGRAM_KEY}`);
+  expect(Object.fromEntries(stt.query)).toMatchObject({ model: 'nova-3', encoding: 'mulaw', sample_rate: '8000', language: 'pt-BR', interim_results: 'true', vad_events: 'true' });
+  expect(first.body).toMatchObject({ model: 'gpt-4o-mini', temperature: 0.3, stream: true, stream_options: { include_usage: true } });
+  expect(first.body.messages).toEqual([
+    { role: 'system', content: 'Você confirma o pedido 123 de Marina.' },
+    { role: 'assistant', content: 'Olá Marina, aqui é a Ana.' },
+    { role: 'user', content: 'Quero saber do meu pedido' },
+  ]);
+  expect(first.body.tools.map((t: any) => t.function.name)).toEqual(['check_order', 'endCall']);
+
+  // The tool through the guarded client, its result back to the model.
+  const [order] = await until('the tool called', async () => tools.requests, (requests) => requests.length === 1);
+  expect(JSON.parse(order.body)).toEqual({ order_id: '123' });
+  const [, second] = await until('the model asked again', async () => openai.chatRequests, (requests) => requests.length >= 2);
+  expect(second.body.messages.slice(-2)).toEqual([
+    { role: 'assistant', content: 'Claro, vou verificar.', tool_calls: [{ id: expect.any(String), type: 'function', function: { name: 'check_order', arguments: '{"order_id":"123"}' } }] },
+    { role: 'tool', tool_call_id: expect.any(String), content: JSON.stringify({ status: 200, response: '{"order":"123","status":"shipped"}' }) },
+  ]);
+
+  // Sentence by sentence to TTS, and the end-call tool once the goodbye is heard.
+  await until('the goodbye spoken', async () => speechInputs(), (inputs) => inputs.includes('Até logo!'));
+  expect(speechInputs()).toEqual(expect.arrayContaining(['Claro, vou verificar.', 'Seu pedido 123 foi enviado.', 'Até logo!']));
+  await until('hung up', async () => hungUp(live), Boolean, 20_000);
+  const row = await until('ended', () => callRow(live.id), (r) => r.hangup_reason !== null);
+  expect(row.hangup_reason).toBe('end-call-tool');
+  expect(row.turns.map((t: any) => [t.speaker, t.text])).toEqual([
+    ['assistant', 'Olá Marina, aqui é a Ana.'],
+    ['customer', 'Quero saber do meu pedido'],
+    ['assistant', 'Claro, vou verificar. Seu pedido 123 foi enviado. Até logo!'],
+  ]);
+  expect(row.tool_calls).toHaveLength(1);
+  await hangUp(live);
+  expect(logged.join('\n')).not.toContain(DEEPGRAM_KEY);
+  expect(logged.join('\n')).not.toContain(OPENAI_KEY);
+});
+
+/** A long answer, so that the caller can talk over it. */
+const LONG = 'Temos muitas opções de entrega para o seu pedido, desde a retirada na loja até a entrega expressa no mesmo dia, e cada uma tem um preço diferente.';
+
+/** Opens a call, lets the opening play, and has the assistant start a long answer to a first question. */
+async function talkingAssistant(settings: Record<string, unknown>): Promise<LiveCall> {
+  const live = await call(await assistantWith(settings));
+  await until('the opening spoken', async () => speechInputs(), (inputs) => inputs.includes('Olá cliente, aqui é a Ana.'));
+  await quiet(live);
+  deepgram.transcripts.push('Quais são as opções de entrega');
+  openai.chat.push({ text: LONG });
+  await live.caller.say(speech());
+  await until('the long answer playing', async () => live.heard().length, (n) => n > 0);
+  const before = live.heard().length;
+  await until('a second of it played', async () => live.heard().length - before, (n) => n >= 50, 20_000);
+  return live;
+}
+
+it('stops talking when the caller talks over it: clear sent, the model and TTS stopped, its turn cut to what was heard', async () => {
+  const live = await talkingAssistant({ allow_interruptions: true, interrupt_sensitivity: 5 });
+  deepgram.transcripts.push('Espera um pouco');
+  openai.chat.push({ text: 'Pois não.' });
+  await live.caller.say(speech());
+  await live.media.next((m) => m.event === 'clear', 5000);
+  const row = await until('the cut turn', () => callRow(live.id), (r) => r.turns.filter((t: any) => t.speaker === 'assistant').length >= 2);
+  const cut = row.turns.filter((t: any) => t.speaker === 'assistant')[1].text as string;
+  expect(cut.length).toBeGreaterThan(0);
+  expect(cut.length).toBeLessThan(LONG.length);
+  expect(LONG.startsWith(cut)).toBe(true);
+  // The model's next request holds only what the caller heard.
+  const next = await until('the model asked again', async () => openai.chatRequests.at(-1)!, (r) => r.body.messages.at(-1).content === 'Espera um pouco');
+  expect(next.body.messages.at(-2)).toEqual({ role: 'assistant', content: cut });
+  await hangUp(live);
+});
+
+it('talks on over the caller when interruptions are off', async () => {
+  const live = await talkingAssistant({ allow_interruptions: false });
+  deepgram.transcripts.push('Espera um pouco');
+  openai.chat.push({ text: 'Pois não.' });
+  await live.caller.say(speech());
+  const row = await until('the whole answer heard, then the caller answered', () => callRow(live.id), (r) => r.turns.some((t: any) => t.text === 'Pois não.'), 30_000);
+  expect(live.media.messages.some((m) => m.event === 'clear')).toBe(false);
+  expect(row.turns.map((t: any) => t.text)).toEqual(['Olá cliente, aqui é a Ana.', 'Quais são as opções de entrega', LONG, 'Espera um pouco', 'Pois não.']);
+  await hangUp(live);
+});
+
+it('needs min_interrupt_words recognised words to interrupt: a cough does not, three words do', async () => {
+  const live = await talkingAssistant({ allow_interruptions: true, interrupt_sensitivity: 5, use_min_interrupt_words: true, min_interrupt_words: 3 });
+  await live.caller.say(burst(400)); // a cough: voice, and no words
+  await new Promise((resolve) => setTimeout(resolve, 1500));
+  expect(live.media.messages.some((m) => m.event === 'clear')).toBe(false);
+  deepgram.transcripts.push('Espera um pouco');
+  openai.chat.push({ text: 'Pois não.' });
+  await live.caller.say(speech());
+  await live.media.next((m) => m.event === 'clear', 5000);
+  await hangUp(live);
+});
+
+it('ends the caller’s turn after the silence endpoint_sensitivity sets (vad), or at the STT’s end of turn (ai)', async () => {
+  /** Frames of silence after the speech before the model was asked. */
+  async function silenceBeforeReply(settings: Record<string, unknown>): Promise<{ frames: number; endpointing: string | null }> {
+    const live = await call(await assistantWith({ who_speaks_first: 'Customer', ...settings }));
+    const asked = openai.chatRequests.length;
+    deepgram.transcripts.push('Bom dia');
+    openai.chat.push({ text: 'Bom dia!' });
+    await live.caller.say(speech());
+    const spoke = live.caller.sent;
+    await until('the model asked', async () => openai.chatRequests.length, (n) => n > asked, 10_000);
+    const frames = live.caller.sent - spoke;
+    const endpointing = deepgram.sessions.at(-1)!.query.get('endpointing');
+    await hangUp(live);
+    return { frames, endpointing };
+  }
+  const patient = await silenceBeforeReply({ endpoint_type: 'vad', endpoint_sensitivity: 0 });
+  const quick = await silenceBeforeReply({ endpoint_type: 'vad', endpoint_sensitivity: 5 });
+  // 1.2 s against 0.2 s of silence (the recording's own last moments count), give or take the final transcript's way back.
+  expect(patient.frames - quick.frames).toBeGreaterThanOrEqual(35);
+  expect(quick.frames).toBeLessThan(30);
+  const semantic = await silenceBeforeReply({ endpoint_type: 'ai', endpoint_sensitivity: 5 });
+  expect(semantic.endpointing).toBe('200');
+  expect(patient.endpointing).toBe('1200');
+});
+
+it('re-engages a silent caller after re_engagement_interval, then hangs up after max_silence_duration', async () => {
+  const live = await call(await assistantWith({ who_speaks_first: 'Customer', re_engagement_interval: 7, max_silence_duration: 1 }));
+  openai.chat.push({ text: 'Você ainda está aí?' });
+  const [request] = await until('re-engaged', async () => openai.chatRequests.filter((r) => r.body.messages.some((m: any) => /silent/.test(m.content ?? ''))), (found) => found.length === 1, 12_000);
+  expect(request.body.messages.at(-1).role).toBe('system');
+  await until('hung up', async () => hungUp(live), Boolean, 15_000);
+  expect((await until('ended', () => callRow(live.id), (r) => r.hangup_reason !== null)).hangup_reason).toBe('silence');
+  await hangUp(live);
+});
+
+it('plays a filler while a tool is slow (filler_audios)', async () => {
+  tools.respond = (_request, res) => {
+    setTimeout(() => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end('{"status":"shipped"}');
+    }, 2500);
+  };
+  const live = await call(await assistantWith({ filler_audios: true, who_speaks_first: 'Customer' }));
+  deepgram.transcripts.push('Cadê meu pedido');
+  openai.chat.push({ toolCalls: [{ name: 'check_order', arguments: '{"order_id":"9"}' }] }, { text: 'Foi enviado.' });
+  await live.caller.say(speech());
+  await until('the filler spoken', async () => speechInputs(), (inputs) => inputs.includes('Um momento.'), 10_000);
+  await until('the answer spoken', async () => speechInputs(), (inputs) => inputs.includes('Foi enviado.'), 10_000);
+  const row = await until('the turn', () => callRow(live.id), (r) => r.turns.some((t: any) => t.text === 'Foi enviado.'));
+  // The filler is not part of the conversation.
+  expect(row.turns.map((t: any) => t.text)).toEqual(['Cadê meu pedido', 'Foi enviado.']);
+  await hangUp(live);
+});
+
+it('mixes the ambient bed under the call at ambient_sound_volume', async () => {
+  async function silenceLevel(volume: number): Promise<number> {
+    const live = await call(await assistantWith({ who_speaks_first: 'Customer', ambient_sound_volume: volume }));
+    await new Promise((resolve) => setTimeout(resolve, 1200));
+    const level = levelDb(live.heard());
+    const frames = live.heard().length;
+    await hangUp(live);
+    return volume === 0 ? (frames === 0 ? -Infinity : level) : level;
+  }
+  expect(await silenceLevel(0)).toBe(-Infinity); // nothing sent between utterances
+  const low = await silenceLevel(0.2);
+  const high = await silenceLevel(0.8);
+  expect(low).toBeGreaterThan(-60);
+  expect(high - low).toBeGreaterThan(9);
+});
+
+it('takes the noise out of the caller’s audio before the STT (noise_cancellation)', async () => {
+  async function noiseAtStt(cancel: boolean): Promise<number> {
+    const sessions = deepgram.sessions.length;
+    const live = await call(await assistantWith({ who_speaks_first: 'Customer', noise_cancellation: cancel }));
+    const [session] = await until('the STT stream', async () => deepgram.sessions.slice(sessions), (found) => found.length === 1);
+    await live.caller.say(fanNoise(3000, 1000));
+    await until('the noise heard', async () => session.received, (bytes) => bytes >= 24_000);
+    const level = levelDb([session.audio.subarray(-8000).toString('base64')]);
+    await hangUp(live);
+    return level;
+  }
+  const raw = await noiseAtStt(false);
+  const cleaned = await noiseAtStt(true);
+  expect(raw - cleaned).toBeGreaterThan(10);
+});
+
+it('apologises and hangs up when a vendor fails, naming it: never a silent line, never a key in the log', async () => {
+  // The model refuses (a revoked key): the apology in the assistant's language, then llm-failed.
+  const live = await call(await assistantWith({ who_speaks_first: 'Customer' }));
+  deepgram.transcripts.push('Alô');
+  openai.chat.push({ status: 401 });
+  await live.caller.say(speech());
+  await until('the apology spoken', async () => speechInputs(), (inputs) => inputs.some((input) => input.startsWith('Desculpe, estamos com um problema técnico')));
+  await until('hung up', async () => hungUp(live), Boolean, 20_000);
+  expect((await until('ended', () => callRow(live.id), (r) => r.hangup_reason !== null)).hangup_reason).toBe('llm-failed');
+  expect(live.heard().length).toBeGreaterThan(0);
+  await hangUp(live);
+
+  // Speech to text refuses the key: the apology, then stt-failed.
+  deepgram.refuse = true;
+  const deaf = await call(await assistantWith({ who_speaks_first: 'Customer' }));
+  await until('hung up', async () => hungUp(deaf), Boolean, 20_000);
+  deepgram.refuse = false;
+  expect((await until('ended', () => callRow(deaf.id), (r) => r.hangup_reason !== null)).hangup_reason).toBe('stt-failed');
+  expect(deaf.heard().length).toBeGreaterThan(0);
+  await hangUp(deaf);
+
+  // TTS fails: nothing can be said, the call is hung up at once with tts-failed.
+  openai.speech.push({ status: 500 });
+  const mute = await call(await assistantWith({}));
+  await until('hung up', async () => hungUp(mute), Boolean, 20_000);
+  expect((await until('ended', () => callRow(mute.id), (r) => r.hangup_reason !== null)).hangup_reason).toBe('tts-failed');
+  await hangUp(mute);
+
+  expect(logged.join('\n')).not.toContain(DEEPGRAM_KEY);
+  expect(logged.join('\n')).not.toContain(OPENAI_KEY);
+});
+
+it('runs 20 calls at once in one process, each hearing and answering only its own caller', async () => {
+  const assistant = await assistantWith({ who_speaks_first: 'Customer', system_prompt: 'Cliente: {{customer_name}}.' });
+  openai.defaultChat = (body) => ({ text: `Certo, ${String(body.messages[0].content).slice('Cliente: '.length, -1)}.` });
+  const calls = await Promise.all(Array.from({ length: 20 }, (_, i) => call(assistant, { customer_name: `Pessoa${i}` })));
+  for (let i = 0; i < 20; i++) deepgram.transcripts.push('Bom dia');
+  await Promise.all(calls.map((live) => live.caller.say(speech())));
+  const ids = calls.map((live) => live.id);
+  const rows = await until(
+    'every call answered',
+    () => app.sql('select id, turns from calls where id = any($1) order by id', [ids]),
+    (found) => found.every((row: any) => row.turns.length === 2),
+    30_000,
+  );
+  const turns = new Map(rows.map((row: any) => [row.id, row.turns.map((t: any) => t.text)]));
+  calls.forEach((live, i) => expect(turns.get(live.id)).toEqual(['Bom dia', `Certo, Pessoa${i}.`]));
+  await Promise.all(calls.map(hangUp));
+});
