@@ -24,6 +24,15 @@ export const httpDuration = new Histogram({
   registers: [registry],
 });
 
+/** The pipeline engine's answers (design.md, "The pipeline engine"): each step's time after the caller's end of speech. */
+export const voiceTurnLatency = new Histogram({
+  name: 'vozgate_voice_turn_latency_seconds',
+  help: "Seconds from the caller's end of speech to each step of the pipeline engine's answer: stt_final, llm_first_token, tts_first_byte, first_audio (voice to voice).",
+  labelNames: ['stage'] as const,
+  buckets: [0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.8, 1, 1.25, 1.5, 2, 3, 5],
+  registers: [registry],
+});
+
 export const graphqlOperations = new Counter({
   name: 'vozgate_graphql_operations_total',
   help: 'GraphQL operations run on /graphql, by type (query, mutation) and outcome (ok, error).',

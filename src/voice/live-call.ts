@@ -1,5 +1,5 @@
 import { transcriptText, type Turn } from '../modules/calls/call.conversation';
-import { Call, type ToolCallRecord } from '../modules/calls/call.entity';
+import { Call, type CallUsage, type ToolCallRecord } from '../modules/calls/call.entity';
 import type { HangupReason } from '../modules/calls/call.events';
 import type { Runtime } from '../runtime';
 
@@ -56,6 +56,11 @@ export class LiveCall {
     );
     this.writes = written.catch(() => undefined);
     return (await written).length > 0;
+  }
+
+  /** What the pipeline engine's vendors report the call used. */
+  usage(usage: CallUsage): void {
+    this.write('update calls set usage = ?::jsonb where id = ?', [JSON.stringify(usage), this.id]);
   }
 
   toolCall(record: ToolCallRecord): void {

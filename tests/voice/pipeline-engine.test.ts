@@ -208,7 +208,23 @@ it('opens the call, hears the caller, answers through the model with the prompt,
     ['assistant', 'Claro, vou verificar. Seu pedido 123 foi enviado. Até logo!'],
   ]);
   expect(row.tool_calls).toHaveLength(1);
+  // Each step of the answer after the caller's end of speech, in order.
+  const { latency } = row.turns[2];
+  expect(latency.stt_final_ms).toBeLessThanOrEqual(latency.llm_first_token_ms);
+  expect(latency.llm_first_token_ms).toBeLessThanOrEqual(latency.tts_first_byte_ms);
+  expect(latency.tts_first_byte_ms).toBeLessThanOrEqual(latency.first_audio_ms);
   await hangUp(live);
+
+  // The call's record: why it ended, what the vendors report it used, its latency; /metrics has each step.
+  const got = await until('the usage recorded', async () => (await app.request('GET', `/api/user/calls/${live.id}`, { token: me.token })).body, (body) => body.usage !== null);
+  expect(got.hangup_reason).toBe('end-call-tool');
+  expect(got.usage.stt_seconds).toBeGreaterThan(2);
+  expect(got.usage.llm_input_tokens).toBeGreaterThan(0);
+  expect(got.usage.llm_output_tokens).toBeGreaterThan(0);
+  expect(got.usage.tts_characters).toBe(['Olá Marina, aqui é a Ana.', 'Claro, vou verificar.', 'Seu pedido 123 foi enviado.', 'Até logo!'].join('').length);
+  expect(got.latency).toEqual({ turns: 1, p50_ms: latency.first_audio_ms, p95_ms: latency.first_audio_ms });
+  const metrics = (await app.request('GET', '/metrics')).text;
+  for (const stage of ['stt_final', 'llm_first_token', 'tts_first_byte', 'first_audio']) expect(metrics).toContain(`vozgate_voice_turn_latency_seconds_count{stage="${stage}"} `);
   expect(logged.join('\n')).not.toContain(DEEPGRAM_KEY);
   expect(logged.join('\n')).not.toContain(OPENAI_KEY);
 });

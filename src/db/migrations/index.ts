@@ -23,6 +23,7 @@ import { Migration20261122130000_call_counts_monthly } from './Migration20261122
 import { Migration20261122140000_calls_list_order } from './Migration20261122140000_calls_list_order';
 import { Migration20261123000000_account_call_counts } from './Migration20261123000000_account_call_counts';
 import { Migration20261124000000_voice_providers } from './Migration20261124000000_voice_providers';
+import { Migration20261126000000_call_usage } from './Migration20261126000000_call_usage';
 
 /** Every migration, in order. Listed explicitly so that compiled and TypeScript runs agree. */
 export const migrations: MigrationObject[] = [
@@ -50,4 +51,5 @@ export const migrations: MigrationObject[] = [
   { name: 'Migration20261122140000_calls_list_order', class: Migration20261122140000_calls_list_order },
   { name: 'Migration20261123000000_account_call_counts', class: Migration20261123000000_account_call_counts },
   { name: 'Migration20261124000000_voice_providers', class: Migration20261124000000_voice_providers },
+  { name: 'Migration20261126000000_call_usage', class: Migration20261126000000_call_usage },
 ];

@@ -5,6 +5,21 @@ import type { CallStatus, ToolCallRecord } from './call.entity';
 export interface Turn {
   speaker: 'assistant' | 'customer' | 'system';
   text: string;
+  /** An answer of the pipeline engine: when each step of it came (design.md, "The pipeline engine"). */
+  latency?: TurnLatency;
+}
+
+/**
+ * Milliseconds after the caller's end of speech (the VAD's) at which the steps of the
+ * assistant's answer came: the STT's final words, the model's first token, TTS's first audio,
+ * and the first audio sent to the caller (voice to voice, endpointing included). Null where a
+ * step did not happen (a turn the STT ended, a reply cut before it spoke).
+ */
+export interface TurnLatency {
+  stt_final_ms: number | null;
+  llm_first_token_ms: number | null;
+  tts_first_byte_ms: number | null;
+  first_audio_ms: number | null;
 }
 
 const SPEAKER: Record<Turn['speaker'], string> = { assistant: 'Assistente', customer: 'Cliente', system: 'Sistema' };

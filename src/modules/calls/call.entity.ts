@@ -23,6 +23,44 @@ export const CALL_TYPES = ['inbound', 'outbound', 'web'] as const;
 export type CallType = (typeof CALL_TYPES)[number];
 export type AnsweredBy = 'human' | 'machine' | 'unknown';
 
+@ObjectType('CallUsage', { simpleResolvers: true, description: 'What the pipeline engine’s vendors report the call used.' })
+export class CallUsage {
+  @Field(() => Float, { description: 'Seconds of audio the speech-to-text vendor processed.' })
+  stt_seconds!: number;
+
+  @Field(() => Int)
+  llm_input_tokens!: number;
+
+  @Field(() => Int)
+  llm_output_tokens!: number;
+
+  @Field(() => Int, { description: 'Characters sent to the text-to-speech vendor.' })
+  tts_characters!: number;
+}
+
+@ObjectType('CallLatency', { simpleResolvers: true, description: 'Voice to voice: from the caller’s end of speech to the first audio of the answer, endpointing included.' })
+export class CallLatency {
+  @Field(() => Int, { description: 'Answers measured.' })
+  turns!: number;
+
+  @Field(() => Int)
+  p50_ms!: number;
+
+  @Field(() => Int)
+  p95_ms!: number;
+}
+
+/** The call's voice-to-voice latency over its measured turns (nearest rank); null before any. */
+export function callLatency(turns: Turn[]): CallLatency | null {
+  const measured = turns
+    .map((turn) => turn.latency?.first_audio_ms)
+    .filter((ms): ms is number => typeof ms === 'number')
+    .sort((a, b) => a - b);
+  if (measured.length === 0) return null;
+  const rank = (p: number) => measured[Math.max(0, Math.ceil((p / 100) * measured.length) - 1)];
+  return { turns: measured.length, p50_ms: rank(50), p95_ms: rank(95) };
+}
+
 /** One request of a mid-call tool during a call. */
 export interface ToolCallRecord {
   tool_id: number;
@@ -55,6 +93,7 @@ export class Call {
     | 'provider_call_id'
     | 'provider_requested_at'
     | 'hangup_reason'
+    | 'usage'
     | 'media_started_at'
     | 'turns'
     | 'post_call_pending'
@@ -186,9 +225,21 @@ export class Call {
   @Property({ type: IsoTimestampType, nullable: true })
   provider_requested_at: string | null = null;
 
-  /** Why vozgate asked the provider to end the call (a HangupReason), until the provider reports its end. */
+  @Field(() => String, {
+    nullable: true,
+    description: 'Why vozgate ended the call: api, end-call-tool, time-limit, silence, voicemail, media-lost, engine-failed, stt-failed, llm-failed, tts-failed, or customer (the caller hung up on a voice engine).',
+  })
   @Property({ type: 'text', nullable: true })
   hangup_reason: string | null = null;
+
+  @Field(() => CallUsage, { nullable: true, description: 'What the pipeline engine’s vendors report the call used; null on other engines.' })
+  @Property({ type: 'json', nullable: true })
+  usage: CallUsage | null = null;
+
+  @Field(() => CallLatency, { nullable: true, description: 'The pipeline engine’s answers, voice to voice; null before any.' })
+  get latency(): CallLatency | null {
+    return callLatency(this.turns);
+  }
 
   @Property({ type: IsoTimestampType, nullable: true })
   answered_at: string | null = null;

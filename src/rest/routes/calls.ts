@@ -49,8 +49,14 @@ export const callRoutes: Route[] = [
   {
     method: 'GET',
     path: '/user/calls/{id}',
-    summary: 'Get a call',
-    document: `query Call($id: Int!) { call(id: $id) { ...CallFields } } ${CALL_FIELDS}`,
+    summary: 'Get a call, with why vozgate ended it, what the pipeline engine’s vendors report it used, and its voice-to-voice latency',
+    document: `query Call($id: Int!) {
+      call(id: $id) {
+        ...CallFields hangup_reason
+        usage { stt_seconds llm_input_tokens llm_output_tokens tts_characters }
+        latency { turns p50_ms p95_ms }
+      }
+    } ${CALL_FIELDS}`,
     variables: (req) => ({ id: req.params.id }),
     respond: (data) => ({ body: data.call }),
     notFound: Messages.callNotFound,

@@ -1,3 +1,6 @@
+import { voiceTurnLatency } from '../../metrics';
+import type { TurnLatency } from '../../modules/calls/call.conversation';
+import type { CallUsage } from '../../modules/calls/call.entity';
 import type { HangupReason } from '../../modules/calls/call.events';
 import { runTool, type ToolDeps } from '../../modules/calls/call.tools';
 import type { Runtime } from '../../runtime';
@@ -100,12 +103,23 @@ export interface TurnTiming {
   firstAudioAt: number | null;
 }
 
-/** What the vendors report a call used. */
-export interface PipelineUsage {
-  sttSeconds: number;
-  llmInputTokens: number;
-  llmOutputTokens: number;
-  ttsCharacters: number;
+/** A turn's steps as the call's record keeps them: ms after the caller's end of speech. */
+function turnLatency(timing: TurnTiming): TurnLatency | undefined {
+  const { speechEndedAt } = timing;
+  if (speechEndedAt === null) return undefined;
+  const after = (at: number | null) => (at === null ? null : Math.max(0, at - speechEndedAt));
+  return {
+    stt_final_ms: after(timing.sttFinalAt),
+    llm_first_token_ms: after(timing.llmFirstTokenAt),
+    tts_first_byte_ms: after(timing.ttsFirstByteAt),
+    first_audio_ms: after(timing.firstAudioAt),
+  };
+}
+
+/** Each step of an answer in /metrics, in seconds after the caller's end of speech. */
+function observe(latency: TurnLatency): void {
+  const stages = { stt_final: latency.stt_final_ms, llm_first_token: latency.llm_first_token_ms, tts_first_byte: latency.tts_first_byte_ms, first_audio: latency.first_audio_ms };
+  for (const [stage, ms] of Object.entries(stages)) if (ms !== null) voiceTurnLatency.observe({ stage }, ms / 1000);
 }
 
 /** Fillers synthesised once per voice, language and text, shared by every call of the process. */
@@ -177,8 +191,8 @@ export class PipelineEngine implements VoiceEngine {
   private reengaged = false;
   private readonly silenceTimer: NodeJS.Timeout;
 
-  readonly timings: TurnTiming[] = [];
-  readonly usage: PipelineUsage = { sttSeconds: 0, llmInputTokens: 0, llmOutputTokens: 0, ttsCharacters: 0 };
+  /** What the vendors report the call used, recorded when it ends. */
+  private readonly usage: CallUsage = { stt_seconds: 0, llm_input_tokens: 0, llm_output_tokens: 0, tts_characters: 0 };
 
   constructor(
     private readonly deps: PipelineDeps,
@@ -368,7 +382,6 @@ export class PipelineEngine implements VoiceEngine {
     const reply = new Reply(timing);
     this.reply = reply;
     this.silentSince = null;
-    if (timing) this.timings.push(timing);
     return reply;
   }
 
@@ -394,7 +407,7 @@ export class PipelineEngine implements VoiceEngine {
 
   private segmentAudio(reply: Reply, segment: Segment, pcm: Int16Array): void {
     if (reply.cancelled || this.ended) return;
-    if (reply.timing && reply.timing.ttsFirstByteAt === null) reply.timing.ttsFirstByteAt = Date.now();
+    if (reply.timing && segment.message && reply.timing.ttsFirstByteAt === null) reply.timing.ttsFirstByteAt = Date.now();
     if (reply.segments[reply.playing] === segment) this.speaker.play(segment.spoken, pcm);
     else segment.pending.push(pcm);
   }
@@ -446,8 +459,8 @@ export class PipelineEngine implements VoiceEngine {
           } else if (chunk.type === 'tool_call') {
             calls.push(chunk.call);
           } else {
-            this.usage.llmInputTokens += chunk.inputTokens;
-            this.usage.llmOutputTokens += chunk.outputTokens;
+            this.usage.llm_input_tokens += chunk.inputTokens;
+            this.usage.llm_output_tokens += chunk.outputTokens;
           }
         }
         if (reply.cancelled) return;
@@ -585,7 +598,9 @@ export class PipelineEngine implements VoiceEngine {
       if (reply.timing && segment.spoken.firstSentAt !== null) reply.timing.firstAudioAt ??= segment.spoken.firstSentAt;
     }
     this.forgetUnsaid();
-    if (said.length) this.call.turn({ speaker: 'assistant', text: said.join(' ') });
+    const latency = reply.timing ? turnLatency(reply.timing) : undefined;
+    if (latency) observe(latency);
+    if (said.length) this.call.turn({ speaker: 'assistant', text: said.join(' '), ...(latency ? { latency } : {}) });
     if (this.failing || this.ended) return;
     if (cut && this.heldTurn) {
       // Interrupted: what the caller said before belongs with what they are saying now.
@@ -699,9 +714,10 @@ export class PipelineEngine implements VoiceEngine {
     if (reason === 'customer') this.call.endedAtProvider();
     else if (reason === 'media-lost' && !this.hangingUp) await this.call.hangup('media-lost');
     const [stt] = await Promise.all([this.stt.close().catch(() => ({ seconds: 0 })), this.vadRuns]);
-    this.usage.sttSeconds = stt.seconds;
-    this.usage.ttsCharacters = this.tts.characters;
+    this.usage.stt_seconds = stt.seconds;
+    this.usage.tts_characters = this.tts.characters;
     this.tts.close();
+    this.call.usage(this.usage);
     await this.call.settled();
   }
 }
