@@ -393,6 +393,17 @@ it('apologises and hangs up when a vendor fails, naming it: never a silent line,
   expect(deaf.heard().length).toBeGreaterThan(0);
   await hangUp(deaf);
 
+  // The STT's socket drops mid-call: the apology, then stt-failed.
+  const sessions = deepgram.sessions.length;
+  const dropped = await call(await assistantWith({ who_speaks_first: 'Customer' }));
+  const [stream] = await until('the STT stream', async () => deepgram.sessions.slice(sessions), (found) => found.length === 1);
+  const apologies = speechInputs().length;
+  stream.drop();
+  await until('the apology spoken', async () => speechInputs().slice(apologies), (inputs) => inputs.some((input) => input.startsWith('Desculpe')));
+  await until('hung up', async () => hungUp(dropped), Boolean, 20_000);
+  expect((await until('ended', () => callRow(dropped.id), (r) => r.hangup_reason !== null)).hangup_reason).toBe('stt-failed');
+  await hangUp(dropped);
+
   // TTS fails: nothing can be said, the call is hung up at once with tts-failed.
   openai.speech.push({ status: 500 });
   const mute = await call(await assistantWith({}));
