@@ -1,0 +1,768 @@
+import { execFileSync } from 'node:child_process';
+import { createHmac, randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import fs from 'node:fs/promises';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { cpus } from 'node:os';
+import path from 'node:path';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
+import WebSocket from 'ws';
+import { initOrm } from '../src/db/orm';
+import { addPhoneNumber, createAccount } from '../src/modules/accounts/account.service';
+import { decode, encode } from '../src/voice/codecs/mulaw';
+import { Resampler } from '../src/voice/codecs/resample';
+import { endpointSilenceMs } from '../src/voice/engines/pipeline';
+import { startFakeDeepgram, type DeepgramSession, type FakeDeepgram } from '../tests/helpers/fakes/deepgram';
+import { MS_PER_CHARACTER, startFakeOpenAi } from '../tests/helpers/fakes/openai';
+import { collectGarbage, cpuMs, dropDatabase, freshDatabase, percentile, rssKb, startVozgate } from './process';
+import { profileMarkdown, summariseProfile, type CpuProfile } from './profile';
+
+/**
+ * `npm run bench -- --only pipeline [--quick]`: the built-in pipeline engine (issue 42) with N
+ * calls at once (10, 50, 100) on one API process: the compiled server in a child process,
+ * started afresh for each N. This process plays the phone callers (Twilio Media Streams) and the
+ * engine's vendors, with fixed latencies: Deepgram live STT sends a final result STT_FINAL_MS
+ * after the end of speech (after it sees the Finalize, or after its own endpointing), OpenAI's
+ * chat completion its first token LLM_FIRST_TOKEN_MS after the request, OpenAI's speech its
+ * first audio bytes TTS_FIRST_BYTE_MS after the request. The fakes are the tests' own
+ * (tests/helpers/fakes/deepgram.ts, openai.ts), compiled with the bench because it imports them:
+ * the wire formats are exactly those the tests check, with no second copy to drift. (The build's
+ * fingerprint, scripts/build.mjs, does not look at tests/: after a change to a fake alone, build
+ * with `node scripts/build.mjs --force`.)
+ *
+ * A call: the caller sends a 20 ms mu-law frame every 20 ms for the whole call (the line's
+ * silence between utterances), says a phrase of real speech (`utterance`: 2.86 s), waits for the
+ * answer (one sentence, 1.26 s of audio), and speaks again 0.3 to 0.8 s after the answer's audio
+ * stopped. The assistant: engine_type pipeline, endpoint_type vad at endpoint_sensitivity 5
+ * (200 ms of silence), no noise cancellation (a second run at 10 calls has it, for its CPU), no
+ * ambience, the customer speaks first, no fillers; its other settings are the defaults.
+ *
+ * The engine's added latency, per turn:
+ *   voice-to-voice = the answer's first frame received - the utterance's last speech frame sent,
+ *                    both stamped by the caller on this process's one clock (a speech frame is
+ *                    one the fake STT hears as speech: RMS >= SPEECH_RMS);
+ *   added          = voice-to-voice - 200 (endpointing) - 150 (STT) - 250 (LLM) - 120 (TTS).
+ * Why this is the engine's own cost: the engine asks Deepgram for 200 ms endpointing, and the
+ * fake ends the utterance on it, by energy on the 20 ms frames it receives: on the 10th silent
+ * frame after the last speech frame, which the caller sends 200 ms after that one; the fake sends
+ * its final 150 ms later. The model's first token comes 250 ms after its request arrives, the
+ * speech's first bytes 120 ms after theirs. Everything else between the two stamps is vozgate:
+ * forwarding the caller's audio to the STT, its VAD, taking the final and ending the turn, the
+ * request to the model, the sentence to TTS, resampling, framing and sending the first frame
+ * (and the loopback sockets, and this process's own delay, reported as "bench loop delay").
+ * The VAD's 32 ms frames: the engine ends the turn on Silero's silence, whole 32 ms frames of it
+ * (7 frames, 224 ms, for 200 ms), counted from the first frame Silero judges silent, which is up
+ * to a frame after the speech ends plus Silero's own tail; run offline on this utterance at the 8
+ * alignments of the 20 ms and 32 ms grids, that decision comes 220 to 320 ms after the last
+ * speech frame. The engine then takes the first final after its decision: Deepgram's
+ * speech_final, at 350 ms, or else the answer to the Finalize it sends. So while the VAD decides
+ * within 350 ms, its frame granularity is hidden behind the STT's endpointing and latency, and
+ * subtracted with them: it costs nothing. When it decides later (its frames wait behind other
+ * calls' work), the turn waits for the Finalize's answer, 150 ms more, and that counts as the
+ * engine's. Each row gives the VAD's decision (the Finalize as the fake receives it) after the
+ * last speech frame, and the share of turns in which it came after the STT's own final.
+ *
+ * Also per N: the server's CPU (user + system, all its threads) over the measured window, per
+ * call, in % of one core, and its main thread's alone (Silero's inference runs there too:
+ * onnxruntime-node runs a session synchronously, in a setImmediate); its RSS growth per call, once
+ * V8's garbage is collected, with the calls up over the server after a warm-up call that loaded
+ * the model and the clients; and whether the answers' audio kept real time: frame k of an answer
+ * is due 20 ms x k after its first frame arrived, and one that arrives more than LATE_MS after
+ * that is late (a phone's jitter buffer would have run dry).
+ */
+
+export interface PipelineLevel {
+  calls: number;
+  noise_cancellation: boolean;
+  seconds: number;
+  /** Turns whose last speech frame was sent in the measured window, and those of them never answered. */
+  turns: number;
+  unanswered: number;
+  v2v_p50_ms: number;
+  v2v_p99_ms: number;
+  added_p50_ms: number;
+  added_p99_ms: number;
+  /** Where the added time goes, p50 and p99 of each part (ms over the fakes' latency in it). */
+  parts: Record<'to_stt_final' | 'final_to_model' | 'model_to_tts' | 'tts_to_first_frame', { p50_ms: number; p99_ms: number }>;
+  /** The VAD's end of turn (the Finalize as the fake STT receives it) after the last speech frame. */
+  vad_end_p50_ms: number;
+  vad_end_p99_ms: number;
+  /** Turns whose VAD decided after the STT's own final was sent (the turn then waits for the Finalize's answer). */
+  vad_after_stt_share: number;
+  cpu_core_pct_per_call: number;
+  /**
+   * How busy the server's main thread was (its event loop: the calls' JavaScript, Silero's
+   * inference and RNNoise run there), this process (the callers and the fakes) and the whole
+   * machine (of `cores`), in % over the window.
+   */
+  server_main_thread_pct: number;
+  bench_cpu_pct: number;
+  machine_busy_pct: number;
+  cores: number;
+  /**
+   * RSS growth per call: once V8's garbage is collected, with the calls up (idle, between turns)
+   * over the server after its warm-up call; and the highest RSS sampled in the window over the
+   * same baseline (with the garbage V8 lets pile up between collections).
+   */
+  rss_mb_per_call: number;
+  peak_rss_mb_per_call: number;
+  /** V8's live heap per call (read to the MB from the inspector: coarse at 10 calls). */
+  live_heap_kb_per_call: number;
+  frames: number;
+  late_frames: number;
+  late_share: number;
+  /** The latest frame past its due time (negative: every frame came that much ahead; the engine sends 60 ms ahead). */
+  worst_late_ms: number;
+  /**
+   * `clear` messages (an answer cut by barge-in), and answer frames that came while the caller
+   * was still speaking (a turn ended early): none expected, the caller waits for the answer.
+   */
+  clears: number;
+  frames_while_speaking: number;
+  /** The server's event-loop delay over the window (prom-client's, from /metrics), and this process's. */
+  server_loop_p99_ms: number | null;
+  server_loop_max_ms: number | null;
+  bench_loop_p99_ms: number;
+}
+
+export interface PipelineResult {
+  node: string;
+  endpoint_silence_ms: number;
+  stt_final_ms: number;
+  llm_first_token_ms: number;
+  tts_first_byte_ms: number;
+  utterance_ms: number;
+  answer_ms: number;
+  levels: PipelineLevel[];
+}
+
+const LEVELS = [10, 50, 100];
+/** The calls of the run with noise cancellation, for its CPU. */
+const NOISE_CANCELLED_CALLS = 10;
+/** Measured seconds per N. */
+const SECONDS = { quick: 12, full: 30 };
+const ENDPOINT_SENSITIVITY = 5;
+const STT_FINAL_MS = 150;
+const LLM_FIRST_TOKEN_MS = 250;
+const TTS_FIRST_BYTE_MS = 120;
+const FRAME_MS = 20;
+const FRAME_BYTES = 160;
+/** A frame of an answer this late past its due time is late. */
+const LATE_MS = 40;
+/** The fake STT's speech threshold (tests/helpers/fakes/deepgram.ts, SPEECH_RMS). */
+const SPEECH_RMS = 400;
+/**
+ * The utterance ends before the sentence's first pause this long. At 200 ms endpointing the VAD
+ * ends the turn in that pause (180 ms of silence, plus Silero's tail and its 32 ms frames) at some
+ * alignments of the frames: one utterance would be two turns.
+ */
+const PAUSE_FRAMES = 8;
+/** No answer frame for this long: the answer is over. */
+const QUIET_MS = 400;
+const REPLY_TIMEOUT_MS = 6000;
+/** Each call's first turn starts within this after its stream opened, to spread the calls. */
+const FIRST_TURN_SPREAD_MS = 3000;
+/** After the last call is up, before the window: every call has begun talking. */
+const SETTLE_MS = 4000;
+const PUBLIC_URL = 'http://vozgate.bench';
+const ACCOUNT_SID = `AC${randomBytes(16).toString('hex')}`;
+const AUTH_TOKEN = randomBytes(16).toString('hex');
+const METRICS_TOKEN = randomBytes(16).toString('hex');
+const SILENCE = Buffer.alloc(FRAME_BYTES, 0xff).toString('base64');
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+/** The kernel's clock ticks a second, the unit of /proc's CPU times. */
+const CLOCK_TICKS = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
+const round = (value: number) => Math.round(value * 10) / 10;
+/** Now on the monotonic clock, in microseconds: the clock of a CPU profile's timestamps. */
+const monotonicUs = () => Number(process.hrtime.bigint() / 1000n);
+
+interface Utterance {
+  /** Base64 mu-law, 20 ms each. */
+  frames: string[];
+  /** The index of the last frame with speech in it. */
+  lastSpeech: number;
+}
+
+/**
+ * The first phrase of tests/fixtures/speech-pt-br-16k.wav (a pt-BR sentence by espeak-ng), as
+ * Twilio carries it: 8 kHz mu-law in 20 ms frames, as the tests' caller makes it.
+ */
+function utterance(root: string): Utterance {
+  const wav = readFileSync(path.join(root, 'tests', 'fixtures', 'speech-pt-br-16k.wav'));
+  const pcm = new Int16Array(wav.buffer.slice(wav.byteOffset + 44, wav.byteOffset + wav.length - ((wav.length - 44) % 2)));
+  const mulaw = encode(new Resampler(16000, 8000).process(pcm));
+  const frames: Buffer[] = [];
+  for (let at = 0; at < mulaw.length; at += FRAME_BYTES) {
+    const frame = Buffer.alloc(FRAME_BYTES, 0xff);
+    frame.set(mulaw.subarray(at, at + FRAME_BYTES));
+    frames.push(frame);
+  }
+  const loud = frames.map((frame) => {
+    const samples = decode(frame);
+    let energy = 0;
+    for (const sample of samples) energy += sample * sample;
+    return Math.sqrt(energy / samples.length) >= SPEECH_RMS;
+  });
+  let end = frames.length;
+  for (let i = 0, quiet = 0; i < frames.length; i++) {
+    quiet = loud[i] ? 0 : quiet + 1;
+    if (quiet === PAUSE_FRAMES && loud.slice(0, i).includes(true)) {
+      end = i + 1 - PAUSE_FRAMES;
+      break;
+    }
+  }
+  return { frames: frames.slice(0, end).map((frame) => frame.toString('base64')), lastSpeech: loud.lastIndexOf(true, end - 1) };
+}
+
+/** One turn of a call, stamped on this process's clock (performance.now()). */
+interface Turn {
+  lastSpeechAt: number | null;
+  /** The fake STT received the engine's Finalize. */
+  finalizeAt: number | null;
+  /** The fake STT sent the final with the words, and the first final after the Finalize (the one the turn ends on). */
+  wordsFinalAt: number | null;
+  finalAt: number | null;
+  /** The fakes received the model's request, and the speech's. */
+  modelAt: number | null;
+  speechAt: number | null;
+  firstAudioAt: number | null;
+  frames: number;
+  lateFrames: number;
+  worstLateMs: number;
+}
+
+/** A phone caller on one media stream: talks, waits for the answer, hears it, talks again. */
+class PhoneCall {
+  readonly turns: Turn[] = [];
+  /** Off: no new turn starts. */
+  talking = true;
+  clears = 0;
+  framesWhileSpeaking = 0;
+  private turn: Turn | null = null;
+  private state: 'idle' | 'speaking' | 'waiting' | 'hearing' = 'idle';
+  private position = 0;
+  private nextFrameAt = performance.now();
+  private sequence = 0;
+  private answerStart = 0;
+  private answerFrames = 0;
+  private frameTimer: NodeJS.Timeout | null = null;
+  private turnTimer: NodeJS.Timeout | null = null;
+  private quietTimer: NodeJS.Timeout | null = null;
+
+  constructor(
+    private readonly socket: WebSocket,
+    private readonly streamSid: string,
+    private readonly callSid: string,
+    private readonly speech: Utterance,
+    /** Called as each utterance begins: the fake STT's words for it. */
+    private readonly words: () => void,
+  ) {
+    socket.on('message', (raw: Buffer) => this.onMessage(raw));
+    this.tick();
+  }
+
+  get idle(): boolean {
+    return this.state === 'idle';
+  }
+
+  /** Talks, the first time in `ms`. */
+  start(ms: number): void {
+    this.turnTimer = setTimeout(() => this.speak(), ms);
+  }
+
+  /** The fake STT received a Finalize on this call's stream. */
+  finalizeSeen(at: number): void {
+    const turn = this.turn;
+    if (turn?.lastSpeechAt != null && turn.finalizeAt === null) turn.finalizeAt = at;
+  }
+
+  /** The fake STT sent a final that can end a turn (speech_final or from_finalize). */
+  finalSent(at: number, transcript: string): Turn | null {
+    const turn = this.turn;
+    if (turn?.lastSpeechAt == null) return null;
+    if (transcript) turn.wordsFinalAt ??= at;
+    if (turn.finalizeAt !== null) turn.finalAt ??= at;
+    return transcript ? turn : null;
+  }
+
+  hangUp(): void {
+    for (const timer of [this.frameTimer, this.turnTimer, this.quietTimer]) if (timer) clearTimeout(timer);
+    if (this.socket.readyState === WebSocket.OPEN) {
+      this.socket.send(JSON.stringify({ event: 'stop', sequenceNumber: String(++this.sequence), streamSid: this.streamSid, stop: { accountSid: ACCOUNT_SID, callSid: this.callSid } }));
+      this.socket.close();
+    }
+  }
+
+  /** A frame every 20 ms on the call's own clock: those a late timer missed go at once, as a phone's would. */
+  private tick(): void {
+    const now = performance.now();
+    while (this.nextFrameAt <= now) {
+      this.sendFrame();
+      this.nextFrameAt += FRAME_MS;
+    }
+    this.frameTimer = setTimeout(() => this.tick(), Math.max(1, this.nextFrameAt - performance.now()));
+  }
+
+  private sendFrame(): void {
+    let payload = SILENCE;
+    if (this.state === 'speaking') {
+      const index = this.position++;
+      payload = this.speech.frames[index];
+      if (index === this.speech.lastSpeech) this.turn!.lastSpeechAt = performance.now();
+      if (this.position === this.speech.frames.length) {
+        this.state = 'waiting';
+        this.turnTimer = setTimeout(() => this.afterAnswer(), REPLY_TIMEOUT_MS);
+      }
+    }
+    const n = ++this.sequence;
+    this.socket.send(
+      `{"event":"media","sequenceNumber":"${n}","media":{"track":"inbound","chunk":"${n}","timestamp":"${n * FRAME_MS}","payload":"${payload}"},"streamSid":"${this.streamSid}"}`,
+    );
+  }
+
+  private speak(): void {
+    if (!this.talking) return;
+    this.words();
+    this.turn = { lastSpeechAt: null, finalizeAt: null, wordsFinalAt: null, finalAt: null, modelAt: null, speechAt: null, firstAudioAt: null, frames: 0, lateFrames: 0, worstLateMs: -Infinity };
+    this.turns.push(this.turn);
+    this.position = 0;
+    this.state = 'speaking';
+  }
+
+  private onMessage(raw: Buffer): void {
+    const now = performance.now();
+    const text = raw.toString();
+    if (text.startsWith('{"event":"media"')) this.heard(now);
+    else if (text.startsWith('{"event":"mark"')) this.socket.send(text); // played at once
+    else if (text.startsWith('{"event":"clear"')) this.clears++;
+  }
+
+  private heard(now: number): void {
+    const turn = this.turn;
+    if (!turn) return;
+    if (this.state === 'waiting') {
+      clearTimeout(this.turnTimer!);
+      this.state = 'hearing';
+      turn.firstAudioAt = now;
+      turn.frames = 1;
+      this.answerStart = now;
+      this.answerFrames = 1;
+      this.quietTimer = setTimeout(() => this.afterAnswer(), QUIET_MS);
+      return;
+    }
+    if (this.state === 'speaking') this.framesWhileSpeaking++;
+    if (this.state !== 'hearing') return;
+    const late = now - (this.answerStart + FRAME_MS * this.answerFrames++);
+    turn.frames++;
+    if (late > LATE_MS) turn.lateFrames++;
+    turn.worstLateMs = Math.max(turn.worstLateMs, late);
+    this.quietTimer!.refresh();
+  }
+
+  /** The answer is over (or never came): the caller speaks again after a pause of its own. */
+  private afterAnswer(): void {
+    this.state = 'idle';
+    if (this.talking) this.turnTimer = setTimeout(() => this.speak(), 300 + Math.random() * 500);
+  }
+}
+
+function twilioSignature(url: string, params: Record<string, string>): string {
+  const data = url + Object.keys(params).sort().map((name) => name + params[name]).join('');
+  return createHmac('sha1', AUTH_TOKEN).update(data).digest('base64');
+}
+
+/** The seq of a turn in the words the fake STT gives it, and in the model's answer (one sentence). */
+const SEQ = /pedido (\d+)/;
+const ANSWER = 'Certo, pedido {seq}.';
+
+/** The fakes, shared by every N; the turns they see, found by the words each turn was given. */
+interface Vendors {
+  deepgram: FakeDeepgram;
+  openaiUrl: string;
+  closeOpenAi(): Promise<void>;
+  bySeq: Map<string, Turn>;
+}
+
+async function startVendors(): Promise<Vendors> {
+  const bySeq = new Map<string, Turn>();
+  const deepgram = await startFakeDeepgram('dg-bench');
+  deepgram.finalLatencyMs = STT_FINAL_MS;
+  const openai = await startFakeOpenAi('sk-bench');
+  openai.defaultChat = (body) => {
+    const at = performance.now();
+    const said = String([...body.messages].reverse().find((m: { role: string }) => m.role === 'user')?.content ?? '');
+    const seq = SEQ.exec(said)?.[1];
+    const turn = seq ? bySeq.get(seq) : undefined;
+    if (turn) turn.modelAt ??= at;
+    return { text: ANSWER.replace('{seq}', seq ?? '000000'), firstTokenMs: LLM_FIRST_TOKEN_MS };
+  };
+  openai.defaultSpeech = (body) => {
+    const at = performance.now();
+    const seq = SEQ.exec(String(body.input))?.[1];
+    const turn = seq ? bySeq.get(seq) : undefined;
+    if (turn) turn.speechAt ??= at;
+    return { firstByteMs: TTS_FIRST_BYTE_MS };
+  };
+  // The tests' fake keeps every request; a long run would hold them all.
+  const forget = setInterval(() => {
+    openai.chatRequests.length = 0;
+    openai.speechRequests.length = 0;
+  }, 1000);
+  return {
+    deepgram,
+    openaiUrl: openai.url,
+    bySeq,
+    closeOpenAi: async () => {
+      clearInterval(forget);
+      await openai.close();
+    },
+  };
+}
+
+/** Stamps what the fake STT receives and sends on a call's stream, for its turns. */
+async function watch(session: DeepgramSession, call: PhoneCall, bySeq: Map<string, Turn>): Promise<void> {
+  let controls = 0;
+  let sent = 0;
+  while (session.closedWith === null) {
+    await session.until(() => session.controls.length > controls || session.sent.length > sent || session.closedWith !== null, 2 ** 31 - 1);
+    const at = performance.now();
+    for (; controls < session.controls.length; controls++) if (session.controls[controls].type === 'Finalize') call.finalizeSeen(at);
+    for (; sent < session.sent.length; sent++) {
+      const message = session.sent[sent];
+      if (message.type !== 'Results' || !message.is_final || !(message.speech_final || message.from_finalize)) continue;
+      const transcript: string = message.channel.alternatives[0].transcript;
+      const turn = call.finalSent(at, transcript);
+      const seq = SEQ.exec(transcript)?.[1];
+      if (turn && seq) bySeq.set(seq, turn);
+    }
+    // The fake keeps what it heard; this run does not need it.
+    session.sent.length = sent = 0;
+    session.controls.length = controls = 0;
+  }
+}
+
+interface Setup {
+  root: string;
+  databaseUrl: string;
+  node: string;
+  env: NodeJS.ProcessEnv;
+  /** The assistants' numbers: without noise cancellation, and with it. */
+  numbers: { plain: string; cancelled: string };
+  vendors: Vendors;
+  speech: Utterance;
+  log: (line: string) => void;
+}
+
+let transcriptSeq = 0;
+let callSeq = 0;
+
+/** A Twilio call to the assistant's number, answered on the voice URL, its media stream open and its STT stream with it. */
+async function ring(setup: Setup, port: number, number: string): Promise<PhoneCall> {
+  const callSid = `CA${randomBytes(16).toString('hex')}`;
+  const params = { CallSid: callSid, AccountSid: ACCOUNT_SID, From: `+55119${String(10_000_000 + ++callSeq)}`, To: number, CallStatus: 'ringing', Direction: 'inbound' };
+  const res = await fetch(`http://127.0.0.1:${port}/telephony/twilio/voice`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-twilio-signature': twilioSignature(`${PUBLIC_URL}/telephony/twilio/voice`, params) },
+    body: new URLSearchParams(params).toString(),
+  });
+  const twiml = await res.text();
+  const parameters = Object.fromEntries([...twiml.matchAll(/<Parameter name="(\w+)" value="([^"]+)"\/>/g)].map((m) => [m[1], m[2]]));
+  if (!parameters.token) throw new Error(`pipeline: the call was not answered: ${twiml}`);
+  const socket = new WebSocket(`ws://127.0.0.1:${port}/telephony/twilio/media`, { perMessageDeflate: false });
+  await new Promise((resolve, reject) => socket.once('open', resolve).once('error', reject));
+  const streamSid = `MZ${randomBytes(16).toString('hex')}`;
+  socket.send(JSON.stringify({ event: 'connected', protocol: 'Call', version: '1.0.0' }));
+  socket.send(
+    JSON.stringify({
+      event: 'start',
+      sequenceNumber: '1',
+      start: { accountSid: ACCOUNT_SID, streamSid, callSid, tracks: ['inbound'], customParameters: parameters, mediaFormat: { encoding: 'audio/x-mulaw', sampleRate: 8000, channels: 1 } },
+      streamSid,
+    }),
+  );
+  const session = await setup.vendors.deepgram.session(10_000);
+  const { deepgram, bySeq } = setup.vendors;
+  const call = new PhoneCall(socket, streamSid, callSid, setup.speech, () => deepgram.transcripts.push(`pedido ${String(++transcriptSeq).padStart(6, '0')}`));
+  void watch(session, call, bySeq).catch((error) => setup.log(`pipeline: watching an STT stream failed: ${(error as Error).message}`));
+  return call;
+}
+
+/** The server's event-loop delay since the last scrape (prom-client resets it on each), in ms. */
+async function serverLoopDelay(port: number): Promise<{ p99: number | null; max: number | null }> {
+  const text = await (await fetch(`http://127.0.0.1:${port}/metrics`, { headers: { authorization: `Bearer ${METRICS_TOKEN}` } })).text();
+  const read = (name: string) => {
+    const value = new RegExp(`^vozgate_nodejs_eventloop_lag_${name}_seconds (\\S+)$`, 'm').exec(text)?.[1];
+    return value === undefined ? null : round(Number(value) * 1000);
+  };
+  return { p99: read('p99'), max: read('max') };
+}
+
+/** A thread's CPU time so far (user and system), in ms: the server's main thread is its event loop, where the calls' JavaScript runs. */
+function threadCpuMs(pid: number, tid: number): number {
+  const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS;
+}
+
+/** The machine's CPU time so far, busy and in all, in ticks (/proc/stat's first line). */
+function machineTicks(): { busy: number; total: number } {
+  const [, ...fields] = readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/);
+  const ticks = fields.slice(0, 8).map(Number); // user nice system idle iowait irq softirq steal
+  const total = ticks.reduce((sum, n) => sum + n, 0);
+  return { busy: total - ticks[3] - ticks[4], total };
+}
+
+async function untilIdle(calls: PhoneCall[], ms: number): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!calls.every((call) => call.idle) && Date.now() < deadline) await sleep(50);
+}
+
+const stats = (values: number[]) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  return { p50_ms: round(percentile(sorted, 50)), p99_ms: round(percentile(sorted, 99)) };
+};
+
+/** `calls` calls on a fresh server for `seconds`; with `profileDir`, under `--cpu-prof`, and the profile's summary. */
+async function runLevel(setup: Setup, calls: number, cancelled: boolean, seconds: number, profileDir?: string): Promise<{ level: PipelineLevel; profile?: string }> {
+  const { log } = setup;
+  const flags = ['--inspect=127.0.0.1:0', ...(profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [])];
+  const server = await startVozgate(setup.root, setup.databaseUrl, setup.env, flags, setup.node);
+  const pid = server.child.pid!;
+  const number = cancelled ? setup.numbers.cancelled : setup.numbers.plain;
+  const phones: PhoneCall[] = [];
+  try {
+    // One call, one turn: the VAD's model, the clients and the code paths warm, as a running server's are.
+    const first = await ring(setup, server.port, number);
+    first.start(0);
+    await sleep(500);
+    await untilIdle([first], 15_000);
+    first.talking = false;
+    if (!first.turns[0]?.firstAudioAt) throw new Error('pipeline: the warm-up call was never answered; the server log: ' + server.logFile);
+    first.hangUp();
+    await sleep(1000);
+    const baseline = { live: (await collectGarbage(server)).live_mb, rss: rssKb(pid) };
+
+    log(`pipeline: ringing ${calls} calls${cancelled ? ' (noise cancellation)' : ''}`);
+    for (let i = 0; i < calls; i++) {
+      const call = await ring(setup, server.port, number);
+      call.start(Math.random() * FIRST_TURN_SPREAD_MS);
+      phones.push(call);
+    }
+    await sleep(SETTLE_MS);
+
+    log(`pipeline: ${seconds} s of conversation on ${calls} calls`);
+    const benchLoop = monitorEventLoopDelay({ resolution: 1 });
+    await serverLoopDelay(server.port);
+    benchLoop.enable();
+    const from = performance.now();
+    const fromUs = monotonicUs();
+    const cpuBefore = cpuMs(pid);
+    const mainBefore = threadCpuMs(pid, pid);
+    const benchBefore = process.cpuUsage();
+    const machineBefore = machineTicks();
+    let rssPeak = 0;
+    const sampling = setInterval(() => (rssPeak = Math.max(rssPeak, rssKb(pid))), 250);
+    await sleep(seconds * 1000);
+    clearInterval(sampling);
+    const cpu = cpuMs(pid) - cpuBefore;
+    const main = threadCpuMs(pid, pid) - mainBefore;
+    const benchCpu = process.cpuUsage(benchBefore);
+    const machineAfter = machineTicks();
+    const to = performance.now();
+    const toUs = monotonicUs();
+    const serverLoop = await serverLoopDelay(server.port);
+    benchLoop.disable();
+    for (const call of phones) call.talking = false;
+    await untilIdle(phones, REPLY_TIMEOUT_MS + 2000);
+    const live = (await collectGarbage(server)).live_mb;
+    const collected = rssKb(pid);
+
+    const turns = phones.flatMap((call) => call.turns).filter((turn) => turn.lastSpeechAt !== null && turn.lastSpeechAt >= from && turn.lastSpeechAt <= to);
+    const answered = turns.filter((turn) => turn.firstAudioAt !== null);
+    const v2v = answered.map((turn) => turn.firstAudioAt! - turn.lastSpeechAt!);
+    const silence = endpointSilenceMs(ENDPOINT_SENSITIVITY);
+    const fixed = silence + STT_FINAL_MS + LLM_FIRST_TOKEN_MS + TTS_FIRST_BYTE_MS;
+    const traced = answered.filter((turn) => turn.finalAt !== null && turn.modelAt !== null && turn.speechAt !== null);
+    const decided = turns.filter((turn) => turn.finalizeAt !== null);
+    const frames = answered.reduce((sum, turn) => sum + turn.frames, 0);
+    const late = answered.reduce((sum, turn) => sum + turn.lateFrames, 0);
+    const v2vStats = stats(v2v);
+    const addedStats = stats(v2v.map((ms) => ms - fixed));
+    const vadEnd = stats(decided.map((t) => t.finalizeAt! - t.lastSpeechAt!));
+    const level: PipelineLevel = {
+      calls,
+      noise_cancellation: cancelled,
+      seconds,
+      turns: turns.length,
+      unanswered: turns.length - answered.length,
+      v2v_p50_ms: v2vStats.p50_ms,
+      v2v_p99_ms: v2vStats.p99_ms,
+      added_p50_ms: addedStats.p50_ms,
+      added_p99_ms: addedStats.p99_ms,
+      parts: {
+        to_stt_final: stats(traced.map((t) => t.finalAt! - t.lastSpeechAt! - silence - STT_FINAL_MS)),
+        final_to_model: stats(traced.map((t) => t.modelAt! - t.finalAt!)),
+        model_to_tts: stats(traced.map((t) => t.speechAt! - t.modelAt! - LLM_FIRST_TOKEN_MS)),
+        tts_to_first_frame: stats(traced.map((t) => t.firstAudioAt! - t.speechAt! - TTS_FIRST_BYTE_MS)),
+      },
+      vad_end_p50_ms: vadEnd.p50_ms,
+      vad_end_p99_ms: vadEnd.p99_ms,
+      vad_after_stt_share: decided.length ? round((decided.filter((t) => t.wordsFinalAt !== null && t.wordsFinalAt < t.finalizeAt!).length / decided.length) * 100) / 100 : 0,
+      cpu_core_pct_per_call: Math.round((cpu / (to - from) / calls) * 10000) / 100,
+      server_main_thread_pct: Math.round((main / (to - from)) * 1000) / 10,
+      bench_cpu_pct: Math.round(((benchCpu.user + benchCpu.system) / 1000 / (to - from)) * 1000) / 10,
+      machine_busy_pct: Math.round(((machineAfter.busy - machineBefore.busy) / (machineAfter.total - machineBefore.total)) * 1000) / 10,
+      cores: cpus().length,
+      rss_mb_per_call: Math.round(((collected - baseline.rss) / 1024 / calls) * 100) / 100,
+      peak_rss_mb_per_call: Math.round(((rssPeak - baseline.rss) / 1024 / calls) * 100) / 100,
+      live_heap_kb_per_call: Math.round(((live - baseline.live) * 1024) / calls),
+      frames,
+      late_frames: late,
+      late_share: frames ? Math.round((late / frames) * 10000) / 10000 : 0,
+      worst_late_ms: answered.length ? round(Math.max(...answered.map((turn) => turn.worstLateMs))) : 0,
+      clears: phones.reduce((sum, call) => sum + call.clears, 0),
+      frames_while_speaking: phones.reduce((sum, call) => sum + call.framesWhileSpeaking, 0),
+      server_loop_p99_ms: serverLoop.p99,
+      server_loop_max_ms: serverLoop.max,
+      bench_loop_p99_ms: round(benchLoop.percentile(99) / 1e6),
+    };
+    log(`pipeline: ${calls} calls: ${JSON.stringify(level)}`);
+    if (!profileDir) return { level };
+    for (const call of phones) call.hangUp();
+    // The profile is written as the process exits.
+    const exited = new Promise((resolve) => server.child.once('exit', resolve));
+    server.child.kill('SIGINT');
+    await exited;
+    const [file] = (await fs.readdir(profileDir)).filter((name) => name.endsWith('.cpuprofile'));
+    const profile = JSON.parse(await fs.readFile(path.join(profileDir, file), 'utf8')) as CpuProfile;
+    const title = `Profile: the pipeline engine, ${calls} calls${cancelled ? ' with noise cancellation' : ''} (${turns.length} turns in ${seconds} s)`;
+    return { level, profile: profileMarkdown(title, summariseProfile(profile, fromUs, toUs), turns.length) };
+  } finally {
+    for (const call of phones) call.hangUp();
+    if (server.child.exitCode === null) {
+      await sleep(500); // the calls' ends reach the server
+      const exited = new Promise((resolve) => server.child.once('exit', resolve));
+      server.child.kill('SIGTERM');
+      await exited;
+    }
+  }
+}
+
+/**
+ * The scenario: every N (or, with `profile`, 50 calls, then 10 with noise cancellation, under
+ * `--cpu-prof`, their summaries written to bench/results/profiles/pipeline.md; the figures
+ * under a profiler are not for the table).
+ */
+export async function runPipelineScenario(
+  adminUrl: string,
+  root: string,
+  options: { quick: boolean; profile: boolean },
+  log: (line: string) => void,
+  node = process.execPath,
+): Promise<PipelineResult> {
+  const database = 'vozgate_bench_pipeline';
+  const databaseUrl = await freshDatabase(adminUrl, database);
+  const orm = await initOrm({ databaseUrl });
+  const vendors = await startVendors();
+  // Twilio's REST API, for a hang-up from the engine.
+  const twilioApi = http.createServer((_req, res) => res.writeHead(200, { 'content-type': 'application/json' }).end('{}'));
+  await new Promise<void>((resolve) => twilioApi.listen(0, '127.0.0.1', resolve));
+  try {
+    const { account, token } = await createAccount(orm.em.fork(), { name: 'Pipeline bench', balance: '100000' });
+    const numbers = { plain: '+5511955000011', cancelled: '+5511955000012' };
+    const env: NodeJS.ProcessEnv = {
+      PUBLIC_URL,
+      TELEPHONY_PROVIDER: 'twilio',
+      TWILIO_ACCOUNT_SID: ACCOUNT_SID,
+      TWILIO_AUTH_TOKEN: AUTH_TOKEN,
+      TWILIO_API_BASE: `http://127.0.0.1:${(twilioApi.address() as AddressInfo).port}`,
+      DEEPGRAM_API_KEY: 'dg-bench',
+      DEEPGRAM_URL: vendors.deepgram.url,
+      OPENAI_API_KEY: 'sk-bench',
+      OPENAI_BASE_URL: vendors.openaiUrl,
+      METRICS_TOKEN,
+      // Far above the calls of all the runs together (each hangs up, but a call's end settles in the background).
+      PLAN_MAX_PARALLEL_CALLS: '1000',
+      LOG_LEVEL: 'warn',
+    };
+    const [{ id: voice }] = await orm.em.fork().execute(`select id from voices where mode = 'pipeline' order by id limit 1`);
+    const setup: Setup = { root, databaseUrl, node, env, numbers, vendors, speech: utterance(root), log };
+    // The assistants, one per number, made through the API as an account would.
+    const server = await startVozgate(root, databaseUrl, env, [], node);
+    try {
+      for (const [number, cancelled] of [[numbers.plain, false], [numbers.cancelled, true]] as const) {
+        const phone = await addPhoneNumber(orm.em.fork(), { accountId: account.id, number, smsEnabled: false, expiresAt: null });
+        const created = await fetch(`http://127.0.0.1:${server.port}/api/user/assistant`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+          body: JSON.stringify({
+            assistant_name: 'Bench',
+            voice_id: voice,
+            language: 'Portuguese',
+            llm_model: 'gpt-4o-mini',
+            calls_direction: 'receive',
+            engine_type: 'pipeline',
+            timezone: 'America/Sao_Paulo',
+            initial_message: 'Olá!',
+            system_prompt: 'Você confirma pedidos. Seja breve.',
+            phone_number_id: phone.id,
+            who_speaks_first: 'Customer',
+            endpoint_type: 'vad',
+            endpoint_sensitivity: ENDPOINT_SENSITIVITY,
+            noise_cancellation: cancelled,
+            ambient_sound_volume: 0,
+            filler_audios: false,
+            max_call_duration: 1200,
+            re_engagement_interval: 600,
+            max_silence_duration: 120,
+            record_call: false,
+          }),
+        });
+        if (created.status !== 201) throw new Error(`pipeline: the assistant was refused: ${await created.text()}`);
+      }
+    } finally {
+      const exited = new Promise((resolve) => server.child.once('exit', resolve));
+      server.child.kill('SIGTERM');
+      await exited;
+    }
+
+    const seconds = SECONDS[options.quick ? 'quick' : 'full'];
+    const levels: PipelineLevel[] = [];
+    if (options.profile) {
+      const profiles: string[] = [];
+      for (const [calls, cancelled] of [[50, false], [NOISE_CANCELLED_CALLS, true]] as const) {
+        const dir = path.join(root, 'bench', '.cache', 'profiles', `pipeline-${calls}${cancelled ? '-nc' : ''}`);
+        await fs.rm(dir, { recursive: true, force: true });
+        const { level, profile } = await runLevel(setup, calls, cancelled, seconds, dir);
+        levels.push(level);
+        profiles.push(profile!);
+      }
+      const out = path.join(root, 'bench', 'results', 'profiles');
+      await fs.mkdir(out, { recursive: true });
+      const markdown = `${profiles.join('\n')}\nThe main thread only (onnxruntime-node runs Silero there); under the profiler. Made by \`npm run bench -- --only pipeline --profile${options.quick ? ' --quick' : ''}\`.\n`;
+      await fs.writeFile(path.join(out, 'pipeline.md'), markdown);
+      process.stdout.write(markdown);
+    } else {
+      for (const calls of LEVELS) levels.push((await runLevel(setup, calls, false, seconds)).level);
+      levels.push((await runLevel(setup, NOISE_CANCELLED_CALLS, true, seconds)).level);
+    }
+    return {
+      node: execFileSync(node, ['--version'], { encoding: 'utf8' }).trim(),
+      endpoint_silence_ms: endpointSilenceMs(ENDPOINT_SENSITIVITY),
+      stt_final_ms: STT_FINAL_MS,
+      llm_first_token_ms: LLM_FIRST_TOKEN_MS,
+      tts_first_byte_ms: TTS_FIRST_BYTE_MS,
+      utterance_ms: setup.speech.frames.length * FRAME_MS,
+      answer_ms: ANSWER.replace('{seq}', '000000').length * MS_PER_CHARACTER,
+      levels,
+    };
+  } finally {
+    await vendors.deepgram.close();
+    await vendors.closeOpenAi();
+    await new Promise((resolve) => twilioApi.close(resolve));
+    await orm.close();
+    await dropDatabase(adminUrl, database);
+  }
+}
