@@ -55,6 +55,16 @@ it('keeps each call’s state apart: two calls at once hear what each alone hear
   expect(Math.max(...quiet)).toBeLessThan(0.3);
 });
 
+it('judges the frames of 20 calls in shared runs, each as it would be alone, in the order given', async () => {
+  const audio = padded(speech(), 200);
+  const alone = await probabilities(new SileroVad(), audio);
+  const frames = Array.from({ length: Math.floor(audio.length / VAD_FRAME_SAMPLES) }, (_, i) => audio.subarray(i * VAD_FRAME_SAMPLES, (i + 1) * VAD_FRAME_SAMPLES));
+  // Every frame of every call asked at once, none awaited: the batches hold frames of many calls, and a call's frames queue.
+  const calls = Array.from({ length: 20 }, () => new SileroVad());
+  const heard = await Promise.all(calls.map((vad) => Promise.all(frames.map((frame) => vad.speech(frame)))));
+  for (const probabilities of heard) expect(probabilities.map((x) => x.toFixed(4))).toEqual(alone.map((x) => x.toFixed(4)));
+});
+
 it('refuses a frame of the wrong size', async () => {
   await expect(new SileroVad().speech(new Int16Array(160))).rejects.toThrow(/512 samples/);
 });

@@ -29,31 +29,93 @@ function session(): Promise<InferenceSession> {
 }
 
 const SAMPLE_RATE = new Tensor('int64', BigInt64Array.from([BigInt(VAD_SAMPLE_RATE)]), []);
+const INPUT_SIZE = CONTEXT_SAMPLES + VAD_FRAME_SAMPLES;
+const STATE_WIDTH = 128;
+/** The most frames judged in one run (a run of 100 takes about 5 ms here). */
+const MAX_BATCH = 128;
+
+interface Job {
+  /** The model's input for the frame: the call's context, then the frame. */
+  input: Float32Array;
+  /** The call's recurrent state, in and out (its two layers of 128). */
+  state: Float32Array;
+  resolve(probability: number): void;
+  reject(error: unknown): void;
+}
+
+/**
+ * The frames of every call that came in the same turn of the event loop, judged in one run of
+ * the model, batched: onnxruntime-node runs a session on the event loop's thread, and most of
+ * a run of one frame is the run's own overhead (0.19 ms for one frame, 0.05 ms a frame for 50
+ * together, here). A call's result is the same as alone: each row of the batch is its own.
+ */
+const waiting: Job[] = [];
+let scheduled = false;
+
+function judge(job: Job): void {
+  waiting.push(job);
+  if (!scheduled) {
+    scheduled = true;
+    setImmediate(runBatch);
+  }
+}
+
+async function runBatch(): Promise<void> {
+  const jobs = waiting.splice(0, MAX_BATCH);
+  if (waiting.length > 0) setImmediate(runBatch);
+  else scheduled = false;
+  const size = jobs.length;
+  const input = new Float32Array(size * INPUT_SIZE);
+  const state = new Float32Array(2 * size * STATE_WIDTH);
+  jobs.forEach((job, row) => {
+    input.set(job.input, row * INPUT_SIZE);
+    for (let layer = 0; layer < 2; layer++) {
+      state.set(job.state.subarray(layer * STATE_WIDTH, (layer + 1) * STATE_WIDTH), (layer * size + row) * STATE_WIDTH);
+    }
+  });
+  try {
+    const out = await (await session()).run({
+      input: new Tensor('float32', input, [size, INPUT_SIZE]),
+      state: new Tensor('float32', state, [2, size, STATE_WIDTH]),
+      sr: SAMPLE_RATE,
+    });
+    const probabilities = out.output.data as Float32Array;
+    const next = out.stateN.data as Float32Array;
+    jobs.forEach((job, row) => {
+      for (let layer = 0; layer < 2; layer++) {
+        job.state.set(next.subarray((layer * size + row) * STATE_WIDTH, (layer * size + row + 1) * STATE_WIDTH), layer * STATE_WIDTH);
+      }
+      job.resolve(probabilities[row]);
+    });
+  } catch (error) {
+    for (const job of jobs) job.reject(error);
+  }
+}
 
 /** One call's voice activity detector. */
 export class SileroVad {
-  private state: Tensor = new Tensor('float32', new Float32Array(STATE_SIZE), [2, 1, 128]);
+  private readonly state = new Float32Array(STATE_SIZE);
   /** The model's input: the previous frame's last 64 samples, then the frame. */
-  private readonly input = new Float32Array(CONTEXT_SAMPLES + VAD_FRAME_SAMPLES);
+  private readonly input = new Float32Array(INPUT_SIZE);
 
-  /** The probability (0..1) that `frame` (VAD_FRAME_SAMPLES of 16 kHz PCM) is speech. */
-  async speech(frame: Int16Array): Promise<number> {
-    if (frame.length !== VAD_FRAME_SAMPLES) throw new Error(`a VAD frame is ${VAD_FRAME_SAMPLES} samples, not ${frame.length}`);
+  /** The last frame's judgement: a frame waits for it, as it reads the state that one leaves. */
+  private last: Promise<unknown> = Promise.resolve();
+
+  /** The probability (0..1) that `frame` (VAD_FRAME_SAMPLES of 16 kHz PCM) is speech; frames are judged in the order given. */
+  speech(frame: Int16Array): Promise<number> {
+    if (frame.length !== VAD_FRAME_SAMPLES) return Promise.reject(new Error(`a VAD frame is ${VAD_FRAME_SAMPLES} samples, not ${frame.length}`));
     const input = this.input;
     input.copyWithin(0, VAD_FRAME_SAMPLES);
     for (let i = 0; i < VAD_FRAME_SAMPLES; i++) input[CONTEXT_SAMPLES + i] = frame[i] / 32768;
-    const out = await (await session()).run({
-      input: new Tensor('float32', input.slice(), [1, input.length]),
-      state: this.state,
-      sr: SAMPLE_RATE,
-    });
-    this.state = out.stateN as Tensor;
-    return (out.output.data as Float32Array)[0];
+    const job = input.slice();
+    const result = this.last.then(() => new Promise<number>((resolve, reject) => judge({ input: job, state: this.state, resolve, reject })));
+    this.last = result.catch(() => undefined);
+    return result;
   }
 
   /** Forgets what it heard (a new utterance, after barge-in). */
   reset(): void {
-    this.state = new Tensor('float32', new Float32Array(STATE_SIZE), [2, 1, 128]);
+    this.state.fill(0);
     this.input.fill(0);
   }
 }
