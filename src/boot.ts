@@ -6,6 +6,7 @@ import { loadSecretBox, type SecretBox } from './lib/secrets';
 import { createLogger, type Logger } from './log';
 import { scheduleCallWebhook } from './modules/webhooks/webhook.service';
 import type { Runtime } from './runtime';
+import { startTelemetry, type Telemetry } from './telemetry';
 import { createSmsProvider } from './telephony/sms.providers';
 import type { TelephonyProvider } from './modules/calls/call.ports';
 import { SimulatorProvider } from './telephony/simulator';
@@ -29,12 +30,15 @@ export async function boot(config: Config, log: Logger): Promise<Booted> {
   try {
     const secrets = await loadSecretBox(config);
     const orm = await initOrm({ databaseUrl: database.url, logSql: config.logSql, log, timeoutMs: config.databaseTimeoutMs });
-    const runtime = createRuntime({ orm, config, secrets, logger: log });
+    const telemetry = await startTelemetry(config.otlpEndpoint, log);
+    const runtime = createRuntime({ orm, config, secrets, logger: log, telemetry });
     return {
       database,
       runtime,
       close: async () => {
         try {
+          // The spans of the calls that just ended leave before the process does.
+          await telemetry?.shutdown();
           await orm.close();
         } finally {
           await database.stop();
@@ -53,7 +57,7 @@ export function createTelephony(config: Config, secrets: SecretBox, logger?: Log
   return new SimulatorProvider(config.telephony.simulatorSpeed, (error) => logger?.error('simulator: mid-call tools failed', error));
 }
 
-export function createRuntime(parts: { orm: MikroORM; config: Config; secrets: SecretBox; logger?: Logger }): Runtime {
+export function createRuntime(parts: { orm: MikroORM; config: Config; secrets: SecretBox; logger?: Logger; telemetry?: Telemetry | null }): Runtime {
   const { orm, config, secrets } = parts;
   const logger = parts.logger ?? createLogger();
   return {
@@ -64,6 +68,7 @@ export function createRuntime(parts: { orm: MikroORM; config: Config; secrets: S
     sms: createSmsProvider(config),
     lifecycle: { config, secrets, onFinished: scheduleCallWebhook, analyst: config.voice.openai ? openAiAnalyst(config.voice.openai) : null, logger },
     logger,
+    telemetry: parts.telemetry ?? null,
   };
 }
 

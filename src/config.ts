@@ -103,6 +103,8 @@ export interface Config {
    * database any page served from localhost or 127.0.0.1.
    */
   cors: { anyOrigin: boolean; origins: string[]; localhost: boolean };
+  /** An OTLP/HTTP collector's base URL: each answer of the pipeline engine is sent there as a span (src/telemetry.ts). */
+  otlpEndpoint: string | null;
   /** GET /metrics without a token (a development instance), else only with METRICS_TOKEN. */
   metricsOpen: boolean;
   metricsToken: string | null;
@@ -341,6 +343,7 @@ export const ENV = {
   RATE_LIMIT_PER_MINUTE: integer(0, 10_000_000)({ default: 1200 }),
   CORS_ORIGINS: origins({ default: undefined }),
   METRICS_TOKEN: text({ default: undefined }),
+  OTEL_EXPORTER_OTLP_ENDPOINT: httpUrl({ default: undefined }),
   ALLOW_PRIVATE_NETWORK_TARGETS: flag({ default: false }),
   WEBHOOK_TIMEOUT_MS: integer(100, 120_000)({ default: 10_000 }),
   WEBHOOK_CONNECT_TIMEOUT_MS: integer(50, 60_000)({ default: 3_000 }),
@@ -462,6 +465,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
     shutdownTimeoutMs: env.SHUTDOWN_TIMEOUT_MS,
     rateLimitPerMinute: env.RATE_LIMIT_PER_MINUTE,
     cors: env.CORS_ORIGINS ? { ...env.CORS_ORIGINS, localhost: false } : { anyOrigin: false, origins: [], localhost: development },
+    otlpEndpoint: env.OTEL_EXPORTER_OTLP_ENDPOINT ?? null,
     metricsOpen: development && !env.METRICS_TOKEN,
     metricsToken: env.METRICS_TOKEN ?? null,
     allowPrivateNetworkTargets: env.ALLOW_PRIVATE_NETWORK_TARGETS,

@@ -4,6 +4,7 @@ import type { SecretBox } from './lib/secrets';
 import type { Logger } from './log';
 import type { LifecycleDeps, TelephonyProvider } from './modules/calls/call.ports';
 import type { SmsProvider } from './modules/sms/sms.ports';
+import type { Telemetry } from './telemetry';
 
 /** What the API and the workers share in one process. */
 export interface Runtime {
@@ -14,4 +15,6 @@ export interface Runtime {
   sms: SmsProvider;
   lifecycle: LifecycleDeps;
   logger: Logger;
+  /** The span export (OTEL_EXPORTER_OTLP_ENDPOINT); null when it is off. */
+  telemetry: Telemetry | null;
 }

@@ -40,7 +40,7 @@ import { Speaker, Spoken, type Ambience } from './speaker';
  */
 
 /** The parts of the runtime the pipeline engine uses. */
-export type PipelineDeps = Pick<Runtime, 'logger'> & ToolDeps;
+export type PipelineDeps = Pick<Runtime, 'logger' | 'telemetry'> & ToolDeps;
 
 /** The vendors of one call, and the voice and model it speaks with. */
 export interface PipelineServices {
@@ -173,6 +173,8 @@ export class PipelineEngine implements VoiceEngine {
   /** The final transcripts of the caller's turn so far, and the latest interim one after them. */
   private heard: string[] = [];
   private interim = '';
+  /** The STT has said the caller's turn is over (`speech_final`) since they last began to speak. */
+  private sttTurnOver = false;
   /** The turn ended by the VAD, waiting for its final transcript. */
   private awaitingFinal: NodeJS.Timeout | null = null;
   private speechEndedAt: number | null = null;
@@ -288,6 +290,7 @@ export class PipelineEngine implements VoiceEngine {
 
   private speechStarted(): void {
     this.speaking = true;
+    this.sttTurnOver = false;
     this.silentSince = null;
     this.reengaged = false;
     if (this.awaitingFinal) {
@@ -306,6 +309,8 @@ export class PipelineEngine implements VoiceEngine {
   /** The VAD ended the caller's turn: the STT gives its final words now, and the turn goes with them. */
   private endOfTurn(): void {
     if (this.awaitingFinal) return;
+    // The STT's final words came already: nothing to wait for.
+    if (this.sttTurnOver && this.heard.length > 0) return this.commitTurn();
     this.stt.finalize();
     this.awaitingFinal = setTimeout(() => this.commitTurn(), FINAL_WAIT_MS);
   }
@@ -320,6 +325,7 @@ export class PipelineEngine implements VoiceEngine {
     }
     this.interim = '';
     if (text) this.heard.push(text);
+    if (transcript.speechFinal) this.sttTurnOver = true;
     if (this.speaking) this.maybeInterrupt();
     if (this.awaitingFinal && (transcript.fromFinalize || transcript.speechFinal)) return this.commitTurn();
     // `endpoint_type` ai: the STT's semantic end of turn.
@@ -598,8 +604,13 @@ export class PipelineEngine implements VoiceEngine {
       if (reply.timing && segment.spoken.firstSentAt !== null) reply.timing.firstAudioAt ??= segment.spoken.firstSentAt;
     }
     this.forgetUnsaid();
-    const latency = reply.timing ? turnLatency(reply.timing) : undefined;
+    const { timing } = reply;
+    const latency = timing ? turnLatency(timing) : undefined;
     if (latency) observe(latency);
+    // OTEL_EXPORTER_OTLP_ENDPOINT: the answer's span, from the caller's end of speech to the first audio sent.
+    if (latency && timing?.speechEndedAt) {
+      this.deps.telemetry?.turn({ callId: this.call.id, startedAt: timing.speechEndedAt, endedAt: timing.firstAudioAt ?? Date.now(), latency });
+    }
     if (said.length) this.call.turn({ speaker: 'assistant', text: said.join(' '), ...(latency ? { latency } : {}) });
     if (this.failing || this.ended) return;
     if (cut && this.heldTurn) {
