@@ -274,6 +274,18 @@ it('talks on over the caller when interruptions are off', async () => {
   await hangUp(live);
 });
 
+it('needs longer speech to interrupt at a lower interrupt_sensitivity: half a second does not at 0, does at 5', async () => {
+  const patient = await talkingAssistant({ allow_interruptions: true, interrupt_sensitivity: 0 });
+  await patient.caller.say(burst(500));
+  await new Promise((resolve) => setTimeout(resolve, 1500));
+  expect(patient.media.messages.some((m) => m.event === 'clear')).toBe(false);
+  await hangUp(patient);
+  const quick = await talkingAssistant({ allow_interruptions: true, interrupt_sensitivity: 5 });
+  await quick.caller.say(burst(500));
+  await quick.media.next((m) => m.event === 'clear', 5000);
+  await hangUp(quick);
+});
+
 it('needs min_interrupt_words recognised words to interrupt: a cough does not, three words do', async () => {
   const live = await talkingAssistant({ allow_interruptions: true, interrupt_sensitivity: 5, use_min_interrupt_words: true, min_interrupt_words: 3 });
   await live.caller.say(burst(400)); // a cough: voice, and no words
@@ -372,7 +384,7 @@ it('takes the noise out of the caller’s audio before the STT (noise_cancellati
   expect(raw - cleaned).toBeGreaterThan(10);
 });
 
-it('apologises and hangs up when a vendor fails, naming it: never a silent line, never a key in the log', async () => {
+it('apologises and hangs up when the model fails, naming it: never a silent line, never a key in the log', async () => {
   // The model refuses (a revoked key): the apology in the assistant's language, then llm-failed.
   const live = await call(await assistantWith({ who_speaks_first: 'Customer' }));
   deepgram.transcripts.push('Alô');
@@ -384,15 +396,20 @@ it('apologises and hangs up when a vendor fails, naming it: never a silent line,
   expect(live.heard().length).toBeGreaterThan(0);
   await hangUp(live);
 
-  // Speech to text refuses the key: the apology, then stt-failed.
-  deepgram.refuse = true;
-  const deaf = await call(await assistantWith({ who_speaks_first: 'Customer' }));
-  await until('hung up', async () => hungUp(deaf), Boolean, 20_000);
-  deepgram.refuse = false;
-  expect((await until('ended', () => callRow(deaf.id), (r) => r.hangup_reason !== null)).hangup_reason).toBe('stt-failed');
-  expect(deaf.heard().length).toBeGreaterThan(0);
-  await hangUp(deaf);
+  // The model stalls (nothing within its 10 s bound): the apology, then llm-failed.
+  const waiting = await call(await assistantWith({ who_speaks_first: 'Customer' }));
+  deepgram.transcripts.push('Alô');
+  openai.chat.push({ stall: true });
+  const before = speechInputs().length;
+  await waiting.caller.say(speech());
+  await until('the apology spoken', async () => speechInputs().slice(before), (inputs) => inputs.some((input) => input.startsWith('Desculpe')), 20_000);
+  await until('hung up', async () => hungUp(waiting), Boolean, 20_000);
+  expect((await until('ended', () => callRow(waiting.id), (r) => r.hangup_reason !== null)).hangup_reason).toBe('llm-failed');
+  await hangUp(waiting);
+  expect(logged.join('\n')).not.toContain(OPENAI_KEY);
+});
 
+it('apologises and hangs up when speech to text fails, and hangs up at once when text to speech does', async () => {
   // The STT's socket drops mid-call: the apology, then stt-failed.
   const sessions = deepgram.sessions.length;
   const dropped = await call(await assistantWith({ who_speaks_first: 'Customer' }));
@@ -403,6 +420,15 @@ it('apologises and hangs up when a vendor fails, naming it: never a silent line,
   await until('hung up', async () => hungUp(dropped), Boolean, 20_000);
   expect((await until('ended', () => callRow(dropped.id), (r) => r.hangup_reason !== null)).hangup_reason).toBe('stt-failed');
   await hangUp(dropped);
+
+  // Speech to text refuses the key: the apology, then stt-failed.
+  deepgram.refuse = true;
+  const deaf = await call(await assistantWith({ who_speaks_first: 'Customer' }));
+  await until('hung up', async () => hungUp(deaf), Boolean, 20_000);
+  deepgram.refuse = false;
+  expect((await until('ended', () => callRow(deaf.id), (r) => r.hangup_reason !== null)).hangup_reason).toBe('stt-failed');
+  expect(deaf.heard().length).toBeGreaterThan(0);
+  await hangUp(deaf);
 
   // TTS fails: nothing can be said, the call is hung up at once with tts-failed.
   openai.speech.push({ status: 500 });
