@@ -358,7 +358,7 @@ export const ENV = {
 };
 
 /** Variables whose values never appear in an error message. */
-const SECRET = new Set(['SECRETS_KEY', 'TWILIO_AUTH_TOKEN', 'OPENAI_API_KEY', 'DEEPGRAM_API_KEY', 'ELEVENLABS_API_KEY', 'CARTESIA_API_KEY', 'METRICS_TOKEN', 'DATABASE_URL']);
+const SECRET = new Set(['SECRETS_KEY', 'TWILIO_AUTH_TOKEN', 'OPENAI_API_KEY', 'DEEPGRAM_API_KEY', 'ELEVENLABS_API_KEY', 'CARTESIA_API_KEY', 'LLM_PROVIDERS', 'METRICS_TOKEN', 'DATABASE_URL']);
 
 /** Reads and checks every variable at once; a ConfigError names each bad one. */
 export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {

@@ -352,6 +352,34 @@ it('plays a filler while a tool is slow (filler_audios)', async () => {
   await hangUp(live);
 });
 
+it('answers a tool the caller talked over as interrupted, and goes on with the caller', async () => {
+  tools.respond = (_request, res) => {
+    setTimeout(() => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end('{"status":"shipped"}');
+    }, 3000);
+  };
+  const live = await call(await assistantWith({ who_speaks_first: 'Customer', allow_interruptions: true, interrupt_sensitivity: 5 }));
+  deepgram.transcripts.push('Cadê meu pedido');
+  openai.chat.push({ text: 'Vou ver.', toolCalls: [{ name: 'check_order', arguments: '{"order_id":"9"}' }] });
+  const toolRequests = tools.requests.length;
+  await live.caller.say(speech());
+  await until('the tool called', async () => tools.requests.length, (n) => n > toolRequests);
+  const asked = openai.chatRequests.length;
+  deepgram.transcripts.push('Alô, tem alguém aí');
+  openai.chat.push({ text: 'Estou aqui.' });
+  await live.caller.say(speech());
+  const [next] = await until('the model asked again', async () => openai.chatRequests.slice(asked), (found) => found.length === 1);
+  // The tool's call is answered before the caller's words, as the model's API requires.
+  const messages = next.body.messages.slice(-3);
+  expect(messages[0]).toMatchObject({ role: 'assistant', tool_calls: [{ function: { name: 'check_order' } }] });
+  expect(messages[1]).toEqual({ role: 'tool', tool_call_id: messages[0].tool_calls[0].id, content: '{"error":"the caller spoke before the tool answered"}' });
+  expect(messages[2]).toEqual({ role: 'user', content: 'Alô, tem alguém aí' });
+  await until('answered', () => callRow(live.id), (r) => r.turns.some((t: any) => t.text === 'Estou aqui.'));
+  expect((await callRow(live.id)).hangup_reason).toBeNull();
+  await hangUp(live);
+});
+
 it('mixes the ambient bed under the call at ambient_sound_volume', async () => {
   async function silenceLevel(volume: number): Promise<number> {
     const live = await call(await assistantWith({ who_speaks_first: 'Customer', ambient_sound_volume: volume }));

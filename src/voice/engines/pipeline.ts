@@ -73,6 +73,10 @@ const FINAL_WAIT_MS = 1500;
 const MAX_TOOL_ROUNDS = 5;
 /** `filler_audios`: a filler plays when the reply's first audio, or a tool, takes longer than this. */
 export const FILLER_AFTER_MS = 1200;
+/** How long a filler may take to synthesise before the reply goes on without it. */
+const FILLER_SYNTHESIS_MS = 3000;
+/** Attempts at hanging up a call through its provider. */
+const HANGUP_ATTEMPTS = 3;
 /** How long a goodbye or an apology may take to be heard before the call is hung up anyway. */
 const GOODBYE_MS = 15_000;
 /** Characters of the caller's turns and the assistant's kept in the model's context. */
@@ -125,6 +129,8 @@ function observe(latency: TurnLatency): void {
 /** Fillers synthesised once per voice, language and text, shared by every call of the process. */
 const fillers = new Map<string, Promise<Int16Array | null>>();
 
+type AssistantMessage = Extract<LlmMessage, { role: 'assistant' }>;
+
 /** One stretch of the assistant's speech: a round of the model, a filler, the opening or an apology. */
 class Segment {
   readonly spoken = new Spoken();
@@ -143,6 +149,11 @@ class Segment {
 /** One turn of the assistant: its segments, in order, and the model's stream. */
 class Reply {
   readonly controller = new AbortController();
+  /** `filler_audios`: the filler's timer, and whether one played (one a reply). */
+  fillerTimer: NodeJS.Timeout | null = null;
+  fillerPlayed = false;
+  /** The message whose tool calls are running. */
+  toolsAsked: AssistantMessage | null = null;
   readonly segments: Segment[] = [];
   /** The segment whose audio goes to the speaker now. */
   playing = 0;
@@ -173,17 +184,24 @@ export class PipelineEngine implements VoiceEngine {
   /** The final transcripts of the caller's turn so far, and the latest interim one after them. */
   private heard: string[] = [];
   private interim = '';
-  /** The STT has said the caller's turn is over (`speech_final`) since they last began to speak. */
+  /** The STT has said the caller's turn is over (`speech_final`) and no words came since. */
   private sttTurnOver = false;
   /** The turn ended by the VAD, waiting for its final transcript. */
   private awaitingFinal: NodeJS.Timeout | null = null;
-  private speechEndedAt: number | null = null;
+  /** When the VAD last heard the caller speak (ms since the epoch): the end of speech of a turn. */
+  private lastSpeechAt: number | null = null;
+  /** The caller's speech in the turn so far (VAD time). */
+  private turnSpeechMs = 0;
+  /** The end (STT stream seconds) of the words heard so far, and of those a turn took. */
+  private heardUntil = 0;
+  private committedUntil = 0;
   /** What the caller said while the assistant could not be interrupted, answered once it is done. */
   private heldTurn = '';
 
   // The assistant.
   private reply: Reply | null = null;
-  private toolRuns = 0;
+  /** Mid-call tools running (the call's end waits for their records). */
+  private readonly toolRuns = new Set<Promise<unknown>>();
   private endRequested = false;
   private hangingUp: HangupReason | null = null;
   private afterHeard: HangupReason | null = null;
@@ -248,7 +266,9 @@ export class PipelineEngine implements VoiceEngine {
       this.stt.send(mulaw);
     }
     for (const frame of this.vadFrames.push(this.toVad.process(pcm))) {
-      this.vadRuns = this.vadRuns.then(() => this.hear(frame));
+      this.vadRuns = this.vadRuns
+        .then(() => this.hear(frame))
+        .catch((error: unknown) => this.deps.logger.error('voice: a frame of the caller could not be heard', error, { call_id: this.call.id }));
     }
   }
 
@@ -263,7 +283,7 @@ export class PipelineEngine implements VoiceEngine {
     try {
       probability = await this.vad.speech(frame);
     } catch (error) {
-      // A bug, not a vendor: said once; the STT's end of turn still works.
+      // A bug, not a vendor: said once; the turns then end at the STT's end of turn.
       if (!this.vadFailed) this.deps.logger.error('voice: the VAD failed', error, { call_id: this.call.id });
       this.vadFailed = true;
       return;
@@ -271,6 +291,8 @@ export class PipelineEngine implements VoiceEngine {
     if (this.ended) return;
     if (probability >= SPEECH_ON || (this.speaking && probability >= SPEECH_OFF)) {
       this.speechMs += VAD_FRAME_MS;
+      this.turnSpeechMs += VAD_FRAME_MS;
+      this.lastSpeechAt = Date.now();
       this.silenceMs = 0;
       if (!this.speaking && this.speechMs >= MIN_SPEECH_MS) this.speechStarted();
       if (this.speaking) this.maybeInterrupt();
@@ -283,14 +305,20 @@ export class PipelineEngine implements VoiceEngine {
     }
     // `endpoint_type` vad: the VAD's silence ends the turn; `ai` waits for the STT's end of turn.
     if (this.silenceMs >= endpointSilenceMs(this.setup.assistant.endpoint_sensitivity)) {
-      this.speechStopped();
-      if (this.setup.assistant.endpoint_type !== 'ai') this.endOfTurn();
+      this.speaking = false;
+      this.speechMs = 0;
+      if (!this.sttEndsTurns) this.endOfTurn();
+      else if (!this.reply && this.heard.length === 0) this.silentSince ??= Date.now(); // a noise, no words
     }
+  }
+
+  /** Whether the STT's end of turn ends the caller's turns: `endpoint_type` ai, or the VAD failing. */
+  private get sttEndsTurns(): boolean {
+    return this.setup.assistant.endpoint_type === 'ai' || this.vadFailed;
   }
 
   private speechStarted(): void {
     this.speaking = true;
-    this.sttTurnOver = false;
     this.silentSince = null;
     this.reengaged = false;
     if (this.awaitingFinal) {
@@ -298,12 +326,6 @@ export class PipelineEngine implements VoiceEngine {
       clearTimeout(this.awaitingFinal);
       this.awaitingFinal = null;
     }
-  }
-
-  private speechStopped(): void {
-    this.speaking = false;
-    this.speechMs = 0;
-    this.speechEndedAt = Date.now() - this.silenceMs;
   }
 
   /** The VAD ended the caller's turn: the STT gives its final words now, and the turn goes with them. */
@@ -317,7 +339,13 @@ export class PipelineEngine implements VoiceEngine {
 
   private onTranscript(transcript: Transcript): void {
     if (this.ended) return;
+    // Words of audio a turn already took (a late final after the turn went on its interim words).
+    if (transcript.start < this.committedUntil - 0.005) return;
     const text = transcript.text.trim();
+    if (text) {
+      this.heardUntil = Math.max(this.heardUntil, transcript.start + transcript.duration);
+      if (!transcript.speechFinal) this.sttTurnOver = false; // the caller goes on
+    }
     if (!transcript.isFinal) {
       this.interim = text;
       if (this.speaking) this.maybeInterrupt();
@@ -328,12 +356,12 @@ export class PipelineEngine implements VoiceEngine {
     if (transcript.speechFinal) this.sttTurnOver = true;
     if (this.speaking) this.maybeInterrupt();
     if (this.awaitingFinal && (transcript.fromFinalize || transcript.speechFinal)) return this.commitTurn();
-    // `endpoint_type` ai: the STT's semantic end of turn.
-    if (this.setup.assistant.endpoint_type === 'ai' && transcript.speechFinal && this.heard.length) this.commitTurn();
+    // The STT's semantic end of turn (`endpoint_type` ai).
+    if (this.sttEndsTurns && transcript.speechFinal && this.heard.length) this.commitTurn();
   }
 
   private onUtteranceEnd(): void {
-    if (this.ended || this.setup.assistant.endpoint_type !== 'ai') return;
+    if (this.ended || !this.sttEndsTurns) return;
     if (this.heard.length) this.commitTurn();
   }
 
@@ -343,12 +371,15 @@ export class PipelineEngine implements VoiceEngine {
    * enough and, when asked, has said enough words (a cough says none).
    */
   private maybeInterrupt(): void {
-    const reply = this.reply;
+    if (this.reply && this.interrupts(this.speechMs, [...this.heard, this.interim].join(' '))) this.interrupt(this.reply);
+  }
+
+  /** Whether this much speech, saying this, interrupts the assistant. */
+  private interrupts(speechMs: number, said: string): boolean {
     const { assistant } = this.setup;
-    if (!reply || this.failing || !assistant.allow_interruptions) return;
-    if (this.speechMs < interruptSpeechMs(assistant.interrupt_sensitivity)) return;
-    if (assistant.use_min_interrupt_words && words([...this.heard, this.interim].join(' ')) < assistant.min_interrupt_words) return;
-    this.interrupt(reply);
+    if (this.failing || !assistant.allow_interruptions) return false;
+    if (speechMs < interruptSpeechMs(assistant.interrupt_sensitivity)) return false;
+    return !assistant.use_min_interrupt_words || words(said) >= assistant.min_interrupt_words;
   }
 
   /** The caller's turn is over: what they said goes to the model. */
@@ -358,9 +389,19 @@ export class PipelineEngine implements VoiceEngine {
     const text = [...this.heard, this.interim].join(' ').trim();
     this.heard = [];
     this.interim = '';
-    const speechEndedAt = this.speechEndedAt;
-    this.speechEndedAt = null;
-    if (!text || this.ended || this.hangingUp || this.failing) return;
+    this.committedUntil = this.heardUntil;
+    this.sttTurnOver = false;
+    const spokeMs = this.turnSpeechMs;
+    this.turnSpeechMs = 0;
+    const speechEndedAt = this.lastSpeechAt;
+    if (this.ended || this.hangingUp || this.failing) return;
+    if (!text) {
+      // A noise without words: the silence goes on.
+      if (!this.reply && !this.speaking) this.silentSince ??= Date.now();
+      return;
+    }
+    // Words too short-lived for the VAD to judge while they were said ("stop!") still interrupt.
+    if (this.reply && this.interrupts(spokeMs, text)) this.interrupt(this.reply);
     if (this.reply) {
       // The assistant could not be interrupted: the caller's turn follows its own, and is answered then.
       this.heldTurn = `${this.heldTurn} ${text}`.trim();
@@ -388,6 +429,8 @@ export class PipelineEngine implements VoiceEngine {
     const reply = new Reply(timing);
     this.reply = reply;
     this.silentSince = null;
+    // Speech that began before the reply (the tail of the turn it answers) does not interrupt it.
+    this.speechMs = 0;
     return reply;
   }
 
@@ -413,7 +456,11 @@ export class PipelineEngine implements VoiceEngine {
 
   private segmentAudio(reply: Reply, segment: Segment, pcm: Int16Array): void {
     if (reply.cancelled || this.ended) return;
-    if (reply.timing && segment.message && reply.timing.ttsFirstByteAt === null) reply.timing.ttsFirstByteAt = Date.now();
+    if (segment.message) {
+      // The answer speaks: no filler for its first audio.
+      if (reply.fillerTimer) clearTimeout(reply.fillerTimer);
+      if (reply.timing && reply.timing.ttsFirstByteAt === null) reply.timing.ttsFirstByteAt = Date.now();
+    }
     if (reply.segments[reply.playing] === segment) this.speaker.play(segment.spoken, pcm);
     else segment.pending.push(pcm);
   }
@@ -441,7 +488,7 @@ export class PipelineEngine implements VoiceEngine {
   private async respond(timing: TurnTiming | null, instructions?: string, withTools = true): Promise<void> {
     const reply = this.startReply(timing);
     const { assistant } = this.setup;
-    const filler = assistant.filler_audios ? setTimeout(() => this.playFiller(reply), FILLER_AFTER_MS) : null;
+    if (assistant.filler_audios) reply.fillerTimer = setTimeout(() => this.playFiller(reply), FILLER_AFTER_MS);
     try {
       for (let round = 0; round < MAX_TOOL_ROUNDS && !reply.cancelled; round++) {
         const message = this.remember<Segment['message'] & object>({ role: 'assistant', content: '' });
@@ -476,7 +523,7 @@ export class PipelineEngine implements VoiceEngine {
         if (calls.length === 0) break;
         message.tool_calls = calls;
         const spoke = segment.text.length > 0;
-        await this.runTools(reply, calls);
+        await this.runTools(reply, message, calls);
         if (reply.cancelled) return;
         // The end-call tool: the goodbye said, the model has nothing more to say.
         if (this.endRequested) {
@@ -493,7 +540,7 @@ export class PipelineEngine implements VoiceEngine {
       this.deps.logger.error('voice: a reply failed', error, { call_id: this.call.id });
       this.fail(new ServiceError('llm', 'dropped', 'the reply failed'));
     } finally {
-      if (filler) clearTimeout(filler);
+      if (reply.fillerTimer) clearTimeout(reply.fillerTimer);
     }
   }
 
@@ -502,17 +549,34 @@ export class PipelineEngine implements VoiceEngine {
     segment.utterance!.push(sentence);
   }
 
-  /** The model's tool calls, run together; a slow one gets a filler. */
-  private async runTools(reply: Reply, calls: LlmToolCall[]): Promise<void> {
-    const filler = this.setup.assistant.filler_audios ? setTimeout(() => this.playFiller(reply), FILLER_AFTER_MS) : null;
-    this.toolRuns++;
+  /**
+   * The model's tool calls, run together (a slow one gets a filler); their results follow the
+   * message that asked for them. A reply interrupted meanwhile has already answered them
+   * (`answerTools`), and their late results are left out.
+   */
+  private async runTools(reply: Reply, message: AssistantMessage, calls: LlmToolCall[]): Promise<void> {
+    if (reply.fillerTimer) clearTimeout(reply.fillerTimer);
+    if (this.setup.assistant.filler_audios) reply.fillerTimer = setTimeout(() => this.playFiller(reply), FILLER_AFTER_MS);
+    reply.toolsAsked = message;
+    const run = Promise.all(calls.map((call) => this.runTool(call)));
+    this.toolRuns.add(run);
     try {
-      const outputs = await Promise.all(calls.map((call) => this.runTool(call)));
-      calls.forEach((call, index) => this.remember({ role: 'tool', tool_call_id: call.id, content: outputs[index] }));
+      const outputs = await run;
+      if (reply.cancelled) return;
+      this.answerTools(message, outputs);
     } finally {
-      this.toolRuns--;
-      if (filler) clearTimeout(filler);
+      this.toolRuns.delete(run);
+      reply.toolsAsked = null;
+      if (reply.fillerTimer) clearTimeout(reply.fillerTimer);
     }
+  }
+
+  /** The results of a message's tool calls, right after it in the context (the model's API wants them there). */
+  private answerTools(message: AssistantMessage, outputs: string[]): void {
+    const at = this.context.indexOf(message);
+    if (at < 0) return; // the context has since dropped it
+    const results = message.tool_calls!.map((call, index): LlmMessage => ({ role: 'tool', tool_call_id: call.id, content: outputs[index] }));
+    this.context.splice(at + 1, 0, ...results);
   }
 
   private async runTool(call: LlmToolCall): Promise<string> {
@@ -522,14 +586,21 @@ export class PipelineEngine implements VoiceEngine {
     }
     const tool = this.setup.tools.find((candidate) => candidate.name === call.function.name);
     if (!tool) return JSON.stringify({ error: 'unknown tool' });
-    const record = await runTool(this.deps, this.call.id, tool, toolArguments(tool, call.function.arguments));
-    this.call.toolCall(record);
-    return JSON.stringify(record.error ? { error: record.error } : { status: record.status, response: record.response });
+    try {
+      const record = await runTool(this.deps, this.call.id, tool, toolArguments(tool, call.function.arguments));
+      this.call.toolCall(record);
+      return JSON.stringify(record.error ? { error: record.error } : { status: record.status, response: record.response });
+    } catch (error) {
+      // Not the model's failure: the model hears the tool failed, and the call goes on.
+      this.deps.logger.error('voice: a mid-call tool could not run', error, { call_id: this.call.id, tool_id: tool.id });
+      return JSON.stringify({ error: 'the tool failed' });
+    }
   }
 
-  /** `filler_audios`: a short filler in the assistant's voice, when nothing of the reply plays yet. */
+  /** `filler_audios`: a short filler in the assistant's voice (once a reply), when nothing of it plays yet. */
   private playFiller(reply: Reply): void {
-    if (reply.cancelled || this.ended || this.speaker.busy) return;
+    if (this.reply !== reply || reply.cancelled || reply.fillerPlayed || this.ended || this.speaker.busy) return;
+    reply.fillerPlayed = true;
     const text = phrases(this.language).filler;
     const key = `${this.services.tts.vendor}|${this.services.voiceId}|${this.language}|${this.setup.assistant.speech_speed}|${text}`;
     let audio = fillers.get(key);
@@ -547,19 +618,32 @@ export class PipelineEngine implements VoiceEngine {
     });
   }
 
-  /** The whole audio of a text, from this call's TTS session (for the process's filler cache). */
+  /**
+   * The whole audio of a text, from this call's TTS session (for the process's filler cache);
+   * null when TTS fails, says nothing, or takes longer than FILLER_SYNTHESIS_MS (the call may
+   * end meanwhile, and its session with it).
+   */
   private synthesise(text: string): Promise<Int16Array | null> {
     return new Promise((resolve) => {
       const chunks: Int16Array[] = [];
+      const timer = setTimeout(() => {
+        utterance.cancel();
+        resolve(null);
+      }, FILLER_SYNTHESIS_MS);
+      timer.unref();
       const utterance = this.tts.utterance({
         audio: (pcm) => chunks.push(pcm),
         done: () => {
+          clearTimeout(timer);
           const all = new Int16Array(chunks.reduce((sum, chunk) => sum + chunk.length, 0));
           let at = 0;
           for (const chunk of chunks) all.set(chunk, (at += chunk.length) - chunk.length);
-          resolve(all);
+          resolve(all.length > 0 ? all : null);
         },
-        failed: () => resolve(null),
+        failed: () => {
+          clearTimeout(timer);
+          resolve(null);
+        },
       });
       utterance.push(text);
       utterance.end();
@@ -578,6 +662,9 @@ export class PipelineEngine implements VoiceEngine {
     if (reply.cancelled) return;
     reply.cancelled = true;
     reply.controller.abort();
+    if (reply.fillerTimer) clearTimeout(reply.fillerTimer);
+    // Tools still running: the model hears they were interrupted (their results come too late).
+    if (reply.toolsAsked) this.answerTools(reply.toolsAsked, reply.toolsAsked.tool_calls!.map(() => '{"error":"the caller spoke before the tool answered"}'));
     for (const segment of reply.segments) segment.utterance?.cancel();
     this.finishReply(reply, true);
   }
@@ -632,8 +719,10 @@ export class PipelineEngine implements VoiceEngine {
   }
 
   private onIdle(): void {
-    if (this.afterHeard) return void this.hangup(this.afterHeard);
+    if (this.ended) return;
     this.checkReplyHeard();
+    // A goodbye or an apology heard to its end (not a pause while TTS catches up).
+    if (this.afterHeard && !this.reply) void this.hangup(this.afterHeard);
   }
 
   /** Adds a message to the model's context (bounded); answers it, to be cut later. */
@@ -702,34 +791,44 @@ export class PipelineEngine implements VoiceEngine {
     }, GOODBYE_MS).unref();
   }
 
-  private async hangup(reason: HangupReason): Promise<void> {
-    if (this.hangingUp) return;
+  private async hangup(reason: HangupReason, attempt = 1): Promise<void> {
+    if (this.hangingUp && attempt === 1) return;
     this.hangingUp = reason;
     clearInterval(this.silenceTimer);
     try {
       await this.call.hangup(reason);
     } catch (error) {
-      this.deps.logger.error('voice: could not hang up a call', error, { call_id: this.call.id, reason });
+      this.deps.logger.error('voice: could not hang up a call', error, { call_id: this.call.id, reason, attempt });
+      // The provider may answer a second time; the line must not stay open with nobody on it.
+      if (attempt < HANGUP_ATTEMPTS && !this.ended) setTimeout(() => void this.hangup(reason, attempt + 1), 1000).unref();
     }
   }
 
   async end(reason: MediaEnd): Promise<void> {
     if (this.ended) return;
     this.ended = true;
-    // What the caller heard of a reply under way is the assistant's last turn.
+    // What the caller heard of a reply under way is the assistant's last turn, and what the caller said after it theirs.
     if (this.reply) this.cancel(this.reply);
+    const unanswered = [this.heldTurn, ...this.heard, this.interim].join(' ').trim();
+    if (unanswered) this.call.turn({ speaker: 'customer', text: unanswered });
     clearInterval(this.silenceTimer);
     if (this.awaitingFinal) clearTimeout(this.awaitingFinal);
     this.speaker.close();
     this.audioStages.denoiser?.destroy();
-    if (reason === 'customer') this.call.endedAtProvider();
-    else if (reason === 'media-lost' && !this.hangingUp) await this.call.hangup('media-lost');
-    const [stt] = await Promise.all([this.stt.close().catch(() => ({ seconds: 0 })), this.vadRuns]);
-    this.usage.stt_seconds = stt.seconds;
-    this.usage.tts_characters = this.tts.characters;
-    this.tts.close();
-    this.call.usage(this.usage);
-    await this.call.settled();
+    try {
+      if (reason === 'customer') this.call.endedAtProvider();
+      else if (reason === 'media-lost' && !this.hangingUp) await this.call.hangup('media-lost');
+    } catch (error) {
+      this.deps.logger.error('voice: could not hang up a call whose media was lost', error, { call_id: this.call.id });
+    } finally {
+      const stt = await this.stt.close().catch(() => ({ seconds: 0 }));
+      this.tts.close();
+      this.usage.stt_seconds = stt.seconds;
+      this.usage.tts_characters = this.tts.characters;
+      this.call.usage(this.usage);
+      await Promise.allSettled([this.vadRuns, ...this.toolRuns]);
+      await this.call.settled();
+    }
   }
 }
 

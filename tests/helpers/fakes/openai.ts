@@ -170,6 +170,18 @@ function checkChat(body: Record<string, any>): void {
       throw new Refusal(400, "Invalid parameter: messages with role 'tool' must be a response to a preceeding message with 'tool_calls'.", `messages.[${i}].role`);
     }
   }
+  // Every tool call is answered by the tool messages that follow it, before anything else.
+  for (const [i, message] of body.messages.entries()) {
+    const owed = new Set<string>((message.tool_calls ?? []).map((call: any) => call.id));
+    for (let j = i + 1; j < body.messages.length && body.messages[j].role === 'tool'; j++) owed.delete(body.messages[j].tool_call_id);
+    if (owed.size > 0) {
+      throw new Refusal(
+        400,
+        `An assistant message with 'tool_calls' must be followed by tool messages responding to each 'tool_call_id'. The following tool_call_ids did not have response messages: ${[...owed].join(', ')}`,
+        `messages.[${i + 1}].role`,
+      );
+    }
+  }
   if (body.stream_options != null && body.stream !== true) {
     throw new Refusal(400, "The 'stream_options' parameter is only allowed when 'stream' is enabled.", 'stream_options', 'invalid_value');
   }
