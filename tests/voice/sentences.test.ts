@@ -34,3 +34,8 @@ it('cuts a run-on sentence at a comma or a space, never mid-word', () => {
   for (const sentence of sentences) expect(sentence.length).toBeLessThanOrEqual(200);
   expect(sentences.join(' ')).toBe(long);
 });
+
+it('ends Chinese and Japanese sentences at their full-width stops, which need no space', () => {
+  expect(split(['您好！我来查', '一下。请稍等'])).toEqual(['您好！', '我来查一下。', '请稍等']);
+  expect(split(['はい、確認します。少々', 'お待ちください。'])).toEqual(['はい、確認します。', '少々お待ちください。']);
+});

@@ -838,6 +838,11 @@ function heardText(segment: Segment): string {
   if (heardMs <= 0 || !segment.text) return '';
   if (heardMs >= queuedMs && segment.ttsDone) return segment.text;
   const share = queuedMs > 0 ? Math.min(1, heardMs / queuedMs) : 0;
-  const cut = segment.text.lastIndexOf(' ', Math.round(segment.text.length * share));
-  return cut > 0 ? segment.text.slice(0, cut).trim() : '';
+  const at = Math.round(segment.text.length * share);
+  const cut = segment.text.lastIndexOf(' ', at);
+  if (cut > 0) return segment.text.slice(0, cut).trim();
+  // Chinese and Japanese are written without spaces: cut at the character.
+  return CJK.test(segment.text) ? segment.text.slice(0, at).trim() : '';
 }
+
+const CJK = /[\u3040-\u30ff\u3400-\u9fff]/;

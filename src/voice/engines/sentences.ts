@@ -1,13 +1,17 @@
 /**
  * Cuts the model's streamed text into sentences for TTS: a voice sounds right when it knows
  * where a sentence ends, and the first sentence can be spoken while the model writes the
- * rest. A sentence ends at `.`, `!`, `?`, `…` or a line break followed by a space; one that
- * runs long is cut at its last comma or space, so speech never waits on a run-on.
+ * rest. A sentence ends at `.`, `!`, `?`, `…` followed by a space, at `。`, `！`, `？`, `।`, or
+ * at a line break; one that runs long is cut at its last comma or space, so speech never
+ * waits on a run-on.
  */
 
 const MAX_SENTENCE = 200;
-/** The end of a sentence: its closing punctuation (with closing quotes or brackets), then a space. */
-const END = /[.!?…]+["'”’)\]]*(?=\s)|\n/g;
+/**
+ * The end of a sentence: its closing punctuation (with closing quotes or brackets), then a
+ * space; the full-width stops of Chinese and Japanese and the Devanagari danda need none.
+ */
+const END = /[.!?…]+["'”’)\]]*(?=\s)|[。！？।]+["'”’」』)\]]*|\n/g;
 
 export class SentenceSplitter {
   private pending = '';

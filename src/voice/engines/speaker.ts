@@ -61,7 +61,14 @@ class Clock {
   private schedule(): void {
     this.timer = setTimeout(() => {
       const now = Date.now();
-      for (const speaker of this.speakers) speaker.pump(now);
+      for (const speaker of this.speakers) {
+        try {
+          speaker.pump(now);
+        } catch {
+          // One call's transport failing must not silence the others: that call stops speaking.
+          speaker.close();
+        }
+      }
       if (this.speakers.size > 0) this.schedule();
       else this.timer = null;
     }, FRAME_MS / 2);
@@ -122,6 +129,7 @@ export class Speaker {
   finish(spoken: Spoken): void {
     spoken.complete = true;
     if (this.partial?.spoken === spoken) this.flushPartial();
+    else if (spoken.framesQueued === 0 && spoken.sentMs > 0 && this.framesSinceMark > 0) this.mark(spoken); // its last frames went before it was known to be the end
     if (this.dueAt === null) this.start(Date.now());
     this.checkIdle();
   }
@@ -199,13 +207,16 @@ export class Speaker {
     spoken.firstSentAt ??= now;
     spoken.sentMs += FRAME_MS;
     const lastOfUtterance = spoken.complete && spoken.framesQueued === 0;
-    if (++this.framesSinceMark >= MARK_EVERY || lastOfUtterance) {
-      const name = `${++this.markSeq}`;
-      this.marks.push({ name, spoken, sentMs: spoken.sentMs });
-      this.out.mark(name);
-      this.framesSinceMark = 0;
-    }
+    if (++this.framesSinceMark >= MARK_EVERY || lastOfUtterance) this.mark(spoken);
     return true;
+  }
+
+  /** A mark after what has been sent of an utterance. */
+  private mark(spoken: Spoken): void {
+    const name = `${++this.markSeq}`;
+    this.marks.push({ name, spoken, sentMs: spoken.sentMs });
+    this.out.mark(name);
+    this.framesSinceMark = 0;
   }
 
   private flushPartial(): void {
