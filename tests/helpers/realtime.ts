@@ -1,6 +1,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { WebSocketServer, type WebSocket } from 'ws';
+import { Arrivals } from './fakes/arrivals';
 
 /**
  * A local stand-in for the OpenAI Realtime API's WebSocket: it refuses a connection without
@@ -38,9 +39,7 @@ export async function startFakeRealtime(apiKey: string): Promise<FakeRealtime> {
     verifyClient: (info, done) => (!fake.refuse && info.req.headers.authorization === `Bearer ${apiKey}` ? done(true) : done(false, 401, 'Unauthorized')),
   });
   await new Promise<void>((resolve) => wss.once('listening', resolve));
-  const sessions: RealtimeSession[] = [];
-  let taken = 0;
-  const waiting: ((session: RealtimeSession) => void)[] = [];
+  const sessions = new Arrivals<RealtimeSession>('Realtime session');
   wss.on('connection', (socket: WebSocket, req) => {
     const waiters: { type: string; from: number; resolve: (event: Record<string, any>) => void }[] = [];
     let closedResolve: () => void;
@@ -70,23 +69,12 @@ export async function startFakeRealtime(apiKey: string): Promise<FakeRealtime> {
         waiter.resolve(event);
       }
     });
-    sessions.push(session);
-    waiting.shift()?.(session);
+    sessions.add(session);
   });
   return Object.assign(fake, {
     url: `ws://127.0.0.1:${(wss.address() as AddressInfo).port}`,
-    sessions,
-    session(timeoutMs = 10_000) {
-      if (sessions.length > taken) return Promise.resolve(sessions[taken++]);
-      return new Promise((resolve, reject) => {
-        const timer = setTimeout(() => reject(new Error('no Realtime session')), timeoutMs);
-        waiting.push((session) => {
-          clearTimeout(timer);
-          taken++;
-          resolve(session);
-        });
-      });
-    },
+    sessions: sessions.all,
+    session: (timeoutMs?: number) => sessions.next(timeoutMs),
     close: () =>
       new Promise<void>((resolve) => {
         for (const client of wss.clients) client.terminate();

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { WebSocketServer, type WebSocket } from 'ws';
+import { Arrivals } from './arrivals';
 
 /**
  * A local stand-in for Cartesia's TTS WebSocket (`/tts/websocket`, API version 2026-03-01),
@@ -120,9 +121,7 @@ export async function startFakeCartesia(apiKey: string): Promise<FakeCartesia> {
     },
   });
   await new Promise<void>((resolve) => wss.once('listening', resolve));
-  const sockets: CartesiaSocket[] = [];
-  let taken = 0;
-  const waiting: ((socket: CartesiaSocket) => void)[] = [];
+  const sockets = new Arrivals<CartesiaSocket>('Cartesia socket');
 
   wss.on('connection', (ws: WebSocket, req) => {
     const contexts = new Map<string, Context>();
@@ -235,24 +234,13 @@ export async function startFakeCartesia(apiKey: string): Promise<FakeCartesia> {
       void pump(id, context);
     });
 
-    sockets.push(socket);
-    waiting.shift()?.(socket);
+    sockets.add(socket);
   });
 
   return Object.assign(fake, {
     url: `ws://127.0.0.1:${(wss.address() as AddressInfo).port}`,
-    sockets,
-    socket(timeoutMs = 10_000) {
-      if (sockets.length > taken) return Promise.resolve(sockets[taken++]);
-      return new Promise<CartesiaSocket>((resolve, reject) => {
-        const timer = setTimeout(() => reject(new Error('no Cartesia socket')), timeoutMs);
-        waiting.push((socket) => {
-          clearTimeout(timer);
-          taken++;
-          resolve(socket);
-        });
-      });
-    },
+    sockets: sockets.all,
+    socket: (timeoutMs?: number) => sockets.next(timeoutMs),
     close: () =>
       new Promise<void>((resolve) => {
         for (const release of held.splice(0)) release();

@@ -5,6 +5,7 @@ import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { WebSocket, WebSocketServer } from 'ws';
 import { decodeSample } from '../../../src/voice/codecs/mulaw';
+import { Arrivals } from './arrivals';
 
 /**
  * A local Deepgram live speech-to-text endpoint (`/v1/listen`) that really listens, in Deepgram's
@@ -374,10 +375,8 @@ export async function startFakeDeepgram(apiKey: string): Promise<FakeDeepgram> {
   const server = createServer();
   const wss = new WebSocketServer({ noServer: true, perMessageDeflate: false });
   const requestIds = new WeakMap<IncomingMessage, string>();
-  const sessions: DeepgramSession[] = [];
-  const waiting: ((session: DeepgramSession) => void)[] = [];
-  let taken = 0;
-  const fake = { refuse: false, finalLatencyMs: 0, idleCloseMs: 10_000, transcripts: [] as string[], sessions } as FakeDeepgram;
+  const sessions = new Arrivals<DeepgramSession>('Deepgram session');
+  const fake = { refuse: false, finalLatencyMs: 0, idleCloseMs: 10_000, transcripts: [] as string[], sessions: sessions.all } as FakeDeepgram;
 
   wss.on('headers', (headers, request) => headers.push(`dg-request-id: ${requestIds.get(request)}`));
   server.on('upgrade', (request: IncomingMessage, socket: Duplex, head: Buffer) => {
@@ -387,25 +386,14 @@ export async function startFakeDeepgram(apiKey: string): Promise<FakeDeepgram> {
     requestIds.set(request, requestId);
     wss.handleUpgrade(request, socket, head, (ws) => {
       const session = new DeepgramSession(fake, ws, request, requestId);
-      sessions.push(session);
-      waiting.shift()?.(session);
+      sessions.add(session);
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
 
   return Object.assign(fake, {
     url: `ws://127.0.0.1:${(server.address() as AddressInfo).port}/v1/listen`,
-    session(timeoutMs = 10_000) {
-      if (sessions.length > taken) return Promise.resolve(sessions[taken++]);
-      return new Promise<DeepgramSession>((resolve, reject) => {
-        const timer = setTimeout(() => reject(new Error('no Deepgram session')), timeoutMs);
-        waiting.push((session) => {
-          clearTimeout(timer);
-          taken++;
-          resolve(session);
-        });
-      });
-    },
+    session: (timeoutMs?: number) => sessions.next(timeoutMs),
     close: () =>
       new Promise<void>((resolve) => {
         for (const client of wss.clients) client.terminate();

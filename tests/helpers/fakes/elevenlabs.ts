@@ -1,6 +1,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { WebSocketServer, type WebSocket } from 'ws';
+import { Arrivals } from './arrivals';
 
 /**
  * A local stand-in for ElevenLabs' `stream-input` text-to-speech WebSocket, speaking its documented
@@ -83,9 +84,7 @@ export async function startFakeElevenLabs(apiKey: string): Promise<FakeElevenLab
     },
   });
   await new Promise<void>((resolve) => wss.once('listening', resolve));
-  const sockets: ElevenLabsSocket[] = [];
-  let taken = 0;
-  const waiting: ((socket: ElevenLabsSocket) => void)[] = [];
+  const sockets = new Arrivals<ElevenLabsSocket>('ElevenLabs socket');
 
   wss.on('connection', (ws: WebSocket, req) => {
     const url = new URL(req.url ?? '', 'ws://fake');
@@ -164,24 +163,13 @@ export async function startFakeElevenLabs(apiKey: string): Promise<FakeElevenLab
       if (spokenCharacters(buffer) > 0 && (message.flush === true || autoMode || buffer.length >= due)) generate(false);
     });
 
-    sockets.push(socket);
-    waiting.shift()?.(socket);
+    sockets.add(socket);
   });
 
   return Object.assign(fake, {
     url: `ws://127.0.0.1:${(wss.address() as AddressInfo).port}`,
-    sockets,
-    socket(timeoutMs = 10_000) {
-      if (sockets.length > taken) return Promise.resolve(sockets[taken++]);
-      return new Promise<ElevenLabsSocket>((resolve, reject) => {
-        const timer = setTimeout(() => reject(new Error('no ElevenLabs socket')), timeoutMs);
-        waiting.push((socket) => {
-          clearTimeout(timer);
-          taken++;
-          resolve(socket);
-        });
-      });
-    },
+    sockets: sockets.all,
+    socket: (timeoutMs?: number) => sockets.next(timeoutMs),
     close: () =>
       new Promise<void>((resolve) => {
         for (const client of wss.clients) client.terminate();
