@@ -79,7 +79,7 @@ const FILLER_SYNTHESIS_MS = 3000;
 const HANGUP_ATTEMPTS = 3;
 /** How long a goodbye or an apology may take to be heard before the call is hung up anyway. */
 const GOODBYE_MS = 15_000;
-/** Characters of the caller's turns and the assistant's kept in the model's context. */
+/** Messages of the conversation kept in the model's context (the oldest leave first). */
 const MAX_CONTEXT_MESSAGES = 200;
 
 /**
