@@ -25,15 +25,17 @@ export async function engineSetup(em: EntityManager, call: Pick<Call, 'assistant
   if (!assistant) return null;
   const links: { tool_id: number }[] = await em.execute('select tool_id from assistant_tools where assistant_id = ?', [assistant.id]);
   const tools = links.length ? await em.find(Tool, { id: { $in: links.map((link) => link.tool_id) } }, { orderBy: { id: 'asc' } }) : [];
-  const [language] = await em.execute('select iso_2 from languages where name = ?', [assistant.language]);
-  const [model] = await em.execute('select provider from models where name = ?', [assistant.llm_model]);
+  const [catalogue] = await em.execute(
+    'select (select iso_2 from languages where name = ?) as language, (select provider from models where name = ?) as provider',
+    [assistant.language, assistant.llm_model],
+  );
   return {
     assistant,
     voice: assistant.voice.name,
     voiceProvider: assistant.voice.provider,
     providerVoiceId: assistant.voice.provider_voice_id,
-    modelProvider: model?.provider ?? null,
-    language: language?.iso_2 ?? null,
+    modelProvider: catalogue.provider ?? null,
+    language: catalogue.language ?? null,
     tools,
     variables: { ...assistant.variables, ...call.input_variables },
   };

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import WebSocket from 'ws';
+import type { VendorAccess } from '../../config';
 import { ServiceError, type TtsEvents, type TtsOptions, type TtsService, type TtsSession, type TtsUtterance } from './service';
 
 /**
@@ -36,12 +37,6 @@ const DEFAULT_VOICE = '71a7ad14-091c-4e8e-a314-022ece01c121';
 /** The rates Cartesia gives raw PCM at; the engine's (8, 16, 24, 48 kHz) are all among them, so nothing is resampled. */
 const SAMPLE_RATES = new Set([8000, 16000, 22050, 24000, 44100, 48000]);
 
-/** Where Cartesia is: CARTESIA_URL (a base, `wss://api.cartesia.ai`) and CARTESIA_API_KEY. */
-export interface CartesiaAccess {
-  apiKey: string;
-  url: string;
-}
-
 /** How long Cartesia may keep us waiting before it counts as stalled. */
 export interface CartesiaBounds {
   /** From the socket's creation to its handshake's end. */
@@ -70,7 +65,7 @@ export class CartesiaTts implements TtsService {
   readonly vendor = 'cartesia';
 
   constructor(
-    private readonly access: CartesiaAccess,
+    private readonly access: VendorAccess,
     private readonly bounds: CartesiaBounds = CARTESIA_BOUNDS,
   ) {}
 
@@ -95,7 +90,7 @@ class CartesiaSession implements TtsSession {
   private closed = false;
 
   constructor(
-    private readonly access: CartesiaAccess,
+    private readonly access: VendorAccess,
     readonly bounds: CartesiaBounds,
     readonly fields: RequestFields,
   ) {
@@ -154,7 +149,7 @@ class Connection {
   private readonly connectTimer: NodeJS.Timeout;
 
   constructor(
-    access: CartesiaAccess,
+    access: VendorAccess,
     bounds: CartesiaBounds,
     private readonly hooks: { sent(characters: number): void; lost(): void },
   ) {

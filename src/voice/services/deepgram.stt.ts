@@ -16,6 +16,7 @@
  *   empty transcripts and sends a KeepAlive every 5 s.
  */
 import WebSocket from 'ws';
+import type { VendorAccess } from '../../config';
 import { ServiceError, type FailureKind, type SttEvents, type SttOptions, type SttService, type SttStream } from './service';
 
 export interface DeepgramBounds {
@@ -46,10 +47,8 @@ const ANSWERED_EVERY_BYTES = BYTES_PER_SECOND;
 /** Deepgram's documented close for a payload it cannot decode as audio: a bad request, not a lost link. */
 const CLOSE_NOT_AUDIO = 1008;
 
-export interface DeepgramSttConfig {
-  apiKey: string;
-  /** DEEPGRAM_URL: the listen endpoint itself, `wss://api.deepgram.com/v1/listen` by default. */
-  url: string;
+/** DEEPGRAM_API_KEY, and DEEPGRAM_URL: the listen endpoint itself, `wss://api.deepgram.com/v1/listen` by default. */
+export interface DeepgramSttConfig extends VendorAccess {
   bounds?: Partial<DeepgramBounds>;
 }
 

@@ -1,4 +1,5 @@
 import WebSocket from 'ws';
+import type { VendorAccess } from '../../config';
 import { Resampler, type SampleRate } from '../codecs/resample';
 import { ServiceError, type FailureKind, type TtsEvents, type TtsOptions, type TtsService, type TtsSession, type TtsUtterance } from './service';
 
@@ -50,12 +51,6 @@ const SPEED = { min: 0.7, max: 1.2 };
  */
 const INACTIVITY_TIMEOUT_S = 180;
 
-/** Where ElevenLabs is: ELEVENLABS_URL (a base, `wss://api.elevenlabs.io`) and ELEVENLABS_API_KEY. */
-export interface ElevenLabsAccess {
-  apiKey: string;
-  url: string;
-}
-
 /** How long ElevenLabs may keep an utterance waiting before it counts as stalled. */
 export interface ElevenLabsBounds {
   /** From the utterance's start to its socket's handshake's end (TLS and upgrade take a few hundred ms). */
@@ -71,7 +66,7 @@ export class ElevenLabsTts implements TtsService {
   readonly vendor = 'elevenlabs';
 
   constructor(
-    private readonly access: ElevenLabsAccess,
+    private readonly access: VendorAccess,
     private readonly bounds: ElevenLabsBounds = ELEVENLABS_BOUNDS,
   ) {}
 

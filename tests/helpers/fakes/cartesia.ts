@@ -3,6 +3,9 @@ import type { IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { Arrivals } from './arrivals';
+import { fakeSpeech, MS_PER_CHARACTER } from './speech';
+
+export { fakeSpeech, MS_PER_CHARACTER };
 
 /**
  * A local stand-in for Cartesia's TTS WebSocket (`/tts/websocket`, API version 2026-03-01),
@@ -19,7 +22,6 @@ import { Arrivals } from './arrivals';
  * `done` follows the last chunk once the context is closed with `continue: false`.
  */
 
-export const MS_PER_CHARACTER = 60;
 const CHUNK_MS = 20;
 const SAMPLE_RATES = [8000, 16000, 22050, 24000, 44100, 48000];
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -29,10 +31,6 @@ export function speechSamples(characters: number, rate: number): number {
   return (characters * MS_PER_CHARACTER * rate) / 1000;
 }
 
-/** The fake's speech: samples `from` to `from + count` of a 440 Hz tone at `rate`. */
-export function fakeSpeech(from: number, count: number, rate: number): Int16Array {
-  return Int16Array.from({ length: count }, (_, i) => Math.round(8000 * Math.sin((2 * Math.PI * 440 * (from + i)) / rate)));
-}
 
 /** Samples as Cartesia's `pcm_s16le` carries them: little-endian bytes, in base64. */
 export function pcmBase64(samples: Int16Array): string {

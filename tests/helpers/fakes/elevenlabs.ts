@@ -2,6 +2,9 @@ import type { IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { Arrivals } from './arrivals';
+import { fakeSpeech, MS_PER_CHARACTER } from './speech';
+
+export { fakeSpeech, MS_PER_CHARACTER };
 
 /**
  * A local stand-in for ElevenLabs' `stream-input` text-to-speech WebSocket, speaking its documented
@@ -24,7 +27,6 @@ import { Arrivals } from './arrivals';
  * CHUNK_BYTES, an odd size: nothing in the docs says a chunk ends between two samples.
  */
 
-export const MS_PER_CHARACTER = 60;
 const CHUNK_BYTES = 3001;
 const DEFAULT_SCHEDULE = [120, 160, 250, 290];
 const PATH = /^\/v1\/text-to-speech\/([^/]+)\/stream-input$/;
@@ -34,10 +36,6 @@ const RATES: Record<string, number> = { pcm_8000: 8000, pcm_16000: 16000, pcm_22
 /** Characters of `text` that the fake speaks (all but spaces). */
 export const spokenCharacters = (text: string): number => text.replace(/\s/g, '').length;
 
-/** The fake's speech: samples `from` to `from + count` of a 440 Hz tone at `rate`. */
-export function fakeSpeech(from: number, count: number, rate: number): Int16Array {
-  return Int16Array.from({ length: count }, (_, i) => Math.round(8000 * Math.sin((2 * Math.PI * 440 * (from + i)) / rate)));
-}
 
 export interface ElevenLabsSocket {
   voiceId: string;

@@ -1,5 +1,8 @@
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { MS_PER_CHARACTER } from './speech';
+
+export { MS_PER_CHARACTER };
 
 /**
  * A local stand-in for OpenAI's REST API, for the pipeline's LLM (`POST /v1/chat/completions`)
@@ -90,7 +93,6 @@ export interface FakeOpenAi {
 }
 
 /** The audio the fake speaks per character of input, at speed 1. */
-export const MS_PER_CHARACTER = 60;
 export const SPEECH_RATE = 24_000;
 const SAMPLES_PER_CHARACTER = (SPEECH_RATE * MS_PER_CHARACTER) / 1000;
 
