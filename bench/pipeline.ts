@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { createHmac, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import fs from 'node:fs/promises';
 import http from 'node:http';
@@ -15,7 +15,7 @@ import { Resampler } from '../src/voice/codecs/resample';
 import { endpointSilenceMs } from '../src/voice/engines/pipeline';
 import { startFakeDeepgram, type DeepgramSession, type FakeDeepgram } from '../tests/helpers/fakes/deepgram';
 import { MS_PER_CHARACTER, startFakeOpenAi } from '../tests/helpers/fakes/openai';
-import { collectGarbage, cpuMs, dropDatabase, freshDatabase, percentile, rssKb, startVozgate } from './process';
+import { collectGarbage, cpuMs, dropDatabase, freshDatabase, percentile, rssKb, startVozgate, twilioSignature } from './process';
 import { profileMarkdown, summariseProfile, type CpuProfile } from './profile';
 
 /**
@@ -368,11 +368,6 @@ class PhoneCall {
   }
 }
 
-function twilioSignature(url: string, params: Record<string, string>): string {
-  const data = url + Object.keys(params).sort().map((name) => name + params[name]).join('');
-  return createHmac('sha1', AUTH_TOKEN).update(data).digest('base64');
-}
-
 /** The seq of a turn in the words the fake STT gives it, and in the model's answer (one sentence). */
 const SEQ = /pedido (\d+)/;
 const ANSWER = 'Certo, pedido {seq}.';
@@ -464,7 +459,7 @@ async function ring(setup: Setup, port: number, number: string): Promise<PhoneCa
   const params = { CallSid: callSid, AccountSid: ACCOUNT_SID, From: `+55119${String(10_000_000 + ++callSeq)}`, To: number, CallStatus: 'ringing', Direction: 'inbound' };
   const res = await fetch(`http://127.0.0.1:${port}/telephony/twilio/voice`, {
     method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-twilio-signature': twilioSignature(`${PUBLIC_URL}/telephony/twilio/voice`, params) },
+    headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-twilio-signature': twilioSignature(AUTH_TOKEN, `${PUBLIC_URL}/telephony/twilio/voice`, params) },
     body: new URLSearchParams(params).toString(),
   });
   const twiml = await res.text();

@@ -1,11 +1,11 @@
-import { createHmac, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { readFileSync } from 'node:fs';
 import WebSocket, { WebSocketServer } from 'ws';
 import { initOrm } from '../src/db/orm';
 import { addPhoneNumber, createAccount } from '../src/modules/accounts/account.service';
-import { dropDatabase, freshDatabase, percentile, rssKb, startVozgate } from './process';
+import { dropDatabase, freshDatabase, percentile, rssKb, startVozgate, twilioSignature } from './process';
 
 /**
  * The voice bridge: `calls` calls at once on one API process (the compiled server, in a child
@@ -48,11 +48,6 @@ function frame(call: number, seq: number): string {
   bytes.writeUInt16BE(call, 0);
   bytes.writeUInt32BE(seq, 2);
   return bytes.toString('base64');
-}
-
-function twilioSignature(url: string, params: Record<string, string>): string {
-  const data = url + Object.keys(params).sort().map((name) => name + params[name]).join('');
-  return createHmac('sha1', AUTH_TOKEN).update(data).digest('base64');
 }
 
 export async function runVoiceScenario(
@@ -145,7 +140,7 @@ export async function runVoiceScenario(
       const params = { CallSid: `CA${randomBytes(16).toString('hex')}`, AccountSid: ACCOUNT_SID, From: `+551198765${String(1000 + i)}`, To: number, CallStatus: 'ringing', Direction: 'inbound' };
       const res = await fetch(`http://127.0.0.1:${server.port}/telephony/twilio/voice`, {
         method: 'POST',
-        headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-twilio-signature': twilioSignature(`${PUBLIC_URL}/telephony/twilio/voice`, params) },
+        headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-twilio-signature': twilioSignature(AUTH_TOKEN, `${PUBLIC_URL}/telephony/twilio/voice`, params) },
         body: new URLSearchParams(params).toString(),
       });
       const twiml = await res.text();
