@@ -28,6 +28,7 @@ import { TWILIO_WEBHOOK_PATHS, twilioWebhook } from './telephony/twilio.callback
 import { engineApi } from './voice/engine.api';
 import { MEDIA_PATH } from './telephony/twilio.wire';
 import { serveMedia } from './voice/transports/twilio-media';
+import { serveWebCalls } from './voice/transports/browser';
 import { docsRoutes } from './web/docs';
 import { graphqlRoute } from './web/graphql';
 import { metricsRoute } from './web/metrics';
@@ -285,11 +286,13 @@ export async function createApp(runtime: Runtime): Promise<App> {
   server.keepAliveTimeout = 5_000;
   const subscriptions = await serveSubscriptions(schema, runtime, protections.validationRules);
   const media = serveMedia(runtime);
-  // WebSockets: GraphQL subscriptions, and the media streams of calls (Twilio, provider twilio only).
+  const webCalls = serveWebCalls(runtime);
+  // WebSockets: GraphQL subscriptions, the media streams of calls (Twilio, provider twilio only), and web calls.
   server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
-    const path = requestTarget(req.url)?.pathname;
+    const path = requestTarget(req.url)?.pathname ?? '';
     if (path === '/graphql') return subscriptions.upgrade(req, socket, head);
     if (path === MEDIA_PATH && runtime.telephony.name === 'twilio') return media.upgrade(req, socket, head);
+    if (webCalls.handles(path)) return webCalls.upgrade(req, socket, head);
     socket.end('HTTP/1.1 404 Not Found\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
   });
 
@@ -310,6 +313,7 @@ export async function createApp(runtime: Runtime): Promise<App> {
       // WebSockets end first: their sockets would otherwise keep the server open.
       await subscriptions.close();
       await media.close();
+      await webCalls.close();
       await new Promise<void>((resolve) => {
         const timer = setTimeout(() => server.closeAllConnections(), drainMs);
         server.close(() => {

@@ -55,6 +55,8 @@ export interface Config {
     /** The built-in pipeline engine's vendors (design.md, "The pipeline engine"); each null without its key. */
     pipeline: PipelineVendors;
   };
+  /** How long a web call's token lives until its browser connects with it (design.md, "Web calls"). */
+  webCallTokenTtlSeconds: number;
   sms: {
     provider: 'simulator' | 'twilio';
     /** Price per segment by destination region (ISO alpha-2), with `*` for the rest. */
@@ -320,6 +322,7 @@ export const ENV = {
   OPENAI_BASE_URL: httpUrl({ default: 'https://api.openai.com/v1' }),
   OPENAI_POST_CALL_MODEL: text({ default: 'gpt-4o-mini' }),
   PIPELINE_ENGINE_URL: wsUrl({ default: undefined }),
+  WEB_CALL_TOKEN_TTL_SECONDS: integer(5, 3600)({ default: 60 }),
   DEEPGRAM_API_KEY: text({ default: undefined }),
   DEEPGRAM_URL: wsUrl({ default: 'wss://api.deepgram.com/v1/listen' }),
   ELEVENLABS_API_KEY: text({ default: undefined }),
@@ -434,6 +437,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
         ),
       },
     },
+    webCallTokenTtlSeconds: env.WEB_CALL_TOKEN_TTL_SECONDS,
     dialerTimeScale: env.DIALER_TIME_SCALE,
     sms: {
       provider: env.SMS_PROVIDER,

@@ -83,6 +83,7 @@ export const Messages = {
   smsPending: 'SMS handed to the provider; its confirmation is pending',
   callDeleted: 'Call deleted successfully',
   callHungUp: 'Call ending',
+  webCallStarted: 'Web call started: connect to its url within the token’s lifetime',
   dncAdded: 'Number added to the do-not-call list',
   dncRemoved: 'Number removed from the do-not-call list',
   webhookEndpointCreated: 'Webhook endpoint created successfully',

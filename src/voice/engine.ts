@@ -34,6 +34,12 @@ export interface MediaOut {
   mark(name: string): void;
   /** Drops the audio not played yet (the caller interrupted). */
   clear(): void;
+  /**
+   * What is being said, as it is recognised or spoken, for a transport that shows it (the
+   * browser's): the words so far of the turn under way. A turn's final text reaches the
+   * transport from the call's record (LiveCall), not from here.
+   */
+  transcript?(speaker: 'customer' | 'assistant', text: string): void;
 }
 
 /** Milliseconds of audio in a base64 payload of the frame vocabulary (one byte a sample). */

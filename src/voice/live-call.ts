@@ -1,6 +1,7 @@
 import { transcriptText, type Turn } from '../modules/calls/call.conversation';
 import { Call, type CallUsage, type ToolCallRecord } from '../modules/calls/call.entity';
 import type { HangupReason } from '../modules/calls/call.events';
+import { providerOf } from '../modules/calls/call.web-provider';
 import type { Runtime } from '../runtime';
 
 /** The parts of the runtime a live call writes through. */
@@ -31,11 +32,14 @@ export class LiveCall {
   constructor(
     private readonly runtime: LiveCallDeps,
     readonly id: number,
+    /** Told each turn as it is recorded (a transport that shows the transcript). */
+    private readonly onTurn?: (turn: Turn) => void,
   ) {}
 
   /** A turn heard or said; after the call has ended (a late transcription) it joins the transcript too. */
   turn(turn: Turn): void {
     this.write(APPEND_TURN, [JSON.stringify([turn]), transcriptText([turn]), this.id]);
+    this.onTurn?.(turn);
   }
 
   /**
@@ -86,7 +90,7 @@ export class LiveCall {
     const em = this.runtime.orm.em.fork();
     const call = await em.findOne(Call, { id: this.id });
     if (!call || call.finished_at) return;
-    await this.runtime.telephony.hangup(em, this.runtime.lifecycle, call, reason);
+    await providerOf(call, this.runtime.telephony, this.runtime.lifecycle.config).hangup(em, this.runtime.lifecycle, call, reason);
   }
 
   /** Waits for the writes under way. */

@@ -163,6 +163,11 @@ const OPERATIONS: Record<string, Operation> = {
     variables: (o) => ({ input: { assistant_id: o.assistant, phone_number: '+5511987650002' } }),
     slots: [{ at: 'input.assistant_id', kind: 'assistant' }],
   },
+  startWebCall: {
+    document: 'mutation($input: WebCallInput!) { startWebCall(input: $input) { call_id } }',
+    variables: (o) => ({ input: { assistant_id: o.assistant } }),
+    slots: [{ at: 'input.assistant_id', kind: 'assistant' }],
+  },
   sendSms: {
     document: 'mutation($input: SendSmsInput!) { sendSms(input: $input) { id } }',
     variables: (o) => ({ input: { from: o.phone, to: '+5511987650003', body: 'Olá de novo' } }),
@@ -309,6 +314,7 @@ const REST_CASES: Record<string, RestCase> = {
   'PUT /user/assistant/{id}': { slots: ASSISTANT_SLOTS, pathKind: 'assistant' },
   'POST /user/assistants/enable-inbound-webhook': { slots: [{ at: 'body.assistant_id', kind: 'assistant' }] },
   'POST /user/make_call': { slots: [{ at: 'body.assistant_id', kind: 'assistant' }] },
+  'POST /user/calls/web': { slots: [{ at: 'body.assistant_id', kind: 'assistant' }] },
   'GET /user/calls': {
     slots: [
       { at: 'query.assistant_id', kind: 'assistant' },

@@ -2,7 +2,6 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { decode, encode } from '../../src/voice/codecs/mulaw';
 import { Resampler } from '../../src/voice/codecs/resample';
-import type { TwilioMediaClient } from './media';
 
 /**
  * The caller's side of a phone call, as Twilio streams it: a 20 ms frame of 8 kHz mu-law
@@ -80,7 +79,8 @@ export class Caller {
   /** Frames sent so far (the call's audio clock, 20 ms each). */
   sent = 0;
 
-  constructor(private readonly media: TwilioMediaClient) {
+  /** `media` carries a frame to vozgate: a Twilio media stream (helpers/media.ts) or a web call's socket (helpers/web-call.ts). */
+  constructor(private readonly media: { media(payload: string): void }) {
     this.tick();
   }
 

@@ -216,6 +216,7 @@ export const VALID_REST_REQUESTS: Record<string, (own: Tenant) => RestRequest> =
     body: { assistant_id: o.assistant, webhook_url: 'https://hooks.example.com/b' },
   }),
   'POST /user/make_call': (o) => ({ path: '/user/make_call', body: { assistant_id: o.assistant, phone_number: '+5511987650012' } }),
+  'POST /user/calls/web': (o) => ({ path: '/user/calls/web', body: { assistant_id: o.assistant } }),
   'GET /user/calls': (o) => ({ path: '/user/calls', query: { assistant_id: o.assistant, campaign_id: o.campaignId } }),
   'GET /user/calls/{id}': (o) => ({ path: `/user/calls/${o.call}` }),
   'POST /user/sms': (o) => ({ path: '/user/sms', body: { from: o.phone, to: '+5511987650013', body: 'Oi' } }),

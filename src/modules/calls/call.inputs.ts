@@ -23,6 +23,30 @@ export class CallStarted {
   status!: string;
 }
 
+@InputType('WebCallInput')
+export class WebCallInput {
+  @Field(() => Int, { description: 'One of the account’s assistants, inbound or outbound.' })
+  assistant_id!: number;
+
+  @Field(() => GraphQLJSONObject, { nullable: true, description: 'customer_name, email, or anything the assistant should know ({{variables}} of its prompt).' })
+  variables?: Record<string, unknown> | null;
+}
+
+@ObjectType('WebCallStarted', { simpleResolvers: true })
+export class WebCallStarted {
+  @Field(() => Int)
+  call_id!: number;
+
+  @Field(() => String, { description: 'The WebSocket the browser connects to, the token included (design.md, "Web calls").' })
+  url!: string;
+
+  @Field(() => String, { description: 'Single-use: spent by the first connection.' })
+  token!: string;
+
+  @Field(() => String, { description: 'Until when the token may be used (a connection after it is refused and the call fails, free of charge).' })
+  expires_at!: string;
+}
+
 /** The call list's filters, shared by its page-numbered and cursor forms. */
 @ArgsType()
 export class CallFilterArgs {

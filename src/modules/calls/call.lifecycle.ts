@@ -110,7 +110,7 @@ async function finish(em: EntityManager, deps: LifecycleDeps, call: Call, status
     if (assistant?.record_call && answered && call.duration > 0) call.recording_url = recordingUrl(deps, call.id);
   }
 
-  const cost = callCost(deps.config, call.client_phone_number, call.duration, answered);
+  const cost = callCost(deps.config, call.type === 'web' ? null : call.client_phone_number, call.duration, answered);
   call.carrier_cost = cost.carrier_cost;
   call.total_cost = cost.total_cost;
   // A call a voice engine ran waits for its post-call work (the model's extraction) before

@@ -2,8 +2,9 @@ import { Arg, Args, Authorized, Ctx, Int, Mutation, ObjectType, Query, Resolver 
 import { readScopeOf, scopeOf, type GraphQLContext } from '../../graphql/context';
 import { PageType } from '../../graphql/pagination';
 import { Call } from './call.entity';
-import { CallFeed, CallFeedArgs, CallListArgs, CallStarted, MakeCallInput } from './call.inputs';
+import { CallFeed, CallFeedArgs, CallListArgs, CallStarted, MakeCallInput, WebCallInput, WebCallStarted } from './call.inputs';
 import { callFeed, deleteCall, hangupCall, listCalls, makeCall, readCall, simulateInboundCall } from './call.service';
+import { startWebCall } from './call.web';
 
 @ObjectType('CallPage', { simpleResolvers: true })
 export class CallPage extends PageType(Call) {}
@@ -36,6 +37,13 @@ export class CallResolver {
     @Ctx() ctx: GraphQLContext,
   ): Promise<CallStarted> {
     return makeCall({ ...scopeOf(ctx), telephony: ctx.telephony }, input, idempotencyKey);
+  }
+
+  @Mutation(() => WebCallStarted, {
+    description: 'Starts a web call: a browser talks to the assistant over the returned WebSocket url (design.md, "Web calls"); it is charged the platform fee per started minute.',
+  })
+  startWebCall(@Arg('input', () => WebCallInput) input: WebCallInput, @Ctx() ctx: GraphQLContext): Promise<WebCallStarted> {
+    return startWebCall(scopeOf(ctx), input);
   }
 
   @Mutation(() => Call, { description: 'Ends a call in flight (answered: ended; not yet answered: failed); a finished call is a CONFLICT.' })

@@ -24,6 +24,7 @@ import { CALL_STATUSES, CALL_TYPES, Call, type CallType } from './call.entity';
 import type { CallFeedArgs, CallFilterArgs, CallListArgs, CallStarted, MakeCallInput } from './call.inputs';
 import type { LifecycleDeps } from './call.ports';
 import { callReservation } from './call.pricing';
+import { providerOf } from './call.web-provider';
 
 interface CallsScope extends Scope {
   telephony: TelephonyProvider;
@@ -70,8 +71,9 @@ export async function makeCall(scope: CallsScope, input: MakeCallInput, idempote
  * each seeing the calls and the balance the ones before it left. Refuses past
  * PLAN_MAX_PARALLEL_CALLS calls in flight, and when the balance does not cover the call's
  * reservation; answers that reservation, which startCall records and reserveForCalls takes.
+ * `to` is null for a call with no carrier leg (a web call): its reservation is the fee alone.
  */
-export async function admitCall(em: EntityManager, config: Config, accountId: number, to: string): Promise<string> {
+export async function admitCall(em: EntityManager, config: Config, accountId: number, to: string | null): Promise<string> {
   const [{ balance }] = await em.execute('select balance from accounts where id = ? for no key update', [accountId]);
   // A statement of its own: its snapshot is taken after the lock, so it sees every call
   // committed by the starts that held the lock before.
@@ -130,9 +132,12 @@ export async function startCall(
   },
 ): Promise<Call> {
   const accountId = spec.assistant.account.id;
+  // A web call has no number to find a lead by.
   const [lead] = spec.lead
     ? [spec.lead]
-    : await em.execute(
+    : spec.type === 'web'
+      ? []
+      : await em.execute(
         `select l.id, l.campaign_id, c.name as campaign_name from leads l join campaigns c on c.id = l.campaign_id
          where l.account_id = ? and l.phone_number = ? order by l.id desc limit 1`,
         [accountId, spec.type === 'inbound' ? spec.from : spec.to],
@@ -209,7 +214,7 @@ export async function readCall(scope: Scope, id: number): Promise<Call> {
 export async function hangupCall(scope: CallsScope & { lifecycle: LifecycleDeps }, id: number): Promise<Call> {
   const call = await readCall(scope, id);
   if (call.finished_at) throw new DomainError('CONFLICT', Messages.callAlreadyEnded);
-  await scope.telephony.hangup(scope.em, scope.lifecycle, call, 'api');
+  await providerOf(call, scope.telephony, scope.config).hangup(scope.em, scope.lifecycle, call, 'api');
   return readCall(scope, id);
 }
 

@@ -220,12 +220,12 @@ export class PipelineEngine implements VoiceEngine {
     private readonly setup: EngineSetup,
     private readonly services: PipelineServices,
     private readonly audioStages: PipelineAudio,
-    out: MediaOut,
+    private readonly out: MediaOut,
   ) {
     const { assistant } = setup;
     this.language = setup.language;
     this.systemPrompt = fillVariables(assistant.system_prompt, setup.variables);
-    this.speaker = new Speaker(out, audioStages.ambience, { idle: () => this.onIdle() });
+    this.speaker = new Speaker(this.out, audioStages.ambience, { idle: () => this.onIdle() });
     this.stt = services.stt.open(
       { language: services.sttLanguage, endpointingMs: endpointSilenceMs(assistant.endpoint_sensitivity) },
       {
@@ -348,16 +348,24 @@ export class PipelineEngine implements VoiceEngine {
     }
     if (!transcript.isFinal) {
       this.interim = text;
+      this.showCallerWords();
       if (this.speaking) this.maybeInterrupt();
       return;
     }
     this.interim = '';
     if (text) this.heard.push(text);
+    this.showCallerWords();
     if (transcript.speechFinal) this.sttTurnOver = true;
     if (this.speaking) this.maybeInterrupt();
     if (this.awaitingFinal && (transcript.fromFinalize || transcript.speechFinal)) return this.commitTurn();
     // The STT's semantic end of turn (`endpoint_type` ai).
     if (this.sttEndsTurns && transcript.speechFinal && this.heard.length) this.commitTurn();
+  }
+
+  /** The caller's words so far in this turn, for a transport that shows them. */
+  private showCallerWords(): void {
+    const words = [...this.heard, this.interim].join(' ').trim();
+    if (words) this.out.transcript?.('customer', words);
   }
 
   private onUtteranceEnd(): void {
@@ -547,6 +555,11 @@ export class PipelineEngine implements VoiceEngine {
   private speak(segment: Segment, sentence: string): void {
     segment.text = segment.text ? `${segment.text} ${sentence}` : sentence;
     segment.utterance!.push(sentence);
+    // What the assistant is saying so far (a filler is not part of the conversation).
+    if (segment.message && this.reply) {
+      const said = this.reply.segments.filter((each) => each.message && each.text).map((each) => each.text);
+      this.out.transcript?.('assistant', said.join(' '));
+    }
   }
 
   /**

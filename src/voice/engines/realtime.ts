@@ -57,6 +57,8 @@ export class RealtimeEngine implements VoiceEngine {
   private silentSince: number | null = null;
   private reengaged = false;
   private readonly silenceTimer: NodeJS.Timeout;
+  /** The words of each item being transcribed, so far (for a transport that shows them). */
+  private readonly wordsSoFar = new Map<string, string>();
 
   constructor(
     private readonly runtime: RealtimeDeps,
@@ -132,10 +134,16 @@ export class RealtimeEngine implements VoiceEngine {
         return;
       case 'response.done':
         return void this.responseDone();
+      case 'response.output_audio_transcript.delta':
+        return this.showWords('assistant', String(event.item_id), event.delta);
+      case 'conversation.item.input_audio_transcription.delta':
+        return this.showWords('customer', String(event.item_id), event.delta);
       case 'response.output_audio_transcript.done':
+        this.wordsSoFar.delete(String(event.item_id));
         if (typeof event.transcript === 'string' && event.transcript) this.call.turn({ speaker: 'assistant', text: event.transcript });
         return;
       case 'conversation.item.input_audio_transcription.completed':
+        this.wordsSoFar.delete(String(event.item_id));
         if (typeof event.transcript === 'string' && event.transcript.trim()) this.call.turn({ speaker: 'customer', text: event.transcript.trim() });
         return;
       case 'response.function_call_arguments.done':
@@ -161,6 +169,13 @@ export class RealtimeEngine implements VoiceEngine {
     } else {
       this.silentSince = Date.now();
     }
+  }
+
+  private showWords(speaker: 'customer' | 'assistant', itemId: string, delta: unknown): void {
+    if (typeof delta !== 'string' || !delta || !this.out.transcript) return;
+    const words = (this.wordsSoFar.get(itemId) ?? '') + delta;
+    this.wordsSoFar.set(itemId, words);
+    this.out.transcript(speaker, words.trim());
   }
 
   private speak(itemId: string, delta: string): void {

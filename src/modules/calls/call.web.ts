@@ -1,0 +1,96 @@
+import { createHash, randomBytes } from 'node:crypto';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { FieldErrorCollector } from '../../errors';
+import { checkPositiveInt } from '../../lib/checks';
+import { requireAssistant } from '../assistants/assistant.service';
+import type { Scope } from '../scope';
+import type { Call } from './call.entity';
+import type { HangupReason } from './call.events';
+import type { WebCallInput, WebCallStarted } from './call.inputs';
+import { applyCallEvent } from './call.lifecycle';
+import type { LifecycleDeps } from './call.ports';
+import { webCallProvider } from './call.web-provider';
+import { admitCall, reserveForCalls, startCall } from './call.service';
+
+/**
+ * Web calls (design.md, "Web calls"): a browser talks to an assistant over a WebSocket, with no
+ * phone and no carrier. The call is created here with a single-use token; the browser's
+ * connection spends the token and answers the call; the call ends when either side hangs up,
+ * at max_call_duration, or when the sweeper finds it past its deadline. It holds a slot of the
+ * plan's parallel calls and a reservation of the balance like any call, and costs the
+ * platform's fee per started minute, no carrier cost.
+ */
+
+/** Where a web call's browser connects (a path of PUBLIC_URL, as a WebSocket URL). */
+export const WEB_CALL_PATH = /^\/calls\/web\/(\d{1,15})$/;
+
+/** The digest a web call's token is kept as: the token itself is never stored. */
+export function webTokenDigest(token: string): string {
+  return createHash('sha256').update(token).digest('hex');
+}
+
+/**
+ * Starts a web call to one of the account's assistants: the plan's parallel cap and the
+ * balance apply as to any call (the reservation is the platform's fee for a minute); the
+ * do-not-call list does not, as there is no number. Answers where the browser connects and
+ * with which token, which lives WEB_CALL_TOKEN_TTL_SECONDS until it is used.
+ */
+export async function startWebCall(scope: Scope, input: WebCallInput): Promise<WebCallStarted> {
+  const errors = new FieldErrorCollector();
+  checkPositiveInt(errors, 'assistant_id', input.assistant_id);
+  errors.throwIfAny();
+  const token = randomBytes(24).toString('base64url');
+  const provider = webCallProvider(scope.config);
+  const call = await scope.em.transactional(async (em) => {
+    const assistant = await requireAssistant({ ...scope, em }, input.assistant_id);
+    const reservation = await admitCall(em, scope.config, scope.accountId, null);
+    const started = await startCall(em, provider, scope.config, {
+      assistant,
+      type: 'web',
+      from: '',
+      to: '',
+      variables: input.variables ?? {},
+      reservation,
+    });
+    // The deadline is the token's end: a call nobody connected to frees its slot then.
+    await em.execute(`update calls set web_token_hash = ?, web_token_expires_at = deadline_at where id = ?`, [webTokenDigest(token), started.id]);
+    await reserveForCalls(em, scope.config, scope.accountId, [started]);
+    return started;
+  });
+  const base = scope.config.publicUrl.replace(/^http/, 'ws');
+  return { call_id: call.id, url: `${base}/calls/web/${call.id}?token=${token}`, token, expires_at: call.deadline_at };
+}
+
+/**
+ * A browser connects to its web call: spends the token (once: a second connection with it is
+ * refused), answers the call and moves its deadline to max_call_duration from now. Null when
+ * the token is wrong, used or expired, or the call is another's or over.
+ */
+export async function claimWebCall(em: EntityManager, deps: LifecycleDeps, callId: number, token: string): Promise<Call | null> {
+  return em.fork().transactional(async (tx) => {
+    const [claimed] = await tx.execute(
+      `update calls c set web_token_hash = null, media_started_at = now(),
+         deadline_at = now() + make_interval(secs => a.max_call_duration + ?)
+       from assistants a
+       where c.id = ? and c.type = 'web' and c.web_token_hash = ? and c.web_token_expires_at > now()
+         and c.finished_at is null and a.id = c.assistant_id
+       returning c.id`,
+      [deps.config.workers.sweeperMarginSeconds, callId, webTokenDigest(token)],
+    );
+    if (!claimed) return null;
+    return applyCallEvent(tx, deps, callId, { type: 'answered', answeredBy: 'human' });
+  });
+}
+
+/** The browser hung up, or its connection closed: the call is completed, ended by the caller. */
+export async function webCallEndedByCaller(em: EntityManager, deps: LifecycleDeps, callId: number): Promise<void> {
+  const reason: HangupReason = 'customer';
+  await em.fork().transactional(async (tx) => {
+    const [row] = await tx.execute<{ seconds: number | null }[]>(
+      `update calls set hangup_reason = coalesce(hangup_reason, ?) where id = ? and finished_at is null
+       returning extract(epoch from now() - answered_at)::float8 as seconds`,
+      [reason, callId],
+    );
+    if (row) await applyCallEvent(tx, deps, callId, { type: 'ended', status: 'completed', duration: row.seconds ?? 0, turns: [] });
+  });
+}

@@ -1,0 +1,295 @@
+import type { IncomingMessage } from 'node:http';
+import type { Duplex } from 'node:stream';
+import { WebSocketServer, type RawData, type WebSocket } from 'ws';
+import { claimWebCall, WEB_CALL_PATH, webCallEndedByCaller } from '../../modules/calls/call.web';
+import { EventBus, type BusEvent } from '../../modules/events/event.bus';
+import { decodeInto, encodeInto } from '../codecs/mulaw';
+import { Resampler } from '../codecs/resample';
+import { MEDIA_SAMPLE_RATE, type MediaOut, type VoiceEngine } from '../engine';
+import { engineSetup } from '../engine.setup';
+import { startEngine, type EngineDeps } from '../engines';
+import { LiveCall, type LiveCallDeps } from '../live-call';
+
+/**
+ * The browser transport of web calls (design.md, "Web calls"): the WebSocket a page opens at
+ * `/calls/web/{call_id}?token=..`, and the one place that knows its messages.
+ *
+ * - Audio both ways: binary frames of 16 kHz 16-bit little-endian mono PCM, of any length. At
+ *   this edge they become the seam's 8 kHz mu-law and back.
+ * - From vozgate, JSON: `state` (`connected`, then `speaking` / `listening` as the assistant's
+ *   audio starts and is all played), `transcript` (`speaker`, `text`, `final`: the words so far
+ *   of a turn, then the turn as recorded), `mark` (`name`: echo it back once the audio before it
+ *   has played), `clear` (drop the audio not played yet: the caller interrupted), `ended`
+ *   (`status`, `reason`), after which the socket closes.
+ * - From the page, JSON: `mark` (the echo), `hangup`. Closing the socket hangs up too.
+ *
+ * The token is spent by the first connection: a wrong, used or expired one, another call's, or
+ * a call that is over is closed with 1008 (policy) before anything runs or is charged.
+ */
+
+/** Samples per second of the browser's audio. */
+export const BROWSER_SAMPLE_RATE = 16_000;
+/** WebSocket close code of a refused connection (policy violation). */
+const REFUSED = 1008;
+/** How long after the last audio played the assistant counts as listening (its frames come 20 ms apart). */
+const QUIET_MS = 150;
+/** A frame of audio larger than this is not a browser's (a second of 16 kHz PCM16 is 32 KB). */
+const MAX_FRAME_BYTES = 64 * 1024;
+
+type WebCallDeps = LiveCallDeps & EngineDeps;
+
+export interface WebCallServer {
+  /** Whether this server takes an upgrade to `path`. */
+  handles(path: string): boolean;
+  upgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void;
+  /** Web calls connected to this process. */
+  readonly calls: number;
+  close(): Promise<void>;
+}
+
+export function serveWebCalls(runtime: WebCallDeps): WebCallServer {
+  const wss = new WebSocketServer({ noServer: true, perMessageDeflate: false, maxPayload: MAX_FRAME_BYTES });
+  const sessions = new Set<WebCallSession>();
+  // Tells this process when a call ends, whoever ended it (the API on another process, the
+  // sweeper): started with the first web call.
+  let bus: Promise<EventBus> | null = null;
+  const events = () =>
+    (bus ??= (async () => {
+      const started = new EventBus(String(runtime.orm.config.get('clientUrl')), runtime.logger);
+      await started.start();
+      return started;
+    })().catch((error: unknown) => {
+      bus = null;
+      throw error;
+    }));
+
+  wss.on('connection', (socket: WebSocket, req: IncomingMessage) => {
+    const url = new URL(req.url ?? '/', 'http://localhost');
+    const callId = Number(WEB_CALL_PATH.exec(url.pathname)?.[1]);
+    const session = new WebCallSession(runtime, socket, events);
+    sessions.add(session);
+    socket.once('close', () => sessions.delete(session));
+    void session.start(callId, url.searchParams.get('token') ?? '');
+  });
+  return {
+    handles: (path) => WEB_CALL_PATH.test(path),
+    upgrade(req, socket, head) {
+      wss.handleUpgrade(req, socket, head, (ws) => wss.emit('connection', ws, req));
+    },
+    get calls() {
+      return sessions.size;
+    },
+    async close() {
+      await Promise.all(
+        [...sessions].map((session) => session.abandon().catch((error: unknown) => runtime.logger.error('voice: a web call did not end cleanly', error))),
+      );
+      await new Promise<void>((resolve) => wss.close(() => resolve()));
+      if (bus) await (await bus.catch(() => null))?.stop();
+    },
+  };
+}
+
+interface PageMessage {
+  type?: string;
+  name?: unknown;
+}
+
+class WebCallSession {
+  private engine: VoiceEngine | null = null;
+  private callId = 0;
+  /** The caller's audio on its way to the seam's rate. */
+  private readonly toEngine = new Resampler(BROWSER_SAMPLE_RATE, MEDIA_SAMPLE_RATE);
+  private readonly toBrowser = new Resampler(MEDIA_SAMPLE_RATE, BROWSER_SAMPLE_RATE);
+  private speaking = false;
+  /** Set once the page has played all the audio sent: the assistant listens unless more comes. */
+  private quietSince: NodeJS.Timeout | null = null;
+  /** The last mark sent: once the page has played up to it, the assistant is listening. */
+  private lastMark: string | null = null;
+  /** The call is over for this socket (the page hung up, the call ended, or the process stops). */
+  private over = false;
+  private closed = false;
+  private unlisten: (() => void) | null = null;
+  private timeLimit: NodeJS.Timeout | null = null;
+  private live: LiveCall | null = null;
+
+  constructor(
+    private readonly runtime: WebCallDeps,
+    private readonly socket: WebSocket,
+    private readonly events: () => Promise<EventBus>,
+  ) {
+    socket.on('message', (data, binary) => this.onMessage(data, binary));
+    socket.on('error', () => {}); // the close that follows ends the call
+    socket.once('close', () => {
+      this.closed = true;
+      void this.callerHungUp();
+    });
+  }
+
+  async start(callId: number, token: string): Promise<void> {
+    const { orm, lifecycle, logger } = this.runtime;
+    try {
+      const call = Number.isSafeInteger(callId) && token ? await claimWebCall(orm.em, lifecycle, callId, token) : null;
+      if (!call) return this.refuse();
+      this.callId = callId;
+      const bus = await this.events();
+      this.unlisten = bus.listen(call.account_id, (event) => this.onEvent(event));
+      if (this.closed) return void (await this.callerHungUp());
+      this.send({ type: 'state', state: 'connected', call_id: callId });
+
+      const live = new LiveCall(this.runtime, callId, (turn) => {
+        if (turn.speaker === 'customer' || turn.speaker === 'assistant') this.send({ type: 'transcript', speaker: turn.speaker, text: turn.text, final: true });
+      });
+      this.live = live;
+      const em = orm.em.fork();
+      const setup = await engineSetup(em, call);
+      if (setup) this.timeLimit = setTimeout(() => void live.hangup('time-limit'), setup.assistant.max_call_duration * 1000);
+      const engine = setup ? await startEngine(this.runtime, live, setup, this.out()) : 'the call has no assistant';
+      if (typeof engine === 'string') {
+        logger.error(`voice: no engine for this web call (${engine})`, undefined, { call_id: callId, engine_type: setup?.assistant.engine_type ?? null });
+        return void (await live.hangup('engine-failed'));
+      }
+      this.engine = engine;
+      // The page left while the engine started.
+      if (this.over) return void (await engine.end('customer'));
+      this.send({ type: 'state', state: 'listening' });
+    } catch (error) {
+      logger.error('voice: a web call could not start', error, { call_id: callId });
+      if (this.live) await this.live.hangup('engine-failed').catch(() => {});
+      else this.refuse();
+    }
+  }
+
+  /**
+   * The process stops: the call ends with its media lost, charged for the time it ran (left to
+   * the sweeper, it would be charged max_call_duration).
+   */
+  async abandon(): Promise<void> {
+    const wasOver = this.over;
+    this.over = true;
+    this.stop();
+    this.socket.terminate();
+    if (wasOver || !this.live) return;
+    await this.engine?.end('shutdown');
+    await this.live.hangup('media-lost');
+  }
+
+  private refuse(): void {
+    this.runtime.logger.warn('voice: refused a web call connection', { why: 'a wrong, used or expired token, or a call that is over' });
+    this.over = true;
+    this.socket.close(REFUSED, 'Forbidden');
+  }
+
+  private onMessage(data: RawData, binary: boolean): void {
+    if (binary) return this.audio(data as Buffer);
+    let message: PageMessage;
+    try {
+      message = JSON.parse(data.toString());
+    } catch {
+      return;
+    }
+    if (message.type === 'hangup') return void this.callerHungUp();
+    if (message.type === 'mark' && typeof message.name === 'string') {
+      this.engine?.played(message.name);
+      // All the audio sent has played; unless more comes at once (the next frames of the same
+      // answer are sent 20 ms apart), the assistant is listening.
+      if (message.name === this.lastMark) this.quietSince = setTimeout(() => this.state(false), QUIET_MS);
+    }
+  }
+
+  /** 16 kHz PCM16 from the page, as the seam's 8 kHz mu-law. */
+  private audio(bytes: Buffer): void {
+    if (!this.engine || this.over) return;
+    const samples = new Int16Array(bytes.length >> 1);
+    for (let i = 0; i < samples.length; i++) samples[i] = bytes.readInt16LE(i * 2);
+    const pcm = this.toEngine.process(samples);
+    if (pcm.length) this.engine.audio(Buffer.from(encodeInto(pcm, new Uint8Array(pcm.length))).toString('base64'));
+  }
+
+  /** What the engine sends, as the page's messages. */
+  private out(): MediaOut {
+    return {
+      media: (payload) => {
+        const codes = Buffer.from(payload, 'base64');
+        const pcm = this.toBrowser.process(decodeInto(codes, new Int16Array(codes.length)));
+        if (this.quietSince) clearTimeout(this.quietSince);
+        this.quietSince = null;
+        this.state(true);
+        if (!this.canSend()) return;
+        const bytes = Buffer.alloc(pcm.length * 2);
+        for (let i = 0; i < pcm.length; i++) bytes.writeInt16LE(pcm[i], i * 2);
+        this.socket.send(bytes);
+      },
+      mark: (name) => {
+        this.lastMark = name;
+        this.send({ type: 'mark', name });
+      },
+      clear: () => {
+        this.lastMark = null;
+        this.send({ type: 'clear' });
+        this.state(false);
+      },
+      transcript: (speaker, text) => this.send({ type: 'transcript', speaker, text, final: false }),
+    };
+  }
+
+  /** `speaking` when the assistant's audio starts, `listening` once it has all played or was cleared. */
+  private state(speaking: boolean): void {
+    if (this.speaking === speaking) return;
+    this.speaking = speaking;
+    this.send({ type: 'state', state: speaking ? 'speaking' : 'listening' });
+  }
+
+  /** The call ended, whoever ended it: the page is told how, and the socket closes. */
+  private onEvent(event: BusEvent): void {
+    if (event.type !== 'call.finished' || event.data.id !== this.callId) return;
+    void this.finished(String(event.data.status));
+  }
+
+  private async finished(status: string): Promise<void> {
+    const wasOver = this.over;
+    this.over = true;
+    this.stop();
+    if (!wasOver) await this.engine?.end('customer');
+    const [row] = await this.runtime.orm.em
+      .fork()
+      .execute<{ hangup_reason: string | null }[]>('select hangup_reason from calls where id = ?', [this.callId])
+      .catch(() => [{ hangup_reason: null }]);
+    this.send({ type: 'ended', status, reason: row?.hangup_reason ?? null });
+    if (!this.closed) this.socket.close(1000, 'call ended');
+  }
+
+  /** The page hung up or left: the engine stops and the call is completed, ended by the caller. */
+  private async callerHungUp(): Promise<void> {
+    if (this.over || !this.callId) {
+      if (this.closed) this.stop();
+      return;
+    }
+    this.over = true;
+    try {
+      await this.engine?.end('customer');
+      await webCallEndedByCaller(this.runtime.orm.em, this.runtime.lifecycle, this.callId);
+    } catch (error) {
+      this.runtime.logger.error('voice: a web call did not end cleanly', error, { call_id: this.callId });
+    }
+    // The socket is closed once the call's end (`call.finished`) comes back, telling the page how it ended.
+    if (this.closed) this.stop();
+  }
+
+  private stop(): void {
+    if (this.quietSince) clearTimeout(this.quietSince);
+    if (this.timeLimit) clearTimeout(this.timeLimit);
+    this.timeLimit = null;
+    if (this.closed) {
+      this.unlisten?.();
+      this.unlisten = null;
+    }
+  }
+
+  private canSend(): boolean {
+    return this.socket.readyState === this.socket.OPEN;
+  }
+
+  private send(message: Record<string, unknown>): void {
+    if (this.canSend()) this.socket.send(JSON.stringify(message));
+  }
+}

@@ -1,0 +1,312 @@
+/**
+ * @jest-environment ./tests/setup/native-addons-environment.js
+ */
+import { sweepStuckCalls } from '../../src/modules/calls/call.lifecycle';
+import { startTestApp, type TestAccount, type TestApp, NO_VENDORS } from '../helpers/app';
+import { Caller, speech } from '../helpers/caller';
+import { until } from '../helpers/dialer';
+import { startFakeDeepgram, type FakeDeepgram } from '../helpers/fakes/deepgram';
+import { startFakeOpenAi, type FakeOpenAi } from '../helpers/fakes/openai';
+import { startFakeRealtime, type FakeRealtime } from '../helpers/realtime';
+import { startReceiver, type Receiver } from '../helpers/receiver';
+import { WebCallClient } from '../helpers/web-call';
+
+/**
+ * Web calls (design.md, "Web calls"), end to end on real sockets: started over REST and
+ * GraphQL, a browser's socket (16 kHz PCM16 both ways, JSON control messages) carrying real
+ * speech by espeak-ng, on both engines, with the vendors local fakes of Deepgram, OpenAI's chat
+ * completions and speech, and the OpenAI Realtime API, each speaking its documented wire format.
+ */
+const DEEPGRAM_KEY = 'dg-test-key-web-0123456789';
+const OPENAI_KEY = 'sk-test-web-calls-key';
+const FEE = '0.05';
+
+let app: TestApp;
+let deepgram: FakeDeepgram;
+let openai: FakeOpenAi;
+let realtime: FakeRealtime;
+let hooks: Receiver;
+let me: TestAccount;
+
+beforeAll(async () => {
+  deepgram = await startFakeDeepgram(DEEPGRAM_KEY);
+  openai = await startFakeOpenAi(OPENAI_KEY);
+  realtime = await startFakeRealtime(OPENAI_KEY);
+  hooks = await startReceiver();
+  app = await startTestApp(
+    {
+      voice: {
+        openai: { apiKey: OPENAI_KEY, realtimeUrl: realtime.url, realtimeModel: 'gpt-realtime', baseUrl: openai.url, postCallModel: 'gpt-4o-mini' },
+        pipelineEngineUrl: null,
+        pipeline: { ...NO_VENDORS, deepgram: { apiKey: DEEPGRAM_KEY, url: deepgram.url }, openai: { apiKey: OPENAI_KEY, url: openai.url } },
+      },
+      callFeePerMinute: FEE,
+      allowPrivateNetworkTargets: true,
+      maxParallelCalls: 4,
+    },
+    { workers: true },
+  );
+  me = await app.account({ balance: '50' });
+});
+afterAll(async () => {
+  await app?.close();
+  await Promise.all([deepgram?.close(), openai?.close(), realtime?.close(), hooks?.close()]);
+});
+afterEach(() => {
+  openai.chat.length = 0;
+  deepgram.transcripts.length = 0;
+});
+
+const pipelineAssistant = (account: Pick<TestAccount, 'accountId' | 'token'> = me, settings: Record<string, unknown> = {}) =>
+  app.outboundAssistant(account, {
+    system_prompt: 'Você atende {{customer_name}}.',
+    initial_message: 'Olá {{customer_name}}, aqui é a Ana.',
+    who_speaks_first: 'AI assistant',
+    record_call: false,
+    noise_cancellation: false,
+    ...settings,
+  });
+
+async function startWebCall(assistantId: number, account: Pick<TestAccount, 'token'> = me, variables?: Record<string, unknown>) {
+  const res = await app.request('POST', '/api/user/calls/web', { token: account.token, body: { assistant_id: assistantId, ...(variables ? { variables } : {}) } });
+  expect(res.status).toBe(201);
+  return res.body.data as { call_id: number; url: string; token: string; expires_at: string };
+}
+
+const callRow = async (id: number) =>
+  (await app.sql('select status, type, turns, hangup_reason, duration, carrier_cost::text, total_cost::text, finished_at from calls where id = $1', [id]))[0];
+const ledgerOf = (id: number) => app.sql(`select kind, amount::text from ledger_entries where reference = $1 order by id`, [`call:${id}`]);
+const speechInputs = () => openai.speechRequests.map((r) => r.body.input as string);
+
+/** Connects the browser, and its caller (a frame every 20 ms from now on). */
+async function connect(url: string): Promise<{ page: WebCallClient; caller: Caller }> {
+  const page = await WebCallClient.connect(url);
+  const caller = new Caller(page);
+  void page.closed.then(() => caller.hangUp());
+  return { page, caller };
+}
+
+it('starts a web call (201 with its socket and single-use token), runs a full turn on the pipeline engine, and ends it from the page as completed, charged the fee alone', async () => {
+  await app.request('POST', '/api/user/webhooks', { token: me.token, body: { url: `${hooks.url}/events`, events: ['call.answered', 'call.finished'] } });
+  const assistant = await pipelineAssistant(me, { is_webhook_active: true, webhook_url: `${hooks.url}/assistant` });
+  const res = await app.request('POST', '/api/user/calls/web', { token: me.token, body: { assistant_id: assistant, variables: { customer_name: 'Marina' } } });
+  expect(res.status).toBe(201);
+  expect(res.body).toEqual({
+    message: expect.any(String),
+    data: { call_id: expect.any(Number), url: expect.stringMatching(/^ws:\/\/.+\/calls\/web\/\d+\?token=[\w-]{20,}$/), token: expect.any(String), expires_at: expect.any(String) },
+  });
+  const { call_id: id, url, token, expires_at: expiresAt } = res.body.data;
+  expect(url.endsWith(`/calls/web/${id}?token=${token}`)).toBe(true);
+  expect(Date.parse(expiresAt) - Date.now()).toBeGreaterThan(50_000);
+  expect(await callRow(id)).toMatchObject({ status: 'initiated', type: 'web' });
+  // The token is kept as a digest only.
+  expect((await app.sql('select web_token_hash from calls where id = $1', [id]))[0].web_token_hash).not.toContain(token);
+  expect(await ledgerOf(id)).toEqual([{ kind: 'call_reservation', amount: `-${Number(FEE).toFixed(4)}` }]);
+
+  const { page, caller } = await connect(url);
+  await page.next((m) => m.type === 'state' && m.state === 'connected');
+  // The greeting: spoken (audio that is not silence), shown, and the assistant speaking then listening.
+  await page.next((m) => m.type === 'transcript' && m.speaker === 'assistant' && m.final && m.text === 'Olá Marina, aqui é a Ana.', 15_000);
+  await page.next((m) => m.type === 'state' && m.state === 'speaking');
+  await until('the greeting played', async () => page.messages.filter((m) => m.type === 'state').at(-1)?.state, (state) => state === 'listening', 15_000);
+  expect(page.audio.reduce((n, chunk) => n + chunk.length, 0)).toBeGreaterThan(16_000); // more than a second at 16 kHz
+  expect(page.levelDb()).toBeGreaterThan(-40);
+
+  // A full turn: real speech from the page's microphone, the STT's words shown as they come, the answer spoken.
+  deepgram.transcripts.push('Quero saber do meu pedido');
+  openai.chat.push({ text: 'Claro, vou verificar agora.' });
+  await caller.say(speech());
+  await page.next((m) => m.type === 'transcript' && m.speaker === 'customer' && m.final && m.text === 'Quero saber do meu pedido', 15_000);
+  expect(page.messages.some((m) => m.type === 'transcript' && m.speaker === 'customer' && !m.final)).toBe(true);
+  await page.next((m) => m.type === 'transcript' && m.speaker === 'assistant' && m.final && m.text === 'Claro, vou verificar agora.', 15_000);
+  const stt = deepgram.sessions.at(-1)!;
+  expect(Object.fromEntries(stt.query)).toMatchObject({ encoding: 'mulaw', sample_rate: '8000' });
+  expect(speechInputs()).toContain('Claro, vou verificar agora.');
+
+  // The page hangs up: the call is completed, ended by the caller, and the page told so.
+  page.hangup();
+  const ended = await page.next((m) => m.type === 'ended', 10_000);
+  expect(ended).toMatchObject({ status: 'completed', reason: 'customer' });
+  expect((await page.closed).code).toBe(1000);
+  const row = await until('finished', () => callRow(id), (r) => r.finished_at !== null);
+  expect(row).toMatchObject({ status: 'completed', type: 'web', hangup_reason: 'customer', carrier_cost: '0.0000', total_cost: Number(FEE).toFixed(4) });
+  expect(row.turns.map((t: any) => [t.speaker, t.text])).toEqual([
+    ['assistant', 'Olá Marina, aqui é a Ana.'],
+    ['customer', 'Quero saber do meu pedido'],
+    ['assistant', 'Claro, vou verificar agora.'],
+  ]);
+  expect(await ledgerOf(id)).toEqual([
+    { kind: 'call_reservation', amount: `-${Number(FEE).toFixed(4)}` },
+    { kind: 'call_reservation_release', amount: Number(FEE).toFixed(4) },
+    { kind: 'call', amount: `-${Number(FEE).toFixed(4)}` },
+  ]);
+
+  // In the list as `type: web`, with its latency; its events and the assistant's webhook went out.
+  const list = await app.request('GET', '/api/user/calls?type=web', { token: me.token });
+  expect(list.body.data.map((c: any) => c.id)).toContain(id);
+  const got = await app.request('GET', `/api/user/calls/${id}`, { token: me.token });
+  expect(got.body).toMatchObject({ type: 'web', status: 'completed', client_phone_number: '', hangup_reason: 'customer', latency: { turns: 1 } });
+  const events = await until(
+    'the events delivered',
+    async () => hooks.requests.filter((r) => r.url === '/events').map((r) => JSON.parse(r.body)),
+    (found) => found.some((e) => e.type === 'call.finished' && e.data.id === id),
+  );
+  expect(events.filter((e) => e.data.id === id).map((e) => e.type)).toEqual(['call.answered', 'call.finished']);
+  await until('the assistant’s webhook', async () => hooks.requests.filter((r) => r.url === '/assistant').map((r) => JSON.parse(r.body)), (found) =>
+    found.some((body) => JSON.stringify(body).includes(`${id}`)),
+  );
+});
+
+it('runs a web call on the Realtime engine: audio both ways as the browser’s PCM, the transcript, and an API hangup closes the page', async () => {
+  const [{ id: voice }] = await app.sql(`select id from voices where name = 'coral' and mode = 'multimodal'`);
+  const assistant = await app.outboundAssistant(me, {
+    engine_type: 'multimodal',
+    voice_id: voice,
+    llm_model: 'gpt-realtime',
+    system_prompt: 'Você atende.',
+    initial_message: 'Olá!',
+    who_speaks_first: 'Customer',
+    record_call: false,
+  });
+  const { call_id: id, url } = await startWebCall(assistant);
+  const { page, caller } = await connect(url);
+  const session = await realtime.session();
+  await session.next('session.update');
+  // The caller's audio reaches the model as the seam's mu-law, not silence.
+  await caller.say(speech().slice(20, 60));
+  const appended = await until('audio appended', async () => session.events.filter((e) => e.type === 'input_audio_buffer.append'), (found) => found.length > 30);
+  const bytes = Buffer.concat(appended.map((e) => Buffer.from(e.audio, 'base64')));
+  expect(bytes.some((b) => b !== 0xff && b !== 0x7f)).toBe(true);
+  // The model answers: its audio reaches the page as 16 kHz PCM, its words as they come, then the turn.
+  const tone = Buffer.alloc(1600, 0x10).toString('base64'); // 200 ms of mu-law that is not silence
+  session.send({ type: 'response.created', response: { id: 'resp_1' } });
+  session.send({ type: 'response.output_audio_transcript.delta', item_id: 'item_1', delta: 'Bom ' });
+  session.send({ type: 'response.output_audio.delta', item_id: 'item_1', delta: tone });
+  session.send({ type: 'response.output_audio_transcript.delta', item_id: 'item_1', delta: 'dia!' });
+  session.send({ type: 'response.output_audio_transcript.done', item_id: 'item_1', transcript: 'Bom dia!' });
+  await page.next((m) => m.type === 'transcript' && m.speaker === 'assistant' && !m.final && m.text === 'Bom dia!');
+  await page.next((m) => m.type === 'transcript' && m.speaker === 'assistant' && m.final && m.text === 'Bom dia!');
+  await until('the answer’s audio', async () => page.audio.reduce((n, chunk) => n + chunk.length, 0), (n) => n >= 3000);
+  expect(page.levelDb()).toBeGreaterThan(-50);
+
+  // Hung up through the API: the call ends as the API's, and the page is told and closed.
+  const hung = await app.request('POST', `/api/user/calls/${id}/hangup`, { token: me.token });
+  expect(hung.status).toBe(200);
+  const ended = await page.next((m) => m.type === 'ended');
+  expect(ended).toMatchObject({ status: 'ended', reason: 'api' });
+  await page.closed;
+  await session.closed;
+  expect(await callRow(id)).toMatchObject({ status: 'ended', hangup_reason: 'api', total_cost: Number(FEE).toFixed(4) });
+});
+
+it('sends clear when the caller talks over the assistant, so the page drops what it has queued', async () => {
+  const assistant = await pipelineAssistant(me, { allow_interruptions: true, interrupt_sensitivity: 5 });
+  const { url } = await startWebCall(assistant);
+  const { page, caller } = await connect(url);
+  await page.next((m) => m.type === 'transcript' && m.speaker === 'assistant' && m.final, 15_000);
+  await until('the greeting played', async () => page.messages.filter((m) => m.type === 'state').at(-1)?.state, (state) => state === 'listening', 15_000);
+  deepgram.transcripts.push('Quais são as opções');
+  openai.chat.push({ text: 'Temos muitas opções de entrega para o seu pedido, desde a retirada na loja até a entrega expressa no mesmo dia, e cada uma tem um preço diferente.' });
+  await caller.say(speech());
+  await page.next((m) => m.type === 'transcript' && m.speaker === 'assistant' && !m.final && m.text.startsWith('Temos'), 15_000);
+  await new Promise((resolve) => setTimeout(resolve, 800));
+  expect(page.messages.filter((m) => m.type === 'state').at(-1)?.state).toBe('speaking');
+  deepgram.transcripts.push('Espera um pouco');
+  openai.chat.push({ text: 'Pois não.' });
+  await caller.say(speech());
+  await page.next((m) => m.type === 'clear', 10_000);
+  expect(page.messages.filter((m) => m.type === 'state').at(-1)?.state).not.toBe('speaking');
+  page.close();
+});
+
+it('ends the call at max_call_duration and tells the page why', async () => {
+  const assistant = await pipelineAssistant(me, { who_speaks_first: 'Customer' });
+  // Below the API's least (20 s), so the test does not wait that long.
+  await app.sql('update assistants set max_call_duration = 2 where id = $1', [assistant]);
+  const { call_id: id, url } = await startWebCall(assistant);
+  const { page } = await connect(url);
+  const ended = await page.next((m) => m.type === 'ended', 10_000);
+  expect(ended).toMatchObject({ status: 'ended', reason: 'time-limit' });
+  expect(await callRow(id)).toMatchObject({ status: 'ended', hangup_reason: 'time-limit' });
+});
+
+describe('refused connections: closed with the policy code, nothing run or charged', () => {
+  const refused = async (url: string) => {
+    const page = await WebCallClient.connect(url);
+    return (await page.closed).code;
+  };
+
+  it('a wrong token, another call’s token, a token already used, an expired one, a call that is over', async () => {
+    const assistant = await pipelineAssistant(me, { who_speaks_first: 'Customer' });
+    const first = await startWebCall(assistant);
+    const second = await startWebCall(assistant);
+    const sessionsBefore = deepgram.sessions.length;
+
+    expect(await refused(first.url.replace(/token=.*/, 'token=not-the-token'))).toBe(1008);
+    expect(await refused(first.url.replace(/token=.*/, ''))).toBe(1008);
+    // Another call's token (of the same account, as one of another account would be).
+    expect(await refused(second.url.replace(`/calls/web/${second.call_id}?`, `/calls/web/${first.call_id}?`))).toBe(1008);
+    expect(await callRow(first.call_id)).toMatchObject({ status: 'initiated' });
+
+    // Used once: a second connection with it is refused, the first goes on.
+    const { page } = await connect(first.url);
+    await page.next((m) => m.type === 'state' && m.state === 'connected');
+    expect(await refused(first.url)).toBe(1008);
+    expect(page.open).toBe(true);
+    page.hangup();
+    await page.closed;
+    // Over: its token cannot open it again.
+    expect(await refused(first.url)).toBe(1008);
+
+    // Expired: the connection is refused, and the sweeper ends the call as failed, free of charge.
+    await app.sql(`update calls set web_token_expires_at = now() - interval '1 second', deadline_at = now() - interval '1 second' where id = $1`, [second.call_id]);
+    expect(await refused(second.url)).toBe(1008);
+    await sweepStuckCalls(app.orm.em.fork(), app.runtime.lifecycle, app.runtime.telephony);
+    expect(await callRow(second.call_id)).toMatchObject({ status: 'failed', total_cost: '0.0000' });
+    expect(await ledgerOf(second.call_id)).toEqual([
+      { kind: 'call_reservation', amount: `-${Number(FEE).toFixed(4)}` },
+      { kind: 'call_reservation_release', amount: Number(FEE).toFixed(4) },
+    ]);
+    // Only the connection that was let in opened an STT session.
+    expect(deepgram.sessions.length - sessionsBefore).toBe(1);
+  });
+
+  it('a path that is not a web call’s is not upgraded', async () => {
+    await expect(WebCallClient.connect(`${app.config.publicUrl.replace(/^http/, 'ws')}/calls/web/abc?token=x`)).rejects.toThrow(/404/);
+  });
+});
+
+describe('starting a web call', () => {
+  it('404 for an unknown or another account’s assistant, 422 for a bad id, the same over GraphQL', async () => {
+    const other = await app.account({ balance: '10' });
+    const theirs = await pipelineAssistant(other);
+    for (const assistantId of [theirs, 999_999]) {
+      const res = await app.request('POST', '/api/user/calls/web', { token: me.token, body: { assistant_id: assistantId } });
+      expect(res).toMatchObject({ status: 404, body: { message: 'Assistente não encontrado' } });
+    }
+    expect((await app.request('POST', '/api/user/calls/web', { token: me.token, body: { assistant_id: 0 } })).status).toBe(422);
+    const gql = await app.graphql('mutation($input: WebCallInput!) { startWebCall(input: $input) { call_id url token expires_at } }', { input: { assistant_id: theirs } }, me.token);
+    expect(gql.body.errors[0].extensions.code).toBe('NOT_FOUND');
+    const ok = await app.graphql('mutation($input: WebCallInput!) { startWebCall(input: $input) { call_id url token expires_at } }', { input: { assistant_id: theirs } }, other.token);
+    expect(ok.body.data.startWebCall.url).toContain(`/calls/web/${ok.body.data.startWebCall.call_id}?token=`);
+  });
+
+  it('refuses without the balance for its first minute', async () => {
+    const poor = await app.account({ balance: '0.01' });
+    const assistant = await pipelineAssistant(poor);
+    const res = await app.request('POST', '/api/user/calls/web', { token: poor.token, body: { assistant_id: assistant } });
+    expect(res.status).toBe(402);
+  });
+
+  it('holds the plan’s parallel cap under concurrent starts: of 10 at once, exactly as many as the cap allows', async () => {
+    const busy = await app.account({ balance: '50' });
+    const assistant = await pipelineAssistant(busy);
+    const results = await Promise.all(
+      Array.from({ length: 10 }, () => app.request('POST', '/api/user/calls/web', { token: busy.token, body: { assistant_id: assistant } })),
+    );
+    expect(results.filter((r) => r.status === 201)).toHaveLength(app.config.maxParallelCalls);
+    expect(results.filter((r) => r.status === 422).map((r) => r.body.message)).toEqual(Array(10 - app.config.maxParallelCalls).fill(expect.stringContaining(String(app.config.maxParallelCalls))));
+    const [{ n }] = await app.sql(`select count(*)::int as n from calls where account_id = $1 and type = 'web'`, [busy.accountId]);
+    expect(n).toBe(app.config.maxParallelCalls);
+  });
+});
