@@ -29,6 +29,7 @@ import { engineApi } from './voice/engine.api';
 import { MEDIA_PATH } from './telephony/twilio.wire';
 import { serveMedia } from './voice/transports/twilio-media';
 import { serveWebCalls } from './voice/transports/browser';
+import { talkRoute } from './web/talk';
 import { docsRoutes } from './web/docs';
 import { graphqlRoute } from './web/graphql';
 import { metricsRoute } from './web/metrics';
@@ -214,6 +215,7 @@ export async function createApp(runtime: Runtime): Promise<App> {
         return shim.handle(exchange.req, exchange.res, exchange.url, exchange.path.slice(REST_BASE.length), sessionFor(exchange), matched);
       },
     },
+    talkRoute,
     metricsRoute(config),
     recordingRoute(orm, secrets),
     {

@@ -20,7 +20,8 @@ import { LiveCall, type LiveCallDeps } from '../live-call';
  *   audio starts and is all played), `transcript` (`speaker`, `text`, `final`: the words so far
  *   of a turn, then the turn as recorded), `mark` (`name`: echo it back once the audio before it
  *   has played), `clear` (drop the audio not played yet: the caller interrupted), `ended`
- *   (`status`, `reason`), after which the socket closes.
+ *   (`status`, `reason`, `duration`, `total_cost`), after which the socket closes. A final
+ *   assistant turn carries `latency_ms`: from the caller's end of speech to its first audio.
  * - From the page, JSON: `mark` (the echo), `hangup`. Closing the socket hangs up too.
  *
  * The token is spent by the first connection: a wrong, used or expired one, another call's, or
@@ -137,7 +138,8 @@ class WebCallSession {
       this.send({ type: 'state', state: 'connected', call_id: callId });
 
       const live = new LiveCall(this.runtime, callId, (turn) => {
-        if (turn.speaker === 'customer' || turn.speaker === 'assistant') this.send({ type: 'transcript', speaker: turn.speaker, text: turn.text, final: true });
+        if (turn.speaker !== 'customer' && turn.speaker !== 'assistant') return;
+        this.send({ type: 'transcript', speaker: turn.speaker, text: turn.text, final: true, latency_ms: turn.latency?.first_audio_ms ?? null });
       });
       this.live = live;
       const em = orm.em.fork();
@@ -252,9 +254,12 @@ class WebCallSession {
     if (!wasOver) await this.engine?.end('customer');
     const [row] = await this.runtime.orm.em
       .fork()
-      .execute<{ hangup_reason: string | null }[]>('select hangup_reason from calls where id = ?', [this.callId])
-      .catch(() => [{ hangup_reason: null }]);
-    this.send({ type: 'ended', status, reason: row?.hangup_reason ?? null });
+      .execute<{ hangup_reason: string | null; duration: number; total_cost: number }[]>(
+        'select hangup_reason, duration, total_cost::float8 as total_cost from calls where id = ?',
+        [this.callId],
+      )
+      .catch(() => []);
+    this.send({ type: 'ended', status, reason: row?.hangup_reason ?? null, duration: row?.duration ?? null, total_cost: row?.total_cost ?? null });
     if (!this.closed) this.socket.close(1000, 'call ended');
   }
 

@@ -1,0 +1,385 @@
+import { HTML, JS, type Asset } from './static';
+
+/**
+ * `GET /talk` (design.md, "Web calls"): talk to one of the account's assistants from a browser,
+ * through the microphone, on a web call. Everything is served by this server, no CDN and no
+ * framework: the page, `talk.js` (the call itself, and the `<vozgate-talk>` element a customer
+ * puts on their own site) and the AudioWorklet that captures and plays the audio.
+ *
+ * The call's audio: the microphone (echo cancellation, noise suppression and gain control on)
+ * at 16 kHz, sent as PCM16 frames of 20 ms; the assistant's PCM16 played from a queue, with
+ * the socket's marks echoed when the audio before them has played, and the queue dropped on
+ * `clear` (the caller interrupted).
+ */
+
+/** The AudioWorklet: `vozgate-capture` posts 20 ms PCM16 frames; `vozgate-playback` plays a queue of them, with marks. */
+const worklet = String.raw`const FRAME = 320; // 20 ms at 16 kHz
+
+class Capture extends AudioWorkletProcessor {
+  constructor() {
+    super();
+    this.frame = new Int16Array(FRAME);
+    this.filled = 0;
+  }
+  process(inputs) {
+    const channel = inputs[0] && inputs[0][0];
+    if (!channel) return true;
+    for (let i = 0; i < channel.length; i++) {
+      const s = Math.max(-1, Math.min(1, channel[i]));
+      this.frame[this.filled++] = s < 0 ? s * 32768 : s * 32767;
+      if (this.filled === FRAME) {
+        this.port.postMessage(this.frame.buffer, [this.frame.buffer]);
+        this.frame = new Int16Array(FRAME);
+        this.filled = 0;
+      }
+    }
+    return true;
+  }
+}
+
+class Playback extends AudioWorkletProcessor {
+  constructor() {
+    super();
+    // Audio chunks (Float32Array) and marks ({ mark }), in order.
+    this.queue = [];
+    this.offset = 0;
+    this.played = 0;
+    this.loud = 0;
+    this.port.onmessage = (event) => {
+      const data = event.data;
+      if (data === 'clear') {
+        this.queue = [];
+        this.offset = 0;
+      } else if (data instanceof Float32Array || (data && data.mark !== undefined)) {
+        this.queue.push(data);
+      }
+    };
+  }
+  process(inputs, outputs) {
+    const out = outputs[0][0];
+    let at = 0;
+    while (this.queue.length) {
+      const head = this.queue[0];
+      if (!(head instanceof Float32Array)) {
+        this.queue.shift();
+        this.port.postMessage({ mark: head.mark });
+        continue;
+      }
+      if (at === out.length) break;
+      const take = Math.min(out.length - at, head.length - this.offset);
+      for (let i = 0; i < take; i++) {
+        const sample = head[this.offset + i];
+        out[at + i] = sample;
+        if (Math.abs(sample) > 0.01) this.loud++;
+      }
+      at += take;
+      this.played += take;
+      this.offset += take;
+      if (this.offset === head.length) {
+        this.queue.shift();
+        this.offset = 0;
+      }
+    }
+    for (let i = at; i < out.length; i++) out[i] = 0;
+    if (currentFrame % 4096 < 128) this.port.postMessage({ played: this.played, loud: this.loud });
+    return true;
+  }
+}
+
+registerProcessor('vozgate-capture', Capture);
+registerProcessor('vozgate-playback', Playback);
+`;
+
+/**
+ * The call, as a module: `VozgateCall` (a web call's socket, microphone and speaker, its events
+ * `state`, `transcript`, `ended`, `error`) and the `<vozgate-talk>` element built on it.
+ */
+const talk = String.raw`const RATE = 16000;
+const WORKLET = new URL('./worklet.js', import.meta.url).href;
+
+/**
+ * A web call: connect(url) opens its socket (the url POST /api/user/calls/web answered, token
+ * included) and the microphone; events: 'state' (detail: connected, speaking, listening),
+ * 'transcript' (detail: { speaker, text, final, latency_ms }), 'ended' (detail: { status,
+ * reason, duration, total_cost }), 'error' (detail: a message).
+ */
+export class VozgateCall extends EventTarget {
+  constructor() {
+    super();
+    this.stats = { played: 0, loud: 0, sent: 0 };
+    this.ended = null;
+  }
+
+  async connect(url) {
+    this.context = new AudioContext({ sampleRate: RATE, latencyHint: 'interactive' });
+    await this.context.audioWorklet.addModule(WORKLET);
+    this.microphone = await navigator.mediaDevices.getUserMedia({
+      audio: { echoCancellation: true, noiseSuppression: true, autoGainControl: true, channelCount: 1 },
+    });
+    this.capture = new AudioWorkletNode(this.context, 'vozgate-capture', { numberOfInputs: 1, numberOfOutputs: 0 });
+    this.playback = new AudioWorkletNode(this.context, 'vozgate-playback', { numberOfInputs: 0, numberOfOutputs: 1, outputChannelCount: [1] });
+    this.playback.connect(this.context.destination);
+    this.source = this.context.createMediaStreamSource(this.microphone);
+    this.source.connect(this.capture);
+    await this.context.resume();
+
+    const socket = new WebSocket(url);
+    socket.binaryType = 'arraybuffer';
+    this.socket = socket;
+    this.capture.port.onmessage = (event) => {
+      if (socket.readyState === WebSocket.OPEN) {
+        socket.send(event.data);
+        this.stats.sent++;
+      }
+    };
+    this.playback.port.onmessage = (event) => {
+      const data = event.data;
+      if (data.mark !== undefined) this.send({ type: 'mark', name: data.mark });
+      else Object.assign(this.stats, data);
+    };
+    socket.onmessage = (event) => this.receive(event.data);
+    socket.onclose = (event) => {
+      if (!this.ended) {
+        const reason = event.code === 1008 ? 'refused: the token is wrong, used or expired' : 'the connection closed';
+        this.emit('error', reason);
+      }
+      this.release();
+    };
+    await new Promise((resolve, reject) => {
+      socket.onopen = resolve;
+      socket.onerror = () => reject(new Error('could not connect'));
+    });
+  }
+
+  hangup() {
+    this.send({ type: 'hangup' });
+  }
+
+  receive(data) {
+    if (data instanceof ArrayBuffer) {
+      const pcm = new Int16Array(data);
+      const samples = new Float32Array(pcm.length);
+      for (let i = 0; i < pcm.length; i++) samples[i] = pcm[i] / 32768;
+      this.playback.port.postMessage(samples, [samples.buffer]);
+      return;
+    }
+    const message = JSON.parse(data);
+    if (message.type === 'mark') this.playback.port.postMessage({ mark: message.name });
+    else if (message.type === 'clear') this.playback.port.postMessage('clear');
+    else if (message.type === 'state') this.emit('state', message.state);
+    else if (message.type === 'transcript') this.emit('transcript', message);
+    else if (message.type === 'ended') {
+      this.ended = message;
+      this.emit('ended', message);
+    }
+  }
+
+  send(message) {
+    if (this.socket && this.socket.readyState === WebSocket.OPEN) this.socket.send(JSON.stringify(message));
+  }
+
+  emit(type, detail) {
+    this.dispatchEvent(new CustomEvent(type, { detail }));
+  }
+
+  release() {
+    if (this.microphone) for (const track of this.microphone.getTracks()) track.stop();
+    if (this.context && this.context.state !== 'closed') this.context.close();
+  }
+}
+
+/**
+ * <vozgate-talk start-url="/your-backend/web-call">: a button that starts a web call with the
+ * url and token your backend got from POST /api/user/calls/web (it answers vozgate's answer, or
+ * its data), and hangs it up. The account's API token never reaches the browser.
+ */
+export class VozgateTalk extends HTMLElement {
+  connectedCallback() {
+    if (this.button) return;
+    this.button = document.createElement('button');
+    this.button.type = 'button';
+    this.button.textContent = this.getAttribute('label') || 'Talk';
+    this.status = document.createElement('span');
+    this.status.setAttribute('role', 'status');
+    this.append(this.button, ' ', this.status);
+    this.button.addEventListener('click', () => (this.call ? this.call.hangup() : this.start()));
+  }
+
+  async start() {
+    this.button.disabled = true;
+    try {
+      const response = await fetch(this.getAttribute('start-url'), { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+      const body = await response.json();
+      const url = (body.data || body).url;
+      if (!response.ok || !url) throw new Error(body.message || 'could not start the call');
+      const call = new VozgateCall();
+      this.call = call;
+      call.addEventListener('state', (event) => (this.status.textContent = event.detail));
+      call.addEventListener('ended', () => this.finish('ended'));
+      call.addEventListener('error', (event) => this.finish(event.detail));
+      await call.connect(url);
+      this.button.textContent = 'Hang up';
+    } catch (error) {
+      this.finish(error.message);
+    } finally {
+      this.button.disabled = false;
+    }
+  }
+
+  finish(status) {
+    this.call = null;
+    this.button.textContent = this.getAttribute('label') || 'Talk';
+    this.status.textContent = status;
+  }
+}
+
+if (!customElements.get('vozgate-talk')) customElements.define('vozgate-talk', VozgateTalk);
+`;
+
+/** The /talk page's own script: the token, the assistants, the call, the transcript and, after it, what it cost. */
+const page = String.raw`import { VozgateCall } from './talk.js';
+
+const $ = (id) => document.getElementById(id);
+const tokenField = $('token');
+const assistants = $('assistant');
+const transcript = $('transcript');
+const state = $('state');
+const summary = $('summary');
+let call = null;
+
+tokenField.value = sessionStorage.getItem('vozgate.token') || '';
+
+function api(path, options) {
+  const headers = { authorization: 'Bearer ' + tokenField.value.trim(), 'content-type': 'application/json' };
+  return fetch('/api' + path, Object.assign({ headers }, options)).then(async (response) => {
+    const body = await response.json().catch(() => ({}));
+    if (!response.ok) throw new Error(body.message || response.statusText);
+    return body;
+  });
+}
+
+function say(text) {
+  state.textContent = text;
+}
+
+$('connect').addEventListener('click', async () => {
+  sessionStorage.setItem('vozgate.token', tokenField.value.trim());
+  try {
+    const list = await api('/user/assistants');
+    assistants.replaceChildren(...list.map((a) => new Option(a.name + ' (' + a.engine_type + ')', a.id)));
+    $('start').disabled = list.length === 0;
+    say(list.length ? 'Choose an assistant and start a call.' : 'This account has no assistant yet.');
+  } catch (error) {
+    say('Could not list the assistants: ' + error.message);
+  }
+});
+
+/** One line of the transcript per turn: a turn's words replace its line until it is final. */
+const lines = { customer: null, assistant: null };
+function show(message) {
+  let line = lines[message.speaker];
+  if (!line) {
+    line = document.createElement('p');
+    line.className = message.speaker;
+    transcript.append(line);
+    lines[message.speaker] = line;
+  }
+  const who = message.speaker === 'customer' ? 'You' : 'Assistant';
+  line.textContent = who + ': ' + message.text;
+  if (message.final) {
+    if (message.latency_ms != null) line.dataset.latency = message.latency_ms;
+    lines[message.speaker] = null;
+  }
+}
+
+$('start').addEventListener('click', async () => {
+  $('start').disabled = true;
+  transcript.replaceChildren();
+  summary.replaceChildren();
+  try {
+    const started = await api('/user/calls/web', { method: 'POST', body: JSON.stringify({ assistant_id: Number(assistants.value) }) });
+    call = new VozgateCall();
+    window.vozgateCall = call;
+    call.addEventListener('state', (event) => say('Call ' + started.data.call_id + ': ' + event.detail));
+    call.addEventListener('transcript', (event) => show(event.detail));
+    call.addEventListener('ended', (event) => finished(event.detail));
+    call.addEventListener('error', (event) => say('The call ended: ' + event.detail));
+    say('Connecting...');
+    await call.connect(started.data.url);
+    $('hangup').disabled = false;
+  } catch (error) {
+    say('Could not start the call: ' + error.message);
+    $('start').disabled = false;
+  }
+});
+
+$('hangup').addEventListener('click', () => call && call.hangup());
+
+function finished(ended) {
+  $('hangup').disabled = true;
+  $('start').disabled = false;
+  say('Call ended: ' + ended.status + (ended.reason ? ' (' + ended.reason + ')' : ''));
+  const rows = [
+    ['Duration', ended.duration + ' s'],
+    ['Cost', ended.total_cost],
+  ];
+  const latencies = [...transcript.querySelectorAll('p.assistant[data-latency]')].map((p) => p.dataset.latency + ' ms');
+  rows.push(['Latency of each answer', latencies.length ? latencies.join(', ') : 'none measured']);
+  for (const [name, value] of rows) {
+    const term = document.createElement('dt');
+    term.textContent = name;
+    const detail = document.createElement('dd');
+    detail.textContent = value;
+    summary.append(term, detail);
+  }
+}
+`;
+
+const html = `<!doctype html>
+<html lang="en">
+<head>
+  <meta charset="utf-8">
+  <meta name="viewport" content="width=device-width, initial-scale=1">
+  <title>Talk to an assistant · vozgate</title>
+  <style>
+    body { font: 16px/1.5 system-ui, sans-serif; max-width: 44rem; margin: 2rem auto; padding: 0 1rem; color: #1d2433; }
+    fieldset { border: 1px solid #c9cfdb; border-radius: 6px; margin: 0 0 1rem; }
+    label { display: block; font-weight: 600; margin-top: .5rem; }
+    input, select { width: 100%; padding: .4rem; font: inherit; box-sizing: border-box; }
+    button { margin: .75rem .5rem 0 0; padding: .45rem 1rem; font: inherit; }
+    #transcript { border: 1px solid #c9cfdb; border-radius: 6px; min-height: 8rem; padding: .5rem 1rem; }
+    #transcript p { margin: .3rem 0; }
+    #transcript .assistant { color: #0b5394; }
+    dt { font-weight: 600; }
+    dd { margin: 0 0 .4rem; }
+  </style>
+</head>
+<body>
+  <h1>Talk to an assistant</h1>
+  <fieldset>
+    <legend>Account</legend>
+    <label for="token">Token</label>
+    <input id="token" type="password" autocomplete="off" placeholder="the account's API token (kept for this browser session only)">
+    <button id="connect" type="button">Connect</button>
+  </fieldset>
+  <fieldset>
+    <legend>Call</legend>
+    <label for="assistant">Assistant</label>
+    <select id="assistant"></select>
+    <button id="start" type="button" disabled>Start call</button>
+    <button id="hangup" type="button" disabled>Hang up</button>
+    <p id="state" role="status">Paste the account's token and connect.</p>
+  </fieldset>
+  <section id="transcript" role="region" aria-label="Transcript" aria-live="polite"></section>
+  <dl id="summary" aria-label="After the call"></dl>
+  <script type="module" src="/talk/page.js"></script>
+</body>
+</html>
+`;
+
+export const talkAssets: Record<string, Asset> = {
+  '/talk': { text: html, type: HTML },
+  '/talk/talk.js': { text: talk, type: JS },
+  '/talk/page.js': { text: page, type: JS },
+  '/talk/worklet.js': { text: worklet, type: JS },
+};

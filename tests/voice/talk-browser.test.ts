@@ -1,0 +1,151 @@
+/**
+ * @jest-environment ./tests/setup/native-addons-environment.js
+ */
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { chromium, type Browser } from 'playwright-core';
+import { startTestApp, type TestAccount, type TestApp, NO_VENDORS } from '../helpers/app';
+import { until } from '../helpers/dialer';
+import { startFakeDeepgram, type FakeDeepgram } from '../helpers/fakes/deepgram';
+import { startFakeOpenAi, type FakeOpenAi } from '../helpers/fakes/openai';
+
+/**
+ * The /talk page in a real browser (Debian's chromium, headless) with a fake microphone that
+ * says a real sentence (tests/fixtures/speech-pt-br-16k.wav, by espeak-ng): the page lists the
+ * account's assistants, starts a web call, plays the assistant's greeting, sends the caller's
+ * sentence to the (fake) STT, shows the reply, and hangs up. Every request to another host is
+ * refused: the page and its scripts come from this server. Needs `apt-get install chromium`
+ * (CI does it); without it the test is skipped, except under CI=true, where it fails.
+ */
+const CHROMIUM = ['/usr/bin/chromium', '/usr/bin/chromium-browser'].find((file) => existsSync(file));
+const run = CHROMIUM || process.env.CI ? it : it.skip;
+const DEEPGRAM_KEY = 'dg-test-key-talk-0123456789';
+const OPENAI_KEY = 'sk-test-talk-page-key';
+
+let app: TestApp;
+let deepgram: FakeDeepgram;
+let openai: FakeOpenAi;
+let me: TestAccount;
+let browser: Browser | undefined;
+
+beforeAll(async () => {
+  deepgram = await startFakeDeepgram(DEEPGRAM_KEY);
+  openai = await startFakeOpenAi(OPENAI_KEY);
+  app = await startTestApp(
+    {
+      voice: {
+        openai: null,
+        pipelineEngineUrl: null,
+        pipeline: { ...NO_VENDORS, deepgram: { apiKey: DEEPGRAM_KEY, url: deepgram.url }, openai: { apiKey: OPENAI_KEY, url: openai.url } },
+      },
+    },
+    { workers: true },
+  );
+  me = await app.account({ balance: '20' });
+});
+afterAll(async () => {
+  await browser?.close();
+  await app?.close();
+  await Promise.all([deepgram?.close(), openai?.close()]);
+});
+
+/** The microphone's audio: silence while the greeting plays, the sentence once, then silence. */
+function microphoneWav(): string {
+  const wav = readFileSync(path.join(__dirname, '..', 'fixtures', 'speech-pt-br-16k.wav'));
+  const speech = wav.subarray(44, 44 + ((wav.length - 44) & ~1));
+  const silence = (seconds: number) => Buffer.alloc(seconds * 16_000 * 2);
+  const data = Buffer.concat([silence(4), speech, silence(20)]);
+  const header = Buffer.alloc(44);
+  header.write('RIFF', 0);
+  header.writeUInt32LE(36 + data.length, 4);
+  header.write('WAVEfmt ', 8);
+  header.writeUInt32LE(16, 16);
+  header.writeUInt16LE(1, 20); // PCM
+  header.writeUInt16LE(1, 22); // mono
+  header.writeUInt32LE(16_000, 24);
+  header.writeUInt32LE(32_000, 28);
+  header.writeUInt16LE(2, 32);
+  header.writeUInt16LE(16, 34);
+  header.write('data', 36);
+  header.writeUInt32LE(data.length, 40);
+  const file = path.join(mkdtempSync(path.join(os.tmpdir(), 'vozgate-talk-')), 'microphone.wav');
+  writeFileSync(file, Buffer.concat([header, data]));
+  return file;
+}
+
+run('talks to an assistant from /talk with the microphone: the greeting plays, the caller is heard, the reply shows, hang-up completes the call', async () => {
+  if (!CHROMIUM) throw new Error('CI=true but no chromium: .ci/run installs the Debian package');
+  const assistant = await app.outboundAssistant(me, {
+    assistant_name: 'Ana da loja',
+    system_prompt: 'Você atende clientes da loja.',
+    initial_message: 'Olá, aqui é a Ana.',
+    who_speaks_first: 'AI assistant',
+    record_call: false,
+    noise_cancellation: false,
+    allow_interruptions: false,
+  });
+  browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+      '--autoplay-policy=no-user-gesture-required',
+      '--use-fake-ui-for-media-stream',
+      '--use-fake-device-for-media-stream',
+      `--use-file-for-fake-audio-capture=${microphoneWav()}%noloop`,
+    ],
+  });
+  const context = await browser.newContext();
+  const page = await context.newPage();
+  const refused: string[] = [];
+  const origin = new URL(app.url).origin;
+  await page.route('**/*', (route) => {
+    if (route.request().url().startsWith(origin)) return route.continue();
+    refused.push(route.request().url());
+    return route.abort();
+  });
+  const pageErrors: string[] = [];
+  page.on('pageerror', (error) => pageErrors.push(error.message));
+
+  await page.goto(`${app.url}/talk`);
+  await page.getByLabel('Token').fill(me.token);
+  await page.getByRole('button', { name: 'Connect' }).click();
+  const picker = page.getByLabel('Assistant');
+  await until('the assistants listed', async () => picker.locator('option').allTextContents(), (names) => names.some((n) => n.startsWith('Ana da loja')));
+  await picker.selectOption(String(assistant));
+
+  deepgram.transcripts.push('Quero saber do meu pedido');
+  openai.chat.push({ text: 'Claro, vou verificar agora.' });
+  await page.getByRole('button', { name: 'Start call' }).click();
+  const transcript = page.getByRole('region', { name: 'Transcript' });
+
+  // The greeting is shown and played: the page's audio output received samples that are not silence.
+  await transcript.getByText('Assistant: Olá, aqui é a Ana.').waitFor({ timeout: 20_000 });
+  const played = await until('the greeting played', () => page.evaluate(() => (globalThis as any).vozgateCall.stats), (stats) => stats.loud > 1600, 15_000);
+  expect(played.played).toBeGreaterThan(played.loud);
+
+  // The fake microphone's sentence reaches the STT (it answers only speech it hears), and the reply shows.
+  await transcript.getByText('You: Quero saber do meu pedido').waitFor({ timeout: 30_000 });
+  await transcript.getByText('Assistant: Claro, vou verificar agora.').waitFor({ timeout: 20_000 });
+  const [{ id: callId }] = await app.sql(`select id from calls where account_id = $1 and type = 'web' order by id desc limit 1`, [me.accountId]);
+  const heard = deepgram.sessions.at(-1)!;
+  expect(heard.query.get('encoding')).toBe('mulaw');
+  mkdirSync('test-results', { recursive: true });
+  await page.screenshot({ path: path.join('test-results', 'talk-mid-call.png'), fullPage: true });
+
+  // Hang up: the call is completed, and the page shows how it ended, what it cost and each answer's latency.
+  await page.getByRole('button', { name: 'Hang up' }).click();
+  await page.getByText(/Call ended: completed/).waitFor({ timeout: 10_000 });
+  const summary = await page.getByLabel('After the call').textContent();
+  expect(summary).toMatch(/Cost/);
+  expect(summary).toMatch(/Latency of each answer\d+ ms/);
+  expect(await app.sql('select status, hangup_reason, type from calls where id = $1', [callId])).toEqual([{ status: 'completed', hangup_reason: 'customer', type: 'web' }]);
+  expect(refused).toEqual([]);
+  expect(pageErrors).toEqual([]);
+});
