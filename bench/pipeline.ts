@@ -72,8 +72,12 @@ import { profileMarkdown, summariseProfile, type CpuProfile } from './profile';
  * that is late (a phone's jitter buffer would have run dry).
  */
 
+/** How the callers reach the engine: Twilio Media Streams (a phone call), or a web call's socket (a browser). */
+export type Transport = 'twilio' | 'web';
+
 export interface PipelineLevel {
   calls: number;
+  transport: Transport;
   noise_cancellation: boolean;
   seconds: number;
   /** Turns whose last speech frame was sent in the measured window, and those of them never answered. */
@@ -138,6 +142,8 @@ export interface PipelineResult {
 }
 
 const LEVELS = [10, 50, 100];
+/** `--only webcall`: this many calls on each transport. */
+const WEBCALL_CALLS = 50;
 /** The calls of the run with noise cancellation, for its CPU. */
 const NOISE_CANCELLED_CALLS = 10;
 /** Measured seconds per N. */
@@ -170,6 +176,8 @@ const ACCOUNT_SID = `AC${randomBytes(16).toString('hex')}`;
 const AUTH_TOKEN = randomBytes(16).toString('hex');
 const METRICS_TOKEN = randomBytes(16).toString('hex');
 const SILENCE = Buffer.alloc(FRAME_BYTES, 0xff).toString('base64');
+/** A browser's 20 ms frame of silence: 16 kHz PCM16. */
+const SILENCE_PCM16 = Buffer.alloc(640);
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 /** The kernel's clock ticks a second, the unit of /proc's CPU times. */
@@ -181,6 +189,8 @@ const monotonicUs = () => Number(process.hrtime.bigint() / 1000n);
 interface Utterance {
   /** Base64 mu-law, 20 ms each. */
   frames: string[];
+  /** The same, as a browser sends them: 16 kHz PCM16, 20 ms each. */
+  pcm16: Buffer[];
   /** The index of the last frame with speech in it. */
   lastSpeech: number;
 }
@@ -213,7 +223,13 @@ function utterance(root: string): Utterance {
       break;
     }
   }
-  return { frames: frames.slice(0, end).map((frame) => frame.toString('base64')), lastSpeech: loud.lastIndexOf(true, end - 1) };
+  const wide = new Resampler(8000, 16000).process(decode(mulaw.subarray(0, end * FRAME_BYTES)));
+  const pcm16 = Array.from({ length: end }, (_, i) => {
+    const frame = Buffer.alloc(640);
+    for (let j = 0; j < 320 && i * 320 + j < wide.length; j++) frame.writeInt16LE(wide[i * 320 + j], j * 2);
+    return frame;
+  });
+  return { frames: frames.slice(0, end).map((frame) => frame.toString('base64')), pcm16, lastSpeech: loud.lastIndexOf(true, end - 1) };
 }
 
 /** One turn of a call, stamped on this process's clock (performance.now()). */
@@ -233,7 +249,11 @@ interface Turn {
   worstLateMs: number;
 }
 
-/** A phone caller on one media stream: talks, waits for the answer, hears it, talks again. */
+/**
+ * A caller on one call: talks, waits for the answer, hears it, talks again. On a phone line
+ * (Twilio Media Streams: `twilio` names its stream and call) or a web call's socket (a browser:
+ * 16 kHz PCM16 binary frames, JSON marks and clear).
+ */
 class PhoneCall {
   readonly turns: Turn[] = [];
   /** Off: no new turn starts. */
@@ -253,13 +273,12 @@ class PhoneCall {
 
   constructor(
     private readonly socket: WebSocket,
-    private readonly streamSid: string,
-    private readonly callSid: string,
+    private readonly twilio: { streamSid: string; callSid: string } | null,
     private readonly speech: Utterance,
     /** Called as each utterance begins: the fake STT's words for it. */
     private readonly words: () => void,
   ) {
-    socket.on('message', (raw: Buffer) => this.onMessage(raw));
+    socket.on('message', (raw: Buffer, binary: boolean) => this.onMessage(raw, binary));
     this.tick();
   }
 
@@ -290,7 +309,9 @@ class PhoneCall {
   hangUp(): void {
     for (const timer of [this.frameTimer, this.turnTimer, this.quietTimer]) if (timer) clearTimeout(timer);
     if (this.socket.readyState === WebSocket.OPEN) {
-      this.socket.send(JSON.stringify({ event: 'stop', sequenceNumber: String(++this.sequence), streamSid: this.streamSid, stop: { accountSid: ACCOUNT_SID, callSid: this.callSid } }));
+      const { twilio } = this;
+      if (twilio) this.socket.send(JSON.stringify({ event: 'stop', sequenceNumber: String(++this.sequence), streamSid: twilio.streamSid, stop: { accountSid: ACCOUNT_SID, callSid: twilio.callSid } }));
+      else this.socket.send('{"type":"hangup"}');
       this.socket.close();
     }
   }
@@ -306,19 +327,21 @@ class PhoneCall {
   }
 
   private sendFrame(): void {
-    let payload = SILENCE;
+    let index = -1;
     if (this.state === 'speaking') {
-      const index = this.position++;
-      payload = this.speech.frames[index];
+      index = this.position++;
       if (index === this.speech.lastSpeech) this.turn!.lastSpeechAt = performance.now();
       if (this.position === this.speech.frames.length) {
         this.state = 'waiting';
         this.turnTimer = setTimeout(() => this.afterAnswer(), REPLY_TIMEOUT_MS);
       }
     }
+    const { twilio } = this;
+    if (!twilio) return void this.socket.send(index < 0 ? SILENCE_PCM16 : this.speech.pcm16[index]);
+    const payload = index < 0 ? SILENCE : this.speech.frames[index];
     const n = ++this.sequence;
     this.socket.send(
-      `{"event":"media","sequenceNumber":"${n}","media":{"track":"inbound","chunk":"${n}","timestamp":"${n * FRAME_MS}","payload":"${payload}"},"streamSid":"${this.streamSid}"}`,
+      `{"event":"media","sequenceNumber":"${n}","media":{"track":"inbound","chunk":"${n}","timestamp":"${n * FRAME_MS}","payload":"${payload}"},"streamSid":"${twilio.streamSid}"}`,
     );
   }
 
@@ -331,12 +354,13 @@ class PhoneCall {
     this.state = 'speaking';
   }
 
-  private onMessage(raw: Buffer): void {
+  private onMessage(raw: Buffer, binary: boolean): void {
     const now = performance.now();
+    if (binary) return this.heard(now); // a browser's audio
     const text = raw.toString();
     if (text.startsWith('{"event":"media"')) this.heard(now);
-    else if (text.startsWith('{"event":"mark"')) this.socket.send(text); // played at once
-    else if (text.startsWith('{"event":"clear"')) this.clears++;
+    else if (text.startsWith('{"event":"mark"') || text.startsWith('{"type":"mark"')) this.socket.send(text); // played at once
+    else if (text.startsWith('{"event":"clear"') || text.startsWith('{"type":"clear"')) this.clears++;
   }
 
   private heard(now: number): void {
@@ -443,8 +467,11 @@ interface Setup {
   databaseUrl: string;
   node: string;
   env: NodeJS.ProcessEnv;
-  /** The assistants' numbers: without noise cancellation, and with it. */
+  /** The assistants' numbers: without noise cancellation, and with it; and the first one's id (its web calls). */
   numbers: { plain: string; cancelled: string };
+  plainAssistant: number;
+  /** The account's API token. */
+  token: string;
   vendors: Vendors;
   speech: Utterance;
   log: (line: string) => void;
@@ -479,7 +506,25 @@ async function ring(setup: Setup, port: number, number: string): Promise<PhoneCa
   );
   const session = await setup.vendors.deepgram.session(10_000);
   const { deepgram, bySeq } = setup.vendors;
-  const call = new PhoneCall(socket, streamSid, callSid, setup.speech, () => deepgram.transcripts.push(`pedido ${String(++transcriptSeq).padStart(6, '0')}`));
+  const call = new PhoneCall(socket, { streamSid, callSid }, setup.speech, () => deepgram.transcripts.push(`pedido ${String(++transcriptSeq).padStart(6, '0')}`));
+  void watch(session, call, bySeq).catch((error) => setup.log(`pipeline: watching an STT stream failed: ${(error as Error).message}`));
+  return call;
+}
+
+/** A web call to the assistant, started through the API as a page's backend would, its socket open as a browser opens it. */
+async function ringWeb(setup: Setup, port: number, assistantId: number): Promise<PhoneCall> {
+  const res = await fetch(`http://127.0.0.1:${port}/api/user/calls/web`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${setup.token}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ assistant_id: assistantId }),
+  });
+  const started = (await res.json()) as { data?: { call_id: number; token: string } };
+  if (res.status !== 201 || !started.data) throw new Error(`pipeline: the web call was refused: ${JSON.stringify(started)}`);
+  const socket = new WebSocket(`ws://127.0.0.1:${port}/calls/web/${started.data.call_id}?token=${started.data.token}`, { perMessageDeflate: false });
+  await new Promise((resolve, reject) => socket.once('open', resolve).once('error', reject));
+  const session = await setup.vendors.deepgram.session(10_000);
+  const { deepgram, bySeq } = setup.vendors;
+  const call = new PhoneCall(socket, null, setup.speech, () => deepgram.transcripts.push(`pedido ${String(++transcriptSeq).padStart(6, '0')}`));
   void watch(session, call, bySeq).catch((error) => setup.log(`pipeline: watching an STT stream failed: ${(error as Error).message}`));
   return call;
 }
@@ -520,16 +565,24 @@ const stats = (values: number[]) => {
 };
 
 /** `calls` calls on a fresh server for `seconds`; with `profileDir`, under `--cpu-prof`, and the profile's summary. */
-async function runLevel(setup: Setup, calls: number, cancelled: boolean, seconds: number, profileDir?: string): Promise<{ level: PipelineLevel; profile?: string }> {
+async function runLevel(
+  setup: Setup,
+  calls: number,
+  cancelled: boolean,
+  seconds: number,
+  profileDir?: string,
+  transport: Transport = 'twilio',
+): Promise<{ level: PipelineLevel; profile?: string }> {
   const { log } = setup;
   const flags = ['--inspect=127.0.0.1:0', ...(profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [])];
   const server = await startVozgate(setup.root, setup.databaseUrl, setup.env, flags, setup.node);
   const pid = server.child.pid!;
   const number = cancelled ? setup.numbers.cancelled : setup.numbers.plain;
+  const dial = () => (transport === 'web' ? ringWeb(setup, server.port, setup.plainAssistant) : ring(setup, server.port, number));
   const phones: PhoneCall[] = [];
   try {
     // One call, one turn: the VAD's model, the clients and the code paths warm, as a running server's are.
-    const first = await ring(setup, server.port, number);
+    const first = await dial();
     first.start(0);
     await sleep(500);
     await untilIdle([first], 15_000);
@@ -539,9 +592,9 @@ async function runLevel(setup: Setup, calls: number, cancelled: boolean, seconds
     await sleep(1000);
     const baseline = { live: (await collectGarbage(server)).live_mb, rss: rssKb(pid) };
 
-    log(`pipeline: ringing ${calls} calls${cancelled ? ' (noise cancellation)' : ''}`);
+    log(`pipeline: ringing ${calls} ${transport === 'web' ? 'web ' : ''}calls${cancelled ? ' (noise cancellation)' : ''}`);
     for (let i = 0; i < calls; i++) {
-      const call = await ring(setup, server.port, number);
+      const call = await dial();
       call.start(Math.random() * FIRST_TURN_SPREAD_MS);
       phones.push(call);
     }
@@ -588,6 +641,7 @@ async function runLevel(setup: Setup, calls: number, cancelled: boolean, seconds
     const vadEnd = stats(decided.map((t) => t.finalizeAt! - t.lastSpeechAt!));
     const level: PipelineLevel = {
       calls,
+      transport,
       noise_cancellation: cancelled,
       seconds,
       turns: turns.length,
@@ -653,7 +707,7 @@ async function runLevel(setup: Setup, calls: number, cancelled: boolean, seconds
 export async function runPipelineScenario(
   adminUrl: string,
   root: string,
-  options: { quick: boolean; profile: boolean },
+  options: { quick: boolean; profile: boolean; webcall?: boolean },
   log: (line: string) => void,
   node = process.execPath,
 ): Promise<PipelineResult> {
@@ -683,7 +737,7 @@ export async function runPipelineScenario(
       LOG_LEVEL: 'warn',
     };
     const [{ id: voice }] = await orm.em.fork().execute(`select id from voices where mode = 'pipeline' order by id limit 1`);
-    const setup: Setup = { root, databaseUrl, node, env, numbers, vendors, speech: utterance(root), log };
+    const setup: Setup = { root, databaseUrl, node, env, numbers, plainAssistant: 0, token, vendors, speech: utterance(root), log };
     // The assistants, one per number, made through the API as an account would.
     const server = await startVozgate(root, databaseUrl, env, [], node);
     try {
@@ -716,6 +770,7 @@ export async function runPipelineScenario(
           }),
         });
         if (created.status !== 201) throw new Error(`pipeline: the assistant was refused: ${await created.text()}`);
+        if (!cancelled) setup.plainAssistant = ((await created.json()) as { data: { id: number } }).data.id;
       }
     } finally {
       const exited = new Promise((resolve) => server.child.once('exit', resolve));
@@ -739,6 +794,9 @@ export async function runPipelineScenario(
       const markdown = `${profiles.join('\n')}\nThe main thread only (onnxruntime-node runs Silero there); under the profiler. Made by \`npm run bench -- --only pipeline --profile${options.quick ? ' --quick' : ''}\`.\n`;
       await fs.writeFile(path.join(out, 'pipeline.md'), markdown);
       process.stdout.write(markdown);
+    } else if (options.webcall) {
+      // The browser's path beside the phone's, on the same engine and vendors.
+      for (const transport of ['twilio', 'web'] as const) levels.push((await runLevel(setup, WEBCALL_CALLS, false, seconds, undefined, transport)).level);
     } else {
       for (const calls of LEVELS) levels.push((await runLevel(setup, calls, false, seconds)).level);
       levels.push((await runLevel(setup, NOISE_CANCELLED_CALLS, true, seconds)).level);

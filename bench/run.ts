@@ -43,10 +43,10 @@ const targetNode = flags.node ?? process.execPath;
 const only = flags.only ?? [];
 const chosen = (scenario: Scenario) => only.length === 0 || only.some((text) => scenario.name.includes(text));
 /**
- * `--only dialer`, `--only subscriptions`, `--only voice` or `--only pipeline` alone: that
- * scenario, without the dataset. The pipeline runs only so: it takes minutes.
+ * `--only dialer`, `--only subscriptions`, `--only voice`, `--only pipeline` or `--only webcall`
+ * alone: that scenario, without the dataset. The pipeline and web calls run only so: they take minutes.
  */
-const alone = only.length === 1 && ['dialer', 'subscriptions', 'voice', 'pipeline'].includes(only[0]) ? only[0] : null;
+const alone = only.length === 1 && ['dialer', 'subscriptions', 'voice', 'pipeline', 'webcall'].includes(only[0]) ? only[0] : null;
 const scale = SCALES[flags.quick ? 'quick' : 'full'];
 const duration = Number(flags.duration ?? (flags.quick ? 10 : 15));
 const warmup = Number(flags.warmup ?? (flags.quick ? 2 : 5));
@@ -490,6 +490,25 @@ function voiceTable(v: VoiceResult): string {
   ].join('\n');
 }
 
+/** The browser's path (web calls) beside the phone's (Twilio Media Streams), on the same engine, vendors and load. */
+function webcallTable(p: PipelineResult): string {
+  const phone = p.levels.find((l) => l.transport === 'twilio')!;
+  const web = p.levels.find((l) => l.transport === 'web')!;
+  const ratio = (a: number, b: number) => (b > 0 ? (a / b).toFixed(2) : 'n/a');
+  return [
+    `Web calls: ${web.calls} calls at once on one API process, each the pipeline benchmark's conversation (the caller says ${p.utterance_ms / 1000} s of real speech, the assistant answers one sentence, again and again; the same fake vendors), over a browser's socket (16 kHz PCM16 both ways, converted at the edge to the engine's 8 kHz mu-law) beside the same over Twilio Media Streams, on fresh servers one after the other; vozgate on Node ${p.node}. Added = voice-to-voice - (${p.endpoint_silence_ms} + ${p.stt_final_ms} + ${p.llm_first_token_ms} + ${p.tts_first_byte_ms}) ms; CPU: the server's, all threads, per call, in % of one core.`,
+    '',
+    '| transport | calls | s | turns | unanswered | added p50 ms | added p99 ms | CPU per call | main thread | RSS per call | late frames | machine busy |',
+    '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
+    ...[phone, web].map(
+      (l) =>
+        `| ${l.transport === 'web' ? 'browser (web call)' : 'phone (Twilio)'} | ${l.calls} | ${l.seconds} | ${l.turns} | ${l.unanswered} | ${l.added_p50_ms} | ${l.added_p99_ms} | ${l.cpu_core_pct_per_call}% | ${l.server_main_thread_pct}% | ${l.rss_mb_per_call} MB | ${l.late_frames} of ${l.frames} | ${l.machine_busy_pct}% of ${l.cores} cores |`,
+    ),
+    '',
+    `Issue 43's target: the browser's path costs no more than 1.2x the phone's: CPU per call ${ratio(web.cpu_core_pct_per_call, phone.cpu_core_pct_per_call)}x, added latency p99 ${ratio(web.added_p99_ms, phone.added_p99_ms)}x (p50 ${ratio(web.added_p50_ms, phone.added_p50_ms)}x).`,
+  ].join('\n');
+}
+
 function pipelineTable(p: PipelineResult): string {
   const fixed = `${p.endpoint_silence_ms} + ${p.stt_final_ms} + ${p.llm_first_token_ms} + ${p.tts_first_byte_ms}`;
   const pct = (share: number) => `${(share * 100).toFixed(share > 0 && share < 0.001 ? 3 : 1)}%`;
@@ -588,7 +607,11 @@ async function main(): Promise<void> {
     // and the HTTP targets; the other scenarios' latest results stay as they were.
     if (alone) {
       const previous = existsSync(RESULTS) ? JSON.parse(readFileSync(RESULTS, 'utf8')) : {};
-      if (alone === 'pipeline') {
+      if (alone === 'webcall') {
+        const webcall = await runPipelineScenario(database.url, root, { quick: flags.quick, profile: false, webcall: true }, log, targetNode);
+        process.stdout.write(`${webcallTable(webcall)}\n`);
+        await writeResults({ ...previous, webcall });
+      } else if (alone === 'pipeline') {
         const pipeline = await runPipelineScenario(database.url, root, { quick: flags.quick, profile: flags.profile }, log, targetNode);
         process.stdout.write(`${pipelineTable(pipeline)}\n`);
         // Figures under the profiler are for where the time goes (bench/results/profiles/pipeline.md), not for the results.
@@ -735,8 +758,9 @@ async function main(): Promise<void> {
       dialer,
       subscriptions,
       voice,
-      // The pipeline runs alone (`--only pipeline`): its latest results stay as they were.
+      // The pipeline and web calls run alone (`--only pipeline`, `--only webcall`): their latest results stay as they were.
       pipeline: existsSync(RESULTS) ? JSON.parse(readFileSync(RESULTS, 'utf8')).pipeline : undefined,
+      webcall: existsSync(RESULTS) ? JSON.parse(readFileSync(RESULTS, 'utf8')).webcall : undefined,
     });
   } finally {
     for (const child of children) child.kill('SIGTERM');
