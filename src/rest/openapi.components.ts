@@ -1,12 +1,12 @@
 import { isDeepStrictEqual } from 'node:util';
-import type { JsonSchema } from './openapi';
-
 /**
  * Shared shapes of the OpenAPI document: a schema is marked with its name where it is made
  * (a `LeadFields` fragment makes `Lead`), and once the document is whole each marked schema
  * moves to `components.schemas` and its places get a `$ref`. Generated clients then have one
  * `Lead` type instead of one anonymous copy per route.
  */
+export type JsonSchema = Record<string, unknown>;
+
 const NAME = Symbol('component name');
 
 /** The schema, to be shared as `components.schemas[name]`. */

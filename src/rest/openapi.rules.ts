@@ -13,7 +13,7 @@ import { SMS_STATUSES } from '../modules/sms/sms.entity';
 import { MAX_SMS_BODY } from '../modules/sms/sms.service';
 import { TOOL_METHODS, TOOL_PARAMETER_TYPES } from '../modules/tools/tool.entity';
 import { TOOL_RULES } from '../modules/tools/tool.service';
-import type { JsonSchema } from './openapi';
+import type { JsonSchema } from './openapi.components';
 
 /**
  * What the OpenAPI document says beyond the GraphQL types: the limits and vocabularies the

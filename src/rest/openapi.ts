@@ -21,7 +21,7 @@ import { HttpStatusByCode, type ErrorCode } from '../errors';
 import { MAX_JSON_DEPTH, MAX_LIST_ITEMS } from '../graphql/input-guard';
 import { CALL_STATUSES, CALL_TYPES } from '../modules/calls/call.entity';
 import { EVENT_CATALOGUE } from '../modules/events/event.examples';
-import { hoistComponents, named, orNull } from './openapi.components';
+import { hoistComponents, named, orNull, type JsonSchema } from './openapi.components';
 import { ENGINE_OPENAPI_PATHS, ENGINE_SECURITY_SCHEME } from './openapi.engine';
 import { EXAMPLES, INPUT_RULES, OUTPUT_RULES, TAGS, tagOf } from './openapi.rules';
 import { TWILIO_OPENAPI_PATHS } from './openapi.twilio';
@@ -34,7 +34,7 @@ import type { Route } from './routes/route';
  * services enforce taken from the same constants. One source of truth: a route cannot be
  * served without being described.
  */
-export type JsonSchema = Record<string, unknown>;
+export type { JsonSchema };
 
 const ERROR_DESCRIPTIONS: Partial<Record<number, string>> = {
   400: 'A malformed request.',

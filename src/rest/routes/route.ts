@@ -1,8 +1,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { ErrorCode, FieldErrorCollector } from '../../errors';
 import type { Page } from '../../graphql/pagination';
-import type { JsonSchema } from '../openapi';
-import { nameOf, named } from '../openapi.components';
+import { nameOf, named, type JsonSchema } from '../openapi.components';
 
 /**
  * The REST API as data: each route is a GraphQL document, how its variables come from the
