@@ -2,15 +2,47 @@
 // generates from schema.graphql and operations.graphql (`npm run codegen`): each document
 // carries its result and variables types, so a call cannot drift from its operation. CI
 // type-checks this file and runs it against a started server (tests/platform/examples.test.ts).
+//
+// In a project of your own (examples/README.md): `npm i graphql-ws` and
+// `npm i -D @graphql-codegen/cli @graphql-codegen/client-preset @graphql-typed-document-node/core`;
+// the generated graphql.ts imports its types from the last one, which the preset does not install.
 import { createClient } from 'graphql-ws';
 import { CallUpdatedDocument, CreateLeadDocument, LeadsDocument, type CallUpdatedSubscription, type TypedDocumentString } from './generated/graphql';
 
-interface GraphQLResponse<T> {
-  data?: T | null;
-  errors?: { message: string; extensions?: { code?: string; errors?: Record<string, string[]> } }[];
+interface GraphQLErrorEntry {
+  message: string;
+  extensions?: { code?: string; status?: number; errors?: Record<string, string[]> };
 }
 
-/** Runs a typed document: the variables are checked, and the answer typed, by the document itself. */
+interface GraphQLResponse<T> {
+  data?: T | null;
+  errors?: GraphQLErrorEntry[];
+}
+
+/**
+ * A request the server refused: `code` is the first error's `extensions.code`
+ * (`VALIDATION_FAILED`, `NOT_FOUND`, `UNAUTHENTICATED`, ...), `errors` the field messages of a
+ * validation failure (`{ phone_number: ['Número de telefone inválido'] }`), so that a form can
+ * show each beside its field; `graphQLErrors` has every error as sent.
+ */
+export class GraphQLRequestError extends Error {
+  readonly code: string | undefined;
+  readonly errors: Record<string, string[]>;
+  constructor(
+    readonly status: number,
+    readonly graphQLErrors: GraphQLErrorEntry[],
+  ) {
+    super(graphQLErrors.map((e) => e.message).join('; ') || `HTTP ${status}`);
+    this.name = 'GraphQLRequestError';
+    this.code = graphQLErrors[0]?.extensions?.code;
+    this.errors = Object.assign({}, ...graphQLErrors.map((e) => e.extensions?.errors ?? {}));
+  }
+}
+
+/**
+ * Runs a typed document: the variables are checked, and the answer typed, by the document
+ * itself. A refusal throws a GraphQLRequestError.
+ */
 export async function execute<TResult, TVariables>(
   baseUrl: string,
   token: string,
@@ -22,9 +54,10 @@ export async function execute<TResult, TVariables>(
     headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
     body: JSON.stringify({ query: document.toString(), variables }),
   });
-  const result = (await response.json()) as GraphQLResponse<TResult>;
-  if (result.errors?.length) throw new Error(result.errors.map((e) => e.message).join('; '));
-  return result.data as TResult;
+  // A proxy's error page is not JSON: it is still a refusal, with the HTTP status.
+  const result = (await response.json().catch(() => ({}))) as GraphQLResponse<TResult>;
+  if (result.errors?.length || !result.data) throw new GraphQLRequestError(response.status, result.errors ?? []);
+  return result.data;
 }
 
 export async function firstPageOfPhoneNumbers(baseUrl: string, token: string, campaignId: number): Promise<string[]> {

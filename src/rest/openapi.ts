@@ -19,20 +19,11 @@ import {
 } from 'graphql';
 import { HttpStatusByCode, type ErrorCode } from '../errors';
 import { MAX_JSON_DEPTH, MAX_LIST_ITEMS } from '../graphql/input-guard';
-import { ASSISTANT_RULES } from '../modules/assistants/assistant.service';
-import { CALLS_DIRECTIONS, ENDPOINT_TYPES, POST_CALL_TYPES, WHO_SPEAKS_FIRST } from '../modules/assistants/assistant.entity';
 import { CALL_STATUSES, CALL_TYPES } from '../modules/calls/call.entity';
-import { ENGINE_TYPES } from '../modules/catalog/voice.entity';
 import { EVENT_CATALOGUE } from '../modules/events/event.examples';
-import { CLIENT_LEAD_STATUSES, LEAD_STATUSES } from '../modules/leads/lead.entity';
-import { MAX_SECONDARY_CONTACTS } from '../modules/leads/lead.service';
-import { SMS_STATUSES } from '../modules/sms/sms.entity';
-import { MAX_SMS_BODY } from '../modules/sms/sms.service';
-import { TOOL_METHODS, TOOL_PARAMETER_TYPES } from '../modules/tools/tool.entity';
-import { TOOL_RULES } from '../modules/tools/tool.service';
-import { CAMPAIGN_RULES } from '../modules/campaigns/campaign.rules';
-import { MAX_PER_PAGE } from '../graphql/pagination';
+import { hoistComponents, named, orNull, type JsonSchema } from './openapi.components';
 import { ENGINE_OPENAPI_PATHS, ENGINE_SECURITY_SCHEME } from './openapi.engine';
+import { EXAMPLES, INPUT_RULES, OUTPUT_RULES, TAGS, tagOf } from './openapi.rules';
 import { TWILIO_OPENAPI_PATHS } from './openapi.twilio';
 import type { Route } from './routes/route';
 
@@ -43,47 +34,7 @@ import type { Route } from './routes/route';
  * services enforce taken from the same constants. One source of truth: a route cannot be
  * served without being described.
  */
-export type JsonSchema = Record<string, unknown>;
-
-/**
- * Limits the services check that GraphQL types cannot say: by `Owner.field` (an input type,
- * or the root field whose argument it is), else by field name.
- */
-const FIELD_RULES: Record<string, JsonSchema> = {
-  'UpdateLeadInput.status': { enum: [...CLIENT_LEAD_STATUSES] },
-  'leads.status': { enum: [...LEAD_STATUSES] },
-  'calls.status': { enum: [...CALL_STATUSES] },
-  'calls.type': { enum: [...CALL_TYPES] },
-  'smsMessages.status': { enum: [...SMS_STATUSES] },
-  'PostCallSchemaItemInput.type': { enum: [...POST_CALL_TYPES] },
-  'ToolParameterInput.type': { enum: [...TOOL_PARAMETER_TYPES] },
-  'CreateToolInput.name': { minLength: 1, ...TOOL_RULES.name },
-  'UpdateToolInput.name': { minLength: 1, ...TOOL_RULES.name },
-  'CreateCampaignInput.name': { minLength: CAMPAIGN_RULES.name.min, maxLength: CAMPAIGN_RULES.name.max },
-  'SendSmsInput.body': { minLength: 1, maxLength: MAX_SMS_BODY },
-  per_page: { minimum: 1, maximum: MAX_PER_PAGE },
-  page: { minimum: 1 },
-  date_from: { format: 'date' },
-  date_to: { format: 'date' },
-  secondary_contacts: { maxItems: MAX_SECONDARY_CONTACTS },
-  calls_direction: { enum: [...CALLS_DIRECTIONS] },
-  engine_type: { enum: [...ENGINE_TYPES] },
-  mode: { enum: [...ENGINE_TYPES] },
-  endpoint_type: { enum: [...ENDPOINT_TYPES] },
-  who_speaks_first: { enum: [...WHO_SPEAKS_FIRST] },
-  method: { enum: TOOL_METHODS.flatMap((m) => [m, m.toLowerCase()]), description: 'Any case.' },
-  post_call_schema: { maxItems: ASSISTANT_RULES.maxPostCallItems },
-  headers: { maxItems: TOOL_RULES.maxHeaders },
-  schema: { maxItems: TOOL_RULES.maxParameters },
-  timeout: { minimum: TOOL_RULES.timeout[0], maximum: TOOL_RULES.timeout[1] },
-  webhook_url: { format: 'uri', maxLength: 2048 },
-  endpoint: { format: 'uri', maxLength: 2048 },
-  phone_number: { description: 'E.164 (+5511987654321), or national in DEFAULT_PHONE_REGION.' },
-  ...Object.fromEntries(Object.entries(ASSISTANT_RULES.texts).map(([field, max]) => [field, { minLength: 1, maxLength: max }])),
-  ...Object.fromEntries(
-    Object.entries({ ...ASSISTANT_RULES.ranges, ...ASSISTANT_RULES.intRanges }).map(([field, [min, max]]) => [field, { minimum: min, maximum: max }]),
-  ),
-};
+export type { JsonSchema };
 
 const ERROR_DESCRIPTIONS: Partial<Record<number, string>> = {
   400: 'A malformed request.',
@@ -111,61 +62,103 @@ function scalarSchema(name: string): JsonSchema {
     case 'Boolean':
       return { type: 'boolean' };
     case 'JSONObject':
-      return { type: 'object', description: `A free-form JSON object (at most ${MAX_JSON_DEPTH} levels deep).` };
+      // Any keys: without it, generated clients type the object as one that has none.
+      return { type: 'object', additionalProperties: true, description: `A free-form JSON object (at most ${MAX_JSON_DEPTH} levels deep).` };
     default:
       return { type: 'string' };
   }
 }
 
-/** An input type as JSON Schema; `nullable` adds null where GraphQL allows it. */
-function inputSchema(type: GraphQLInputType, field?: string, nullable = true, owner?: string): JsonSchema {
-  if (isNonNullType(type)) return inputSchema(type.ofType, field, false, owner);
+interface InputPlace {
+  /** The field or argument name, and its owner: the input type, or the root field of an argument. */
+  field?: string;
+  owner?: string;
+  /** Whether GraphQL allows null here. */
+  nullable: boolean;
+  /** Whether to give the fields' examples (bodies and path parameters: "Try it out" sends them). */
+  examples: boolean;
+}
+
+/** An input type as JSON Schema, with the services' rules and, where asked, examples. */
+function inputSchema(type: GraphQLInputType, place: InputPlace): JsonSchema {
+  if (isNonNullType(type)) return inputSchema(type.ofType, { ...place, nullable: false });
   let schema: JsonSchema;
   if (isListType(type)) {
-    schema = { type: 'array', items: inputSchema(type.ofType, undefined, false), maxItems: MAX_LIST_ITEMS };
+    schema = { type: 'array', items: inputSchema(type.ofType, { nullable: false, examples: place.examples }), maxItems: MAX_LIST_ITEMS };
   } else if (isInputObjectType(type)) {
     const fields = Object.values(type.getFields());
-    schema = {
-      type: 'object',
-      properties: Object.fromEntries(
-        fields.map((f) => [f.name, { ...(f.description ? { description: f.description } : {}), ...inputSchema(f.type, f.name, true, type.name) }]),
-      ),
-      required: fields.filter((f) => isNonNullType(f.type)).map((f) => f.name),
-      additionalProperties: true,
-    };
+    const properties = Object.fromEntries(
+      fields.map((f) => [
+        f.name,
+        { ...(f.description ? { description: f.description } : {}), ...inputSchema(f.type, { field: f.name, owner: type.name, nullable: true, examples: place.examples }) },
+      ]),
+    );
+    schema = { type: 'object', properties, required: fields.filter((f) => isNonNullType(f.type)).map((f) => f.name), additionalProperties: true };
     if ((schema.required as string[]).length === 0) delete schema.required;
+    const example = exampleOf(schema);
+    if (place.examples && example) schema.example = example;
   } else if (isEnumType(type)) {
     schema = { type: 'string', enum: type.getValues().map((v) => v.name) };
   } else {
     schema = scalarSchema(type.name);
   }
-  const rule = field ? (FIELD_RULES[`${owner}.${field}`] ?? FIELD_RULES[field]) : undefined;
+  const { field, owner } = place;
+  const rule = field ? (INPUT_RULES[`${owner}.${field}`] ?? INPUT_RULES[field]) : undefined;
   if (rule) schema = { ...schema, ...rule };
-  if (nullable && typeof schema.type === 'string') schema = { ...schema, type: [schema.type, 'null'] };
-  return schema;
+  const example = field && place.examples ? (EXAMPLES[`${owner}.${field}`] ?? EXAMPLES[field]) : undefined;
+  if (example !== undefined) schema.example = example;
+  return place.nullable ? orNull(schema) : schema;
 }
+
+/**
+ * An object's example, made of its fields' examples: none when a required field has none
+ * (Swagger then makes one up from the types, as it would without).
+ */
+function exampleOf(schema: JsonSchema): Record<string, unknown> | undefined {
+  const properties = Object.entries(schema.properties as Record<string, JsonSchema>);
+  const given = properties.filter(([, property]) => property.example !== undefined);
+  if (given.length === 0 || ((schema.required as string[] | undefined) ?? []).some((name) => !given.some(([field]) => field === name))) return undefined;
+  return Object.fromEntries(given.map(([field, property]) => [field, property.example]));
+}
+
+/**
+ * The fragments shared as components: `LeadFields` is the `Lead` schema wherever a route
+ * selects it.
+ */
+const COMPONENT_FRAGMENT = /^(\w+)Fields$/;
 
 /** The JSON Schema of what a selection set answers from an output type. */
 function selectionSchema(type: GraphQLOutputType, selection: SelectionSetNode | undefined, fragments: Map<string, FragmentDefinitionNode>): JsonSchema {
   if (isNonNullType(type)) return selectionSchema(type.ofType, selection, fragments);
   if (isListType(type)) return { type: 'array', items: selectionSchema(type.ofType, selection, fragments) };
-  const named = getNamedType(type);
-  if (!isObjectType(named) || !selection) return isScalarType(named) ? scalarSchema(named.name) : { type: 'string' };
+  const objectType = getNamedType(type);
+  if (!isObjectType(objectType) || !selection) return isScalarType(objectType) ? scalarSchema(objectType.name) : { type: 'string' };
   const properties: Record<string, JsonSchema> = {};
+  const shared: JsonSchema[] = [];
   const visit = (set: SelectionSetNode) => {
     for (const node of set.selections) {
-      if (node.kind === Kind.FRAGMENT_SPREAD) visit(fragments.get(node.name.value)!.selectionSet);
-      else if (node.kind === Kind.INLINE_FRAGMENT) visit(node.selectionSet);
+      if (node.kind === Kind.FRAGMENT_SPREAD) {
+        const fragment = fragments.get(node.name.value)!;
+        const component = COMPONENT_FRAGMENT.exec(fragment.name.value)?.[1];
+        if (component) {
+          const schema = selectionSchema(objectType, fragment.selectionSet, fragments);
+          shared.push(named(component, objectType.description ? { description: objectType.description, ...schema } : schema));
+        } else visit(fragment.selectionSet);
+      } else if (node.kind === Kind.INLINE_FRAGMENT) visit(node.selectionSet);
       else {
-        const field = named.getFields()[node.name.value];
-        const schema = selectionSchema(field.type, node.selectionSet, fragments);
-        const withNull = isNonNullType(field.type) || typeof schema.type !== 'string' ? schema : { ...schema, type: [schema.type, 'null'] };
-        properties[node.alias?.value ?? node.name.value] = field.description ? { ...withNull, description: field.description } : withNull;
+        const field = objectType.getFields()[node.name.value];
+        const rule = OUTPUT_RULES[`${objectType.name}.${field.name}`];
+        const schema = { ...selectionSchema(field.type, node.selectionSet, fragments), ...rule };
+        const withNull = isNonNullType(field.type) ? schema : orNull(schema);
+        properties[node.alias?.value ?? node.name.value] = field.description && !rule?.description ? { ...withNull, description: field.description } : withNull;
       }
     }
   };
   visit(selection);
-  return { type: 'object', properties, required: Object.keys(properties) };
+  const own = { type: 'object', properties, required: Object.keys(properties) };
+  if (shared.length === 0) return own;
+  if (shared.length === 1 && Object.keys(properties).length === 0) return shared[0];
+  return { allOf: Object.keys(properties).length ? [...shared, own] : shared };
 }
 
 const errorResponse = (status: number) => ({
@@ -188,18 +181,22 @@ export function describeRoute(schema: GraphQLSchema, route: Route): JsonSchema {
   const root = operation.operation === 'query' ? schema.getQueryType()! : schema.getMutationType()!;
   const rootNode = operation.selectionSet.selections[0] as FieldNode;
   const pathParams = [...route.path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]);
-  const parameter = (name: string, where: 'path' | 'query') => ({
-    name,
-    in: where,
-    required: where === 'path',
-    schema: inputSchema(variables.get(name)!, name, false, rootNode.name.value),
-  });
+  const owner = rootNode.name.value;
+  const parameter = (name: string, where: 'path' | 'query') => {
+    const schema = inputSchema(variables.get(name)!, { field: name, owner, nullable: false, examples: where === 'path' });
+    // Swagger fills "Try it out" in from the parameter's own example.
+    return { name, in: where, required: where === 'path', schema, ...(schema.example !== undefined ? { example: schema.example } : {}) };
+  };
   const parameters = [...pathParams.map((name) => parameter(name, 'path')), ...(route.query ?? []).map((name) => parameter(name, 'query'))];
 
   const data = selectionSchema(root.getFields()[rootNode.name.value].type, rootNode.selectionSet, fragments);
   const status = route.status ?? 200;
   const responses: Record<string, unknown> = {
-    [status]: { description: route.summary, content: { 'application/json': { schema: route.envelope ? route.envelope(data) : data } } },
+    [status]: {
+      description: route.summary,
+      ...(route.responseHeaders ? { headers: route.responseHeaders } : {}),
+      content: { 'application/json': { schema: route.envelope ? route.envelope(data) : data } },
+    },
   };
   const errors = new Set<number>([401, 429, 500, 503, ...(route.errors ?? []).map((code: ErrorCode) => HttpStatusByCode[code])]);
   if (pathParams.length || route.notFound) errors.add(404);
@@ -210,25 +207,21 @@ export function describeRoute(schema: GraphQLSchema, route: Route): JsonSchema {
 
   let requestBody: unknown;
   if (route.body === 'input') {
-    requestBody = { required: true, content: { 'application/json': { schema: inputSchema(variables.get('input')!, undefined, false) } } };
+    requestBody = { required: true, content: { 'application/json': { schema: inputSchema(variables.get('input')!, { nullable: false, examples: true }) } } };
   } else if (route.body) {
     const fields = route.body.map((name) => [name, variables.get(name)!] as const);
-    requestBody = {
-      required: true,
-      content: {
-        'application/json': {
-          schema: {
-            type: 'object',
-            properties: Object.fromEntries(fields.map(([name, type]) => [name, inputSchema(type, name, false)])),
-            required: fields.filter(([, type]) => isNonNullType(type)).map(([name]) => name),
-          },
-        },
-      },
+    const body: JsonSchema = {
+      type: 'object',
+      properties: Object.fromEntries(fields.map(([name, type]) => [name, inputSchema(type, { field: name, owner, nullable: false, examples: true })])),
+      required: fields.filter(([, type]) => isNonNullType(type)).map(([name]) => name),
     };
+    const example = exampleOf(body);
+    requestBody = { required: true, content: { 'application/json': { schema: example ? { ...body, example } : body } } };
   }
   return {
     operationId: `${route.method.toLowerCase()}${route.path.replace(/\{(\w+)\}/g, 'By_$1').replace(/[^A-Za-z0-9]+(.)?/g, (_m, c: string | undefined) => (c ? c.toUpperCase() : ''))}`,
     summary: route.summary,
+    tags: [tagOf(route.path)],
     ...(route.headers ? { parameters: [...parameters, ...route.headers] } : parameters.length ? { parameters } : {}),
     ...(requestBody ? { requestBody } : {}),
     responses,
@@ -249,7 +242,7 @@ const CALL_WEBHOOK: JsonSchema = {
     assistant_phone: { type: 'string' },
     duration: { type: 'integer', description: 'Seconds.' },
     status: { enum: [...CALL_STATUSES] },
-    answered_by: { type: ['string', 'null'] },
+    answered_by: { enum: ['human', 'machine', 'unknown', null] },
     extracted_variables: { type: 'object' },
     input_variables: { type: 'object' },
     evaluation: { type: ['object', 'null'] },
@@ -320,9 +313,11 @@ function endpointEvents(): Record<string, unknown> {
 
 /** The whole document. */
 export function buildOpenApi(schema: GraphQLSchema, routes: Route[], serverUrl = '/api'): JsonSchema {
-  const paths: Record<string, Record<string, unknown>> = {};
-  for (const route of routes) (paths[route.path] ??= {})[route.method.toLowerCase()] = describeRoute(schema, route);
-  return {
+  const described: Record<string, Record<string, unknown>> = {};
+  for (const route of routes) (described[route.path] ??= {})[route.method.toLowerCase()] = describeRoute(schema, route);
+  const shared: Record<string, JsonSchema> = {};
+  const paths = hoistComponents(described, shared);
+  return freeFormExplicit({
     openapi: '3.1.0',
     info: {
       title: 'vozgate REST API',
@@ -333,6 +328,7 @@ export function buildOpenApi(schema: GraphQLSchema, routes: Route[], serverUrl =
     },
     servers: [{ url: serverUrl }],
     security: [{ bearer: [] }],
+    tags: TAGS,
     paths: { ...paths, ...TWILIO_OPENAPI_PATHS, ...ENGINE_OPENAPI_PATHS },
     webhooks: {
       'call.finished': {
@@ -367,9 +363,27 @@ export function buildOpenApi(schema: GraphQLSchema, routes: Route[], serverUrl =
             { type: 'object', properties: { errors: { type: 'object', additionalProperties: { type: 'array', items: { type: 'string' } } } }, required: ['errors'] },
           ],
         },
+        ...Object.fromEntries(Object.entries(shared).sort(([a], [b]) => a.localeCompare(b))),
       },
     },
-  };
+  });
+}
+
+/**
+ * Says of every object schema that names none of its keys that any key is allowed. JSON
+ * Schema means that already, but generated clients (openapi-typescript) read such an object
+ * as one with no keys at all, so that `variables.customer_name` would not type-check.
+ */
+function freeFormExplicit<T>(node: T): T {
+  if (Array.isArray(node)) return node.map(freeFormExplicit) as T;
+  if (node === null || typeof node !== 'object') return node;
+  const copy: Record<string, unknown> = Object.fromEntries(
+    // Examples are data, not schemas.
+    Object.entries(node).map(([key, value]) => [key, key === 'example' || key === 'examples' ? value : freeFormExplicit(value)]),
+  );
+  const types = Array.isArray(copy.type) ? copy.type : [copy.type];
+  if (types.includes('object') && copy.properties === undefined && copy.additionalProperties === undefined) copy.additionalProperties = true;
+  return copy as T;
 }
 
 /** `{message, data}` around what the operation answers. */

@@ -1,5 +1,6 @@
 import WebSocket from 'ws';
-import { addLead, firstPageOfPhoneNumbers, followCalls } from '../../examples/client';
+import { CreateLeadDocument } from '../../examples/generated/graphql';
+import { GraphQLRequestError, addLead, execute, firstPageOfPhoneNumbers, followCalls } from '../../examples/client';
 import { startTestApp, type TestAccount, type TestApp } from '../helpers/app';
 
 /** The typed client of examples/ (codegen's client preset) works against a running server. */
@@ -17,6 +18,16 @@ it('creates and lists leads through the generated typed documents', async () => 
   expect(id).toBeGreaterThan(0);
   expect(await firstPageOfPhoneNumbers(app.url, me.token, me.campaignId)).toEqual(['+5511987651234']);
   await expect(addLead(app.url, me.token, me.campaignId, '123')).rejects.toThrow('Número de telefone inválido');
+});
+
+it('throws an error that carries the code and the field errors, for a form to show beside each field', async () => {
+  const refused = await execute(app.url, me.token, CreateLeadDocument, { input: { campaign_id: me.campaignId, phone_number: '123' } }).catch((e) => e);
+  expect(refused).toBeInstanceOf(GraphQLRequestError);
+  expect(refused).toMatchObject({ code: 'VALIDATION_FAILED', errors: { phone_number: [expect.any(String)] } });
+  const missing = await execute(app.url, me.token, CreateLeadDocument, { input: { campaign_id: 999999, phone_number: '+5511987651236' } }).catch((e) => e);
+  expect(missing).toMatchObject({ code: 'NOT_FOUND', errors: {}, message: 'Campanha não encontrada' });
+  const unauthenticated = await execute(app.url, 'vzg_not_a_token', CreateLeadDocument, { input: { campaign_id: me.campaignId, phone_number: '+5511987651237' } }).catch((e) => e);
+  expect(unauthenticated).toMatchObject({ code: 'UNAUTHENTICATED', status: 401 });
 });
 
 it('follows calls through the generated subscription document', async () => {

@@ -12,6 +12,11 @@ import { startTestApp, type TestApp } from '../helpers/app';
 import { VALID_REST_REQUESTS, createTenant, type Tenant } from '../helpers/tenant';
 import { EVENT_TYPES } from '../../src/modules/events/event.outbox';
 import { TWILIO_WEBHOOK_PATHS } from '../../src/telephony/twilio.callbacks';
+import { LEAD_STATUSES } from '../../src/modules/leads/lead.entity';
+import { CALL_STATUSES } from '../../src/modules/calls/call.entity';
+import { CAMPAIGN_STATUSES } from '../../src/modules/campaigns/campaign.entity';
+import { SMS_STATUSES } from '../../src/modules/sms/sms.entity';
+import { seedDemo } from '../../src/seed';
 
 /**
  * The OpenAPI document describes the REST API as it is: every route of the route table with
@@ -64,6 +69,71 @@ describe('GET /api/openapi.json', () => {
     expect(Object.keys(served.webhooks)).toEqual(['call.finished', ...EVENT_TYPES.map((type) => `event ${type}`)]);
   });
 
+  it('puts every operation under one area (tag) that the document lists, and every area has operations', () => {
+    const operations = Object.values(served.paths).flatMap((ops: any) => Object.entries(ops).filter(([key]) => key !== 'servers').map(([, op]) => op as any));
+    const declared = (served.tags ?? []).map((tag: { name: string }) => tag.name);
+    for (const operation of operations) {
+      expect(operation.tags).toHaveLength(1);
+      expect(declared).toContain(operation.tags[0]);
+    }
+    expect(new Set(operations.map((operation) => operation.tags[0]))).toEqual(new Set(declared));
+    expect(served.paths['/user/lead'].post.tags).toEqual(['Leads']);
+    expect(served.paths['/user/calls'].get.tags).toEqual(['Calls']);
+  });
+
+  it('shares the resources’ shapes in components.schemas, with the status vocabularies as enums', () => {
+    const schemas = served.components.schemas;
+    expect(Object.keys(schemas)).toEqual(expect.arrayContaining(['Lead', 'Campaign', 'Call', 'CallPage', 'Assistant', 'AssistantSummary', 'Tool', 'Sms', 'Error', 'ValidationError']));
+    const success = (method: string, p: string, status = '200') => served.paths[p][method].responses[status].content['application/json'].schema;
+    expect(success('post', '/user/lead').properties.data).toEqual({ $ref: '#/components/schemas/Lead' });
+    expect(success('get', '/user/leads').items).toEqual({ $ref: '#/components/schemas/Lead' });
+    expect(success('get', '/user/leads/{id}')).toEqual({ $ref: '#/components/schemas/Lead' });
+    expect(success('get', '/user/calls')).toEqual({ $ref: '#/components/schemas/CallPage' });
+    expect(schemas.CallPage.properties.data.items).toEqual({ $ref: '#/components/schemas/Call' });
+    expect(success('get', '/user/calls/{id}').allOf[0]).toEqual({ $ref: '#/components/schemas/Call' });
+    expect(success('get', '/user/tools/{id}')).toEqual({ $ref: '#/components/schemas/Tool' });
+    expect(success('post', '/user/sms').properties.data).toEqual({ $ref: '#/components/schemas/Sms' });
+    expect(success('post', '/user/campaigns', '201').properties.data).toEqual({ $ref: '#/components/schemas/Campaign' });
+    expect(schemas.Lead.properties.status.enum).toEqual([...LEAD_STATUSES]);
+    expect(schemas.Call.properties.status.enum).toEqual([...CALL_STATUSES]);
+    expect(schemas.Campaign.properties.status.enum).toEqual([...CAMPAIGN_STATUSES]);
+    expect(schemas.Sms.properties.status.enum).toEqual([...SMS_STATUSES]);
+    // Nullable vocabularies list null too, or a null answer would fail them.
+    expect(schemas.Call.properties.answered_by.enum).toEqual(['human', 'machine', 'unknown', null]);
+  });
+
+  it('says of every object which keys it has, or that any key is allowed (free-form: variables, evaluation, ...)', () => {
+    const silent: string[] = [];
+    const walk = (node: unknown, at: string) => {
+      if (Array.isArray(node)) return node.forEach((item, i) => walk(item, `${at}/${i}`));
+      if (!node || typeof node !== 'object') return;
+      const schema = node as Record<string, unknown>;
+      const types = Array.isArray(schema.type) ? schema.type : [schema.type];
+      if (types.includes('object') && schema.properties === undefined && schema.additionalProperties === undefined) silent.push(at);
+      for (const [key, value] of Object.entries(schema)) if (key !== 'example' && key !== 'examples') walk(value, `${at}/${key}`);
+    };
+    walk(served, '#');
+    expect(silent).toEqual([]);
+  });
+
+  it('answers 304 to a request that has its ETag, and asks clients to check again rather than keep a stale copy', async () => {
+    const first = await fetch(`${app.url}/api/openapi.json`);
+    const etag = first.headers.get('etag')!;
+    expect(etag).toMatch(/^"[\w-]+"$/);
+    expect(first.headers.get('cache-control')).toBe('public, no-cache');
+    expect(JSON.parse(await first.text())).toEqual(served);
+    const again = await fetch(`${app.url}/api/openapi.json`, { headers: { 'if-none-match': etag } });
+    expect(again.status).toBe(304);
+    expect(await again.text()).toBe('');
+    expect(again.headers.get('etag')).toBe(etag);
+    const listed = await fetch(`${app.url}/api/openapi.json`, { headers: { 'if-none-match': `"other", W/${etag}` } });
+    expect(listed.status).toBe(304);
+    const stale = await fetch(`${app.url}/api/openapi.json`, { headers: { 'if-none-match': '"an-older-document"' } });
+    expect(stale.status).toBe(200);
+    expect(stale.headers.get('etag')).toBe(etag);
+    expect(await stale.text()).toBe(await (await fetch(`${app.url}/api/openapi.json`)).text());
+  });
+
   it('is what the committed openapi.json says (run `npm run openapi` after changing the API)', async () => {
     const generated = buildOpenApi(await getSchema(), routes);
     expect(JSON.parse(readFileSync(path.join(__dirname, '..', '..', 'openapi.json'), 'utf8'))).toEqual(generated);
@@ -94,6 +164,19 @@ describe('every answer has the documented shape', () => {
     expect(res.status).toBeLessThan(300);
     const schema = resolve(documented.content['application/json'].schema);
     expect(validate(schema, res.body)).toBeNull();
+  });
+
+  it('documents the paging headers GET /user/leads sends, with their types', async () => {
+    const documented = served.paths['/user/leads'].get.responses['200'].headers ?? {};
+    expect(Object.keys(documented).sort()).toEqual(['Link', 'X-Current-Page', 'X-Last-Page', 'X-Per-Page', 'X-Total-Count']);
+    const res = await app.request('GET', '/api/user/leads?per_page=1', { token: own.token });
+    for (const [name, header] of Object.entries<any>(documented)) {
+      const value = res.headers.get(name);
+      expect({ name, present: value !== null }).toEqual({ name, present: true });
+      const typed = header.schema.type === 'integer' ? Number(value) : value;
+      expect(validate(header.schema, typed)).toBeNull();
+      if (header.schema.type === 'integer') expect(Number.isInteger(typed)).toBe(true);
+    }
   });
 
   it('errors too: 401, 404, 422 and 415 answers match the Error schemas', async () => {
@@ -127,5 +210,54 @@ describe('GET /docs', () => {
     const root = await fetch(`${app.url}/`, { redirect: 'manual' });
     expect(root.status).toBe(302);
     expect(root.headers.get('location')).toBe('/docs');
+  });
+});
+
+describe('"Try it out" as given', () => {
+  const bodyOf = (operation: any) => operation.requestBody?.content?.['application/json'];
+  const operations = () =>
+    routes.map((route) => ({ route, operation: served.paths[route.path][route.method.toLowerCase()] })).filter(({ operation }) => bodyOf(operation));
+
+  it('has an example for every body and path parameter, valid against its schema', () => {
+    const ajv = addFormats(new Ajv2020({ strict: false, allErrors: true }));
+    for (const { route, operation } of operations()) {
+      const { schema } = bodyOf(operation);
+      const name = `${route.method} ${route.path}`;
+      expect({ name, example: schema.example !== undefined }).toEqual({ name, example: true });
+      const check = ajv.compile({ ...schema, components: served.components });
+      expect({ name, errors: check(schema.example) ? null : check.errors }).toEqual({ name, errors: null });
+    }
+    for (const route of routes) {
+      for (const parameter of served.paths[route.path][route.method.toLowerCase()].parameters ?? []) {
+        if (parameter.in === 'path') expect({ route: route.path, example: parameter.example }).toEqual({ route: route.path, example: expect.anything() });
+      }
+    }
+    expect(served.paths['/user/lead'].post.requestBody.content['application/json'].schema.example).toEqual({
+      phone_number: '+5511987654321',
+      campaign_id: 1,
+      variables: { customer_name: 'Ana', email: 'ana@example.com' },
+    });
+  });
+
+  it('works on the demo account of a first start: every body example, sent as Swagger sends it, succeeds', async () => {
+    const demoApp = await startTestApp();
+    try {
+      const demo = (await seedDemo(demoApp.orm, demoApp.config))!;
+      expect(demo).toMatchObject({ accountId: 1, campaignId: 1, assistantId: 1, phoneNumberId: 1 });
+      const sent: string[] = [];
+      const failures: unknown[] = [];
+      // In the route table's order: a lead exists before it is updated.
+      for (const { route, operation } of operations()) {
+        const params = Object.fromEntries((operation.parameters ?? []).filter((p: any) => p.in === 'path').map((p: any) => [p.name, p.example]));
+        const url = route.path.replace(/\{(\w+)\}/g, (_m, name: string) => encodeURIComponent(String(params[name])));
+        const res = await demoApp.request(route.method, `/api${url}`, { token: demo.token, body: bodyOf(operation).schema.example });
+        sent.push(`${route.method} ${route.path}`);
+        if (res.status >= 300) failures.push({ route: `${route.method} ${route.path}`, status: res.status, body: res.body });
+      }
+      expect(failures).toEqual([]);
+      expect(sent).toEqual(expect.arrayContaining(['POST /user/lead', 'PUT /user/leads/{id}', 'POST /user/make_call', 'POST /user/sms', 'POST /user/assistant', 'POST /user/tools']));
+    } finally {
+      await demoApp.close();
+    }
   });
 });

@@ -3,6 +3,9 @@ import { isPlainObject } from '../coerce';
 import { messageAnd, messageOnly } from '../openapi';
 import { queryVariables, type Route } from './route';
 
+/** What creating or updating an assistant answers, as the spec gives it. */
+const SUMMARY_FIELDS = `fragment AssistantSummaryFields on Assistant { id name status type mode }`;
+
 const ASSISTANT_FIELDS = `
   fragment AssistantFields on Assistant {
     id name status type mode
@@ -160,7 +163,7 @@ export const assistantRoutes: Route[] = [
     status: 201,
     body: 'input',
     envelope: messageAnd(),
-    document: `mutation CreateAssistant($input: CreateAssistantInput!) { createAssistant(input: $input) { id name status type mode } }`,
+    document: `mutation CreateAssistant($input: CreateAssistantInput!) { createAssistant(input: $input) { ...AssistantSummaryFields } } ${SUMMARY_FIELDS}`,
     variables: (req, errors) => ({ input: assistantBody(req.body, true, errors) }),
     respond: (data) => ({ body: { message: Messages.assistantCreated, data: data.createAssistant } }),
     // A key that is neither the spec's nor an alias is refused, not dropped: no client is told
@@ -184,8 +187,8 @@ export const assistantRoutes: Route[] = [
     body: 'input',
     envelope: messageAnd(),
     document: `mutation UpdateAssistant($id: Int!, $input: UpdateAssistantInput!) {
-      updateAssistant(id: $id, input: $input) { id name status type mode }
-    }`,
+      updateAssistant(id: $id, input: $input) { ...AssistantSummaryFields }
+    } ${SUMMARY_FIELDS}`,
     variables: (req, errors) => ({ id: req.params.id, input: assistantBody(req.body, false, errors) }),
     respond: (data) => ({ body: { message: Messages.assistantUpdated, data: data.updateAssistant } }),
     rejectUnknownFields: true,

@@ -3,13 +3,15 @@ import { isPlainObject } from '../coerce';
 import { messageAnd, messageOnly } from '../openapi';
 import type { Route } from './route';
 
+const DNC_FIELDS = `fragment DncNumberFields on DncNumber { phone_number created_at }`;
+
 /** The account's do-not-call list. */
 export const dncRoutes: Route[] = [
   {
     method: 'GET',
     path: '/user/dnc',
     summary: 'The account’s do-not-call list',
-    document: `query DncNumbers { dncNumbers { phone_number created_at } }`,
+    document: `query DncNumbers { dncNumbers { ...DncNumberFields } } ${DNC_FIELDS}`,
     variables: () => ({}),
     respond: (data) => ({ body: data.dncNumbers }),
   },
@@ -20,7 +22,7 @@ export const dncRoutes: Route[] = [
     status: 201,
     body: ['phone_number'],
     envelope: messageAnd(),
-    document: `mutation AddDncNumber($phone_number: String!) { addDncNumber(phone_number: $phone_number) { phone_number created_at } }`,
+    document: `mutation AddDncNumber($phone_number: String!) { addDncNumber(phone_number: $phone_number) { ...DncNumberFields } } ${DNC_FIELDS}`,
     variables: (req) => ({ phone_number: isPlainObject(req.body) ? req.body.phone_number : undefined }),
     respond: (data) => ({ body: { message: Messages.dncAdded, data: data.addDncNumber } }),
   },

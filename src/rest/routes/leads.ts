@@ -1,6 +1,6 @@
 import { Messages } from '../../errors';
 import { messageAnd, messageOnly } from '../openapi';
-import { paginationHeaders, queryVariables, type Route } from './route';
+import { PAGINATION_HEADERS, paginationHeaders, queryVariables, type Route } from './route';
 
 const LEAD_FIELDS = `
   fragment LeadFields on Lead {
@@ -39,6 +39,7 @@ export const leadRoutes: Route[] = [
     path: '/user/leads',
     summary: 'List leads, newest first; the page is in X-Total-Count, X-Per-Page, X-Current-Page, X-Last-Page and Link',
     query: LEAD_LIST_FILTERS,
+    responseHeaders: PAGINATION_HEADERS,
     envelope: (page) => (page.properties as Record<string, Record<string, unknown>>).data,
     document: `query Leads($page: Int, $per_page: Int, $status: String, $campaign_id: Int, $phone_number: String, $date_from: String, $date_to: String) {
       leads(page: $page, per_page: $per_page, status: $status, campaign_id: $campaign_id, phone_number: $phone_number, date_from: $date_from, date_to: $date_to) {

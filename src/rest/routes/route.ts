@@ -1,7 +1,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { ErrorCode, FieldErrorCollector } from '../../errors';
 import type { Page } from '../../graphql/pagination';
-import type { JsonSchema } from '../openapi';
+import { nameOf, named, type JsonSchema } from '../openapi.components';
 
 /**
  * The REST API as data: each route is a GraphQL document, how its variables come from the
@@ -43,6 +43,8 @@ export interface Route {
   otherResponses?: (data: JsonSchema) => Record<string, unknown>;
   /** Header parameters it reads. */
   headers?: Record<string, unknown>[];
+  /** Headers of its success answer, as OpenAPI header objects by name. */
+  responseHeaders?: Record<string, unknown>;
   /**
    * The operation's variables from the request. What is wrong with the request that the input
    * types cannot see goes into `errors`, answered with the type errors.
@@ -80,6 +82,22 @@ function pageUrlOf(url: URL, query: string): (n: number) => string {
   const base = `${url.origin}${url.pathname}?${query ? `${query}&` : ''}page=`;
   return (n) => `${base}${n}`;
 }
+
+const pageNumber = (description: string, minimum = 1) => ({ required: true, description, schema: { type: 'integer', minimum } });
+
+/** The headers `paginationHeaders` writes, as the OpenAPI document describes them. */
+export const PAGINATION_HEADERS = {
+  'X-Total-Count': pageNumber('How many items all the pages hold.', 0),
+  'X-Per-Page': pageNumber('Items on a page.'),
+  'X-Current-Page': pageNumber('This page’s number, from 1.'),
+  'X-Last-Page': pageNumber('The last page’s number (1 when there are no items).'),
+  Link: {
+    required: true,
+    description: 'RFC 8288: the `first`, `prev`, `next` and `last` pages, with the request’s other query parameters.',
+    schema: { type: 'string' },
+    example: '<http://localhost:4000/api/user/leads?per_page=15&page=2>; rel="next"',
+  },
+};
 
 /** `X-Total-Count` and friends, and an RFC 8288 `Link` header whose URLs keep the other parameters. */
 export function paginationHeaders(page: Page<unknown>, url: URL): Record<string, string | number> {
@@ -171,11 +189,12 @@ export const IDEMPOTENCY_HEADER = {
   description: 'A replay with the same key and body answers the first response and does nothing more.',
 };
 
-/** The schema of a Laravel length-aware page of `item`. */
+/** The schema of a Laravel length-aware page of `item`: `CallPage` when the items are `Call`s. */
 export function laravelPageSchema(page: JsonSchema): JsonSchema {
   const data = (page.properties as Record<string, JsonSchema>).data;
   const url = { type: ['string', 'null'] };
-  return {
+  const item = nameOf(data.items as JsonSchema);
+  const schema: JsonSchema = {
     type: 'object',
     properties: {
       current_page: { type: 'integer' }, data, first_page_url: { type: 'string' }, from: { type: ['integer', 'null'] },
@@ -185,4 +204,5 @@ export function laravelPageSchema(page: JsonSchema): JsonSchema {
     },
     required: ['current_page', 'data', 'last_page', 'per_page', 'total'],
   };
+  return item ? named(`${item}Page`, schema) : schema;
 }

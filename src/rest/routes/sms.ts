@@ -2,6 +2,8 @@ import { Messages } from '../../errors';
 import { messageAnd } from '../openapi';
 import { IDEMPOTENCY_HEADER, header, queryVariables, type Route } from './route';
 
+const SMS_FIELDS = `fragment SmsFields on Sms { id phone_number_id to body user_id segments segment_price total_cost status sms_sid created_at updated_at }`;
+
 export const smsRoutes: Route[] = [
   {
     method: 'POST',
@@ -18,10 +20,8 @@ export const smsRoutes: Route[] = [
       },
     }),
     document: `mutation SendSms($input: SendSmsInput!, $idempotency_key: String) {
-      sendSms(input: $input, idempotency_key: $idempotency_key) {
-        id phone_number_id to body user_id segments segment_price total_cost status sms_sid created_at updated_at
-      }
-    }`,
+      sendSms(input: $input, idempotency_key: $idempotency_key) { ...SmsFields }
+    } ${SMS_FIELDS}`,
     variables: (req) => ({ input: req.body, idempotency_key: header(req, 'idempotency-key') }),
     // A message whose outcome the provider left unknown is still `sending`: accepted, not yet done.
     respond: (data) =>
@@ -46,7 +46,8 @@ export const smsRoutes: Route[] = [
   },
 ];
 
-const PHONE_NUMBERS = `query PhoneNumbers($type: String) { phoneNumbers(type: $type) { id phone_number sms_capable expires_at assistant_id } }`;
+const PHONE_NUMBERS = `query PhoneNumbers($type: String) { phoneNumbers(type: $type) { ...PhoneNumberFields } }
+  fragment PhoneNumberFields on PhoneNumber { id phone_number sms_capable expires_at assistant_id }`;
 
 /**
  * The account's numbers: a bare array, and `{data: [...]}` at the path the original
