@@ -24,6 +24,7 @@ export const Messages = {
   methodNotAllowed: 'Método não permitido.',
   internal: 'Erro interno do servidor.',
   unavailable: 'Serviço temporariamente indisponível.',
+  bearerMissing: 'O cabeçalho Authorization deve ser "Bearer <token>": o token foi enviado sem a palavra Bearer.',
   rateLimited: (seconds: number) => `Muitas requisições. Tente novamente em ${seconds} segundo${seconds === 1 ? '' : 's'}.`,
 
   leadNotFound: 'Lead não encontrado',
@@ -131,6 +132,10 @@ export const FieldMessages = {
   date: (field: string) => `O campo ${field} deve ser uma data válida no formato AAAA-MM-DD.`,
   dateAfterOrEqual: (field: string, other: string) => `O campo ${field} deve ser uma data posterior ou igual a ${other}.`,
   phone: (field: string) => `O campo ${field} deve ser um número de telefone válido no formato internacional (E.164).`,
+  phoneWithoutRegion: (field: string) =>
+    `O campo ${field} não tem código de país e este servidor não tem DEFAULT_PHONE_REGION definido: envie o número no formato internacional (+5511987654321) ou defina DEFAULT_PHONE_REGION (por exemplo BR) no servidor.`,
+  notAllowed: (field: string, suggestion: string | null = null) =>
+    `O campo ${field} não é permitido.${suggestion ? ` Você quis dizer ${suggestion}?` : ''}`,
   campaignMissing: 'A campanha selecionada não existe.',
   statusAutomatic: 'O status é atribuído automaticamente e não pode ser definido manualmente.',
   duplicateLead: 'Já existe um lead com este número de telefone nesta campanha.',
