@@ -51,6 +51,8 @@ export const Messages = {
     `Você atingiu o limite de ${limit} chamadas simultâneas do seu plano. Aguarde o término de uma chamada em andamento.`,
   deliveryNotFound: 'Entrega de webhook não encontrada',
   webhookEndpointNotFound: 'Endpoint de webhook não encontrado',
+  webhookEndpointPrivate:
+    'A URL aponta para um endereço interno (privado, loopback ou reservado): as entregas a ela falharão enquanto o servidor não tiver ALLOW_PRIVATE_NETWORK_TARGETS=true (só para desenvolvimento).',
   webhookEndpointLimit: (limit: number) => `Você atingiu o limite de ${limit} endpoints de webhook da conta.`,
   idempotencyKeyReused: 'Esta Idempotency-Key já foi usada com outra requisição.',
   idempotencyInFlight: 'Uma requisição com esta Idempotency-Key ainda está em andamento; tente novamente.',
@@ -111,6 +113,8 @@ export const FieldMessages = {
   maxItems: (field: string, max: number) => `O campo ${field} não pode ter mais de ${max} itens.`,
   distinct: (field: string) => `O campo ${field} tem um valor duplicado.`,
   url: (field: string) => `O campo ${field} deve ser uma URL válida (http ou https).`,
+  privateUrl: (field: string) =>
+    `O campo ${field} aponta para um endereço interno (privado, loopback ou reservado), que o serviço não chama; use um endereço público.`,
   invalidSelection: (field: string) => `O ${field} selecionado é inválido.`,
   timezone: (field: string) => `O campo ${field} deve ser um fuso horário válido no formato Área/Cidade (por exemplo America/Sao_Paulo).`,
   requiredWhenWebhookActive: 'O campo webhook_url é obrigatório quando is_webhook_active é verdadeiro.',

@@ -32,9 +32,9 @@ const ASSISTANT = {
   timezone: 'America/Sao_Paulo', initial_message: 'Oi', system_prompt: 'x',
 };
 
-type Case = [route: string, method: string, path: () => string, body: (id: number) => Record<string, unknown>, foreign: () => number];
+type Case = [route: string, method: string, path: () => string, body: (id: number) => Record<string, unknown>, foreign: () => number, expected: string];
 
-const SUBJECTS: (Case & { 5: string })[] = [
+const SUBJECTS: Case[] = [
   ['create lead: its campaign', 'POST', () => '/api/user/lead', (id) => ({ phone_number: '+5511987650002', campaign_id: id }), () => ids.foreignCampaign, 'Campanha não encontrada'],
   ['update lead: its campaign', 'PUT', () => `/api/user/leads/${ids.lead}`, (id) => ({ campaign_id: id }), () => ids.foreignCampaign, 'Campanha não encontrada'],
   ['make_call: its assistant', 'POST', () => '/api/user/make_call', (id) => ({ phone_number: '+5511987650003', assistant_id: id }), () => ids.foreignAssistant, 'Assistente não encontrado'],
@@ -44,7 +44,7 @@ const SUBJECTS: (Case & { 5: string })[] = [
   ['disable webhook: its assistant', 'POST', () => '/api/user/assistants/disable-webhook', (id) => ({ assistant_id: id }), () => ids.foreignAssistant, 'Assistente não encontrado'],
 ];
 
-const SETTINGS: (Case & { 5: string })[] = [
+const SETTINGS: Case[] = [
   ['create campaign: assistant_id', 'POST', () => '/api/user/campaigns', (id) => ({ name: 'x', assistant_id: id }), () => ids.foreignAssistant, 'assistant_id'],
   ['update campaign: assistant_id', 'PUT', () => `/api/user/campaigns/${me.campaignId}`, (id) => ({ assistant_id: id }), () => ids.foreignAssistant, 'assistant_id'],
   ['create campaign: phone_number_ids', 'POST', () => '/api/user/campaigns', (id) => ({ name: 'x', phone_number_ids: [id] }), () => ids.foreignPhone, 'phone_number_ids.0'],
