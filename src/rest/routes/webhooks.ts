@@ -19,10 +19,7 @@ export const webhookEndpointRoutes: Route[] = [
       createWebhookEndpoint(url: $url, events: $events) { ${ENDPOINT_FIELDS} secret warning }
     }`,
     variables: (req) => (isPlainObject(req.body) ? { url: req.body.url, events: req.body.events } : {}),
-    // `warning` beside the message, and only when there is one: the endpoint itself is `data`.
-    respond: ({ createWebhookEndpoint: { warning, ...endpoint } }) => ({
-      body: { message: Messages.webhookEndpointCreated, data: endpoint, ...(warning ? { warning } : {}) },
-    }),
+    respond: (data) => ({ body: { message: Messages.webhookEndpointCreated, data: data.createWebhookEndpoint } }),
   },
   {
     method: 'GET',
