@@ -28,10 +28,16 @@ for (const input of INPUTS) for (const line of files(path.join(root, input))) fi
 const current = fingerprint.digest('hex');
 
 if (!process.argv.includes('--force') && existsSync(stampFile) && readFileSync(stampFile, 'utf8') === current) process.exit(0);
+// On stderr: stdout is the CLI's JSON. Without these lines a first `npm start` is silent for
+// the whole build (about 40 s on a small machine) and looks stuck.
+const started = Date.now();
+process.stderr.write('vozgate: building (first start or sources changed)...\n');
 rmSync(path.join(root, 'dist'), { recursive: true, force: true });
 try {
   execFileSync(process.execPath, [path.join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', path.join(root, 'tsconfig.build.json')], { stdio: 'inherit' });
 } catch {
+  process.stderr.write('vozgate: the build failed (the TypeScript errors are above)\n');
   process.exit(1);
 }
 writeFileSync(stampFile, current);
+process.stderr.write(`vozgate: built in ${((Date.now() - started) / 1000).toFixed(1)} s\n`);

@@ -9,6 +9,7 @@ import type { Runtime } from './runtime';
 import { startTelemetry, type Telemetry } from './telemetry';
 import { createSmsProvider } from './telephony/sms.providers';
 import type { TelephonyProvider } from './modules/calls/call.ports';
+import { recordServerTelephonyProvider } from './telephony/provider.record';
 import { SimulatorProvider } from './telephony/simulator';
 import { TwilioVoice } from './telephony/twilio';
 import { openAiAnalyst } from './voice/post-call';
@@ -32,6 +33,8 @@ export async function boot(config: Config, log: Logger): Promise<Booted> {
     const orm = await initOrm({ databaseUrl: database.url, logSql: config.logSql, log, timeoutMs: config.databaseTimeoutMs });
     const telemetry = await startTelemetry(config.otlpEndpoint, log);
     const runtime = createRuntime({ orm, config, secrets, logger: log, telemetry });
+    // The CLI, with a configuration of its own, reads it before it simulates a call here.
+    await recordServerTelephonyProvider(orm.em.fork(), runtime.telephony.name);
     return {
       database,
       runtime,

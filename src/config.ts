@@ -109,6 +109,11 @@ export interface Config {
   otlpEndpoint: string | null;
   /** GET /metrics without a token (a development instance), else only with METRICS_TOKEN. */
   metricsOpen: boolean;
+  /**
+   * A development instance (the embedded database, not NODE_ENV=production): errors may carry
+   * hints for the person trying the API (a 401 whose header lacks `Bearer`).
+   */
+  development: boolean;
   metricsToken: string | null;
   /** Let tools and webhooks call private, loopback and link-local addresses (development, tests). */
   allowPrivateNetworkTargets: boolean;
@@ -471,6 +476,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
     cors: env.CORS_ORIGINS ? { ...env.CORS_ORIGINS, localhost: false } : { anyOrigin: false, origins: [], localhost: development },
     otlpEndpoint: env.OTEL_EXPORTER_OTLP_ENDPOINT ?? null,
     metricsOpen: development && !env.METRICS_TOKEN,
+    development,
     metricsToken: env.METRICS_TOKEN ?? null,
     allowPrivateNetworkTargets: env.ALLOW_PRIVATE_NETWORK_TARGETS,
     webhooks: {

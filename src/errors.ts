@@ -24,6 +24,7 @@ export const Messages = {
   methodNotAllowed: 'Método não permitido.',
   internal: 'Erro interno do servidor.',
   unavailable: 'Serviço temporariamente indisponível.',
+  bearerMissing: 'O cabeçalho Authorization deve ser "Bearer <token>": o token foi enviado sem a palavra Bearer.',
   rateLimited: (seconds: number) => `Muitas requisições. Tente novamente em ${seconds} segundo${seconds === 1 ? '' : 's'}.`,
 
   leadNotFound: 'Lead não encontrado',
@@ -50,6 +51,8 @@ export const Messages = {
     `Você atingiu o limite de ${limit} chamadas simultâneas do seu plano. Aguarde o término de uma chamada em andamento.`,
   deliveryNotFound: 'Entrega de webhook não encontrada',
   webhookEndpointNotFound: 'Endpoint de webhook não encontrado',
+  webhookEndpointPrivate:
+    'A URL aponta para um endereço interno (privado, loopback ou reservado): as entregas a ela falharão enquanto o servidor não tiver ALLOW_PRIVATE_NETWORK_TARGETS=true (só para desenvolvimento).',
   webhookEndpointLimit: (limit: number) => `Você atingiu o limite de ${limit} endpoints de webhook da conta.`,
   idempotencyKeyReused: 'Esta Idempotency-Key já foi usada com outra requisição.',
   idempotencyInFlight: 'Uma requisição com esta Idempotency-Key ainda está em andamento; tente novamente.',
@@ -111,6 +114,8 @@ export const FieldMessages = {
   maxItems: (field: string, max: number) => `O campo ${field} não pode ter mais de ${max} itens.`,
   distinct: (field: string) => `O campo ${field} tem um valor duplicado.`,
   url: (field: string) => `O campo ${field} deve ser uma URL válida (http ou https).`,
+  privateUrl: (field: string) =>
+    `O campo ${field} aponta para um endereço interno (privado, loopback ou reservado), que o serviço não chama; use um endereço público.`,
   invalidSelection: (field: string) => `O ${field} selecionado é inválido.`,
   timezone: (field: string) => `O campo ${field} deve ser um fuso horário válido no formato Área/Cidade (por exemplo America/Sao_Paulo).`,
   requiredWhenWebhookActive: 'O campo webhook_url é obrigatório quando is_webhook_active é verdadeiro.',
@@ -132,6 +137,10 @@ export const FieldMessages = {
   date: (field: string) => `O campo ${field} deve ser uma data válida no formato AAAA-MM-DD.`,
   dateAfterOrEqual: (field: string, other: string) => `O campo ${field} deve ser uma data posterior ou igual a ${other}.`,
   phone: (field: string) => `O campo ${field} deve ser um número de telefone válido no formato internacional (E.164).`,
+  phoneWithoutRegion: (field: string) =>
+    `O campo ${field} não tem código de país e este servidor não tem DEFAULT_PHONE_REGION definido: envie o número no formato internacional (+5511987654321) ou defina DEFAULT_PHONE_REGION (por exemplo BR) no servidor.`,
+  notAllowed: (field: string, suggestion: string | null = null) =>
+    `O campo ${field} não é permitido.${suggestion ? ` Você quis dizer ${suggestion}?` : ''}`,
   campaignMissing: 'A campanha selecionada não existe.',
   statusAutomatic: 'O status é atribuído automaticamente e não pode ser definido manualmente.',
   duplicateLead: 'Já existe um lead com este número de telefone nesta campanha.',

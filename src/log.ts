@@ -1,5 +1,5 @@
 import pino, { type DestinationStream } from 'pino';
-import pretty from 'pino-pretty';
+import { prettyFactory } from 'pino-pretty';
 
 /** The line each HTTP request leaves: known fields, none of them a secret. */
 export interface AccessLine {
@@ -26,7 +26,7 @@ export interface Logger {
  */
 export function createLogger(level = process.env.LOG_LEVEL ?? 'info', destination?: DestinationStream): Logger {
   // A person at a terminal reads lines, not JSON; anything else (a file, a collector) gets JSON.
-  destination ??= process.stdout.isTTY ? pretty({ sync: true, colorize: true, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname,service' }) : jsonLines();
+  destination ??= process.stdout.isTTY ? terminalLines(process.stdout) : jsonLines();
   const log = pino(
     {
       level,
@@ -53,6 +53,30 @@ export function createLogger(level = process.env.LOG_LEVEL ?? 'info', destinatio
     warn: (message, fields) => log.warn(fields ?? {}, message),
     error: (message, error, fields) => log.error({ ...fields, ...(error === undefined ? {} : { err: error }) }, message),
   };
+}
+
+/**
+ * What a person at a terminal reads: pino-pretty's lines, each written at once, except a
+ * request's, which is one short line (`12:00:01.250 INFO  POST /user/lead 200 14 ms account 1
+ * req 5f0c...`) instead of pino-pretty's seven, so that a few requests do not scroll the
+ * banner (and its token) away.
+ */
+export function terminalLines(out: { write(text: string): unknown }, colors = true): DestinationStream {
+  const prettify = prettyFactory({ colorize: colors, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname,service' });
+  return {
+    write(line: string) {
+      const record = JSON.parse(line) as Record<string, unknown>;
+      out.write(record.msg === 'request' && record.level === 30 ? accessText(record as unknown as AccessLine & { time: number }, colors) : prettify(record));
+    },
+  };
+}
+
+function accessText(line: AccessLine & { time: number }, colors: boolean): string {
+  const at = new Date(line.time);
+  const time = [at.getHours(), at.getMinutes(), at.getSeconds()].map((n) => String(n).padStart(2, '0')).join(':') + `.${String(at.getMilliseconds()).padStart(3, '0')}`;
+  const status = colors ? `\x1b[${line.status >= 500 ? 31 : line.status >= 400 ? 33 : 32}m${line.status}\x1b[39m` : String(line.status);
+  const account = line.account_id === null ? '' : ` account ${line.account_id}`;
+  return `[${time}] ${colors ? '\x1b[32mINFO\x1b[39m' : 'INFO'}: ${line.method ?? '-'} ${line.route} ${status} ${line.ms} ms${account} req ${line.request_id}\n`;
 }
 
 /**

@@ -1,11 +1,12 @@
 import 'reflect-metadata';
+import path from 'node:path';
 import { createApp, type App } from './app';
 import { boot, stopOnSignals } from './boot';
-import { loadConfig } from './config';
+import { loadConfig, type Config } from './config';
 import { startWorkers, type Workers } from './jobs/runner';
 import { createLogger } from './log';
 import type { Runtime } from './runtime';
-import { seedDemo, type DemoSeed } from './seed';
+import { findDemoAccountId, seedDemo, type DemoSeed } from './seed';
 
 interface Serving {
   app: App;
@@ -28,6 +29,12 @@ async function serve(runtime: Runtime, databaseUrl: string): Promise<Serving> {
     await app?.close().catch(() => {});
     throw error;
   }
+}
+
+/** How to run the CLI on this server's database from the directory `npm start` ran in. */
+function cliCommand(config: Config, embedded: boolean): string {
+  const where = embedded && config.dataDir !== path.resolve('.data') ? `DATA_DIR=${config.dataDir} ` : '';
+  return `${where}npm run -s cli --`;
 }
 
 async function main(): Promise<void> {
@@ -54,10 +61,14 @@ async function main(): Promise<void> {
   ];
   if (seed) {
     banner.push(
-      `Demo account ${seed.accountId} created; this token is shown only once:`,
-      `  Authorization: Bearer ${seed.token}`,
-      `  campaign_id ${seed.campaignId}, assistant_id ${seed.assistantId} (outbound), phone number id ${seed.phoneNumberId}`,
+      `Demo account ${seed.accountId} created (campaign_id ${seed.campaignId}, assistant_id ${seed.assistantId} outbound, phone number id ${seed.phoneNumberId}).`,
+      'Its token is shown only this once; paste this line into the shell you try the API from:',
+      `  export TOKEN=${seed.token}`,
+      `  then: curl -s ${base}/api/user/leads -H "Authorization: Bearer $TOKEN"`,
     );
+  } else if (config.seedDemo) {
+    const demo = await findDemoAccountId(runtime.orm);
+    if (demo !== null) banner.push(`Demo account ${demo}: a new token for it with \`${cliCommand(config, database.embedded)} token:create --account ${demo}\``);
   }
   // The banner is for the person who ran `npm start`; the logs are JSON lines.
   process.stdout.write(`${banner.join('\n')}\n`);

@@ -15,6 +15,14 @@ export interface DemoSeed {
 }
 
 const SEED_LOCK = 7_426_001;
+/** The demo account's email: how a later start finds it again. */
+const DEMO_EMAIL = 'demo@vozgate.local';
+
+/** The id of the account the demo seed made, if it is still there. */
+export async function findDemoAccountId(orm: MikroORM): Promise<number | null> {
+  const [row] = await orm.em.fork().execute('select id from accounts where email = ? order by id limit 1', [DEMO_EMAIL]);
+  return row ? Number(row.id) : null;
+}
 
 /** The demo's outbound assistant, on the given number (the benchmark's dialer uses it too). */
 export function demoAssistantInput(phoneNumberId: number): CreateAssistantInput {
@@ -42,7 +50,7 @@ export async function seedDemo(orm: MikroORM, config: Config): Promise<DemoSeed 
     // Two processes starting on one empty database must not both seed it.
     await em.execute('select pg_advisory_xact_lock(?)', [SEED_LOCK]);
     if ((await em.count(Account)) > 0) return null;
-    const { account, token } = await createAccount(em, { name: 'Demo', email: 'demo@vozgate.local', balance: '100' });
+    const { account, token } = await createAccount(em, { name: 'Demo', email: DEMO_EMAIL, balance: '100' });
     const phone = await addPhoneNumber(em, { accountId: account.id, number: '+551140045000', smsEnabled: true, expiresAt: null });
     const scope = { em, accountId: account.id, config };
     const assistant = await createAssistant(scope, demoAssistantInput(phone.id));

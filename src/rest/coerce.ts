@@ -33,17 +33,22 @@ export interface Coerced {
   errors: FieldErrorCollector;
   /** Top-level keys of input-object variables that the input type does not have. */
   unknownFields: string[];
+  /** The keys those input types do have (to suggest `phone_number` for `phoneNumber`). */
+  knownFields: string[];
 }
 
 export function coerceVariables(routeVariables: readonly RouteVariable[], raw: Record<string, unknown>): Coerced {
   const errors = new FieldErrorCollector();
   const unknownFields: string[] = [];
+  const knownFields: string[] = [];
   const variables: Record<string, unknown> = {};
   for (const { name, type, transparent } of routeVariables) {
     const value = coerce(type, raw[name], transparent ? '' : name, errors, transparent ? unknownFields : null);
     if (value !== undefined) variables[name] = value;
+    const named = getNamedType(type);
+    if (transparent && isInputObjectType(named)) knownFields.push(...fieldsOf(named).names);
   }
-  return { variables, errors, unknownFields };
+  return { variables, errors, unknownFields, knownFields };
 }
 
 export interface RouteVariable {

@@ -9,7 +9,7 @@ import {
   type GraphQLSchema,
   type OperationDefinitionNode,
 } from 'graphql';
-import { FieldErrorCollector, HttpStatusByCode, Messages, type ErrorCode, type FieldErrors } from '../errors';
+import { FieldErrorCollector, FieldMessages, HttpStatusByCode, Messages, type ErrorCode, type FieldErrors } from '../errors';
 import { REQUEST_ERROR_CODES } from '../graphql/errors';
 import type { OperationRunner } from '../graphql/compiled';
 import type { GraphQLContext } from '../graphql/context';
@@ -73,7 +73,7 @@ export class RestShim {
     const { route } = compiled;
 
     const { context, retryAfterSeconds } = await openSession();
-    if (context.accountId === null) return sendError(res, 'UNAUTHENTICATED', Messages.unauthenticated);
+    if (context.accountId === null) return sendError(res, 'UNAUTHENTICATED', Messages.unauthenticated, unauthenticatedHint(req, context.config.development));
     if (retryAfterSeconds !== null) {
       return sendError(res, 'RATE_LIMITED', Messages.rateLimited(retryAfterSeconds), {}, { 'retry-after': retryAfterSeconds });
     }
@@ -104,12 +104,17 @@ export class RestShim {
     if (compiled.paramNames.some((name) => coerced.errors.has(name))) {
       return sendError(res, 'NOT_FOUND', route.notFound ?? Messages.routeNotFound);
     }
-    if (route.rejectUnknownFields && coerced.unknownFields.length > 0) {
-      const errors: FieldErrors = {};
-      for (const field of coerced.unknownFields) errors[field] = [`O campo ${field} não é permitido.`];
-      return sendError(res, 'VALIDATION_FAILED', Messages.invalidFields(coerced.unknownFields), { errors });
-    }
     for (const [field, messages] of Object.entries(bodyErrors.errors)) for (const message of messages) coerced.errors.add(field, message);
+    // Keys the input does not have are refused on the routes that say so; elsewhere they are
+    // ignored, as the original platform did, but named whenever the request is refused anyway:
+    // `phoneNumber` sent for `phone_number` is the error to show, not "phone_number é obrigatório".
+    const { unknownFields } = coerced;
+    if (unknownFields.length > 0 && (route.rejectUnknownFields || !coerced.errors.empty)) {
+      const errors: FieldErrors = {};
+      for (const field of unknownFields) errors[field] = [FieldMessages.notAllowed(field, suggestedField(field, coerced.knownFields))];
+      if (!route.rejectUnknownFields) Object.assign(errors, coerced.errors.errors);
+      return sendError(res, 'VALIDATION_FAILED', Messages.invalidFields(unknownFields), { errors });
+    }
     if (!coerced.errors.empty) return validationFailed(res, coerced.errors.errors, route.validationMessage);
 
     // The route's document was parsed and validated against the schema once, at start-up, so
@@ -171,6 +176,22 @@ function compile(schema: GraphQLSchema, route: Route): CompiledRoute {
     })
     .join('/');
   return { route, pattern: new RegExp(`^${source}/?$`), paramNames, document, variables: variablesOf(schema, operation) };
+}
+
+/**
+ * On a development instance, a 401 whose Authorization header holds a bare token (`vzg_...`,
+ * the word `Bearer` left out, the newcomer's usual slip) says so. Elsewhere the 401 stays bare.
+ */
+function unauthenticatedHint(req: IncomingMessage, development: boolean): Record<string, unknown> {
+  const header = req.headers.authorization?.trim();
+  if (!development || !header || /^bearer\s/i.test(header) || /\s/.test(header)) return {};
+  return { hint: Messages.bearerMissing };
+}
+
+/** The known key an unknown one was probably meant as: `phoneNumber` or `PHONE_NUMBER` for `phone_number`. */
+function suggestedField(field: string, known: readonly string[]): string | null {
+  const snake = field.replace(/([a-z0-9])([A-Z])/g, '$1_$2').replace(/[-\s]+/g, '_').toLowerCase();
+  return known.find((name) => name === snake || name.toLowerCase() === field.toLowerCase()) ?? null;
 }
 
 function validationFailed(res: ServerResponse, errors: FieldErrors, message: string = Messages.validationFailed): void {

@@ -32,6 +32,21 @@ const WEBHOOKS: Record<string, TwilioWebhook | undefined> = {
 };
 export const TWILIO_WEBHOOK_PATHS = Object.keys(WEBHOOKS);
 
+/**
+ * A refused callback says why in the log, since Twilio only shows the 403: the URL the
+ * signature was checked against (PUBLIC_URL + path + query; Twilio signs the URL it called, so
+ * a tunnel or proxy whose address is not PUBLIC_URL fails every callback) and whether the header
+ * was missing or wrong. Never the signature itself.
+ */
+function logRefusedSignature(logger: CallbackDeps['logger'], url: URL, publicUrl: string, present: boolean): void {
+  logger.warn(
+    present
+      ? `twilio: refused a callback (403): X-Twilio-Signature does not match ${url}; Twilio signs the exact URL it called, so if it reached this server at another address (a tunnel, a proxy), set PUBLIC_URL to that address, or check TWILIO_AUTH_TOKEN`
+      : `twilio: refused a callback (403): no X-Twilio-Signature header on a request to ${url}; only Twilio's own signed requests are accepted`,
+    { checked_url: url.toString(), public_url: publicUrl, twilio_signature: present ? 'wrong' : 'missing' },
+  );
+}
+
 /** Seconds past max_call_duration before vozgate hangs up a call Twilio's TimeLimit did not end. */
 const TIME_LIMIT_GRACE_SECONDS = 2;
 
@@ -50,6 +65,7 @@ export async function twilioWebhook(runtime: CallbackDeps, req: IncomingMessage,
   const params = Object.fromEntries(new URLSearchParams((await readBody(req, runtime.config.maxBodyBytes)).toString('utf8')));
   const signature = req.headers['x-twilio-signature'];
   if (!validTwilioSignature(twilio.authToken, url.toString(), params, typeof signature === 'string' ? signature : undefined)) {
+    logRefusedSignature(runtime.logger, url, runtime.config.publicUrl, typeof signature === 'string' && signature !== '');
     return sendError(res, 'FORBIDDEN', Messages.forbidden);
   }
   const em = runtime.orm.em.fork();

@@ -187,6 +187,46 @@ describe('POST /user/lead', () => {
     expect(res.body.data).not.toHaveProperty('colour');
   });
 
+  it('names the keys it does not know when the request is refused (camelCase for snake_case), with the key meant', async () => {
+    const res = await create({ phoneNumber: '+5511987654313', campaignId: me.campaignId, variables: {} });
+    expect(res.status).toBe(422);
+    expect(res.body).toEqual({
+      message: 'Campos inválidos: phoneNumber, campaignId',
+      code: 'VALIDATION_FAILED',
+      errors: {
+        phoneNumber: ['O campo phoneNumber não é permitido. Você quis dizer phone_number?'],
+        campaignId: ['O campo campaignId não é permitido. Você quis dizer campaign_id?'],
+        phone_number: ['O campo phone_number é obrigatório.'],
+        campaign_id: ['O campo campaign_id é obrigatório.'],
+      },
+    });
+  });
+
+  it('reads a number dialled abroad with 00 (005511...) as +5511...', async () => {
+    const res = await create({ phone_number: '00 55 11 98765-4314', campaign_id: me.campaignId, secondary_contacts: [{ phone_number: '0014155550101' }] });
+    expect(res.status).toBe(200);
+    expect(res.body.data.phone_number).toBe('+5511987654314');
+    expect(res.body.data.secondary_contacts[0].phone_number).toBe('+14155550101');
+  });
+
+  it('hints at the missing word Bearer in a 401 on a development instance, and only there', async () => {
+    const bare = () => app.request('GET', '/api/user/leads', { headers: { authorization: me.token } });
+    const development = app.config.development;
+    try {
+      app.config.development = true;
+      const hinted = await bare();
+      expect(hinted.status).toBe(401);
+      expect(hinted.body).toEqual({ message: 'Não autenticado.', code: 'UNAUTHENTICATED', hint: expect.stringContaining('Bearer <token>') });
+      // A wrong scheme or a wrong token gets no hint: only the slip it describes does.
+      expect((await app.request('GET', '/api/user/leads', { headers: { authorization: `Token ${me.token}` } })).body).not.toHaveProperty('hint');
+      expect((await app.request('GET', '/api/user/leads', { token: 'vzg_wrong' })).body).not.toHaveProperty('hint');
+      app.config.development = false;
+      expect((await bare()).body).toEqual({ message: 'Não autenticado.', code: 'UNAUTHENTICATED' });
+    } finally {
+      app.config.development = development;
+    }
+  });
+
   it('never lets an unexpected failure through as a stack trace', async () => {
     expect(app.loggedErrors).toEqual([]);
   });
@@ -208,9 +248,15 @@ describe('national numbers', () => {
     }
   });
 
-  it('are refused when it is not', async () => {
+  it('are refused when it is not, with a message that names DEFAULT_PHONE_REGION', async () => {
     const res = await create({ phone_number: '(11) 98765-4312', campaign_id: me.campaignId });
     expect(res.status).toBe(422);
     expect(res.body.message).toBe('Número de telefone inválido');
+    expect(res.body.errors.phone_number).toEqual([expect.stringContaining('DEFAULT_PHONE_REGION')]);
+    expect(res.body.errors.phone_number[0]).toContain('+5511987654321');
+    // A number that is wrong whatever the region keeps the plain message.
+    expect((await create({ phone_number: '+5511', campaign_id: me.campaignId })).body.errors.phone_number).toEqual([
+      'O campo phone_number deve ser um número de telefone válido no formato internacional (E.164).',
+    ]);
   });
 });

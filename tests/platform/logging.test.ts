@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import path from 'node:path';
-import { createLogger } from '../../src/log';
+import { createLogger, terminalLines } from '../../src/log';
 import { startTestApp, type TestApp } from '../helpers/app';
 
 const lines: string[] = [];
@@ -68,6 +68,19 @@ describe('logs', () => {
       await app.sql('alter table api_tokens rename column token_hash_gone to token_hash');
     }
     expect((await app.graphql('{ leads { total } }', {}, account.token)).body).toEqual({ data: { leads: { total: 0 } } });
+  });
+
+  it('on a terminal, give a request one short line (pino-pretty gives it seven), and the rest pino-pretty’s lines', () => {
+    const written: string[] = [];
+    const logger = createLogger('info', terminalLines({ write: (text) => written.push(text) }, false));
+    logger.access({ request_id: '5f0c1d2e', method: 'POST', route: '/api/user/lead', status: 422, ms: 14, account_id: 1 });
+    logger.access({ request_id: '5f0c1d2f', method: 'GET', route: '/healthz', status: 200, ms: 1, account_id: null });
+    logger.warn('twilio: refused a callback', { checked_url: 'https://example.com/telephony/twilio/status' });
+    expect(written[0]).toMatch(/^\[\d\d:\d\d:\d\d\.\d{3}\] INFO: POST \/api\/user\/lead 422 14 ms account 1 req 5f0c1d2e\n$/);
+    expect(written[1]).toMatch(/\] INFO: GET \/healthz 200 1 ms req 5f0c1d2f\n$/);
+    expect(written[2]).toContain('WARN');
+    expect(written[2]).toContain('checked_url: "https://example.com/telephony/twilio/status"');
+    expect(written.join('')).not.toContain('{"');
   });
 
   it('reach standard output while the process runs, batched, and all of them by the time it exits', async () => {

@@ -16,11 +16,16 @@ let fake: Receiver;
 let me: TestAccount;
 let assistant: number;
 let seq = 0;
+/** What the app logged at warn, as the operator reads it. */
+const warnings: { message: string; fields: Record<string, unknown> }[] = [];
 
 beforeAll(async () => {
   twilioFake = await startFakeTwilio();
   ({ accountSid: ACCOUNT_SID, receiver: fake } = twilioFake);
-  app = await startTestApp({ telephony: { provider: 'twilio', simulatorSpeed: 1000, twilio: twilioFake.settings() } }, { workers: true });
+  app = await startTestApp({ telephony: { provider: 'twilio', simulatorSpeed: 1000, twilio: twilioFake.settings() } }, {
+    workers: true,
+    logger: { access: () => {}, info: () => {}, debug: () => {}, error: () => {}, warn: (message, fields = {}) => void warnings.push({ message, fields }) },
+  });
   me = await app.account({ balance: '20' });
   assistant = await app.outboundAssistant(me, {
     record_call: true,
@@ -114,6 +119,20 @@ it('answers 403 to a callback without a valid signature, and changes nothing', a
   });
   expect(other.status).toBe(403);
   expect((await callRow(id)).status).toBe('initiated');
+
+  // The log alone tells a missing header from a wrong one, and names the URL that was checked
+  // (PUBLIC_URL + path), never the signature.
+  const refused = warnings.filter((w) => w.message.startsWith('twilio: refused a callback'));
+  expect(refused.map((w) => [w.fields.twilio_signature, w.fields.checked_url])).toEqual([
+    ['missing', url],
+    ['wrong', url],
+    ['wrong', url.replace(`call=${id}`, `call=${id + 1}`)],
+  ]);
+  expect(refused[1].fields.public_url).toBe(app.config.publicUrl);
+  expect(refused[1].message).toContain('PUBLIC_URL');
+  expect(refused[1].message).toContain(url);
+  const sent = twilio.getExpectedTwilioSignature('not-the-token', url, params);
+  expect(JSON.stringify(refused)).not.toContain(sent);
   await callback('status', id, params);
   expect((await callRow(id)).status).toBe('busy');
 });

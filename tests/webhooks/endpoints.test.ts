@@ -92,6 +92,37 @@ describe('webhook endpoints', () => {
     expect((await app.request('GET', '/api/user/webhooks', { token: account.token })).body).toEqual([]);
   });
 
+  it('to a private address: a warning on a development instance and the hint in each attempt; refused elsewhere', async () => {
+    const account = await app.account({ balance: '20' });
+    const saved = { allow: app.config.allowPrivateNetworkTargets, development: app.config.development };
+    try {
+      app.config.allowPrivateNetworkTargets = false;
+      app.config.development = true;
+      const res = await app.request('POST', '/api/user/webhooks', { token: account.token, body: { url: `${receiver.url}/inside`, events: ['call.initiated'] } });
+      expect(res.status).toBe(201);
+      expect(res.body.data.warning).toContain('ALLOW_PRIVATE_NETWORK_TARGETS=true');
+      await makeCall(account, '7000');
+      const attempts = () =>
+        app.sql('select a.error from webhook_attempts a join webhook_deliveries d on d.id = a.delivery_id where d.endpoint_id = $1', [res.body.data.id]);
+      const [attempt] = await until('the attempt', attempts, (rows) => rows.length > 0);
+      expect(attempt.error).toMatch(/^blocked: .*; .*ALLOW_PRIVATE_NETWORK_TARGETS=true/);
+      expect(to('/inside')).toEqual([]);
+
+      // Outside development the endpoint is refused up front; a public URL gets no warning.
+      app.config.development = false;
+      const refused = await app.request('POST', '/api/user/webhooks', { token: account.token, body: { url: `${receiver.url}/inside`, events: ['call.initiated'] } });
+      expect(refused.status).toBe(422);
+      expect(refused.body.errors.url).toEqual([expect.stringContaining('endereço interno')]);
+      const local = await app.request('POST', '/api/user/webhooks', { token: account.token, body: { url: 'http://localhost:9/h', events: ['call.initiated'] } });
+      expect(local.status).toBe(422);
+    } finally {
+      app.config.allowPrivateNetworkTargets = saved.allow;
+      app.config.development = saved.development;
+    }
+    // Allowed (tests, or ALLOW_PRIVATE_NETWORK_TARGETS=true): no warning.
+    expect((await app.request('POST', '/api/user/webhooks', { token: account.token, body: { url: `${receiver.url}/ok`, events: ['call.initiated'] } })).body.data.warning).toBeNull();
+  });
+
   it('get exactly the subscribed types, signed, for a busy call and a completed call', async () => {
     const account = await app.account({ balance: '20' });
     const hook = await endpoint(account, ['call.initiated', 'call.finished']);

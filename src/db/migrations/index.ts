@@ -24,6 +24,7 @@ import { Migration20261122140000_calls_list_order } from './Migration20261122140
 import { Migration20261123000000_account_call_counts } from './Migration20261123000000_account_call_counts';
 import { Migration20261124000000_voice_providers } from './Migration20261124000000_voice_providers';
 import { Migration20261126000000_call_usage } from './Migration20261126000000_call_usage';
+import { Migration20261126100000_server_settings } from './Migration20261126100000_server_settings';
 import { Migration20261126120000_web_calls } from './Migration20261126120000_web_calls';
 
 /** Every migration, in order. Listed explicitly so that compiled and TypeScript runs agree. */
@@ -53,5 +54,6 @@ export const migrations: MigrationObject[] = [
   { name: 'Migration20261123000000_account_call_counts', class: Migration20261123000000_account_call_counts },
   { name: 'Migration20261124000000_voice_providers', class: Migration20261124000000_voice_providers },
   { name: 'Migration20261126000000_call_usage', class: Migration20261126000000_call_usage },
+  { name: 'Migration20261126100000_server_settings', class: Migration20261126100000_server_settings },
   { name: 'Migration20261126120000_web_calls', class: Migration20261126120000_web_calls },
 ];

@@ -4,7 +4,7 @@ import { FieldErrorCollector, FieldMessages, Messages, NotFoundError, Validation
 import { makePage, offsetOf, type Page } from '../../graphql/pagination';
 import { checkOneOf, checkPositiveInt } from '../../lib/checks';
 import { checkPaging } from '../../lib/listing';
-import { toE164 } from '../../lib/phone';
+import { phoneProblem, toE164 } from '../../lib/phone';
 import { specTimestampSql } from '../../lib/time';
 import { selectPrepared } from '../../db/prepared';
 import { jsonRowOf, readOnlyMapper } from '../../db/read-only';
@@ -265,6 +265,9 @@ export async function listLeads(scope: Scope, args: LeadListArgs, withContacts =
 
 function normalisePhone(scope: Scope, errors: FieldErrorCollector, field: string, input: string): string | null {
   const e164 = toE164(input, scope.config.defaultPhoneRegion);
-  if (e164 === null) errors.add(field, FieldMessages.phone(field));
+  if (e164 === null) {
+    const problem = phoneProblem(input, scope.config.defaultPhoneRegion);
+    errors.add(field, problem === 'no-region' ? FieldMessages.phoneWithoutRegion(field) : FieldMessages.phone(field));
+  }
   return e164;
 }

@@ -26,6 +26,12 @@ export class WebhookEndpointView implements WebhookEndpoint {
 export class CreatedWebhookEndpoint extends WebhookEndpointView {
   @Field(() => String, { description: 'whsec_...: Standard Webhooks signing, and the key of x-famulor-signature.' })
   secret!: string;
+
+  @Field(() => String, {
+    nullable: true,
+    description: 'Set when deliveries to this URL will fail as things stand (it points inside the network, and the server does not allow that).',
+  })
+  warning!: string | null;
 }
 
 @Authorized()

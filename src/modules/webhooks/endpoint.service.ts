@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { DomainError, FieldErrorCollector, FieldMessages, Messages, NotFoundError } from '../../errors';
 import { checkHttpUrl } from '../../lib/checks';
+import { OutboundError, resolveTarget } from '../../lib/outbound';
 import type { SecretBox } from '../../lib/secrets';
 import { specTimestampSql } from '../../lib/time';
 import { EVENT_TYPES, type EventType } from '../events/event.outbox';
@@ -25,9 +26,17 @@ const COLUMNS = `id, url, events, ${specTimestampSql('disabled_at')} as disabled
  * wants (from the catalogue), and a signing secret of its own, answered this once (kept
  * encrypted). Its deliveries are signed with Standard Webhooks and `x-famulor-signature`.
  */
-export async function createEndpoint(scope: Scope, secrets: SecretBox, input: { url: string; events: string[] }): Promise<WebhookEndpoint & { secret: string }> {
+export async function createEndpoint(
+  scope: Scope,
+  secrets: SecretBox,
+  input: { url: string; events: string[] },
+): Promise<WebhookEndpoint & { secret: string; warning: string | null }> {
   const errors = new FieldErrorCollector();
   const url = checkHttpUrl(errors, 'url', input.url);
+  const inside = url !== null && !scope.config.allowPrivateNetworkTargets && (await pointsInside(url));
+  // Every delivery to it would be refused: outside development that is an error now; in
+  // development (a receiver on localhost is the usual first try) the answer warns instead.
+  if (inside && !scope.config.development) errors.add('url', FieldMessages.privateUrl('url'));
   const events = [...new Set(input.events.map((event) => event.trim()))];
   if (!events.length) errors.add('events', FieldMessages.webhookEvents('events'));
   input.events.forEach((event, index) => {
@@ -45,8 +54,18 @@ export async function createEndpoint(scope: Scope, secrets: SecretBox, input: { 
       `insert into webhook_endpoints (account_id, url, events, secret_sealed) values (?, ?, ?::jsonb, ?) returning ${COLUMNS}`,
       [scope.accountId, url, JSON.stringify(events), secrets.seal(secret)],
     );
-    return { ...endpoint, secret };
+    return { ...endpoint, secret, warning: inside ? Messages.webhookEndpointPrivate : null };
   });
+}
+
+/** Whether the address guard of deliveries would refuse the URL. A name that does not resolve now may later: not refused. */
+async function pointsInside(url: string): Promise<boolean> {
+  try {
+    await resolveTarget(url);
+    return false;
+  } catch (error) {
+    return error instanceof OutboundError && error.kind === 'blocked';
+  }
 }
 
 export function listEndpoints(scope: Scope): Promise<WebhookEndpoint[]> {

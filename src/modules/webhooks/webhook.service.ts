@@ -125,7 +125,9 @@ type Outcome =
 function classify(result: OutboundResponse | OutboundError): Outcome {
   if (result instanceof OutboundError) {
     const retryable = result.kind === 'timeout' || result.kind === 'connection' || result.kind === 'dns';
-    return retryable ? { kind: 'retry', error: `${result.kind}: ${result.message}`, retryAfterSeconds: null } : { kind: 'failed', error: `${result.kind}: ${result.message}` };
+    // A blocked address says how to allow it in the attempt itself: its reader may not see the server's log.
+    const error = `${result.kind}: ${result.message}${result.kind === 'blocked' ? `; ${BLOCKED_TARGET_HINT}` : ''}`;
+    return retryable ? { kind: 'retry', error, retryAfterSeconds: null } : { kind: 'failed', error };
   }
   const { status } = result;
   if (status >= 200 && status < 300) return { kind: 'delivered', response: result };

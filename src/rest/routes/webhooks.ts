@@ -16,7 +16,7 @@ export const webhookEndpointRoutes: Route[] = [
     errors: ['PLAN_LIMIT'],
     envelope: messageAnd(),
     document: `mutation CreateWebhookEndpoint($url: String!, $events: [String!]!) {
-      createWebhookEndpoint(url: $url, events: $events) { ${ENDPOINT_FIELDS} secret }
+      createWebhookEndpoint(url: $url, events: $events) { ${ENDPOINT_FIELDS} secret warning }
     }`,
     variables: (req) => (isPlainObject(req.body) ? { url: req.body.url, events: req.body.events } : {}),
     respond: (data) => ({ body: { message: Messages.webhookEndpointCreated, data: data.createWebhookEndpoint } }),
