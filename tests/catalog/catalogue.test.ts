@@ -135,8 +135,9 @@ describe('voice:add', () => {
     expect(results.map((r) => [r.code, r.out, r.error])).toEqual([
       [1, null, 'give --provider and --provider-voice-id together, or neither'],
       [1, null, 'give --provider and --provider-voice-id together, or neither'],
-      [1, null, 'O campo provider deve ser um dos seguintes valores: elevenlabs, cartesia, openai.'],
-      [1, null, 'O campo provider_voice_id não pode ser superior a 100 caracteres.'],
+      // The English CLI speaks English, fields named as its flags (issue 44).
+      [1, null, '--provider must be one of: elevenlabs, cartesia, openai'],
+      [1, null, '--provider-voice-id must be at most 100 characters'],
     ]);
     const [after] = await app.sql(`select count(*)::int as n from voices`);
     expect(after.n).toBe(before.n);
