@@ -1,21 +1,23 @@
 import type { Config } from '../config';
 import { ideAssets, wantsIde } from '../docs/ide';
 import { referenceAssets } from '../docs/reference';
-import { sendAsset } from '../docs/static';
+import { faviconAsset } from '../docs/favicon';
+import { sendAsset, type Asset } from '../docs/static';
 import { isRead, type HttpRoute } from './route';
 
 /**
  * The pages for people, all from the project's own assets: GraphiQL at GET /graphql for a
  * browser (and its assets under /ide/), the REST reference at /docs, the OpenAPI document,
- * and / sent to /docs.
+ * the icon, and / sent to /docs.
  */
 export function docsRoutes(config: Pick<Config, 'graphql'>, openApiPath: string, openApi: string): HttpRoute[] {
+  const openApiAsset: Asset = { text: openApi, type: 'application/json; charset=utf-8' };
   return [
     {
       // A browser's page load; any other request to /graphql is GraphQL's.
       match: ({ method, path, search, req }) => path === '/graphql' && config.graphql.ide && wantsIde(method, req.headers.accept, search),
       label: '/graphql',
-      handle: ({ res, path }) => sendAsset(res, ideAssets[path]),
+      handle: ({ req, res, path }) => sendAsset(req, res, ideAssets[path]),
     },
     {
       match: ({ method, path }) => path === '/' && isRead(method),
@@ -25,9 +27,10 @@ export function docsRoutes(config: Pick<Config, 'graphql'>, openApiPath: string,
         res.end();
       },
     },
-    { match: ({ method, path }) => path === openApiPath && isRead(method), label: openApiPath, handle: ({ res }) => sendAsset(res, { text: openApi, type: 'application/json; charset=utf-8' }) },
-    { match: ({ method, path }) => path === '/docs' && isRead(method), label: '/docs', handle: ({ res, path }) => sendAsset(res, referenceAssets[path]) },
-    { match: ({ method, path }) => path.startsWith('/docs/') && isRead(method), label: '/docs/*', handle: ({ res, path }) => sendAsset(res, referenceAssets[path]) },
-    { match: ({ method, path }) => config.graphql.ide && path.startsWith('/ide/') && isRead(method), label: '/ide/*', handle: ({ res, path }) => sendAsset(res, ideAssets[path]) },
+    { match: ({ method, path }) => path === openApiPath && isRead(method), label: openApiPath, handle: ({ req, res }) => sendAsset(req, res, openApiAsset) },
+    { match: ({ method, path }) => path === '/docs' && isRead(method), label: '/docs', handle: ({ req, res, path }) => sendAsset(req, res, referenceAssets[path]) },
+    { match: ({ method, path }) => path.startsWith('/docs/') && isRead(method), label: '/docs/*', handle: ({ req, res, path }) => sendAsset(req, res, referenceAssets[path]) },
+    { match: ({ method, path }) => path === '/favicon.ico' && isRead(method), label: '/favicon.ico', handle: ({ req, res }) => sendAsset(req, res, faviconAsset) },
+    { match: ({ method, path }) => config.graphql.ide && path.startsWith('/ide/') && isRead(method), label: '/ide/*', handle: ({ req, res, path }) => sendAsset(req, res, ideAssets[path]) },
   ];
 }
