@@ -5,9 +5,14 @@ import { CSS, HTML, JS, type Asset } from './static';
 /**
  * GraphiQL for browsers at `GET /graphql` (Accept: text/html), from the project's own
  * packages (graphiql's browser bundle and React 18's), so that it works offline and behind
- * firewalls. The header editor starts with an empty bearer header for the user's token; the
- * example operations of examples/operations.graphql are the first tab. Subscriptions run over
- * the graphql-ws client bundled in graphiql's browser build.
+ * firewalls. The first tab opens with a comment that says what to do, over the example
+ * operations of examples/operations.graphql. Until a token is in the headers editor, the
+ * schema is not asked for (it would be a 401): the result pane says where to paste it. Each
+ * new Authorization value makes a new fetcher, which GraphiQL introspects with, so Docs,
+ * completion and validation follow the token with no manual re-fetch. The value is kept in
+ * sessionStorage (the browser tab's session, never localStorage) and starts every new
+ * GraphiQL tab. Subscriptions run over the graphql-ws client bundled in graphiql's browser
+ * build, and a socket the server closes (4401: a bad token) is shown as an error.
  */
 const moduleDir = (name: string) => path.dirname(require.resolve(`${name}/package.json`));
 
@@ -22,7 +27,24 @@ function projectFile(relative: string): string | null {
 }
 
 const examplesFile = projectFile('examples/operations.graphql');
-const examples = examplesFile ? readFileSync(examplesFile, 'utf8') : '{ me { name balance } }\n';
+// The file's own opening comment is for codegen's users; a person here reads WELCOME instead.
+const examples = examplesFile ? readFileSync(examplesFile, 'utf8').replace(/^(#[^\n]*\n)+\n*/, '') : '{ me { name balance } }\n';
+
+const WELCOME = `# vozgate's GraphQL API.
+#
+# 1. Paste your token into the Headers tab below: {"Authorization": "Bearer <token>"}
+#    (the first start prints the demo account's; \`npm run cli -- token:create --account ID\` makes one).
+#    Docs (the book icon), completion (Ctrl-Space) and error underlines follow at once.
+# 2. Put the cursor in an operation and press Ctrl-Enter (or the run button).
+#    Subscriptions stream their events into the result pane, e.g.
+#    subscription { callUpdated(initial: true, id: 1) { id status } }
+#
+# The example operations of examples/operations.graphql follow.
+
+`;
+
+/** What the result pane says while there is no token to ask for the schema with. */
+export const TOKEN_HINT = 'Paste your token into the Headers tab below: {"Authorization": "Bearer <token>"}; Docs and completion then load.';
 
 const page = `<!doctype html>
 <html lang="en">
@@ -43,23 +65,76 @@ const page = `<!doctype html>
 `;
 
 const init = `(function () {
-  // Subscriptions go over graphql-ws on the same URL; the headers editor's Authorization
-  // becomes the connection's connectionParams.
-  var fetcher = GraphiQL.createFetcher({
+  var e = React.createElement;
+  var KEY = 'vozgate.authorization';
+  var HINT = ${JSON.stringify(TOKEN_HINT)};
+  var base = GraphiQL.createFetcher({
     url: '/graphql',
     subscriptionUrl: (location.protocol === 'https:' ? 'wss://' : 'ws://') + location.host + '/graphql',
   });
-  var headers = JSON.stringify({ Authorization: 'Bearer ' }, null, 2);
-  var props = {
-    fetcher: fetcher,
-    defaultEditorToolsVisibility: 'headers',
-    isHeadersEditorEnabled: true,
-    shouldPersistHeaders: false,
-    defaultQuery: ${JSON.stringify(examples)},
-    defaultHeaders: headers,
-    storage: GraphiQL.createLocalStorage({ namespace: 'vozgate' }),
-  };
-  ReactDOM.createRoot(document.getElementById('graphiql')).render(React.createElement(GraphiQL, props));
+
+  function authorizationOf(headers) {
+    var value = headers && (headers.Authorization || headers.authorization);
+    return typeof value === 'string' ? value : '';
+  }
+  var hasToken = function (authorization) { return /^Bearer\\s+[^\\s<]/i.test(authorization); };
+
+  // A subscription's socket closed by the server (4401: the token) ends the stream with an
+  // Error, which GraphiQL would show as its stack, or a CloseEvent, shown as {}: either becomes
+  // a GraphQL error that says the code and the reason.
+  async function* readable(results) {
+    try {
+      for await (var result of results) yield result;
+    } catch (error) {
+      var closed = error && typeof error.code === 'number' && 'reason' in error;
+      var message = closed ? 'Socket closed with event ' + error.code + ' ' + error.reason : error instanceof Error ? error.message : String(error);
+      yield { errors: [{ message: message }] };
+    }
+  }
+
+  // graphiql's subscription stream also leaves its error in a promise nobody awaits: shown in
+  // the result pane already, it need not be reported again as uncaught.
+  window.addEventListener('unhandledrejection', function (event) {
+    if (event.reason instanceof Error && /^Socket closed with event /.test(event.reason.message)) event.preventDefault();
+  });
+
+  function fetcher(params, options) {
+    if (params.operationName === 'IntrospectionQuery' && !hasToken(authorizationOf(options && options.headers))) return Promise.resolve(HINT);
+    // graphiql's fetcher answers a promise of the result, or of a subscription's stream.
+    return Promise.resolve(base(params, options)).then(function (result) {
+      return result && typeof result[Symbol.asyncIterator] === 'function' ? readable(result) : result;
+    });
+  }
+
+  function Ide() {
+    var state = React.useState(function () { return sessionStorage.getItem(KEY) || 'Bearer '; });
+    var authorization = state[0];
+    var setAuthorization = state[1];
+    var timer = React.useRef(undefined);
+    // GraphiQL introspects again with each new fetcher: one per token.
+    var current = React.useMemo(function () { return function (params, options) { return fetcher(params, options); }; }, [authorization]);
+    var onEditHeaders = React.useCallback(function (text) {
+      clearTimeout(timer.current);
+      timer.current = setTimeout(function () {
+        var headers;
+        try { headers = JSON.parse(text || '{}'); } catch (error) { return; } // still being typed
+        var value = authorizationOf(headers) || 'Bearer ';
+        sessionStorage.setItem(KEY, value);
+        setAuthorization(value);
+      }, 300);
+    }, []);
+    return e(GraphiQL, {
+      fetcher: current,
+      onEditHeaders: onEditHeaders,
+      defaultEditorToolsVisibility: 'headers',
+      isHeadersEditorEnabled: true,
+      shouldPersistHeaders: false,
+      defaultQuery: ${JSON.stringify(WELCOME + examples)},
+      defaultHeaders: JSON.stringify({ Authorization: authorization }, null, 2),
+      storage: GraphiQL.createLocalStorage({ namespace: 'vozgate' }),
+    });
+  }
+  ReactDOM.createRoot(document.getElementById('graphiql')).render(e(Ide));
 })();
 `;
 

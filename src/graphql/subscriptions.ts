@@ -47,11 +47,17 @@ export const MAX_PENDING_CONNECTIONS = 256;
 // calls, campaigns and leads, with room to spare).
 
 /**
- * How a socket is refused before it serves anything. 1013 (try again later) is retried by
- * graphql-ws's client, with backoff; 1008 (policy violation) is not, since retrying does not help
- * while the account's other connections stay open. 1009 (message too big) is ws's own.
+ * How a socket is refused before it serves anything. graphql-ws's client gives up at once on
+ * 4401 (the same token will not do better) and on 1008 (retrying does not help while the
+ * account's other connections stay open); it retries 1013 (try again later) with backoff, and
+ * 4403, which is kept for a token revoked while its connection was open (the retry then meets
+ * 4401). 1009 (message too big) is ws's own.
  */
 export const Refusals = {
+  badToken: { code: CloseCode.Unauthorized, reason: 'Unauthorized: connectionParams.Authorization must be "Bearer <token>" with a valid token' },
+  revoked: { code: CloseCode.Forbidden, reason: 'Forbidden: the token was revoked' },
+  rateLimited: (seconds: number) => ({ code: 1013, reason: `Rate limited; try again in ${seconds} s` }),
+  unavailable: { code: 1013, reason: 'The token could not be checked; try again later' },
   tooManyPending: { code: 1013, reason: 'Too many connections awaiting connection_init; try again later' },
   tooManyForAccount: { code: 1008, reason: 'Too many open connections for this account' },
 } as const;
@@ -86,7 +92,7 @@ export async function closeRevoked(
   const checked = [...connections];
   const live = await lookup([...new Set(checked.map(([, connection]) => connection.tokenHash))]);
   for (const [socket, connection] of checked) {
-    if (!live.has(connection.tokenHash)) socket.close(CloseCode.Forbidden, 'Forbidden');
+    if (!live.has(connection.tokenHash)) socket.close(Refusals.revoked.code, Refusals.revoked.reason);
   }
 }
 
@@ -170,9 +176,10 @@ function count(counts: Map<number, number>, key: number, delta: number): void {
 /**
  * GraphQL subscriptions over graphql-ws on the WebSocket upgrade of /graphql. The bearer
  * token comes in `connectionParams.Authorization` and is checked when the connection opens
- * (a bad one closes it with 4403) and again with every keep-alive ping (a revoked one closes
- * it with 4403). An operation is parsed with the same token limit and validated with the same
- * depth, cost, alias and directive rules as over HTTP; only subscriptions are served here
+ * (a missing, malformed or unknown one closes it with 4401, which clients do not retry) and
+ * again with every keep-alive ping (a revoked one closes it with 4403). An operation is parsed
+ * with the same token limit and validated with the same depth, cost, alias and directive rules
+ * as over HTTP; only subscriptions are served here
  * (queries and mutations go over HTTP, with its logs). Each subscribe message counts against
  * the token's rate limit as an HTTP request does. Frames, sockets and subscriptions are
  * bounded by the constants above.
@@ -216,7 +223,7 @@ export async function serveSubscriptions(
     // Counted as an HTTP request is; the token is looked up again on the way.
     const auth = await authenticate(orm.em, connection.authorization, config.rateLimitPerMinute);
     if (!auth) {
-      socket.close(CloseCode.Forbidden, 'Forbidden'); // revoked since the connection opened
+      socket.close(Refusals.revoked.code, Refusals.revoked.reason); // revoked since the connection opened
       return [refusal(new UnauthenticatedError())];
     }
     if (auth.retryAfterSeconds !== null) return [refusal(new DomainError('RATE_LIMITED', Messages.rateLimited(auth.retryAfterSeconds)))];
@@ -242,14 +249,21 @@ export async function serveSubscriptions(
         const socket = ctx.extra.socket;
         const authorization = authorizationOf(ctx.connectionParams);
         // The token check keeps nothing in an EntityManager: the ORM's own runs it, as for HTTP.
-        const auth = await authenticate(orm.em, authorization, config.rateLimitPerMinute).catch(() => null);
+        const auth = await authenticate(orm.em, authorization, config.rateLimitPerMinute).catch((error: unknown) => {
+          logger.error('subscriptions: could not check a connection’s token', error);
+          return undefined;
+        });
         // A socket that closed during the lookup has nothing left to count.
-        if (!auth || auth.retryAfterSeconds !== null || socket.readyState !== socket.OPEN) return false;
-        if ((connectionsByAccount.get(auth.accountId) ?? 0) >= config.graphql.wsMaxAccountConnections) {
-          // Closed here to say why; graphql-ws's own close (4403) then finds it closing and sends nothing.
-          socket.close(Refusals.tooManyForAccount.code, Refusals.tooManyForAccount.reason);
+        if (socket.readyState !== socket.OPEN) return false;
+        // Closed here to say why; graphql-ws's own close (4403) then finds it closing and sends nothing.
+        const refuse = (refusal: { code: number; reason: string }) => {
+          socket.close(refusal.code, refusal.reason);
           return false;
-        }
+        };
+        if (auth === undefined) return refuse(Refusals.unavailable);
+        if (auth === null) return refuse(Refusals.badToken);
+        if (auth.retryAfterSeconds !== null) return refuse(Refusals.rateLimited(auth.retryAfterSeconds));
+        if ((connectionsByAccount.get(auth.accountId) ?? 0) >= config.graphql.wsMaxAccountConnections) return refuse(Refusals.tooManyForAccount);
         const connection = { accountId: auth.accountId, authorization: authorization!, tokenHash: tokenHashOf(authorization)!, subscriptions: new Set<string>() };
         ctx.extra.connection = connection;
         // graphql-ws would keep connection_init's whole payload (up to MAX_PAYLOAD_BYTES) as long

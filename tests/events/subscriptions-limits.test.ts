@@ -298,6 +298,19 @@ describe('a subscribe message', () => {
     // The same count as HTTP's: the token is over its limit there too.
     expect((await limited.request('GET', '/api/user/campaigns', { token: account.token })).status).toBe(429);
   });
+
+  it('and a connection over the limit is refused with 1013 (try again later), saying when', async () => {
+    const seconds = new Date().getUTCSeconds();
+    if (seconds > 50) await sleep((61 - seconds) * 1000);
+    const account = await limited.account();
+    for (let i = 0; i < 5; i++) await limited.request('GET', '/api/user/campaigns', { token: account.token });
+    const p = peer(limited);
+    await opened(p);
+    p.ws.send(JSON.stringify({ type: 'connection_init', payload: { Authorization: `Bearer ${account.token}` } }));
+    const { code, reason } = await closeOf(p);
+    expect(code).toBe(1013);
+    expect(reason).toMatch(/^Rate limited; try again in \d+ s$/);
+  });
 });
 
 describe('a validation error', () => {

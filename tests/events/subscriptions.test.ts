@@ -148,14 +148,26 @@ it('publishes nothing for a change that rolled back', async () => {
 });
 
 describe('the connection', () => {
-  it('is refused (4403) without a valid token', async () => {
-    for (const authorization of [null, 'Bearer vzg_not-a-real-token', `Bearer ${me.token}x`]) {
-      let code = 0;
-      const client = connect(authorization, (c) => (code = c));
+  it('is refused (4401) at once without a valid token, and graphql-ws’s client does not retry it', async () => {
+    for (const authorization of [null, 'Bearer', 'Token abc', 'Bearer vzg_not-a-real-token', `Bearer ${me.token}x`]) {
+      const closes: { code: number; reason: string }[] = [];
+      let attempts = 0;
+      const started = Date.now();
+      // The client's own defaults (5 retries, with backoff): a 4403 here was retried for ~38 s.
+      const client = createClient({
+        url: app.url.replace('http', 'ws') + '/graphql',
+        webSocketImpl: WebSocket,
+        connectionParams: authorization === null ? {} : { Authorization: authorization },
+        on: { connecting: () => attempts++, closed: (event) => closes.push(event as { code: number; reason: string }) },
+      });
+      clients.push(client);
       const { errors } = collect(client, 'subscription { callUpdated { id } }');
-      await until('closed', async () => code, (c) => c !== 0);
-      expect(code).toBe(4403);
-      expect(errors.length).toBeGreaterThan(0);
+      await until('the error', async () => errors.length, (n) => n > 0, 5_000);
+      expect(Date.now() - started).toBeLessThan(2_000);
+      await sleep(1_500); // a retry would have come by now (graphql-ws waits 1-3 s before the first)
+      expect({ attempts, codes: closes.map((close) => close.code) }).toEqual({ attempts: 1, codes: [4401] });
+      expect(closes[0].reason).toMatch(/^Unauthorized: connectionParams\.Authorization/);
+      expect(errors).toEqual([expect.objectContaining({ code: 4401 })]);
     }
   });
 
@@ -169,6 +181,7 @@ describe('the connection', () => {
     await app.sql('delete from api_tokens where account_id = $1', [account.accountId]);
     // Checked again with the next keep-alive (every second here).
     await until('closed', async () => code, (c) => c !== 0, 5_000);
+    // 4403, not 4401: the token was good when the connection opened.
     expect(code).toBe(4403);
   });
 

@@ -1,12 +1,15 @@
 import { existsSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { chromium, type Browser } from 'playwright-core';
+import { TOKEN_HINT } from '../../src/docs/ide';
 import { startTestApp, type TestAccount, type TestApp } from '../helpers/app';
 
 /**
  * GraphiQL in a real browser (Debian's chromium, headless), with every request to another
- * host refused: the page, its scripts and styles all come from this server, and a query run
- * from the page with a pasted token answers, and so does a subscription (over the WebSocket). Needs `apt-get install chromium` (CI does it);
+ * host refused: the page, its scripts and styles all come from this server; it opens with a
+ * hint where a token goes (not a 401), Docs loads as the token is pasted, a query and a
+ * subscription (over the WebSocket) run with it, a new tab and a reload keep it, and a wrong
+ * token on the socket shows the server's 4401 at once. Needs `apt-get install chromium` (CI does it);
  * without it the test is skipped, except under CI=true, where it fails.
  */
 const CHROMIUM = ['/usr/bin/chromium', '/usr/bin/chromium-browser'].find((file) => existsSync(file));
@@ -46,24 +49,46 @@ run('GraphiQL loads with no network beyond this server and runs a query and a su
   await page.goto(`${app.url}/graphql`);
   await page.waitForSelector('.graphiql-query-editor .CodeMirror', { timeout: 20_000 });
   expect(await page.title()).toBe('vozgate GraphQL');
-
-  // The user pastes a token into the headers editor and writes a query.
-  await page.evaluate(
-    ({ token }) => {
-      const editor = (selector: string) => (globalThis as any).document.querySelector(`${selector} .CodeMirror`).CodeMirror;
-      // The example operations are there to start from.
-      if (!editor('.graphiql-query-editor').getValue().includes('query Leads')) throw new Error('the example operations are missing');
-      editor('.graphiql-query-editor').setValue('{ languages { id name } }');
-      // The headers editor is the visible one of the tools (it opens first; variables stay hidden).
-      const headers = editor('.graphiql-editor-tool .graphiql-editor:not(.hidden)');
-      if (!headers.getValue().includes('"Authorization": "Bearer "')) throw new Error('the headers editor does not start with an empty bearer header');
-      headers.setValue(JSON.stringify({ Authorization: `Bearer ${token}` }));
-    },
-    { token: me.token },
-  );
-  // The editors hand their text to GraphiQL after a short debounce: run until the answer comes.
   // (In the page: `document` is the browser's, hence globalThis here, where TypeScript knows no DOM.)
   const resultText = () => page.evaluate(() => (globalThis as any).document.querySelector('.result-window .CodeMirror')?.CodeMirror.getValue() ?? '');
+  const headersText = () => page.evaluate(() => (globalThis as any).document.querySelector('.graphiql-editor-tool .graphiql-editor:not(.hidden) .CodeMirror').CodeMirror.getValue());
+  const setHeaders = (authorization: string) =>
+    page.evaluate((value) => (globalThis as any).document.querySelector('.graphiql-editor-tool .graphiql-editor:not(.hidden) .CodeMirror').CodeMirror.setValue(JSON.stringify({ Authorization: value })), authorization);
+  const waitFor = async (what: string, read: () => Promise<string>, done: (text: string) => boolean, ms = 10_000) => {
+    const deadline = Date.now() + ms;
+    let text = await read();
+    while (!done(text) && Date.now() < deadline) {
+      await page.waitForTimeout(100);
+      text = await read();
+    }
+    if (!done(text)) throw new Error(`${what}: still ${JSON.stringify(text.slice(0, 300))}`);
+    return text;
+  };
+
+  // Before a token, the result pane says where to put it, rather than a 401.
+  const hint = await waitFor('the hint', resultText, (text) => text.length > 0);
+  expect(hint).toBe(TOKEN_HINT);
+
+  // The user pastes a token into the headers editor and writes a query.
+  await page.evaluate(() => {
+    const editor = (selector: string) => (globalThis as any).document.querySelector(`${selector} .CodeMirror`).CodeMirror;
+    const text: string = editor('.graphiql-query-editor').getValue();
+    // It opens with what to do, for a person, then the example operations to start from.
+    if (!text.startsWith("# vozgate's GraphQL API.\n#\n# 1. Paste your token into the Headers tab below")) throw new Error(`the first tab opens with ${text.slice(0, 80)}`);
+    if (text.includes('graphql-codegen') || !text.includes('query Leads')) throw new Error('the example operations are missing, or codegen’s comment is there');
+    editor('.graphiql-query-editor').setValue('{ languages { id name } }');
+  });
+  // The headers editor is the visible one of the tools (it opens first; variables stay hidden).
+  expect(await headersText()).toContain('"Authorization": "Bearer "');
+  await setHeaders(`Bearer ${me.token}`);
+
+  // Docs knows the schema as soon as the token is there: no re-fetch clicked.
+  await page.click('.graphiql-sidebar button[aria-label$="Documentation Explorer"]');
+  await page.waitForSelector('.graphiql-doc-explorer-root-type', { timeout: 10_000 });
+  expect(await page.locator('.graphiql-doc-explorer-error').count()).toBe(0);
+  expect(await page.locator('.graphiql-doc-explorer-content').innerText()).toMatch(/query:\s*Query/);
+
+  // The editors hand their text to GraphiQL after a short debounce: run until the answer comes.
   const deadline = Date.now() + 20_000;
   while (!(await resultText()).includes('Portuguese') && Date.now() < deadline) {
     await page.click('.graphiql-execute-button');
@@ -85,6 +110,21 @@ run('GraphiQL loads with no network beyond this server and runs a query and a su
   const until = Date.now() + 10_000;
   while (!(await resultText()).includes('completed') && Date.now() < until) await page.waitForTimeout(200);
   expect(JSON.parse(await resultText())).toEqual({ data: { leadUpdated: { id: lead.body.data.id, status: 'completed' } } });
+
+  // A new tab starts with the token; so does the page once reloaded (the browser tab's session).
+  await page.click('.graphiql-tab-add');
+  await waitFor('the new tab’s token', headersText, (text) => text.includes(me.token));
+  await page.reload();
+  await page.waitForSelector('.graphiql-query-editor .CodeMirror', { timeout: 20_000 });
+  await waitFor('the token after a reload', headersText, (text) => text.includes(me.token));
+
+  // A wrong token on the socket is shown at once as the server's refusal (4401), not a spinner.
+  await setHeaders('Bearer vzg_not-a-real-token');
+  await page.evaluate(() => (globalThis as any).document.querySelector('.graphiql-query-editor .CodeMirror').CodeMirror.setValue('subscription { callUpdated { id } }'));
+  await page.waitForTimeout(1000);
+  await page.click('.graphiql-execute-button');
+  const refusal = await waitFor('the refusal', resultText, (text) => text.includes('4401'), 5_000);
+  expect(JSON.parse(refusal)).toEqual({ errors: [{ message: expect.stringMatching(/^Socket closed with event 4401 Unauthorized: connectionParams\.Authorization/) }] });
 
   const shots = path.join(__dirname, '..', '..', 'test-results');
   mkdirSync(shots, { recursive: true });

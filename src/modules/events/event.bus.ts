@@ -9,6 +9,8 @@ export interface BusEvent {
   account_id: number;
   type: EventType;
   data: Record<string, any>;
+  /** The id of the transaction that wrote it (its row's xmin), which is its cause's: see event.initial.ts. */
+  xid: string;
 }
 
 type Listener = (event: BusEvent) => void;
@@ -146,7 +148,7 @@ export class EventBus {
       while (this.pending.length && this.client) {
         const ids = this.pending.splice(0);
         const { rows } = await queryClient<BusEvent>(this.client, {
-          text: 'select id::text, account_id, type, data from events where id = any($1::bigint[]) order by id',
+          text: 'select id::text, account_id, type, data, xmin::text as xid from events where id = any($1::bigint[]) order by id',
           values: [ids],
         });
         for (const event of rows) {
