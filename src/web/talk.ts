@@ -6,5 +6,5 @@ import { isRead, type HttpRoute } from './route';
 export const talkRoute: HttpRoute = {
   match: ({ method, path }) => (path === '/talk' || path.startsWith('/talk/')) && isRead(method),
   label: ({ path }) => (path === '/talk' ? '/talk' : '/talk/*'),
-  handle: ({ res, path }) => sendAsset(res, talkAssets[path]),
+  handle: ({ req, res, path }) => sendAsset(req, res, talkAssets[path]),
 };
