@@ -15,7 +15,7 @@ import { Resampler } from '../src/voice/codecs/resample';
 import { endpointSilenceMs } from '../src/voice/engines/pipeline';
 import { startFakeDeepgram, type DeepgramSession, type FakeDeepgram } from '../tests/helpers/fakes/deepgram';
 import { MS_PER_CHARACTER, startFakeOpenAi } from '../tests/helpers/fakes/openai';
-import { collectGarbage, cpuMs, dropDatabase, freshDatabase, percentile, rssKb, startVozgate, twilioSignature } from './process';
+import { collectGarbage, cpuMs, dropDatabase, freshDatabase, percentile, rssKb, start, startVozgate, twilioSignature } from './process';
 import { profileMarkdown, summariseProfile, type CpuProfile } from './profile';
 
 /**
@@ -77,6 +77,8 @@ export type Transport = 'twilio' | 'web';
 
 export interface PipelineLevel {
   calls: number;
+  /** vozgate, or the floor (bench/pipeline-floor.ts: the same calls and vendors, no engine). */
+  target: 'vozgate' | 'floor';
   transport: Transport;
   noise_cancellation: boolean;
   seconds: number;
@@ -142,6 +144,7 @@ export interface PipelineResult {
 }
 
 const LEVELS = [10, 50, 100];
+const FLOOR_LEVELS = [10, 50];
 /** `--only webcall`: this many calls on each transport. */
 const WEBCALL_CALLS = 50;
 const WEBCALL_ROUNDS = 3;
@@ -573,10 +576,14 @@ async function runLevel(
   seconds: number,
   profileDir?: string,
   transport: Transport = 'twilio',
+  target: 'vozgate' | 'floor' = 'vozgate',
 ): Promise<{ level: PipelineLevel; profile?: string }> {
   const { log } = setup;
   const flags = ['--inspect=127.0.0.1:0', ...(profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [])];
-  const server = await startVozgate(setup.root, setup.databaseUrl, setup.env, flags, setup.node);
+  const server =
+    target === 'floor'
+      ? await start([...flags, path.join(setup.root, 'dist/bench/pipeline-floor.js')], setup.env, /REST\s+http:\/\/[^:]+:(\d+)\/api/, setup.node)
+      : await startVozgate(setup.root, setup.databaseUrl, setup.env, flags, setup.node);
   const pid = server.child.pid!;
   const number = cancelled ? setup.numbers.cancelled : setup.numbers.plain;
   const dial = () => (transport === 'web' ? ringWeb(setup, server.port, setup.plainAssistant) : ring(setup, server.port, number));
@@ -593,7 +600,7 @@ async function runLevel(
     await sleep(1000);
     const baseline = { live: (await collectGarbage(server)).live_mb, rss: rssKb(pid) };
 
-    log(`pipeline: ringing ${calls} ${transport === 'web' ? 'web ' : ''}calls${cancelled ? ' (noise cancellation)' : ''}`);
+    log(`pipeline: ringing ${calls} ${transport === 'web' ? 'web ' : ''}calls${cancelled ? ' (noise cancellation)' : ''}${target === 'floor' ? ' on the floor' : ''}`);
     for (let i = 0; i < calls; i++) {
       const call = await dial();
       call.start(Math.random() * FIRST_TURN_SPREAD_MS);
@@ -642,6 +649,7 @@ async function runLevel(
     const vadEnd = stats(decided.map((t) => t.finalizeAt! - t.lastSpeechAt!));
     const level: PipelineLevel = {
       calls,
+      target,
       transport,
       noise_cancellation: cancelled,
       seconds,
@@ -804,6 +812,8 @@ export async function runPipelineScenario(
     } else {
       for (const calls of LEVELS) levels.push((await runLevel(setup, calls, false, seconds)).level);
       levels.push((await runLevel(setup, NOISE_CANCELLED_CALLS, true, seconds)).level);
+      // The floor at the same load: what the harness, the fakes and the machine cost a turn.
+      for (const calls of FLOOR_LEVELS) levels.push((await runLevel(setup, calls, false, seconds, undefined, 'twilio', 'floor')).level);
     }
     return {
       node: execFileSync(node, ['--version'], { encoding: 'utf8' }).trim(),
