@@ -218,3 +218,8 @@ function FieldError({ id, messages }: { id: string; messages: string[] }) {
     </small>
   );
 }
+
+/** After a refusal, the first field the API named takes the focus (once React has marked it). */
+export function focusFirstInvalid(): void {
+  setTimeout(() => document.querySelector<HTMLElement>('[aria-invalid="true"]')?.focus(), 0);
+}

@@ -1,7 +1,7 @@
 import { useEffect, useState } from 'react';
 import { Link, useLocation, useParams } from 'wouter';
 import { useMutation, useQuery } from '../../api/hooks';
-import { Fields, toInput, toValues, type Values } from '../../ui/form';
+import { Fields, focusFirstInvalid, toInput, toValues, type Values } from '../../ui/form';
 import { ErrorNotice, Loading } from '../../ui/notice';
 import { assistantSections, NEW_ASSISTANT } from './assistant.fields';
 import { AssistantChoicesDocument, AssistantDocument, CreateAssistantDocument, UpdateAssistantDocument } from './assistants.operations';
@@ -51,17 +51,19 @@ export function AssistantEditPage() {
     setSaved(false);
     const { input, errors: problems } = toInput(fields, values!, before);
     setLocalErrors(problems);
-    if (Object.keys(problems).length) return;
+    if (Object.keys(problems).length) return focusFirstInvalid();
     if ('end_call_tool_description' in input) {
       input.end_call_tool = { description: input.end_call_tool_description || null };
       delete input.end_call_tool_description;
     }
     if (id === null) {
       const made = await create.run({ input: input as never });
-      if (made) navigate(`/assistants/${made.createAssistant.id}`);
+      if (!made) focusFirstInvalid();
+      else navigate(`/assistants/${made.createAssistant.id}`);
     } else {
       const result = await update.run({ id, input: input as never });
-      if (result) {
+      if (!result) focusFirstInvalid();
+      else {
         const next = toValues(fields, { ...result.updateAssistant, end_call_tool_description: result.updateAssistant.end_call_tool.description ?? '' } as Record<string, unknown>);
         setValues(next);
         setBefore(next);
@@ -87,7 +89,7 @@ export function AssistantEditPage() {
           {mutation.error && !fieldProblems && <ErrorNotice error={mutation.error} />}
           {fieldProblems && (
             <p className="notice notice-error" role="alert">
-              {mutation.error!.message} See the fields marked below.
+              {mutation.error!.message}: see the fields marked below.
             </p>
           )}
           {saved && (

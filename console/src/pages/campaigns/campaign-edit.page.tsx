@@ -1,7 +1,7 @@
 import { useEffect, useState } from 'react';
 import { Link, useLocation, useParams } from 'wouter';
 import { useMutation, useQuery } from '../../api/hooks';
-import { Fields, toInput, toValues, type FieldSpec, type Values } from '../../ui/form';
+import { Fields, focusFirstInvalid, toInput, toValues, type FieldSpec, type Values } from '../../ui/form';
 import { ErrorNotice, Loading } from '../../ui/notice';
 import { CampaignDocument, CampaignFormChoicesDocument, CreateCampaignDocument, UpdateCampaignDocument } from './campaigns.operations';
 
@@ -104,13 +104,15 @@ export function CampaignEditPage() {
     event.preventDefault();
     const { input, errors: problems } = toInput(specs, values!, before);
     setLocalErrors(problems);
-    if (Object.keys(problems).length) return;
+    if (Object.keys(problems).length) return focusFirstInvalid();
     if (id === null) {
       const made = await create.run({ input: input as never });
-      if (made) navigate(`/campaigns/${made.createCampaign.id}`);
+      if (!made) focusFirstInvalid();
+      else navigate(`/campaigns/${made.createCampaign.id}`);
     } else {
       const saved = await update.run({ id, input: input as never });
-      if (saved) navigate(`/campaigns/${id}`);
+      if (!saved) focusFirstInvalid();
+      else navigate(`/campaigns/${id}`);
     }
   }
 
@@ -127,7 +129,7 @@ export function CampaignEditPage() {
         {mutation.error && !Object.keys(mutation.error.fields).length && <ErrorNotice error={mutation.error} />}
         {mutation.error && Object.keys(mutation.error.fields).length > 0 && (
           <p className="notice notice-error" role="alert">
-            {mutation.error.message} See the fields marked below.
+            {mutation.error.message}: see the fields marked below.
           </p>
         )}
         <Fields specs={specs} values={values} errors={errors} onChange={(name, value) => setValues({ ...values, [name]: value })} idPrefix="campaign" />
