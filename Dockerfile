@@ -13,6 +13,8 @@ COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
 COPY scripts ./scripts
 COPY examples/operations.graphql ./examples/operations.graphql
+# The console's sources: the build writes the app into dist/console/, which the image serves.
+COPY console ./console
 RUN npm run build && npm prune --omit=dev --omit=optional --loglevel=warn
 
 FROM node:24-bookworm-slim

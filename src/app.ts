@@ -30,6 +30,7 @@ import { MEDIA_PATH } from './telephony/twilio.wire';
 import { serveMedia } from './voice/transports/twilio-media';
 import { serveWebCalls } from './voice/transports/browser';
 import { talkRoute } from './web/talk';
+import { consoleRoute } from './web/console';
 import { docsRoutes } from './web/docs';
 import { graphqlRoute } from './web/graphql';
 import { metricsRoute } from './web/metrics';
@@ -216,6 +217,7 @@ export async function createApp(runtime: Runtime): Promise<App> {
       },
     },
     talkRoute,
+    consoleRoute(config),
     metricsRoute(config),
     recordingRoute(orm, secrets),
     {

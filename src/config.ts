@@ -57,6 +57,8 @@ export interface Config {
   };
   /** How long a web call's token lives until its browser connects with it (design.md, "Web calls"). */
   webCallTokenTtlSeconds: number;
+  /** The console web app at /console (CONSOLE); on unless turned off. */
+  console: boolean;
   sms: {
     provider: 'simulator' | 'twilio';
     /** Price per segment by destination region (ISO alpha-2), with `*` for the rest. */
@@ -328,6 +330,7 @@ export const ENV = {
   OPENAI_POST_CALL_MODEL: text({ default: 'gpt-4o-mini' }),
   PIPELINE_ENGINE_URL: wsUrl({ default: undefined }),
   WEB_CALL_TOKEN_TTL_SECONDS: integer(5, 3600)({ default: 60 }),
+  CONSOLE: flag({ default: true }),
   DEEPGRAM_API_KEY: text({ default: undefined }),
   DEEPGRAM_URL: wsUrl({ default: 'wss://api.deepgram.com/v1/listen' }),
   ELEVENLABS_API_KEY: text({ default: undefined }),
@@ -443,6 +446,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
       },
     },
     webCallTokenTtlSeconds: env.WEB_CALL_TOKEN_TTL_SECONDS,
+    console: env.CONSOLE,
     dialerTimeScale: env.DIALER_TIME_SCALE,
     sms: {
       provider: env.SMS_PROVIDER,

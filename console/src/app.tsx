@@ -1,0 +1,128 @@
+import { Link, Route, Router, Switch, useRoute } from 'wouter';
+import { useToken } from './api/session';
+import { useCallback, useEffect } from 'react';
+import { signOut } from './api/session';
+import { useBatched, useQuery, useSubscription } from './api/hooks';
+import { AccountCallsDocument, MeDocument } from './pages/account/account.operations';
+import { formatMoney } from './ui/format';
+import { SignInPage } from './pages/account/sign-in.page';
+import { OverviewPage } from './pages/account/overview.page';
+import { CampaignsPage } from './pages/campaigns/campaigns.page';
+import { CampaignPage } from './pages/campaigns/campaign.page';
+import { CampaignEditPage } from './pages/campaigns/campaign-edit.page';
+import { CallsPage } from './pages/calls/calls.page';
+import { CallPage } from './pages/calls/call.page';
+import { AssistantsPage } from './pages/assistants/assistants.page';
+import { AssistantEditPage } from './pages/assistants/assistant-edit.page';
+import { ToolsPage } from './pages/settings/tools.page';
+import { PhoneNumbersPage } from './pages/settings/phone-numbers.page';
+import { DncPage } from './pages/settings/dnc.page';
+import { WebhooksPage } from './pages/settings/webhooks.page';
+import { WebhookPage } from './pages/settings/webhook.page';
+
+const NAV = [
+  { href: '/', label: 'Overview' },
+  { href: '/campaigns', label: 'Campaigns' },
+  { href: '/calls', label: 'Calls' },
+  { href: '/assistants', label: 'Assistants' },
+  { href: '/tools', label: 'Tools' },
+  { href: '/phone-numbers', label: 'Phone numbers' },
+  { href: '/do-not-call', label: 'Do-not-call list' },
+  { href: '/webhooks', label: 'Webhooks' },
+];
+
+/** The console at /console: the sign-in page until a token is given, then the app. */
+export function App() {
+  const token = useToken();
+  return <Router base="/console">{token ? <Shell /> : <SignInPage />}</Router>;
+}
+
+function NavLink({ href, label }: { href: string; label: string }) {
+  const [exact] = useRoute(href);
+  const [nested] = useRoute(`${href}/*`);
+  const active = exact || (href !== '/' && nested);
+  return (
+    <li>
+      <Link href={href} aria-current={active ? 'page' : undefined} className={active ? 'active' : ''}>
+        {label}
+      </Link>
+    </li>
+  );
+}
+
+function AccountBadge() {
+  const me = useQuery(MeDocument, { limit: 1 });
+  // The balance moves when a call ends: asked again then (no polling).
+  const refresh = useBatched<unknown>(() => void me.refetch(), 1000);
+  useSubscription(AccountCallsDocument, {}, (data) => {
+    if (!['initiated', 'ringing', 'in-progress'].includes(data.callUpdated.status)) refresh(null);
+  });
+  return (
+    <div className="account-badge">
+      <span className="account-name">{me.data?.me.name ?? '…'}</span>
+      <span className="account-balance" aria-label="Balance">
+        {me.data ? formatMoney(me.data.me.balance) : '…'}
+      </span>
+    </div>
+  );
+}
+
+function Shell() {
+  const skip = useCallback(() => document.getElementById('main')?.focus(), []);
+  useEffect(() => {
+    document.documentElement.dataset.theme = 'light';
+  }, []);
+  return (
+    <div className="shell">
+      <a href="#main" className="skip" onClick={(event: any) => (event.preventDefault(), skip())}>
+        Skip to content
+      </a>
+      <aside className="sidebar">
+        <div className="brand">
+          <span className="brand-mark" aria-hidden="true">
+            ◉
+          </span>
+          vozgate
+        </div>
+        <nav aria-label="Console">
+          <ul>
+            {NAV.map((item) => (
+              <NavLink key={item.href} {...item} />
+            ))}
+          </ul>
+        </nav>
+        <div className="sidebar-foot">
+          <AccountBadge />
+          <button type="button" className="secondary outline small" onClick={signOut}>
+            Sign out
+          </button>
+        </div>
+      </aside>
+      <main id="main" tabIndex={-1}>
+        <Switch>
+          <Route path="/" component={OverviewPage} />
+          <Route path="/campaigns" component={CampaignsPage} />
+          <Route path="/campaigns/new" component={CampaignEditPage} />
+          <Route path="/campaigns/:id/edit" component={CampaignEditPage} />
+          <Route path="/campaigns/:id" component={CampaignPage} />
+          <Route path="/calls" component={CallsPage} />
+          <Route path="/calls/:id" component={CallPage} />
+          <Route path="/assistants" component={AssistantsPage} />
+          <Route path="/assistants/new" component={AssistantEditPage} />
+          <Route path="/assistants/:id" component={AssistantEditPage} />
+          <Route path="/tools" component={ToolsPage} />
+          <Route path="/phone-numbers" component={PhoneNumbersPage} />
+          <Route path="/do-not-call" component={DncPage} />
+          <Route path="/webhooks" component={WebhooksPage} />
+          <Route path="/webhooks/:id" component={WebhookPage} />
+          <Route>
+            <h1>Not found</h1>
+            <p>
+              This page does not exist. <Link href="/">Back to the overview</Link>.
+            </p>
+          </Route>
+        </Switch>
+      </main>
+    </div>
+  );
+}

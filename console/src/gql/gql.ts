@@ -1,0 +1,284 @@
+/* eslint-disable */
+import * as types from './graphql';
+
+
+
+/**
+ * Map of all GraphQL operations in the project.
+ *
+ * This map has several performance disadvantages:
+ * 1. It is not tree-shakeable, so it will include all operations in the project.
+ * 2. It is not minifiable, so the string of a GraphQL query will be multiple times inside the bundle.
+ * 3. It does not support dead code elimination, so it will add unused operations.
+ *
+ * Therefore it is highly recommended to use the babel or swc plugin for production.
+ * Learn more about it here: https://the-guild.dev/graphql/codegen/plugins/presets/preset-client#reducing-bundle-size
+ */
+type Documents = {
+    "\n  query ConsoleMe($limit: Int!) {\n    me {\n      id\n      name\n      email\n      balance\n      ledger(limit: $limit) {\n        id\n        kind\n        amount\n        balance_after\n        reference\n        created_at\n      }\n    }\n  }\n": typeof types.ConsoleMeDocument,
+    "\n  subscription ConsoleAccountCalls {\n    callUpdated {\n      id\n      status\n    }\n  }\n": typeof types.ConsoleAccountCallsDocument,
+    "\n  query ConsoleAssistants {\n    assistants {\n      id\n      assistant_name\n      type\n      engine_type\n      language\n      llm_model\n      phone_number\n      voice {\n        id\n        name\n        provider\n      }\n      updated_at\n    }\n  }\n": typeof types.ConsoleAssistantsDocument,
+    "\n  fragment ConsoleAssistantFields on Assistant {\n    id\n    assistant_name\n    calls_direction\n    engine_type\n    status\n    phone_number_id\n    voice_id\n    language\n    llm_model\n    llm_temperature\n    timezone\n    who_speaks_first\n    initial_message\n    system_prompt\n    tool_ids\n    end_call_tool {\n      description\n    }\n    variables\n    post_call_schema {\n      name\n      type\n      description\n    }\n    post_call_evaluation\n    max_call_duration\n    max_silence_duration\n    re_engagement_interval\n    speech_speed\n    voice_stability\n    voice_similarity\n    allow_interruptions\n    interrupt_sensitivity\n    use_min_interrupt_words\n    min_interrupt_words\n    endpoint_type\n    endpoint_sensitivity\n    noise_cancellation\n    ambient_sound_volume\n    filler_audios\n    record_call\n    end_call_on_voicemail\n    is_webhook_active\n    webhook_url\n    send_webhook_only_on_completed\n    include_recording_in_webhook\n  }\n": typeof types.ConsoleAssistantFieldsFragmentDoc,
+    "\n  query ConsoleAssistant($id: Int!) {\n    assistant(id: $id) {\n      ...ConsoleAssistantFields\n    }\n  }\n": typeof types.ConsoleAssistantDocument,
+    "\n  query ConsoleAssistantChoices {\n    voices {\n      id\n      name\n      mode\n      provider\n    }\n    languages {\n      id\n      name\n    }\n    models {\n      id\n      name\n      provider\n      type\n    }\n    tools {\n      id\n      name\n      description\n    }\n    phoneNumbers {\n      id\n      phone_number\n      assistant_id\n    }\n  }\n": typeof types.ConsoleAssistantChoicesDocument,
+    "\n  mutation ConsoleCreateAssistant($input: CreateAssistantInput!) {\n    createAssistant(input: $input) {\n      ...ConsoleAssistantFields\n    }\n  }\n": typeof types.ConsoleCreateAssistantDocument,
+    "\n  mutation ConsoleUpdateAssistant($id: Int!, $input: UpdateAssistantInput!) {\n    updateAssistant(id: $id, input: $input) {\n      ...ConsoleAssistantFields\n    }\n  }\n": typeof types.ConsoleUpdateAssistantDocument,
+    "\n  mutation ConsoleDeleteAssistant($id: Int!) {\n    deleteAssistant(id: $id)\n  }\n": typeof types.ConsoleDeleteAssistantDocument,
+    "\n  mutation ConsoleStartWebCall($input: WebCallInput!) {\n    startWebCall(input: $input) {\n      call_id\n      url\n      expires_at\n    }\n  }\n": typeof types.ConsoleStartWebCallDocument,
+    "\n  query ConsoleCalls(\n    $page: Int\n    $per_page: Int\n    $status: String\n    $type: String\n    $phone_number: String\n    $assistant_id: Int\n    $campaign_id: Int\n    $date_from: String\n    $date_to: String\n  ) {\n    calls(\n      page: $page\n      per_page: $per_page\n      status: $status\n      type: $type\n      phone_number: $phone_number\n      assistant_id: $assistant_id\n      campaign_id: $campaign_id\n      date_from: $date_from\n      date_to: $date_to\n    ) {\n      current_page\n      last_page\n      per_page\n      total\n      from\n      to\n      data {\n        id\n        type\n        status\n        client_phone_number\n        assistant_name\n        campaign_name\n        duration\n        total_cost\n        created_at\n      }\n    }\n  }\n": typeof types.ConsoleCallsDocument,
+    "\n  subscription ConsoleCallsLive($assistant_id: Int, $campaign_id: Int) {\n    callUpdated(assistant_id: $assistant_id, campaign_id: $campaign_id) {\n      id\n      status\n      duration\n      total_cost\n    }\n  }\n": typeof types.ConsoleCallsLiveDocument,
+    "\n  query ConsoleCallFilterChoices {\n    assistants {\n      id\n      assistant_name\n    }\n    campaigns {\n      id\n      name\n    }\n  }\n": typeof types.ConsoleCallFilterChoicesDocument,
+    "\n  query ConsoleCall($id: Int!) {\n    call(id: $id) {\n      id\n      type\n      status\n      answered_by\n      hangup_reason\n      assistant_id\n      assistant_name\n      assistant_phone_number\n      client_phone_number\n      campaign_id\n      campaign_name\n      lead_id\n      attempt\n      duration\n      carrier_cost\n      total_cost\n      recording_url\n      transcript\n      variables\n      evaluation\n      latency {\n        p50_ms\n        p95_ms\n        turns\n      }\n      usage {\n        llm_input_tokens\n        llm_output_tokens\n        stt_seconds\n        tts_characters\n      }\n      webhook_response\n      webhook_deliveries {\n        id\n        status\n        event_type\n        created_at\n        next_attempt_at\n        attempts {\n          attempt\n          status_code\n          error\n          latency_ms\n          created_at\n        }\n      }\n      created_at\n      updated_at\n    }\n  }\n": typeof types.ConsoleCallDocument,
+    "\n  subscription ConsoleCallLive($id: Int!) {\n    callUpdated(id: $id, initial: true) {\n      id\n      status\n      updated_at\n    }\n  }\n": typeof types.ConsoleCallLiveDocument,
+    "\n  mutation ConsoleHangupCall($id: Int!) {\n    hangupCall(id: $id) {\n      id\n      status\n    }\n  }\n": typeof types.ConsoleHangupCallDocument,
+    "\n  mutation ConsoleRedeliver($delivery_id: String!) {\n    redeliverWebhook(delivery_id: $delivery_id)\n  }\n": typeof types.ConsoleRedeliverDocument,
+    "\n  fragment ConsoleCampaignFields on Campaign {\n    id\n    name\n    status\n    paused_reason\n    assistant_id\n    phone_number_ids\n    allowed_days\n    allowed_hours_start_time\n    allowed_hours_end_time\n    timezone\n    max_calls_in_parallel\n    max_retries\n    retry_interval\n    retry_on_voicemail\n    retry_on_goal_incomplete\n    goal_completion_variable\n    mark_complete_when_no_leads\n    created_at\n    updated_at\n    stats {\n      leads\n      calls_in_progress\n      attempts\n      total_cost\n    }\n  }\n": typeof types.ConsoleCampaignFieldsFragmentDoc,
+    "\n  query ConsoleCampaigns {\n    campaigns {\n      ...ConsoleCampaignFields\n    }\n  }\n": typeof types.ConsoleCampaignsDocument,
+    "\n  query ConsoleCampaign($id: Int!) {\n    campaign(id: $id) {\n      ...ConsoleCampaignFields\n    }\n  }\n": typeof types.ConsoleCampaignDocument,
+    "\n  subscription ConsoleCampaignLive($id: Int!) {\n    campaignUpdated(id: $id, initial: true) {\n      ...ConsoleCampaignFields\n    }\n  }\n": typeof types.ConsoleCampaignLiveDocument,
+    "\n  query ConsoleCampaignFormChoices {\n    assistants(calls_direction: \"make\") {\n      id\n      assistant_name\n      post_call_schema {\n        name\n      }\n    }\n    phoneNumbers {\n      id\n      phone_number\n    }\n  }\n": typeof types.ConsoleCampaignFormChoicesDocument,
+    "\n  mutation ConsoleCreateCampaign($input: CreateCampaignInput!) {\n    createCampaign(input: $input) {\n      ...ConsoleCampaignFields\n    }\n  }\n": typeof types.ConsoleCreateCampaignDocument,
+    "\n  mutation ConsoleUpdateCampaign($id: Int!, $input: UpdateCampaignInput!) {\n    updateCampaign(id: $id, input: $input) {\n      ...ConsoleCampaignFields\n    }\n  }\n": typeof types.ConsoleUpdateCampaignDocument,
+    "\n  mutation ConsoleStartCampaign($id: Int!) {\n    startCampaign(id: $id) {\n      ...ConsoleCampaignFields\n    }\n  }\n": typeof types.ConsoleStartCampaignDocument,
+    "\n  mutation ConsoleStopCampaign($id: Int!) {\n    stopCampaign(id: $id) {\n      ...ConsoleCampaignFields\n    }\n  }\n": typeof types.ConsoleStopCampaignDocument,
+    "\n  mutation ConsoleDeleteCampaign($id: Int!) {\n    deleteCampaign(id: $id)\n  }\n": typeof types.ConsoleDeleteCampaignDocument,
+    "\n  query ConsoleLeads($campaign_id: Int!, $page: Int, $per_page: Int, $status: String, $phone_number: String) {\n    leads(campaign_id: $campaign_id, page: $page, per_page: $per_page, status: $status, phone_number: $phone_number) {\n      current_page\n      last_page\n      per_page\n      total\n      from\n      to\n      data {\n        id\n        phone_number\n        status\n        attempts\n        next_attempt_at\n        variables\n        updated_at\n      }\n    }\n  }\n": typeof types.ConsoleLeadsDocument,
+    "\n  subscription ConsoleLeadLive($campaign_id: Int) {\n    leadUpdated(campaign_id: $campaign_id) {\n      id\n      status\n      attempts\n      next_attempt_at\n      updated_at\n    }\n  }\n": typeof types.ConsoleLeadLiveDocument,
+    "\n  query ConsoleLeadDetail($id: Int!, $campaign_id: Int!, $phone_number: String!) {\n    lead(id: $id) {\n      id\n      phone_number\n      status\n      attempts\n      variables\n      secondary_contacts {\n        id\n        phone_number\n        status\n      }\n    }\n    calls(campaign_id: $campaign_id, phone_number: $phone_number, per_page: 50) {\n      data {\n        id\n        attempt\n        status\n        duration\n        total_cost\n        created_at\n        client_phone_number\n        lead_id\n      }\n    }\n  }\n": typeof types.ConsoleLeadDetailDocument,
+    "\n  mutation ConsoleCreateLead($input: CreateLeadInput!) {\n    createLead(input: $input) {\n      id\n    }\n  }\n": typeof types.ConsoleCreateLeadDocument,
+    "\n  query ConsoleTools {\n    tools {\n      id\n      name\n      description\n      endpoint\n      method\n      timeout\n      headers {\n        name\n        value\n      }\n      schema {\n        name\n        type\n        description\n      }\n      updated_at\n    }\n  }\n": typeof types.ConsoleToolsDocument,
+    "\n  mutation ConsoleCreateTool($input: CreateToolInput!) {\n    createTool(input: $input) {\n      id\n    }\n  }\n": typeof types.ConsoleCreateToolDocument,
+    "\n  mutation ConsoleUpdateTool($id: Int!, $input: UpdateToolInput!) {\n    updateTool(id: $id, input: $input) {\n      id\n    }\n  }\n": typeof types.ConsoleUpdateToolDocument,
+    "\n  mutation ConsoleDeleteTool($id: Int!) {\n    deleteTool(id: $id)\n  }\n": typeof types.ConsoleDeleteToolDocument,
+    "\n  query ConsolePhoneNumbers {\n    phoneNumbers {\n      id\n      phone_number\n      sms_capable\n      expires_at\n      assistant_id\n    }\n    assistants {\n      id\n      assistant_name\n    }\n  }\n": typeof types.ConsolePhoneNumbersDocument,
+    "\n  query ConsoleDnc {\n    dncNumbers {\n      phone_number\n      created_at\n    }\n  }\n": typeof types.ConsoleDncDocument,
+    "\n  mutation ConsoleAddDnc($phone_number: String!) {\n    addDncNumber(phone_number: $phone_number) {\n      phone_number\n    }\n  }\n": typeof types.ConsoleAddDncDocument,
+    "\n  mutation ConsoleRemoveDnc($phone_number: String!) {\n    removeDncNumber(phone_number: $phone_number)\n  }\n": typeof types.ConsoleRemoveDncDocument,
+    "\n  query ConsoleWebhookEndpoints {\n    webhookEndpoints {\n      id\n      url\n      events\n      disabled_at\n      created_at\n    }\n  }\n": typeof types.ConsoleWebhookEndpointsDocument,
+    "\n  query ConsoleWebhookEndpoint($id: Int!) {\n    webhookEndpoint(id: $id) {\n      id\n      url\n      events\n      disabled_at\n      created_at\n      deliveries(last: 50) {\n        id\n        event_type\n        status\n        created_at\n        next_attempt_at\n        payload\n        attempts {\n          attempt\n          status_code\n          error\n          latency_ms\n          created_at\n          response_body\n        }\n      }\n    }\n  }\n": typeof types.ConsoleWebhookEndpointDocument,
+    "\n  mutation ConsoleCreateWebhookEndpoint($url: String!, $events: [String!]!) {\n    createWebhookEndpoint(url: $url, events: $events) {\n      id\n      secret\n      warning\n    }\n  }\n": typeof types.ConsoleCreateWebhookEndpointDocument,
+    "\n  mutation ConsoleDeleteWebhookEndpoint($id: Int!) {\n    deleteWebhookEndpoint(id: $id)\n  }\n": typeof types.ConsoleDeleteWebhookEndpointDocument,
+};
+const documents: Documents = {
+    "\n  query ConsoleMe($limit: Int!) {\n    me {\n      id\n      name\n      email\n      balance\n      ledger(limit: $limit) {\n        id\n        kind\n        amount\n        balance_after\n        reference\n        created_at\n      }\n    }\n  }\n": types.ConsoleMeDocument,
+    "\n  subscription ConsoleAccountCalls {\n    callUpdated {\n      id\n      status\n    }\n  }\n": types.ConsoleAccountCallsDocument,
+    "\n  query ConsoleAssistants {\n    assistants {\n      id\n      assistant_name\n      type\n      engine_type\n      language\n      llm_model\n      phone_number\n      voice {\n        id\n        name\n        provider\n      }\n      updated_at\n    }\n  }\n": types.ConsoleAssistantsDocument,
+    "\n  fragment ConsoleAssistantFields on Assistant {\n    id\n    assistant_name\n    calls_direction\n    engine_type\n    status\n    phone_number_id\n    voice_id\n    language\n    llm_model\n    llm_temperature\n    timezone\n    who_speaks_first\n    initial_message\n    system_prompt\n    tool_ids\n    end_call_tool {\n      description\n    }\n    variables\n    post_call_schema {\n      name\n      type\n      description\n    }\n    post_call_evaluation\n    max_call_duration\n    max_silence_duration\n    re_engagement_interval\n    speech_speed\n    voice_stability\n    voice_similarity\n    allow_interruptions\n    interrupt_sensitivity\n    use_min_interrupt_words\n    min_interrupt_words\n    endpoint_type\n    endpoint_sensitivity\n    noise_cancellation\n    ambient_sound_volume\n    filler_audios\n    record_call\n    end_call_on_voicemail\n    is_webhook_active\n    webhook_url\n    send_webhook_only_on_completed\n    include_recording_in_webhook\n  }\n": types.ConsoleAssistantFieldsFragmentDoc,
+    "\n  query ConsoleAssistant($id: Int!) {\n    assistant(id: $id) {\n      ...ConsoleAssistantFields\n    }\n  }\n": types.ConsoleAssistantDocument,
+    "\n  query ConsoleAssistantChoices {\n    voices {\n      id\n      name\n      mode\n      provider\n    }\n    languages {\n      id\n      name\n    }\n    models {\n      id\n      name\n      provider\n      type\n    }\n    tools {\n      id\n      name\n      description\n    }\n    phoneNumbers {\n      id\n      phone_number\n      assistant_id\n    }\n  }\n": types.ConsoleAssistantChoicesDocument,
+    "\n  mutation ConsoleCreateAssistant($input: CreateAssistantInput!) {\n    createAssistant(input: $input) {\n      ...ConsoleAssistantFields\n    }\n  }\n": types.ConsoleCreateAssistantDocument,
+    "\n  mutation ConsoleUpdateAssistant($id: Int!, $input: UpdateAssistantInput!) {\n    updateAssistant(id: $id, input: $input) {\n      ...ConsoleAssistantFields\n    }\n  }\n": types.ConsoleUpdateAssistantDocument,
+    "\n  mutation ConsoleDeleteAssistant($id: Int!) {\n    deleteAssistant(id: $id)\n  }\n": types.ConsoleDeleteAssistantDocument,
+    "\n  mutation ConsoleStartWebCall($input: WebCallInput!) {\n    startWebCall(input: $input) {\n      call_id\n      url\n      expires_at\n    }\n  }\n": types.ConsoleStartWebCallDocument,
+    "\n  query ConsoleCalls(\n    $page: Int\n    $per_page: Int\n    $status: String\n    $type: String\n    $phone_number: String\n    $assistant_id: Int\n    $campaign_id: Int\n    $date_from: String\n    $date_to: String\n  ) {\n    calls(\n      page: $page\n      per_page: $per_page\n      status: $status\n      type: $type\n      phone_number: $phone_number\n      assistant_id: $assistant_id\n      campaign_id: $campaign_id\n      date_from: $date_from\n      date_to: $date_to\n    ) {\n      current_page\n      last_page\n      per_page\n      total\n      from\n      to\n      data {\n        id\n        type\n        status\n        client_phone_number\n        assistant_name\n        campaign_name\n        duration\n        total_cost\n        created_at\n      }\n    }\n  }\n": types.ConsoleCallsDocument,
+    "\n  subscription ConsoleCallsLive($assistant_id: Int, $campaign_id: Int) {\n    callUpdated(assistant_id: $assistant_id, campaign_id: $campaign_id) {\n      id\n      status\n      duration\n      total_cost\n    }\n  }\n": types.ConsoleCallsLiveDocument,
+    "\n  query ConsoleCallFilterChoices {\n    assistants {\n      id\n      assistant_name\n    }\n    campaigns {\n      id\n      name\n    }\n  }\n": types.ConsoleCallFilterChoicesDocument,
+    "\n  query ConsoleCall($id: Int!) {\n    call(id: $id) {\n      id\n      type\n      status\n      answered_by\n      hangup_reason\n      assistant_id\n      assistant_name\n      assistant_phone_number\n      client_phone_number\n      campaign_id\n      campaign_name\n      lead_id\n      attempt\n      duration\n      carrier_cost\n      total_cost\n      recording_url\n      transcript\n      variables\n      evaluation\n      latency {\n        p50_ms\n        p95_ms\n        turns\n      }\n      usage {\n        llm_input_tokens\n        llm_output_tokens\n        stt_seconds\n        tts_characters\n      }\n      webhook_response\n      webhook_deliveries {\n        id\n        status\n        event_type\n        created_at\n        next_attempt_at\n        attempts {\n          attempt\n          status_code\n          error\n          latency_ms\n          created_at\n        }\n      }\n      created_at\n      updated_at\n    }\n  }\n": types.ConsoleCallDocument,
+    "\n  subscription ConsoleCallLive($id: Int!) {\n    callUpdated(id: $id, initial: true) {\n      id\n      status\n      updated_at\n    }\n  }\n": types.ConsoleCallLiveDocument,
+    "\n  mutation ConsoleHangupCall($id: Int!) {\n    hangupCall(id: $id) {\n      id\n      status\n    }\n  }\n": types.ConsoleHangupCallDocument,
+    "\n  mutation ConsoleRedeliver($delivery_id: String!) {\n    redeliverWebhook(delivery_id: $delivery_id)\n  }\n": types.ConsoleRedeliverDocument,
+    "\n  fragment ConsoleCampaignFields on Campaign {\n    id\n    name\n    status\n    paused_reason\n    assistant_id\n    phone_number_ids\n    allowed_days\n    allowed_hours_start_time\n    allowed_hours_end_time\n    timezone\n    max_calls_in_parallel\n    max_retries\n    retry_interval\n    retry_on_voicemail\n    retry_on_goal_incomplete\n    goal_completion_variable\n    mark_complete_when_no_leads\n    created_at\n    updated_at\n    stats {\n      leads\n      calls_in_progress\n      attempts\n      total_cost\n    }\n  }\n": types.ConsoleCampaignFieldsFragmentDoc,
+    "\n  query ConsoleCampaigns {\n    campaigns {\n      ...ConsoleCampaignFields\n    }\n  }\n": types.ConsoleCampaignsDocument,
+    "\n  query ConsoleCampaign($id: Int!) {\n    campaign(id: $id) {\n      ...ConsoleCampaignFields\n    }\n  }\n": types.ConsoleCampaignDocument,
+    "\n  subscription ConsoleCampaignLive($id: Int!) {\n    campaignUpdated(id: $id, initial: true) {\n      ...ConsoleCampaignFields\n    }\n  }\n": types.ConsoleCampaignLiveDocument,
+    "\n  query ConsoleCampaignFormChoices {\n    assistants(calls_direction: \"make\") {\n      id\n      assistant_name\n      post_call_schema {\n        name\n      }\n    }\n    phoneNumbers {\n      id\n      phone_number\n    }\n  }\n": types.ConsoleCampaignFormChoicesDocument,
+    "\n  mutation ConsoleCreateCampaign($input: CreateCampaignInput!) {\n    createCampaign(input: $input) {\n      ...ConsoleCampaignFields\n    }\n  }\n": types.ConsoleCreateCampaignDocument,
+    "\n  mutation ConsoleUpdateCampaign($id: Int!, $input: UpdateCampaignInput!) {\n    updateCampaign(id: $id, input: $input) {\n      ...ConsoleCampaignFields\n    }\n  }\n": types.ConsoleUpdateCampaignDocument,
+    "\n  mutation ConsoleStartCampaign($id: Int!) {\n    startCampaign(id: $id) {\n      ...ConsoleCampaignFields\n    }\n  }\n": types.ConsoleStartCampaignDocument,
+    "\n  mutation ConsoleStopCampaign($id: Int!) {\n    stopCampaign(id: $id) {\n      ...ConsoleCampaignFields\n    }\n  }\n": types.ConsoleStopCampaignDocument,
+    "\n  mutation ConsoleDeleteCampaign($id: Int!) {\n    deleteCampaign(id: $id)\n  }\n": types.ConsoleDeleteCampaignDocument,
+    "\n  query ConsoleLeads($campaign_id: Int!, $page: Int, $per_page: Int, $status: String, $phone_number: String) {\n    leads(campaign_id: $campaign_id, page: $page, per_page: $per_page, status: $status, phone_number: $phone_number) {\n      current_page\n      last_page\n      per_page\n      total\n      from\n      to\n      data {\n        id\n        phone_number\n        status\n        attempts\n        next_attempt_at\n        variables\n        updated_at\n      }\n    }\n  }\n": types.ConsoleLeadsDocument,
+    "\n  subscription ConsoleLeadLive($campaign_id: Int) {\n    leadUpdated(campaign_id: $campaign_id) {\n      id\n      status\n      attempts\n      next_attempt_at\n      updated_at\n    }\n  }\n": types.ConsoleLeadLiveDocument,
+    "\n  query ConsoleLeadDetail($id: Int!, $campaign_id: Int!, $phone_number: String!) {\n    lead(id: $id) {\n      id\n      phone_number\n      status\n      attempts\n      variables\n      secondary_contacts {\n        id\n        phone_number\n        status\n      }\n    }\n    calls(campaign_id: $campaign_id, phone_number: $phone_number, per_page: 50) {\n      data {\n        id\n        attempt\n        status\n        duration\n        total_cost\n        created_at\n        client_phone_number\n        lead_id\n      }\n    }\n  }\n": types.ConsoleLeadDetailDocument,
+    "\n  mutation ConsoleCreateLead($input: CreateLeadInput!) {\n    createLead(input: $input) {\n      id\n    }\n  }\n": types.ConsoleCreateLeadDocument,
+    "\n  query ConsoleTools {\n    tools {\n      id\n      name\n      description\n      endpoint\n      method\n      timeout\n      headers {\n        name\n        value\n      }\n      schema {\n        name\n        type\n        description\n      }\n      updated_at\n    }\n  }\n": types.ConsoleToolsDocument,
+    "\n  mutation ConsoleCreateTool($input: CreateToolInput!) {\n    createTool(input: $input) {\n      id\n    }\n  }\n": types.ConsoleCreateToolDocument,
+    "\n  mutation ConsoleUpdateTool($id: Int!, $input: UpdateToolInput!) {\n    updateTool(id: $id, input: $input) {\n      id\n    }\n  }\n": types.ConsoleUpdateToolDocument,
+    "\n  mutation ConsoleDeleteTool($id: Int!) {\n    deleteTool(id: $id)\n  }\n": types.ConsoleDeleteToolDocument,
+    "\n  query ConsolePhoneNumbers {\n    phoneNumbers {\n      id\n      phone_number\n      sms_capable\n      expires_at\n      assistant_id\n    }\n    assistants {\n      id\n      assistant_name\n    }\n  }\n": types.ConsolePhoneNumbersDocument,
+    "\n  query ConsoleDnc {\n    dncNumbers {\n      phone_number\n      created_at\n    }\n  }\n": types.ConsoleDncDocument,
+    "\n  mutation ConsoleAddDnc($phone_number: String!) {\n    addDncNumber(phone_number: $phone_number) {\n      phone_number\n    }\n  }\n": types.ConsoleAddDncDocument,
+    "\n  mutation ConsoleRemoveDnc($phone_number: String!) {\n    removeDncNumber(phone_number: $phone_number)\n  }\n": types.ConsoleRemoveDncDocument,
+    "\n  query ConsoleWebhookEndpoints {\n    webhookEndpoints {\n      id\n      url\n      events\n      disabled_at\n      created_at\n    }\n  }\n": types.ConsoleWebhookEndpointsDocument,
+    "\n  query ConsoleWebhookEndpoint($id: Int!) {\n    webhookEndpoint(id: $id) {\n      id\n      url\n      events\n      disabled_at\n      created_at\n      deliveries(last: 50) {\n        id\n        event_type\n        status\n        created_at\n        next_attempt_at\n        payload\n        attempts {\n          attempt\n          status_code\n          error\n          latency_ms\n          created_at\n          response_body\n        }\n      }\n    }\n  }\n": types.ConsoleWebhookEndpointDocument,
+    "\n  mutation ConsoleCreateWebhookEndpoint($url: String!, $events: [String!]!) {\n    createWebhookEndpoint(url: $url, events: $events) {\n      id\n      secret\n      warning\n    }\n  }\n": types.ConsoleCreateWebhookEndpointDocument,
+    "\n  mutation ConsoleDeleteWebhookEndpoint($id: Int!) {\n    deleteWebhookEndpoint(id: $id)\n  }\n": types.ConsoleDeleteWebhookEndpointDocument,
+};
+
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query ConsoleMe($limit: Int!) {\n    me {\n      id\n      name\n      email\n      balance\n      ledger(limit: $limit) {\n        id\n        kind\n        amount\n        balance_after\n        reference\n        created_at\n      }\n    }\n  }\n"): typeof import('./graphql').ConsoleMeDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  subscription ConsoleAccountCalls {\n    callUpdated {\n      id\n      status\n    }\n  }\n"): typeof import('./graphql').ConsoleAccountCallsDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query ConsoleAssistants {\n    assistants {\n      id\n      assistant_name\n      type\n      engine_type\n      language\n      llm_model\n      phone_number\n      voice {\n        id\n        name\n        provider\n      }\n      updated_at\n    }\n  }\n"): typeof import('./graphql').ConsoleAssistantsDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  fragment ConsoleAssistantFields on Assistant {\n    id\n    assistant_name\n    calls_direction\n    engine_type\n    status\n    phone_number_id\n    voice_id\n    language\n    llm_model\n    llm_temperature\n    timezone\n    who_speaks_first\n    initial_message\n    system_prompt\n    tool_ids\n    end_call_tool {\n      description\n    }\n    variables\n    post_call_schema {\n      name\n      type\n      description\n    }\n    post_call_evaluation\n    max_call_duration\n    max_silence_duration\n    re_engagement_interval\n    speech_speed\n    voice_stability\n    voice_similarity\n    allow_interruptions\n    interrupt_sensitivity\n    use_min_interrupt_words\n    min_interrupt_words\n    endpoint_type\n    endpoint_sensitivity\n    noise_cancellation\n    ambient_sound_volume\n    filler_audios\n    record_call\n    end_call_on_voicemail\n    is_webhook_active\n    webhook_url\n    send_webhook_only_on_completed\n    include_recording_in_webhook\n  }\n"): typeof import('./graphql').ConsoleAssistantFieldsFragmentDoc;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query ConsoleAssistant($id: Int!) {\n    assistant(id: $id) {\n      ...ConsoleAssistantFields\n    }\n  }\n"): typeof import('./graphql').ConsoleAssistantDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query ConsoleAssistantChoices {\n    voices {\n      id\n      name\n      mode\n      provider\n    }\n    languages {\n      id\n      name\n    }\n    models {\n      id\n      name\n      provider\n      type\n    }\n    tools {\n      id\n      name\n      description\n    }\n    phoneNumbers {\n      id\n      phone_number\n      assistant_id\n    }\n  }\n"): typeof import('./graphql').ConsoleAssistantChoicesDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation ConsoleCreateAssistant($input: CreateAssistantInput!) {\n    createAssistant(input: $input) {\n      ...ConsoleAssistantFields\n    }\n  }\n"): typeof import('./graphql').ConsoleCreateAssistantDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation ConsoleUpdateAssistant($id: Int!, $input: UpdateAssistantInput!) {\n    updateAssistant(id: $id, input: $input) {\n      ...ConsoleAssistantFields\n    }\n  }\n"): typeof import('./graphql').ConsoleUpdateAssistantDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation ConsoleDeleteAssistant($id: Int!) {\n    deleteAssistant(id: $id)\n  }\n"): typeof import('./graphql').ConsoleDeleteAssistantDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation ConsoleStartWebCall($input: WebCallInput!) {\n    startWebCall(input: $input) {\n      call_id\n      url\n      expires_at\n    }\n  }\n"): typeof import('./graphql').ConsoleStartWebCallDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query ConsoleCalls(\n    $page: Int\n    $per_page: Int\n    $status: String\n    $type: String\n    $phone_number: String\n    $assistant_id: Int\n    $campaign_id: Int\n    $date_from: String\n    $date_to: String\n  ) {\n    calls(\n      page: $page\n      per_page: $per_page\n      status: $status\n      type: $type\n      phone_number: $phone_number\n      assistant_id: $assistant_id\n      campaign_id: $campaign_id\n      date_from: $date_from\n      date_to: $date_to\n    ) {\n      current_page\n      last_page\n      per_page\n      total\n      from\n      to\n      data {\n        id\n        type\n        status\n        client_phone_number\n        assistant_name\n        campaign_name\n        duration\n        total_cost\n        created_at\n      }\n    }\n  }\n"): typeof import('./graphql').ConsoleCallsDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  subscription ConsoleCallsLive($assistant_id: Int, $campaign_id: Int) {\n    callUpdated(assistant_id: $assistant_id, campaign_id: $campaign_id) {\n      id\n      status\n      duration\n      total_cost\n    }\n  }\n"): typeof import('./graphql').ConsoleCallsLiveDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query ConsoleCallFilterChoices {\n    assistants {\n      id\n      assistant_name\n    }\n    campaigns {\n      id\n      name\n    }\n  }\n"): typeof import('./graphql').ConsoleCallFilterChoicesDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query ConsoleCall($id: Int!) {\n    call(id: $id) {\n      id\n      type\n      status\n      answered_by\n      hangup_reason\n      assistant_id\n      assistant_name\n      assistant_phone_number\n      client_phone_number\n      campaign_id\n      campaign_name\n      lead_id\n      attempt\n      duration\n      carrier_cost\n      total_cost\n      recording_url\n      transcript\n      variables\n      evaluation\n      latency {\n        p50_ms\n        p95_ms\n        turns\n      }\n      usage {\n        llm_input_tokens\n        llm_output_tokens\n        stt_seconds\n        tts_characters\n      }\n      webhook_response\n      webhook_deliveries {\n        id\n        status\n        event_type\n        created_at\n        next_attempt_at\n        attempts {\n          attempt\n          status_code\n          error\n          latency_ms\n          created_at\n        }\n      }\n      created_at\n      updated_at\n    }\n  }\n"): typeof import('./graphql').ConsoleCallDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  subscription ConsoleCallLive($id: Int!) {\n    callUpdated(id: $id, initial: true) {\n      id\n      status\n      updated_at\n    }\n  }\n"): typeof import('./graphql').ConsoleCallLiveDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation ConsoleHangupCall($id: Int!) {\n    hangupCall(id: $id) {\n      id\n      status\n    }\n  }\n"): typeof import('./graphql').ConsoleHangupCallDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation ConsoleRedeliver($delivery_id: String!) {\n    redeliverWebhook(delivery_id: $delivery_id)\n  }\n"): typeof import('./graphql').ConsoleRedeliverDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  fragment ConsoleCampaignFields on Campaign {\n    id\n    name\n    status\n    paused_reason\n    assistant_id\n    phone_number_ids\n    allowed_days\n    allowed_hours_start_time\n    allowed_hours_end_time\n    timezone\n    max_calls_in_parallel\n    max_retries\n    retry_interval\n    retry_on_voicemail\n    retry_on_goal_incomplete\n    goal_completion_variable\n    mark_complete_when_no_leads\n    created_at\n    updated_at\n    stats {\n      leads\n      calls_in_progress\n      attempts\n      total_cost\n    }\n  }\n"): typeof import('./graphql').ConsoleCampaignFieldsFragmentDoc;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query ConsoleCampaigns {\n    campaigns {\n      ...ConsoleCampaignFields\n    }\n  }\n"): typeof import('./graphql').ConsoleCampaignsDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query ConsoleCampaign($id: Int!) {\n    campaign(id: $id) {\n      ...ConsoleCampaignFields\n    }\n  }\n"): typeof import('./graphql').ConsoleCampaignDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  subscription ConsoleCampaignLive($id: Int!) {\n    campaignUpdated(id: $id, initial: true) {\n      ...ConsoleCampaignFields\n    }\n  }\n"): typeof import('./graphql').ConsoleCampaignLiveDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query ConsoleCampaignFormChoices {\n    assistants(calls_direction: \"make\") {\n      id\n      assistant_name\n      post_call_schema {\n        name\n      }\n    }\n    phoneNumbers {\n      id\n      phone_number\n    }\n  }\n"): typeof import('./graphql').ConsoleCampaignFormChoicesDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation ConsoleCreateCampaign($input: CreateCampaignInput!) {\n    createCampaign(input: $input) {\n      ...ConsoleCampaignFields\n    }\n  }\n"): typeof import('./graphql').ConsoleCreateCampaignDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation ConsoleUpdateCampaign($id: Int!, $input: UpdateCampaignInput!) {\n    updateCampaign(id: $id, input: $input) {\n      ...ConsoleCampaignFields\n    }\n  }\n"): typeof import('./graphql').ConsoleUpdateCampaignDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation ConsoleStartCampaign($id: Int!) {\n    startCampaign(id: $id) {\n      ...ConsoleCampaignFields\n    }\n  }\n"): typeof import('./graphql').ConsoleStartCampaignDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation ConsoleStopCampaign($id: Int!) {\n    stopCampaign(id: $id) {\n      ...ConsoleCampaignFields\n    }\n  }\n"): typeof import('./graphql').ConsoleStopCampaignDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation ConsoleDeleteCampaign($id: Int!) {\n    deleteCampaign(id: $id)\n  }\n"): typeof import('./graphql').ConsoleDeleteCampaignDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query ConsoleLeads($campaign_id: Int!, $page: Int, $per_page: Int, $status: String, $phone_number: String) {\n    leads(campaign_id: $campaign_id, page: $page, per_page: $per_page, status: $status, phone_number: $phone_number) {\n      current_page\n      last_page\n      per_page\n      total\n      from\n      to\n      data {\n        id\n        phone_number\n        status\n        attempts\n        next_attempt_at\n        variables\n        updated_at\n      }\n    }\n  }\n"): typeof import('./graphql').ConsoleLeadsDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  subscription ConsoleLeadLive($campaign_id: Int) {\n    leadUpdated(campaign_id: $campaign_id) {\n      id\n      status\n      attempts\n      next_attempt_at\n      updated_at\n    }\n  }\n"): typeof import('./graphql').ConsoleLeadLiveDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query ConsoleLeadDetail($id: Int!, $campaign_id: Int!, $phone_number: String!) {\n    lead(id: $id) {\n      id\n      phone_number\n      status\n      attempts\n      variables\n      secondary_contacts {\n        id\n        phone_number\n        status\n      }\n    }\n    calls(campaign_id: $campaign_id, phone_number: $phone_number, per_page: 50) {\n      data {\n        id\n        attempt\n        status\n        duration\n        total_cost\n        created_at\n        client_phone_number\n        lead_id\n      }\n    }\n  }\n"): typeof import('./graphql').ConsoleLeadDetailDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation ConsoleCreateLead($input: CreateLeadInput!) {\n    createLead(input: $input) {\n      id\n    }\n  }\n"): typeof import('./graphql').ConsoleCreateLeadDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query ConsoleTools {\n    tools {\n      id\n      name\n      description\n      endpoint\n      method\n      timeout\n      headers {\n        name\n        value\n      }\n      schema {\n        name\n        type\n        description\n      }\n      updated_at\n    }\n  }\n"): typeof import('./graphql').ConsoleToolsDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation ConsoleCreateTool($input: CreateToolInput!) {\n    createTool(input: $input) {\n      id\n    }\n  }\n"): typeof import('./graphql').ConsoleCreateToolDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation ConsoleUpdateTool($id: Int!, $input: UpdateToolInput!) {\n    updateTool(id: $id, input: $input) {\n      id\n    }\n  }\n"): typeof import('./graphql').ConsoleUpdateToolDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation ConsoleDeleteTool($id: Int!) {\n    deleteTool(id: $id)\n  }\n"): typeof import('./graphql').ConsoleDeleteToolDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query ConsolePhoneNumbers {\n    phoneNumbers {\n      id\n      phone_number\n      sms_capable\n      expires_at\n      assistant_id\n    }\n    assistants {\n      id\n      assistant_name\n    }\n  }\n"): typeof import('./graphql').ConsolePhoneNumbersDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query ConsoleDnc {\n    dncNumbers {\n      phone_number\n      created_at\n    }\n  }\n"): typeof import('./graphql').ConsoleDncDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation ConsoleAddDnc($phone_number: String!) {\n    addDncNumber(phone_number: $phone_number) {\n      phone_number\n    }\n  }\n"): typeof import('./graphql').ConsoleAddDncDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation ConsoleRemoveDnc($phone_number: String!) {\n    removeDncNumber(phone_number: $phone_number)\n  }\n"): typeof import('./graphql').ConsoleRemoveDncDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query ConsoleWebhookEndpoints {\n    webhookEndpoints {\n      id\n      url\n      events\n      disabled_at\n      created_at\n    }\n  }\n"): typeof import('./graphql').ConsoleWebhookEndpointsDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query ConsoleWebhookEndpoint($id: Int!) {\n    webhookEndpoint(id: $id) {\n      id\n      url\n      events\n      disabled_at\n      created_at\n      deliveries(last: 50) {\n        id\n        event_type\n        status\n        created_at\n        next_attempt_at\n        payload\n        attempts {\n          attempt\n          status_code\n          error\n          latency_ms\n          created_at\n          response_body\n        }\n      }\n    }\n  }\n"): typeof import('./graphql').ConsoleWebhookEndpointDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation ConsoleCreateWebhookEndpoint($url: String!, $events: [String!]!) {\n    createWebhookEndpoint(url: $url, events: $events) {\n      id\n      secret\n      warning\n    }\n  }\n"): typeof import('./graphql').ConsoleCreateWebhookEndpointDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation ConsoleDeleteWebhookEndpoint($id: Int!) {\n    deleteWebhookEndpoint(id: $id)\n  }\n"): typeof import('./graphql').ConsoleDeleteWebhookEndpointDocument;
+
+
+export function graphql(source: string) {
+  return (documents as any)[source] ?? {};
+}

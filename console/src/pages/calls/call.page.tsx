@@ -1,0 +1,255 @@
+import { useMemo, useRef, useState } from 'react';
+import { Link, useParams } from 'wouter';
+import { useBatched, useMutation, useQuery, useSubscription } from '../../api/hooks';
+import type { ConsoleCallQuery } from '../../gql/graphql';
+import { formatCount, formatDuration, formatMoney, formatTime } from '../../ui/format';
+import { ErrorNotice, Loading } from '../../ui/notice';
+import { Status } from '../../ui/status';
+import { CallDocument, CallLiveDocument, HangupCallDocument, RedeliverDocument } from './calls.operations';
+import { parseTranscript } from './transcript';
+
+const IN_FLIGHT = ['initiated', 'ringing', 'in-progress'];
+
+/** A call: status live, the recording with its transcript, what was extracted, costs, latency and webhook deliveries. */
+export function CallPage() {
+  const id = Number(useParams<{ id: string }>().id);
+  const call = useQuery(CallDocument, { id });
+  // Each status change (the end above all) brings the transcript, costs and recording: ask again.
+  const refresh = useBatched<unknown>(() => void call.refetch(), 300);
+  useSubscription(CallLiveDocument, { id }, (data) => {
+    if (call.data && data.callUpdated.status !== call.data.call.status) refresh(null);
+  });
+  const hangup = useMutation(HangupCallDocument);
+  if (!call.data) {
+    return (
+      <>
+        <ErrorNotice error={call.error} />
+        {!call.error && <Loading what="the call" />}
+      </>
+    );
+  }
+  const c = call.data.call;
+  return (
+    <>
+      <header className="page-head">
+        <div>
+          <p className="crumbs">
+            <Link href="/calls">Calls</Link>
+            {c.campaign_id && (
+              <>
+                {' / '}
+                <Link href={`/campaigns/${c.campaign_id}`}>{c.campaign_name}</Link>
+              </>
+            )}
+          </p>
+          <h1>
+            Call #{c.id} <Status value={c.status} />
+          </h1>
+          <p className="muted">
+            {c.type} · {c.client_phone_number} ↔ {c.assistant_name} ({c.assistant_phone_number || 'web'}) · {formatTime(c.created_at)}
+          </p>
+        </div>
+        {IN_FLIGHT.includes(c.status) && (
+          <div className="head-actions">
+            <button type="button" className="secondary" aria-busy={hangup.running ? 'true' : undefined} onClick={() => void hangup.run({ id })}>
+              Hang up
+            </button>
+            <ErrorNotice error={hangup.error} />
+          </div>
+        )}
+      </header>
+      <section className="cards" aria-label="Summary">
+        <Fact label="Duration" value={formatDuration(c.duration)} />
+        <Fact label="Total cost" value={formatMoney(c.total_cost)} detail={`carrier ${formatMoney(c.carrier_cost)} + platform ${formatMoney(c.total_cost - c.carrier_cost)}`} />
+        <Fact label="Answered by" value={c.answered_by ?? '—'} detail={c.hangup_reason ? `ended: ${c.hangup_reason}` : undefined} />
+        <Fact
+          label="Latency (voice to voice)"
+          value={c.latency ? `${c.latency.p50_ms} ms` : '—'}
+          detail={c.latency ? `p50 · p95 ${c.latency.p95_ms} ms over ${c.latency.turns} answers` : 'Measured on pipeline calls.'}
+        />
+      </section>
+      <div className="columns">
+        <Conversation call={c} />
+        <aside className="side">
+          <section className="panel" aria-labelledby="extracted-title">
+            <h2 id="extracted-title">Extracted variables</h2>
+            <KeyValues record={c.variables} empty="Nothing extracted." />
+          </section>
+          <section className="panel" aria-labelledby="evaluation-title">
+            <h2 id="evaluation-title">Evaluation</h2>
+            <KeyValues record={c.evaluation ?? {}} empty="No evaluation (post-call evaluation is off)." />
+          </section>
+          <section className="panel" aria-labelledby="usage-title">
+            <h2 id="usage-title">Usage</h2>
+            {c.usage ? (
+              <dl className="kv">
+                <dt>LLM input tokens</dt>
+                <dd>{formatCount(c.usage.llm_input_tokens)}</dd>
+                <dt>LLM output tokens</dt>
+                <dd>{formatCount(c.usage.llm_output_tokens)}</dd>
+                <dt>Speech-to-text</dt>
+                <dd>{c.usage.stt_seconds.toFixed(1)} s</dd>
+                <dt>Text-to-speech</dt>
+                <dd>{formatCount(c.usage.tts_characters)} characters</dd>
+              </dl>
+            ) : (
+              <p className="muted">Reported by the pipeline engine’s vendors only.</p>
+            )}
+          </section>
+        </aside>
+      </div>
+      <Deliveries call={c} onRedelivered={() => void call.refetch()} />
+    </>
+  );
+}
+
+function Fact({ label, value, detail }: { label: string; value: string; detail?: string }) {
+  return (
+    <article className="card">
+      <h2 className="card-label">{label}</h2>
+      <p className="card-value">{value}</p>
+      {detail && <p className="muted">{detail}</p>}
+    </article>
+  );
+}
+
+function KeyValues({ record, empty }: { record: Record<string, unknown>; empty: string }) {
+  const entries = Object.entries(record);
+  if (!entries.length) return <p className="muted">{empty}</p>;
+  return (
+    <dl className="kv">
+      {entries.map(([key, value]) => (
+        <div key={key}>
+          <dt>{key.replace(/_/g, ' ')}</dt>
+          <dd>{typeof value === 'object' ? JSON.stringify(value) : String(value)}</dd>
+        </div>
+      ))}
+    </dl>
+  );
+}
+
+type Call = ConsoleCallQuery['call'];
+
+/** The recording and the transcript; the turn being played is highlighted, and a turn's time plays it. */
+function Conversation({ call }: { call: Call }) {
+  const audio = useRef<HTMLAudioElement | null>(null);
+  const [position, setPosition] = useState(-1);
+  const turns = useMemo(() => parseTranscript(call.transcript, call.duration), [call.transcript, call.duration]);
+  const playing = turns.findIndex((turn) => position >= turn.start && position < turn.end);
+  return (
+    <section className="panel conversation" aria-labelledby="conversation-title">
+      <h2 id="conversation-title">Conversation</h2>
+      {call.recording_url ? (
+        <audio
+          ref={audio}
+          controls
+          preload="metadata"
+          src={call.recording_url}
+          aria-label="Recording"
+          onTimeUpdate={(event: any) => setPosition(event.currentTarget.currentTime)}
+        />
+      ) : (
+        <p className="muted">{IN_FLIGHT.includes(call.status) ? 'The recording comes when the call ends.' : 'No recording (the assistant does not record calls).'}</p>
+      )}
+      {turns.length === 0 ? (
+        <p className="muted">{IN_FLIGHT.includes(call.status) ? 'The transcript comes when the call ends.' : 'No transcript.'}</p>
+      ) : (
+        <>
+          <ol className="transcript" aria-label="Transcript">
+            {turns.map((turn, index) => (
+              <li key={index} className={`turn turn-${turn.role}${index === playing ? ' playing' : ''}`} aria-current={index === playing ? 'true' : undefined}>
+                <button
+                  type="button"
+                  className="turn-time link"
+                  disabled={!call.recording_url}
+                  aria-label={`Play from ${formatDuration(turn.start)}`}
+                  onClick={() => {
+                    if (!audio.current) return;
+                    audio.current.currentTime = turn.start;
+                    void audio.current.play();
+                  }}
+                >
+                  ≈{formatDuration(turn.start)}
+                </button>
+                <span className="turn-speaker">{turn.speaker || 'Note'}</span>
+                <p className="turn-text">{turn.text}</p>
+              </li>
+            ))}
+          </ol>
+          <p className="muted small">Times are estimated from the transcript; the API does not time each turn.</p>
+        </>
+      )}
+    </section>
+  );
+}
+
+function Deliveries({ call, onRedelivered }: { call: Call; onRedelivered: () => void }) {
+  const redeliver = useMutation(RedeliverDocument);
+  return (
+    <section aria-labelledby="deliveries-title">
+      <h2 id="deliveries-title">Webhook deliveries</h2>
+      <ErrorNotice error={redeliver.error} />
+      {call.webhook_deliveries.length === 0 ? (
+        <p className="empty">This call’s result was not sent to a webhook (the assistant has none, or it is off).</p>
+      ) : (
+        <DeliveryTable deliveries={call.webhook_deliveries} onRedeliver={async (id) => (await redeliver.run({ delivery_id: id })) !== null && onRedelivered()} />
+      )}
+    </section>
+  );
+}
+
+export interface DeliveryRow {
+  id: string;
+  status: string;
+  event_type?: string | null;
+  created_at: string;
+  next_attempt_at?: string | null;
+  attempts: { attempt: number; status_code?: number | null; error?: string | null; latency_ms: number; created_at: string }[];
+}
+
+export function DeliveryTable({ deliveries, onRedeliver }: { deliveries: DeliveryRow[]; onRedeliver: (id: string) => void }) {
+  return (
+    <div className="table-wrap">
+      <table className="striped">
+        <thead>
+          <tr>
+            <th scope="col">Sent</th>
+            <th scope="col">Event</th>
+            <th scope="col">Status</th>
+            <th scope="col">Attempts</th>
+            <th scope="col">Next retry</th>
+            <th scope="col">
+              <span className="visually-hidden">Actions</span>
+            </th>
+          </tr>
+        </thead>
+        <tbody>
+          {deliveries.map((delivery) => (
+            <tr key={delivery.id}>
+              <td>{formatTime(delivery.created_at)}</td>
+              <td>{delivery.event_type ?? 'call result'}</td>
+              <td>
+                <Status value={delivery.status} />
+              </td>
+              <td>
+                {delivery.attempts.length === 0
+                  ? '—'
+                  : delivery.attempts.map((attempt) => (
+                      <div key={attempt.attempt} className="attempt">
+                        #{attempt.attempt} {attempt.status_code ?? attempt.error ?? 'no answer'} · {attempt.latency_ms} ms
+                      </div>
+                    ))}
+              </td>
+              <td>{delivery.next_attempt_at ? formatTime(delivery.next_attempt_at) : '—'}</td>
+              <td>
+                <button type="button" className="secondary outline small" onClick={() => onRedeliver(delivery.id)}>
+                  Redeliver
+                </button>
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}

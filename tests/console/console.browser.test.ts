@@ -1,0 +1,183 @@
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { gzipSync } from 'node:zlib';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { startTestApp, type TestApp } from '../helpers/app';
+import { dialerKit, type DialerSetup } from '../helpers/dialer';
+
+/**
+ * The console in Debian's chromium against a server on the simulator, with workers (the
+ * dialer): sign in; start a campaign and watch its card reach completion with no reload; open
+ * a call, play its recording and read the transcript; edit an assistant, get the API's
+ * message beside the field, fix it, save; axe-core on every page; the first load's JavaScript
+ * under 250 KB compressed. Screenshots of each page go to test-results/console/.
+ * Without chromium the test is skipped, except under CI=true, where it fails.
+ */
+const CHROMIUM = ['/usr/bin/chromium', '/usr/bin/chromium-browser'].find((file) => existsSync(file));
+const run = CHROMIUM || process.env.CI ? it : it.skip;
+const root = path.resolve(__dirname, '../..');
+const shots = path.join(root, 'test-results', 'console');
+
+let app: TestApp;
+let browser: Browser | undefined;
+const kit = dialerKit(() => app);
+let s: DialerSetup;
+const LEADS = 6;
+
+beforeAll(async () => {
+  // The console the server serves is the built one (dist/console), as `npm start` builds it.
+  execFileSync(process.execPath, [path.join(root, 'scripts/build.mjs')], { stdio: 'inherit', env: { ...process.env, CONSOLE: 'true' } });
+  app = await startTestApp({}, { workers: true });
+  s = await kit.setup(
+    { name: 'Renovação de planos', max_calls_in_parallel: 3 },
+    { assistant: { record_call: true, post_call_schema: [{ name: 'interested', type: 'bool', description: 'Did the customer want the offer?' }] } },
+  );
+  for (let i = 0; i < LEADS; i++) await kit.addLead(s, kit.phone('human'), { variables: { customer_name: `Cliente ${i + 1}` } });
+  mkdirSync(shots, { recursive: true });
+}, 240_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await app?.close();
+});
+
+async function axe(page: Page, name: string): Promise<string[]> {
+  await page.addScriptTag({ path: require.resolve('axe-core/axe.min.js') });
+  const violations: { id: string; impact: string; help: string; nodes: { target: string[] }[] }[] = await page.evaluate(async () => {
+    const result = await (globalThis as any).axe.run((globalThis as any).document, { resultTypes: ['violations'] });
+    return result.violations.map((v: any) => ({ id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.map((n: any) => ({ target: n.target })) }));
+  });
+  return violations
+    .filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')
+    .map((violation) => `${name}: ${violation.id} (${violation.impact}) ${violation.help} at ${violation.nodes.map((node) => node.target.join(' ')).join(', ')}`);
+}
+
+async function visit(page: Page, pathname: string, ready: string, name: string, problems: string[]): Promise<void> {
+  await page.goto(`${app.url}/console${pathname}`);
+  await page.waitForSelector(ready, { timeout: 20_000 });
+  await page.screenshot({ path: path.join(shots, `${name}.png`), fullPage: true });
+  problems.push(...(await axe(page, name)));
+}
+
+run(
+  'an operator signs in, runs a campaign live, listens to a call, edits an assistant, and every page passes axe',
+  async () => {
+    if (!CHROMIUM) throw new Error('CI=true but no chromium: .ci/run installs the Debian package');
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      args: ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--autoplay-policy=no-user-gesture-required', '--mute-audio'],
+    });
+    const page = await browser.newPage({ viewport: { width: 1360, height: 900 } });
+    const pageErrors: string[] = [];
+    page.on('pageerror', (error) => pageErrors.push(error.message));
+    const scripts: Promise<number>[] = [];
+    page.on('response', (response) => {
+      if (/\.m?js(\?|$)/.test(response.url())) scripts.push(response.body().then((body) => gzipSync(body).length));
+    });
+    const problems: string[] = [];
+
+    // Sign in: a wrong token gets the API's answer; the right one opens the console.
+    await page.goto(`${app.url}/console`);
+    await page.getByLabel('Token').fill('not-a-token');
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.waitForSelector('#token-error', { timeout: 10_000 });
+    expect(await page.locator('#token-error').innerText()).not.toBe('');
+    await page.screenshot({ path: path.join(shots, 'sign-in.png') });
+    problems.push(...(await axe(page, 'sign-in')));
+    // The first load: everything the page needed, compressed.
+    const firstLoad = (await Promise.all(scripts)).reduce((sum, size) => sum + size, 0);
+    expect(firstLoad).toBeGreaterThan(10_000);
+    expect(firstLoad).toBeLessThanOrEqual(250 * 1024);
+
+    await page.getByLabel('Token').fill(s.account.token);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.waitForSelector('[data-testid="balance"]', { timeout: 10_000 });
+    expect(await page.locator('[data-testid="balance"]').innerText()).toBe('100.00');
+    // Kept for the tab's session only.
+    expect(await page.evaluate(() => [(globalThis as any).sessionStorage.length, (globalThis as any).localStorage.length])).toEqual([1, 0]);
+    await page.screenshot({ path: path.join(shots, 'overview.png'), fullPage: true });
+    problems.push(...(await axe(page, 'overview')));
+
+    // The board: start the campaign, and its card follows it to completion with no reload.
+    await page.getByRole('link', { name: 'Campaigns' }).click();
+    const card = page.locator(`[data-campaign="${s.campaign}"]`);
+    await card.waitFor({ timeout: 10_000 });
+    expect(await card.locator('.count-created dd').innerText()).toBe(String(LEADS));
+    problems.push(...(await axe(page, 'campaigns-before')));
+    await page.evaluate(() => ((globalThis as any).__sameDocument = true));
+    await card.getByRole('button', { name: /^Start / }).click();
+    await card.locator('.status', { hasText: 'running' }).waitFor({ timeout: 10_000 });
+    await card.locator('.count-completed dd', { hasText: String(LEADS) }).waitFor({ timeout: 60_000 });
+    await card.locator('.status', { hasText: 'completed' }).waitFor({ timeout: 30_000 });
+    expect(await page.evaluate(() => (globalThis as any).__sameDocument)).toBe(true);
+    expect(Number(await card.locator('[data-fact="attempts"]').innerText())).toBe(LEADS);
+    await page.screenshot({ path: path.join(shots, 'campaigns.png'), fullPage: true });
+    problems.push(...(await axe(page, 'campaigns')));
+
+    // The campaign's page, with a lead's calls opened.
+    await visit(page, `/campaigns/${s.campaign}`, `tr[data-lead]`, 'campaign', problems);
+    await page.locator('tr[data-lead] button', { hasText: 'Calls' }).first().click();
+    await page.waitForSelector('.lead-detail a', { timeout: 10_000 });
+    await page.screenshot({ path: path.join(shots, 'campaign-lead.png'), fullPage: true });
+    await visit(page, `/campaigns/${s.campaign}/edit`, '#campaign-name', 'campaign-edit', problems);
+    await visit(page, '/campaigns/new', '#campaign-name', 'campaign-new', problems);
+
+    // Calls, then one call: its recording plays and its transcript is there.
+    await visit(page, '/calls', 'tr[data-call]', 'calls', problems);
+    await page.locator('tr[data-call] a').first().click();
+    await page.waitForSelector('audio', { timeout: 10_000 });
+    expect(await page.locator('.transcript li').count()).toBeGreaterThan(1);
+    expect(await page.locator('.transcript').innerText()).toContain('Assistente');
+    await page.evaluate(() => (globalThis as any).document.querySelector('audio').play());
+    await page.waitForFunction(() => (globalThis as any).document.querySelector('audio').currentTime > 0.3, undefined, { timeout: 15_000 });
+    // The turn being played is marked.
+    await page.waitForSelector('.transcript li.playing', { timeout: 5_000 });
+    await page.evaluate(() => (globalThis as any).document.querySelector('audio').pause());
+    await page.screenshot({ path: path.join(shots, 'call.png'), fullPage: true });
+    problems.push(...(await axe(page, 'call')));
+
+    // An assistant: a value out of range gets the API's message beside the field; fixed, it saves.
+    await visit(page, '/assistants', 'table a', 'assistants', problems);
+    await visit(page, `/assistants/${s.assistant}`, '#assistant-max_call_duration', 'assistant', problems);
+    await page.locator('#assistant-max_call_duration').fill('5');
+    await page.getByRole('button', { name: 'Save' }).click();
+    const fieldError = page.locator('#assistant-max_call_duration-error');
+    await fieldError.waitFor({ timeout: 10_000 });
+    const apiAnswer = await app.graphql('mutation { updateAssistant(id: ' + s.assistant + ', input: { max_call_duration: 5 }) { id } }', {}, s.account.token);
+    expect(await fieldError.innerText()).toBe(apiAnswer.body.errors[0].extensions.errors.max_call_duration.join(' '));
+    expect(await page.locator('#assistant-max_call_duration').getAttribute('aria-invalid')).toBe('true');
+    await page.screenshot({ path: path.join(shots, 'assistant-error.png'), fullPage: true });
+    problems.push(...(await axe(page, 'assistant-error')));
+    await page.locator('#assistant-max_call_duration').fill('300');
+    await page.getByRole('button', { name: 'Save' }).click();
+    await page.getByRole('status').filter({ hasText: 'Saved.' }).waitFor({ timeout: 10_000 });
+    expect(await fieldError.count()).toBe(0);
+    const saved = await app.graphql(`{ assistant(id: ${s.assistant}) { max_call_duration } }`, {}, s.account.token);
+    expect(saved.body.data.assistant.max_call_duration).toBe(300);
+    await visit(page, '/assistants/new', '#assistant-assistant_name', 'assistant-new', problems);
+
+    // The rest of the pages.
+    await app.request('POST', '/api/user/webhooks', { token: s.account.token, body: { url: 'https://example.com/hooks', events: ['call.finished'] } });
+    await app.graphql('mutation { addDncNumber(phone_number: "+5511999990000") { phone_number } }', {}, s.account.token);
+    await visit(page, '/tools', 'h1', 'tools', problems);
+    await page.getByRole('button', { name: 'New tool' }).click();
+    await page.waitForSelector('#tool-name');
+    problems.push(...(await axe(page, 'tool-form')));
+    await visit(page, '/phone-numbers', 'table', 'phone-numbers', problems);
+    await visit(page, '/do-not-call', 'table', 'do-not-call', problems);
+    await visit(page, '/webhooks', 'table', 'webhooks', problems);
+    await page.locator('table a').first().click();
+    await page.waitForSelector('h2');
+    problems.push(...(await axe(page, 'webhook')));
+
+    expect(problems).toEqual([]);
+    expect(pageErrors).toEqual([]);
+  },
+  300_000,
+);
+
+it('keeps its screenshots where the README points', () => {
+  if (!CHROMIUM) return;
+  for (const name of ['campaigns', 'call']) expect(readFileSync(path.join(shots, `${name}.png`)).length).toBeGreaterThan(10_000);
+});
