@@ -126,7 +126,7 @@ export function Fields({ specs, values, errors, onChange, idPrefix }: FieldsProp
 function Field({ spec, value, messages, onChange, id }: { spec: FieldSpec; value: unknown; messages?: string[]; onChange: (value: unknown) => void; id: string }) {
   const invalid = Boolean(messages?.length);
   const describedBy = [spec.hint ? `${id}-hint` : '', invalid ? `${id}-error` : ''].filter(Boolean).join(' ') || undefined;
-  const common = { id, name: spec.name, 'aria-invalid': invalid ? 'true' : undefined, 'aria-describedby': describedBy };
+  const common = { id, name: spec.name, 'aria-invalid': invalid ? ('true' as const) : undefined, 'aria-describedby': describedBy };
   let control: ReactNode;
   switch (spec.kind) {
     case 'textarea':
