@@ -29,6 +29,7 @@ export function cellText(value: unknown): string {
 export function csvRecords(records: unknown[][]): string {
   return stringify(
     records.map((record) => record.map(cellText)),
-    { record_delimiter: '\r\n' },
+    // csv-stringify quotes a cell holding the record delimiter (CRLF) but not a bare line break: say so.
+    { record_delimiter: '\r\n', quoted_match: /[\r\n]/ },
   );
 }
