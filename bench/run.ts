@@ -15,6 +15,7 @@ import { runPipelineScenario, type PipelineResult } from './pipeline';
 import { profileMarkdown, summariseProfile, type CpuProfile } from './profile';
 import { runSubscriptionsScenario, type SubscriptionsResult } from './subscriptions';
 import { runVoiceScenario, type VoiceResult } from './voice';
+import { importTable, runImportScenario } from './import';
 
 /**
  * `npm run bench [-- --quick]`: every scenario against the floor (node:http + pg by hand),
@@ -46,7 +47,7 @@ const chosen = (scenario: Scenario) => only.length === 0 || only.some((text) => 
  * `--only dialer`, `--only subscriptions`, `--only voice`, `--only pipeline` or `--only webcall`
  * alone: that scenario, without the dataset. The pipeline and web calls run only so: they take minutes.
  */
-const alone = only.length === 1 && ['dialer', 'subscriptions', 'voice', 'pipeline', 'webcall'].includes(only[0]) ? only[0] : null;
+const alone = only.length === 1 && ['dialer', 'subscriptions', 'voice', 'pipeline', 'webcall', 'import'].includes(only[0]) ? only[0] : null;
 const scale = SCALES[flags.quick ? 'quick' : 'full'];
 const duration = Number(flags.duration ?? (flags.quick ? 10 : 15));
 const warmup = Number(flags.warmup ?? (flags.quick ? 2 : 5));
@@ -612,7 +613,11 @@ async function main(): Promise<void> {
     // and the HTTP targets; the other scenarios' latest results stay as they were.
     if (alone) {
       const previous = existsSync(RESULTS) ? JSON.parse(readFileSync(RESULTS, 'utf8')) : {};
-      if (alone === 'webcall') {
+      if (alone === 'import') {
+        const leadImport = await runImportScenario(database.url, root, flags.quick ? 20_000 : 100_000, log, targetNode);
+        process.stdout.write(`${importTable(leadImport)}\n`);
+        await writeResults({ ...previous, import: leadImport });
+      } else if (alone === 'webcall') {
         const webcall = await runPipelineScenario(database.url, root, { quick: flags.quick, profile: false, webcall: true }, log, targetNode);
         process.stdout.write(`${webcallTable(webcall)}\n`);
         await writeResults({ ...previous, webcall });
@@ -766,6 +771,8 @@ async function main(): Promise<void> {
       // The pipeline and web calls run alone (`--only pipeline`, `--only webcall`): their latest results stay as they were.
       pipeline: existsSync(RESULTS) ? JSON.parse(readFileSync(RESULTS, 'utf8')).pipeline : undefined,
       webcall: existsSync(RESULTS) ? JSON.parse(readFileSync(RESULTS, 'utf8')).webcall : undefined,
+      // The lead import runs alone too (`--only import`).
+      import: existsSync(RESULTS) ? JSON.parse(readFileSync(RESULTS, 'utf8')).import : undefined,
     });
   } finally {
     for (const child of children) child.kill('SIGTERM');

@@ -63,6 +63,8 @@ export const Messages = {
   smsFailed: 'Falha ao enviar SMS',
   smsNotFound: 'SMS não encontrado',
   dncNotFound: 'Número não encontrado na lista de não ligar',
+  leadImportNotFound: 'Importação de leads não encontrada',
+  leadImportFailed: 'A importação falhou por um erro interno; as linhas já importadas foram mantidas.',
   simulatorOnly: 'Chamadas recebidas simuladas só existem com o provedor de telefonia simulator.',
 
   leadCreated: 'Lead created successfully',
@@ -88,6 +90,7 @@ export const Messages = {
   callHungUp: 'Call ending',
   webCallStarted: 'Web call started: connect to its url within the token’s lifetime',
   dncAdded: 'Number added to the do-not-call list',
+  leadImportStarted: 'Lead import started',
   dncRemoved: 'Number removed from the do-not-call list',
   webhookEndpointCreated: 'Webhook endpoint created successfully',
   webhookEndpointDeleted: 'Webhook endpoint deleted successfully',
@@ -153,6 +156,20 @@ export const FieldMessages = {
   unstorableText: (field: string) => `O campo ${field} contém caracteres não permitidos (NUL ou UTF-16 inválido).`,
   sameField: (field: string, other: string) => `Os campos ${field} e ${other} são o mesmo campo e foram enviados com valores diferentes.`,
   tooDeep: (field: string, max: number) => `O campo ${field} não pode ter mais de ${max} níveis de aninhamento.`,
+  // Lead imports (CSV files).
+  fileTooLarge: (field: string, maxBytes: number) => `O arquivo ${field} não pode ter mais de ${maxBytes} bytes.`,
+  fileNotUtf8: (field: string) => `O arquivo ${field} deve ser um CSV codificado em UTF-8.`,
+  csvTooManyRows: (field: string, max: number) => `O arquivo ${field} não pode ter mais de ${max} linhas de dados.`,
+  csvEmpty: (field: string) => `O arquivo ${field} não tem linhas de dados (a primeira linha é o cabeçalho).`,
+  csvHeader: (field: string) => `O cabeçalho do arquivo ${field} não pode ter colunas repetidas.`,
+  csvNoPhoneColumn: 'O arquivo não tem coluna de telefone: nomeie-a phone_number ou phone, ou indique-a em mapping.',
+  csvRecord: 'A linha não é um registro CSV válido (aspas abertas e não fechadas).',
+  csvColumnCount: (got: number, expected: number) => `A linha tem ${got} colunas; o cabeçalho tem ${expected}.`,
+  mappingColumn: (column: string) => `A coluna ${column} não existe no cabeçalho do arquivo.`,
+  mappingTarget: (column: string) =>
+    `O destino da coluna ${column} deve ser phone_number, variables.<nome>, secondary_contacts.<n>.phone_number, secondary_contacts.<n>.variables.<nome> ou null.`,
+  mappingPhoneOnce: (target: string) => `Só uma coluna pode ir para ${target}.`,
+  mappingContactPhone: (index: number) => `O contato secundário ${index} tem variáveis mas nenhuma coluna secondary_contacts.${index}.phone_number.`,
 } as const;
 
 export type ErrorCode =

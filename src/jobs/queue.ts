@@ -27,6 +27,10 @@ export interface TaskPayloads {
   'twilio:place': { call_id: number };
   /** Hangs up a Twilio call at its max_call_duration (telephony/twilio.callbacks.ts). */
   'twilio:time-limit': { call_id: number };
+  /** Imports a CSV file of leads, batch by batch, resuming after the last committed batch (modules/leads/lead.import.ts). */
+  'leads:import': { import_id: number };
+  /** Forgets a finished lead import's record once its retention is over (modules/leads/lead.import.ts). */
+  'leads:import-forget': { import_id: number };
 }
 
 export type TaskName = keyof TaskPayloads;
@@ -46,6 +50,8 @@ export const TASKS: { [T in TaskName]: TaskSpec<TaskPayloads[T]> } = {
   'simulator:step': { maxAttempts: 10 },
   'twilio:place': { maxAttempts: 8, key: { prefix: 'twilio:place:', field: 'call_id' } },
   'twilio:time-limit': { maxAttempts: 3, key: { prefix: 'twilio:time-limit:', field: 'call_id' } },
+  'leads:import': { maxAttempts: 10, key: { prefix: 'lead-import:', field: 'import_id' } },
+  'leads:import-forget': { maxAttempts: 5, key: { prefix: 'lead-import-forget:', field: 'import_id' } },
 };
 
 /** The job key of `task` for its key field's `value` (the key of the pending job, to find or replace it). */

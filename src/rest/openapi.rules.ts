@@ -145,6 +145,7 @@ export const EXAMPLES: Record<string, unknown> = {
   'removeDncNumber.phone_number': '+5511987650000',
   'createWebhookEndpoint.url': 'https://example.com/webhooks/vozgate',
   'createWebhookEndpoint.events': ['call.finished', 'lead.status_changed'],
+  'ImportLeadsInput.csv': 'phone_number,customer_name\n+5511987654322,Ana Souza\n+5511987654323,Bruno Lima\n',
 };
 
 /** The areas of the REST API, in the reference page's order. */
@@ -178,6 +179,7 @@ const AREAS: Record<string, Tag> = {
   tools: 'Mid-call tools',
   make_call: 'Calls',
   calls: 'Calls',
+  'calls.csv': 'Calls',
   sms: 'SMS',
   me: 'Account',
   'phone-numbers': 'Account',

@@ -195,7 +195,9 @@ export function describeRoute(schema: GraphQLSchema, route: Route): JsonSchema {
     [status]: {
       description: route.summary,
       ...(route.responseHeaders ? { headers: route.responseHeaders } : {}),
-      content: { 'application/json': { schema: route.envelope ? route.envelope(data) : data } },
+      content: route.csv
+        ? { 'text/csv': { schema: { type: 'string', description: 'UTF-8, RFC 4180 (CRLF, quoted where needed), a header row; a text cell starting with = + - @ gets a leading quote (OWASP CSV injection).' } } }
+        : { 'application/json': { schema: route.envelope ? route.envelope(data) : data } },
     },
   };
   const errors = new Set<number>([401, 429, 500, 503, ...(route.errors ?? []).map((code: ErrorCode) => HttpStatusByCode[code])]);
@@ -208,6 +210,10 @@ export function describeRoute(schema: GraphQLSchema, route: Route): JsonSchema {
   let requestBody: unknown;
   if (route.body === 'input') {
     requestBody = { required: true, content: { 'application/json': { schema: inputSchema(variables.get('input')!, { nullable: false, examples: true }) } } };
+    if (route.multipart) {
+      const form = { type: 'object', properties: route.multipart.fields, required: [route.multipart.file, ...Object.keys(route.multipart.fields).filter((name) => name === 'campaign_id')] };
+      requestBody = { required: true, content: { 'multipart/form-data': { schema: form }, ...(requestBody as { content: object }).content } };
+    }
   } else if (route.body) {
     const fields = route.body.map((name) => [name, variables.get(name)!] as const);
     const body: JsonSchema = {

@@ -1,3 +1,4 @@
+import { once } from 'node:events';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import {
   Kind,
@@ -15,7 +16,9 @@ import type { OperationRunner } from '../graphql/compiled';
 import type { GraphQLContext } from '../graphql/context';
 import { BodyTooLargeError, readBody, sendError, sendJson } from '../http';
 import { coerceVariables, variablesOf, type RouteVariable } from './coerce';
-import type { Route, RouteRequest } from './routes/route';
+import { csvRecords } from './csv';
+import { MalformedMultipartError, isMultipart, readMultipart } from './multipart';
+import type { CsvColumn, CsvRoute, Route, RouteRequest } from './routes/route';
 
 interface CompiledRoute {
   route: Route;
@@ -80,7 +83,11 @@ export class RestShim {
     if (params === null) return sendError(res, 'NOT_FOUND', route.notFound ?? Messages.routeNotFound);
 
     let body: unknown = {};
-    if (route.method === 'POST' || route.method === 'PUT') {
+    if (route.multipart && isMultipart(req.headers['content-type'])) {
+      const read = await this.readForm(req, res, route, context);
+      if (read === null) return;
+      body = read;
+    } else if (route.method === 'POST' || route.method === 'PUT') {
       let raw: Buffer;
       try {
         raw = await readBody(req, this.maxBodyBytes);
@@ -117,12 +124,82 @@ export class RestShim {
     }
     if (!coerced.errors.empty) return validationFailed(res, coerced.errors.errors, route.validationMessage);
 
+    if (route.csv) return this.streamCsv(res, compiled, route.csv, coerced.variables, context, request);
     // The route's document was parsed and validated against the schema once, at start-up, so
     // it runs straight away: same schema, same resolvers, same context as GraphQL.
     const { data, errors } = await this.operations.run(compiled.document, null, coerced.variables, context);
     if (errors?.length) return sendGraphQLError(res, this.formatError(errors[0], context.requestId), route);
     const shaped = route.respond(data, request);
     sendJson(res, shaped.status ?? route.status ?? 200, shaped.body, shaped.headers);
+  }
+
+  /**
+   * A multipart body as the route's body: its text fields, and its file part under the file
+   * field's name. Null when it was answered here (too large, malformed).
+   */
+  private async readForm(req: IncomingMessage, res: ServerResponse, route: Route, context: GraphQLContext): Promise<Record<string, unknown> | null> {
+    const { file: field, maxBytes } = route.multipart!;
+    const limit = maxBytes(context.config);
+    try {
+      const { fields, file } = await readMultipart(req, field, limit);
+      if (file === 'too-large') {
+        validationFailed(res, { [field]: [FieldMessages.fileTooLarge(field, limit)] }, route.validationMessage);
+        return null;
+      }
+      return file === null ? fields : { ...fields, [field]: file };
+    } catch (error) {
+      if (!(error instanceof MalformedMultipartError)) throw error;
+      sendError(res, 'BAD_REQUEST', Messages.badRequest);
+      return null;
+    }
+  }
+
+  /**
+   * A CSV route's answer, streamed: the document runs for each slice, the first slice's errors
+   * are the usual JSON error, and the rows are written as they come, at the pace the client
+   * reads them. A failure after the first slice can only cut the answer short (its status is
+   * gone): the connection is closed without the final chunk, so no client takes it for whole.
+   */
+  private async streamCsv(
+    res: ServerResponse,
+    compiled: CompiledRoute,
+    csv: CsvRoute,
+    variables: Record<string, unknown>,
+    context: GraphQLContext,
+    request: RouteRequest,
+  ): Promise<void> {
+    let columns: CsvColumn[] | null = null;
+    let page: Record<string, unknown> = variables;
+    const closed = new Promise<void>((resolve) => res.once('close', resolve));
+    for (;;) {
+      const { data, errors } = await this.operations.run(compiled.document, null, page, context);
+      if (errors?.length) {
+        const formatted = this.formatError(errors[0], context.requestId);
+        if (!columns) return sendGraphQLError(res, formatted, compiled.route);
+        return void res.destroy();
+      }
+      let text = '';
+      if (!columns) {
+        columns = csv.columns(data);
+        res.writeHead(200, {
+          'content-type': 'text/csv; charset=utf-8; header=present',
+          'content-disposition': `attachment; filename="${csv.filename(request)}"`,
+          'cache-control': 'no-store',
+        });
+        text = csvRecords([columns.map((column) => column.header)]);
+      }
+      const rows = csv.rows(data);
+      if (rows.length) text += csvRecords(rows.map((row) => columns!.map((column) => column.cell(row))));
+      if (res.destroyed) return;
+      if (text && !res.write(text)) await Promise.race([once(res, 'drain'), closed]);
+      if (res.destroyed) return;
+      const next = csv.next(data);
+      if (!next) break;
+      page = { ...variables, ...next };
+      // Each slice on a fresh context: a long export keeps nothing of the slices before.
+      context.renew();
+    }
+    res.end();
   }
 
   /** The route pattern a request matches (`/user/leads/{id}`), for metrics; null when none does. */

@@ -322,6 +322,15 @@ const REST_CASES: Record<string, RestCase> = {
     ],
   },
   'GET /user/calls/{id}': { slots: [], pathKind: 'call' },
+  'GET /user/calls.csv': {
+    slots: [
+      { at: 'query.assistant_id', kind: 'assistant' },
+      { at: 'query.campaign_id', kind: 'campaign' },
+    ],
+  },
+  'GET /user/campaigns/{id}/leads.csv': { slots: [], pathKind: 'campaign' },
+  'POST /user/leads/import': { slots: [{ at: 'body.campaign_id', kind: 'campaign' }] },
+  'GET /user/leads/import/{id}': { slots: [], pathKind: 'leadImport' },
   'POST /user/sms': { slots: [{ at: 'body.from', kind: 'phone' }] },
   'GET /user/dnc': { slots: [] },
   'POST /user/dnc': { slots: [] },

@@ -25,9 +25,11 @@ export interface Tenant extends TestAccount {
   endpoint: number;
   /** A call still in flight (no worker runs here), for hangups. */
   liveCall: number;
+  /** A lead import (queued: no worker runs here). */
+  leadImport: number;
 }
 
-export type Kind = 'campaign' | 'spareCampaign' | 'lastCampaign' | 'lead' | 'tool' | 'voice' | 'phone' | 'assistant' | 'inboundNumber' | 'call' | 'liveCall' | 'sms' | 'delivery' | 'endpoint';
+export type Kind = 'campaign' | 'spareCampaign' | 'lastCampaign' | 'lead' | 'tool' | 'voice' | 'phone' | 'assistant' | 'inboundNumber' | 'call' | 'liveCall' | 'sms' | 'delivery' | 'endpoint' | 'leadImport';
 
 export function idOf(tenant: Tenant, kind: Kind): number | string {
   if (kind === 'campaign') return tenant.campaignId;
@@ -53,6 +55,7 @@ export const MISSING: Record<Kind, number | string> = {
   delivery: '00000000-0000-4000-8000-000000000000',
   endpoint: 900_000_009,
   liveCall: 900_000_010,
+  leadImport: 900_000_013,
 };
 
 /** An outbound assistant's input (REST body or GraphQL input) with a voice, a number and a tool of the tenant's. */
@@ -133,6 +136,7 @@ export async function createTenant(app: TestApp, firstId?: number): Promise<Tena
   ];
   const liveCall = await created(post('/api/user/make_call', { assistant_id: assistant.data.id, phone_number: freshNumber('77') }), 'live call');
   const endpoint = await created(post('/api/user/webhooks', { url: 'https://hooks.example.com/events', events: ['call.finished'] }), 'webhook endpoint');
+  const leadImport = await created(post('/api/user/leads/import', { campaign_id: account.campaignId, csv: `phone_number\n${freshNumber('78')}\n` }), 'lead import');
   const delivery = randomUUID();
   await app.sql(
     `insert into webhook_deliveries (id, account_id, call_id, assistant_id, status, payload) values ($1, $2, $3, $4, 'delivered', '{}')`,
@@ -153,6 +157,7 @@ export async function createTenant(app: TestApp, firstId?: number): Promise<Tena
     spareCampaigns,
     endpoint: endpoint.data.id,
     liveCall: liveCall.call_id,
+    leadImport: leadImport.data.id,
   };
 }
 
@@ -219,6 +224,10 @@ export const VALID_REST_REQUESTS: Record<string, (own: Tenant) => RestRequest> =
   'POST /user/calls/web': (o) => ({ path: '/user/calls/web', body: { assistant_id: o.assistant } }),
   'GET /user/calls': (o) => ({ path: '/user/calls', query: { assistant_id: o.assistant, campaign_id: o.campaignId } }),
   'GET /user/calls/{id}': (o) => ({ path: `/user/calls/${o.call}` }),
+  'GET /user/calls.csv': (o) => ({ path: '/user/calls.csv', query: { assistant_id: o.assistant } }),
+  'GET /user/campaigns/{id}/leads.csv': (o) => ({ path: `/user/campaigns/${o.campaignId}/leads.csv` }),
+  'POST /user/leads/import': (o) => ({ path: '/user/leads/import', body: { campaign_id: o.campaignId, csv: 'phone_number,customer_name\n+5511987650016,Ana\n' } }),
+  'GET /user/leads/import/{id}': (o) => ({ path: `/user/leads/import/${o.leadImport}` }),
   'POST /user/sms': (o) => ({ path: '/user/sms', body: { from: o.phone, to: '+5511987650013', body: 'Oi' } }),
   'GET /user/dnc': () => ({ path: '/user/dnc' }),
   'POST /user/dnc': () => ({ path: '/user/dnc', body: { phone_number: '+5511987650014' } }),

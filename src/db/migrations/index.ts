@@ -26,6 +26,7 @@ import { Migration20261124000000_voice_providers } from './Migration202611240000
 import { Migration20261126000000_call_usage } from './Migration20261126000000_call_usage';
 import { Migration20261126100000_server_settings } from './Migration20261126100000_server_settings';
 import { Migration20261126120000_web_calls } from './Migration20261126120000_web_calls';
+import { Migration20261126130000_lead_imports } from './Migration20261126130000_lead_imports';
 
 /** Every migration, in order. Listed explicitly so that compiled and TypeScript runs agree. */
 export const migrations: MigrationObject[] = [
@@ -56,4 +57,5 @@ export const migrations: MigrationObject[] = [
   { name: 'Migration20261126000000_call_usage', class: Migration20261126000000_call_usage },
   { name: 'Migration20261126100000_server_settings', class: Migration20261126100000_server_settings },
   { name: 'Migration20261126120000_web_calls', class: Migration20261126120000_web_calls },
+  { name: 'Migration20261126130000_lead_imports', class: Migration20261126130000_lead_imports },
 ];

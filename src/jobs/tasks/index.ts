@@ -3,6 +3,7 @@ import type { Runtime } from '../../runtime';
 import type { TaskName } from '../queue';
 import { deliverWebhookTask } from './deliver-webhook';
 import { dialCampaignTask } from './dial-campaign';
+import { forgetLeadImportTask, importLeadsTask } from './import-leads';
 import { postCallTask } from './post-call';
 import { reconcileSmsTask } from './reconcile-sms';
 import { simulatorStepTask } from './simulator-step';
@@ -21,6 +22,8 @@ const TASK_HANDLERS: { [T in TaskName]: Task<T> } = {
   'simulator:step': simulatorStepTask,
   'twilio:place': twilioPlaceTask,
   'twilio:time-limit': twilioTimeLimitTask,
+  'leads:import': importLeadsTask,
+  'leads:import-forget': forgetLeadImportTask,
 };
 
 /** graphile-worker's task list of this process: the handlers it serves, on its runtime. */

@@ -1,7 +1,8 @@
 import { wrap } from '@mikro-orm/core';
 import type { GraphQLResolveInfo } from 'graphql';
-import { Arg, Args, Authorized, Ctx, FieldResolver, Info, Int, Mutation, ObjectType, Query, Resolver, Root } from 'type-graphql';
+import { Arg, Args, Authorized, Ctx, FieldResolver, Info, Int, Mutation, ObjectType, Query, Resolver, Root, Subscription } from 'type-graphql';
 import { readScopeOf, scopeOf, type GraphQLContext } from '../../graphql/context';
+import type { BusEvent } from '../events/event.bus';
 import { PageType, type Page } from '../../graphql/pagination';
 import { selects } from '../../graphql/selection';
 import { Campaign } from '../campaigns/campaign.entity';
@@ -9,6 +10,10 @@ import { Lead } from './lead.entity';
 import { CreateLeadInput, LeadListArgs, UpdateLeadInput } from './lead.inputs';
 import { contactsReadWith, createLead, deleteLead, getLead, listLeads, updateLead, type ContactView, type LeadView } from './lead.service';
 import { SecondaryContact } from './secondary-contact.entity';
+import { LeadExportArgs, LeadExportColumns, LeadExportPage, leadExportColumns, leadExportPage } from './lead.export';
+import { getImport, startImport } from './lead.import';
+import { importEvents } from './lead.import.stream';
+import { ImportLeadsInput, LeadImport } from './lead.import.types';
 
 @ObjectType('LeadPage', { simpleResolvers: true })
 export class LeadPage extends PageType(Lead) {}
@@ -38,6 +43,38 @@ export class LeadResolver {
     @Ctx() ctx: GraphQLContext,
   ): Promise<Lead> {
     return updateLead(scopeOf(ctx), id, input);
+  }
+
+  @Mutation(() => LeadImport, {
+    description:
+      'Imports a CSV file of leads into a campaign, as a job: each row is checked with the rules of createLead (one lead per number in the campaign, the do-not-call list applied); follow it with leadImport or leadImportUpdated.',
+  })
+  importLeads(@Arg('input', () => ImportLeadsInput) input: ImportLeadsInput, @Ctx() ctx: GraphQLContext): Promise<LeadImport> {
+    return startImport(scopeOf(ctx), input);
+  }
+
+  @Query(() => LeadExportPage, { description: 'A campaign’s leads with their results (attempts, calls, cost, last call), in id order, a slice at a time: what its CSV export holds.' })
+  campaignLeadsExport(@Args(() => LeadExportArgs) args: LeadExportArgs, @Ctx() ctx: GraphQLContext): Promise<LeadExportPage> {
+    return leadExportPage(readScopeOf(ctx), args);
+  }
+
+  @Query(() => LeadExportColumns, { description: 'The variable names a campaign’s CSV export has columns for.' })
+  campaignLeadsExportColumns(@Arg('campaign_id', () => Int) campaignId: number, @Ctx() ctx: GraphQLContext): Promise<LeadExportColumns> {
+    return leadExportColumns(readScopeOf(ctx), campaignId);
+  }
+
+  @Query(() => LeadImport, { description: 'A lead import of the account, with its progress.' })
+  leadImport(@Arg('id', () => Int) id: number, @Ctx() ctx: GraphQLContext): Promise<LeadImport> {
+    return getImport(scopeOf(ctx), id);
+  }
+
+  @Subscription(() => LeadImport, {
+    description: 'A lead import as it stands, then after each batch it commits, until its final state (done or failed), after which the stream ends.',
+    subscribe: ({ args, context }) => importEvents(context, args.id as number),
+  })
+  leadImportUpdated(@Root() _event: BusEvent, @Ctx() ctx: GraphQLContext, @Arg('id', () => Int) id: number): Promise<LeadImport> {
+    ctx.renew();
+    return getImport({ em: ctx.em, accountId: ctx.accountId! }, id);
   }
 
   @Mutation(() => Boolean, { description: 'Deletes the lead and its secondary contacts.' })

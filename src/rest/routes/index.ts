@@ -2,6 +2,7 @@ import { assistantRoutes } from './assistants';
 import { callRoutes } from './calls';
 import { campaignRoutes } from './campaigns';
 import { dncRoutes } from './dnc';
+import { exportRoutes } from './exports';
 import { leadRoutes } from './leads';
 import type { Route } from './route';
 import { phoneNumberRoutes, smsRoutes } from './sms';
@@ -11,4 +12,4 @@ import { webhookEndpointRoutes } from './webhooks';
 export type { Route, RouteRequest, RouteResponse } from './route';
 
 /** The whole REST API, below the `/api` base. */
-export const routes: Route[] = [...leadRoutes, ...campaignRoutes, ...toolRoutes, ...assistantRoutes, ...callRoutes, ...smsRoutes, ...phoneNumberRoutes, ...dncRoutes, ...webhookEndpointRoutes];
+export const routes: Route[] = [...leadRoutes, ...campaignRoutes, ...toolRoutes, ...assistantRoutes, ...callRoutes, ...smsRoutes, ...phoneNumberRoutes, ...dncRoutes, ...webhookEndpointRoutes, ...exportRoutes];

@@ -1,6 +1,8 @@
-import { Messages } from '../../errors';
+import { FieldMessages, Messages } from '../../errors';
+import { isPlainObject } from '../coerce';
 import { messageAnd, messageOnly } from '../openapi';
-import { PAGINATION_HEADERS, paginationHeaders, queryVariables, type Route } from './route';
+import { PAGINATION_HEADERS, paginationHeaders, queryVariables, type Route, type RouteRequest } from './route';
+import type { FieldErrorCollector } from '../../errors';
 
 const LEAD_FIELDS = `
   fragment LeadFields on Lead {
@@ -23,7 +25,75 @@ const updateLead: Omit<Route, 'path'> = {
   rejectUnknownFields: true,
 };
 
+const LEAD_IMPORT_FIELDS = `
+  fragment LeadImportFields on LeadImport {
+    id campaign_id status rows_total rows_read created duplicates invalid blacklisted errors { line message field } failure created_at finished_at
+  }`;
+
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+
+/**
+ * The import's input from a multipart form (`file`, `campaign_id`, `mapping` as a JSON
+ * string) or from a JSON body shaped as ImportLeadsInput. The file's bytes must be UTF-8.
+ */
+function importInput(req: RouteRequest, errors: FieldErrorCollector): Record<string, unknown> {
+  if (!isPlainObject(req.body)) return { input: req.body };
+  const { file, mapping, ...rest } = req.body;
+  const input: Record<string, unknown> = { ...rest };
+  if (Buffer.isBuffer(file)) {
+    try {
+      input.csv = utf8.decode(file);
+    } catch {
+      errors.add('file', FieldMessages.fileNotUtf8('file'));
+    }
+  } else if (!('csv' in rest)) errors.add('file', FieldMessages.required('file'));
+  if (typeof mapping === 'string' && mapping.trim() !== '') {
+    try {
+      input.mapping = JSON.parse(mapping);
+    } catch {
+      errors.add('mapping', FieldMessages.object('mapping'));
+    }
+  } else if (mapping !== undefined && typeof mapping !== 'string') input.mapping = mapping;
+  return { input };
+}
+
 export const leadRoutes: Route[] = [
+  {
+    method: 'POST',
+    path: '/user/leads/import',
+    summary:
+      'Import a CSV file of leads into a campaign, as a job (202): each row is checked as POST /user/lead checks it; follow it with GET /user/leads/import/{id}',
+    status: 202,
+    body: 'input',
+    multipart: {
+      file: 'file',
+      maxBytes: (config) => config.leadImport.maxBytes,
+      fields: {
+        file: { type: 'string', format: 'binary', description: 'The CSV file: UTF-8, RFC 4180, a header row first; at most MAX_IMPORT_BYTES and LEAD_IMPORT_MAX_ROWS data rows.' },
+        campaign_id: { type: 'integer' },
+        mapping: {
+          type: 'string',
+          description:
+            'Optional JSON object: column -> phone_number, variables.<name>, secondary_contacts.<n>.phone_number, secondary_contacts.<n>.variables.<name>, or null. Default: phone_number or phone is the number, every other column variables.<column>.',
+          example: '{"Telefone": "phone_number", "Nome": "variables.customer_name"}',
+        },
+      },
+    },
+    envelope: messageAnd(),
+    document: `mutation ImportLeads($input: ImportLeadsInput!) { importLeads(input: $input) { ...LeadImportFields } } ${LEAD_IMPORT_FIELDS}`,
+    variables: importInput,
+    respond: (data) => ({ status: 202, body: { message: Messages.leadImportStarted, data: data.importLeads } }),
+    notFound: Messages.campaignNotFound,
+  },
+  {
+    method: 'GET',
+    path: '/user/leads/import/{id}',
+    summary: 'A lead import’s progress: rows read, leads created, duplicates, invalid rows with their line and message',
+    document: `query LeadImport($id: Int!) { leadImport(id: $id) { ...LeadImportFields } } ${LEAD_IMPORT_FIELDS}`,
+    variables: (req) => ({ id: req.params.id }),
+    respond: (data) => ({ body: data.leadImport }),
+    notFound: Messages.leadImportNotFound,
+  },
   {
     method: 'POST',
     path: '/user/lead',

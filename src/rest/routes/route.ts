@@ -1,4 +1,5 @@
 import type { IncomingHttpHeaders } from 'node:http';
+import type { Config } from '../../config';
 import type { ErrorCode, FieldErrorCollector } from '../../errors';
 import type { Page } from '../../graphql/pagination';
 import { nameOf, named, type JsonSchema } from '../openapi.components';
@@ -61,6 +62,34 @@ export interface Route {
   validationMessage?: string;
   /** The message of a 500, when not the generic one. */
   failureMessage?: string;
+  /**
+   * The body may also come as multipart/form-data: its text fields, and the file part `file`
+   * as a Buffer, become the body (at most `maxBytes` of the request's config).
+   */
+  multipart?: { file: string; maxBytes(config: Config): number; fields: Record<string, JsonSchema> };
+  /** A CSV download instead of a JSON answer: the document is run again for each slice. */
+  csv?: CsvRoute;
+}
+
+/** A column of a CSV export: its header and its cell in a row of the answer. */
+export interface CsvColumn {
+  header: string;
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  cell(row: any): unknown;
+}
+
+/**
+ * A streamed CSV answer: the route's document gives one slice of rows; the columns come from
+ * the first slice's answer; each answer names the variables of the next slice (null after the last).
+ */
+export interface CsvRoute {
+  filename(req: RouteRequest): string;
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  columns(data: any): CsvColumn[];
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  rows(data: any): unknown[];
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  next(data: any): Record<string, unknown> | null;
 }
 
 /** The query parameters of a request as variables, leaving out empty ones. */
