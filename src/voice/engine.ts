@@ -18,8 +18,12 @@ export type MediaEnd = 'customer' | 'media-lost' | 'shutdown';
 
 /** What an engine does with a call's media. */
 export interface VoiceEngine {
-  /** A chunk of the caller's audio: base64 8 kHz mu-law. */
-  audio(payload: string): void;
+  /**
+   * A chunk of the caller's audio: base64 8 kHz mu-law; and, from a transport that has it (the
+   * browser's), the same chunk as 16 kHz PCM, which spares an engine that listens at 16 kHz
+   * (the pipeline's VAD) turning the telephone's audio back up.
+   */
+  audio(payload: string, wide?: Int16Array): void;
   /** The listener has heard the audio sent before this mark. */
   played(mark: string): void;
   /** The media ended. Resolves once the engine has stopped and recorded what it heard. */

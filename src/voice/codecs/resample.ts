@@ -44,8 +44,8 @@ export class Resampler {
   private readonly down: number;
   private readonly taps: number;
   private readonly phases: Float32Array[];
-  /** The last `taps - 1` input samples, for the next chunk's first outputs. */
-  private history: Float32Array;
+  /** The last `taps - 1` input samples (for the next chunk's first outputs), then room for a chunk. */
+  private work: Float32Array;
   /** Input samples taken so far, and the index of the next output sample. */
   private consumed = 0;
   private next = 0;
@@ -59,32 +59,53 @@ export class Resampler {
     this.down = from / divisor;
     this.taps = Math.ceil((PERIODS * Math.max(this.up, this.down)) / this.up);
     this.phases = polyphaseFilter(this.up, this.down, this.taps);
-    this.history = new Float32Array(this.taps - 1);
+    this.work = new Float32Array(this.taps - 1);
   }
 
   /** The resampled output of the next chunk of input (the same rate: a copy). */
   process(input: Int16Array): Int16Array {
     if (this.from === this.to) return input.slice();
-    const { taps } = this;
+    const { taps, up, down } = this;
     const keep = taps - 1;
-    const work = new Float32Array(keep + input.length);
-    work.set(this.history);
+    // The history, then the chunk; reused from chunk to chunk while chunks keep their size.
+    if (this.work.length !== keep + input.length) {
+      const work = new Float32Array(keep + input.length);
+      work.set(this.work.subarray(this.work.length - keep));
+      this.work = work;
+    }
+    const work = this.work;
     for (let i = 0; i < input.length; i++) work[keep + i] = input[i];
     const total = this.consumed + input.length;
-    const out = new Int16Array(Math.ceil(((total - this.consumed) * this.up) / this.down) + 1);
+    const out = new Int16Array(Math.ceil((input.length * up) / down) + 1);
     let count = 0;
-    for (;;) {
-      const u = this.next * this.down;
-      const base = Math.floor(u / this.up);
-      if (base >= total) break;
-      const coefficients = this.phases[u - base * this.up];
-      const at = base - this.consumed + keep;
-      let sum = 0;
-      for (let j = 0; j < taps; j++) sum += coefficients[j] * work[at - j];
+    const consumed = this.consumed;
+    for (let next = this.next; ; next++) {
+      const u = next * down;
+      const base = Math.floor(u / up);
+      if (base >= total) {
+        this.next = next;
+        break;
+      }
+      const coefficients = this.phases[u - base * up];
+      const at = base - consumed + keep;
+      // Four taps a step: a tighter loop for V8 than one tap a step (taps is a multiple of 4 or the rest is summed after).
+      let a = 0;
+      let b = 0;
+      let c = 0;
+      let d = 0;
+      let j = 0;
+      for (; j + 3 < taps; j += 4) {
+        a += coefficients[j] * work[at - j];
+        b += coefficients[j + 1] * work[at - j - 1];
+        c += coefficients[j + 2] * work[at - j - 2];
+        d += coefficients[j + 3] * work[at - j - 3];
+      }
+      for (; j < taps; j++) a += coefficients[j] * work[at - j];
+      const sum = a + b + c + d;
       out[count++] = sum > 32767 ? 32767 : sum < -32768 ? -32768 : Math.round(sum);
-      this.next++;
     }
-    this.history = work.slice(work.length - keep);
+    // The last `keep` samples lead the next chunk.
+    work.copyWithin(0, work.length - keep);
     this.consumed = total;
     return out.subarray(0, count);
   }

@@ -255,17 +255,19 @@ export class PipelineEngine implements VoiceEngine {
 
   // ------------------------------------------------------------------ the caller's audio
 
-  audio(payload: string): void {
+  audio(payload: string, wide?: Int16Array): void {
     if (this.ended || typeof payload !== 'string' || !BASE64.test(payload)) return;
     const mulaw = Buffer.from(payload, 'base64');
-    let pcm = decode(mulaw);
+    let vadInput: Int16Array;
     if (this.audioStages.denoiser) {
-      pcm = this.audioStages.denoiser.process(pcm);
+      const pcm = this.audioStages.denoiser.process(decode(mulaw));
       this.stt.send(encode(pcm));
+      vadInput = this.toVad.process(pcm);
     } else {
       this.stt.send(mulaw);
+      vadInput = wide ?? this.toVad.process(decode(mulaw));
     }
-    for (const frame of this.vadFrames.push(this.toVad.process(pcm))) {
+    for (const frame of this.vadFrames.push(vadInput)) {
       this.vadRuns = this.vadRuns
         .then(() => this.hear(frame))
         .catch((error: unknown) => this.deps.logger.error('voice: a frame of the caller could not be heard', error, { call_id: this.call.id }));

@@ -212,8 +212,10 @@ class WebCallSession {
   /** 16 kHz PCM16 from the page, as the seam's 8 kHz mu-law. */
   private audio(bytes: Buffer): void {
     if (!this.engine || this.over) return;
-    const pcm = this.toEngine.process(pcm16(bytes));
-    if (pcm.length) this.engine.audio(Buffer.from(encodeInto(pcm, new Uint8Array(pcm.length))).toString('base64'));
+    const wide = pcm16(bytes);
+    const pcm = this.toEngine.process(wide);
+    // The 16 kHz audio goes too: a copy, as the socket's buffer is not ours to keep.
+    if (pcm.length) this.engine.audio(Buffer.from(encodeInto(pcm, new Uint8Array(pcm.length))).toString('base64'), wide.slice());
   }
 
   /** What the engine sends, as the page's messages. */
