@@ -110,18 +110,32 @@ export class VozgateCall extends EventTarget {
     this.ended = null;
   }
 
+  /**
+   * The microphone and the speaker, before any call is started (so that a refused microphone
+   * starts no call); connect() does it when it was not done. Released again on failure.
+   */
+  async prepare() {
+    if (this.context) return;
+    try {
+      this.context = new AudioContext({ sampleRate: RATE, latencyHint: 'interactive' });
+      await this.context.audioWorklet.addModule(WORKLET);
+      this.microphone = await navigator.mediaDevices.getUserMedia({
+        audio: { echoCancellation: true, noiseSuppression: true, autoGainControl: true, channelCount: 1 },
+      });
+      this.capture = new AudioWorkletNode(this.context, 'vozgate-capture', { numberOfInputs: 1, numberOfOutputs: 0 });
+      this.playback = new AudioWorkletNode(this.context, 'vozgate-playback', { numberOfInputs: 0, numberOfOutputs: 1, outputChannelCount: [1] });
+      this.playback.connect(this.context.destination);
+      this.source = this.context.createMediaStreamSource(this.microphone);
+      this.source.connect(this.capture);
+      await this.context.resume();
+    } catch (error) {
+      this.release();
+      throw error;
+    }
+  }
+
   async connect(url) {
-    this.context = new AudioContext({ sampleRate: RATE, latencyHint: 'interactive' });
-    await this.context.audioWorklet.addModule(WORKLET);
-    this.microphone = await navigator.mediaDevices.getUserMedia({
-      audio: { echoCancellation: true, noiseSuppression: true, autoGainControl: true, channelCount: 1 },
-    });
-    this.capture = new AudioWorkletNode(this.context, 'vozgate-capture', { numberOfInputs: 1, numberOfOutputs: 0 });
-    this.playback = new AudioWorkletNode(this.context, 'vozgate-playback', { numberOfInputs: 0, numberOfOutputs: 1, outputChannelCount: [1] });
-    this.playback.connect(this.context.destination);
-    this.source = this.context.createMediaStreamSource(this.microphone);
-    this.source.connect(this.capture);
-    await this.context.resume();
+    await this.prepare();
 
     const socket = new WebSocket(url);
     socket.binaryType = 'arraybuffer';
@@ -151,8 +165,12 @@ export class VozgateCall extends EventTarget {
     });
   }
 
+  /** Hangs up: the microphone stops at once; the socket closes when vozgate says how the call ended (or in 3 s). */
   hangup() {
     this.send({ type: 'hangup' });
+    if (this.microphone) for (const track of this.microphone.getTracks()) track.stop();
+    const socket = this.socket;
+    setTimeout(() => socket && socket.readyState !== WebSocket.CLOSED && socket.close(), 3000);
   }
 
   receive(data) {
@@ -186,6 +204,11 @@ export class VozgateCall extends EventTarget {
     if (this.microphone) for (const track of this.microphone.getTracks()) track.stop();
     if (this.context && this.context.state !== 'closed') this.context.close();
   }
+
+  /** Whether the microphone is still live (it stops when the call ends). */
+  get listening() {
+    return Boolean(this.microphone && this.microphone.getTracks().some((track) => track.readyState === 'live'));
+  }
 }
 
 /**
@@ -208,11 +231,18 @@ export class VozgateTalk extends HTMLElement {
   async start() {
     this.button.disabled = true;
     try {
-      const response = await fetch(this.getAttribute('start-url'), { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+      const call = new VozgateCall();
+      await call.prepare();
+      const response = await fetch(this.getAttribute('start-url'), { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' }).catch((error) => {
+        call.release();
+        throw error;
+      });
       const body = await response.json();
       const url = (body.data || body).url;
-      if (!response.ok || !url) throw new Error(body.message || 'could not start the call');
-      const call = new VozgateCall();
+      if (!response.ok || !url) {
+        call.release();
+        throw new Error(body.message || 'could not start the call');
+      }
       this.call = call;
       call.addEventListener('state', (event) => (this.status.textContent = event.detail));
       call.addEventListener('ended', () => this.finish('ended'));
@@ -292,36 +322,48 @@ function show(message) {
   }
 }
 
+function idle() {
+  $('hangup').disabled = true;
+  $('start').disabled = false;
+}
+
 $('start').addEventListener('click', async () => {
   $('start').disabled = true;
   transcript.replaceChildren();
   summary.replaceChildren();
+  lines.customer = null;
+  lines.assistant = null;
   try {
-    const started = await api('/user/calls/web', { method: 'POST', body: JSON.stringify({ assistant_id: Number(assistants.value) }) });
+    // The microphone first: when the browser refuses it, no call is started.
     call = new VozgateCall();
     window.vozgateCall = call;
+    await call.prepare();
+    const started = await api('/user/calls/web', { method: 'POST', body: JSON.stringify({ assistant_id: Number(assistants.value) }) });
     call.addEventListener('state', (event) => say('Call ' + started.data.call_id + ': ' + event.detail));
     call.addEventListener('transcript', (event) => show(event.detail));
     call.addEventListener('ended', (event) => finished(event.detail));
-    call.addEventListener('error', (event) => say('The call ended: ' + event.detail));
+    call.addEventListener('error', (event) => {
+      say('The call ended: ' + event.detail);
+      idle();
+    });
     say('Connecting...');
     await call.connect(started.data.url);
     $('hangup').disabled = false;
   } catch (error) {
+    if (call) call.release();
     say('Could not start the call: ' + error.message);
-    $('start').disabled = false;
+    idle();
   }
 });
 
 $('hangup').addEventListener('click', () => call && call.hangup());
 
 function finished(ended) {
-  $('hangup').disabled = true;
-  $('start').disabled = false;
-  say('Call ended: ' + ended.status + (ended.reason ? ' (' + ended.reason + ')' : ''));
+  idle();
+  say('Call ended: ' + (ended.status || 'unknown') + (ended.reason ? ' (' + ended.reason + ')' : ''));
   const rows = [
-    ['Duration', ended.duration + ' s'],
-    ['Cost', ended.total_cost],
+    ['Duration', ended.duration == null ? 'unknown' : ended.duration + ' s'],
+    ['Cost', ended.total_cost == null ? 'unknown' : String(ended.total_cost)],
   ];
   const latencies = [...transcript.querySelectorAll('p.assistant[data-latency]')].map((p) => p.dataset.latency + ' ms');
   rows.push(['Latency of each answer', latencies.length ? latencies.join(', ') : 'none measured']);

@@ -7,6 +7,14 @@ import type { Runtime } from '../runtime';
 /** The parts of the runtime a live call writes through. */
 export type LiveCallDeps = Pick<Runtime, 'orm' | 'lifecycle' | 'telephony' | 'logger'>;
 
+/** What a transport is told of a live call as it happens. */
+export interface LiveCallHooks {
+  /** Each turn as it is recorded (a transport that shows the transcript). */
+  turn?(turn: Turn): void;
+  /** vozgate asked the call's provider to end it (or found it ended): a transport that holds the call's media ends it. */
+  hungUp?(): void;
+}
+
 /** What an engine outside vozgate may add to a call (the engine API's bounds). */
 export interface TurnLimits {
   /** Turns the call may hold. */
@@ -32,14 +40,13 @@ export class LiveCall {
   constructor(
     private readonly runtime: LiveCallDeps,
     readonly id: number,
-    /** Told each turn as it is recorded (a transport that shows the transcript). */
-    private readonly onTurn?: (turn: Turn) => void,
+    private readonly hooks: LiveCallHooks = {},
   ) {}
 
   /** A turn heard or said; after the call has ended (a late transcription) it joins the transcript too. */
   turn(turn: Turn): void {
     this.write(APPEND_TURN, [JSON.stringify([turn]), transcriptText([turn]), this.id]);
-    this.onTurn?.(turn);
+    this.hooks.turn?.(turn);
   }
 
   /**
@@ -86,11 +93,15 @@ export class LiveCall {
 
   /** Ends the call through its provider, unless it is over. */
   async hangup(reason: HangupReason): Promise<void> {
-    await this.writes;
-    const em = this.runtime.orm.em.fork();
-    const call = await em.findOne(Call, { id: this.id });
-    if (!call || call.finished_at) return;
-    await providerOf(call, this.runtime.telephony, this.runtime.lifecycle.config).hangup(em, this.runtime.lifecycle, call, reason);
+    try {
+      await this.writes;
+      const em = this.runtime.orm.em.fork();
+      const call = await em.findOne(Call, { id: this.id });
+      if (!call || call.finished_at) return;
+      await providerOf(call, this.runtime.telephony, this.runtime.lifecycle.config).hangup(em, this.runtime.lifecycle, call, reason);
+    } finally {
+      this.hooks.hungUp?.();
+    }
   }
 
   /** Waits for the writes under way. */

@@ -6,5 +6,9 @@ import { isRead, type HttpRoute } from './route';
 export const talkRoute: HttpRoute = {
   match: ({ method, path }) => (path === '/talk' || path.startsWith('/talk/')) && isRead(method),
   label: ({ path }) => (path === '/talk' ? '/talk' : '/talk/*'),
-  handle: ({ req, res, path }) => sendAsset(req, res, talkAssets[path]),
+  handle: ({ req, res, path }) => {
+    // Public code, loaded by customers' sites (<vozgate-talk>): module scripts and worklets are fetched in CORS mode.
+    if (path !== '/talk') res.setHeader('access-control-allow-origin', '*');
+    return sendAsset(req, res, talkAssets[path]);
+  },
 };

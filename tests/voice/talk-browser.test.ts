@@ -133,6 +133,8 @@ run('talks to an assistant from /talk with the microphone: the greeting plays, t
   // The fake microphone's sentence reaches the STT (it answers only speech it hears), and the reply shows.
   await transcript.getByText('You: Quero saber do meu pedido').waitFor({ timeout: 30_000 });
   await transcript.getByText('Assistant: Claro, vou verificar agora.').waitFor({ timeout: 20_000 });
+  // The answer as recorded (final, with its latency), once it has played.
+  await transcript.locator('p.assistant[data-latency]').waitFor({ timeout: 20_000 });
   const [{ id: callId }] = await app.sql(`select id from calls where account_id = $1 and type = 'web' order by id desc limit 1`, [me.accountId]);
   const heard = deepgram.sessions.at(-1)!;
   expect(heard.query.get('encoding')).toBe('mulaw');
@@ -146,6 +148,8 @@ run('talks to an assistant from /talk with the microphone: the greeting plays, t
   expect(summary).toMatch(/Cost/);
   expect(summary).toMatch(/Latency of each answer\d+ ms/);
   expect(await app.sql('select status, hangup_reason, type from calls where id = $1', [callId])).toEqual([{ status: 'completed', hangup_reason: 'customer', type: 'web' }]);
+  // The microphone is released with the call.
+  expect(await page.evaluate(() => (globalThis as any).vozgateCall.listening)).toBe(false);
   expect(refused).toEqual([]);
   expect(pageErrors).toEqual([]);
 });

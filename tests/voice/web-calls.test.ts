@@ -97,7 +97,11 @@ it('starts a web call (201 with its socket and single-use token), runs a full tu
   });
   const { call_id: id, url, token, expires_at: expiresAt } = res.body.data;
   expect(url.endsWith(`/calls/web/${id}?token=${token}`)).toBe(true);
+  // WEB_CALL_TOKEN_TTL_SECONDS (60): the token's life, and the deadline of a call nobody connects to.
   expect(Date.parse(expiresAt) - Date.now()).toBeGreaterThan(50_000);
+  expect(Date.parse(expiresAt) - Date.now()).toBeLessThanOrEqual(60_000);
+  const [{ deadline_at: deadline }] = await app.sql('select deadline_at from calls where id = $1', [res.body.data.call_id]);
+  expect(new Date(deadline).toISOString()).toBe(new Date(expiresAt).toISOString());
   expect(await callRow(id)).toMatchObject({ status: 'initiated', type: 'web' });
   // The token is kept as a digest only.
   expect((await app.sql('select web_token_hash from calls where id = $1', [id]))[0].web_token_hash).not.toContain(token);
@@ -219,15 +223,39 @@ it('sends clear when the caller talks over the assistant, so the page drops what
   page.close();
 });
 
+it('closing the page’s socket ends the call: completed, ended by the caller', async () => {
+  const assistant = await pipelineAssistant(me, { who_speaks_first: 'Customer' });
+  const { call_id: id, url } = await startWebCall(assistant);
+  const { page } = await connect(url);
+  await page.next((m) => m.type === 'state' && m.state === 'listening', 15_000);
+  await new Promise((resolve) => setTimeout(resolve, 1200)); // a call of a second or more is charged its first minute
+  page.close();
+  const row = await until('finished', () => callRow(id), (r) => r.finished_at !== null);
+  expect(row).toMatchObject({ status: 'completed', hangup_reason: 'customer', total_cost: Number(FEE).toFixed(4) });
+});
+
+it('serves /talk’s scripts to any site, as <vozgate-talk> loads them across origins', async () => {
+  for (const asset of ['/talk/talk.js', '/talk/worklet.js']) {
+    const res = await app.request('GET', asset, { headers: { origin: 'https://shop.example' } });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('access-control-allow-origin')).toBe('*');
+  }
+});
+
 it('ends the call at max_call_duration and tells the page why', async () => {
   const assistant = await pipelineAssistant(me, { who_speaks_first: 'Customer' });
   // Below the API's least (20 s), so the test does not wait that long.
   await app.sql('update assistants set max_call_duration = 2 where id = $1', [assistant]);
   const { call_id: id, url } = await startWebCall(assistant);
+  const sessions = deepgram.sessions.length;
   const { page } = await connect(url);
+  await until('the STT stream opened', async () => deepgram.sessions.length, (n) => n > sessions);
+  const stt = deepgram.sessions.at(-1)!;
   const ended = await page.next((m) => m.type === 'ended', 10_000);
-  expect(ended).toMatchObject({ status: 'ended', reason: 'time-limit' });
-  expect(await callRow(id)).toMatchObject({ status: 'ended', hangup_reason: 'time-limit' });
+  expect(ended).toMatchObject({ status: 'ended', reason: 'time-limit', duration: 2, total_cost: Number(FEE) });
+  expect(await callRow(id)).toMatchObject({ status: 'ended', hangup_reason: 'time-limit', duration: 2, total_cost: Number(FEE).toFixed(4) });
+  // The engine stopped with the call: its STT stream is closed.
+  await stt.until(() => stt.closedWith !== null, 5000);
 });
 
 describe('refused connections: closed with the policy code, nothing run or charged', () => {
@@ -269,6 +297,14 @@ describe('refused connections: closed with the policy code, nothing run or charg
     ]);
     // Only the connection that was let in opened an STT session.
     expect(deepgram.sessions.length - sessionsBefore).toBe(1);
+  });
+
+  it('a call hung up through the API before its browser came: failed, free, and its token refused', async () => {
+    const assistant = await pipelineAssistant(me, { who_speaks_first: 'Customer' });
+    const { call_id: id, url } = await startWebCall(assistant);
+    expect((await app.request('POST', `/api/user/calls/${id}/hangup`, { token: me.token })).status).toBe(200);
+    expect(await callRow(id)).toMatchObject({ status: 'failed', total_cost: '0.0000' });
+    expect(await refused(url)).toBe(1008);
   });
 
   it('a path that is not a web call’s is not upgraded', async () => {

@@ -40,6 +40,7 @@ export async function startWebCall(scope: Scope, input: WebCallInput): Promise<W
   checkPositiveInt(errors, 'assistant_id', input.assistant_id);
   errors.throwIfAny();
   const token = randomBytes(24).toString('base64url');
+  const expiresAt = new Date(Date.now() + scope.config.webCallTokenTtlSeconds * 1000);
   const provider = webCallProvider(scope.config);
   const call = await scope.em.transactional(async (em) => {
     const assistant = await requireAssistant({ ...scope, em }, input.assistant_id);
@@ -52,13 +53,18 @@ export async function startWebCall(scope: Scope, input: WebCallInput): Promise<W
       variables: input.variables ?? {},
       reservation,
     });
-    // The deadline is the token's end: a call nobody connected to frees its slot then.
-    await em.execute(`update calls set web_token_hash = ?, web_token_expires_at = deadline_at where id = ?`, [webTokenDigest(token), started.id]);
+    // The deadline is the token's end: a call nobody connected to fails, free, and frees its slot then.
+    await em.execute(`update calls set web_token_hash = ?, web_token_expires_at = ?, deadline_at = ? where id = ?`, [
+      webTokenDigest(token),
+      expiresAt.toISOString(),
+      expiresAt.toISOString(),
+      started.id,
+    ]);
     await reserveForCalls(em, scope.config, scope.accountId, [started]);
     return started;
   });
   const base = scope.config.publicUrl.replace(/^http/, 'ws');
-  return { call_id: call.id, url: `${base}/calls/web/${call.id}?token=${token}`, token, expires_at: call.deadline_at };
+  return { call_id: call.id, url: `${base}/calls/web/${call.id}?token=${token}`, token, expires_at: expiresAt.toISOString() };
 }
 
 /**

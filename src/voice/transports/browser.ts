@@ -5,7 +5,7 @@ import { claimWebCall, WEB_CALL_PATH, webCallEndedByCaller } from '../../modules
 import { EventBus, type BusEvent } from '../../modules/events/event.bus';
 import { decodeInto, encodeInto } from '../codecs/mulaw';
 import { Resampler } from '../codecs/resample';
-import { MEDIA_SAMPLE_RATE, type MediaOut, type VoiceEngine } from '../engine';
+import { MEDIA_SAMPLE_RATE, type MediaEnd, type MediaOut, type VoiceEngine } from '../engine';
 import { engineSetup } from '../engine.setup';
 import { startEngine, type EngineDeps } from '../engines';
 import { LiveCall, type LiveCallDeps } from '../live-call';
@@ -69,8 +69,9 @@ export function serveWebCalls(runtime: WebCallDeps): WebCallServer {
     const callId = Number(WEB_CALL_PATH.exec(url.pathname)?.[1]);
     const session = new WebCallSession(runtime, socket, events);
     sessions.add(session);
-    socket.once('close', () => sessions.delete(session));
-    void session.start(callId, url.searchParams.get('token') ?? '');
+    // Kept until its call is settled, which a shutdown waits for.
+    socket.once('close', () => void session.work.finally(() => sessions.delete(session)));
+    session.start(callId, url.searchParams.get('token') ?? '');
   });
   return {
     handles: (path) => WEB_CALL_PATH.test(path),
@@ -108,7 +109,10 @@ interface PageMessage {
 
 class WebCallSession {
   private engine: VoiceEngine | null = null;
+  private engineEnded = false;
+  /** Set once the token is spent: from then on, whatever happens, the call is settled. */
   private callId = 0;
+  private live: LiveCall | null = null;
   /** The caller's audio on its way to the seam's rate. */
   private readonly toEngine = new Resampler(BROWSER_SAMPLE_RATE, MEDIA_SAMPLE_RATE);
   private readonly toBrowser = new Resampler(MEDIA_SAMPLE_RATE, BROWSER_SAMPLE_RATE);
@@ -119,10 +123,16 @@ class WebCallSession {
   private lastMark: string | null = null;
   /** The call is over for this socket (the page hung up, the call ended, or the process stops). */
   private over = false;
+  /** The page asked to hang up (or left) while its token was being checked. */
+  private hangupWanted = false;
+  /** The page has been told how the call ended. */
+  private told = false;
+  private abandoned = false;
   private closed = false;
   private unlisten: (() => void) | null = null;
   private timeLimit: NodeJS.Timeout | null = null;
-  private live: LiveCall | null = null;
+  /** What the session is doing now (its start, its end), for a shutdown to wait on. */
+  work: Promise<unknown> = Promise.resolve();
 
   constructor(
     private readonly runtime: WebCallDeps,
@@ -133,57 +143,89 @@ class WebCallSession {
     socket.on('error', () => {}); // the close that follows ends the call
     socket.once('close', () => {
       this.closed = true;
-      void this.callerHungUp();
+      this.track(this.callerHungUp());
     });
   }
 
-  async start(callId: number, token: string): Promise<void> {
-    const { orm, lifecycle, logger } = this.runtime;
-    try {
-      const call = Number.isSafeInteger(callId) && token ? await claimWebCall(orm.em, lifecycle, callId, token) : null;
-      if (!call) return this.refuse();
-      this.callId = callId;
-      const bus = await this.events();
-      this.unlisten = bus.listen(call.account_id, (event) => this.onEvent(event));
-      if (this.closed) return void (await this.callerHungUp());
-      this.send({ type: 'state', state: 'connected', call_id: callId });
+  start(callId: number, token: string): void {
+    this.track(this.run(callId, token));
+  }
 
-      const live = new LiveCall(this.runtime, callId, (turn) => {
+  private track(work: Promise<unknown>): void {
+    this.work = Promise.all([this.work, work.catch(() => undefined)]);
+  }
+
+  private async run(callId: number, token: string): Promise<void> {
+    const { orm, lifecycle, logger } = this.runtime;
+    let call: Awaited<ReturnType<typeof claimWebCall>> = null;
+    try {
+      call = Number.isSafeInteger(callId) && token ? await claimWebCall(orm.em, lifecycle, callId, token) : null;
+    } catch (error) {
+      logger.error('voice: a web call could not be claimed', error, { call_id: callId });
+    }
+    if (!call) return this.refuse();
+    // The token is spent and the call answered: every way out of here settles it.
+    this.callId = callId;
+    const live = new LiveCall(this.runtime, callId, {
+      turn: (turn) => {
         if (turn.speaker !== 'customer' && turn.speaker !== 'assistant') return;
         this.send({ type: 'transcript', speaker: turn.speaker, text: turn.text, final: true, latency_ms: turn.latency?.first_audio_ms ?? null });
-      });
-      this.live = live;
-      const em = orm.em.fork();
-      const setup = await engineSetup(em, call);
-      if (setup) this.timeLimit = setTimeout(() => void live.hangup('time-limit'), setup.assistant.max_call_duration * 1000);
+      },
+      // vozgate ended the call here (the engine, the time limit): the page is told at once, whatever the event bus does.
+      hungUp: () => this.track(this.tell()),
+    });
+    this.live = live;
+    try {
+      if (this.abandoned) return void (await live.hangup('media-lost'));
+      if (this.hangupWanted || this.closed) return void (await this.callerHungUp());
+      try {
+        const bus = await this.events();
+        this.unlisten = bus.listen(call.account_id, (event) => this.onEvent(event));
+      } catch (error) {
+        // The call goes on: its own ends still reach the page; one ended on another process is found at its time limit.
+        logger.error('voice: a web call cannot hear of its end from other processes (event bus)', error, { call_id: callId });
+      }
+      this.send({ type: 'state', state: 'connected', call_id: callId });
+
+      const setup = await engineSetup(orm.em.fork(), call);
+      if (this.over) return;
+      if (setup) {
+        // Counted from the answer; unref'd: a call never keeps the process alive on its own.
+        const left = setup.assistant.max_call_duration * 1000 - (Date.now() - Date.parse(call.answered_at ?? new Date().toISOString()));
+        this.timeLimit = setTimeout(() => this.track(live.hangup('time-limit')), Math.max(0, left));
+        this.timeLimit.unref();
+      }
       const engine = setup ? await startEngine(this.runtime, live, setup, this.out()) : 'the call has no assistant';
       if (typeof engine === 'string') {
         logger.error(`voice: no engine for this web call (${engine})`, undefined, { call_id: callId, engine_type: setup?.assistant.engine_type ?? null });
         return void (await live.hangup('engine-failed'));
       }
       this.engine = engine;
-      // The page left while the engine started.
-      if (this.over) return void (await engine.end('customer'));
+      // The page left, or the call ended, while the engine started.
+      if (this.over) return void (await this.endEngine('customer'));
       this.send({ type: 'state', state: 'listening' });
     } catch (error) {
       logger.error('voice: a web call could not start', error, { call_id: callId });
-      if (this.live) await this.live.hangup('engine-failed').catch(() => {});
-      else this.refuse();
+      await live.hangup('engine-failed').catch(() => {});
     }
   }
 
   /**
    * The process stops: the call ends with its media lost, charged for the time it ran (left to
-   * the sweeper, it would be charged max_call_duration).
+   * the sweeper, it would be charged max_call_duration). A call whose token is being checked is
+   * settled as soon as the check is done (see run()).
    */
   async abandon(): Promise<void> {
+    this.abandoned = true;
     const wasOver = this.over;
     this.over = true;
     this.stop();
     this.socket.terminate();
-    if (wasOver || !this.live) return;
-    await this.engine?.end('shutdown');
-    await this.live.hangup('media-lost');
+    if (!wasOver && this.live) {
+      await this.endEngine('shutdown');
+      await this.live.hangup('media-lost');
+    }
+    await this.work;
   }
 
   private refuse(): void {
@@ -200,7 +242,7 @@ class WebCallSession {
     } catch {
       return;
     }
-    if (message.type === 'hangup') return void this.callerHungUp();
+    if (message.type === 'hangup') return this.track(this.callerHungUp());
     if (message.type === 'mark' && typeof message.name === 'string') {
       this.engine?.played(message.name);
       // All the audio sent has played; unless more comes at once (the next frames of the same
@@ -250,48 +292,68 @@ class WebCallSession {
     this.send({ type: 'state', state: speaking ? 'speaking' : 'listening' });
   }
 
-  /** The call ended, whoever ended it: the page is told how, and the socket closes. */
+  /** The call ended on any process (the API, the sweeper): the page is told how, and the socket closes. */
   private onEvent(event: BusEvent): void {
-    if (event.type !== 'call.finished' || event.data.id !== this.callId) return;
-    void this.finished(String(event.data.status));
+    if (event.type === 'call.finished' && event.data.id === this.callId) this.track(this.tell());
   }
 
-  private async finished(status: string): Promise<void> {
-    const wasOver = this.over;
+  /** Once: the engine stops, the page is told how the call ended, and the socket closes. */
+  private async tell(): Promise<void> {
+    if (this.told) return;
+    this.told = true;
     this.over = true;
     this.stop();
-    if (!wasOver) await this.engine?.end('customer');
+    await this.endEngine('customer');
     const [row] = await this.runtime.orm.em
       .fork()
-      .execute<{ hangup_reason: string | null; duration: number; total_cost: number }[]>(
-        'select hangup_reason, duration, total_cost::float8 as total_cost from calls where id = ?',
+      .execute<{ status: string; finished: boolean; hangup_reason: string | null; duration: number; total_cost: number }[]>(
+        'select status, finished_at is not null as finished, hangup_reason, duration, total_cost::float8 as total_cost from calls where id = ?',
         [this.callId],
       )
       .catch(() => []);
-    this.send({ type: 'ended', status, reason: row?.hangup_reason ?? null, duration: row?.duration ?? null, total_cost: row?.total_cost ?? null });
+    this.send({
+      type: 'ended',
+      status: row?.finished ? row.status : null,
+      reason: row?.hangup_reason ?? null,
+      duration: row?.finished ? row.duration : null,
+      total_cost: row?.finished ? row.total_cost : null,
+    });
     if (!this.closed) this.socket.close(1000, 'call ended');
+    this.unlisten?.();
+    this.unlisten = null;
   }
 
   /** The page hung up or left: the engine stops and the call is completed, ended by the caller. */
   private async callerHungUp(): Promise<void> {
-    if (this.over || !this.callId) {
+    if (!this.callId) {
+      // Its token is being checked: the check acts on this when it is done.
+      this.hangupWanted = true;
+      return;
+    }
+    if (this.over) {
       if (this.closed) this.stop();
       return;
     }
     this.over = true;
     try {
-      await this.engine?.end('customer');
+      await this.endEngine('customer');
       await webCallEndedByCaller(this.runtime.orm.em, this.runtime.lifecycle, this.callId);
     } catch (error) {
       this.runtime.logger.error('voice: a web call did not end cleanly', error, { call_id: this.callId });
     }
-    // The socket is closed once the call's end (`call.finished`) comes back, telling the page how it ended.
-    if (this.closed) this.stop();
+    await this.tell();
+  }
+
+  private async endEngine(reason: MediaEnd): Promise<void> {
+    if (!this.engine || this.engineEnded) return;
+    this.engineEnded = true;
+    await this.engine.end(reason);
   }
 
   private stop(): void {
     if (this.quietSince) clearTimeout(this.quietSince);
     if (this.timeLimit) clearTimeout(this.timeLimit);
+    this.quietSince = null;
     this.timeLimit = null;
     if (this.closed) {
       this.unlisten?.();
