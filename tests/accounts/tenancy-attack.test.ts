@@ -163,6 +163,22 @@ const OPERATIONS: Record<string, Operation> = {
     variables: (o) => ({ input: { assistant_id: o.assistant, phone_number: '+5511987650002' } }),
     slots: [{ at: 'input.assistant_id', kind: 'assistant' }],
   },
+  importLeads: {
+    document: 'mutation($input: ImportLeadsInput!) { importLeads(input: $input) { id } }',
+    variables: (o) => ({ input: { campaign_id: o.campaignId, csv: 'phone_number\n+5511987650031\n' } }),
+    slots: [{ at: 'input.campaign_id', kind: 'campaign' }],
+  },
+  leadImport: { document: 'query($id: Int!) { leadImport(id: $id) { id status } }', variables: (o) => ({ id: o.leadImport }), slots: [{ at: 'id', kind: 'leadImport' }] },
+  campaignLeadsExport: {
+    document: 'query($campaign_id: Int!) { campaignLeadsExport(campaign_id: $campaign_id) { next_after } }',
+    variables: (o) => ({ campaign_id: o.campaignId }),
+    slots: [{ at: 'campaign_id', kind: 'campaign' }],
+  },
+  campaignLeadsExportColumns: {
+    document: 'query($campaign_id: Int!) { campaignLeadsExportColumns(campaign_id: $campaign_id) { variables } }',
+    variables: (o) => ({ campaign_id: o.campaignId }),
+    slots: [{ at: 'campaign_id', kind: 'campaign' }],
+  },
   startWebCall: {
     document: 'mutation($input: WebCallInput!) { startWebCall(input: $input) { call_id } }',
     variables: (o) => ({ input: { assistant_id: o.assistant } }),

@@ -76,6 +76,19 @@ describe('resampling', () => {
     for (let at = 0; at < signal.length; at += 160) pieces.push(...streaming.process(signal.subarray(at, at + 160)));
     expect(pieces).toEqual(Array.from(whole));
   });
+
+  it('gives the same in chunks of any size, some shorter than its filter, as for the whole signal', () => {
+    const signal = sine(440, 16000, 1);
+    for (const [from, to] of [[16000, 8000], [8000, 16000], [24000, 8000]] as const) {
+      const input = from === 16000 ? signal : sine(440, from, 1);
+      const whole = new Resampler(from, to).process(input);
+      const streaming = new Resampler(from, to);
+      const pieces: number[] = [];
+      const sizes = [320, 7, 320, 1, 50, 640, 3, 320];
+      for (let at = 0, k = 0; at < input.length; at += sizes[k++ % sizes.length]) pieces.push(...streaming.process(input.subarray(at, at + sizes[k % sizes.length])));
+      expect([from, to, pieces]).toEqual([from, to, Array.from(whole)]);
+    }
+  });
 });
 
 describe('mixing and framing', () => {

@@ -67,10 +67,10 @@ export class Resampler {
     if (this.from === this.to) return input.slice();
     const { taps, up, down } = this;
     const keep = taps - 1;
-    // The history, then the chunk; reused from chunk to chunk while chunks keep their size.
+    // The history (always at its start), then the chunk; reused while chunks keep their size.
     if (this.work.length !== keep + input.length) {
       const work = new Float32Array(keep + input.length);
-      work.set(this.work.subarray(this.work.length - keep));
+      work.set(this.work.subarray(0, keep));
       this.work = work;
     }
     const work = this.work;
