@@ -21,7 +21,9 @@ const PER_PAGE = 25;
 export function CampaignPage() {
   const id = Number(useParams<{ id: string }>().id);
   const [campaign, setCampaign] = useState<ConsoleCampaignFieldsFragment | null>(null);
-  const liveError = useSubscription(CampaignLiveDocument, { id }, (data) => setCampaign(data.campaignUpdated));
+  // A running campaign's stats change with every lead and call: the latest of a burst is shown, once per 250 ms.
+  const applyLatest = useBatched<ConsoleCampaignFieldsFragment>((items) => setCampaign(items[items.length - 1]));
+  const liveError = useSubscription(CampaignLiveDocument, { id }, (data) => (campaign ? applyLatest(data.campaignUpdated) : setCampaign(data.campaignUpdated)));
   // An import's batches are not campaign events: the counts are asked again after each one.
   const refresh = useBatched<unknown>(() => {
     void request(CampaignDocument, { id })
