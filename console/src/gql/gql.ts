@@ -42,6 +42,9 @@ type Documents = {
     "\n  mutation ConsoleStartCampaign($id: Int!) {\n    startCampaign(id: $id) {\n      ...ConsoleCampaignFields\n    }\n  }\n": typeof types.ConsoleStartCampaignDocument,
     "\n  mutation ConsoleStopCampaign($id: Int!) {\n    stopCampaign(id: $id) {\n      ...ConsoleCampaignFields\n    }\n  }\n": typeof types.ConsoleStopCampaignDocument,
     "\n  mutation ConsoleDeleteCampaign($id: Int!) {\n    deleteCampaign(id: $id)\n  }\n": typeof types.ConsoleDeleteCampaignDocument,
+    "\n  fragment ConsoleLeadImportFields on LeadImport {\n    id\n    campaign_id\n    status\n    rows_total\n    rows_read\n    created\n    duplicates\n    blacklisted\n    invalid\n    failure\n    errors {\n      line\n      field\n      message\n    }\n  }\n": typeof types.ConsoleLeadImportFieldsFragmentDoc,
+    "\n  mutation ConsoleImportLeads($input: ImportLeadsInput!) {\n    importLeads(input: $input) {\n      ...ConsoleLeadImportFields\n    }\n  }\n": typeof types.ConsoleImportLeadsDocument,
+    "\n  subscription ConsoleLeadImportLive($id: Int!) {\n    leadImportUpdated(id: $id) {\n      ...ConsoleLeadImportFields\n    }\n  }\n": typeof types.ConsoleLeadImportLiveDocument,
     "\n  query ConsoleLeads($campaign_id: Int!, $page: Int, $per_page: Int, $status: String, $phone_number: String) {\n    leads(campaign_id: $campaign_id, page: $page, per_page: $per_page, status: $status, phone_number: $phone_number) {\n      current_page\n      last_page\n      per_page\n      total\n      from\n      to\n      data {\n        id\n        phone_number\n        status\n        attempts\n        next_attempt_at\n        variables\n        updated_at\n      }\n    }\n  }\n": typeof types.ConsoleLeadsDocument,
     "\n  subscription ConsoleLeadLive($campaign_id: Int) {\n    leadUpdated(campaign_id: $campaign_id) {\n      id\n      status\n      attempts\n      next_attempt_at\n      updated_at\n    }\n  }\n": typeof types.ConsoleLeadLiveDocument,
     "\n  query ConsoleLeadDetail($id: Int!, $campaign_id: Int!, $phone_number: String!) {\n    lead(id: $id) {\n      id\n      phone_number\n      status\n      attempts\n      variables\n      secondary_contacts {\n        id\n        phone_number\n        status\n      }\n    }\n    calls(campaign_id: $campaign_id, phone_number: $phone_number, per_page: 50) {\n      data {\n        id\n        attempt\n        status\n        duration\n        total_cost\n        created_at\n        client_phone_number\n        lead_id\n      }\n    }\n  }\n": typeof types.ConsoleLeadDetailDocument,
@@ -87,6 +90,9 @@ const documents: Documents = {
     "\n  mutation ConsoleStartCampaign($id: Int!) {\n    startCampaign(id: $id) {\n      ...ConsoleCampaignFields\n    }\n  }\n": types.ConsoleStartCampaignDocument,
     "\n  mutation ConsoleStopCampaign($id: Int!) {\n    stopCampaign(id: $id) {\n      ...ConsoleCampaignFields\n    }\n  }\n": types.ConsoleStopCampaignDocument,
     "\n  mutation ConsoleDeleteCampaign($id: Int!) {\n    deleteCampaign(id: $id)\n  }\n": types.ConsoleDeleteCampaignDocument,
+    "\n  fragment ConsoleLeadImportFields on LeadImport {\n    id\n    campaign_id\n    status\n    rows_total\n    rows_read\n    created\n    duplicates\n    blacklisted\n    invalid\n    failure\n    errors {\n      line\n      field\n      message\n    }\n  }\n": types.ConsoleLeadImportFieldsFragmentDoc,
+    "\n  mutation ConsoleImportLeads($input: ImportLeadsInput!) {\n    importLeads(input: $input) {\n      ...ConsoleLeadImportFields\n    }\n  }\n": types.ConsoleImportLeadsDocument,
+    "\n  subscription ConsoleLeadImportLive($id: Int!) {\n    leadImportUpdated(id: $id) {\n      ...ConsoleLeadImportFields\n    }\n  }\n": types.ConsoleLeadImportLiveDocument,
     "\n  query ConsoleLeads($campaign_id: Int!, $page: Int, $per_page: Int, $status: String, $phone_number: String) {\n    leads(campaign_id: $campaign_id, page: $page, per_page: $per_page, status: $status, phone_number: $phone_number) {\n      current_page\n      last_page\n      per_page\n      total\n      from\n      to\n      data {\n        id\n        phone_number\n        status\n        attempts\n        next_attempt_at\n        variables\n        updated_at\n      }\n    }\n  }\n": types.ConsoleLeadsDocument,
     "\n  subscription ConsoleLeadLive($campaign_id: Int) {\n    leadUpdated(campaign_id: $campaign_id) {\n      id\n      status\n      attempts\n      next_attempt_at\n      updated_at\n    }\n  }\n": types.ConsoleLeadLiveDocument,
     "\n  query ConsoleLeadDetail($id: Int!, $campaign_id: Int!, $phone_number: String!) {\n    lead(id: $id) {\n      id\n      phone_number\n      status\n      attempts\n      variables\n      secondary_contacts {\n        id\n        phone_number\n        status\n      }\n    }\n    calls(campaign_id: $campaign_id, phone_number: $phone_number, per_page: 50) {\n      data {\n        id\n        attempt\n        status\n        duration\n        total_cost\n        created_at\n        client_phone_number\n        lead_id\n      }\n    }\n  }\n": types.ConsoleLeadDetailDocument,
@@ -213,6 +219,18 @@ export function graphql(source: "\n  mutation ConsoleStopCampaign($id: Int!) {\n
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
 export function graphql(source: "\n  mutation ConsoleDeleteCampaign($id: Int!) {\n    deleteCampaign(id: $id)\n  }\n"): typeof import('./graphql').ConsoleDeleteCampaignDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  fragment ConsoleLeadImportFields on LeadImport {\n    id\n    campaign_id\n    status\n    rows_total\n    rows_read\n    created\n    duplicates\n    blacklisted\n    invalid\n    failure\n    errors {\n      line\n      field\n      message\n    }\n  }\n"): typeof import('./graphql').ConsoleLeadImportFieldsFragmentDoc;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation ConsoleImportLeads($input: ImportLeadsInput!) {\n    importLeads(input: $input) {\n      ...ConsoleLeadImportFields\n    }\n  }\n"): typeof import('./graphql').ConsoleImportLeadsDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  subscription ConsoleLeadImportLive($id: Int!) {\n    leadImportUpdated(id: $id) {\n      ...ConsoleLeadImportFields\n    }\n  }\n"): typeof import('./graphql').ConsoleLeadImportLiveDocument;
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */

@@ -138,6 +138,14 @@ export type EndCallToolInput = {
   description?: string | null | undefined;
 };
 
+export type ImportLeadsInput = {
+  campaign_id: number;
+  /** The CSV file’s text (UTF-8, RFC 4180, a header row first). Over GraphQL it is bounded by MAX_BODY_BYTES; POST /user/leads/import takes the file as multipart up to MAX_IMPORT_BYTES. */
+  csv: string;
+  /** Column name -> phone_number, variables.<name>, secondary_contacts.<n>.phone_number, secondary_contacts.<n>.variables.<name>, or null (left out). Columns not named follow the default: phone_number or phone -> phone_number, any other -> variables.<column>. */
+  mapping?: Record<string, unknown> | null | undefined;
+};
+
 export type PostCallSchemaItemInput = {
   description: string;
   /** Letters, digits and underscores. */
@@ -458,6 +466,22 @@ export type ConsoleDeleteCampaignMutationVariables = Exact<{
 
 export type ConsoleDeleteCampaignMutation = { deleteCampaign: boolean };
 
+export type ConsoleLeadImportFieldsFragment = { id: number, campaign_id: number, status: string, rows_total: number, rows_read: number, created: number, duplicates: number, blacklisted: number, invalid: number, failure: string | null, errors: Array<{ line: number, field: string | null, message: string }> };
+
+export type ConsoleImportLeadsMutationVariables = Exact<{
+  input: ImportLeadsInput;
+}>;
+
+
+export type ConsoleImportLeadsMutation = { importLeads: { id: number, campaign_id: number, status: string, rows_total: number, rows_read: number, created: number, duplicates: number, blacklisted: number, invalid: number, failure: string | null, errors: Array<{ line: number, field: string | null, message: string }> } };
+
+export type ConsoleLeadImportLiveSubscriptionVariables = Exact<{
+  id: number;
+}>;
+
+
+export type ConsoleLeadImportLiveSubscription = { leadImportUpdated: { id: number, campaign_id: number, status: string, rows_total: number, rows_read: number, created: number, duplicates: number, blacklisted: number, invalid: number, failure: string | null, errors: Array<{ line: number, field: string | null, message: string }> } };
+
 export type ConsoleLeadsQueryVariables = Exact<{
   campaign_id: number;
   page?: number | null | undefined;
@@ -667,6 +691,25 @@ export const ConsoleCampaignFieldsFragmentDoc = new TypedDocumentString(`
   }
 }
     `, {"fragmentName":"ConsoleCampaignFields"}) as unknown as TypedDocumentString<ConsoleCampaignFieldsFragment, unknown>;
+export const ConsoleLeadImportFieldsFragmentDoc = new TypedDocumentString(`
+    fragment ConsoleLeadImportFields on LeadImport {
+  id
+  campaign_id
+  status
+  rows_total
+  rows_read
+  created
+  duplicates
+  blacklisted
+  invalid
+  failure
+  errors {
+    line
+    field
+    message
+  }
+}
+    `, {"fragmentName":"ConsoleLeadImportFields"}) as unknown as TypedDocumentString<ConsoleLeadImportFieldsFragment, unknown>;
 export const ConsoleMeDocument = new TypedDocumentString(`
     query ConsoleMe($limit: Int!) {
   me {
@@ -1300,6 +1343,52 @@ export const ConsoleDeleteCampaignDocument = new TypedDocumentString(`
   deleteCampaign(id: $id)
 }
     `) as unknown as TypedDocumentString<ConsoleDeleteCampaignMutation, ConsoleDeleteCampaignMutationVariables>;
+export const ConsoleImportLeadsDocument = new TypedDocumentString(`
+    mutation ConsoleImportLeads($input: ImportLeadsInput!) {
+  importLeads(input: $input) {
+    ...ConsoleLeadImportFields
+  }
+}
+    fragment ConsoleLeadImportFields on LeadImport {
+  id
+  campaign_id
+  status
+  rows_total
+  rows_read
+  created
+  duplicates
+  blacklisted
+  invalid
+  failure
+  errors {
+    line
+    field
+    message
+  }
+}`) as unknown as TypedDocumentString<ConsoleImportLeadsMutation, ConsoleImportLeadsMutationVariables>;
+export const ConsoleLeadImportLiveDocument = new TypedDocumentString(`
+    subscription ConsoleLeadImportLive($id: Int!) {
+  leadImportUpdated(id: $id) {
+    ...ConsoleLeadImportFields
+  }
+}
+    fragment ConsoleLeadImportFields on LeadImport {
+  id
+  campaign_id
+  status
+  rows_total
+  rows_read
+  created
+  duplicates
+  blacklisted
+  invalid
+  failure
+  errors {
+    line
+    field
+    message
+  }
+}`) as unknown as TypedDocumentString<ConsoleLeadImportLiveSubscription, ConsoleLeadImportLiveSubscriptionVariables>;
 export const ConsoleLeadsDocument = new TypedDocumentString(`
     query ConsoleLeads($campaign_id: Int!, $page: Int, $per_page: Int, $status: String, $phone_number: String) {
   leads(

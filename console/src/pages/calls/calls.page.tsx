@@ -2,6 +2,7 @@ import { useRef, useState } from 'react';
 import { Link } from 'wouter';
 import { useBatched, useQuery, useSubscription } from '../../api/hooks';
 import type { ConsoleCallsLiveSubscription, ConsoleCallsQueryVariables } from '../../gql/graphql';
+import { DownloadButton } from '../../ui/download-button';
 import { formatDuration, formatMoney, formatTime } from '../../ui/format';
 import { ErrorNotice, Loading } from '../../ui/notice';
 import { Pager } from '../../ui/pager';
@@ -36,6 +37,12 @@ function variablesOf(filters: Filters, page: number): ConsoleCallsQueryVariables
   };
 }
 
+/** The applied filters as GET /user/calls.csv takes them (the list's own, every page). */
+function exportPath(filters: Filters): string {
+  const query = new URLSearchParams(Object.entries(filters).filter(([, value]) => value !== ''));
+  return `/user/calls.csv${query.size ? `?${query}` : ''}`;
+}
+
 type CallChange = ConsoleCallsLiveSubscription['callUpdated'];
 
 /** The account's calls, with the spec's filters, paged; statuses change live on the page. */
@@ -66,6 +73,11 @@ export function CallsPage() {
     <>
       <header className="page-head">
         <h1>Calls</h1>
+        <div className="head-actions">
+          <DownloadButton path={exportPath(filters)} fileName="calls.csv">
+            Export CSV
+          </DownloadButton>
+        </div>
       </header>
       <form
         className="filters"

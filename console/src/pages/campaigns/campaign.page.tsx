@@ -1,17 +1,19 @@
 import { useState } from 'react';
 import { Link, useParams } from 'wouter';
+import { request } from '../../api/client';
 import { useBatched, useMutation, useQuery, useSubscription } from '../../api/hooks';
 import type { ConsoleCampaignFieldsFragment, ConsoleLeadLiveSubscription } from '../../gql/graphql';
 import { Fields, toInput, type FieldSpec, type Values } from '../../ui/form';
 import { formatCount, formatDuration, formatMoney, formatTime } from '../../ui/format';
+import { DownloadButton } from '../../ui/download-button';
 import { ErrorNotice, Loading } from '../../ui/notice';
 import { Pager } from '../../ui/pager';
 import { Status } from '../../ui/status';
 import { StartStop } from './campaign.actions';
 import { CampaignProgress, LEAD_STATUSES, StatusCounts } from './campaign.progress';
-import { CampaignLiveDocument } from './campaigns.operations';
-import { CreateLeadDocument, LeadDetailDocument, LeadsDocument } from './leads.operations';
-import { LeadLiveDocument } from './leads.operations';
+import { CampaignDocument, CampaignLiveDocument } from './campaigns.operations';
+import { LeadImportPanel } from './lead-import.panel';
+import { CreateLeadDocument, LeadDetailDocument, LeadLiveDocument, LeadsDocument } from './leads.operations';
 
 const PER_PAGE = 25;
 
@@ -19,7 +21,15 @@ const PER_PAGE = 25;
 export function CampaignPage() {
   const id = Number(useParams<{ id: string }>().id);
   const [campaign, setCampaign] = useState<ConsoleCampaignFieldsFragment | null>(null);
-  const liveError = useSubscription(CampaignLiveDocument, { id }, (data) => setCampaign(data.campaignUpdated));
+  // A running campaign's stats change with every lead and call: the latest of a burst is shown, once per 250 ms.
+  const applyLatest = useBatched<ConsoleCampaignFieldsFragment>((items) => setCampaign(items[items.length - 1]));
+  const liveError = useSubscription(CampaignLiveDocument, { id }, (data) => (campaign ? applyLatest(data.campaignUpdated) : setCampaign(data.campaignUpdated)));
+  // An import's batches are not campaign events: the counts are asked again after each one.
+  const refresh = useBatched<unknown>(() => {
+    void request(CampaignDocument, { id })
+      .then((data) => setCampaign(data.campaign))
+      .catch(() => {});
+  }, 500);
   if (!campaign) {
     return (
       <>
@@ -70,20 +80,21 @@ export function CampaignPage() {
           </div>
         </dl>
       </section>
-      <Leads campaign={campaign} />
+      <Leads campaign={campaign} onImported={() => refresh(null)} />
     </>
   );
 }
 
 type LeadChange = ConsoleLeadLiveSubscription['leadUpdated'];
 
-function Leads({ campaign }: { campaign: ConsoleCampaignFieldsFragment }) {
+function Leads({ campaign, onImported }: { campaign: ConsoleCampaignFieldsFragment; onImported: () => void }) {
   const [page, setPage] = useState(1);
   const [status, setStatus] = useState('');
   const [search, setSearch] = useState('');
   const [phone, setPhone] = useState('');
   const [open, setOpen] = useState<number | null>(null);
   const [adding, setAdding] = useState(false);
+  const [importing, setImporting] = useState(false);
   const leads = useQuery(LeadsDocument, { campaign_id: campaign.id, page, per_page: PER_PAGE, status: status || undefined, phone_number: phone || undefined });
   // Thousands of leads may change a second: the page applies them in batches, and only to the
   // rows it shows (the counts above come from the campaign's own stats).
@@ -95,18 +106,34 @@ function Leads({ campaign }: { campaign: ConsoleCampaignFieldsFragment }) {
     });
   });
   useSubscription(LeadLiveDocument, { campaign_id: campaign.id }, (data) => apply(data.leadUpdated));
+  const reload = useBatched<unknown>(() => void leads.refetch(), 500);
 
   return (
     <section aria-labelledby="leads-title">
       <header className="section-head">
         <h2 id="leads-title">Leads</h2>
         <div className="head-actions">
-          {/* The lead import ("Import CSV") and export buttons go here once the API has importLeads and leads.csv. */}
           <button type="button" className="secondary" aria-expanded={adding} onClick={() => setAdding(!adding)}>
             Add lead
           </button>
+          <button type="button" className="secondary" aria-expanded={importing} onClick={() => setImporting(!importing)}>
+            Import CSV
+          </button>
+          <DownloadButton path={`/user/campaigns/${campaign.id}/leads.csv`} fileName={`campaign-${campaign.id}-leads.csv`}>
+            Export results
+          </DownloadButton>
         </div>
       </header>
+      {importing && (
+        <LeadImportPanel
+          campaignId={campaign.id}
+          onProgress={() => {
+            onImported();
+            reload(null);
+          }}
+          onClose={() => setImporting(false)}
+        />
+      )}
       {adding && (
         <AddLead
           campaignId={campaign.id}

@@ -1,0 +1,47 @@
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync } from 'node:fs';
+import path from 'node:path';
+import { chromium, type Browser, type Page } from 'playwright-core';
+
+/** What the console's browser tests share: Debian's chromium, the built console, axe-core, screenshots. */
+export const CHROMIUM = ['/usr/bin/chromium', '/usr/bin/chromium-browser'].find((file) => existsSync(file));
+/** Without chromium a browser test is skipped, except under CI=true, where it fails. */
+export const runInBrowser = CHROMIUM || process.env.CI ? it : it.skip;
+export const root = path.resolve(__dirname, '../..');
+export const shots = path.join(root, 'test-results', 'console');
+
+/** The console the server serves is the built one (dist/console), as `npm start` builds it. */
+export function buildConsole(): void {
+  execFileSync(process.execPath, [path.join(root, 'scripts/build.mjs')], { stdio: 'inherit', env: { ...process.env, CONSOLE: 'true' } });
+  mkdirSync(shots, { recursive: true });
+}
+
+export async function launch(): Promise<Browser> {
+  if (!CHROMIUM) throw new Error('CI=true but no chromium: .ci/run installs the Debian package');
+  return chromium.launch({
+    executablePath: CHROMIUM,
+    args: ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--mute-audio'],
+  });
+}
+
+/** axe-core's serious and critical violations on the page as it stands, one line each. */
+export async function axe(page: Page, name: string): Promise<string[]> {
+  await page.addScriptTag({ path: require.resolve('axe-core/axe.min.js') });
+  const violations: { id: string; impact: string; help: string; nodes: { target: string[] }[] }[] = await page.evaluate(async () => {
+    const result = await (globalThis as any).axe.run((globalThis as any).document, { resultTypes: ['violations'] });
+    return result.violations.map((v: any) => ({ id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.map((n: any) => ({ target: n.target })) }));
+  });
+  return violations
+    .filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')
+    .map((violation) => `${name}: ${violation.id} (${violation.impact}) ${violation.help} at ${violation.nodes.map((node) => node.target.join(' ')).join(', ')}`);
+}
+
+export const screenshot = (page: Page, name: string) => page.screenshot({ path: path.join(shots, `${name}.png`), fullPage: true });
+
+/** Signs in through the sign-in page, as an operator does. */
+export async function signIn(page: Page, url: string, token: string): Promise<void> {
+  await page.goto(`${url}/console`);
+  await page.getByLabel('Token').fill(token);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.waitForSelector('[data-testid="balance"]', { timeout: 15_000 });
+}
