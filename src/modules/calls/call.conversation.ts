@@ -5,6 +5,14 @@ import type { CallStatus, ToolCallRecord } from './call.entity';
 export interface Turn {
   speaker: 'assistant' | 'customer' | 'system';
   text: string;
+  /**
+   * Milliseconds from the call's answer (the start of its recording) to when the turn began:
+   * a caller's when they began to speak, an answer when its first audio was sent. Absent in
+   * turns recorded before turns had times.
+   */
+  at_ms?: number;
+  /** How long the turn lasted, where known (the simulator's, which its recording plays). */
+  duration_ms?: number;
   /** An answer of the pipeline engine: when each step of it came (design.md, "The pipeline engine"). */
   latency?: TurnLatency;
 }
