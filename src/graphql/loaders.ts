@@ -2,6 +2,7 @@ import DataLoader from 'dataloader';
 import { PhoneNumber } from '../modules/accounts/phone-number.entity';
 import { Voice } from '../modules/catalog/voice.entity';
 import { Campaign } from '../modules/campaigns/campaign.entity';
+import { eventsOfCalls, type CallStatusEvent } from '../modules/calls/call.history';
 import { campaignStats, type CampaignStats } from '../modules/campaigns/campaign.service';
 import { contactsOfLeads, type ContactView } from '../modules/leads/lead.service';
 import { Tool } from '../modules/tools/tool.entity';
@@ -15,6 +16,7 @@ export interface Loaders {
   phoneNumber: DataLoader<number, PhoneNumber | undefined>;
   toolsByAssistant: DataLoader<number, Tool[]>;
   campaignStats: DataLoader<number, CampaignStats>;
+  eventsByCall: DataLoader<number, CallStatusEvent[]>;
 }
 
 function byId<T extends { id: number }>(ids: readonly number[], rows: T[]): (T | undefined)[] {
@@ -35,6 +37,10 @@ export function createLoaders(ctx: GraphQLContext): Loaders {
       byId(ids, await em.find(PhoneNumber, { id: { $in: [...ids] }, account: ctx.accountId })),
     ),
     campaignStats: new DataLoader((campaignIds) => campaignStats(em, campaignIds)),
+    eventsByCall: new DataLoader(async (callIds) => {
+      const byCall = await eventsOfCalls(em, ctx.accountId!, callIds);
+      return callIds.map((id) => byCall.get(id)!);
+    }),
     toolsByAssistant: new DataLoader(async (assistantIds) => {
       const links: { assistant_id: number; tool_id: number }[] = await em.execute(
         'select assistant_id, tool_id from assistant_tools where assistant_id = any(?::int[]) order by tool_id',

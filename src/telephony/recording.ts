@@ -1,14 +1,52 @@
 import { Readable } from 'node:stream';
+import { spokenMs, type Turn } from '../modules/calls/call.conversation';
 
 const SAMPLE_RATE = 8000;
+const HEADER_BYTES = 44;
+/** Samples made at a time: a second of audio. */
+const CHUNK_SAMPLES = SAMPLE_RATE;
+/** Each side's pitch, so that an ear (or a test) tells who speaks. */
+const PITCH: Record<'assistant' | 'customer', number> = { assistant: 220, customer: 330 };
+
+/** A side's tone from one sample to another (exclusive). */
+interface Tone {
+  from: number;
+  to: number;
+  pitch: number;
+}
+
+export interface SimulatedRecording {
+  /** Bytes in the whole file. */
+  length: number;
+  /** The file's bytes from `start` to `end` (inclusive), made as they are read. */
+  stream(start?: number, end?: number): Readable;
+}
 
 /**
- * The simulator's recording of a call: 8 kHz, 8-bit mono PCM WAV of the call's length, in
- * which each side's turns are soft tones of their own pitch. Streamed, never held in memory.
+ * The simulator's recording of a call: 8 kHz, 8-bit mono PCM WAV of the call's length, from
+ * its answer. Each turn with a time plays its side's tone from its `at_ms` for its length, so
+ * a player seeking to a turn's time hears that turn; a call recorded before turns had times
+ * plays four-second turns of alternating sides. Any range of it is made on its own, never the
+ * whole file in memory.
  */
-export function simulatedRecording(durationSeconds: number): { length: number; stream: Readable } {
+export function simulatedRecording(durationSeconds: number, turns: readonly Turn[] = []): SimulatedRecording {
   const samples = Math.max(0, Math.round(durationSeconds)) * SAMPLE_RATE;
-  const header = Buffer.alloc(44);
+  const header = wavHeader(samples);
+  const tones = turns.some((turn) => typeof turn.at_ms === 'number') ? tonesOfTurns(turns, samples) : alternatingTones(samples);
+  const length = HEADER_BYTES + samples;
+
+  function* bytes(start: number, end: number): Generator<Buffer> {
+    if (start < HEADER_BYTES) yield header.subarray(start, Math.min(HEADER_BYTES, end + 1));
+    const last = end - HEADER_BYTES; // the last sample asked for
+    for (let from = Math.max(start - HEADER_BYTES, 0); from <= last; from += CHUNK_SAMPLES) {
+      yield samplesBetween(from, Math.min(last + 1, from + CHUNK_SAMPLES), tones);
+    }
+  }
+  return { length, stream: (start = 0, end = length - 1) => Readable.from(bytes(start, Math.min(end, length - 1))) };
+}
+
+function wavHeader(samples: number): Buffer {
+  const header = Buffer.alloc(HEADER_BYTES);
   header.write('RIFF', 0);
   header.writeUInt32LE(36 + samples, 4);
   header.write('WAVE', 8);
@@ -22,21 +60,39 @@ export function simulatedRecording(durationSeconds: number): { length: number; s
   header.writeUInt16LE(8, 34); // bits per sample
   header.write('data', 36);
   header.writeUInt32LE(samples, 40);
+  return header;
+}
 
-  let second = 0;
-  const seconds = samples / SAMPLE_RATE;
-  function* chunks(): Generator<Buffer> {
-    yield header;
-    for (; second < seconds; second++) {
-      const chunk = Buffer.alloc(SAMPLE_RATE, 128);
-      const turn = Math.floor(second / 4);
-      // Four seconds a turn, alternating sides, with a pause at the end of each.
-      if (second % 4 !== 3) {
-        const pitch = turn % 2 === 0 ? 220 : 330;
-        for (let i = 0; i < SAMPLE_RATE; i++) chunk[i] = 128 + Math.round(20 * Math.sin((2 * Math.PI * pitch * i) / SAMPLE_RATE));
-      }
-      yield chunk;
-    }
+/** The turns that speak, each from its time for its length (or the length its words take), within the call. */
+function tonesOfTurns(turns: readonly Turn[], samples: number): Tone[] {
+  const tones: Tone[] = [];
+  for (const turn of turns) {
+    if (typeof turn.at_ms !== 'number' || turn.speaker === 'system') continue;
+    const ms = typeof turn.duration_ms === 'number' ? turn.duration_ms : spokenMs(turn.text);
+    const from = Math.round((turn.at_ms * SAMPLE_RATE) / 1000);
+    const to = Math.min(samples, Math.round(((turn.at_ms + ms) * SAMPLE_RATE) / 1000));
+    if (from < to) tones.push({ from, to, pitch: PITCH[turn.speaker] });
   }
-  return { length: 44 + samples, stream: Readable.from(chunks()) };
+  return tones;
+}
+
+/** Four seconds a turn, alternating sides, with a second's pause at the end of each. */
+function alternatingTones(samples: number): Tone[] {
+  const tones: Tone[] = [];
+  for (let turn = 0; turn * 4 * SAMPLE_RATE < samples; turn++) {
+    const from = turn * 4 * SAMPLE_RATE;
+    tones.push({ from, to: Math.min(samples, from + 3 * SAMPLE_RATE), pitch: turn % 2 === 0 ? PITCH.assistant : PITCH.customer });
+  }
+  return tones;
+}
+
+/** Samples `from` to `to` (exclusive): silence, and the tones over it, each in phase with its sample's index. */
+function samplesBetween(from: number, to: number, tones: Tone[]): Buffer {
+  const chunk = Buffer.alloc(to - from, 128);
+  for (const tone of tones) {
+    if (tone.to <= from || tone.from >= to) continue;
+    const step = (2 * Math.PI * tone.pitch) / SAMPLE_RATE;
+    for (let i = Math.max(from, tone.from); i < Math.min(to, tone.to); i++) chunk[i - from] = 128 + Math.round(20 * Math.sin(step * i));
+  }
+  return chunk;
 }

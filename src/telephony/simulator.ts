@@ -3,7 +3,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { Background } from '../jobs/background';
 import { enqueue, type TaskPayloads } from '../jobs/queue';
 import { Assistant } from '../modules/assistants/assistant.entity';
-import { seeded, simulatedConversation, type Turn } from '../modules/calls/call.conversation';
+import { seeded, simulatedConversation, timedTurns, type Turn } from '../modules/calls/call.conversation';
 import { Call } from '../modules/calls/call.entity';
 import { hangupEvent, type CallEvent, type HangupReason } from '../modules/calls/call.events';
 import { applyCallEvent } from '../modules/calls/call.lifecycle';
@@ -75,13 +75,14 @@ export function plannedEnding(
     const turns: Turn[] = voicemail
       ? [{ speaker: 'system', text: 'Caixa postal detectada: chamada encerrada (end_call_on_voicemail).' }]
       : [{ speaker: 'assistant', text: assistant.initial_message }];
-    return { status: voicemail ? 'ended' : 'completed', duration: Math.min(maxDuration, voicemail ? 3 : 15), turns };
+    const duration = Math.min(maxDuration, voicemail ? 3 : 15);
+    return { status: voicemail ? 'ended' : 'completed', duration, turns: timedTurns(turns, duration * 1000) };
   }
   const status: EndStatus =
     outcome === 'human-hangs-up' ? 'ended_by_customer' : outcome === 'assistant-hangs-up' ? 'ended_by_assistant' : 'completed';
   const turns = assistant ? simulatedConversation(assistant, call.input_variables, status, call.tool_calls) : [];
   const duration = Math.min(maxDuration, 20 + turns.length * 8 + Math.round(seeded(call.id, 'duration') * 40));
-  return { status, duration, turns };
+  return { status, duration, turns: timedTurns(turns, duration * 1000) };
 }
 
 export class SimulatorProvider implements TelephonyProvider {

@@ -25,7 +25,13 @@ export interface TurnLimits {
   finishedSince: Date;
 }
 
-const APPEND_TURN = `update calls set turns = turns || ?::jsonb,
+/**
+ * Appends a turn; given when it began (ms since the epoch), with its `at_ms` from the call's
+ * answer (from its media, when the answer is not recorded yet), as the call's clock says.
+ */
+const APPEND_TURN = `update calls set
+     turns = turns || jsonb_build_array(?::jsonb || case when ?::float8 is null or coalesce(answered_at, media_started_at) is null then '{}'::jsonb
+       else jsonb_build_object('at_ms', greatest(0, round(1000 * extract(epoch from (to_timestamp(?::float8 / 1000) - coalesce(answered_at, media_started_at)))))::int) end),
      transcript = case when finished_at is null then transcript else concat_ws(E'\\n', nullif(transcript, ''), ?::text) end
    where id = ?`;
 
@@ -43,9 +49,12 @@ export class LiveCall {
     private readonly hooks: LiveCallHooks = {},
   ) {}
 
-  /** A turn heard or said; after the call has ended (a late transcription) it joins the transcript too. */
-  turn(turn: Turn): void {
-    this.write(APPEND_TURN, [JSON.stringify([turn]), transcriptText([turn]), this.id]);
+  /**
+   * A turn heard or said, and when it began (ms since the epoch) where the engine knows it;
+   * after the call has ended (a late transcription) it joins the transcript too.
+   */
+  turn(turn: Turn, startedAt: number | null = null): void {
+    this.write(APPEND_TURN, [JSON.stringify(turn), startedAt, startedAt, transcriptText([turn]), this.id]);
     this.hooks.turn?.(turn);
   }
 
@@ -62,7 +71,7 @@ export class LiveCall {
            and jsonb_array_length(turns) < ?
            and length(?::text) + (select coalesce(sum(length(t ->> 'text')), 0) from jsonb_array_elements(turns) t) <= ?
          returning id`,
-        [JSON.stringify([turn]), transcriptText([turn]), this.id, limits.finishedSince, limits.maxTurns, turn.text, limits.maxChars],
+        [JSON.stringify(turn), null, null, transcriptText([turn]), this.id, limits.finishedSince, limits.maxTurns, turn.text, limits.maxChars],
       ),
     );
     this.writes = written.catch(() => undefined);

@@ -174,6 +174,7 @@ it('opens the call, hears the caller, answers through the model with the prompt,
     { text: 'Claro, vou verificar.', toolCalls: [{ name: 'check_order', arguments: '{"order_id":"123"}' }] },
     { text: 'Seu pedido 123 foi enviado. Até logo!', toolCalls: [{ name: 'endCall', arguments: '{}' }] },
   );
+  const speechAt = Date.now();
   await live.caller.say(speech());
   const [first] = await until('the model asked', async () => openai.chatRequests, (requests) => requests.length >= 1);
   const stt = deepgram.sessions.at(-1)!;
@@ -213,6 +214,15 @@ it('opens the call, hears the caller, answers through the model with the prompt,
   expect(latency.stt_final_ms).toBeLessThanOrEqual(latency.llm_first_token_ms);
   expect(latency.llm_first_token_ms).toBeLessThanOrEqual(latency.tts_first_byte_ms);
   expect(latency.tts_first_byte_ms).toBeLessThanOrEqual(latency.first_audio_ms);
+  // When each turn began, from the call's answer: the opening's first audio, the caller's
+  // speech starting, the answer's first audio after the caller stopped.
+  const [{ answered }] = await app.sql('select extract(epoch from answered_at) * 1000 as answered from calls where id = $1', [live.id]);
+  const [openedAt, askedAt, answeredAt] = row.turns.map((t: any) => t.at_ms);
+  expect(openedAt).toBeGreaterThanOrEqual(0);
+  expect(openedAt).toBeLessThan(3000); // the stream opened and the opening synthesised
+  expect(openedAt).toBeLessThan(askedAt);
+  expect(Math.abs(askedAt - (speechAt - Number(answered)))).toBeLessThan(600);
+  expect(answeredAt).toBeGreaterThan(askedAt + 2000); // the sentence is about 2.5 s
   await hangUp(live);
 
   // The call's record: why it ended, what the vendors report it used, its latency; /metrics has each step.

@@ -178,19 +178,22 @@ it('runs a call on the Realtime engine: the session from the assistant, audio bo
   // Barge-in: the caller talks over audio Twilio has not played; it is cleared and the item truncated where it was heard.
   media.echoMarks = false;
   const long = toneFrames(10, 550);
+  const longSentAt = Date.now();
   say(model, 'item_long', long, 'Seu pedido 123 está...');
   const first = media.messages.indexOf(await media.next((m) => m.event === 'media' && m.media.payload === long[0]));
   const marks = await until('a mark after each frame', async () => media.messages.slice(first).filter((m) => m.event === 'mark'), (found) => found.length === 10);
   media.mark(marks[3].mark.name); // 4 frames of 20 ms heard
   await new Promise((resolve) => setTimeout(resolve, 50));
   const truncatedFrom = model.events.length;
+  const speechStartedAt = Date.now();
   model.send({ type: 'input_audio_buffer.speech_started', audio_start_ms: 1000, item_id: 'item_user_1' });
   await media.next((m) => m.event === 'clear');
   const truncate = await model.next('conversation.item.truncate', truncatedFrom);
   expect(truncate).toMatchObject({ item_id: 'item_long', content_index: 0, audio_end_ms: 80 });
   media.echoMarks = true;
 
-  // The caller's words, transcribed; the model calls the tool with its arguments, and gets its answer.
+  // The caller's words, transcribed (a while after they began); the model calls the tool with its arguments, and gets its answer.
+  await new Promise((resolve) => setTimeout(resolve, 600));
   model.send({ type: 'conversation.item.input_audio_transcription.completed', item_id: 'item_user_1', content_index: 0, transcript: 'Sim, é o pedido 123.' });
   const toolFrom = model.events.length;
   model.send({ type: 'response.created', response: { id: 'resp_tool' } });
@@ -227,6 +230,14 @@ it('runs a call on the Realtime engine: the session from the assistant, audio bo
   );
   expect(row.tool_calls).toEqual([expect.objectContaining({ name: 'check_order', parameters: { order_id: '123' }, status: 200 })]);
   expect(JSON.stringify(row.tool_calls)).not.toContain('store-secret');
+  // When each turn began, from the answer: an answer's first audio sent, the caller's speech as the API heard it start.
+  const [{ answered }] = await app.sql('select extract(epoch from answered_at) * 1000 as answered from calls where id = $1', [call.id]);
+  const at = row.turns.map((t: any) => t.at_ms);
+  expect(Math.abs(at[1] - (longSentAt - Number(answered)))).toBeLessThan(300);
+  expect(Math.abs(at[2] - (speechStartedAt - Number(answered)))).toBeLessThan(300);
+  expect(at[0]).toBeLessThanOrEqual(at[1]);
+  expect(at[3]).toBeGreaterThan(at[2]);
+  expect(at[4]).toBe(38_000); // the closing note, as the call ended
   media.close();
   expect(errors).toEqual([]);
   // The OpenAI key went to the Realtime API only: never to a log line.

@@ -1,27 +1,8 @@
 import { Arg, Authorized, Ctx, Field, Float, FieldResolver, Int, ObjectType, Query, Resolver, Root } from 'type-graphql';
 import { scopeOf, type GraphQLContext } from '../../graphql/context';
+import { DEFAULT_PER_PAGE, MAX_PER_PAGE } from '../../graphql/pagination';
 import { Account } from './account.entity';
-
-@ObjectType('LedgerEntry', { simpleResolvers: true, description: 'One change of the balance; the ledger sums to the balance.' })
-export class LedgerEntryView {
-  @Field(() => String)
-  id!: string;
-
-  @Field(() => Float, { description: 'Positive for credits, negative for debits.' })
-  amount!: number;
-
-  @Field(() => Float)
-  balance_after!: number;
-
-  @Field(() => String, { description: 'credit, debit, sms, sms_refund, call, call_reservation or call_reservation_release.' })
-  kind!: string;
-
-  @Field(() => String, { nullable: true, description: 'What caused it, such as sms:12 or call:7.' })
-  reference!: string | null;
-
-  @Field(() => String, { description: 'ISO 8601.' })
-  created_at!: string;
-}
+import { LedgerEntryView, LedgerFeed, latestLedger, ledgerFeed } from './ledger.feed';
 
 @ObjectType('Me', { simpleResolvers: true, description: 'The authenticated account.' })
 export class Me {
@@ -47,23 +28,24 @@ export class MeResolver {
     return { id: account.id, name: account.name, email: account.email, balance: Number(account.balance) };
   }
 
-  @FieldResolver(() => [LedgerEntryView], { description: 'The most recent balance changes, newest first.' })
-  async ledger(
+  @FieldResolver(() => [LedgerEntryView], { description: 'The most recent balance changes, newest first (ledgerFeed pages through them all).' })
+  ledger(
     @Root() me: Me,
     @Arg('limit', () => Int, { defaultValue: 20, description: '1 to 100.' }) limit: number,
     @Ctx() ctx: GraphQLContext,
   ): Promise<LedgerEntryView[]> {
-    const rows: any[] = await ctx.em.execute(
-      'select id, amount, balance_after, kind, reference, created_at from ledger_entries where account_id = ? order by id desc limit ?',
-      [me.id, Math.min(100, Math.max(1, limit))],
-    );
-    return rows.map((row) => ({
-      id: String(row.id),
-      amount: Number(row.amount),
-      balance_after: Number(row.balance_after),
-      kind: row.kind,
-      reference: row.reference,
-      created_at: new Date(row.created_at).toISOString(),
-    }));
+    return latestLedger(ctx.em, me.id, limit);
+  }
+
+  @FieldResolver(() => LedgerFeed, {
+    description: 'The balance changes newest first, a slice at a time: pass `next_after` back as `after`. Every slice costs the same however deep.',
+  })
+  ledgerFeed(
+    @Root() me: Me,
+    @Arg('after', () => String, { nullable: true, description: 'The `next_after` of the slice before (an entry id); none for the newest.' }) after: string | null,
+    @Arg('per_page', () => Int, { nullable: true, description: `1 to ${MAX_PER_PAGE} (${DEFAULT_PER_PAGE}).` }) perPage: number | null,
+    @Ctx() ctx: GraphQLContext,
+  ): Promise<LedgerFeed> {
+    return ledgerFeed(ctx.em, me.id, { after, per_page: perPage });
   }
 }

@@ -5,6 +5,14 @@ import type { CallStatus, ToolCallRecord } from './call.entity';
 export interface Turn {
   speaker: 'assistant' | 'customer' | 'system';
   text: string;
+  /**
+   * Milliseconds from the call's answer (the start of its recording) to when the turn began:
+   * a caller's when they began to speak, an answer when its first audio was sent. Absent in
+   * turns recorded before turns had times.
+   */
+  at_ms?: number;
+  /** How long the turn lasted, where known (the simulator's, which its recording plays). */
+  duration_ms?: number;
   /** An answer of the pipeline engine: when each step of it came (design.md, "The pipeline engine"). */
   latency?: TurnLatency;
 }
@@ -26,6 +34,37 @@ const SPEAKER: Record<Turn['speaker'], string> = { assistant: 'Assistente', cust
 
 export function transcriptText(turns: Turn[]): string {
   return turns.map((turn) => `${SPEAKER[turn.speaker]}: ${turn.text}`).join('\n');
+}
+
+/** How long saying a text takes, about (some 14 characters a second), for the simulator's turns and its recording. */
+export function spokenMs(text: string): number {
+  return Math.min(8000, Math.max(800, [...text].length * 70));
+}
+
+/** The simulator's first words come this long after the answer ("Alô?", or the assistant's greeting). */
+const FIRST_WORDS_MS = 600;
+/** The quiet left at the end of a simulated call, after its last turn. */
+const LAST_QUIET_MS = 1000;
+
+/**
+ * The turns of a simulated call of `durationMs`, with when each began and how long it lasted:
+ * the sides speak for as long as their words take, one after the other, with the pauses spread
+ * over the call. A call cut short (max_call_duration) has its turns squeezed into it. System
+ * turns (a tool's request, the end-call tool) take no time.
+ */
+export function timedTurns(turns: Turn[], durationMs: number): Turn[] {
+  const lengths = turns.map((turn) => (turn.speaker === 'system' ? 0 : spokenMs(turn.text)));
+  const speaking = lengths.reduce((sum, ms) => sum + ms, 0);
+  const room = Math.max(0, durationMs - FIRST_WORDS_MS - LAST_QUIET_MS);
+  const squeeze = speaking > room ? room / speaking : 1;
+  const pause = turns.length > 1 && speaking < room ? (room - speaking) / (turns.length - 1) : 0;
+  let at = Math.min(FIRST_WORDS_MS, durationMs);
+  return turns.map((turn, index) => {
+    const length = Math.floor(lengths[index] * squeeze);
+    const timed = { ...turn, at_ms: Math.round(at), duration_ms: length };
+    at += length + (turn.speaker === 'system' ? 0 : pause);
+    return timed;
+  });
 }
 
 /** A number in [0, 1) that depends only on the inputs, so a call always plays out the same way. */

@@ -97,7 +97,10 @@ async function finish(em: EntityManager, deps: LifecycleDeps, call: Call, status
   const answered = call.answered_at !== null;
   call.status = status;
   call.duration = answered ? Math.max(0, Math.round(duration)) : 0;
-  call.transcript = transcriptText([...call.turns, ...turns]);
+  // The turns the end brings (a closing note; the simulator's conversation) join the call's
+  // own; a note with no time of its own was said as the call ended.
+  call.turns = [...call.turns, ...turns.map((turn) => (turn.at_ms === undefined && answered ? { ...turn, at_ms: call.duration * 1000 } : turn))];
+  call.transcript = transcriptText(call.turns);
   call.finished_at = nowSpecTimestamp();
 
   // The simulator's conversation has its post-call results and recording here; a real

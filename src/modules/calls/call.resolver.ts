@@ -1,7 +1,9 @@
-import { Arg, Args, Authorized, Ctx, Int, Mutation, ObjectType, Query, Resolver } from 'type-graphql';
+import type { GraphQLResolveInfo } from 'graphql';
+import { Arg, Args, Authorized, Ctx, FieldResolver, Info, Int, Mutation, ObjectType, Query, Resolver, Root } from 'type-graphql';
 import { readScopeOf, scopeOf, type GraphQLContext } from '../../graphql/context';
 import { PageType } from '../../graphql/pagination';
 import { Call } from './call.entity';
+import { CallStatusEvent, CallTurn, eventsOfCalls, turnView } from './call.history';
 import { CallFeed, CallFeedArgs, CallListArgs, CallStarted, MakeCallInput, WebCallInput, WebCallStarted } from './call.inputs';
 import { callFeed, deleteCall, hangupCall, listCalls, makeCall, readCall, simulateInboundCall } from './call.service';
 import { startWebCall } from './call.web';
@@ -65,5 +67,20 @@ export class CallResolver {
   ): Promise<Call> {
     const scope = scopeOf(ctx);
     return simulateInboundCall(scope.em, ctx.telephony, ctx.config, { to, from, accountId: scope.accountId });
+  }
+
+  @FieldResolver(() => [CallStatusEvent], { description: 'The call’s status changes, oldest first (a page of calls reads them in one statement).' })
+  async events(@Root() call: Call, @Ctx() ctx: GraphQLContext, @Info() info: GraphQLResolveInfo): Promise<CallStatusEvent[]> {
+    // A subscription keeps its context for every event: a loader there would answer the first event's list forever.
+    if (info.operation.operation === 'subscription') {
+      const { em, accountId } = readScopeOf(ctx);
+      return (await eventsOfCalls(em, accountId, [call.id])).get(call.id)!;
+    }
+    return ctx.loaders.eventsByCall.load(call.id);
+  }
+
+  @FieldResolver(() => [CallTurn], { description: 'What was said, turn by turn, with when each turn began (for a player of the recording) and the pipeline engine’s latency.' })
+  turns(@Root() call: Call): CallTurn[] {
+    return call.turns.map(turnView);
   }
 }

@@ -197,6 +197,9 @@ export class PipelineEngine implements VoiceEngine {
   private committedUntil = 0;
   /** What the caller said while the assistant could not be interrupted, answered once it is done. */
   private heldTurn = '';
+  /** When the caller's turn under way, and the held one, began (ms since the epoch): when their speech started. */
+  private turnStartedAt: number | null = null;
+  private heldStartedAt: number | null = null;
 
   // The assistant.
   private reply: Reply | null = null;
@@ -311,6 +314,8 @@ export class PipelineEngine implements VoiceEngine {
       this.speechMs = 0;
       if (!this.sttEndsTurns) this.endOfTurn();
       else if (!this.reply && this.heard.length === 0) this.silentSince ??= Date.now(); // a noise, no words
+      // A noise is no turn: the next words begin one.
+      if (this.sttEndsTurns && this.heard.length === 0 && !this.interim) this.turnStartedAt = null;
     }
   }
 
@@ -321,6 +326,8 @@ export class PipelineEngine implements VoiceEngine {
 
   private speechStarted(): void {
     this.speaking = true;
+    // The speech began the frames that made it speech ago; a pause within the turn keeps the turn's start.
+    this.turnStartedAt ??= Date.now() - this.speechMs;
     this.silentSince = null;
     this.reengaged = false;
     if (this.awaitingFinal) {
@@ -345,6 +352,8 @@ export class PipelineEngine implements VoiceEngine {
     if (transcript.start < this.committedUntil - 0.005) return;
     const text = transcript.text.trim();
     if (text) {
+      // Words with no speech the VAD heard (it failed): the best start known is now.
+      this.turnStartedAt ??= Date.now();
       this.heardUntil = Math.max(this.heardUntil, transcript.start + transcript.duration);
       if (!transcript.speechFinal) this.sttTurnOver = false; // the caller goes on
     }
@@ -403,6 +412,8 @@ export class PipelineEngine implements VoiceEngine {
     this.sttTurnOver = false;
     const spokeMs = this.turnSpeechMs;
     this.turnSpeechMs = 0;
+    const startedAt = this.turnStartedAt;
+    this.turnStartedAt = null;
     const speechEndedAt = this.lastSpeechAt;
     if (this.ended || this.hangingUp || this.failing) return;
     if (!text) {
@@ -415,9 +426,10 @@ export class PipelineEngine implements VoiceEngine {
     if (this.reply) {
       // The assistant could not be interrupted: the caller's turn follows its own, and is answered then.
       this.heldTurn = `${this.heldTurn} ${text}`.trim();
+      this.heldStartedAt ??= startedAt;
       return;
     }
-    this.call.turn({ speaker: 'customer', text });
+    this.call.turn({ speaker: 'customer', text }, startedAt);
     this.remember({ role: 'user', content: text });
     void this.respond({ speechEndedAt, sttFinalAt: Date.now(), llmFirstTokenAt: null, ttsFirstByteAt: null, firstAudioAt: null });
   }
@@ -697,8 +709,11 @@ export class PipelineEngine implements VoiceEngine {
     if (this.reply !== reply) return;
     this.reply = null;
     const said: string[] = [];
+    /** The answer began when its first audio was sent (a filler before it is not the answer). */
+    let startedAt: number | null = null;
     for (const segment of reply.segments) {
       if (!segment.message) continue;
+      startedAt ??= segment.spoken.firstSentAt;
       const text = cut ? heardText(segment) : segment.text;
       // The model's context keeps only what the caller heard of its turn.
       if (cut) segment.message.content = text;
@@ -713,11 +728,11 @@ export class PipelineEngine implements VoiceEngine {
     if (latency && timing?.speechEndedAt) {
       this.deps.telemetry?.turn({ callId: this.call.id, startedAt: timing.speechEndedAt, endedAt: timing.firstAudioAt ?? Date.now(), latency });
     }
-    if (said.length) this.call.turn({ speaker: 'assistant', text: said.join(' '), ...(latency ? { latency } : {}) });
+    if (said.length) this.call.turn({ speaker: 'assistant', text: said.join(' '), ...(latency ? { latency } : {}) }, startedAt);
     if (this.failing || this.ended) return;
     if (cut && this.heldTurn) {
       // Interrupted: what the caller said before belongs with what they are saying now.
-      this.call.turn({ speaker: 'customer', text: this.heldTurn });
+      this.call.turn({ speaker: 'customer', text: this.heldTurn }, this.takeHeldStart());
       this.remember({ role: 'user', content: this.heldTurn });
       this.heldTurn = '';
     }
@@ -725,12 +740,19 @@ export class PipelineEngine implements VoiceEngine {
     if (this.heldTurn) {
       const text = this.heldTurn;
       this.heldTurn = '';
-      this.call.turn({ speaker: 'customer', text });
+      this.call.turn({ speaker: 'customer', text }, this.takeHeldStart());
       this.remember({ role: 'user', content: text });
       void this.respond({ speechEndedAt: null, sttFinalAt: Date.now(), llmFirstTokenAt: null, ttsFirstByteAt: null, firstAudioAt: null });
       return;
     }
     if (!this.speaking) this.silentSince ??= Date.now();
+  }
+
+  /** When the held turn began; it is then said. */
+  private takeHeldStart(): number | null {
+    const startedAt = this.heldStartedAt;
+    this.heldStartedAt = null;
+    return startedAt;
   }
 
   private onIdle(): void {
@@ -825,7 +847,7 @@ export class PipelineEngine implements VoiceEngine {
     // What the caller heard of a reply under way is the assistant's last turn, and what the caller said after it theirs.
     if (this.reply) this.cancel(this.reply);
     const unanswered = [this.heldTurn, ...this.heard, this.interim].join(' ').trim();
-    if (unanswered) this.call.turn({ speaker: 'customer', text: unanswered });
+    if (unanswered) this.call.turn({ speaker: 'customer', text: unanswered }, this.heldStartedAt ?? this.turnStartedAt);
     clearInterval(this.silenceTimer);
     if (this.awaitingFinal) clearTimeout(this.awaitingFinal);
     this.speaker.close();

@@ -21,6 +21,8 @@ export type RealtimeDeps = Pick<Runtime, 'config' | 'logger'> & ToolDeps;
 const PENDING_FRAMES = 100;
 /** How long the goodbye may take to play before the call is hung up anyway. */
 const GOODBYE_MS = 15_000;
+/** Turn starts kept while their transcripts are awaited. */
+const MAX_STARTS = 32;
 
 interface RealtimeEvent {
   type: string;
@@ -59,6 +61,11 @@ export class RealtimeEngine implements VoiceEngine {
   private readonly silenceTimer: NodeJS.Timeout;
   /** The words of each item being transcribed, so far (for a transport that shows them). */
   private readonly wordsSoFar = new Map<string, string>();
+  /**
+   * When each item's turn began (ms since the epoch), until its transcript comes: a caller's
+   * when the API heard their speech start, an answer's when its first audio was sent.
+   */
+  private readonly startedAt = new Map<string, number>();
 
   constructor(
     private readonly runtime: RealtimeDeps,
@@ -126,6 +133,7 @@ export class RealtimeEngine implements VoiceEngine {
       case 'session.updated':
         return this.start();
       case 'input_audio_buffer.speech_started':
+        if (typeof event.item_id === 'string') this.began(event.item_id);
         return this.interrupted();
       case 'response.created':
         this.responding = true;
@@ -140,11 +148,11 @@ export class RealtimeEngine implements VoiceEngine {
         return this.showWords('customer', String(event.item_id), event.delta);
       case 'response.output_audio_transcript.done':
         this.wordsSoFar.delete(String(event.item_id));
-        if (typeof event.transcript === 'string' && event.transcript) this.call.turn({ speaker: 'assistant', text: event.transcript });
+        if (typeof event.transcript === 'string' && event.transcript) this.call.turn({ speaker: 'assistant', text: event.transcript }, this.startOf(String(event.item_id)));
         return;
       case 'conversation.item.input_audio_transcription.completed':
         this.wordsSoFar.delete(String(event.item_id));
-        if (typeof event.transcript === 'string' && event.transcript.trim()) this.call.turn({ speaker: 'customer', text: event.transcript.trim() });
+        if (typeof event.transcript === 'string' && event.transcript.trim()) this.call.turn({ speaker: 'customer', text: event.transcript.trim() }, this.startOf(String(event.item_id)));
         return;
       case 'response.function_call_arguments.done':
         return this.functionCall(String(event.call_id), String(event.name), String(event.arguments ?? '{}'));
@@ -181,12 +189,28 @@ export class RealtimeEngine implements VoiceEngine {
   private speak(itemId: string, delta: string): void {
     if (this.ended || !BASE64.test(delta)) return;
     this.responseAudio = true;
-    if (this.item?.id !== itemId) this.item = { id: itemId, sentMs: 0, playedMs: 0 };
+    if (this.item?.id !== itemId) {
+      this.item = { id: itemId, sentMs: 0, playedMs: 0 };
+      this.began(itemId);
+    }
     this.item.sentMs += payloadMs(delta);
     this.out.media(delta);
     const name = `${++this.markSeq}`;
     this.marks.push({ name, item: itemId, endMs: this.item.sentMs });
     this.out.mark(name);
+  }
+
+  private began(itemId: string): void {
+    if (this.startedAt.has(itemId)) return;
+    // Items whose transcript never comes (a cut answer) are forgotten past a few.
+    if (this.startedAt.size >= MAX_STARTS) this.startedAt.delete(this.startedAt.keys().next().value!);
+    this.startedAt.set(itemId, Date.now());
+  }
+
+  private startOf(itemId: string): number | null {
+    const at = this.startedAt.get(itemId) ?? null;
+    this.startedAt.delete(itemId);
+    return at;
   }
 
   /** The caller started speaking: what they have not heard yet is dropped, when the assistant allows it. */
