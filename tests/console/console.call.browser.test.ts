@@ -9,7 +9,7 @@ import { axe, buildConsole, launch, runInBrowser, screenshot, signIn } from './c
  * recording answers Range requests) and highlights it, and the call's status changes are
  * listed in order; a call recorded before turns had times keeps its estimated times, marked,
  * and shows a pipeline answer's latency; the overview pages through the whole ledger
- * (me.ledgerFeed) with "Show older changes". axe-core on each; screenshots go to
+ * (me.ledgerFeed) with "Show older changes", and a call that ends meanwhile joins on top. axe-core on each; screenshots go to
  * test-results/console/.
  */
 let app: TestApp;
@@ -17,13 +17,14 @@ let browser: Browser | undefined;
 let me: TestAccount;
 let timedCall: number;
 let untimedCall: number;
+let assistant: number;
 const SMS = 22;
 
 beforeAll(async () => {
   buildConsole();
   app = await startTestApp({}, { workers: true });
   me = await app.account({ balance: '100' });
-  const assistant = await app.outboundAssistant(me, { record_call: true });
+  assistant = await app.outboundAssistant(me, { record_call: true });
   const started = await app.request('POST', '/api/user/make_call', { token: me.token, body: { phone_number: '+5511993004444', assistant_id: assistant } });
   expect(started.status).toBe(200);
   timedCall = (await app.finishedCall(started.body.call_id, me.token)).id;
@@ -171,6 +172,15 @@ runInBrowser(
 
     await screenshot(page, 'overview-ledger');
     problems.push(...(await axe(page, 'overview-ledger')));
+
+    // A call ends while the whole history is open: its changes join on top, nothing lost or twice.
+    const started = await app.request('POST', '/api/user/make_call', { token: me.token, body: { phone_number: '+5511993004445', assistant_id: assistant } });
+    expect(started.status).toBe(200);
+    await app.finishedCall(started.body.call_id, me.token);
+    const after: { id: string }[] = await app.sql('select e.id::text as id from ledger_entries e where e.account_id = $1 order by e.id desc', [me.accountId]);
+    expect(after.length).toBeGreaterThan(ledger.length);
+    await page.waitForFunction((n) => (globalThis as any).document.querySelectorAll('tr[data-entry]').length === n, after.length, { timeout: 10_000 });
+    expect(await rows.evaluateAll((items) => items.map((item) => item.getAttribute('data-entry')))).toEqual(after.map((entry) => entry.id));
     expect(problems).toEqual([]);
     expect(pageErrors).toEqual([]);
     await page.close();
