@@ -161,7 +161,9 @@ function Conversation({ call }: { call: Call }) {
                   onClick={() => {
                     if (!audio.current) return;
                     audio.current.currentTime = turn.start;
+                    // Highlighted at once, not when the seek completes.
                     setPosition(turn.start);
+                    // A pause before playback starts rejects play(): nothing to report.
                     void audio.current.play().catch(() => undefined);
                   }}
                 >
