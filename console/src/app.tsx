@@ -51,7 +51,7 @@ function NavLink({ href, label }: { href: string; label: string }) {
 }
 
 function AccountBadge() {
-  const me = useQuery(MeDocument, { limit: 1 });
+  const me = useQuery(MeDocument);
   // The balance moves when a call ends: asked again then (no polling).
   const refresh = useBatched<unknown>(() => void me.refetch(), 1000);
   useSubscription(AccountCallsDocument, {}, (data) => {

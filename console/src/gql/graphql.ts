@@ -288,12 +288,18 @@ export type WebCallInput = {
   variables?: Record<string, unknown> | null | undefined;
 };
 
-export type ConsoleMeQueryVariables = Exact<{
-  limit: number;
+export type ConsoleMeQueryVariables = Exact<{ [key: string]: never; }>;
+
+
+export type ConsoleMeQuery = { me: { id: number, name: string, email: string | null, balance: number } };
+
+export type ConsoleLedgerSliceQueryVariables = Exact<{
+  after?: string | null | undefined;
+  per_page?: number | null | undefined;
 }>;
 
 
-export type ConsoleMeQuery = { me: { id: number, name: string, email: string | null, balance: number, ledger: Array<{ id: string, kind: string, amount: number, balance_after: number, reference: string | null, created_at: string }> } };
+export type ConsoleLedgerSliceQuery = { me: { ledgerFeed: { next_after: string | null, data: Array<{ id: string, kind: string, amount: number, balance_after: number, reference: string | null, created_at: string }> } } };
 
 export type ConsoleAccountCallsSubscriptionVariables = Exact<{ [key: string]: never; }>;
 
@@ -381,7 +387,7 @@ export type ConsoleCallQueryVariables = Exact<{
 }>;
 
 
-export type ConsoleCallQuery = { call: { id: number, type: string, status: string, answered_by: string | null, hangup_reason: string | null, assistant_id: number | null, assistant_name: string, assistant_phone_number: string, client_phone_number: string, campaign_id: number | null, campaign_name: string | null, lead_id: number | null, attempt: number | null, duration: number, carrier_cost: number, total_cost: number, recording_url: string | null, transcript: string, variables: Record<string, unknown>, evaluation: Record<string, unknown> | null, webhook_response: Record<string, unknown> | null, created_at: string, updated_at: string, latency: { p50_ms: number, p95_ms: number, turns: number } | null, usage: { llm_input_tokens: number, llm_output_tokens: number, stt_seconds: number, tts_characters: number } | null, webhook_deliveries: Array<{ id: string, status: string, event_type: string | null, created_at: string, next_attempt_at: string | null, attempts: Array<{ attempt: number, status_code: number | null, error: string | null, latency_ms: number, created_at: string }> }> } };
+export type ConsoleCallQuery = { call: { id: number, type: string, status: string, answered_by: string | null, hangup_reason: string | null, assistant_id: number | null, assistant_name: string, assistant_phone_number: string, client_phone_number: string, campaign_id: number | null, campaign_name: string | null, lead_id: number | null, attempt: number | null, duration: number, carrier_cost: number, total_cost: number, recording_url: string | null, transcript: string, variables: Record<string, unknown>, evaluation: Record<string, unknown> | null, webhook_response: Record<string, unknown> | null, created_at: string, updated_at: string, turns: Array<{ speaker: string, text: string, at_ms: number | null, duration_ms: number | null, latency: { stt_final_ms: number | null, llm_first_token_ms: number | null, tts_first_byte_ms: number | null, first_audio_ms: number | null } | null }>, events: Array<{ status: string, at: string, detail: Record<string, unknown> | null }>, latency: { p50_ms: number, p95_ms: number, turns: number } | null, usage: { llm_input_tokens: number, llm_output_tokens: number, stt_seconds: number, tts_characters: number } | null, webhook_deliveries: Array<{ id: string, status: string, event_type: string | null, created_at: string, next_attempt_at: string | null, attempts: Array<{ attempt: number, status_code: number | null, error: string | null, latency_ms: number, created_at: string }> }> } };
 
 export type ConsoleCallLiveSubscriptionVariables = Exact<{
   id: number;
@@ -711,23 +717,32 @@ export const ConsoleLeadImportFieldsFragmentDoc = new TypedDocumentString(`
 }
     `, {"fragmentName":"ConsoleLeadImportFields"}) as unknown as TypedDocumentString<ConsoleLeadImportFieldsFragment, unknown>;
 export const ConsoleMeDocument = new TypedDocumentString(`
-    query ConsoleMe($limit: Int!) {
+    query ConsoleMe {
   me {
     id
     name
     email
     balance
-    ledger(limit: $limit) {
-      id
-      kind
-      amount
-      balance_after
-      reference
-      created_at
-    }
   }
 }
     `) as unknown as TypedDocumentString<ConsoleMeQuery, ConsoleMeQueryVariables>;
+export const ConsoleLedgerSliceDocument = new TypedDocumentString(`
+    query ConsoleLedgerSlice($after: String, $per_page: Int) {
+  me {
+    ledgerFeed(after: $after, per_page: $per_page) {
+      data {
+        id
+        kind
+        amount
+        balance_after
+        reference
+        created_at
+      }
+      next_after
+    }
+  }
+}
+    `) as unknown as TypedDocumentString<ConsoleLedgerSliceQuery, ConsoleLedgerSliceQueryVariables>;
 export const ConsoleAccountCallsDocument = new TypedDocumentString(`
     subscription ConsoleAccountCalls {
   callUpdated {
@@ -1037,6 +1052,23 @@ export const ConsoleCallDocument = new TypedDocumentString(`
     total_cost
     recording_url
     transcript
+    turns {
+      speaker
+      text
+      at_ms
+      duration_ms
+      latency {
+        stt_final_ms
+        llm_first_token_ms
+        tts_first_byte_ms
+        first_audio_ms
+      }
+    }
+    events {
+      status
+      at
+      detail
+    }
     variables
     evaluation
     latency {

@@ -1,19 +1,30 @@
 import { graphql } from '../../gql';
 
 export const MeDocument = graphql(`
-  query ConsoleMe($limit: Int!) {
+  query ConsoleMe {
     me {
       id
       name
       email
       balance
-      ledger(limit: $limit) {
-        id
-        kind
-        amount
-        balance_after
-        reference
-        created_at
+    }
+  }
+`);
+
+/** A slice of the balance's history, newest first; `next_after` is where the next (older) one starts. */
+export const LedgerSliceDocument = graphql(`
+  query ConsoleLedgerSlice($after: String, $per_page: Int) {
+    me {
+      ledgerFeed(after: $after, per_page: $per_page) {
+        data {
+          id
+          kind
+          amount
+          balance_after
+          reference
+          created_at
+        }
+        next_after
       }
     }
   }

@@ -1,22 +1,21 @@
-import { useState } from 'react';
 import { useBatched, useQuery, useSubscription } from '../../api/hooks';
 import { formatMoney, formatTime } from '../../ui/format';
 import { ErrorNotice, Loading } from '../../ui/notice';
 import { AccountCallsDocument, MeDocument } from './account.operations';
+import { useLedgerFeed } from './ledger.feed';
 
-const PAGE = 20;
-/** The API answers the latest 100 changes at most (me.ledger's limit). */
-const MAX = 100;
-
-/** The account: its balance and the balance's history (the ledger), live as calls end. */
+/** The account: its balance and the balance's whole history (the ledger, a slice at a time), live as calls end. */
 export function OverviewPage() {
-  const [limit, setLimit] = useState(PAGE);
-  const me = useQuery(MeDocument, { limit });
-  const refresh = useBatched<unknown>(() => void me.refetch(), 1000);
+  const me = useQuery(MeDocument);
+  const feed = useLedgerFeed();
+  const refresh = useBatched<unknown>(() => {
+    void me.refetch();
+    void feed.refresh();
+  }, 1000);
   useSubscription(AccountCallsDocument, {}, (data) => {
     if (!['initiated', 'ringing', 'in-progress'].includes(data.callUpdated.status)) refresh(null);
   });
-  const ledger = me.data?.me.ledger ?? [];
+  const ledger = feed.entries;
   return (
     <>
       <header className="page-head">
@@ -42,7 +41,10 @@ export function OverviewPage() {
           </section>
           <section aria-labelledby="ledger-title">
             <h2 id="ledger-title">Balance history</h2>
-            {ledger.length === 0 ? (
+            <ErrorNotice error={feed.error} />
+            {!feed.loaded ? (
+              !feed.error && <Loading what="the balance history" />
+            ) : ledger.length === 0 ? (
               <p className="empty">No changes to the balance yet.</p>
             ) : (
               <div className="table-wrap">
@@ -62,7 +64,7 @@ export function OverviewPage() {
                   </thead>
                   <tbody>
                     {ledger.map((entry) => (
-                      <tr key={entry.id}>
+                      <tr key={entry.id} data-entry={entry.id}>
                         <td>{formatTime(entry.created_at)}</td>
                         <td>{entry.kind.replace(/_/g, ' ')}</td>
                         <td>{entry.reference ?? '—'}</td>
@@ -74,12 +76,12 @@ export function OverviewPage() {
                 </table>
               </div>
             )}
-            {ledger.length === limit && limit < MAX && (
-              <button type="button" className="secondary outline" aria-busy={me.loading ? 'true' : undefined} onClick={() => setLimit(Math.min(MAX, limit + PAGE))}>
+            {feed.hasOlder && (
+              <button type="button" className="secondary outline" aria-busy={feed.busy ? 'true' : undefined} disabled={feed.busy} onClick={() => void feed.showOlder()}>
                 Show older changes
               </button>
             )}
-            {ledger.length === MAX && <p className="muted">The latest {MAX} changes are shown.</p>}
+            {feed.loaded && !feed.hasOlder && ledger.length > 0 && <p className="muted">That is the whole history ({ledger.length} changes).</p>}
           </section>
         </>
       )}

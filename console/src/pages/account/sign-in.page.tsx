@@ -18,7 +18,7 @@ export function SignInPage() {
     setBusy(true);
     signIn(value);
     try {
-      await request(MeDocument, { limit: 1 });
+      await request(MeDocument);
     } catch (caught) {
       signOut();
       setError(caught instanceof ApiError ? caught.message : String(caught));

@@ -2,15 +2,15 @@ import { useMemo, useRef, useState } from 'react';
 import { Link, useParams } from 'wouter';
 import { useBatched, useMutation, useQuery, useSubscription } from '../../api/hooks';
 import type { ConsoleCallQuery } from '../../gql/graphql';
-import { formatCount, formatDuration, formatMoney, formatTime } from '../../ui/format';
+import { formatClock, formatCount, formatDuration, formatMoney, formatTime } from '../../ui/format';
 import { ErrorNotice, Loading } from '../../ui/notice';
 import { Status } from '../../ui/status';
 import { CallDocument, CallLiveDocument, HangupCallDocument, RedeliverDocument } from './calls.operations';
-import { parseTranscript } from './transcript';
+import { placeTurns, turnAt, type TranscriptTurn } from './transcript';
 
 const IN_FLIGHT = ['initiated', 'ringing', 'in-progress'];
 
-/** A call: status live, the recording with its transcript, what was extracted, costs, latency and webhook deliveries. */
+/** A call: status live with its status changes, the recording with its timed transcript, what was extracted, costs, latency and webhook deliveries. */
 export function CallPage() {
   const id = Number(useParams<{ id: string }>().id);
   const call = useQuery(CallDocument, { id });
@@ -71,6 +71,7 @@ export function CallPage() {
       <div className="columns">
         <Conversation call={c} />
         <aside className="side">
+          <Events call={c} />
           <section className="panel" aria-labelledby="extracted-title">
             <h2 id="extracted-title">Extracted variables</h2>
             <KeyValues record={c.variables} empty="Nothing extracted." />
@@ -130,24 +131,18 @@ function KeyValues({ record, empty }: { record: Record<string, unknown>; empty: 
 
 type Call = ConsoleCallQuery['call'];
 
-/** The recording and the transcript; the turn being played is highlighted, and a turn's time plays it. */
+/** The recording and the transcript: the turn being heard is highlighted, and a turn's time plays the recording from there. */
 function Conversation({ call }: { call: Call }) {
   const audio = useRef<HTMLAudioElement | null>(null);
   const [position, setPosition] = useState(-1);
-  const turns = useMemo(() => parseTranscript(call.transcript, call.duration), [call.transcript, call.duration]);
-  const playing = turns.findIndex((turn) => position >= turn.start && position < turn.end);
+  const turns = useMemo(() => placeTurns(call.turns, call.transcript, call.duration), [call.turns, call.transcript, call.duration]);
+  const playing = turnAt(turns, position);
+  const follow = (event: any) => setPosition(event.currentTarget.currentTime);
   return (
     <section className="panel conversation" aria-labelledby="conversation-title">
       <h2 id="conversation-title">Conversation</h2>
       {call.recording_url ? (
-        <audio
-          ref={audio}
-          controls
-          preload="metadata"
-          src={call.recording_url}
-          aria-label="Recording"
-          onTimeUpdate={(event: any) => setPosition(event.currentTarget.currentTime)}
-        />
+        <audio ref={audio} controls preload="metadata" src={call.recording_url} aria-label="Recording" onTimeUpdate={follow} />
       ) : (
         <p className="muted">{IN_FLIGHT.includes(call.status) ? 'The recording comes when the call ends.' : 'No recording (the assistant does not record calls).'}</p>
       )}
@@ -162,25 +157,80 @@ function Conversation({ call }: { call: Call }) {
                   type="button"
                   className="turn-time link"
                   disabled={!call.recording_url}
-                  aria-label={`Play from ${formatDuration(turn.start)}`}
+                  aria-label={`Play from ${turn.estimated ? 'about ' : ''}${formatDuration(turn.start)}`}
                   onClick={() => {
                     if (!audio.current) return;
                     audio.current.currentTime = turn.start;
-                    void audio.current.play();
+                    // Highlighted at once, not when the seek completes.
+                    setPosition(turn.start);
+                    // A pause before playback starts rejects play(): nothing to report.
+                    void audio.current.play().catch(() => undefined);
                   }}
                 >
-                  ≈{formatDuration(turn.start)}
+                  {turn.estimated ? '≈' : ''}
+                  {formatDuration(turn.start)}
                 </button>
                 <span className="turn-speaker">{turn.speaker || 'Note'}</span>
-                <p className="turn-text">{turn.text}</p>
+                <div>
+                  <p className="turn-text">{turn.text}</p>
+                  {turn.latency?.first_audio_ms != null && <Latency latency={turn.latency} />}
+                </div>
               </li>
             ))}
           </ol>
-          <p className="muted small">Times are estimated from the transcript; the API does not time each turn.</p>
+          {turns.some((turn) => turn.estimated) && <p className="muted small">Times marked ≈ are estimated from the transcript: this call was recorded before the API timed each turn.</p>}
         </>
       )}
     </section>
   );
+}
+
+/** How long an answer took, voice to voice, and its steps (from the caller's end of speech). */
+function Latency({ latency }: { latency: NonNullable<TranscriptTurn['latency']> }) {
+  const steps = [
+    ['speech-to-text', latency.stt_final_ms],
+    ['first token', latency.llm_first_token_ms],
+    ['first audio from TTS', latency.tts_first_byte_ms],
+  ].filter((step): step is [string, number] => typeof step[1] === 'number');
+  return (
+    <p className="turn-latency" data-latency={latency.first_audio_ms ?? undefined}>
+      Answered in <strong>{formatCount(latency.first_audio_ms)} ms</strong>
+      {steps.length > 0 && <span className="muted"> · {steps.map(([name, ms]) => `${name} ${formatCount(ms)} ms`).join(' · ')}</span>}
+    </p>
+  );
+}
+
+/** The call's status changes as the state machine recorded them, oldest first, each with how long after the start. */
+function Events({ call }: { call: Call }) {
+  const first = call.events.length ? Date.parse(call.events[0].at) : 0;
+  return (
+    <section className="panel" aria-labelledby="events-title">
+      <h2 id="events-title">Status changes</h2>
+      {call.events.length === 0 ? (
+        <p className="muted">None recorded.</p>
+      ) : (
+        <ol className="events" aria-label="Status changes">
+          {call.events.map((event, index) => (
+            <li key={index} data-event={event.status}>
+              <Status value={event.status} />
+              <time dateTime={event.at}>
+                {formatClock(event.at)}
+                {index > 0 && <span className="muted"> +{((Date.parse(event.at) - first) / 1000).toFixed(1)} s</span>}
+              </time>
+              {event.detail && <span className="event-detail muted">{describeDetail(event.detail)}</span>}
+            </li>
+          ))}
+        </ol>
+      )}
+    </section>
+  );
+}
+
+/** `{event: "not-answered", reason: "..."}` as "not-answered · the network refused the number". */
+function describeDetail(detail: Record<string, unknown>): string {
+  return Object.entries(detail)
+    .map(([key, value]) => (key === 'event' || key === 'reason' ? String(value) : `${key.replace(/_/g, ' ')}: ${typeof value === 'object' ? JSON.stringify(value) : String(value)}`))
+    .join(' · ');
 }
 
 function Deliveries({ call, onRedelivered }: { call: Call; onRedelivered: () => void }) {

@@ -89,6 +89,23 @@ export const CallDocument = graphql(`
       total_cost
       recording_url
       transcript
+      turns {
+        speaker
+        text
+        at_ms
+        duration_ms
+        latency {
+          stt_final_ms
+          llm_first_token_ms
+          tts_first_byte_ms
+          first_audio_ms
+        }
+      }
+      events {
+        status
+        at
+        detail
+      }
       variables
       evaluation
       latency {

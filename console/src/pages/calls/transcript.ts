@@ -1,10 +1,22 @@
-/** One turn of a call's transcript, with where it falls in the recording. */
+/** The turns of a call as the API answers them (Call.turns). */
+export interface ApiTurn {
+  speaker: string;
+  text: string;
+  at_ms?: number | null;
+  duration_ms?: number | null;
+  latency?: { stt_final_ms?: number | null; llm_first_token_ms?: number | null; tts_first_byte_ms?: number | null; first_audio_ms?: number | null } | null;
+}
+
+/** One turn of a call's conversation, with where it falls in the recording (seconds). */
 export interface TranscriptTurn {
   speaker: string;
   role: 'assistant' | 'customer' | 'system';
   text: string;
   start: number;
   end: number;
+  /** The API did not time this turn: its place is shared out from the call's length. */
+  estimated: boolean;
+  latency: ApiTurn['latency'];
 }
 
 const ROLES: Record<string, TranscriptTurn['role']> = {
@@ -18,26 +30,66 @@ const ROLES: Record<string, TranscriptTurn['role']> = {
   system: 'system',
 };
 
+const LABELS: Record<TranscriptTurn['role'], string> = { assistant: 'Assistente', customer: 'Cliente', system: 'Sistema' };
+
 /**
- * The transcript ("Assistente: ...\nCliente: ...") as turns. The API keeps no time per turn,
- * so each turn's place in the recording is estimated: the call's length shared out by how
- * much each turn says. The page marks these times as approximate.
+ * The call's turns placed in its recording. A turn the API timed (`at_ms`) starts there and
+ * lasts its `duration_ms`, or, where that is not known, until the next turn starts. Turns of
+ * calls recorded before turns had times are placed by estimate: the call's length shared out
+ * by how much each turn says. A call with no turns but a transcript (text only) is read from
+ * its "Assistente: ..." lines, by estimate too.
  */
-export function parseTranscript(transcript: string, duration: number): TranscriptTurn[] {
-  const turns: Omit<TranscriptTurn, 'start' | 'end'>[] = [];
+export function placeTurns(turns: ApiTurn[], transcript: string, duration: number): TranscriptTurn[] {
+  const said = turns.length ? turns.map(fromApi) : parseTranscript(transcript);
+  const estimates = shareOut(said, duration);
+  const starts = said.map((turn, index) => (typeof turn.at_ms === 'number' ? turn.at_ms / 1000 : estimates[index].start));
+  return said.map((turn, index) => {
+    if (typeof turn.at_ms !== 'number') return { ...turn, ...estimates[index], estimated: true };
+    const start = starts[index];
+    const next = starts.slice(index + 1).find((at) => at > start);
+    const end = typeof turn.duration_ms === 'number' ? start + turn.duration_ms / 1000 : (next ?? Math.max(duration, start));
+    return { speaker: turn.speaker, role: turn.role, text: turn.text, latency: turn.latency, start, end, estimated: false };
+  });
+}
+
+/** A seek lands on the nearest audio frame, which may be a little before the time asked for. */
+const SEEK_SLACK = 0.05;
+
+/** The turn being heard at `position` seconds of the recording (the later one where two meet), or -1. */
+export function turnAt(turns: TranscriptTurn[], position: number): number {
+  for (let index = turns.length - 1; index >= 0; index--) {
+    if (position >= turns[index].start - SEEK_SLACK && position < turns[index].end) return index;
+  }
+  return -1;
+}
+
+type Said = Omit<TranscriptTurn, 'start' | 'end' | 'estimated'> & Pick<ApiTurn, 'at_ms' | 'duration_ms'>;
+
+function fromApi(turn: ApiTurn): Said {
+  const role = ROLES[turn.speaker.toLowerCase()] ?? 'system';
+  return { speaker: LABELS[role], role, text: turn.text, at_ms: turn.at_ms, duration_ms: turn.duration_ms, latency: turn.latency ?? null };
+}
+
+/** The transcript's text ("Assistente: ...\nCliente: ...") as turns. */
+function parseTranscript(transcript: string): Said[] {
+  const turns: Said[] = [];
   for (const line of transcript.split('\n')) {
     const match = /^([^:]{1,40}):\s?(.*)$/.exec(line);
     const role = match ? ROLES[match[1].trim().toLowerCase()] : undefined;
-    if (match && role) turns.push({ speaker: match[1].trim(), role, text: match[2] });
+    if (match && role) turns.push({ speaker: match[1].trim(), role, text: match[2], latency: null });
     else if (turns.length && line.trim()) turns[turns.length - 1].text += `\n${line}`;
-    else if (line.trim()) turns.push({ speaker: '', role: 'system', text: line });
+    else if (line.trim()) turns.push({ speaker: '', role: 'system', text: line, latency: null });
   }
+  return turns;
+}
+
+function shareOut(turns: Said[], duration: number): { start: number; end: number }[] {
   const weight = (text: string) => Math.max(12, text.length);
   const total = turns.reduce((sum, turn) => sum + weight(turn.text), 0) || 1;
   let at = 0;
   return turns.map((turn) => {
     const length = (weight(turn.text) / total) * duration;
-    const placed = { ...turn, start: at, end: at + length };
+    const placed = { start: at, end: at + length };
     at += length;
     return placed;
   });
