@@ -5,6 +5,7 @@ import { gzipSync } from 'node:zlib';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { startTestApp, type TestApp } from '../helpers/app';
 import { dialerKit, type DialerSetup } from '../helpers/dialer';
+import { axe } from './console.browser.helpers';
 
 /**
  * The console in Debian's chromium against a server on the simulator, with workers (the
@@ -41,17 +42,6 @@ afterAll(async () => {
   await browser?.close();
   await app?.close();
 });
-
-async function axe(page: Page, name: string): Promise<string[]> {
-  await page.addScriptTag({ path: require.resolve('axe-core/axe.min.js') });
-  const violations: { id: string; impact: string; help: string; nodes: { target: string[] }[] }[] = await page.evaluate(async () => {
-    const result = await (globalThis as any).axe.run((globalThis as any).document, { resultTypes: ['violations'] });
-    return result.violations.map((v: any) => ({ id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.map((n: any) => ({ target: n.target })) }));
-  });
-  return violations
-    .filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')
-    .map((violation) => `${name}: ${violation.id} (${violation.impact}) ${violation.help} at ${violation.nodes.map((node) => node.target.join(' ')).join(', ')}`);
-}
 
 async function visit(page: Page, pathname: string, ready: string, name: string, problems: string[]): Promise<void> {
   await page.goto(`${app.url}/console${pathname}`);
