@@ -1,6 +1,7 @@
 import { createClient, type Client } from 'graphql-ws';
 import WebSocket from 'ws';
 import { startTestApp, type TestApp } from '../helpers/app';
+import { until } from '../helpers/dialer';
 
 /**
  * Lead imports (issue 45, item 3): the file checked when sent, then imported by the job queue's
@@ -112,6 +113,29 @@ it('imports into one campaign at once create each number once', async () => {
   expect(results.reduce((sum, result) => sum + result.duplicates, 0)).toBe(1200);
   const [{ n, distinct }] = await app.sql('select count(*)::int as n, count(distinct phone_number)::int as distinct from leads where campaign_id = $1', [account.campaignId]);
   expect({ n, distinct }).toEqual({ n: 600, distinct: 600 });
+});
+
+it('campaignUpdated follows an import batch by batch: a board sees the leads arrive without a reload', async () => {
+  const account = await app.account();
+  const csv = `phone_number\n${Array.from({ length: 50 }, (_, i) => phone(40_000 + i)).join('\n')}`;
+  const client: Client = createClient({ url: `${app.url.replace('http', 'ws')}/graphql`, webSocketImpl: WebSocket, connectionParams: { Authorization: `Bearer ${account.token}` } });
+  const seen: { stats: { leads: Record<string, number> } }[] = [];
+  try {
+    let subscribed!: () => void;
+    const ready = new Promise<void>((resolve) => (subscribed = resolve));
+    const unsubscribe = client.subscribe(
+      { query: 'subscription ($id: Int!) { campaignUpdated(id: $id, initial: true) { id stats { leads } } }', variables: { id: account.campaignId } },
+      { next: (result) => (seen.push(result.data?.campaignUpdated as any), subscribed()), error: () => {}, complete: () => {} },
+    );
+    await ready;
+    const res = await app.graphql('mutation ($input: ImportLeadsInput!) { importLeads(input: $input) { id } }', { input: { campaign_id: account.campaignId, csv } }, account.token);
+    expect(res.body.errors).toBeUndefined();
+    const count = (state: { stats: { leads: Record<string, number> } }) => Object.values(state.stats.leads).reduce((n, v) => n + Number(v), 0);
+    await until('the board saw the imported leads', async () => seen.map(count), (counts) => counts.includes(50), 20_000);
+    unsubscribe();
+  } finally {
+    await client.dispose();
+  }
 });
 
 it('GraphQL: importLeads with the file as text, then leadImportUpdated follows it to its final state', async () => {

@@ -61,12 +61,16 @@ export async function getImport(scope: Pick<Scope, 'em' | 'accountId'>, id: numb
   return row as LeadImport;
 }
 
-/** Writes the import's progress event, in the caller's transaction (the outbox: it exists exactly when its change does). */
-async function emitProgress(em: EntityManager, accountId: number, id: number, status: string): Promise<void> {
+/**
+ * Writes the import's progress event, in the caller's transaction (the outbox: it exists exactly
+ * when its change does). It names the campaign, so that `campaignUpdated` follows an import batch
+ * by batch, as it follows a lead's change.
+ */
+async function emitProgress(em: EntityManager, accountId: number, id: number, campaignId: number, status: string): Promise<void> {
   await em.execute(
     `with ev as (insert into events (account_id, type, data) values (?, ?, ?::jsonb) returning id)
      select pg_notify(?, (select id::text from ev))`,
-    [accountId, LEAD_IMPORT_EVENT, JSON.stringify({ id, status }), EVENTS_CHANNEL],
+    [accountId, LEAD_IMPORT_EVENT, JSON.stringify({ id, campaign_id: campaignId, status }), EVENTS_CHANNEL],
   );
 }
 
@@ -94,7 +98,7 @@ export async function runImport(em: EntityManager, config: Config, id: number): 
        returning id, account_id, campaign_id, csv, mapping, rows_done, (select status from lead_imports where id = ?) as was`,
       [id, id],
     );
-    if (row && row.was === 'queued') await emitProgress(tx, row.account_id, id, 'running');
+    if (row && row.was === 'queued') await emitProgress(tx, row.account_id, id, row.campaign_id, 'running');
     return row as (Running & { was: string }) | undefined;
   });
   if (!running) return;
@@ -115,7 +119,7 @@ export async function runImport(em: EntityManager, config: Config, id: number): 
       [id],
     );
     if (!done) return;
-    await emitProgress(tx, running.account_id, id, 'done');
+    await emitProgress(tx, running.account_id, id, running.campaign_id, 'done');
     await enqueue(tx, 'leads:import-forget', { import_id: id }, new Date(Date.now() + IMPORT_RETENTION_DAYS * 86_400_000));
   });
 }
@@ -125,11 +129,11 @@ export async function failImport(em: EntityManager, id: number): Promise<void> {
   await em.transactional(async (tx) => {
     const [row] = await tx.execute(
       `update lead_imports set status = 'failed', failure = ?, csv = null, finished_at = now(), updated_at = now()
-       where id = ? and status in ('queued', 'running') returning account_id`,
+       where id = ? and status in ('queued', 'running') returning account_id, campaign_id`,
       [Messages.leadImportFailed, id],
     );
     if (!row) return;
-    await emitProgress(tx, row.account_id, id, 'failed');
+    await emitProgress(tx, row.account_id, id, row.campaign_id, 'failed');
     await enqueue(tx, 'leads:import-forget', { import_id: id }, new Date(Date.now() + IMPORT_RETENTION_DAYS * 86_400_000));
   });
 }
@@ -205,7 +209,7 @@ async function writeBatch(em: EntityManager, config: Config, imp: Running, plan:
          blacklisted = blacklisted + ?, errors = errors || ?::jsonb, updated_at = now() where id = ?`,
       [items.length, fresh.length, duplicates, problems.length, blacklisted, JSON.stringify(kept), imp.id],
     );
-    await emitProgress(tx, imp.account_id, imp.id, 'running');
+    await emitProgress(tx, imp.account_id, imp.id, imp.campaign_id, 'running');
     if (campaign.status === 'running' && fresh.length > blacklisted) await wakeDialer(tx, campaign.id);
   });
 }
