@@ -1,6 +1,7 @@
 import { Link } from 'wouter';
 import { useQuery } from '../../api/hooks';
-import { Empty, ErrorNotice, Loading } from '../../ui/notice';
+import { ErrorNotice } from '../../ui/notice';
+import { DataTable } from '../../ui/table';
 
 import { PhoneNumbersDocument } from './settings.operations';
 
@@ -15,34 +16,16 @@ export function PhoneNumbersPage() {
       </header>
       <p className="muted lead">Numbers are added by the operator (`npm run cli -- phone-number:add`); assign one to an assistant in its editor.</p>
       <ErrorNotice error={numbers.error} />
-      {!numbers.data ? (
-        <Loading what="phone numbers" />
-      ) : numbers.data.phoneNumbers.length === 0 ? (
-        <Empty>No phone numbers on this account.</Empty>
-      ) : (
-        <div className="table-wrap">
-          <table className="striped">
-            <thead>
-              <tr>
-                <th scope="col">Number</th>
-                <th scope="col">Assistant</th>
-                <th scope="col">SMS</th>
-                <th scope="col">Subscription ends</th>
-              </tr>
-            </thead>
-            <tbody>
-              {numbers.data.phoneNumbers.map((number) => (
-                <tr key={number.id}>
-                  <td className="mono">{number.phone_number}</td>
-                  <td>{number.assistant_id ? <Link href={`/assistants/${number.assistant_id}`}>{assistantName(number.assistant_id) ?? `#${number.assistant_id}`}</Link> : '—'}</td>
-                  <td>{number.sms_capable ? 'Yes' : 'No'}</td>
-                  <td>{number.expires_at ?? 'Does not expire'}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
+      <DataTable rows={numbers.data?.phoneNumbers} what="phone numbers" empty="No phone numbers on this account." columns={['Number', 'Assistant', 'SMS', 'Subscription ends']}>
+        {(number) => (
+          <tr key={number.id}>
+            <td className="mono">{number.phone_number}</td>
+            <td>{number.assistant_id ? <Link href={`/assistants/${number.assistant_id}`}>{assistantName(number.assistant_id) ?? `#${number.assistant_id}`}</Link> : '—'}</td>
+            <td>{number.sms_capable ? 'Yes' : 'No'}</td>
+            <td>{number.expires_at ?? 'Does not expire'}</td>
+          </tr>
+        )}
+      </DataTable>
     </>
   );
 }

@@ -3,7 +3,8 @@ import { useMutation, useQuery } from '../../api/hooks';
 import type { ConsoleToolsQuery } from '../../gql/graphql';
 import { Fields, toInput, toValues, type FieldSpec, type Values } from '../../ui/form';
 import { formatTime } from '../../ui/format';
-import { Empty, ErrorNotice, Loading } from '../../ui/notice';
+import { ErrorNotice } from '../../ui/notice';
+import { DataTable } from '../../ui/table';
 import { CreateToolDocument, DeleteToolDocument, ToolsDocument, UpdateToolDocument } from './settings.operations';
 
 const TOOL_FIELDS: FieldSpec[] = [
@@ -46,57 +47,36 @@ export function ToolsPage() {
         />
       )}
       <ErrorNotice error={tools.error ?? remove.error} />
-      {!tools.data ? (
-        <Loading what="tools" />
-      ) : tools.data.tools.length === 0 ? (
-        <Empty>No tools yet.</Empty>
-      ) : (
-        <div className="table-wrap">
-          <table className="striped">
-            <thead>
-              <tr>
-                <th scope="col">Name</th>
-                <th scope="col">Request</th>
-                <th scope="col">Parameters</th>
-                <th scope="col">Updated</th>
-                <th scope="col">
-                  <span className="visually-hidden">Actions</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {tools.data.tools.map((tool) => (
-                <tr key={tool.id}>
-                  <td>
-                    <strong>{tool.name}</strong>
-                    <div className="muted small">{tool.description}</div>
-                  </td>
-                  <td className="mono">
-                    {tool.method} {tool.endpoint}
-                  </td>
-                  <td>{tool.schema.map((parameter) => parameter.name).join(', ') || '—'}</td>
-                  <td>{formatTime(tool.updated_at)}</td>
-                  <td className="actions">
-                    <button type="button" className="secondary outline small" aria-label={`Edit ${tool.name}`} onClick={() => setEditing(tool)}>
-                      Edit
-                    </button>
-                    <button
-                      type="button"
-                      className="secondary outline small"
-                      aria-label={`Delete ${tool.name}`}
-                      onClick={async () => {
-                        if (confirm(`Delete the tool ${tool.name}? Assistants that use it lose it.`) && (await remove.run({ id: tool.id })) !== null) void tools.refetch();
-                      }}
-                    >
-                      Delete
-                    </button>
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
+      <DataTable rows={tools.data?.tools} what="tools" empty="No tools yet." columns={['Name', 'Request', 'Parameters', 'Updated', '']}>
+        {(tool) => (
+          <tr key={tool.id}>
+            <td>
+              <strong>{tool.name}</strong>
+              <div className="muted small">{tool.description}</div>
+            </td>
+            <td className="mono">
+              {tool.method} {tool.endpoint}
+            </td>
+            <td>{tool.schema.map((parameter) => parameter.name).join(', ') || '—'}</td>
+            <td>{formatTime(tool.updated_at)}</td>
+            <td className="actions">
+              <button type="button" className="secondary outline small" aria-label={`Edit ${tool.name}`} onClick={() => setEditing(tool)}>
+                Edit
+              </button>
+              <button
+                type="button"
+                className="secondary outline small"
+                aria-label={`Delete ${tool.name}`}
+                onClick={async () => {
+                  if (confirm(`Delete the tool ${tool.name}? Assistants that use it lose it.`) && (await remove.run({ id: tool.id })) !== null) void tools.refetch();
+                }}
+              >
+                Delete
+              </button>
+            </td>
+          </tr>
+        )}
+      </DataTable>
     </>
   );
 }

@@ -3,7 +3,8 @@ import { Link } from 'wouter';
 import { useMutation, useQuery } from '../../api/hooks';
 import { Fields, toInput, type FieldSpec, type Values } from '../../ui/form';
 import { formatTime } from '../../ui/format';
-import { Empty, ErrorNotice, Loading } from '../../ui/notice';
+import { ErrorNotice } from '../../ui/notice';
+import { DataTable } from '../../ui/table';
 import { Status } from '../../ui/status';
 import { CreateWebhookEndpointDocument, DeleteWebhookEndpointDocument, WebhookEndpointsDocument } from './settings.operations';
 
@@ -66,52 +67,31 @@ export function WebhooksPage() {
         </div>
       )}
       <ErrorNotice error={endpoints.error ?? remove.error} />
-      {!endpoints.data ? (
-        <Loading what="endpoints" />
-      ) : endpoints.data.webhookEndpoints.length === 0 ? (
-        <Empty>No endpoints yet.</Empty>
-      ) : (
-        <div className="table-wrap">
-          <table className="striped">
-            <thead>
-              <tr>
-                <th scope="col">URL</th>
-                <th scope="col">Events</th>
-                <th scope="col">State</th>
-                <th scope="col">Added</th>
-                <th scope="col">
-                  <span className="visually-hidden">Actions</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {endpoints.data.webhookEndpoints.map((endpoint) => (
-                <tr key={endpoint.id}>
-                  <td className="mono">
-                    <Link href={`/webhooks/${endpoint.id}`}>{endpoint.url}</Link>
-                  </td>
-                  <td>{endpoint.events.join(', ')}</td>
-                  <td>{endpoint.disabled_at ? <Status value="failed" /> : <Status value="active" />}</td>
-                  <td>{formatTime(endpoint.created_at)}</td>
-                  <td className="actions">
-                    <Link href={`/webhooks/${endpoint.id}`} className="secondary">
-                      Deliveries
-                    </Link>
-                    <button
-                      type="button"
-                      className="secondary outline small"
-                      aria-label={`Remove ${endpoint.url}`}
-                      onClick={async () => confirm(`Remove ${endpoint.url}? Its pending deliveries are not sent.`) && (await remove.run({ id: endpoint.id })) !== null && void endpoints.refetch()}
-                    >
-                      Remove
-                    </button>
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
+      <DataTable rows={endpoints.data?.webhookEndpoints} what="endpoints" empty="No endpoints yet." columns={['URL', 'Events', 'State', 'Added', '']}>
+        {(endpoint) => (
+          <tr key={endpoint.id}>
+            <td className="mono">
+              <Link href={`/webhooks/${endpoint.id}`}>{endpoint.url}</Link>
+            </td>
+            <td>{endpoint.events.join(', ')}</td>
+            <td>{endpoint.disabled_at ? <Status value="failed" /> : <Status value="active" />}</td>
+            <td>{formatTime(endpoint.created_at)}</td>
+            <td className="actions">
+              <Link href={`/webhooks/${endpoint.id}`} className="secondary">
+                Deliveries
+              </Link>
+              <button
+                type="button"
+                className="secondary outline small"
+                aria-label={`Remove ${endpoint.url}`}
+                onClick={async () => confirm(`Remove ${endpoint.url}? Its pending deliveries are not sent.`) && (await remove.run({ id: endpoint.id })) !== null && void endpoints.refetch()}
+              >
+                Remove
+              </button>
+            </td>
+          </tr>
+        )}
+      </DataTable>
     </>
   );
 }
