@@ -1,12 +1,11 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import path from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
+import { launchChromium } from '../helpers/chromium';
 
 /** What the console's browser tests share: Debian's chromium, the built console, axe-core, screenshots. */
-export const CHROMIUM = ['/usr/bin/chromium', '/usr/bin/chromium-browser'].find((file) => existsSync(file));
-/** Without chromium a browser test is skipped, except under CI=true, where it fails. */
-export const runInBrowser = CHROMIUM || process.env.CI ? it : it.skip;
+export { CHROMIUM, runInBrowser } from '../helpers/chromium';
 export const root = path.resolve(__dirname, '../..');
 export const shots = path.join(root, 'test-results', 'console');
 
@@ -16,12 +15,8 @@ export function buildConsole(): void {
   mkdirSync(shots, { recursive: true });
 }
 
-export async function launch(): Promise<Browser> {
-  if (!CHROMIUM) throw new Error('CI=true but no chromium: .ci/run installs the Debian package');
-  return chromium.launch({
-    executablePath: CHROMIUM,
-    args: ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--mute-audio'],
-  });
+export function launch(): Promise<Browser> {
+  return launchChromium(['--mute-audio']);
 }
 
 /** axe-core's serious and critical violations on the page as it stands, one line each. */

@@ -1,10 +1,11 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { gzipSync } from 'node:zlib';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { startTestApp, type TestApp } from '../helpers/app';
 import { dialerKit, type DialerSetup } from '../helpers/dialer';
+import { CHROMIUM, launchChromium, runInBrowser } from '../helpers/chromium';
 import { axe } from './console.browser.helpers';
 
 /**
@@ -15,8 +16,6 @@ import { axe } from './console.browser.helpers';
  * under 250 KB compressed. Screenshots of each page go to test-results/console/.
  * Without chromium the test is skipped, except under CI=true, where it fails.
  */
-const CHROMIUM = ['/usr/bin/chromium', '/usr/bin/chromium-browser'].find((file) => existsSync(file));
-const run = CHROMIUM || process.env.CI ? it : it.skip;
 const root = path.resolve(__dirname, '../..');
 const shots = path.join(root, 'test-results', 'console');
 
@@ -50,14 +49,10 @@ async function visit(page: Page, pathname: string, ready: string, name: string, 
   problems.push(...(await axe(page, name)));
 }
 
-run(
+runInBrowser(
   'an operator signs in, runs a campaign live, listens to a call, edits an assistant, and every page passes axe',
   async () => {
-    if (!CHROMIUM) throw new Error('CI=true but no chromium: .ci/run installs the Debian package');
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--autoplay-policy=no-user-gesture-required', '--mute-audio'],
-    });
+    browser = await launchChromium(['--autoplay-policy=no-user-gesture-required', '--mute-audio']);
     const page = await browser.newPage({ viewport: { width: 1360, height: 900 } });
     const pageErrors: string[] = [];
     page.on('pageerror', (error) => pageErrors.push(error.message));

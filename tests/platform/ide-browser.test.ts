@@ -1,6 +1,7 @@
-import { existsSync, mkdirSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import path from 'node:path';
-import { chromium, type Browser } from 'playwright-core';
+import type { Browser } from 'playwright-core';
+import { CHROMIUM, launchChromium, runInBrowser } from '../helpers/chromium';
 import { TOKEN_HINT } from '../../src/docs/ide';
 import { startTestApp, type TestAccount, type TestApp } from '../helpers/app';
 
@@ -12,8 +13,6 @@ import { startTestApp, type TestAccount, type TestApp } from '../helpers/app';
  * token on the socket shows the server's 4401 at once. Needs `apt-get install chromium` (CI does it);
  * without it the test is skipped, except under CI=true, where it fails.
  */
-const CHROMIUM = ['/usr/bin/chromium', '/usr/bin/chromium-browser'].find((file) => existsSync(file));
-const run = CHROMIUM || process.env.CI ? it : it.skip;
 if (!CHROMIUM && !process.env.CI) console.warn('ide.browser.test: no chromium (apt-get install chromium): the GraphiQL browser test is skipped');
 
 let app: TestApp;
@@ -29,12 +28,8 @@ afterAll(async () => {
   await app?.close();
 });
 
-run('GraphiQL loads with no network beyond this server and runs a query and a subscription with a pasted token', async () => {
-  if (!CHROMIUM) throw new Error('CI=true but no chromium: .ci/run installs the Debian package');
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-  });
+runInBrowser('GraphiQL loads with no network beyond this server and runs a query and a subscription with a pasted token', async () => {
+  browser = await launchChromium();
   const page = await browser.newPage();
   const refused: string[] = [];
   const origin = new URL(app.url).origin;

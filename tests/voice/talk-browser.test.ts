@@ -1,10 +1,11 @@
 /**
  * @jest-environment ./tests/setup/native-addons-environment.js
  */
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { chromium, type Browser } from 'playwright-core';
+import type { Browser } from 'playwright-core';
+import { launchChromium, runInBrowser } from '../helpers/chromium';
 import { startTestApp, type TestAccount, type TestApp, NO_VENDORS } from '../helpers/app';
 import { until } from '../helpers/dialer';
 import { startFakeDeepgram, type FakeDeepgram } from '../helpers/fakes/deepgram';
@@ -18,8 +19,6 @@ import { startFakeOpenAi, type FakeOpenAi } from '../helpers/fakes/openai';
  * refused: the page and its scripts come from this server. Needs `apt-get install chromium`
  * (CI does it); without it the test is skipped, except under CI=true, where it fails.
  */
-const CHROMIUM = ['/usr/bin/chromium', '/usr/bin/chromium-browser'].find((file) => existsSync(file));
-const run = CHROMIUM || process.env.CI ? it : it.skip;
 const DEEPGRAM_KEY = 'dg-test-key-talk-0123456789';
 const OPENAI_KEY = 'sk-test-talk-page-key';
 
@@ -74,8 +73,7 @@ function microphoneWav(): string {
   return file;
 }
 
-run('talks to an assistant from /talk with the microphone: the greeting plays, the caller is heard, the reply shows, hang-up completes the call', async () => {
-  if (!CHROMIUM) throw new Error('CI=true but no chromium: .ci/run installs the Debian package');
+runInBrowser('talks to an assistant from /talk with the microphone: the greeting plays, the caller is heard, the reply shows, hang-up completes the call', async () => {
   const assistant = await app.outboundAssistant(me, {
     assistant_name: 'Ana da loja',
     system_prompt: 'Você atende clientes da loja.',
@@ -85,22 +83,12 @@ run('talks to an assistant from /talk with the microphone: the greeting plays, t
     noise_cancellation: false,
     allow_interruptions: false,
   });
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: [
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-quic',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-      '--autoplay-policy=no-user-gesture-required',
-      '--use-fake-ui-for-media-stream',
-      '--use-fake-device-for-media-stream',
-      `--use-file-for-fake-audio-capture=${microphoneWav()}%noloop`,
-    ],
-  });
+  browser = await launchChromium([
+    '--autoplay-policy=no-user-gesture-required',
+    '--use-fake-ui-for-media-stream',
+    '--use-fake-device-for-media-stream',
+    `--use-file-for-fake-audio-capture=${microphoneWav()}%noloop`,
+  ]);
   const context = await browser.newContext();
   const page = await context.newPage();
   const refused: string[] = [];
