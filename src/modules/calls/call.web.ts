@@ -5,11 +5,10 @@ import { checkPositiveInt } from '../../lib/checks';
 import { requireAssistant } from '../assistants/assistant.service';
 import type { Scope } from '../scope';
 import type { Call } from './call.entity';
-import type { HangupReason } from './call.events';
 import type { WebCallInput, WebCallStarted } from './call.inputs';
 import { applyCallEvent } from './call.lifecycle';
 import type { LifecycleDeps } from './call.ports';
-import { webCallProvider } from './call.web-provider';
+import { endWebCall, webCallProvider } from './call.web-provider';
 import { admitCall, reserveForCalls, startCall } from './call.service';
 
 /**
@@ -89,14 +88,6 @@ export async function claimWebCall(em: EntityManager, deps: LifecycleDeps, callI
 }
 
 /** The browser hung up, or its connection closed: the call is completed, ended by the caller. */
-export async function webCallEndedByCaller(em: EntityManager, deps: LifecycleDeps, callId: number): Promise<void> {
-  const reason: HangupReason = 'customer';
-  await em.fork().transactional(async (tx) => {
-    const [row] = await tx.execute<{ seconds: number | null }[]>(
-      `update calls set hangup_reason = coalesce(hangup_reason, ?) where id = ? and finished_at is null
-       returning extract(epoch from now() - answered_at)::float8 as seconds`,
-      [reason, callId],
-    );
-    if (row) await applyCallEvent(tx, deps, callId, { type: 'ended', status: 'completed', duration: row.seconds ?? 0, turns: [] });
-  });
+export function webCallEndedByCaller(em: EntityManager, deps: LifecycleDeps, callId: number): Promise<void> {
+  return endWebCall(em, deps, callId, 'customer', (_answered, seconds) => ({ type: 'ended', status: 'completed', duration: seconds, turns: [] }));
 }
