@@ -258,7 +258,7 @@ interface Turn {
  * (Twilio Media Streams: `twilio` names its stream and call) or a web call's socket (a browser:
  * 16 kHz PCM16 binary frames, JSON marks and clear).
  */
-class PhoneCall {
+class Caller {
   readonly turns: Turn[] = [];
   /** Off: no new turn starts. */
   talking = true;
@@ -445,7 +445,7 @@ async function startVendors(): Promise<Vendors> {
 }
 
 /** Stamps what the fake STT receives and sends on a call's stream, for its turns. */
-async function watch(session: DeepgramSession, call: PhoneCall, bySeq: Map<string, Turn>): Promise<void> {
+async function watch(session: DeepgramSession, call: Caller, bySeq: Map<string, Turn>): Promise<void> {
   let controls = 0;
   let sent = 0;
   while (session.closedWith === null) {
@@ -485,7 +485,7 @@ let transcriptSeq = 0;
 let callSeq = 0;
 
 /** A Twilio call to the assistant's number, answered on the voice URL, its media stream open and its STT stream with it. */
-async function ring(setup: Setup, port: number, number: string): Promise<PhoneCall> {
+async function ring(setup: Setup, port: number, number: string): Promise<Caller> {
   const callSid = `CA${randomBytes(16).toString('hex')}`;
   const params = { CallSid: callSid, AccountSid: ACCOUNT_SID, From: `+55119${String(10_000_000 + ++callSeq)}`, To: number, CallStatus: 'ringing', Direction: 'inbound' };
   const res = await fetch(`http://127.0.0.1:${port}/telephony/twilio/voice`, {
@@ -510,13 +510,13 @@ async function ring(setup: Setup, port: number, number: string): Promise<PhoneCa
   );
   const session = await setup.vendors.deepgram.session(10_000);
   const { deepgram, bySeq } = setup.vendors;
-  const call = new PhoneCall(socket, { streamSid, callSid }, setup.speech, () => deepgram.transcripts.push(`pedido ${String(++transcriptSeq).padStart(6, '0')}`));
+  const call = new Caller(socket, { streamSid, callSid }, setup.speech, () => deepgram.transcripts.push(`pedido ${String(++transcriptSeq).padStart(6, '0')}`));
   void watch(session, call, bySeq).catch((error) => setup.log(`pipeline: watching an STT stream failed: ${(error as Error).message}`));
   return call;
 }
 
 /** A web call to the assistant, started through the API as a page's backend would, its socket open as a browser opens it. */
-async function ringWeb(setup: Setup, port: number, assistantId: number): Promise<PhoneCall> {
+async function ringWeb(setup: Setup, port: number, assistantId: number): Promise<Caller> {
   const res = await fetch(`http://127.0.0.1:${port}/api/user/calls/web`, {
     method: 'POST',
     headers: { authorization: `Bearer ${setup.token}`, 'content-type': 'application/json' },
@@ -528,7 +528,7 @@ async function ringWeb(setup: Setup, port: number, assistantId: number): Promise
   await new Promise((resolve, reject) => socket.once('open', resolve).once('error', reject));
   const session = await setup.vendors.deepgram.session(10_000);
   const { deepgram, bySeq } = setup.vendors;
-  const call = new PhoneCall(socket, null, setup.speech, () => deepgram.transcripts.push(`pedido ${String(++transcriptSeq).padStart(6, '0')}`));
+  const call = new Caller(socket, null, setup.speech, () => deepgram.transcripts.push(`pedido ${String(++transcriptSeq).padStart(6, '0')}`));
   void watch(session, call, bySeq).catch((error) => setup.log(`pipeline: watching an STT stream failed: ${(error as Error).message}`));
   return call;
 }
@@ -558,7 +558,7 @@ function machineTicks(): { busy: number; total: number } {
   return { busy: total - ticks[3] - ticks[4], total };
 }
 
-async function untilIdle(calls: PhoneCall[], ms: number): Promise<void> {
+async function untilIdle(calls: Caller[], ms: number): Promise<void> {
   const deadline = Date.now() + ms;
   while (!calls.every((call) => call.idle) && Date.now() < deadline) await sleep(50);
 }
@@ -587,7 +587,7 @@ async function runLevel(
   const pid = server.child.pid!;
   const number = cancelled ? setup.numbers.cancelled : setup.numbers.plain;
   const dial = () => (transport === 'web' ? ringWeb(setup, server.port, setup.plainAssistant) : ring(setup, server.port, number));
-  const phones: PhoneCall[] = [];
+  const phones: Caller[] = [];
   try {
     // One call, one turn: the VAD's model, the clients and the code paths warm, as a running server's are.
     const first = await dial();
