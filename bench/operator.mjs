@@ -47,7 +47,7 @@ try {
   const touch = path.join(root, 'src', 'cli', 'index.ts');
   utimesSync(touch, new Date(), new Date()); // a source changed: the next build is a real one
   const first = await start();
-  rows.push(['npm start, first (empty DATA_DIR: build, initdb, migrations, seed)', first.ms]);
+  rows.push(['npm start after a source change, on an empty DATA_DIR (rebuild of dist/, initdb, migrations, seed)', first.ms]);
   await stop(first.child);
   const second = await start();
   rows.push(['npm start, second (nothing changed)', second.ms]);
