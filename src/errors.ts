@@ -27,6 +27,8 @@ export const Messages = {
   bearerMissing: 'O cabeçalho Authorization deve ser "Bearer <token>": o token foi enviado sem a palavra Bearer.',
   rateLimited: (seconds: number) => `Muitas requisições. Tente novamente em ${seconds} segundo${seconds === 1 ? '' : 's'}.`,
 
+  voiceNotReady: (missing: string[]) =>
+    `Este servidor não tem o que o motor deste assistente precisa para falar: defina ${missing.join(', ')} no ambiente do servidor e reinicie-o.`,
   leadNotFound: 'Lead não encontrado',
   campaignNotFound: 'Campanha não encontrada',
   campaignRunning: 'A campanha está em andamento; pare-a antes de excluí-la.',

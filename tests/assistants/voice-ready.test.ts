@@ -38,6 +38,17 @@ describe('an assistant on a server with no vendor keys', () => {
     expect(res.body.data.assistant).toEqual({ voice_ready: false, voice_missing: ['DEEPGRAM_API_KEY', 'OPENAI_API_KEY', 'ELEVENLABS_API_KEY'] });
   });
 
+  it('a web call to it is refused with 422 naming the missing variables, and no call is made', async () => {
+    const id = await app.outboundAssistant(me, { engine_type: 'multimodal', voice_id: await voiceOf(app, me, 'multimodal', null) });
+    const res = await app.request('POST', '/api/user/calls/web', { token: me.token, body: { assistant_id: id } });
+    expect(res.status).toBe(422);
+    expect(res.body.message).toContain('OPENAI_API_KEY');
+    expect(res.body.errors.assistant_id[0]).toContain('OPENAI_API_KEY');
+    const gql = await app.graphql('mutation($input: WebCallInput!) { startWebCall(input: $input) { call_id } }', { input: { assistant_id: id } }, me.token);
+    expect(gql.body.errors[0]).toMatchObject({ message: expect.stringContaining('OPENAI_API_KEY'), extensions: { code: 'VALIDATION_FAILED' } });
+    expect(await app.sql('select id from calls where assistant_id = $1', [id])).toEqual([]);
+  });
+
   it('the list answers it for every assistant', async () => {
     const res = await app.request('GET', '/api/user/assistants', { token: me.token });
     expect(res.body.length).toBeGreaterThan(0);

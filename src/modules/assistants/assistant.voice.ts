@@ -1,4 +1,7 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Config, PipelineVendors, VendorAccess } from '../../config';
+import { Messages, ValidationError } from '../../errors';
+import type { Assistant } from './assistant.entity';
 import { TTS_PROVIDERS, type TtsProvider } from '../catalog/voice.entity';
 
 /**
@@ -59,4 +62,22 @@ export function pipelinePlan(vendors: PipelineVendors, of: Pick<VoiceNeedsOf, 'm
 export function voiceMissing(voice: Config['voice'], of: VoiceNeedsOf): string[] {
   if (of.engine_type === 'multimodal') return voice.openai ? [] : ['OPENAI_API_KEY'];
   return pipelinePlan(voice.pipeline, of).missing;
+}
+
+/** The catalogue's part of the rule for one assistant: its voice's TTS vendor and its model's provider. */
+async function needsOf(em: EntityManager, assistant: Pick<Assistant, 'engine_type' | 'llm_model' | 'voice'>): Promise<VoiceNeedsOf> {
+  const [row] = await em.execute<{ voice_provider: string | null; model_provider: string | null }[]>(
+    'select (select provider from voices where id = ?) as voice_provider, (select provider from models where name = ?) as model_provider',
+    [assistant.voice.id, assistant.llm_model],
+  );
+  return { engine_type: assistant.engine_type, voiceProvider: row?.voice_provider ?? null, modelProvider: row?.model_provider ?? null };
+}
+
+/**
+ * Refuses to start a call that could only fail at once, its engine lacking its vendors here:
+ * 422 naming the variables to set, instead of a call answered and hung up with engine-failed.
+ */
+export async function requireVoiceReady(em: EntityManager, config: Config, assistant: Pick<Assistant, 'engine_type' | 'llm_model' | 'voice'>): Promise<void> {
+  const missing = voiceMissing(config.voice, await needsOf(em, assistant));
+  if (missing.length) throw new ValidationError({ assistant_id: [Messages.voiceNotReady(missing)] }, Messages.voiceNotReady(missing));
 }
