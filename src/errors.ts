@@ -27,6 +27,8 @@ export const Messages = {
   bearerMissing: 'O cabeçalho Authorization deve ser "Bearer <token>": o token foi enviado sem a palavra Bearer.',
   rateLimited: (seconds: number) => `Muitas requisições. Tente novamente em ${seconds} segundo${seconds === 1 ? '' : 's'}.`,
 
+  voiceNotReady: (missing: string[]) =>
+    `Este servidor não tem o que o motor deste assistente precisa para falar: defina ${missing.join(', ')} no ambiente do servidor e reinicie-o.`,
   leadNotFound: 'Lead não encontrado',
   campaignNotFound: 'Campanha não encontrada',
   campaignRunning: 'A campanha está em andamento; pare-a antes de excluí-la.',
@@ -53,6 +55,8 @@ export const Messages = {
   webhookEndpointNotFound: 'Endpoint de webhook não encontrado',
   webhookEndpointPrivate:
     'A URL aponta para um endereço interno (privado, loopback ou reservado): as entregas a ela falharão enquanto o servidor não tiver ALLOW_PRIVATE_NETWORK_TARGETS=true (só para desenvolvimento).',
+  toolEndpointPrivate:
+    'O endpoint aponta para um endereço interno (privado, loopback ou reservado): as chamadas à ferramenta falharão enquanto o servidor não tiver ALLOW_PRIVATE_NETWORK_TARGETS=true (só para desenvolvimento).',
   webhookEndpointLimit: (limit: number) => `Você atingiu o limite de ${limit} endpoints de webhook da conta.`,
   idempotencyKeyReused: 'Esta Idempotency-Key já foi usada com outra requisição.',
   idempotencyInFlight: 'Uma requisição com esta Idempotency-Key ainda está em andamento; tente novamente.',

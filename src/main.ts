@@ -54,8 +54,12 @@ async function main(): Promise<void> {
   // One write, so that whoever watches the output sees the whole banner at once.
   const banner = [
     `vozgate is up (${database.embedded ? `embedded PostgreSQL in ${config.dataDir}` : 'DATABASE_URL'})`,
+    // The pages first: the console and /talk are where a person starts.
+    ...(config.console ? [`  console   ${base}/console (paste the token below)`] : []),
+    `  talk      ${base}/talk (hear an assistant through your microphone)`,
     `  GraphQL   ${base}/graphql${config.graphql.ide ? ' (GraphiQL in a browser)' : ''}`,
-    `  REST      ${base}/api (reference: ${base}/docs)`,
+    `  REST      ${base}/api`,
+    `  docs      ${base}/docs (the REST reference)`,
     `  health    ${base}/healthz, ${base}/readyz`,
     `  workers   ${workers ? `in this process (telephony: ${runtime.telephony.name})` : 'not in this process: run `npm run worker`'}`,
   ];

@@ -101,7 +101,7 @@ const WORKLET = new URL('./worklet.js', import.meta.url).href;
  * A web call: connect(url) opens its socket (the url POST /api/user/calls/web answered, token
  * included) and the microphone; events: 'state' (detail: connected, speaking, listening),
  * 'transcript' (detail: { speaker, text, final, latency_ms }), 'ended' (detail: { status,
- * reason, duration, total_cost }), 'error' (detail: a message).
+ * reason, detail: the server's sentence when its engine failed, duration, total_cost }), 'error' (detail: a message).
  */
 export class VozgateCall extends EventTarget {
   constructor() {
@@ -296,13 +296,28 @@ $('connect').addEventListener('click', async () => {
   sessionStorage.setItem('vozgate.token', tokenField.value.trim());
   try {
     const list = await api('/user/assistants');
+    missing = new Map(list.map((a) => [String(a.id), a.voice_missing || []]));
     assistants.replaceChildren(...list.map((a) => new Option(a.name + ' (' + a.engine_type + ')', a.id)));
-    $('start').disabled = list.length === 0;
-    say(list.length ? 'Choose an assistant and start a call.' : 'This account has no assistant yet.');
+    if (list.length) chosen();
+    else {
+      $('start').disabled = true;
+      say('This account has no assistant yet.');
+    }
   } catch (error) {
     say('Could not list the assistants: ' + error.message);
   }
 });
+
+/** Before a call: whether this server can give the chosen assistant a voice, and else which keys it lacks. */
+let missing = new Map();
+function chosen() {
+  const lacking = missing.get(assistants.value) || [];
+  $('start').disabled = lacking.length > 0;
+  say(lacking.length
+    ? 'This server cannot give this assistant a voice: set ' + lacking.join(', ') + ' in its environment and restart it (see the README, "Try an assistant in your browser").'
+    : 'Choose an assistant and start a call.');
+}
+assistants.addEventListener('change', chosen);
 
 /** One line of the transcript per turn: a turn's words replace its line until it is final. */
 const lines = { customer: null, assistant: null };
@@ -324,7 +339,7 @@ function show(message) {
 
 function idle() {
   $('hangup').disabled = true;
-  $('start').disabled = false;
+  $('start').disabled = (missing.get(assistants.value) || []).length > 0;
 }
 
 $('start').addEventListener('click', async () => {
@@ -360,7 +375,9 @@ $('hangup').addEventListener('click', () => call && call.hangup());
 
 function finished(ended) {
   idle();
-  say('Call ended: ' + (ended.status || 'unknown') + (ended.reason ? ' (' + ended.reason + ')' : ''));
+  // The server's sentence of why, when its engine failed (a vendor refused or could not be reached).
+  const why = ended.reason ? ' (' + ended.reason + (ended.detail ? ': ' + ended.detail : '') + ')' : '';
+  say('Call ended: ' + (ended.status || 'unknown') + why);
   const rows = [
     ['Duration', ended.duration == null ? 'unknown' : ended.duration + ' s'],
     ['Cost', ended.total_cost == null ? 'unknown' : String(ended.total_cost)],

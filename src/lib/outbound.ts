@@ -3,6 +3,7 @@ import http, { type IncomingHttpHeaders } from 'node:http';
 import https from 'node:https';
 import net from 'node:net';
 import ipaddr from 'ipaddr.js';
+import { FieldMessages, type FieldErrorCollector } from '../errors';
 
 /**
  * The one HTTP client for URLs that users give the service (mid-call tools, webhooks).
@@ -189,4 +190,31 @@ export async function outboundRequest(request: OutboundRequest): Promise<Outboun
     req.on('error', (error) => fail('connection', error.message));
     req.end(request.body);
   });
+}
+
+/** Whether the address guard would refuse the URL. A name that does not resolve now may later: not refused. */
+async function pointsInside(url: string): Promise<boolean> {
+  try {
+    await resolveTarget(url);
+    return false;
+  } catch (error) {
+    return error instanceof OutboundError && error.kind === 'blocked';
+  }
+}
+
+/**
+ * A URL given now that the service calls later (a webhook endpoint, a mid-call tool), which
+ * the address guard would refuse: every call to it would fail. Outside development that is an
+ * error on `field` now; in development (a receiver on localhost is the usual first try) it is
+ * taken, and the answer warns (true). Lifted by ALLOW_PRIVATE_NETWORK_TARGETS.
+ */
+export async function checkCalledLater(
+  config: { allowPrivateNetworkTargets: boolean; development: boolean },
+  errors: FieldErrorCollector,
+  field: string,
+  url: string | null,
+): Promise<boolean> {
+  const inside = url !== null && !config.allowPrivateNetworkTargets && (await pointsInside(url));
+  if (inside && !config.development) errors.add(field, FieldMessages.privateUrl(field));
+  return inside && config.development;
 }

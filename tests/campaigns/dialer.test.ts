@@ -36,6 +36,19 @@ describe('the window', () => {
     expect((await leadsOf(s))[0]).toMatchObject({ status: 'created', attempts: 0 });
     expect((await getCampaign(s)).status).toBe('running');
   });
+
+  it('completes a campaign started with no lead outside its window (mark_complete_when_no_leads), and keeps one that does not ask to', async () => {
+    const opens = new Date(Date.now() + 2 * 3_600_000);
+    const hhmm = (date: Date) => date.toISOString().slice(11, 16);
+    const closedNow = { timezone: 'Africa/Abidjan', allowed_hours_start_time: hhmm(opens), allowed_hours_end_time: hhmm(new Date(opens.getTime() + 3_600_000)) };
+    const empty = await setup(closedNow);
+    const waiting = await setup({ ...closedNow, mark_complete_when_no_leads: false });
+    expect((await setStatus(empty, 'start')).body.data).toMatchObject({ status: 'running', window_open: false });
+    expect((await setStatus(waiting, 'start')).body.data.status).toBe('running');
+    await finished(empty);
+    await sleep(300);
+    expect((await getCampaign(waiting)).status).toBe('running');
+  });
 });
 
 describe('pacing', () => {

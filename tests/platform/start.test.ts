@@ -91,7 +91,8 @@ it('starts on an empty embedded database, serves, stops cleanly and keeps its da
   // The token, once, as a line to paste into a shell.
   const token = /^ {2}export TOKEN=(vzg_\S+)$/m.exec(first.output())![1];
   expect(first.output().split(token)).toHaveLength(2);
-  expect(first.output()).toContain(`${first.base}/graphql`);
+  // Discovery: every page a person may want is in the banner.
+  for (const page of ['/console', '/talk', '/graphql', '/docs']) expect(first.output()).toMatch(new RegExp(`^ {2}\\w+ +${first.base}${page}\\b`, 'm'));
 
   const auth = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
   const created = await fetch(`${first.base}/api/user/lead`, {

@@ -281,3 +281,49 @@ describe('tools over GraphQL', () => {
     expect(deleted.body.data.deleteTool).toBe(true);
   });
 });
+
+describe('a tool whose endpoint is on a private address (the webhook endpoints’ rule)', () => {
+  it('is taken with data.warning in development, refused with 422 outside it, and plain when private targets are allowed', async () => {
+    const saved = { allow: app.config.allowPrivateNetworkTargets, development: app.config.development };
+    try {
+      app.config.allowPrivateNetworkTargets = false;
+      app.config.development = true;
+      const warned = await tryCreate({ ...valid, endpoint: 'http://127.0.0.1:9/stock' });
+      expect(warned.status).toBe(201);
+      expect(warned.body.data.warning).toContain('ALLOW_PRIVATE_NETWORK_TARGETS=true');
+      const gql = await app.graphql(
+        'mutation($input: CreateToolInput!) { createTool(input: $input) { id warning } }',
+        { input: { ...valid, name: 'inside_tool', endpoint: 'http://localhost:9/x' } },
+        me.token,
+      );
+      expect(gql.body.data.createTool.warning).toContain('ALLOW_PRIVATE_NETWORK_TARGETS=true');
+      const id = gql.body.data.createTool.id;
+      // An update that moves the endpoint inside warns too; one to a public address does not.
+      const moved = await app.request('PUT', `/api/user/tools/${id}`, { token: me.token, body: { endpoint: 'http://10.0.0.7/x' } });
+      expect(moved.body.data.warning).toContain('ALLOW_PRIVATE_NETWORK_TARGETS=true');
+      const out = await app.request('PUT', `/api/user/tools/${id}`, { token: me.token, body: { endpoint: 'https://tools.example.com/x' } });
+      expect(out.status).toBe(200);
+      expect(out.body.data).not.toHaveProperty('warning');
+
+      app.config.development = false;
+      const refused = await tryCreate({ ...valid, endpoint: 'http://127.0.0.1:9/stock' });
+      expect(refused.status).toBe(422);
+      expect(refused.body.errors.endpoint).toEqual([expect.stringContaining('endereço interno')]);
+      const update = await app.request('PUT', `/api/user/tools/${id}`, { token: me.token, body: { endpoint: 'http://localhost:9/x' } });
+      expect(update.status).toBe(422);
+      expect((await app.request('GET', `/api/user/tools/${id}`, { token: me.token })).body.endpoint).toBe('https://tools.example.com/x');
+      await app.request('DELETE', `/api/user/tools/${id}`, { token: me.token });
+    } finally {
+      app.config.allowPrivateNetworkTargets = saved.allow;
+      app.config.development = saved.development;
+    }
+    app.config.allowPrivateNetworkTargets = true;
+    try {
+      const allowed = await tryCreate({ ...valid, endpoint: 'http://127.0.0.1:9/stock' });
+      expect(allowed.status).toBe(201);
+      expect(allowed.body.data).not.toHaveProperty('warning');
+    } finally {
+      app.config.allowPrivateNetworkTargets = saved.allow;
+    }
+  });
+});

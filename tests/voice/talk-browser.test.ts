@@ -141,3 +141,32 @@ runInBrowser('talks to an assistant from /talk with the microphone: the greeting
   expect(refused).toEqual([]);
   expect(pageErrors).toEqual([]);
 });
+
+runInBrowser('names, before the call, the keys this server lacks for an assistant’s engine, and shows the refusal if a call is tried', async () => {
+  // This server has no OPENAI_API_KEY for the Realtime engine: a multimodal assistant cannot speak here.
+  const [{ id: voice }] = await app.sql(`select id from voices where mode = 'multimodal' order by id limit 1`);
+  const assistant = await app.outboundAssistant(me, { assistant_name: 'Sem voz', engine_type: 'multimodal', voice_id: voice, llm_model: 'gpt-realtime' });
+  const own = await launchChromium(['--use-fake-ui-for-media-stream', '--use-fake-device-for-media-stream']);
+  try {
+    const page = await own.newPage();
+    const pageErrors: string[] = [];
+    page.on('pageerror', (error) => pageErrors.push(error.message));
+    await page.goto(`${app.url}/talk`);
+    await page.getByLabel('Token').fill(me.token);
+    await page.getByRole('button', { name: 'Connect' }).click();
+    const picker = page.getByLabel('Assistant');
+    await until('the assistants listed', async () => picker.locator('option').allTextContents(), (names) => names.some((n) => n.startsWith('Sem voz')));
+    await picker.selectOption(String(assistant));
+    await expect(page.getByRole('status').textContent()).resolves.toContain('set OPENAI_API_KEY');
+    expect(await page.getByRole('button', { name: 'Start call' }).isDisabled()).toBe(true);
+
+    // A call tried anyway (an older page, a script) is refused by the server, and the page says why.
+    await page.evaluate(() => ((globalThis as any).document.getElementById('start').disabled = false));
+    await page.getByRole('button', { name: 'Start call' }).click();
+    await page.getByText(/Could not start the call: .*OPENAI_API_KEY/).waitFor({ timeout: 10_000 });
+    expect(await app.sql('select id from calls where assistant_id = $1', [assistant])).toEqual([]);
+    expect(pageErrors).toEqual([]);
+  } finally {
+    await own.close();
+  }
+});

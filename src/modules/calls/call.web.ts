@@ -3,6 +3,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { FieldErrorCollector } from '../../errors';
 import { checkPositiveInt } from '../../lib/checks';
 import { requireAssistant } from '../assistants/assistant.service';
+import { requireVoiceReady } from '../assistants/assistant.voice';
 import type { Scope } from '../scope';
 import type { Call } from './call.entity';
 import type { WebCallInput, WebCallStarted } from './call.inputs';
@@ -43,6 +44,7 @@ export async function startWebCall(scope: Scope, input: WebCallInput): Promise<W
   const provider = webCallProvider(scope.config);
   const call = await scope.em.transactional(async (em) => {
     const assistant = await requireAssistant({ ...scope, em }, input.assistant_id);
+    await requireVoiceReady(em, scope.config, assistant);
     const reservation = await admitCall(em, scope.config, scope.accountId, null);
     const started = await startCall(em, provider, scope.config, {
       assistant,

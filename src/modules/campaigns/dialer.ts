@@ -72,6 +72,16 @@ export async function dialCampaign(em: EntityManager, deps: DialerDeps, campaign
 
     const window = windowAt(campaign, now);
     if (!window.open) {
+      // A campaign with nothing left to dial completes now, not at the opening (a campaign
+      // started with no lead outside its hours would otherwise say `running` until then).
+      if (campaign.mark_complete_when_no_leads) {
+        const [left] = await tx.execute(
+          `select exists (select 1 from leads l where l.campaign_id = ? and ${LEAD_OPEN}) as open,
+                  exists (select 1 from calls c where c.campaign_id = ? and ${CALL_IN_FLIGHT}) as busy`,
+          [campaignId, campaignId],
+        );
+        if (!left.open && !left.busy) return { placed: 0, ...(await complete(tx, campaign)) };
+      }
       if (window.opensAt) await wakeDialer(tx, campaignId, window.opensAt);
       return { placed: 0, stopped: 'window-closed' };
     }
@@ -173,6 +183,11 @@ async function planNext(tx: EntityManager, campaign: CampaignRow, inFlight: numb
   if (next.skipped) await wakeDialer(tx, campaign.id, new Date(now.getTime() + SKIPPED_LEAD_RETRY_MS));
   else if (next.later) await wakeDialer(tx, campaign.id, new Date(next.later));
   if (next.open || inFlight > 0 || !campaign.mark_complete_when_no_leads) return {};
+  return complete(tx, campaign);
+}
+
+/** Nothing is left to dial or in flight, and the campaign asks to complete then (mark_complete_when_no_leads). */
+async function complete(tx: EntityManager, campaign: CampaignRow): Promise<Pick<DialReport, 'completed'>> {
   const rows = await tx.execute(`update campaigns set status = 'completed', paused_reason = null, updated_at = now() where id = ? returning *`, [campaign.id]);
   await emitEvents(tx, campaignEvents(rows));
   return { completed: true };

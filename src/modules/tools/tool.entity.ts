@@ -83,4 +83,12 @@ export class Tool {
   @Field(() => String, { description: 'ISO 8601.' })
   @Property({ type: IsoTimestampType, onCreate: () => new Date().toISOString(), onUpdate: () => new Date().toISOString() })
   updated_at!: string;
+
+  /** Not a column: what createTool and updateTool tell about the endpoint they took. */
+  @Field(() => String, {
+    nullable: true,
+    description:
+      'Only in the answer of createTool and updateTool, in development: the endpoint points to a private, loopback or reserved address, so every call to it fails unless ALLOW_PRIVATE_NETWORK_TARGETS=true. Null otherwise.',
+  })
+  warning?: string | null;
 }

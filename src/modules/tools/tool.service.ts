@@ -1,5 +1,6 @@
 import { DomainError, FieldErrorCollector, FieldMessages, Messages, NotFoundError } from '../../errors';
 import { checkHttpUrl, checkIntRange, checkLength, checkOneOf } from '../../lib/checks';
+import { checkCalledLater } from '../../lib/outbound';
 import type { SecretBox } from '../../lib/secrets';
 import { Account } from '../accounts/account.entity';
 import type { Scope } from '../scope';
@@ -110,6 +111,7 @@ function validateSchema(errors: FieldErrorCollector, items: ToolParameterInput[]
  */
 export async function createTool(scope: ToolScope, input: CreateToolInput): Promise<Tool> {
   const values = validate(input, 'create');
+  const warning = await endpointWarning(scope, values.endpoint);
   return scope.em.transactional(async (em) => {
     await em.execute('select id from accounts where id = ? for no key update', [scope.accountId]);
     const limit = scope.config.maxToolsPerAccount;
@@ -127,17 +129,32 @@ export async function createTool(scope: ToolScope, input: CreateToolInput): Prom
       headers_sealed: scope.secrets.sealJson(values.headers ?? []),
     });
     await em.flush();
+    tool.warning = warning;
     return tool;
   });
 }
 
+/**
+ * A tool's endpoint that the address guard would refuse is a webhook endpoint's case, with the
+ * same rule (lib/outbound.ts): refused outside development, a warning in it.
+ */
+async function endpointWarning(scope: Scope, endpoint: string | undefined): Promise<string | null> {
+  if (endpoint === undefined) return null;
+  const errors = new FieldErrorCollector();
+  const warn = await checkCalledLater(scope.config, errors, 'endpoint', endpoint);
+  errors.throwIfAny();
+  return warn ? Messages.toolEndpointPrivate : null;
+}
+
 export async function updateTool(scope: ToolScope, id: number, input: UpdateToolInput): Promise<Tool> {
   const values = validate(input, 'update');
+  const warning = await endpointWarning(scope, values.endpoint);
   const tool = await requireTool(scope, id);
   const { headers, ...rest } = values;
   scope.em.assign(tool, rest);
   if (headers !== undefined) tool.headers_sealed = scope.secrets.sealJson(headers);
   await scope.em.flush();
+  tool.warning = warning;
   return tool;
 }
 

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { DomainError, FieldErrorCollector, FieldMessages, Messages, NotFoundError } from '../../errors';
 import { checkHttpUrl } from '../../lib/checks';
-import { OutboundError, resolveTarget } from '../../lib/outbound';
+import { checkCalledLater } from '../../lib/outbound';
 import type { SecretBox } from '../../lib/secrets';
 import { specTimestampSql } from '../../lib/time';
 import { EVENT_TYPES, type EventType } from '../events/event.outbox';
@@ -33,10 +33,7 @@ export async function createEndpoint(
 ): Promise<WebhookEndpoint & { secret: string; warning: string | null }> {
   const errors = new FieldErrorCollector();
   const url = checkHttpUrl(errors, 'url', input.url);
-  const inside = url !== null && !scope.config.allowPrivateNetworkTargets && (await pointsInside(url));
-  // Every delivery to it would be refused: outside development that is an error now; in
-  // development (a receiver on localhost is the usual first try) the answer warns instead.
-  if (inside && !scope.config.development) errors.add('url', FieldMessages.privateUrl('url'));
+  const warn = await checkCalledLater(scope.config, errors, 'url', url);
   const events = [...new Set(input.events.map((event) => event.trim()))];
   if (!events.length) errors.add('events', FieldMessages.webhookEvents('events'));
   input.events.forEach((event, index) => {
@@ -54,18 +51,8 @@ export async function createEndpoint(
       `insert into webhook_endpoints (account_id, url, events, secret_sealed) values (?, ?, ?::jsonb, ?) returning ${COLUMNS}`,
       [scope.accountId, url, JSON.stringify(events), secrets.seal(secret)],
     );
-    return { ...endpoint, secret, warning: inside ? Messages.webhookEndpointPrivate : null };
+    return { ...endpoint, secret, warning: warn ? Messages.webhookEndpointPrivate : null };
   });
-}
-
-/** Whether the address guard of deliveries would refuse the URL. A name that does not resolve now may later: not refused. */
-async function pointsInside(url: string): Promise<boolean> {
-  try {
-    await resolveTarget(url);
-    return false;
-  } catch (error) {
-    return error instanceof OutboundError && error.kind === 'blocked';
-  }
 }
 
 export function listEndpoints(scope: Scope): Promise<WebhookEndpoint[]> {

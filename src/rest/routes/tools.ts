@@ -10,6 +10,11 @@ const TOOL_FIELDS = `
     created_at updated_at
   }`;
 
+/** A tool as the spec shows it, with `warning` only when there is one (an endpoint on a private address, in development). */
+function warned({ warning, ...tool }: Record<string, unknown>): Record<string, unknown> {
+  return warning ? { ...tool, warning } : tool;
+}
+
 export const toolRoutes: Route[] = [
   {
     method: 'POST',
@@ -19,9 +24,9 @@ export const toolRoutes: Route[] = [
     body: 'input',
     errors: ['PLAN_LIMIT'],
     envelope: messageAnd(),
-    document: `mutation CreateTool($input: CreateToolInput!) { createTool(input: $input) { ...ToolFields } } ${TOOL_FIELDS}`,
+    document: `mutation CreateTool($input: CreateToolInput!) { createTool(input: $input) { ...ToolFields warning } } ${TOOL_FIELDS}`,
     variables: (req) => ({ input: req.body }),
-    respond: (data) => ({ body: { message: Messages.toolCreated, data: data.createTool } }),
+    respond: (data) => ({ body: { message: Messages.toolCreated, data: warned(data.createTool) } }),
   },
   {
     method: 'GET',
@@ -46,9 +51,9 @@ export const toolRoutes: Route[] = [
     summary: 'Update a mid-call tool; headers and schema, when sent, replace the old ones',
     body: 'input',
     envelope: messageAnd(),
-    document: `mutation UpdateTool($id: Int!, $input: UpdateToolInput!) { updateTool(id: $id, input: $input) { ...ToolFields } } ${TOOL_FIELDS}`,
+    document: `mutation UpdateTool($id: Int!, $input: UpdateToolInput!) { updateTool(id: $id, input: $input) { ...ToolFields warning } } ${TOOL_FIELDS}`,
     variables: (req) => ({ id: req.params.id, input: req.body }),
-    respond: (data) => ({ body: { message: Messages.toolUpdated, data: data.updateTool } }),
+    respond: (data) => ({ body: { message: Messages.toolUpdated, data: warned(data.updateTool) } }),
     notFound: Messages.toolNotFound,
   },
   {
