@@ -16,6 +16,7 @@ import { unwrapResolverError } from '@apollo/server/errors';
 import { formatError, isUnexpected } from './graphql/errors';
 import { getSchema } from './graphql/schema';
 import { serveSubscriptions, type Subscriptions } from './graphql/subscriptions';
+import { within } from './lib/bounded';
 import { BodyTooLargeError, drainUnread, sendError, sendGraphQLError, sendJson } from './http';
 import { authenticate } from './modules/accounts/account.service';
 import { routes } from './rest/routes';
@@ -44,8 +45,9 @@ export interface App {
   /** Listens and answers the base URL (`http://host:port`). */
   listen(port: number, host?: string): Promise<string>;
   /**
-   * Stops accepting, lets in-flight requests finish for up to `drainMs`, then drops whatever
-   * is left and stops Apollo.
+   * Stops accepting (and /readyz answers 503 from the first moment), lets in-flight requests
+   * and WebSockets finish for up to `drainMs`, then drops whatever is left and stops Apollo:
+   * it resolves within about `drainMs` plus a second, whatever the sockets do.
    */
   close(drainMs?: number): Promise<void>;
 }
@@ -180,6 +182,8 @@ export async function createApp(runtime: Runtime): Promise<App> {
   };
 
   watchDatabase(orm);
+  /** Set when close() starts. */
+  let stopping = false;
   const allowCors = corsHandler(config.cors);
   /** Adds the CORS headers; false when the handler answered the request itself (a preflight). */
   const applyCors = (req: IncomingMessage, res: ServerResponse): boolean => {
@@ -199,7 +203,8 @@ export async function createApp(runtime: Runtime): Promise<App> {
       match: ({ path }) => path === '/readyz',
       label: '/readyz',
       async handle({ res }) {
-        const ready = await orm.isConnected().catch(() => false);
+        // A process that stops takes no more traffic, though its database answers.
+        const ready = !stopping && (await orm.isConnected().catch(() => false));
         sendJson(res, ready ? 200 : 503, { status: ready ? 'ok' : 'unavailable' });
       },
     },
@@ -314,18 +319,18 @@ export async function createApp(runtime: Runtime): Promise<App> {
       }),
     subscriptions,
     close: async (drainMs = 10_000) => {
-      // WebSockets end first: their sockets would otherwise keep the server open.
-      await subscriptions.close();
-      await media.close();
-      await webCalls.close();
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(() => server.closeAllConnections(), drainMs);
-        server.close(() => {
-          clearTimeout(timer);
-          resolve();
-        });
-        server.closeIdleConnections();
-      });
+      const started = Date.now();
+      stopping = true;
+      // Stops listening at once; resolves when every connection, upgraded ones included, is gone.
+      const drained = new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeIdleConnections();
+      // WebSockets are told to go in the meantime: their sockets would otherwise keep the server open.
+      await Promise.all([subscriptions.close(drainMs), media.close(drainMs), webCalls.close(drainMs)]);
+      if (!(await within(drained, Math.max(0, drainMs - (Date.now() - started))))) {
+        server.closeAllConnections();
+        // A socket the closing WebSockets did not release must not hold the stop.
+        await within(drained, 1000);
+      }
       await apollo.stop();
     },
   };

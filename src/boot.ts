@@ -75,21 +75,27 @@ export function createRuntime(parts: { orm: MikroORM; config: Config; secrets: S
   };
 }
 
+/** What a stop may take beyond its parts' SHUTDOWN_TIMEOUT_MS: the pool's close and the embedded cluster's fast shutdown. */
+export const STOP_MARGIN_MS = 5_000;
+
 /**
- * On the first SIGINT or SIGTERM, runs `stop` (the parts in order, the database last) and
- * exits 0; a second signal while it runs exits at once (130).
+ * On the first SIGINT, SIGTERM or SIGHUP (the terminal closed), runs `stop` (the parts in
+ * order, the database last) and exits 0; a second signal while it runs exits at once (130).
+ * Whatever a part of the stop waits on, the process exits within `boundMs` (1 when the bound
+ * cut the stop short): a process that stopped serving WebSockets but still answered HTTP
+ * would never be restarted.
  *
  * The last resort for failures no caller caught: a rejected promise that nobody awaited is
  * logged and the process keeps serving (it left no half-done state behind a call stack);
  * an exception thrown past every frame is logged and the process stops in the same order
  * and exits 1, since the state it interrupted is unknown.
  */
-export function stopOnSignals(log: Logger, what: string, stop: () => Promise<void>): void {
+export function stopOnSignals(log: Logger, what: string, stop: () => Promise<void>, boundMs: number): void {
   let stopping = false;
   const shutdown = (reason: string, code: number) => {
     if (stopping) {
       // A second Ctrl-C: the person at the terminal does not want to wait.
-      if (reason.startsWith('SIG')) {
+      if (reason === 'SIGINT' || reason === 'SIGTERM') {
         log.info(`${reason} again: exiting without waiting`);
         process.exit(130);
       }
@@ -97,6 +103,10 @@ export function stopOnSignals(log: Logger, what: string, stop: () => Promise<voi
     }
     stopping = true;
     log.info(`${reason}: stopping ${what}`);
+    setTimeout(() => {
+      log.error(`${what} did not stop within ${boundMs} ms: exiting anyway`);
+      process.exit(1);
+    }, boundMs);
     stop().then(
       () => process.exit(code),
       (error) => {
@@ -107,6 +117,12 @@ export function stopOnSignals(log: Logger, what: string, stop: () => Promise<voi
   };
   process.on('SIGINT', () => shutdown('SIGINT', 0));
   process.on('SIGTERM', () => shutdown('SIGTERM', 0));
+  process.on('SIGHUP', () => {
+    // The terminal is gone: what is written to it now fails (EIO), and is lost anyway.
+    process.stdout.on('error', () => {});
+    process.stderr.on('error', () => {});
+    shutdown('SIGHUP', 0);
+  });
   process.on('unhandledRejection', (error) => log.error('unhandled promise rejection (the process goes on)', error));
   process.on('uncaughtException', (error) => {
     log.error('uncaught exception', error);

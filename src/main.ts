@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import path from 'node:path';
 import { createApp, type App } from './app';
-import { boot, stopOnSignals } from './boot';
+import { boot, STOP_MARGIN_MS, stopOnSignals } from './boot';
 import { loadConfig, type Config } from './config';
 import { startWorkers, type Workers } from './jobs/runner';
 import { createLogger } from './log';
@@ -77,14 +77,21 @@ async function main(): Promise<void> {
   // The banner is for the person who ran `npm start`; the logs are JSON lines.
   process.stdout.write(`${banner.join('\n')}\n`);
 
-  stopOnSignals(log, 'vozgate', async () => {
-    try {
-      await app.close(config.shutdownTimeoutMs);
-      await workers?.stop(config.shutdownTimeoutMs);
-    } finally {
-      await close();
-    }
-  });
+  // Requests and sockets, then jobs, each for at most SHUTDOWN_TIMEOUT_MS, then the database.
+  const boundMs = 2 * config.shutdownTimeoutMs + STOP_MARGIN_MS;
+  stopOnSignals(
+    log,
+    'vozgate',
+    async () => {
+      try {
+        await app.close(config.shutdownTimeoutMs);
+        await workers?.stop(config.shutdownTimeoutMs);
+      } finally {
+        await close();
+      }
+    },
+    boundMs,
+  );
 }
 
 main().catch((error) => {

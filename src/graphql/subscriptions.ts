@@ -20,6 +20,7 @@ import { CloseCode, type SubscribePayload } from 'graphql-ws';
 import { useServer } from 'graphql-ws/use/ws';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { DomainError, Messages, UnauthenticatedError } from '../errors';
+import { closeWebSockets, within } from '../lib/bounded';
 import { authenticate, liveTokenHashes, tokenHashOf } from '../modules/accounts/account.service';
 import { EventBus } from '../modules/events/event.bus';
 import type { Runtime } from '../runtime';
@@ -65,8 +66,8 @@ export const Refusals = {
 export interface Subscriptions {
   /** Takes the WebSocket upgrade of a request to /graphql. */
   upgrade(req: http.IncomingMessage, socket: Duplex, head: Buffer): void;
-  /** Closes every subscription's socket and stops listening for events. */
-  close(): Promise<void>;
+  /** Closes every subscription's socket and stops listening for events, within about `graceMs`. */
+  close(graceMs?: number): Promise<void>;
   /** Open WebSocket connections (the benchmark reads it). */
   readonly connections: number;
 }
@@ -243,6 +244,8 @@ export async function serveSubscriptions(
 
   const disposable = useServer<Record<string, unknown> | undefined, { connection?: Connection }>(
     {
+      // Whatever NODE_ENV says: an internal error's message never goes to a client as a close reason.
+      isProd: true,
       schema,
       subscribe: sharedSubscribe,
       onConnect: async (ctx) => {
@@ -352,11 +355,13 @@ export async function serveSubscriptions(
     get connections() {
       return wss.clients.size;
     },
-    async close() {
+    async close(graceMs = 10_000) {
       clearInterval(recheck);
-      await disposable.dispose();
-      await new Promise<void>((resolve) => wss.close(() => resolve()));
-      await bus.stop();
+      // graphql-ws's dispose asks each client to go (1001) and waits for every one of them, which
+      // one that never answers makes forever: the wait is bounded here.
+      void Promise.resolve(disposable.dispose()).catch(() => {});
+      await closeWebSockets(wss, graceMs);
+      await within(bus.stop(), 1000);
     },
   };
 }

@@ -1,6 +1,9 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
+import net from 'node:net';
 import path from 'node:path';
+import WebSocket from 'ws';
+import { startServer as startPlainServer } from '../helpers/server';
 import { json, startReceiver, type Receiver } from '../helpers/receiver';
 import { startWorkers } from '../../src/jobs/runner';
 import { startTestApp, workerEnv, type TestAccount, type TestApp } from '../helpers/app';
@@ -125,4 +128,63 @@ it("closes every connection of the job queue before its stop resolves, so that t
   await workers.stop();
   // pool.end() alone resolves before the connections have closed: this read often counted them.
   expect(await connections()).toBe(0);
+});
+
+/**
+ * A graphql-ws connection whose client stops reading: it never answers the server's close
+ * frame, so ws would wait its own 30 s for it (and a socket whose handler threw, forever).
+ */
+async function stuckSubscriber(base: string): Promise<WebSocket> {
+  const socket = new WebSocket(`${base.replace('http', 'ws')}/graphql`, 'graphql-transport-ws');
+  socket.on('error', () => {});
+  await new Promise((resolve) => socket.once('open', resolve));
+  socket.send(JSON.stringify({ type: 'connection_init', payload: { Authorization: `Bearer ${account.token}` } }));
+  await new Promise((resolve) => socket.once('message', resolve)); // connection_ack
+  (socket as unknown as { _socket: net.Socket })._socket.pause();
+  return socket;
+}
+
+/** A request to /readyz whose headers end only when `finish()` is called; resolves with its status line. */
+function slowReadyz(base: string): { finish(): void; status: Promise<string> } {
+  const { port } = new URL(base);
+  const socket = net.connect(Number(port), '127.0.0.1');
+  socket.write('GET /readyz HTTP/1.1\r\nHost: 127.0.0.1\r\n');
+  let answer = '';
+  const status = new Promise<string>((resolve) => {
+    socket.on('data', (chunk) => (answer += chunk.toString()));
+    socket.on('close', () => resolve(answer.split('\r\n')[0]));
+    socket.on('error', () => {});
+  });
+  return { finish: () => socket.end('\r\n'), status };
+}
+
+it('answers /readyz 503 from the moment it stops, and a WebSocket that never closes does not hold the stop', async () => {
+  const server = await startPlainServer(app, { SHUTDOWN_TIMEOUT_MS: '1000' });
+  children.push(server.child);
+  const stuck = await stuckSubscriber(server.base);
+  const probe = slowReadyz(server.base);
+  await new Promise((resolve) => setTimeout(resolve, 100));
+  const started = Date.now();
+  server.child.kill('SIGTERM');
+  await new Promise((resolve) => setTimeout(resolve, 300));
+  probe.finish();
+  expect(await probe.status).toBe('HTTP/1.1 503 Service Unavailable');
+  expect(await server.exited).toBe(0);
+  // SHUTDOWN_TIMEOUT_MS, a second for the sockets it terminated, and the database's stop, on a
+  // busy machine; ws alone would have waited 30 s for the stuck socket.
+  expect(Date.now() - started).toBeLessThan(15_000);
+  stuck.terminate();
+});
+
+it('an exception no handler caught ends the process, with 1, within the stop’s bound', async () => {
+  const preload = path.resolve(__dirname, '../fixtures/throw-on-sigusr2.cjs');
+  const server = await startPlainServer(app, { SHUTDOWN_TIMEOUT_MS: '1000', NODE_OPTIONS: `--require ${preload}` });
+  children.push(server.child);
+  const stuck = await stuckSubscriber(server.base);
+  const started = Date.now();
+  server.child.kill('SIGUSR2');
+  expect(await server.exited).toBe(1);
+  expect(Date.now() - started).toBeLessThan(15_000);
+  expect(server.output()).toContain('uncaught exception: stopping vozgate');
+  stuck.terminate();
 });

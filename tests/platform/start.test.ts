@@ -29,8 +29,9 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   // A failed assertion must not leave a server (and its cluster) running.
-  for (const child of children) if (child.exitCode === null) child.kill('SIGTERM');
-  await Promise.all(children.map((child) => (child.exitCode === null ? new Promise((r) => child.once('exit', r)) : null)));
+  const running = children.filter((child) => child.exitCode === null && child.signalCode === null);
+  for (const child of running) child.kill('SIGTERM');
+  await Promise.all(running.map((child) => new Promise((r) => child.once('exit', r))));
   if (dataDir) await rm(path.dirname(dataDir), { recursive: true, force: true });
 });
 
@@ -273,4 +274,32 @@ it('stops cleanly on Ctrl-C: SIGINT to the whole process group, under load, the 
   expect(output).not.toMatch(/\n\s+at /); // no stack trace
   expect(output).toContain('SIGINT: stopping vozgate');
   expect(existsSync(path.join(dataDir, 'pg', 'postmaster.pid'))).toBe(false);
+});
+
+const postmasterPid = () => path.join(dataDir, 'pg', 'postmaster.pid');
+const readyz = (running: Running) => fetch(`${running.base}/readyz`).then((r) => r.status);
+
+it('stops cleanly when its terminal closes (SIGHUP), the database last', async () => {
+  const running = await start({ group: true });
+  expect(await stop(running, 'SIGHUP')).toBe(0);
+  expect(running.output()).toContain('SIGHUP: stopping vozgate');
+  expect(existsSync(postmasterPid())).toBe(false);
+});
+
+it('takes over a cluster that a vozgate which is gone left running, and leaves one a live vozgate uses alone', async () => {
+  const killed = await start();
+  expect(await stop(killed, 'SIGKILL')).toBe(null);
+  expect(existsSync(postmasterPid())).toBe(true); // the orphan: its postmaster runs in a process group of its own
+
+  const next = await start();
+  expect(next.output()).toContain('took over the embedded PostgreSQL');
+  // A second server and the CLI beside it find it in use: they leave it running.
+  const beside = await start();
+  expect(beside.output()).not.toContain('took over');
+  expect(await stop(beside, 'SIGTERM')).toBe(0);
+  expect(await runCli('token:create', '--account', '1')).toEqual({ account_id: 1, token: expect.stringMatching(/^vzg_/) });
+  expect(await readyz(next)).toBe(200);
+
+  expect(await stop(next, 'SIGTERM')).toBe(0);
+  expect(existsSync(postmasterPid())).toBe(false);
 });

@@ -1,6 +1,8 @@
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type RawData, type WebSocket } from 'ws';
+import { closeWebSockets, within } from '../../lib/bounded';
+import { jsonMessage, stringField, UNSUPPORTED_MESSAGE } from '../../lib/json-message';
 import { claimWebCall, WEB_CALL_PATH, webCallEndedByCaller } from '../../modules/calls/call.web';
 import { EventBus, type BusEvent } from '../../modules/events/event.bus';
 import { decodeInto, encodeInto } from '../codecs/mulaw';
@@ -22,7 +24,9 @@ import { LiveCall, type LiveCallDeps } from '../live-call';
  *   has played), `clear` (drop the audio not played yet: the caller interrupted), `ended`
  *   (`status`, `reason`, `duration`, `total_cost`), after which the socket closes. A final
  *   assistant turn carries `latency_ms`: from the caller's end of speech to its first audio.
- * - From the page, JSON: `mark` (the echo), `hangup`. Closing the socket hangs up too.
+ * - From the page, JSON: `mark` (the echo), `hangup`. Closing the socket hangs up too. A text
+ *   frame that is not a JSON object with a string `type` closes the socket (1003), which hangs
+ *   up; a `type` it does not know is ignored.
  *
  * The token is spent by the first connection: a wrong, used or expired one, another call's, or
  * a call that is over is closed with 1008 (policy) before anything runs or is charged.
@@ -45,7 +49,8 @@ export interface WebCallServer {
   upgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void;
   /** Web calls connected to this process. */
   readonly calls: number;
-  close(): Promise<void>;
+  /** Ends every web call here; resolves within about `graceMs`, whatever the sockets and the database do. */
+  close(graceMs?: number): Promise<void>;
 }
 
 export function serveWebCalls(runtime: WebCallDeps): WebCallServer {
@@ -81,12 +86,16 @@ export function serveWebCalls(runtime: WebCallDeps): WebCallServer {
     get calls() {
       return sessions.size;
     },
-    async close() {
-      await Promise.all(
+    async close(graceMs = 10_000) {
+      const started = Date.now();
+      const left = () => Math.max(0, graceMs - (Date.now() - started));
+      const settled = Promise.all(
         [...sessions].map((session) => session.abandon().catch((error: unknown) => runtime.logger.error('voice: a web call did not end cleanly', error))),
       );
-      await new Promise<void>((resolve) => wss.close(() => resolve()));
-      if (bus) await (await bus.catch(() => null))?.stop();
+      // Calls not settled by then are left to the sweeper of another process (or the next start).
+      if (!(await within(settled, graceMs))) runtime.logger.warn('voice: web calls still ending when the stop ran out of time', { calls: sessions.size });
+      await closeWebSockets(wss, left());
+      if (bus) await within((async () => (await bus.catch(() => null))?.stop())(), Math.max(1000, left()));
     },
   };
 }
@@ -100,11 +109,6 @@ function pcm16(bytes: Buffer): Int16Array {
   const count = bytes.length >> 1;
   if (bytes.byteOffset % 2 === 0) return new Int16Array(bytes.buffer, bytes.byteOffset, count);
   return new Int16Array(Uint8Array.prototype.slice.call(bytes, 0, count * 2).buffer);
-}
-
-interface PageMessage {
-  type?: string;
-  name?: unknown;
 }
 
 class WebCallSession {
@@ -235,19 +239,31 @@ class WebCallSession {
   }
 
   private onMessage(data: RawData, binary: boolean): void {
-    if (binary) return this.audio(data as Buffer);
-    let message: PageMessage;
+    // Closing: what the page sent after it no longer counts (and a burst of garbage logs once).
+    if (!this.canSend()) return;
     try {
-      message = JSON.parse(data.toString());
-    } catch {
-      return;
+      if (binary) this.audio(data as Buffer);
+      else this.control(data);
+    } catch (error) {
+      // A message this code did not foresee ends this call, never the process.
+      this.runtime.logger.error('voice: a web call message failed', error, { call_id: this.callId || null });
+      this.socket.close(UNSUPPORTED_MESSAGE, 'Unsupported message');
+    }
+  }
+
+  private control(data: RawData): void {
+    const message = jsonMessage(data, 'type');
+    if (!message) {
+      this.runtime.logger.warn('voice: closed a web call on a message that is not a JSON object with a type', { call_id: this.callId || null });
+      return this.socket.close(UNSUPPORTED_MESSAGE, 'Unsupported message');
     }
     if (message.type === 'hangup') return this.track(this.callerHungUp());
-    if (message.type === 'mark' && typeof message.name === 'string') {
-      this.engine?.played(message.name);
+    const name = stringField(message, 'name');
+    if (message.type === 'mark' && name !== undefined) {
+      this.engine?.played(name);
       // All the audio sent has played; unless more comes at once (the next frames of the same
       // answer are sent 20 ms apart), the assistant is listening.
-      if (message.name === this.lastMark) this.quietSince = setTimeout(() => this.state(false), QUIET_MS);
+      if (name === this.lastMark) this.quietSince = setTimeout(() => this.state(false), QUIET_MS);
     }
   }
 

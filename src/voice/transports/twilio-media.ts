@@ -1,6 +1,8 @@
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type RawData, type WebSocket } from 'ws';
+import { closeWebSockets } from '../../lib/bounded';
+import { jsonMessage, objectField, stringField, UNSUPPORTED_MESSAGE, type JsonObject } from '../../lib/json-message';
 import { Call } from '../../modules/calls/call.entity';
 import { validMediaToken } from '../../telephony/twilio.wire';
 import type { MediaOut, VoiceEngine } from '../engine';
@@ -18,6 +20,11 @@ type MediaDeps = LiveCallDeps & EngineDeps;
  * a wrong token, a call that is over or a token already used (a replay) closes the socket.
  * Its audio then runs on the assistant's engine until Twilio's `stop` (the call ended) or the
  * socket drops (the call is hung up).
+ *
+ * Anyone can open this socket, so until a valid `start` it takes only `connected` and one
+ * `start`; anything else then (another event, a binary frame, text that is not a JSON object
+ * naming its event) closes it. After `start`, a message that is not such an object closes the
+ * stream too (Twilio never sends one); an event it does not know is ignored.
  */
 
 /** How long a stream has to say which call it is. */
@@ -30,7 +37,8 @@ export interface MediaServer {
   upgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void;
   /** Open media streams. */
   readonly streams: number;
-  close(): Promise<void>;
+  /** Drops every stream; resolves within about `graceMs`, whatever the sockets do. */
+  close(graceMs?: number): Promise<void>;
 }
 
 export function serveMedia(runtime: MediaDeps): MediaServer {
@@ -48,20 +56,28 @@ export function serveMedia(runtime: MediaDeps): MediaServer {
     get streams() {
       return wss.clients.size;
     },
-    async close() {
+    async close(graceMs = 10_000) {
       // The process stops: its calls lose their media, and Twilio ends them (its callbacks reach the other processes).
       for (const stream of streams) stream.abandon();
-      await new Promise<void>((resolve) => wss.close(() => resolve()));
+      await closeWebSockets(wss, graceMs);
     },
   };
 }
 
-interface TwilioMessage {
-  event?: string;
+/** The `start` message's fields the stream reads, each as the type it must be. */
+interface StartMessage {
   streamSid?: string;
-  media?: { payload?: string };
-  mark?: { name?: string };
-  start?: { streamSid?: string; callSid?: string; customParameters?: Record<string, string> };
+  callSid?: string;
+  parameters: JsonObject;
+}
+
+function startOf(message: JsonObject): StartMessage {
+  const start = objectField(message, 'start');
+  return {
+    streamSid: stringField(start, 'streamSid') ?? stringField(message, 'streamSid'),
+    callSid: stringField(start, 'callSid'),
+    parameters: objectField(start, 'customParameters'),
+  };
 }
 
 /** What an engine sends, as Twilio Media Streams messages (streamSid and marks are [A-Za-z0-9], payloads base64: nothing to escape). */
@@ -81,6 +97,8 @@ class MediaStream {
   private started = false;
   private stopped = false;
   private abandoned = false;
+  private connected = false;
+  private refused = false;
   private readonly startTimer: NodeJS.Timeout;
 
   constructor(
@@ -88,7 +106,7 @@ class MediaStream {
     private readonly socket: WebSocket,
   ) {
     this.startTimer = setTimeout(() => this.refuse('no start'), START_TIMEOUT_MS);
-    socket.on('message', (data) => this.onMessage(data));
+    socket.on('message', (data, binary) => this.onMessage(data, binary));
     socket.on('error', () => {}); // the close that follows ends the stream
     socket.once('close', () => void this.onClose());
   }
@@ -99,22 +117,37 @@ class MediaStream {
     this.socket.terminate();
   }
 
-  private onMessage(data: RawData): void {
-    let message: TwilioMessage;
+  private onMessage(data: RawData, binary: boolean): void {
+    if (this.refused) return;
     try {
-      message = JSON.parse(data.toString());
-    } catch {
-      return;
+      this.read(binary ? null : jsonMessage(data, 'event'));
+    } catch (error) {
+      // A message this code did not foresee ends this stream, never the process.
+      this.runtime.logger.error('voice: a media stream message failed', error);
+      this.refuse('message failed', UNSUPPORTED_MESSAGE);
     }
+  }
+
+  private read(message: (JsonObject & { event: string }) | null): void {
+    if (!message) return this.refuse('not a Media Streams message', UNSUPPORTED_MESSAGE);
+    if (!this.started && message.event !== 'connected' && message.event !== 'start') return this.refuse('another event before start');
     switch (message.event) {
-      case 'media':
-        this.engine?.audio(message.media?.payload as string);
+      case 'connected':
+        if (this.connected) return this.refuse('connected twice');
+        this.connected = true;
         return;
-      case 'mark':
-        if (typeof message.mark?.name === 'string') this.engine?.played(message.mark.name);
+      case 'media': {
+        const payload = stringField(objectField(message, 'media'), 'payload');
+        if (payload !== undefined) this.engine?.audio(payload);
         return;
+      }
+      case 'mark': {
+        const name = stringField(objectField(message, 'mark'), 'name');
+        if (name !== undefined) this.engine?.played(name);
+        return;
+      }
       case 'start':
-        this.start(message).catch((error: unknown) => {
+        this.start(startOf(message)).catch((error: unknown) => {
           this.runtime.logger.error('voice: a media stream could not start', error);
           this.refuse('start failed');
         });
@@ -126,27 +159,29 @@ class MediaStream {
     }
   }
 
-  private refuse(why: string): void {
+  private refuse(why: string, code = REFUSED): void {
     clearTimeout(this.startTimer);
+    // Once: a stranger's burst of garbage is one line, not one per message.
+    if (this.refused) return;
+    this.refused = true;
     this.runtime.logger.warn('voice: refused a media stream', { why });
-    this.socket.close(REFUSED, 'Forbidden');
+    this.socket.close(code, code === REFUSED ? 'Forbidden' : 'Unsupported message');
   }
 
   /** Authenticates the stream and binds it to its call, once: the token is spent by the first stream. */
-  private async start(message: TwilioMessage): Promise<void> {
+  private async start(message: StartMessage): Promise<void> {
     if (this.started) return;
     this.started = true;
     clearTimeout(this.startTimer);
     const { orm, secrets, logger } = this.runtime;
-    const parameters = message.start?.customParameters ?? {};
-    const callId = Number(parameters.call_id);
-    const streamSid = message.start?.streamSid ?? message.streamSid ?? '';
-    if (!SID.test(streamSid) || !validMediaToken(secrets, callId, parameters.token)) {
+    const callId = Number(stringField(message.parameters, 'call_id'));
+    const streamSid = message.streamSid ?? '';
+    if (!SID.test(streamSid) || !validMediaToken(secrets, callId, stringField(message.parameters, 'token'))) {
       return this.refuse('wrong token');
     }
     const em = orm.em.fork();
     const call = await em.findOne(Call, { id: callId });
-    if (!call || (call.provider_call_id && message.start?.callSid && call.provider_call_id !== message.start.callSid)) return this.refuse('another call');
+    if (!call || (call.provider_call_id && message.callSid && call.provider_call_id !== message.callSid)) return this.refuse('another call');
     const [claimed] = await em.execute('update calls set media_started_at = now() where id = ? and media_started_at is null and finished_at is null returning id', [callId]);
     if (!claimed) return this.refuse('a call that is over, or a token already used');
 
