@@ -9,6 +9,7 @@ import { MEDIA_SAMPLE_RATE, type MediaEnd, type MediaOut, type VoiceEngine } fro
 import { engineSetup } from '../engine.setup';
 import { startEngine, type EngineDeps } from '../engines';
 import { LiveCall, type LiveCallDeps } from '../live-call';
+import { AudioPacer, PACING_CLOSE_CODE, PACING_CLOSE_REASON } from '../pacing';
 
 /**
  * The browser transport of web calls (design.md, "Web calls"): the WebSocket a page opens at
@@ -23,6 +24,9 @@ import { LiveCall, type LiveCallDeps } from '../live-call';
  *   (`status`, `reason`, `duration`, `total_cost`), after which the socket closes. A final
  *   assistant turn carries `latency_ms`: from the caller's end of speech to its first audio.
  * - From the page, JSON: `mark` (the echo), `hangup`. Closing the socket hangs up too.
+ *
+ * Audio faster than real time beyond a burst is dropped, and a page that keeps sending it is
+ * closed with 1008 (src/voice/pacing.ts); the call then ends as if the page had hung up.
  *
  * The token is spent by the first connection: a wrong, used or expired one, another call's, or
  * a call that is over is closed with 1008 (policy) before anything runs or is charged.
@@ -116,6 +120,9 @@ class WebCallSession {
   /** The caller's audio on its way to the seam's rate. */
   private readonly toEngine = new Resampler(BROWSER_SAMPLE_RATE, MEDIA_SAMPLE_RATE);
   private readonly toBrowser = new Resampler(MEDIA_SAMPLE_RATE, BROWSER_SAMPLE_RATE);
+  private readonly pace = new AudioPacer('browser');
+  /** Closed for sending audio too fast: what it still sends is ignored. */
+  private tooFast = false;
   private speaking = false;
   /** Set once the page has played all the audio sent: the assistant listens unless more comes. */
   private quietSince: NodeJS.Timeout | null = null;
@@ -253,7 +260,16 @@ class WebCallSession {
 
   /** 16 kHz PCM16 from the page, as the seam's 8 kHz mu-law. */
   private audio(bytes: Buffer): void {
-    if (!this.engine || this.over) return;
+    if (this.over || this.tooFast) return;
+    // Paced before anything is done with it, and whether or not the engine has started.
+    const verdict = this.pace.take(((bytes.length >> 1) * 1000) / BROWSER_SAMPLE_RATE);
+    if (verdict === 'close') {
+      this.tooFast = true;
+      this.runtime.logger.warn('voice: closed a web call sending audio faster than real time', { call_id: this.callId || null });
+      this.socket.close(PACING_CLOSE_CODE, PACING_CLOSE_REASON);
+      return;
+    }
+    if (verdict === 'drop' || !this.engine) return;
     const wide = pcm16(bytes);
     const pcm = this.toEngine.process(wide);
     // The 16 kHz audio goes too: a copy, as the socket's buffer is not ours to keep.

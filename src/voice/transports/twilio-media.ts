@@ -3,10 +3,11 @@ import type { Duplex } from 'node:stream';
 import { WebSocketServer, type RawData, type WebSocket } from 'ws';
 import { Call } from '../../modules/calls/call.entity';
 import { validMediaToken } from '../../telephony/twilio.wire';
-import type { MediaOut, VoiceEngine } from '../engine';
+import { payloadMs, type MediaOut, type VoiceEngine } from '../engine';
 import { engineSetup } from '../engine.setup';
 import { startEngine, type EngineDeps } from '../engines';
 import { LiveCall, type LiveCallDeps } from '../live-call';
+import { AudioPacer, PACING_CLOSE_CODE, PACING_CLOSE_REASON } from '../pacing';
 
 /** The parts of the runtime the media endpoint uses: a live call's and the engines'. */
 type MediaDeps = LiveCallDeps & EngineDeps;
@@ -17,7 +18,9 @@ type MediaDeps = LiveCallDeps & EngineDeps;
  * stream's JSON. The stream names its call in `start` (customParameters call_id and token);
  * a wrong token, a call that is over or a token already used (a replay) closes the socket.
  * Its audio then runs on the assistant's engine until Twilio's `stop` (the call ended) or the
- * socket drops (the call is hung up).
+ * socket drops (the call is hung up). Twilio paces its audio; a stream that sends faster (a
+ * stranger holding a valid stream) is paced like a browser (src/voice/pacing.ts): the excess
+ * dropped, then the socket closed with 1008.
  */
 
 /** How long a stream has to say which call it is. */
@@ -81,6 +84,8 @@ class MediaStream {
   private started = false;
   private stopped = false;
   private abandoned = false;
+  private readonly pace = new AudioPacer('twilio');
+  private tooFast = false;
   private readonly startTimer: NodeJS.Timeout;
 
   constructor(
@@ -107,9 +112,18 @@ class MediaStream {
       return;
     }
     switch (message.event) {
-      case 'media':
-        this.engine?.audio(message.media?.payload as string);
+      case 'media': {
+        const payload = message.media?.payload;
+        if (typeof payload !== 'string' || this.tooFast) return;
+        const verdict = this.pace.take(payloadMs(payload));
+        if (verdict === 'pass') this.engine?.audio(payload);
+        else if (verdict === 'close') {
+          this.tooFast = true;
+          this.runtime.logger.warn('voice: closed a media stream sending audio faster than real time');
+          this.socket.close(PACING_CLOSE_CODE, PACING_CLOSE_REASON);
+        }
         return;
+      }
       case 'mark':
         if (typeof message.mark?.name === 'string') this.engine?.played(message.mark.name);
         return;
