@@ -123,6 +123,8 @@ class WebCallSession {
   private readonly pace = new AudioPacer('browser');
   /** Closed for sending audio too fast: what it still sends is ignored. */
   private tooFast = false;
+  /** The engine's audio has reached the page: the call is charged its first minute however short. */
+  private engineSpoke = false;
   private speaking = false;
   /** Set once the page has played all the audio sent: the assistant listens unless more comes. */
   private quietSince: NodeJS.Timeout | null = null;
@@ -282,6 +284,7 @@ class WebCallSession {
       media: (payload) => {
         const codes = Buffer.from(payload, 'base64');
         const pcm = this.toBrowser.process(decodeInto(codes, new Int16Array(codes.length)));
+        this.engineSpoke = true;
         if (this.quietSince) clearTimeout(this.quietSince);
         this.quietSince = null;
         this.state(true);
@@ -353,7 +356,7 @@ class WebCallSession {
     this.over = true;
     try {
       await this.endEngine('customer');
-      await webCallEndedByCaller(this.runtime.orm.em, this.runtime.lifecycle, this.callId);
+      await webCallEndedByCaller(this.runtime.orm.em, this.runtime.lifecycle, this.callId, this.engineSpoke);
     } catch (error) {
       this.runtime.logger.error('voice: a web call did not end cleanly', error, { call_id: this.callId });
     }
