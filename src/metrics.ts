@@ -110,3 +110,42 @@ new Gauge({
     this.set({ state: 'waiting' }, pool?.numPendingAcquires() ?? 0);
   },
 });
+
+/** Audio a call's socket sent faster than real time, dropped before the engine heard it (src/voice/pacing.ts). */
+export const voiceAudioDropped = new Counter({
+  name: 'vozgate_voice_audio_dropped_seconds_total',
+  help: 'Seconds of callers’ audio dropped because their socket sent it faster than real time, by transport (browser, twilio).',
+  labelNames: ['transport'] as const,
+  registers: [registry],
+});
+
+export const voiceSocketsClosedForPacing = new Counter({
+  name: 'vozgate_voice_sockets_closed_for_pace_total',
+  help: 'Call sockets closed (1008) because they kept sending audio faster than real time, by transport (browser, twilio).',
+  labelNames: ['transport'] as const,
+  registers: [registry],
+});
+
+/** Frames the VAD never judged (src/voice/vad/silero.ts): late, beyond a call's queue, or in a batch the worker did not answer. */
+export const vadFramesDropped = new Counter({
+  name: 'vozgate_voice_vad_frames_dropped_total',
+  help: 'Frames of callers’ audio the VAD skipped, by reason: late (waited over 200 ms), queue_full (a call ahead of real time), timeout (the worker did not answer its batch).',
+  labelNames: ['reason'] as const,
+  registers: [registry],
+});
+
+/** How long the VAD's oldest frame under way has waited, read when scraped (src/voice/vad/silero.ts tells it). */
+let vadLagSeconds: () => number = () => 0;
+
+export function watchVadLag(read: () => number): void {
+  vadLagSeconds = read;
+}
+
+new Gauge({
+  name: 'vozgate_voice_vad_lag_seconds',
+  help: 'Seconds the oldest frame of callers’ audio waiting for the VAD (or in the batch it judges) has waited; frames past 0.2 s are dropped.',
+  registers: [registry],
+  collect() {
+    this.set(vadLagSeconds());
+  },
+});

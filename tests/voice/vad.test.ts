@@ -3,7 +3,8 @@
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { SileroVad, VAD_FRAME_SAMPLES } from '../../src/voice/vad/silero';
+import { registry } from '../../src/metrics';
+import { SileroVad, useVadWorkerSource, VAD_FRAME_SAMPLES, VAD_MAX_LAG_MS, VAD_MAX_QUEUED_FRAMES } from '../../src/voice/vad/silero';
 
 /**
  * Silero VAD on real speech: a Brazilian Portuguese sentence spoken by Debian's espeak-ng
@@ -29,7 +30,11 @@ function padded(samples: Int16Array, noise: number): Int16Array {
 
 async function probabilities(vad: SileroVad, audio: Int16Array): Promise<number[]> {
   const out: number[] = [];
-  for (let at = 0; at + VAD_FRAME_SAMPLES <= audio.length; at += VAD_FRAME_SAMPLES) out.push(await vad.speech(audio.subarray(at, at + VAD_FRAME_SAMPLES)));
+  for (let at = 0; at + VAD_FRAME_SAMPLES <= audio.length; at += VAD_FRAME_SAMPLES) {
+    const probability = await vad.speech(audio.subarray(at, at + VAD_FRAME_SAMPLES));
+    if (probability === null) throw new Error('a frame given in real time was skipped');
+    out.push(probability);
+  }
   return out;
 }
 
@@ -58,13 +63,73 @@ it('keeps each call’s state apart: two calls at once hear what each alone hear
 it('judges the frames of 20 calls in shared runs, each as it would be alone, in the order given', async () => {
   const audio = padded(speech(), 200);
   const alone = await probabilities(new SileroVad(), audio);
-  const frames = Array.from({ length: Math.floor(audio.length / VAD_FRAME_SAMPLES) }, (_, i) => audio.subarray(i * VAD_FRAME_SAMPLES, (i + 1) * VAD_FRAME_SAMPLES));
-  // Every frame of every call asked at once, none awaited: the batches hold frames of many calls, and a call's frames queue.
-  const calls = Array.from({ length: 20 }, () => new SileroVad());
-  const heard = await Promise.all(calls.map((vad) => Promise.all(frames.map((frame) => vad.speech(frame)))));
+  // 20 calls at once: the batches hold frames of many calls.
+  const heard = await Promise.all(Array.from({ length: 20 }, () => probabilities(new SileroVad(), audio)));
   for (const probabilities of heard) expect(probabilities.map((x) => x.toFixed(4))).toEqual(alone.map((x) => x.toFixed(4)));
 });
 
 it('refuses a frame of the wrong size', async () => {
   await expect(new SileroVad().speech(new Int16Array(160))).rejects.toThrow(/512 samples/);
+});
+
+describe('a queue no transport can grow', () => {
+  /** A worker that answers each batch `delayMs` later (every frame "speech"), except the first `ignored` batches, which it never answers. */
+  const slowWorker = (delayMs: number, ignored = 0) => `
+const { parentPort } = require('node:worker_threads');
+let seen = 0;
+parentPort.postMessage({ ready: true });
+parentPort.on('message', ({ id, size, state }) => {
+  if (++seen <= ${ignored}) return;
+  setTimeout(() => parentPort.postMessage({ id, probabilities: new Float32Array(size).fill(0.9), state }), ${delayMs});
+});`;
+  const frame = () => new Int16Array(VAD_FRAME_SAMPLES);
+  const lag = async () => (await registry.getSingleMetric('vozgate_voice_vad_lag_seconds')!.get()).values[0].value;
+  const dropped = async (reason: string) => (await registry.getSingleMetric('vozgate_voice_vad_frames_dropped_total')!.get()).values.find((v) => v.labels.reason === reason)?.value ?? 0;
+  afterEach(() => useVadWorkerSource());
+
+  it('judges at most VAD_MAX_QUEUED_FRAMES of a call given audio far ahead of real time; the rest are skipped at once', async () => {
+    const before = await dropped('queue_full');
+    const vad = new SileroVad();
+    // 10 s of audio at once, as a socket pushing 36 times real time would give it.
+    const answers = await Promise.all(Array.from({ length: 312 }, () => vad.speech(frame())));
+    const judged = answers.filter((p) => p !== null);
+    expect(judged.length).toBeGreaterThan(0);
+    expect(judged.length).toBeLessThanOrEqual(VAD_MAX_QUEUED_FRAMES);
+    expect((await dropped('queue_full')) - before).toBe(312 - VAD_MAX_QUEUED_FRAMES);
+    // The call goes on: a frame given in real time afterwards is judged.
+    expect(typeof (await vad.speech(frame()))).toBe('number');
+  });
+
+  it('skips a frame that waited past VAD_MAX_LAG_MS (a slow worker), and judges the next one given in time', async () => {
+    useVadWorkerSource(slowWorker(VAD_MAX_LAG_MS + 100));
+    const before = await dropped('late');
+    const vad = new SileroVad();
+    // The second frame waits for the first's answer: by then it is late.
+    const [first, second] = await Promise.all([vad.speech(frame()), vad.speech(frame())]);
+    expect(first).toBeCloseTo(0.9);
+    expect(second).toBeNull();
+    expect((await dropped('late')) - before).toBe(1);
+    expect(await vad.speech(frame())).toBeCloseTo(0.9);
+  });
+
+  it('fails a batch the worker never answers within VAD_BATCH_TIMEOUT_MS, shows the wait as lag, and judges the next frames', async () => {
+    useVadWorkerSource(slowWorker(0, 1));
+    const vad = new SileroVad();
+    const hung = vad.speech(frame());
+    hung.catch(() => {});
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(await lag()).toBeGreaterThanOrEqual(0.25);
+    await expect(hung).rejects.toThrow(/did not answer/);
+    expect(await lag()).toBe(0);
+    expect(await vad.speech(frame())).toBeCloseTo(0.9);
+  });
+
+  it('skips the frames still queued once closed (the call ended)', async () => {
+    useVadWorkerSource(slowWorker(50));
+    const vad = new SileroVad();
+    const answers = Array.from({ length: 4 }, () => vad.speech(frame()));
+    vad.close();
+    const heard = await Promise.all(answers);
+    expect(heard.slice(1)).toEqual([null, null, null]);
+  });
 });

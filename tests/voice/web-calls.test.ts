@@ -234,6 +234,92 @@ it('closing the page’s socket ends the call: completed, ended by the caller', 
   expect(row).toMatchObject({ status: 'completed', hangup_reason: 'customer', total_cost: Number(FEE).toFixed(4) });
 });
 
+it('charges the first minute of a call hung up at once after its greeting began (its TTS was paid), and nothing when its engine never spoke', async () => {
+  const greeted = await pipelineAssistant(me);
+  const { call_id: id, url } = await startWebCall(greeted, me, { customer_name: 'Rui' });
+  const { page } = await connect(url);
+  await until('the greeting’s first audio', async () => page.audio.length, (n) => n > 0, 15_000);
+  // Answered a moment ago, as when the greeting's first audio comes at once: well under a second.
+  await app.sql('update calls set answered_at = now() where id = $1', [id]);
+  page.hangup();
+  await page.closed;
+  const row = await until('finished', () => callRow(id), (r) => r.finished_at !== null);
+  expect(row).toMatchObject({ status: 'completed', duration: 1, total_cost: Number(FEE).toFixed(4) });
+  expect(await ledgerOf(id)).toEqual([
+    { kind: 'call_reservation', amount: `-${Number(FEE).toFixed(4)}` },
+    { kind: 'call_reservation_release', amount: Number(FEE).toFixed(4) },
+    { kind: 'call', amount: `-${Number(FEE).toFixed(4)}` },
+  ]);
+
+  // The caller speaks first and leaves at once: nothing was said, nothing is charged.
+  const silent = await pipelineAssistant(me, { who_speaks_first: 'Customer' });
+  const quiet = await startWebCall(silent);
+  const second = await connect(quiet.url);
+  await second.page.next((m) => m.type === 'state' && m.state === 'listening', 15_000);
+  await app.sql('update calls set answered_at = now() where id = $1', [quiet.call_id]);
+  second.page.hangup();
+  await second.page.closed;
+  expect(await until('finished', () => callRow(quiet.call_id), (r) => r.finished_at !== null)).toMatchObject({ status: 'completed', duration: 0, total_cost: '0.0000' });
+  expect((await ledgerOf(quiet.call_id)).map((e: { kind: string }) => e.kind)).toEqual(['call_reservation', 'call_reservation_release']);
+});
+
+it('paces a socket that pushes 36 times real time (the excess dropped and counted, then 1008) while another account’s call gets its first audio in under 200 ms', async () => {
+  const metric = async () => {
+    const text = (await app.request('GET', '/metrics')).text as string;
+    return Number(/^vozgate_voice_audio_dropped_seconds_total\{transport="browser"\} (\S+)$/m.exec(text)?.[1] ?? 0);
+  };
+  /** Another account's call: connected, then greeted; answers the ms from `connected` to its first audio. */
+  const victimAssistant = await pipelineAssistant(me);
+  const greetedIn = async (url: string): Promise<{ ms: number; page: WebCallClient }> => {
+    const page = await WebCallClient.connect(url);
+    await page.next((m) => m.type === 'state' && m.state === 'connected', 15_000);
+    const connectedAt = Date.now();
+    await page.next((m) => m.type === 'state' && m.state === 'speaking', 15_000); // sent with its first audio
+    return { ms: Date.now() - connectedAt, page };
+  };
+  // What this machine gives a call with nobody pushing (the shared CI box can be slower than 200 ms on its own).
+  const quiet = await greetedIn((await startWebCall(victimAssistant, me, { customer_name: 'Bia' })).url);
+  quiet.page.hangup();
+  await quiet.page.closed;
+  const droppedBefore = await metric();
+  const attacker = await app.account({ balance: '50' });
+  const flood = await startWebCall(await pipelineAssistant(attacker, { who_speaks_first: 'Customer' }), attacker);
+  const sessions = deepgram.sessions.length;
+  const pusher = await WebCallClient.connect(flood.url);
+  await pusher.next((m) => m.type === 'state' && m.state === 'listening', 15_000);
+  await until('the STT stream opened', async () => deepgram.sessions.length, (n) => n > sessions);
+  const stt = deepgram.sessions[sessions];
+  // 36 s of audio each second: 18 frames of 20 ms (16 kHz PCM16, speech) every 10 ms, for at most 10 s.
+  const frames = speech();
+  const victim = await startWebCall(victimAssistant, me, { customer_name: 'Bia' });
+  let sent = 0;
+  const started = Date.now();
+  const pushing = setInterval(() => {
+    if (!pusher.open || Date.now() - started > 10_000) return clearInterval(pushing);
+    for (let i = 0; i < 18; i++) pusher.media(frames[sent++ % frames.length]);
+  }, 10);
+
+  // Meanwhile another account's caller connects and is greeted.
+  const { ms: firstAudioMs, page } = await greetedIn(victim.url);
+
+  const closed = await pusher.closed;
+  clearInterval(pushing);
+  expect(closed).toEqual({ code: 1008, reason: 'audio faster than real time' });
+  const pushedSeconds = (sent * 20) / 1000;
+  const elapsedSeconds = (Date.now() - started) / 1000;
+  // The pusher got no further than its burst and real time through to the STT (8 kHz mu-law: 8,000 bytes a second).
+  expect(stt.received / 8000).toBeLessThanOrEqual(5 + elapsedSeconds + 0.5);
+  // Closed once it had sent its burst (5 s) and 5 s more that were dropped.
+  expect(pushedSeconds).toBeGreaterThanOrEqual(10);
+  expect((await metric()) - droppedBefore).toBeGreaterThan(4.99);
+  // Under 200 ms, as with nobody pushing (42-94 ms on an idle machine; 2,271 ms before the pacing).
+  expect(firstAudioMs).toBeLessThan(Math.max(200, 2 * quiet.ms));
+  // The pusher's call ended as its page left.
+  expect(await until('finished', () => callRow(flood.call_id), (r) => r.finished_at !== null)).toMatchObject({ status: 'completed' });
+  page.hangup();
+  await page.closed;
+});
+
 it('serves /talk’s scripts to any site, as <vozgate-talk> loads them across origins', async () => {
   for (const asset of ['/talk/talk.js', '/talk/worklet.js']) {
     const res = await app.request('GET', asset, { headers: { origin: 'https://shop.example' } });

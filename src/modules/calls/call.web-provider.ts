@@ -25,8 +25,20 @@ export function webCallProvider(config: Pick<Config, 'webCallTokenTtlSeconds'>):
 }
 
 /**
+ * The seconds a web call is charged for. One whose engine spoke is charged at least a second,
+ * hence its first started minute, however soon it ended: its vendors (the greeting's speech
+ * first) were paid, and an answered phone call is charged its first minute too. Without this a
+ * call hung up within half a second rounded to 0 s and cost nothing.
+ */
+export function webCallSeconds(seconds: number, engineSpoke: boolean): number {
+  return engineSpoke ? Math.max(1, seconds) : seconds;
+}
+
+/**
  * Ends a web call still in flight, in one transaction: its `hangup_reason` (unless it has one),
- * then the event `eventFor` makes of whether it was answered and how long ago.
+ * then the event `eventFor` makes of whether it was answered and the seconds it is charged for
+ * (webCallSeconds). Its engine spoke when the transport saw its audio (`engineSpoke`) or the
+ * call's record shows speech: an assistant turn, or characters sent to the TTS.
  */
 export async function endWebCall(
   em: EntityManager,
@@ -34,14 +46,16 @@ export async function endWebCall(
   callId: number,
   reason: HangupReason,
   eventFor: (answered: boolean, seconds: number) => CallEvent,
+  engineSpoke = false,
 ): Promise<void> {
   await em.fork().transactional(async (tx) => {
-    const [row] = await tx.execute<{ status: string; seconds: number | null }[]>(
+    const [row] = await tx.execute<{ status: string; seconds: number | null; spoke: boolean }[]>(
       `update calls set hangup_reason = coalesce(hangup_reason, ?) where id = ? and finished_at is null
-       returning status, extract(epoch from now() - answered_at)::float8 as seconds`,
+       returning status, extract(epoch from now() - answered_at)::float8 as seconds,
+         (turns @> '[{"speaker": "assistant"}]'::jsonb or coalesce(usage ->> 'tts_characters', '0')::numeric > 0) as spoke`,
       [reason, callId],
     );
-    if (row) await applyCallEvent(tx, deps, callId, eventFor(row.status === 'in-progress', row.seconds ?? 0));
+    if (row) await applyCallEvent(tx, deps, callId, eventFor(row.status === 'in-progress', webCallSeconds(row.seconds ?? 0, engineSpoke || row.spoke)));
   });
 }
 

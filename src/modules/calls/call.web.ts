@@ -18,7 +18,8 @@ import { admitCall, reserveForCalls, startCall } from './call.service';
  * connection spends the token and answers the call; the call ends when either side hangs up,
  * at max_call_duration, or when the sweeper finds it past its deadline. It holds a slot of the
  * plan's parallel calls and a reservation of the balance like any call, and costs the
- * platform's fee per started minute, no carrier cost.
+ * platform's fee per started minute, no carrier cost: at least one once its engine spoke
+ * (webCallSeconds).
  */
 
 /** Where a web call's browser connects (a path of PUBLIC_URL, as a WebSocket URL). */
@@ -89,7 +90,10 @@ export async function claimWebCall(em: EntityManager, deps: LifecycleDeps, callI
   });
 }
 
-/** The browser hung up, or its connection closed: the call is completed, ended by the caller. */
-export function webCallEndedByCaller(em: EntityManager, deps: LifecycleDeps, callId: number): Promise<void> {
-  return endWebCall(em, deps, callId, 'customer', (_answered, seconds) => ({ type: 'ended', status: 'completed', duration: seconds, turns: [] }));
+/**
+ * The browser hung up, or its connection closed: the call is completed, ended by the caller.
+ * `engineSpoke`: its engine's audio reached the browser (the call is then charged its first minute).
+ */
+export function webCallEndedByCaller(em: EntityManager, deps: LifecycleDeps, callId: number, engineSpoke = false): Promise<void> {
+  return endWebCall(em, deps, callId, 'customer', (_answered, seconds) => ({ type: 'ended', status: 'completed', duration: seconds, turns: [] }), engineSpoke);
 }

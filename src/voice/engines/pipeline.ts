@@ -270,9 +270,13 @@ export class PipelineEngine implements VoiceEngine {
       this.stt.send(mulaw);
       vadInput = wide ?? this.toVad.process(decode(mulaw));
     }
+    if (this.vadFailed) return;
     for (const frame of this.vadFrames.push(vadInput)) {
+      // Given to the VAD as it arrives, so its queue (bounded: late frames are skipped) sees the real wait; heard in order.
+      const judged = this.vad.speech(frame);
+      judged.catch(() => {}); // handled in hear(), which may come to it after it failed
       this.vadRuns = this.vadRuns
-        .then(() => this.hear(frame))
+        .then(() => this.hear(judged))
         .catch((error: unknown) => this.deps.logger.error('voice: a frame of the caller could not be heard', error, { call_id: this.call.id }));
     }
   }
@@ -282,18 +286,19 @@ export class PipelineEngine implements VoiceEngine {
   }
 
   /** One VAD frame: is the caller speaking, have they stopped, do they interrupt? */
-  private async hear(frame: Int16Array): Promise<void> {
+  private async hear(judged: Promise<number | null>): Promise<void> {
     if (this.ended) return;
-    let probability: number;
+    let probability: number | null;
     try {
-      probability = await this.vad.speech(frame);
+      probability = await judged;
     } catch (error) {
       // A bug, not a vendor: said once; the turns then end at the STT's end of turn.
       if (!this.vadFailed) this.deps.logger.error('voice: the VAD failed', error, { call_id: this.call.id });
       this.vadFailed = true;
       return;
     }
-    if (this.ended) return;
+    // A frame the VAD skipped (it came late) counts as neither speech nor silence.
+    if (this.ended || probability === null) return;
     if (probability >= SPEECH_ON || (this.speaking && probability >= SPEECH_OFF)) {
       this.speechMs += VAD_FRAME_MS;
       this.turnSpeechMs += VAD_FRAME_MS;
@@ -851,6 +856,7 @@ export class PipelineEngine implements VoiceEngine {
     clearInterval(this.silenceTimer);
     if (this.awaitingFinal) clearTimeout(this.awaitingFinal);
     this.speaker.close();
+    this.vad.close();
     this.audioStages.denoiser?.destroy();
     try {
       if (reason === 'customer') this.call.endedAtProvider();

@@ -11,6 +11,7 @@ import { MEDIA_SAMPLE_RATE, type MediaEnd, type MediaOut, type VoiceEngine } fro
 import { engineSetup } from '../engine.setup';
 import { startEngine, type EngineDeps } from '../engines';
 import { LiveCall, type LiveCallDeps } from '../live-call';
+import { AudioPacer, PACING_CLOSE_CODE, PACING_CLOSE_REASON } from '../pacing';
 
 /**
  * The browser transport of web calls (design.md, "Web calls"): the WebSocket a page opens at
@@ -27,6 +28,9 @@ import { LiveCall, type LiveCallDeps } from '../live-call';
  * - From the page, JSON: `mark` (the echo), `hangup`. Closing the socket hangs up too. A text
  *   frame that is not a JSON object with a string `type` closes the socket (1003), which hangs
  *   up; a `type` it does not know is ignored.
+ *
+ * Audio faster than real time beyond a burst is dropped, and a page that keeps sending it is
+ * closed with 1008 (src/voice/pacing.ts); the call then ends as if the page had hung up.
  *
  * The token is spent by the first connection: a wrong, used or expired one, another call's, or
  * a call that is over is closed with 1008 (policy) before anything runs or is charged.
@@ -120,6 +124,11 @@ class WebCallSession {
   /** The caller's audio on its way to the seam's rate. */
   private readonly toEngine = new Resampler(BROWSER_SAMPLE_RATE, MEDIA_SAMPLE_RATE);
   private readonly toBrowser = new Resampler(MEDIA_SAMPLE_RATE, BROWSER_SAMPLE_RATE);
+  private readonly pace = new AudioPacer('browser');
+  /** Closed for sending audio too fast: what it still sends is ignored. */
+  private tooFast = false;
+  /** The engine's audio has reached the page: the call is charged its first minute however short. */
+  private engineSpoke = false;
   private speaking = false;
   /** Set once the page has played all the audio sent: the assistant listens unless more comes. */
   private quietSince: NodeJS.Timeout | null = null;
@@ -269,7 +278,16 @@ class WebCallSession {
 
   /** 16 kHz PCM16 from the page, as the seam's 8 kHz mu-law. */
   private audio(bytes: Buffer): void {
-    if (!this.engine || this.over) return;
+    if (this.over || this.tooFast) return;
+    // Paced before anything is done with it, and whether or not the engine has started.
+    const verdict = this.pace.take(((bytes.length >> 1) * 1000) / BROWSER_SAMPLE_RATE);
+    if (verdict === 'close') {
+      this.tooFast = true;
+      this.runtime.logger.warn('voice: closed a web call sending audio faster than real time', { call_id: this.callId || null });
+      this.socket.close(PACING_CLOSE_CODE, PACING_CLOSE_REASON);
+      return;
+    }
+    if (verdict === 'drop' || !this.engine) return;
     const wide = pcm16(bytes);
     const pcm = this.toEngine.process(wide);
     // The 16 kHz audio goes too: a copy, as the socket's buffer is not ours to keep.
@@ -282,6 +300,7 @@ class WebCallSession {
       media: (payload) => {
         const codes = Buffer.from(payload, 'base64');
         const pcm = this.toBrowser.process(decodeInto(codes, new Int16Array(codes.length)));
+        this.engineSpoke = true;
         if (this.quietSince) clearTimeout(this.quietSince);
         this.quietSince = null;
         this.state(true);
@@ -353,7 +372,7 @@ class WebCallSession {
     this.over = true;
     try {
       await this.endEngine('customer');
-      await webCallEndedByCaller(this.runtime.orm.em, this.runtime.lifecycle, this.callId);
+      await webCallEndedByCaller(this.runtime.orm.em, this.runtime.lifecycle, this.callId, this.engineSpoke);
     } catch (error) {
       this.runtime.logger.error('voice: a web call did not end cleanly', error, { call_id: this.callId });
     }

@@ -5,10 +5,11 @@ import { closeWebSockets } from '../../lib/bounded';
 import { jsonMessage, objectField, stringField, UNSUPPORTED_MESSAGE, type JsonObject } from '../../lib/json-message';
 import { Call } from '../../modules/calls/call.entity';
 import { validMediaToken } from '../../telephony/twilio.wire';
-import type { MediaOut, VoiceEngine } from '../engine';
+import { payloadMs, type MediaOut, type VoiceEngine } from '../engine';
 import { engineSetup } from '../engine.setup';
 import { startEngine, type EngineDeps } from '../engines';
 import { LiveCall, type LiveCallDeps } from '../live-call';
+import { AudioPacer, PACING_CLOSE_CODE, PACING_CLOSE_REASON } from '../pacing';
 
 /** The parts of the runtime the media endpoint uses: a live call's and the engines'. */
 type MediaDeps = LiveCallDeps & EngineDeps;
@@ -24,7 +25,9 @@ type MediaDeps = LiveCallDeps & EngineDeps;
  * Anyone can open this socket, so until a valid `start` it takes only `connected` and one
  * `start`; anything else then (another event, a binary frame, text that is not a JSON object
  * naming its event) closes it. After `start`, a message that is not such an object closes the
- * stream too (Twilio never sends one); an event it does not know is ignored.
+ * stream too (Twilio never sends one); an event it does not know is ignored. Twilio paces its
+ * audio; a stream that sends faster (a stranger holding a valid stream) is paced like a browser
+ * (src/voice/pacing.ts): the excess dropped, then the socket closed with 1008.
  */
 
 /** How long a stream has to say which call it is. */
@@ -99,6 +102,8 @@ class MediaStream {
   private abandoned = false;
   private connected = false;
   private refused = false;
+  private readonly pace = new AudioPacer('twilio');
+  private tooFast = false;
   private readonly startTimer: NodeJS.Timeout;
 
   constructor(
@@ -138,7 +143,14 @@ class MediaStream {
         return;
       case 'media': {
         const payload = stringField(objectField(message, 'media'), 'payload');
-        if (payload !== undefined) this.engine?.audio(payload);
+        if (payload === undefined || this.tooFast) return;
+        const verdict = this.pace.take(payloadMs(payload));
+        if (verdict === 'pass') this.engine?.audio(payload);
+        else if (verdict === 'close') {
+          this.tooFast = true;
+          this.runtime.logger.warn('voice: closed a media stream sending audio faster than real time');
+          this.socket.close(PACING_CLOSE_CODE, PACING_CLOSE_REASON);
+        }
         return;
       }
       case 'mark': {

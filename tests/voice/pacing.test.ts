@@ -1,0 +1,70 @@
+import { registry } from '../../src/metrics';
+import { AudioPacer, PACING_BURST_MS, PACING_CLOSE_AFTER_MS } from '../../src/voice/pacing';
+
+/** The pacing rule of callers' audio (src/voice/pacing.ts), on a clock the test gives. */
+
+/** Sends `seconds` of audio in 20 ms frames at `speed` times real time from `start`; answers the verdicts and the time reached. */
+function send(pacer: AudioPacer, seconds: number, speed: number, start = 0): { verdicts: string[]; end: number } {
+  const verdicts: string[] = [];
+  const frames = Math.round((seconds * 1000) / 20);
+  for (let i = 0; i < frames; i++) verdicts.push(pacer.take(20, start + (i * 20) / speed));
+  return { verdicts, end: start + (frames * 20) / speed };
+}
+
+const passedMs = (verdicts: string[]) => verdicts.filter((v) => v === 'pass').length * 20;
+
+it('passes a caller at real time for as long as the call lasts', () => {
+  const { verdicts } = send(new AudioPacer('browser'), 600, 1);
+  expect(verdicts.every((v) => v === 'pass')).toBe(true);
+});
+
+it('passes a burst of twice real time over 5 s (a network stall caught up), and no more than that over any 5 s', () => {
+  const pacer = new AudioPacer('browser');
+  const first = send(pacer, 60, 1);
+  // Nearly 10 s of audio in 5 s: the burst plus real time (less the frame a real-time caller is always ahead).
+  const burst = send(pacer, 9.96, 2, first.end);
+  expect(burst.verdicts.every((v) => v === 'pass')).toBe(true);
+  // The credit is spent: the next 5 s at twice real time pass only real time.
+  const after = send(pacer, 10, 2, burst.end);
+  expect(passedMs(after.verdicts)).toBeGreaterThanOrEqual(4_960);
+  expect(passedMs(after.verdicts)).toBeLessThanOrEqual(5_020);
+});
+
+it('drops what comes beyond the credit, then says close once, and drops the rest', () => {
+  const pacer = new AudioPacer('twilio');
+  // 36 times real time for 10 s of the wall clock: 360 s of audio.
+  const { verdicts } = send(pacer, 360, 36);
+  const firstDrop = verdicts.indexOf('drop');
+  const close = verdicts.indexOf('close');
+  // The burst passes whole, and the real time that runs while it arrives.
+  expect(passedMs(verdicts.slice(0, firstDrop))).toBeGreaterThanOrEqual(PACING_BURST_MS);
+  expect(passedMs(verdicts.slice(0, firstDrop))).toBeLessThan(PACING_BURST_MS + 200);
+  // Closed once PACING_CLOSE_AFTER_MS of audio was dropped, well within the first second.
+  const droppedBeforeClose = verdicts.slice(0, close + 1).filter((v) => v !== 'pass').length * 20;
+  expect(droppedBeforeClose).toBe(PACING_CLOSE_AFTER_MS);
+  expect((close * 20) / 36).toBeLessThan(1000);
+  expect(verdicts.filter((v) => v === 'close')).toHaveLength(1);
+  // In all, no more than the credit plus real time passed.
+  expect(passedMs(verdicts)).toBeLessThanOrEqual(PACING_BURST_MS + 10_000 + 20);
+});
+
+it('refills at real time, never above the burst: a long silence does not buy a longer burst', () => {
+  const pacer = new AudioPacer('browser');
+  expect(pacer.take(PACING_BURST_MS, 0)).toBe('pass');
+  expect(pacer.take(20, 0)).toBe('drop');
+  // An hour later the credit is the burst, not an hour.
+  expect(pacer.take(PACING_BURST_MS, 3_600_000)).toBe('pass');
+  expect(pacer.take(20, 3_600_000)).toBe('drop');
+});
+
+it('counts the dropped audio and the closed sockets in /metrics', async () => {
+  const value = async (name: string, transport: string) =>
+    (await registry.getSingleMetric(name)!.get()).values.find((v) => v.labels.transport === transport)?.value ?? 0;
+  const dropped = await value('vozgate_voice_audio_dropped_seconds_total', 'browser');
+  const closed = await value('vozgate_voice_sockets_closed_for_pace_total', 'browser');
+  const pacer = new AudioPacer('browser');
+  pacer.take(PACING_BURST_MS, 0);
+  for (let i = 0; i < PACING_CLOSE_AFTER_MS / 1000; i++) pacer.take(1000, 0);
+  expect((await value('vozgate_voice_audio_dropped_seconds_total', 'browser')) - dropped).toBeCloseTo(PACING_CLOSE_AFTER_MS / 1000);
+  expect((await value('vozgate_voice_sockets_closed_for_pace_total', 'browser')) - closed).toBe(1);
+});
