@@ -89,7 +89,7 @@ export function AssistantEditPage() {
           {mutation.error && !fieldProblems && <ErrorNotice error={mutation.error} />}
           {fieldProblems && (
             <p className="notice notice-error" role="alert">
-              {mutation.error!.message}: see the fields marked below.
+              {mutation.error!.message}
             </p>
           )}
           {saved && (

@@ -310,7 +310,7 @@ function LeadDetail({ id, campaignId, phone }: { id: number; campaignId: number;
 }
 
 const LEAD_FIELDS: FieldSpec[] = [
-  { name: 'phone_number', label: 'Phone number', kind: 'text', hint: 'E.164 (+5511987654321), or national in the server’s default region.' },
+  { name: 'phone_number', label: 'Phone number', kind: 'text', required: true, hint: 'E.164 (+5511987654321), or national in the server’s default region.' },
   { name: 'variables', label: 'Variables', kind: 'json', hint: 'JSON: customer_name, email, or anything the assistant should know.' },
   { name: 'allow_dupplicate', label: 'Allow a number the campaign already has', kind: 'checkbox' },
 ];

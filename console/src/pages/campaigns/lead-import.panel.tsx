@@ -1,5 +1,6 @@
 import { useState } from 'react';
 import { ApiError, request } from '../../api/client';
+import { fieldMessage } from '../../api/english';
 import { useSubscription } from '../../api/hooks';
 import { postForm } from '../../api/rest';
 import type { ConsoleLeadImportFieldsFragment } from '../../gql/graphql';
@@ -264,7 +265,7 @@ function ImportProgress({ job, liveError, onAgain, onClose }: { job: LeadImport;
                   <tr key={index} data-line={row.line}>
                     <td className="num">{row.line}</td>
                     <td className="mono">{row.field ?? '—'}</td>
-                    <td>{row.message}</td>
+                    <td>{fieldMessage(row.field, row.message)}</td>
                   </tr>
                 ))}
               </tbody>
