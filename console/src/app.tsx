@@ -5,6 +5,7 @@ import { signOut } from './api/session';
 import { useBatched, useQuery, useSubscription } from './api/hooks';
 import { AccountCallsDocument, MeDocument } from './pages/account/account.operations';
 import { formatMoney } from './ui/format';
+import { DeveloperLinks } from './ui/developer-links';
 import { SignInPage } from './pages/account/sign-in.page';
 import { OverviewPage } from './pages/account/overview.page';
 import { CampaignsPage } from './pages/campaigns/campaigns.page';
@@ -92,6 +93,7 @@ function Shell() {
           </ul>
         </nav>
         <div className="sidebar-foot">
+          <DeveloperLinks />
           <AccountBadge />
           <button type="button" className="secondary outline small" onClick={signOut}>
             Sign out

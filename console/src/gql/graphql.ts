@@ -367,7 +367,7 @@ export type ConsoleCallsQueryVariables = Exact<{
 }>;
 
 
-export type ConsoleCallsQuery = { calls: { current_page: number, last_page: number, per_page: number, total: number, from: number | null, to: number | null, data: Array<{ id: number, type: string, status: string, client_phone_number: string, assistant_name: string, campaign_name: string | null, duration: number, total_cost: number, created_at: string }> } };
+export type ConsoleCallsQuery = { calls: { current_page: number, last_page: number, per_page: number, total: number, from: number | null, to: number | null, data: Array<{ id: number, type: string, status: string, answered_by: string | null, hangup_reason: string | null, client_phone_number: string, assistant_name: string, campaign_name: string | null, duration: number, total_cost: number, created_at: string }> } };
 
 export type ConsoleCallsLiveSubscriptionVariables = Exact<{
   assistant_id?: number | null | undefined;
@@ -375,7 +375,7 @@ export type ConsoleCallsLiveSubscriptionVariables = Exact<{
 }>;
 
 
-export type ConsoleCallsLiveSubscription = { callUpdated: { id: number, status: string, duration: number, total_cost: number } };
+export type ConsoleCallsLiveSubscription = { callUpdated: { id: number, status: string, answered_by: string | null, hangup_reason: string | null, duration: number, total_cost: number } };
 
 export type ConsoleCallFilterChoicesQueryVariables = Exact<{ [key: string]: never; }>;
 
@@ -999,6 +999,8 @@ export const ConsoleCallsDocument = new TypedDocumentString(`
       id
       type
       status
+      answered_by
+      hangup_reason
       client_phone_number
       assistant_name
       campaign_name
@@ -1014,6 +1016,8 @@ export const ConsoleCallsLiveDocument = new TypedDocumentString(`
   callUpdated(assistant_id: $assistant_id, campaign_id: $campaign_id) {
     id
     status
+    answered_by
+    hangup_reason
     duration
     total_cost
   }

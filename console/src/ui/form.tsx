@@ -1,4 +1,5 @@
 import type { ReactNode } from 'react';
+import { fieldLabel } from '../api/english';
 
 /**
  * A form described as data: each field's kind, label and choices. Values are kept as the
@@ -125,15 +126,21 @@ export function Fields({ specs, values, errors, onChange, idPrefix }: FieldsProp
   return (
     <div className="fields">
       {specs.map((spec) => (
-        <Field key={spec.name} spec={spec} value={values[spec.name]} messages={messagesOf(errors, spec.name)} onChange={(value) => onChange(spec.name, value)} id={`${idPrefix}-${spec.name}`} />
+        <Field key={spec.name} spec={spec} value={values[spec.name]} messages={messagesOf(errors, spec)} onChange={(value) => onChange(spec.name, value)} id={`${idPrefix}-${spec.name}`} />
       ))}
     </div>
   );
 }
 
-/** A field's messages and those about its parts (schema.0.name shows beside schema), each once. */
-function messagesOf(errors: Record<string, string[]>, name: string): string[] | undefined {
-  const messages = Object.entries(errors).flatMap(([field, list]) => (field === name || field.startsWith(`${name}.`) ? list : []));
+/**
+ * A field's messages and those about its parts (schema.0.name shows beside schema), each
+ * once; a message that names the field by the catalogue's label names it by this form's.
+ */
+function messagesOf(errors: Record<string, string[]>, spec: FieldSpec): string[] | undefined {
+  const generic = `${fieldLabel(spec.name)} `;
+  const messages = Object.entries(errors).flatMap(([field, list]) =>
+    field === spec.name ? list.map((message) => (message.startsWith(generic) ? `${spec.label} ${message.slice(generic.length)}` : message)) : field.startsWith(`${spec.name}.`) ? list : [],
+  );
   return messages.length ? [...new Set(messages)] : undefined;
 }
 

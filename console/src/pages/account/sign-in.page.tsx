@@ -1,6 +1,7 @@
 import { useState } from 'react';
 import { request, ApiError, lastSignOutReason } from '../../api/client';
 import { signIn, signOut } from '../../api/session';
+import { DeveloperLinks } from '../../ui/developer-links';
 import { MeDocument } from './account.operations';
 
 /**
@@ -51,6 +52,10 @@ export function SignInPage() {
             aria-describedby={error ? 'token-error token-hint' : 'token-hint'}
           />
           <small id="token-hint">Kept in this browser tab only, until you sign out or close it.</small>
+          <p className="token-source">
+            Where a token comes from: the server’s first start prints the demo account’s, as <code>export TOKEN=…</code>; its operator makes one for any
+            account with <code>npm run cli -- token:create --account ID</code>.
+          </p>
           {error && (
             <small id="token-error" className="field-error" role="alert">
               {error}
@@ -60,6 +65,9 @@ export function SignInPage() {
             Sign in
           </button>
         </form>
+        <footer>
+          <DeveloperLinks />
+        </footer>
       </article>
     </main>
   );
