@@ -79,6 +79,8 @@ export interface Config {
   callFeePerMinute: string;
   /** A balance that falls below it sends `balance.low` (the events). */
   balanceLowThreshold: string;
+  /** ISO 4217 code of the balances, prices and costs (CURRENCY), for people and pages to show them. */
+  currency: string;
   graphql: {
     /** Schema introspection; on by default only on the embedded (development) database. */
     introspection: boolean;
@@ -191,6 +193,11 @@ const oneOf = <T extends string>(allowed: readonly T[]) =>
   });
 
 const text = rule((raw) => raw);
+
+const currency = rule((raw) => {
+  if (!/^[A-Z]{3}$/.test(raw)) throw new Error('must be an ISO 4217 code of three capital letters, such as EUR or BRL');
+  return raw;
+});
 
 const positiveNumber = rule((raw) => {
   const value = Number(raw);
@@ -321,6 +328,7 @@ export const ENV = {
   CALL_RATES: priceTable({ default: { BR: '0.06', US: '0.02', '*': '0.10' } }),
   CALL_FEE_PER_MINUTE: price({ default: '0.05' }),
   BALANCE_LOW_THRESHOLD: price({ default: '5' }),
+  CURRENCY: currency({ default: 'EUR' }),
   SMS_PROVIDER: oneOf(['simulator', 'twilio'] as const)({ default: 'simulator' }),
   SMS_PRICES: priceTable({ default: { BR: '0.05', US: '0.0079', '*': '0.08' } }),
   SMS_PROVIDER_TIMEOUT_MS: integer(100, 120_000)({ default: 10_000 }),
@@ -467,6 +475,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
     callRates: env.CALL_RATES,
     callFeePerMinute: env.CALL_FEE_PER_MINUTE,
     balanceLowThreshold: env.BALANCE_LOW_THRESHOLD,
+    currency: env.CURRENCY,
     graphql: {
       introspection: env.GRAPHQL_INTROSPECTION ?? development,
       ide: env.GRAPHQL_IDE ?? development,

@@ -1,5 +1,6 @@
 import DataLoader from 'dataloader';
 import { PhoneNumber } from '../modules/accounts/phone-number.entity';
+import { Model } from '../modules/catalog/model.entity';
 import { Voice } from '../modules/catalog/voice.entity';
 import { Campaign } from '../modules/campaigns/campaign.entity';
 import { eventsOfCalls, type CallStatusEvent } from '../modules/calls/call.history';
@@ -17,6 +18,8 @@ export interface Loaders {
   toolsByAssistant: DataLoader<number, Tool[]>;
   campaignStats: DataLoader<number, CampaignStats>;
   eventsByCall: DataLoader<number, CallStatusEvent[]>;
+  /** The catalogue's provider of a model, by the model's name (null: not listed). */
+  modelProvider: DataLoader<string, string | null>;
 }
 
 function byId<T extends { id: number }>(ids: readonly number[], rows: T[]): (T | undefined)[] {
@@ -40,6 +43,10 @@ export function createLoaders(ctx: GraphQLContext): Loaders {
     eventsByCall: new DataLoader(async (callIds) => {
       const byCall = await eventsOfCalls(em, ctx.accountId!, callIds);
       return callIds.map((id) => byCall.get(id)!);
+    }),
+    modelProvider: new DataLoader(async (names) => {
+      const models = await em.find(Model, { name: { $in: [...names] } });
+      return names.map((name) => models.find((model) => model.name === name)?.provider ?? null);
     }),
     toolsByAssistant: new DataLoader(async (assistantIds) => {
       const links: { assistant_id: number; tool_id: number }[] = await em.execute(

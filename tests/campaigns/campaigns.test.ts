@@ -28,8 +28,31 @@ describe('creating a campaign', () => {
         max_retries: 3, retry_interval: 60, retry_on_voicemail: true, retry_on_goal_incomplete: false, goal_completion_variable: null,
         mark_complete_when_no_leads: true, phone_number_ids: [], status: 'draft', paused_reason: null,
         created_at: expect.stringMatching(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/), updated_at: expect.any(String),
+        window_open: expect.any(Boolean), next_window_at: res.body.data.window_open ? null : expect.stringMatching(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:00$/),
       },
     });
+  });
+
+  it('says whether its calling window is open now, and else when it next opens (UTC, as created_at)', async () => {
+    const everyDay = ['monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday', 'sunday'];
+    const open = await create({ name: 'Sempre', allowed_days: everyDay, allowed_hours_start_time: '00:00', allowed_hours_end_time: '00:00' });
+    expect(open.body.data).toMatchObject({ window_open: true, next_window_at: null });
+
+    const hhmm = (date: Date) => date.toISOString().slice(11, 16);
+    const opens = new Date(Date.now() + 2 * 3600_000);
+    const closed = await create({
+      name: 'Mais tarde',
+      allowed_days: everyDay,
+      allowed_hours_start_time: hhmm(opens),
+      allowed_hours_end_time: hhmm(new Date(opens.getTime() + 3600_000)),
+    });
+    const expected = `${opens.toISOString().slice(0, 10)} ${hhmm(opens)}:00`;
+    expect(closed.body.data).toMatchObject({ window_open: false, next_window_at: expected });
+    const id = closed.body.data.id;
+    const read = await app.request('GET', `/api/user/campaigns/${id}`, { token: me.token });
+    expect(read.body).toMatchObject({ window_open: false, next_window_at: expected });
+    const gql = await app.graphql(`query W($id: Int!) { campaign(id: $id) { window_open next_window_at } }`, { id }, me.token);
+    expect(gql.body.data.campaign).toEqual({ window_open: false, next_window_at: expected });
   });
 
   it('follows its assistant for the time zone and the caller id', async () => {

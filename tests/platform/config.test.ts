@@ -24,6 +24,12 @@ describe('configuration', () => {
     expect(config).toMatchObject({ port: 4000, logLevel: 'info', maxParallelCalls: 10, sms: { timeoutMs: 10_000 } });
   });
 
+  it('takes CURRENCY as an ISO 4217 code (default EUR) and refuses anything else', () => {
+    expect(loadConfig({}).currency).toBe('EUR');
+    expect(loadConfig({ CURRENCY: 'BRL' }).currency).toBe('BRL');
+    for (const bad of ['eur', 'EURO', 'R$']) expect(() => loadConfig({ CURRENCY: bad })).toThrow(/CURRENCY must be an ISO 4217 code/);
+  });
+
   it('the README documents exactly the variables the service reads', () => {
     const readme = readFileSync(path.join(__dirname, '..', '..', 'README.md'), 'utf8');
     const section = readme.slice(readme.indexOf('## Running it'), readme.indexOf('- **URLs**'));

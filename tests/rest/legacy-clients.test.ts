@@ -216,7 +216,7 @@ describe('lookups', () => {
   it('answer the account’s email as a string, "" when it has none', async () => {
     const account = await app.account();
     const me = await app.request('GET', '/api/user/me', { token: account.token });
-    expect(me.body).toEqual({ name: expect.any(String), email: '', total_balance: 0 });
+    expect(me.body).toEqual({ name: expect.any(String), email: '', total_balance: 0, currency: 'EUR' });
   });
 });
 

@@ -155,12 +155,12 @@ describe('money under concurrency', () => {
 });
 
 describe('reading SMS and the account', () => {
-  it('GET /user/me answers name, email and total_balance; GraphQL me adds the ledger', async () => {
+  it('GET /user/me answers name, email, total_balance and the currency; GraphQL me adds the ledger', async () => {
     const account = await app.account({ balance: '12.5', name: 'Loja Centro' });
     const res = await app.request('GET', '/api/user/me', { token: account.token });
-    expect(res.body).toEqual({ name: 'Loja Centro', email: '', total_balance: 12.5 });
-    const gql = await app.graphql('{ me { name balance ledger(limit: 5) { amount kind balance_after } } }', {}, account.token);
-    expect(gql.body.data.me).toEqual({ name: 'Loja Centro', balance: 12.5, ledger: [{ amount: 12.5, kind: 'credit', balance_after: 12.5 }] });
+    expect(res.body).toEqual({ name: 'Loja Centro', email: '', total_balance: 12.5, currency: 'EUR' });
+    const gql = await app.graphql('{ me { name balance currency ledger(limit: 5) { amount kind balance_after } } }', {}, account.token);
+    expect(gql.body.data.me).toEqual({ name: 'Loja Centro', balance: 12.5, currency: 'EUR', ledger: [{ amount: 12.5, kind: 'credit', balance_after: 12.5 }] });
   });
 
   it('lists and reads SMS over GraphQL, only the account’s own', async () => {

@@ -17,6 +17,9 @@ export class Me {
 
   @Field(() => Float)
   balance!: number;
+
+  @Field(() => String, { description: 'ISO 4217 code of the balance, prices and costs (the server’s CURRENCY).' })
+  currency!: string;
 }
 
 @Authorized()
@@ -25,7 +28,7 @@ export class MeResolver {
   @Query(() => Me)
   async me(@Ctx() ctx: GraphQLContext): Promise<Me> {
     const account = await ctx.em.findOneOrFail(Account, { id: scopeOf(ctx).accountId });
-    return { id: account.id, name: account.name, email: account.email, balance: Number(account.balance) };
+    return { id: account.id, name: account.name, email: account.email, balance: Number(account.balance), currency: ctx.config.currency };
   }
 
   @FieldResolver(() => [LedgerEntryView], { description: 'The most recent balance changes, newest first (ledgerFeed pages through them all).' })

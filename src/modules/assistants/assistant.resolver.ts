@@ -3,6 +3,7 @@ import { scopeOf, type GraphQLContext } from '../../graphql/context';
 import { Voice } from '../catalog/voice.entity';
 import { Tool } from '../tools/tool.entity';
 import { Assistant } from './assistant.entity';
+import { voiceMissing } from './assistant.voice';
 import { CreateAssistantInput, UpdateAssistantInput } from './assistant.inputs';
 import {
   createAssistant,
@@ -89,6 +90,24 @@ export class AssistantResolver {
   @FieldResolver(() => [Int])
   async tool_ids(@Root() assistant: Assistant, @Ctx() ctx: GraphQLContext): Promise<number[]> {
     return (await ctx.loaders.toolsByAssistant.load(assistant.id)).map((tool) => tool.id);
+  }
+
+  @FieldResolver(() => Boolean, {
+    description:
+      'Whether this server has what the assistant’s engine needs to speak (multimodal: OPENAI_API_KEY; pipeline: its speech-to-text, model and voice vendors’ keys). Web calls always run on this server’s engines; phone calls of pipeline assistants go to PIPELINE_ENGINE_URL when it is set.',
+  })
+  async voice_ready(@Root() assistant: Assistant, @Ctx() ctx: GraphQLContext): Promise<boolean> {
+    return (await this.missing(assistant, ctx)).length === 0;
+  }
+
+  @FieldResolver(() => [String], { description: 'The environment variables this server lacks for the assistant’s engine to speak; empty when voice_ready.' })
+  voice_missing(@Root() assistant: Assistant, @Ctx() ctx: GraphQLContext): Promise<string[]> {
+    return this.missing(assistant, ctx);
+  }
+
+  private async missing(assistant: Assistant, ctx: GraphQLContext): Promise<string[]> {
+    const [voice, modelProvider] = await Promise.all([ctx.loaders.voice.load(assistant.voice.id), ctx.loaders.modelProvider.load(assistant.llm_model)]);
+    return voiceMissing(ctx.config.voice, { engine_type: assistant.engine_type, modelProvider, voiceProvider: voice?.provider ?? null });
   }
 
   @FieldResolver(() => [Tool])

@@ -1,6 +1,7 @@
 import { Arg, Authorized, Ctx, Field, Float, FieldResolver, Int, Mutation, ObjectType, Query, Resolver, Root } from 'type-graphql';
 import { GraphQLJSONObject } from 'graphql-scalars';
 import { scopeOf, type GraphQLContext } from '../../graphql/context';
+import { formatSpecTimestamp } from '../../lib/time';
 import { Campaign } from './campaign.entity';
 import { CreateCampaignInput, UpdateCampaignInput } from './campaign.inputs';
 import {
@@ -12,6 +13,7 @@ import {
   updateCampaign,
   type CampaignStats,
 } from './campaign.service';
+import { windowAt } from './campaign.window';
 
 @ObjectType('CampaignStats', { simpleResolvers: true })
 export class CampaignStatsView implements CampaignStats {
@@ -44,6 +46,20 @@ export class CampaignResolver {
   @FieldResolver(() => CampaignStatsView)
   stats(@Root() campaign: Campaign, @Ctx() ctx: GraphQLContext): Promise<CampaignStats> {
     return ctx.loaders.campaignStats.load(campaign.id);
+  }
+
+  @FieldResolver(() => Boolean, { description: 'Whether the campaign may dial now: an allowed day, within its allowed hours, in its timezone (running or not).' })
+  window_open(@Root() campaign: Campaign): boolean {
+    return windowAt(campaign, new Date()).open;
+  }
+
+  @FieldResolver(() => String, {
+    nullable: true,
+    description: 'When the calling window next opens, as YYYY-MM-DD HH:MM:SS in UTC like created_at; null while it is open now, or when no day is allowed.',
+  })
+  next_window_at(@Root() campaign: Campaign): string | null {
+    const window = windowAt(campaign, new Date());
+    return !window.open && window.opensAt ? formatSpecTimestamp(window.opensAt) : null;
   }
 
   @Mutation(() => Campaign)

@@ -5,7 +5,7 @@ import { messageAnd, messageOnly } from '../openapi';
 import type { Route } from './route';
 
 /** A campaign as the API shows it: the same fields its events carry. */
-const CAMPAIGN_FRAGMENT = `fragment CampaignFields on Campaign { ${CAMPAIGN_FIELDS.join(' ')} created_at updated_at }`;
+const CAMPAIGN_FRAGMENT = `fragment CampaignFields on Campaign { ${CAMPAIGN_FIELDS.join(' ')} created_at updated_at window_open next_window_at }`;
 
 const deleteCampaign: Omit<Route, 'path'> = {
   method: 'DELETE',

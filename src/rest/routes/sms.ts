@@ -32,17 +32,17 @@ export const smsRoutes: Route[] = [
   {
     method: 'GET',
     path: '/user/me',
-    summary: 'The account: name, email ("" when the account has none) and balance',
+    summary: 'The account: name, email ("" when the account has none), balance and its currency (ISO 4217)',
     envelope: () => ({
       type: 'object',
-      properties: { name: { type: 'string' }, email: { type: 'string' }, total_balance: { type: 'number' } },
-      required: ['name', 'email', 'total_balance'],
+      properties: { name: { type: 'string' }, email: { type: 'string' }, total_balance: { type: 'number' }, currency: { type: 'string' } },
+      required: ['name', 'email', 'total_balance', 'currency'],
     }),
-    document: `query Me { me { name email balance } }`,
+    document: `query Me { me { name email balance currency } }`,
     variables: () => ({}),
     // The original platform's clients read email as a string (the MCP server's schema requires
     // one); an account made without --email has none, which is "" here.
-    respond: (data) => ({ body: { name: data.me.name, email: data.me.email ?? '', total_balance: data.me.balance } }),
+    respond: (data) => ({ body: { name: data.me.name, email: data.me.email ?? '', total_balance: data.me.balance, currency: data.me.currency } }),
   },
 ];
 

@@ -1,5 +1,5 @@
 import OpenAI, { APIConnectionError, APIError } from 'openai';
-import type { PipelineVendors, VendorAccess } from '../../config';
+import type { VendorAccess } from '../../config';
 import { causes } from '../../db/availability';
 import { ServiceError, type LlmChunk, type LlmRequest, type LlmService, type LlmToolCall, type ServicePart } from './service';
 
@@ -61,12 +61,8 @@ export function openAiFailure(part: ServicePart, vendor: string, error: unknown)
   return new ServiceError(part, 'dropped', `${vendor}: the connection was lost${reason ? ` (${reason})` : ''}`);
 }
 
-/** The provider's endpoint for a model of the catalogue, else OpenAI's (design.md, the LLM row). */
-export function llmAccess(vendors: PipelineVendors, provider: string | null): VendorAccess | null {
-  const wanted = provider?.toLowerCase();
-  const listed = Object.entries(vendors.llmProviders).find(([name]) => name.toLowerCase() === wanted);
-  return listed ? listed[1] : vendors.openai;
-}
+/** The provider's endpoint for a model of the catalogue, else OpenAI's: the rule lives with what an assistant needs to speak. */
+export { llmAccess } from '../../modules/assistants/assistant.voice';
 
 export class OpenAiLlm implements LlmService {
   private readonly client: OpenAI;
