@@ -62,7 +62,7 @@ function AccountBadge() {
     <div className="account-badge">
       <span className="account-name">{me.data?.me.name ?? '…'}</span>
       <span className="account-balance" aria-label="Balance">
-        {me.data ? formatMoney(me.data.me.balance) : '…'}
+        {me.data ? `${formatMoney(me.data.me.balance)} ${me.data.me.currency}` : '…'}
       </span>
     </div>
   );

@@ -119,8 +119,10 @@ runInBrowser(
     await page.waitForSelector('audio', { timeout: 10_000 });
     expect(await page.locator('.transcript li').count()).toBeGreaterThan(1);
     // Speakers in English (the API's Portuguese names them Assistente and Cliente).
-    expect(await page.locator('.transcript').innerText()).toContain('Assistant');
-    expect(await page.locator('.transcript').innerText()).not.toMatch(/Assistente|Cliente/);
+    const speakers = await page.locator('.transcript .turn-speaker').allInnerTexts();
+    expect(speakers).toContain('Assistant');
+    expect(speakers).toContain('Caller');
+    expect(speakers.filter((speaker) => !['Assistant', 'Caller', 'System'].includes(speaker))).toEqual([]);
     await page.evaluate(() => (globalThis as any).document.querySelector('audio').play());
     await page.waitForFunction(() => (globalThis as any).document.querySelector('audio').currentTime > 0.3, undefined, { timeout: 15_000 });
     // The turn being played is marked.

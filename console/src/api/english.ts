@@ -170,8 +170,18 @@ export function fieldMessage(field: string | null | undefined, message: string):
   return message;
 }
 
+/** The server lacks the environment variables an assistant's voice engine needs (Assistant.voice_missing). */
+export function voiceMissingMessage(names: readonly string[]): string {
+  return `This server lacks ${names.join(', ')}, which this assistant’s voice engine needs: no call can start until its operator sets ${names.length > 1 ? 'them' : 'it'} and restarts the server.`;
+}
+
+/** Environment variables named in a refusal (the web call's, when keys are missing): OPENAI_API_KEY, TWILIO_AUTH_TOKEN. */
+const ENV_NAMES = /\b[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)*_(?:KEY|TOKEN|SECRET|SID)\b/g;
+
 /** A refusal with no field in English: by its wording where that says more, else by its code. */
 export function errorMessage(code: string | undefined, message: string): string {
+  const names = message.match(ENV_NAMES);
+  if (names) return voiceMissingMessage([...new Set(names)]);
   for (const [pattern, english] of BY_MESSAGE) {
     const match = pattern.exec(message);
     if (match) return english(...match.slice(1));

@@ -30,8 +30,8 @@ export function OverviewPage() {
           <section className="cards" aria-label="Account">
             <article className="card">
               <h2 className="card-label">Balance</h2>
-              <p className="card-value" data-testid="balance">
-                {formatMoney(me.data.me.balance)}
+              <p className="card-value">
+                <span data-testid="balance">{formatMoney(me.data.me.balance)}</span> <abbr className="currency" data-testid="currency" title="ISO 4217 currency code">{me.data.me.currency}</abbr>
               </p>
             </article>
             <article className="card">
