@@ -1,6 +1,6 @@
 import { useRef, useState } from 'react';
-import { HANGUP_REASONS } from '../../api/english';
 import { Link } from 'wouter';
+import { HANGUP_REASONS } from '../../api/english';
 import { useBatched, useQuery, useSubscription } from '../../api/hooks';
 import type { ConsoleCallsLiveSubscription, ConsoleCallsQueryVariables } from '../../gql/graphql';
 import { DownloadButton } from '../../ui/download-button';

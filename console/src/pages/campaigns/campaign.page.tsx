@@ -9,6 +9,7 @@ import { DownloadButton } from '../../ui/download-button';
 import { ErrorNotice, Loading } from '../../ui/notice';
 import { Pager } from '../../ui/pager';
 import { Status } from '../../ui/status';
+import { CampaignWindow } from './campaign.window';
 import { StartStop } from './campaign.actions';
 import { CampaignProgress, LEAD_STATUSES, StatusCounts } from './campaign.progress';
 import { CampaignDocument, CampaignLiveDocument } from './campaigns.operations';
@@ -75,7 +76,7 @@ export function CampaignPage() {
           <div>
             <dt>Window</dt>
             <dd>
-              {campaign.allowed_hours_start_time}–{campaign.allowed_hours_end_time} {campaign.timezone}
+              <CampaignWindow campaign={campaign} />
             </dd>
           </div>
         </dl>
