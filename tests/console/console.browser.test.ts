@@ -134,6 +134,15 @@ runInBrowser(
     // An assistant: a value out of range gets the API's message beside the field; fixed, it saves.
     await visit(page, '/assistants', 'table a', 'assistants', problems);
     await visit(page, `/assistants/${s.assistant}`, '#assistant-max_call_duration', 'assistant', problems);
+    // This server has no vendor keys: the editor and the Talk box name the ones it lacks, and Talk waits.
+    const readiness = (await app.graphql(`{ assistant(id: ${s.assistant}) { voice_ready voice_missing } }`, {}, s.account.token)).body.data.assistant;
+    expect(readiness.voice_ready).toBe(false);
+    expect(readiness.voice_missing.length).toBeGreaterThan(0);
+    const talkBox = page.locator('section.talk');
+    const blocked = await talkBox.locator('#talk-blocked').innerText();
+    for (const name of readiness.voice_missing) expect(blocked).toContain(name);
+    expect(await talkBox.getByRole('button', { name: 'Talk', exact: true }).isDisabled()).toBe(true);
+    expect(await page.locator(`.page-head + [data-voice-missing="${readiness.voice_missing.join(' ')}"]`).count()).toBe(1);
     await page.locator('#assistant-max_call_duration').fill('5');
     await page.getByRole('button', { name: 'Save' }).click();
     const fieldError = page.locator('#assistant-max_call_duration-error');
