@@ -52,10 +52,6 @@ export function SignInPage() {
             aria-describedby={error ? 'token-error token-hint' : 'token-hint'}
           />
           <small id="token-hint">Kept in this browser tab only, until you sign out or close it.</small>
-          <p className="token-source">
-            Where a token comes from: the server’s first start prints the demo account’s, as <code>export TOKEN=…</code>; its operator makes one for any
-            account with <code>npm run cli -- token:create --account ID</code>.
-          </p>
           {error && (
             <small id="token-error" className="field-error" role="alert">
               {error}
@@ -66,6 +62,10 @@ export function SignInPage() {
           </button>
         </form>
         <footer>
+          <p className="token-source">
+            Where a token comes from: the server’s first start prints the demo account’s, as <code>export TOKEN=…</code>; its operator makes one for any
+            account with <code>npm run cli -- token:create --account ID</code>.
+          </p>
           <DeveloperLinks />
         </footer>
       </article>

@@ -1,5 +1,5 @@
 import { useEffect, useRef, useState } from 'react';
-import { HANGUP_REASONS, voiceMissingMessage } from '../../api/english';
+import { HANGUP_REASONS } from '../../api/english';
 import { useMutation } from '../../api/hooks';
 import { speakerOf } from '../calls/transcript';
 import { ErrorNotice } from '../../ui/notice';
@@ -90,7 +90,7 @@ export function Talk({ assistantId, voice }: { assistantId: number; voice: Voice
       <p className="muted">A web call through your microphone, charged as a call; web calls are not recorded.</p>
       {blocked && (
         <p id="talk-blocked" className="notice notice-error" data-voice-missing={voice.voice_missing.join(' ')}>
-          {voiceMissingMessage(voice.voice_missing)}
+          Talk needs {voice.voice_missing.join(', ')} on this server: its operator sets {voice.voice_missing.length > 1 ? 'them' : 'it'} and restarts the server.
         </p>
       )}
       {state === 'live' || state === 'connecting' ? (
