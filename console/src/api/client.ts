@@ -28,8 +28,12 @@ export class ApiError extends Error {
     for (const error of errors) {
       const map = error.extensions?.errors;
       const coerced = coercion(error.message);
-      if (map) for (const [name, messages] of Object.entries(map)) for (const message of messages) add(name.replace(/^input\./, ''), fieldMessage(name.replace(/^input\./, ''), message));
-      else if (coerced) add(coerced.field, coercionMessage(coerced.field, coerced.detail));
+      if (map) {
+        for (const [name, messages] of Object.entries(map)) for (const message of messages) add(name.replace(/^input\./, ''), fieldMessage(name.replace(/^input\./, ''), message));
+        // A refusal whose own sentence says more than "validation failed" (a web call's missing keys) keeps it, for a page with no such field.
+        const sentence = errorMessage(error.extensions?.code, error.message);
+        if (sentence !== errorMessage(error.extensions?.code, '')) others.push(sentence);
+      } else if (coerced) add(coerced.field, coercionMessage(coerced.field, coerced.detail));
       else others.push(errorMessage(error.extensions?.code, error.message));
     }
     const named = Object.keys(fields).length > 0;

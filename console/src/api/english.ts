@@ -167,7 +167,8 @@ export function fieldMessage(field: string | null | undefined, message: string):
     const match = pattern.exec(message);
     if (match) return english(label, ...match.slice(1));
   }
-  return message;
+  const names = message.match(ENV_NAMES);
+  return names ? voiceMissingMessage([...new Set(names)]) : message;
 }
 
 /** The server lacks the environment variables an assistant's voice engine needs (Assistant.voice_missing). */
