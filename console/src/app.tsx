@@ -5,6 +5,7 @@ import { signOut } from './api/session';
 import { useBatched, useQuery, useSubscription } from './api/hooks';
 import { AccountCallsDocument, MeDocument } from './pages/account/account.operations';
 import { formatMoney } from './ui/format';
+import { DeveloperLinks } from './ui/developer-links';
 import { SignInPage } from './pages/account/sign-in.page';
 import { OverviewPage } from './pages/account/overview.page';
 import { CampaignsPage } from './pages/campaigns/campaigns.page';
@@ -61,7 +62,7 @@ function AccountBadge() {
     <div className="account-badge">
       <span className="account-name">{me.data?.me.name ?? '…'}</span>
       <span className="account-balance" aria-label="Balance">
-        {me.data ? formatMoney(me.data.me.balance) : '…'}
+        {me.data ? `${formatMoney(me.data.me.balance)} ${me.data.me.currency}` : '…'}
       </span>
     </div>
   );
@@ -92,6 +93,7 @@ function Shell() {
           </ul>
         </nav>
         <div className="sidebar-foot">
+          <DeveloperLinks />
           <AccountBadge />
           <button type="button" className="secondary outline small" onClick={signOut}>
             Sign out

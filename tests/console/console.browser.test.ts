@@ -62,12 +62,17 @@ runInBrowser(
     });
     const problems: string[] = [];
 
-    // Sign in: a wrong token gets the API's answer; the right one opens the console.
+    // Sign in: the card says where a token comes from; a wrong token gets the API's answer, in
+    // English; the right one opens the console.
     await page.goto(`${app.url}/console`);
+    const signInCard = await page.locator('.sign-in').innerText();
+    expect(signInCard).toContain('export TOKEN=');
+    expect(signInCard).toContain('npm run cli -- token:create --account');
+    for (const href of ['/talk', '/graphql', '/docs']) expect(await page.locator(`.sign-in a[href="${href}"]`).count()).toBe(1);
     await page.getByLabel('Token').fill('not-a-token');
     await page.getByRole('button', { name: 'Sign in' }).click();
     await page.waitForSelector('#token-error', { timeout: 10_000 });
-    expect(await page.locator('#token-error').innerText()).not.toBe('');
+    expect(await page.locator('#token-error').innerText()).toMatch(/^This token is not valid/);
     await page.screenshot({ path: path.join(shots, 'sign-in.png') });
     problems.push(...(await axe(page, 'sign-in')));
     // The first load: everything the page needed, compressed.
@@ -113,7 +118,11 @@ runInBrowser(
     await page.locator('tr[data-call] a').first().click();
     await page.waitForSelector('audio', { timeout: 10_000 });
     expect(await page.locator('.transcript li').count()).toBeGreaterThan(1);
-    expect(await page.locator('.transcript').innerText()).toContain('Assistente');
+    // Speakers in English (the API's Portuguese names them Assistente and Cliente).
+    const speakers = await page.locator('.transcript .turn-speaker').allInnerTexts();
+    expect(speakers).toContain('Assistant');
+    expect(speakers).toContain('Caller');
+    expect(speakers.filter((speaker) => !['Assistant', 'Caller', 'System'].includes(speaker))).toEqual([]);
     await page.evaluate(() => (globalThis as any).document.querySelector('audio').play());
     await page.waitForFunction(() => (globalThis as any).document.querySelector('audio').currentTime > 0.3, undefined, { timeout: 15_000 });
     // The turn being played is marked.
@@ -125,12 +134,23 @@ runInBrowser(
     // An assistant: a value out of range gets the API's message beside the field; fixed, it saves.
     await visit(page, '/assistants', 'table a', 'assistants', problems);
     await visit(page, `/assistants/${s.assistant}`, '#assistant-max_call_duration', 'assistant', problems);
+    // This server has no vendor keys: the editor and the Talk box name the ones it lacks, and Talk waits.
+    const readiness = (await app.graphql(`{ assistant(id: ${s.assistant}) { voice_ready voice_missing } }`, {}, s.account.token)).body.data.assistant;
+    expect(readiness.voice_ready).toBe(false);
+    expect(readiness.voice_missing.length).toBeGreaterThan(0);
+    const talkBox = page.locator('section.talk');
+    const blocked = await talkBox.locator('#talk-blocked').innerText();
+    for (const name of readiness.voice_missing) expect(blocked).toContain(name);
+    expect(await talkBox.getByRole('button', { name: 'Talk', exact: true }).isDisabled()).toBe(true);
+    expect(await page.locator(`.page-head + [data-voice-missing="${readiness.voice_missing.join(' ')}"]`).count()).toBe(1);
     await page.locator('#assistant-max_call_duration').fill('5');
     await page.getByRole('button', { name: 'Save' }).click();
     const fieldError = page.locator('#assistant-max_call_duration-error');
     await fieldError.waitFor({ timeout: 10_000 });
     const apiAnswer = await app.graphql('mutation { updateAssistant(id: ' + s.assistant + ', input: { max_call_duration: 5 }) { id } }', {}, s.account.token);
-    expect(await fieldError.innerText()).toBe(apiAnswer.body.errors[0].extensions.errors.max_call_duration.join(' '));
+    // The API's rule (its Portuguese "deve estar entre"), said in English with the form's label.
+    const [, min, max] = /deve estar entre (\d+) e (\d+)/.exec(apiAnswer.body.errors[0].extensions.errors.max_call_duration.join(' '))!;
+    expect(await fieldError.innerText()).toBe(`Longest call (s) must be between ${min} and ${max}.`);
     expect(await page.locator('#assistant-max_call_duration').getAttribute('aria-invalid')).toBe('true');
     await page.screenshot({ path: path.join(shots, 'assistant-error.png'), fullPage: true });
     problems.push(...(await axe(page, 'assistant-error')));
@@ -149,6 +169,26 @@ runInBrowser(
     await page.getByRole('button', { name: 'New tool' }).click();
     await page.waitForSelector('#tool-name');
     problems.push(...(await axe(page, 'tool-form')));
+    // Sent empty: each required field says so beside itself, in English, once; no GraphQL text.
+    const toolForm = page.getByRole('form', { name: 'New tool' });
+    await toolForm.getByRole('button', { name: 'Create tool' }).click();
+    await page.waitForSelector('#tool-name-error');
+    expect(await page.locator('#tool-name-error').innerText()).toBe('Name is required.');
+    expect(await page.locator('#tool-endpoint-error').innerText()).toBe('Endpoint is required.');
+    expect(await page.locator('#tool-description-error').innerText()).toBe('When to use it is required.');
+    expect(await page.locator('#tool-name').getAttribute('aria-invalid')).toBe('true');
+    // What only the API's types catch (a parameter without its name) is mapped to its field.
+    await page.locator('#tool-name').fill('check_order');
+    await page.locator('#tool-endpoint').fill('https://example.com/orders');
+    await page.locator('#tool-description').fill('Looks up an order by its number.');
+    await page.locator('#tool-schema').fill('[{"type": "string", "description": "The order number"}]');
+    await toolForm.getByRole('button', { name: 'Create tool' }).click();
+    await page.waitForSelector('#tool-schema-error');
+    expect(await page.locator('#tool-schema-error').innerText()).toBe('Parameter 1 name is required.');
+    expect(await page.locator('#tool-name-error').count()).toBe(0);
+    expect(await toolForm.innerText()).not.toMatch(/Variable "\$input"|got invalid value|obrigatório/);
+    await page.screenshot({ path: path.join(shots, 'tool-form-errors.png'), fullPage: true });
+    problems.push(...(await axe(page, 'tool-form-errors')));
     await visit(page, '/phone-numbers', 'table', 'phone-numbers', problems);
     await visit(page, '/do-not-call', 'table', 'do-not-call', problems);
     await visit(page, '/webhooks', 'table', 'webhooks', problems);

@@ -17,6 +17,7 @@ let browser: Browser | undefined;
 let me: TestAccount;
 let timedCall: number;
 let untimedCall: number;
+let webCall: number;
 let assistant: number;
 const SMS = 22;
 
@@ -50,6 +51,13 @@ beforeAll(async () => {
     ],
   );
   untimedCall = row.id;
+  // A web call (Talk, /talk), ended by the caller: web calls are never recorded.
+  const [web] = await app.sql(
+    `insert into calls (account_id, assistant_name, type, status, assistant_phone_number, client_phone_number, provider, deadline_at, duration, transcript, answered_by, hangup_reason)
+     values ($1, 'Ana', 'web', 'ended_by_customer', '', 'web', 'simulator', now(), 8, $2, 'human', 'customer') returning id`,
+    [me.accountId, 'Assistente: Olá!\nSistema: O cliente encerrou a chamada.'],
+  );
+  webCall = web.id;
 }, 240_000);
 
 afterAll(async () => {
@@ -181,6 +189,50 @@ runInBrowser(
     expect(after.length).toBeGreaterThan(ledger.length);
     await page.waitForFunction((n) => (globalThis as any).document.querySelectorAll('tr[data-entry]').length === n, after.length, { timeout: 10_000 });
     expect(await rows.evaluateAll((items) => items.map((item) => item.getAttribute('data-entry')))).toEqual(after.map((entry) => entry.id));
+    expect(problems).toEqual([]);
+    expect(pageErrors).toEqual([]);
+    await page.close();
+  },
+  60_000,
+);
+
+runInBrowser(
+  'says why a web call has no recording, lists who answered and why each call ended, links a ledger entry to its call, and shows the currency',
+  async () => {
+    const { page, problems, pageErrors } = await openPage();
+    // The balance in the account's currency (me.currency).
+    const currency = (await app.graphql('{ me { currency } }', {}, me.token)).body.data.me.currency;
+    expect(await page.locator('[data-testid="currency"]').innerText()).toBe(currency);
+    expect(await page.getByLabel('Balance', { exact: true }).innerText()).toContain(currency);
+    // A ledger entry caused by a call links to it (the newest such entry is on the first slice).
+    const [{ reference: cause }] = await app.sql("select reference from ledger_entries where account_id = $1 and reference like 'call:%' order by id desc limit 1", [me.accountId]);
+    const called = Number(cause.slice('call:'.length));
+    const reference = page.locator(`tr[data-entry] a[href="/console/calls/${called}"]`).first();
+    await reference.waitFor({ timeout: 10_000 });
+    expect(await reference.innerText()).toBe(`Call #${called}`);
+
+    // The calls list: who answered and why vozgate ended the call, as the API has them.
+    await page.goto(`${app.url}/console/calls`);
+    await page.waitForSelector(`tr[data-call="${webCall}"]`);
+    const listed = (await app.graphql('{ calls(per_page: 100) { data { id answered_by hangup_reason } } }', {}, me.token)).body.data.calls.data;
+    for (const call of listed) {
+      const row = page.locator(`tr[data-call="${call.id}"]`);
+      expect(await row.locator('[data-answered-by]').innerText()).toBe(call.answered_by ?? '—');
+      expect(await row.locator('[data-hangup-reason]').innerText()).toBe(call.hangup_reason ?? '—');
+    }
+    expect(await page.locator(`tr[data-call="${webCall}"] [data-hangup-reason]`).innerText()).toBe('customer');
+    await screenshot(page, 'calls-reasons');
+    problems.push(...(await axe(page, 'calls-reasons')));
+
+    // The web call's page: why there is no recording; the system line and speakers in English.
+    await page.goto(`${app.url}/console/calls/${webCall}`);
+    await page.waitForSelector('[data-no-recording]');
+    expect(await page.locator('[data-no-recording]').innerText()).toBe('No recording: web calls (Talk, /talk) are not recorded.');
+    expect(await page.locator('.transcript').innerText()).toContain('The caller hung up.');
+    expect(await page.locator('.transcript .turn-speaker').allInnerTexts()).toContain('Assistant');
+    expect(await page.locator('#main').innerText()).not.toMatch(/Assistente|Sistema|encerrou/);
+    await screenshot(page, 'call-web');
+    problems.push(...(await axe(page, 'call-web')));
     expect(problems).toEqual([]);
     expect(pageErrors).toEqual([]);
     await page.close();

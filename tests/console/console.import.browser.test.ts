@@ -88,27 +88,41 @@ runInBrowser(
     await page.waitForSelector('#import-file');
     problems.push(...(await axe(page, 'import-form')));
 
-    // A file the API refuses whole: its message by the file input, nothing imported.
+    // A file with no phone column: Start waits until a column is the phone number.
     await page.setInputFiles('#import-file', { name: 'sem-telefone.csv', mimeType: 'text/csv', buffer: Buffer.from('Nome,Plano\r\nAna,ouro\r\n') });
     await page.waitForSelector('tr[data-column="Nome"]');
+    expect(await page.getByRole('button', { name: 'Start import', exact: true }).isDisabled()).toBe(true);
+    expect(await page.locator('#import-no-phone').innerText()).toContain('No column holds the phone number');
+    await page.getByLabel('Where Nome goes').selectOption('phone');
+    expect(await page.getByRole('button', { name: 'Start import', exact: true }).isDisabled()).toBe(false);
+    // A column whose values read as phone numbers is the number, whatever its name.
+    await page.setInputFiles('#import-file', { name: 'linhas.csv', mimeType: 'text/csv', buffer: Buffer.from('Nome,Linha\r\nAna,(11) 98765-4321\r\nBia,+55 21 98765-4321\r\n') });
+    await page.waitForSelector('tr[data-column="Linha"]');
+    expect(await page.getByLabel('Where Linha goes').inputValue()).toBe('phone');
+    expect(await page.getByLabel('Where Nome goes').inputValue()).toBe('variable');
+
+    // A file the API refuses whole: its message, in English, by the file input; nothing imported.
+    const twice = 'phone,Nome,Nome\r\n+5511987650000,Ana,Bia\r\n';
+    await page.setInputFiles('#import-file', { name: 'repetida.csv', mimeType: 'text/csv', buffer: Buffer.from(twice) });
+    await page.waitForSelector('tr[data-column="phone"]');
     await page.getByRole('button', { name: 'Start import', exact: true }).click();
     const fileError = page.locator('#import-file-error');
     await fileError.waitFor({ timeout: 10_000 });
-    const refused = await app.graphql('mutation($input: ImportLeadsInput!) { importLeads(input: $input) { id } }', { input: { campaign_id: s.campaign, csv: 'Nome,Plano\r\nAna,ouro\r\n' } }, s.account.token);
-    expect(await fileError.innerText()).toBe(refused.body.errors[0].extensions.errors.csv.join(' '));
+    const refused = await app.graphql('mutation($input: ImportLeadsInput!) { importLeads(input: $input) { id } }', { input: { campaign_id: s.campaign, csv: twice } }, s.account.token);
+    expect(refused.body.errors[0].extensions.errors.csv).toEqual([expect.stringContaining('colunas repetidas')]);
+    expect(await fileError.innerText()).toBe('The file’s header names a column twice.');
     expect(await page.locator('#import-file').getAttribute('aria-invalid')).toBe('true');
     await screenshot(page, 'import-error');
     problems.push(...(await axe(page, 'import-error')));
 
-    // The real file: its columns mapped in the page (Telefone is the number, Nome becomes
-    // customer_name, Notas is left out), then imported with its progress shown as it moves.
+    // The real file: its columns mapped in the page (Telefone is the number by default, Nome
+    // becomes customer_name, Notas is left out), then imported with its progress shown as it moves.
     const csv = buildCsv();
     expect(csv.split('\r\n').length - 2).toBe(ROWS);
     await page.setInputFiles('#import-file', { name: 'leads.csv', mimeType: 'text/csv', buffer: Buffer.from(csv) });
     await page.waitForSelector('tr[data-column="Telefone"]');
-    expect(await page.getByLabel('Where Telefone goes').inputValue()).toBe('variable');
+    expect(await page.getByLabel('Where Telefone goes').inputValue()).toBe('phone');
     expect(await page.locator('tr[data-column="Nome"] td').first().innerText()).toBe('Cliente 1, Silva');
-    await page.getByLabel('Where Telefone goes').selectOption('phone');
     await page.getByLabel('Variable name for Nome').fill('customer_name');
     await page.getByLabel('Where Notas goes').selectOption('ignore');
     await screenshot(page, 'import-mapping');
@@ -141,12 +155,13 @@ runInBrowser(
     expect(await count('duplicates')).toBe('5');
     expect(await count('blacklisted')).toBe('1');
     expect(await count('invalid')).toBe('10');
-    // The bad rows, with line and message, as the API keeps them.
+    // The bad rows, with line and message, as the API keeps them, the message in English.
     const importId = Number(await panel.getAttribute('data-import'));
     const api = await app.graphql(`{ leadImport(id: ${importId}) { created duplicates blacklisted invalid errors { line field message } } }`, {}, s.account.token);
     expect(api.body.data.leadImport).toMatchObject({ created: 985, duplicates: 5, blacklisted: 1, invalid: 10 });
     const shown = await panel.locator('tbody tr[data-line]').evaluateAll((rows) => rows.map((row: any) => [...row.querySelectorAll('td')].map((cell: any) => cell.innerText)));
-    expect(shown).toEqual(api.body.data.leadImport.errors.map((error: any) => [String(error.line), error.field ?? '—', error.message]));
+    expect(shown.map((row) => row.slice(0, 2))).toEqual(api.body.data.leadImport.errors.map((error: any) => [String(error.line), error.field ?? '—']));
+    for (const [, , message] of shown) expect(message).toMatch(/^Phone number (is required|must be a valid phone number|has no country code)/);
     expect(shown.map((row) => Number(row[0]))).toEqual(Object.keys(BAD).map(Number));
     // The mapping was applied: Nome is customer_name, Notas is not kept.
     const [lead] = await app.sql('select variables from leads where campaign_id = $1 order by id limit 1', [s.campaign]);

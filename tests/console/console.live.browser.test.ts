@@ -1,7 +1,7 @@
 import type { Browser } from 'playwright-core';
 import { startTestApp, type TestApp } from '../helpers/app';
-import { dialerKit, sleep, type DialerSetup } from '../helpers/dialer';
-import { buildConsole, launch, runInBrowser, screenshot, signIn } from './console.browser.helpers';
+import { ALL_DAY, dialerKit, sleep, type DialerSetup } from '../helpers/dialer';
+import { axe, buildConsole, launch, runInBrowser, screenshot, signIn } from './console.browser.helpers';
 
 /**
  * "A campaign of 10,000 leads updating live keeps the page responsive": a file of 10,000 leads,
@@ -31,6 +31,60 @@ afterAll(async () => {
   await browser?.close();
   await app?.close();
 });
+
+runInBrowser(
+  'says on the board and the campaign page when a running campaign is outside its window, and when its calls start again',
+  async () => {
+    // A window that opens two hours from now, São Paulo time, every day: closed now.
+    const zone = 'America/Sao_Paulo';
+    const hourThere = Number(new Intl.DateTimeFormat('en-GB', { timeZone: zone, hour: '2-digit', hourCycle: 'h23' }).format(new Date()));
+    const opens = (hourThere + 2) % 24;
+    const hh = (hour: number) => `${String(hour).padStart(2, '0')}:00`;
+    const created = await app.request('POST', '/api/user/campaigns', {
+      token: s.account.token,
+      body: { name: 'Fora do horário', assistant_id: s.assistant, timezone: zone, allowed_days: ALL_DAY.allowed_days, allowed_hours_start_time: hh(opens), allowed_hours_end_time: hh((opens + 1) % 24) },
+    });
+    expect(created.status).toBe(201);
+    const closed = { ...s, campaign: created.body.data.id as number };
+    await kit.addLead(closed, kit.phone('human'));
+    expect((await kit.setStatus(closed, 'start')).status).toBe(200);
+    const api = await app.graphql(`{ campaign(id: ${closed.campaign}) { status window_open next_window_at allowed_days } }`, {}, s.account.token);
+    expect(api.body.data.campaign).toMatchObject({ status: 'running', window_open: false });
+    // What the page must say: the opening's weekday and time where the campaign calls.
+    const at = new Date(`${api.body.data.campaign.next_window_at.replace(' ', 'T')}Z`);
+    const weekday = new Intl.DateTimeFormat('en-GB', { timeZone: zone, weekday: 'short' }).format(at);
+    const expected = `Closed now, next calls ${weekday} ${hh(opens)} (${zone})`;
+
+    const own = await launch();
+    try {
+      const page = await own.newPage({ viewport: { width: 1360, height: 900 } });
+      const pageErrors: string[] = [];
+      page.on('pageerror', (error) => pageErrors.push(error.message));
+      await signIn(page, app.url, s.account.token);
+      await page.goto(`${app.url}/console/campaigns`);
+      const card = page.locator(`[data-campaign="${closed.campaign}"]`);
+      await card.locator('[data-window-closed]').waitFor({ timeout: 15_000 });
+      expect(await card.locator('[data-window-closed]').innerText()).toBe(expected);
+      expect(await card.locator('.campaign-window').innerText()).toContain(`${hh(opens)}–${hh((opens + 1) % 24)}`);
+      // A campaign inside its window (all day) says nothing of the kind.
+      expect(await page.locator(`[data-campaign="${s.campaign}"] [data-window-closed]`).count()).toBe(0);
+      await screenshot(page, 'campaigns-window-closed');
+      const problems = await axe(page, 'campaigns-window-closed');
+      await page.goto(`${app.url}/console/campaigns/${closed.campaign}`);
+      await page.locator('[data-window-closed]').waitFor({ timeout: 15_000 });
+      expect(await page.locator('[data-window-closed]').innerText()).toBe(expected);
+      expect(await page.locator('.campaign-window').innerText()).toContain('Every day');
+      await screenshot(page, 'campaign-window-closed');
+      problems.push(...(await axe(page, 'campaign-window-closed')));
+      expect(problems).toEqual([]);
+      expect(pageErrors).toEqual([]);
+    } finally {
+      await own.close();
+      await kit.setStatus(closed, 'stop');
+    }
+  },
+  120_000,
+);
 
 runInBrowser(
   'keeps a campaign of 10,000 leads responsive while its leads change',

@@ -1,5 +1,6 @@
 import { createClient, type Client } from 'graphql-ws';
 import type { TypedDocumentString } from '../gql/graphql';
+import { coercionMessage, errorMessage, fieldMessage } from './english';
 import { currentToken, signOut } from './session';
 
 interface GraphQLErrorEntry {
@@ -8,23 +9,58 @@ interface GraphQLErrorEntry {
 }
 
 /**
- * A refusal of the API: `code` is the first error's extensions.code, `fields` the per-field
- * messages of a VALIDATION_FAILED (keyed by the input's field name), for a form to show each
- * beside its field; `message` is the API's own text.
+ * A refusal of the API, in English (api/english.ts): `code` is the first error's
+ * extensions.code; `fields` the messages about each input field, keyed by the field's path
+ * as the API names it (`name`, `end_call_tool.description`, `schema.0.name`), from a
+ * VALIDATION_FAILED's field map and from graphql-js's coercion of the variables
+ * (BAD_USER_INPUT), each message once, for a form to show beside its field; `message` the
+ * sentence for the whole refusal; `apiMessage` the API's own words.
  */
 export class ApiError extends Error {
   readonly code: string | undefined;
   readonly fields: Record<string, string[]>;
+  readonly apiMessage: string;
   constructor(errors: GraphQLErrorEntry[], fallback: string) {
-    super(errors.map((error) => error.message).join('; ') || fallback);
-    this.name = 'ApiError';
-    this.code = errors[0]?.extensions?.code;
-    const fields: Record<string, string[]> = {};
+    const code = errors[0]?.extensions?.code;
+    const fields: Record<string, Set<string>> = {};
+    const add = (field: string, message: string) => (fields[field] ??= new Set()).add(message);
+    const others: string[] = [];
     for (const error of errors) {
-      for (const [name, messages] of Object.entries(error.extensions?.errors ?? {})) fields[name.replace(/^input\./, '')] = messages;
+      const map = error.extensions?.errors;
+      const coerced = coercion(error.message);
+      if (map) {
+        for (const [name, messages] of Object.entries(map)) for (const message of messages) add(name.replace(/^input\./, ''), fieldMessage(name.replace(/^input\./, ''), message));
+        // A refusal whose own sentence says more than "validation failed" (a web call's missing keys) keeps it, for a page with no such field.
+        const sentence = errorMessage(error.extensions?.code, error.message);
+        if (sentence !== errorMessage(error.extensions?.code, '')) others.push(sentence);
+      } else if (coerced) add(coerced.field, coercionMessage(coerced.field, coerced.detail));
+      else others.push(errorMessage(error.extensions?.code, error.message));
     }
-    this.fields = fields;
+    const named = Object.keys(fields).length > 0;
+    super([...new Set(others)].join(' ') || (named ? errorMessage('VALIDATION_FAILED', '') : fallback));
+    this.name = 'ApiError';
+    this.code = code;
+    this.apiMessage = errors.map((error) => error.message).join('; ') || fallback;
+    this.fields = Object.fromEntries(Object.entries(fields).map(([name, messages]) => [name, [...messages]]));
   }
+}
+
+/**
+ * The field a graphql-js coercion error names: `Variable "$input" got invalid value ... at
+ * "input.schema[0]"; Field "name" of required type "String!" was not provided.` is about
+ * schema.0.name. The path starts with the variable's own name, which is left out (a
+ * top-level argument such as $id keeps it).
+ */
+function coercion(message: string): { field: string; detail: string } | null {
+  const match = /^Variable "\$(\w+)" got invalid value [\s\S]*?(?: at "([^"]*)")?; ([^;]*)$/.exec(message);
+  if (!match) return null;
+  const [, variable, at, detail] = match;
+  const path = (at ?? variable).replace(/\[(\d+)\]/g, '.$1').split('.');
+  if (path[0] === variable && path.length > 1) path.shift();
+  const named = /^Field "(\w+)" (?:of required type|is not defined)/.exec(detail);
+  if (named) path.push(named[1]);
+  if (path[0] === variable && path.length > 1) path.shift();
+  return { field: path.join('.'), detail };
 }
 
 /** Runs a query or mutation over HTTP with the session's token; its types come from the document. */

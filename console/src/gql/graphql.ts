@@ -291,7 +291,7 @@ export type WebCallInput = {
 export type ConsoleMeQueryVariables = Exact<{ [key: string]: never; }>;
 
 
-export type ConsoleMeQuery = { me: { id: number, name: string, email: string | null, balance: number } };
+export type ConsoleMeQuery = { me: { id: number, name: string, email: string | null, balance: number, currency: string } };
 
 export type ConsoleLedgerSliceQueryVariables = Exact<{
   after?: string | null | undefined;
@@ -311,14 +311,14 @@ export type ConsoleAssistantsQueryVariables = Exact<{ [key: string]: never; }>;
 
 export type ConsoleAssistantsQuery = { assistants: Array<{ id: number, assistant_name: string, type: string, engine_type: string, language: string, llm_model: string, phone_number: string | null, updated_at: string, voice: { id: number, name: string, provider: string | null } }> };
 
-export type ConsoleAssistantFieldsFragment = { id: number, assistant_name: string, calls_direction: string, engine_type: string, status: string, phone_number_id: number | null, voice_id: number, language: string, llm_model: string, llm_temperature: number, timezone: string, who_speaks_first: string, initial_message: string, system_prompt: string, tool_ids: Array<number>, variables: Record<string, unknown>, post_call_evaluation: boolean, max_call_duration: number, max_silence_duration: number, re_engagement_interval: number, speech_speed: number, voice_stability: number, voice_similarity: number, allow_interruptions: boolean, interrupt_sensitivity: number, use_min_interrupt_words: boolean, min_interrupt_words: number, endpoint_type: string, endpoint_sensitivity: number, noise_cancellation: boolean, ambient_sound_volume: number, filler_audios: boolean, record_call: boolean, end_call_on_voicemail: boolean, is_webhook_active: boolean, webhook_url: string | null, send_webhook_only_on_completed: boolean, include_recording_in_webhook: boolean, end_call_tool: { description: string | null }, post_call_schema: Array<{ name: string, type: string, description: string }> };
+export type ConsoleAssistantFieldsFragment = { id: number, assistant_name: string, calls_direction: string, engine_type: string, voice_ready: boolean, voice_missing: Array<string>, status: string, phone_number_id: number | null, voice_id: number, language: string, llm_model: string, llm_temperature: number, timezone: string, who_speaks_first: string, initial_message: string, system_prompt: string, tool_ids: Array<number>, variables: Record<string, unknown>, post_call_evaluation: boolean, max_call_duration: number, max_silence_duration: number, re_engagement_interval: number, speech_speed: number, voice_stability: number, voice_similarity: number, allow_interruptions: boolean, interrupt_sensitivity: number, use_min_interrupt_words: boolean, min_interrupt_words: number, endpoint_type: string, endpoint_sensitivity: number, noise_cancellation: boolean, ambient_sound_volume: number, filler_audios: boolean, record_call: boolean, end_call_on_voicemail: boolean, is_webhook_active: boolean, webhook_url: string | null, send_webhook_only_on_completed: boolean, include_recording_in_webhook: boolean, end_call_tool: { description: string | null }, post_call_schema: Array<{ name: string, type: string, description: string }> };
 
 export type ConsoleAssistantQueryVariables = Exact<{
   id: number;
 }>;
 
 
-export type ConsoleAssistantQuery = { assistant: { id: number, assistant_name: string, calls_direction: string, engine_type: string, status: string, phone_number_id: number | null, voice_id: number, language: string, llm_model: string, llm_temperature: number, timezone: string, who_speaks_first: string, initial_message: string, system_prompt: string, tool_ids: Array<number>, variables: Record<string, unknown>, post_call_evaluation: boolean, max_call_duration: number, max_silence_duration: number, re_engagement_interval: number, speech_speed: number, voice_stability: number, voice_similarity: number, allow_interruptions: boolean, interrupt_sensitivity: number, use_min_interrupt_words: boolean, min_interrupt_words: number, endpoint_type: string, endpoint_sensitivity: number, noise_cancellation: boolean, ambient_sound_volume: number, filler_audios: boolean, record_call: boolean, end_call_on_voicemail: boolean, is_webhook_active: boolean, webhook_url: string | null, send_webhook_only_on_completed: boolean, include_recording_in_webhook: boolean, end_call_tool: { description: string | null }, post_call_schema: Array<{ name: string, type: string, description: string }> } };
+export type ConsoleAssistantQuery = { assistant: { id: number, assistant_name: string, calls_direction: string, engine_type: string, voice_ready: boolean, voice_missing: Array<string>, status: string, phone_number_id: number | null, voice_id: number, language: string, llm_model: string, llm_temperature: number, timezone: string, who_speaks_first: string, initial_message: string, system_prompt: string, tool_ids: Array<number>, variables: Record<string, unknown>, post_call_evaluation: boolean, max_call_duration: number, max_silence_duration: number, re_engagement_interval: number, speech_speed: number, voice_stability: number, voice_similarity: number, allow_interruptions: boolean, interrupt_sensitivity: number, use_min_interrupt_words: boolean, min_interrupt_words: number, endpoint_type: string, endpoint_sensitivity: number, noise_cancellation: boolean, ambient_sound_volume: number, filler_audios: boolean, record_call: boolean, end_call_on_voicemail: boolean, is_webhook_active: boolean, webhook_url: string | null, send_webhook_only_on_completed: boolean, include_recording_in_webhook: boolean, end_call_tool: { description: string | null }, post_call_schema: Array<{ name: string, type: string, description: string }> } };
 
 export type ConsoleAssistantChoicesQueryVariables = Exact<{ [key: string]: never; }>;
 
@@ -330,7 +330,7 @@ export type ConsoleCreateAssistantMutationVariables = Exact<{
 }>;
 
 
-export type ConsoleCreateAssistantMutation = { createAssistant: { id: number, assistant_name: string, calls_direction: string, engine_type: string, status: string, phone_number_id: number | null, voice_id: number, language: string, llm_model: string, llm_temperature: number, timezone: string, who_speaks_first: string, initial_message: string, system_prompt: string, tool_ids: Array<number>, variables: Record<string, unknown>, post_call_evaluation: boolean, max_call_duration: number, max_silence_duration: number, re_engagement_interval: number, speech_speed: number, voice_stability: number, voice_similarity: number, allow_interruptions: boolean, interrupt_sensitivity: number, use_min_interrupt_words: boolean, min_interrupt_words: number, endpoint_type: string, endpoint_sensitivity: number, noise_cancellation: boolean, ambient_sound_volume: number, filler_audios: boolean, record_call: boolean, end_call_on_voicemail: boolean, is_webhook_active: boolean, webhook_url: string | null, send_webhook_only_on_completed: boolean, include_recording_in_webhook: boolean, end_call_tool: { description: string | null }, post_call_schema: Array<{ name: string, type: string, description: string }> } };
+export type ConsoleCreateAssistantMutation = { createAssistant: { id: number, assistant_name: string, calls_direction: string, engine_type: string, voice_ready: boolean, voice_missing: Array<string>, status: string, phone_number_id: number | null, voice_id: number, language: string, llm_model: string, llm_temperature: number, timezone: string, who_speaks_first: string, initial_message: string, system_prompt: string, tool_ids: Array<number>, variables: Record<string, unknown>, post_call_evaluation: boolean, max_call_duration: number, max_silence_duration: number, re_engagement_interval: number, speech_speed: number, voice_stability: number, voice_similarity: number, allow_interruptions: boolean, interrupt_sensitivity: number, use_min_interrupt_words: boolean, min_interrupt_words: number, endpoint_type: string, endpoint_sensitivity: number, noise_cancellation: boolean, ambient_sound_volume: number, filler_audios: boolean, record_call: boolean, end_call_on_voicemail: boolean, is_webhook_active: boolean, webhook_url: string | null, send_webhook_only_on_completed: boolean, include_recording_in_webhook: boolean, end_call_tool: { description: string | null }, post_call_schema: Array<{ name: string, type: string, description: string }> } };
 
 export type ConsoleUpdateAssistantMutationVariables = Exact<{
   id: number;
@@ -338,7 +338,7 @@ export type ConsoleUpdateAssistantMutationVariables = Exact<{
 }>;
 
 
-export type ConsoleUpdateAssistantMutation = { updateAssistant: { id: number, assistant_name: string, calls_direction: string, engine_type: string, status: string, phone_number_id: number | null, voice_id: number, language: string, llm_model: string, llm_temperature: number, timezone: string, who_speaks_first: string, initial_message: string, system_prompt: string, tool_ids: Array<number>, variables: Record<string, unknown>, post_call_evaluation: boolean, max_call_duration: number, max_silence_duration: number, re_engagement_interval: number, speech_speed: number, voice_stability: number, voice_similarity: number, allow_interruptions: boolean, interrupt_sensitivity: number, use_min_interrupt_words: boolean, min_interrupt_words: number, endpoint_type: string, endpoint_sensitivity: number, noise_cancellation: boolean, ambient_sound_volume: number, filler_audios: boolean, record_call: boolean, end_call_on_voicemail: boolean, is_webhook_active: boolean, webhook_url: string | null, send_webhook_only_on_completed: boolean, include_recording_in_webhook: boolean, end_call_tool: { description: string | null }, post_call_schema: Array<{ name: string, type: string, description: string }> } };
+export type ConsoleUpdateAssistantMutation = { updateAssistant: { id: number, assistant_name: string, calls_direction: string, engine_type: string, voice_ready: boolean, voice_missing: Array<string>, status: string, phone_number_id: number | null, voice_id: number, language: string, llm_model: string, llm_temperature: number, timezone: string, who_speaks_first: string, initial_message: string, system_prompt: string, tool_ids: Array<number>, variables: Record<string, unknown>, post_call_evaluation: boolean, max_call_duration: number, max_silence_duration: number, re_engagement_interval: number, speech_speed: number, voice_stability: number, voice_similarity: number, allow_interruptions: boolean, interrupt_sensitivity: number, use_min_interrupt_words: boolean, min_interrupt_words: number, endpoint_type: string, endpoint_sensitivity: number, noise_cancellation: boolean, ambient_sound_volume: number, filler_audios: boolean, record_call: boolean, end_call_on_voicemail: boolean, is_webhook_active: boolean, webhook_url: string | null, send_webhook_only_on_completed: boolean, include_recording_in_webhook: boolean, end_call_tool: { description: string | null }, post_call_schema: Array<{ name: string, type: string, description: string }> } };
 
 export type ConsoleDeleteAssistantMutationVariables = Exact<{
   id: number;
@@ -367,7 +367,7 @@ export type ConsoleCallsQueryVariables = Exact<{
 }>;
 
 
-export type ConsoleCallsQuery = { calls: { current_page: number, last_page: number, per_page: number, total: number, from: number | null, to: number | null, data: Array<{ id: number, type: string, status: string, client_phone_number: string, assistant_name: string, campaign_name: string | null, duration: number, total_cost: number, created_at: string }> } };
+export type ConsoleCallsQuery = { calls: { current_page: number, last_page: number, per_page: number, total: number, from: number | null, to: number | null, data: Array<{ id: number, type: string, status: string, answered_by: string | null, hangup_reason: string | null, client_phone_number: string, assistant_name: string, campaign_name: string | null, duration: number, total_cost: number, created_at: string }> } };
 
 export type ConsoleCallsLiveSubscriptionVariables = Exact<{
   assistant_id?: number | null | undefined;
@@ -375,7 +375,7 @@ export type ConsoleCallsLiveSubscriptionVariables = Exact<{
 }>;
 
 
-export type ConsoleCallsLiveSubscription = { callUpdated: { id: number, status: string, duration: number, total_cost: number } };
+export type ConsoleCallsLiveSubscription = { callUpdated: { id: number, status: string, answered_by: string | null, hangup_reason: string | null, duration: number, total_cost: number } };
 
 export type ConsoleCallFilterChoicesQueryVariables = Exact<{ [key: string]: never; }>;
 
@@ -410,26 +410,26 @@ export type ConsoleRedeliverMutationVariables = Exact<{
 
 export type ConsoleRedeliverMutation = { redeliverWebhook: boolean };
 
-export type ConsoleCampaignFieldsFragment = { id: number, name: string, status: string, paused_reason: string | null, assistant_id: number | null, phone_number_ids: Array<number>, allowed_days: Array<string>, allowed_hours_start_time: string, allowed_hours_end_time: string, timezone: string, max_calls_in_parallel: number, max_retries: number, retry_interval: number, retry_on_voicemail: boolean, retry_on_goal_incomplete: boolean, goal_completion_variable: string | null, mark_complete_when_no_leads: boolean, created_at: string, updated_at: string, stats: { leads: Record<string, unknown>, calls_in_progress: number, attempts: number, total_cost: number } };
+export type ConsoleCampaignFieldsFragment = { id: number, name: string, status: string, paused_reason: string | null, assistant_id: number | null, phone_number_ids: Array<number>, allowed_days: Array<string>, allowed_hours_start_time: string, allowed_hours_end_time: string, timezone: string, window_open: boolean, next_window_at: string | null, max_calls_in_parallel: number, max_retries: number, retry_interval: number, retry_on_voicemail: boolean, retry_on_goal_incomplete: boolean, goal_completion_variable: string | null, mark_complete_when_no_leads: boolean, created_at: string, updated_at: string, stats: { leads: Record<string, unknown>, calls_in_progress: number, attempts: number, total_cost: number } };
 
 export type ConsoleCampaignsQueryVariables = Exact<{ [key: string]: never; }>;
 
 
-export type ConsoleCampaignsQuery = { campaigns: Array<{ id: number, name: string, status: string, paused_reason: string | null, assistant_id: number | null, phone_number_ids: Array<number>, allowed_days: Array<string>, allowed_hours_start_time: string, allowed_hours_end_time: string, timezone: string, max_calls_in_parallel: number, max_retries: number, retry_interval: number, retry_on_voicemail: boolean, retry_on_goal_incomplete: boolean, goal_completion_variable: string | null, mark_complete_when_no_leads: boolean, created_at: string, updated_at: string, stats: { leads: Record<string, unknown>, calls_in_progress: number, attempts: number, total_cost: number } }> };
+export type ConsoleCampaignsQuery = { campaigns: Array<{ id: number, name: string, status: string, paused_reason: string | null, assistant_id: number | null, phone_number_ids: Array<number>, allowed_days: Array<string>, allowed_hours_start_time: string, allowed_hours_end_time: string, timezone: string, window_open: boolean, next_window_at: string | null, max_calls_in_parallel: number, max_retries: number, retry_interval: number, retry_on_voicemail: boolean, retry_on_goal_incomplete: boolean, goal_completion_variable: string | null, mark_complete_when_no_leads: boolean, created_at: string, updated_at: string, stats: { leads: Record<string, unknown>, calls_in_progress: number, attempts: number, total_cost: number } }> };
 
 export type ConsoleCampaignQueryVariables = Exact<{
   id: number;
 }>;
 
 
-export type ConsoleCampaignQuery = { campaign: { id: number, name: string, status: string, paused_reason: string | null, assistant_id: number | null, phone_number_ids: Array<number>, allowed_days: Array<string>, allowed_hours_start_time: string, allowed_hours_end_time: string, timezone: string, max_calls_in_parallel: number, max_retries: number, retry_interval: number, retry_on_voicemail: boolean, retry_on_goal_incomplete: boolean, goal_completion_variable: string | null, mark_complete_when_no_leads: boolean, created_at: string, updated_at: string, stats: { leads: Record<string, unknown>, calls_in_progress: number, attempts: number, total_cost: number } } };
+export type ConsoleCampaignQuery = { campaign: { id: number, name: string, status: string, paused_reason: string | null, assistant_id: number | null, phone_number_ids: Array<number>, allowed_days: Array<string>, allowed_hours_start_time: string, allowed_hours_end_time: string, timezone: string, window_open: boolean, next_window_at: string | null, max_calls_in_parallel: number, max_retries: number, retry_interval: number, retry_on_voicemail: boolean, retry_on_goal_incomplete: boolean, goal_completion_variable: string | null, mark_complete_when_no_leads: boolean, created_at: string, updated_at: string, stats: { leads: Record<string, unknown>, calls_in_progress: number, attempts: number, total_cost: number } } };
 
 export type ConsoleCampaignLiveSubscriptionVariables = Exact<{
   id: number;
 }>;
 
 
-export type ConsoleCampaignLiveSubscription = { campaignUpdated: { id: number, name: string, status: string, paused_reason: string | null, assistant_id: number | null, phone_number_ids: Array<number>, allowed_days: Array<string>, allowed_hours_start_time: string, allowed_hours_end_time: string, timezone: string, max_calls_in_parallel: number, max_retries: number, retry_interval: number, retry_on_voicemail: boolean, retry_on_goal_incomplete: boolean, goal_completion_variable: string | null, mark_complete_when_no_leads: boolean, created_at: string, updated_at: string, stats: { leads: Record<string, unknown>, calls_in_progress: number, attempts: number, total_cost: number } } };
+export type ConsoleCampaignLiveSubscription = { campaignUpdated: { id: number, name: string, status: string, paused_reason: string | null, assistant_id: number | null, phone_number_ids: Array<number>, allowed_days: Array<string>, allowed_hours_start_time: string, allowed_hours_end_time: string, timezone: string, window_open: boolean, next_window_at: string | null, max_calls_in_parallel: number, max_retries: number, retry_interval: number, retry_on_voicemail: boolean, retry_on_goal_incomplete: boolean, goal_completion_variable: string | null, mark_complete_when_no_leads: boolean, created_at: string, updated_at: string, stats: { leads: Record<string, unknown>, calls_in_progress: number, attempts: number, total_cost: number } } };
 
 export type ConsoleCampaignFormChoicesQueryVariables = Exact<{ [key: string]: never; }>;
 
@@ -441,7 +441,7 @@ export type ConsoleCreateCampaignMutationVariables = Exact<{
 }>;
 
 
-export type ConsoleCreateCampaignMutation = { createCampaign: { id: number, name: string, status: string, paused_reason: string | null, assistant_id: number | null, phone_number_ids: Array<number>, allowed_days: Array<string>, allowed_hours_start_time: string, allowed_hours_end_time: string, timezone: string, max_calls_in_parallel: number, max_retries: number, retry_interval: number, retry_on_voicemail: boolean, retry_on_goal_incomplete: boolean, goal_completion_variable: string | null, mark_complete_when_no_leads: boolean, created_at: string, updated_at: string, stats: { leads: Record<string, unknown>, calls_in_progress: number, attempts: number, total_cost: number } } };
+export type ConsoleCreateCampaignMutation = { createCampaign: { id: number, name: string, status: string, paused_reason: string | null, assistant_id: number | null, phone_number_ids: Array<number>, allowed_days: Array<string>, allowed_hours_start_time: string, allowed_hours_end_time: string, timezone: string, window_open: boolean, next_window_at: string | null, max_calls_in_parallel: number, max_retries: number, retry_interval: number, retry_on_voicemail: boolean, retry_on_goal_incomplete: boolean, goal_completion_variable: string | null, mark_complete_when_no_leads: boolean, created_at: string, updated_at: string, stats: { leads: Record<string, unknown>, calls_in_progress: number, attempts: number, total_cost: number } } };
 
 export type ConsoleUpdateCampaignMutationVariables = Exact<{
   id: number;
@@ -449,21 +449,21 @@ export type ConsoleUpdateCampaignMutationVariables = Exact<{
 }>;
 
 
-export type ConsoleUpdateCampaignMutation = { updateCampaign: { id: number, name: string, status: string, paused_reason: string | null, assistant_id: number | null, phone_number_ids: Array<number>, allowed_days: Array<string>, allowed_hours_start_time: string, allowed_hours_end_time: string, timezone: string, max_calls_in_parallel: number, max_retries: number, retry_interval: number, retry_on_voicemail: boolean, retry_on_goal_incomplete: boolean, goal_completion_variable: string | null, mark_complete_when_no_leads: boolean, created_at: string, updated_at: string, stats: { leads: Record<string, unknown>, calls_in_progress: number, attempts: number, total_cost: number } } };
+export type ConsoleUpdateCampaignMutation = { updateCampaign: { id: number, name: string, status: string, paused_reason: string | null, assistant_id: number | null, phone_number_ids: Array<number>, allowed_days: Array<string>, allowed_hours_start_time: string, allowed_hours_end_time: string, timezone: string, window_open: boolean, next_window_at: string | null, max_calls_in_parallel: number, max_retries: number, retry_interval: number, retry_on_voicemail: boolean, retry_on_goal_incomplete: boolean, goal_completion_variable: string | null, mark_complete_when_no_leads: boolean, created_at: string, updated_at: string, stats: { leads: Record<string, unknown>, calls_in_progress: number, attempts: number, total_cost: number } } };
 
 export type ConsoleStartCampaignMutationVariables = Exact<{
   id: number;
 }>;
 
 
-export type ConsoleStartCampaignMutation = { startCampaign: { id: number, name: string, status: string, paused_reason: string | null, assistant_id: number | null, phone_number_ids: Array<number>, allowed_days: Array<string>, allowed_hours_start_time: string, allowed_hours_end_time: string, timezone: string, max_calls_in_parallel: number, max_retries: number, retry_interval: number, retry_on_voicemail: boolean, retry_on_goal_incomplete: boolean, goal_completion_variable: string | null, mark_complete_when_no_leads: boolean, created_at: string, updated_at: string, stats: { leads: Record<string, unknown>, calls_in_progress: number, attempts: number, total_cost: number } } };
+export type ConsoleStartCampaignMutation = { startCampaign: { id: number, name: string, status: string, paused_reason: string | null, assistant_id: number | null, phone_number_ids: Array<number>, allowed_days: Array<string>, allowed_hours_start_time: string, allowed_hours_end_time: string, timezone: string, window_open: boolean, next_window_at: string | null, max_calls_in_parallel: number, max_retries: number, retry_interval: number, retry_on_voicemail: boolean, retry_on_goal_incomplete: boolean, goal_completion_variable: string | null, mark_complete_when_no_leads: boolean, created_at: string, updated_at: string, stats: { leads: Record<string, unknown>, calls_in_progress: number, attempts: number, total_cost: number } } };
 
 export type ConsoleStopCampaignMutationVariables = Exact<{
   id: number;
 }>;
 
 
-export type ConsoleStopCampaignMutation = { stopCampaign: { id: number, name: string, status: string, paused_reason: string | null, assistant_id: number | null, phone_number_ids: Array<number>, allowed_days: Array<string>, allowed_hours_start_time: string, allowed_hours_end_time: string, timezone: string, max_calls_in_parallel: number, max_retries: number, retry_interval: number, retry_on_voicemail: boolean, retry_on_goal_incomplete: boolean, goal_completion_variable: string | null, mark_complete_when_no_leads: boolean, created_at: string, updated_at: string, stats: { leads: Record<string, unknown>, calls_in_progress: number, attempts: number, total_cost: number } } };
+export type ConsoleStopCampaignMutation = { stopCampaign: { id: number, name: string, status: string, paused_reason: string | null, assistant_id: number | null, phone_number_ids: Array<number>, allowed_days: Array<string>, allowed_hours_start_time: string, allowed_hours_end_time: string, timezone: string, window_open: boolean, next_window_at: string | null, max_calls_in_parallel: number, max_retries: number, retry_interval: number, retry_on_voicemail: boolean, retry_on_goal_incomplete: boolean, goal_completion_variable: string | null, mark_complete_when_no_leads: boolean, created_at: string, updated_at: string, stats: { leads: Record<string, unknown>, calls_in_progress: number, attempts: number, total_cost: number } } };
 
 export type ConsoleDeleteCampaignMutationVariables = Exact<{
   id: number;
@@ -624,6 +624,8 @@ export const ConsoleAssistantFieldsFragmentDoc = new TypedDocumentString(`
   assistant_name
   calls_direction
   engine_type
+  voice_ready
+  voice_missing
   status
   phone_number_id
   voice_id
@@ -680,6 +682,8 @@ export const ConsoleCampaignFieldsFragmentDoc = new TypedDocumentString(`
   allowed_hours_start_time
   allowed_hours_end_time
   timezone
+  window_open
+  next_window_at
   max_calls_in_parallel
   max_retries
   retry_interval
@@ -723,6 +727,7 @@ export const ConsoleMeDocument = new TypedDocumentString(`
     name
     email
     balance
+    currency
   }
 }
     `) as unknown as TypedDocumentString<ConsoleMeQuery, ConsoleMeQueryVariables>;
@@ -781,6 +786,8 @@ export const ConsoleAssistantDocument = new TypedDocumentString(`
   assistant_name
   calls_direction
   engine_type
+  voice_ready
+  voice_missing
   status
   phone_number_id
   voice_id
@@ -865,6 +872,8 @@ export const ConsoleCreateAssistantDocument = new TypedDocumentString(`
   assistant_name
   calls_direction
   engine_type
+  voice_ready
+  voice_missing
   status
   phone_number_id
   voice_id
@@ -919,6 +928,8 @@ export const ConsoleUpdateAssistantDocument = new TypedDocumentString(`
   assistant_name
   calls_direction
   engine_type
+  voice_ready
+  voice_missing
   status
   phone_number_id
   voice_id
@@ -999,6 +1010,8 @@ export const ConsoleCallsDocument = new TypedDocumentString(`
       id
       type
       status
+      answered_by
+      hangup_reason
       client_phone_number
       assistant_name
       campaign_name
@@ -1014,6 +1027,8 @@ export const ConsoleCallsLiveDocument = new TypedDocumentString(`
   callUpdated(assistant_id: $assistant_id, campaign_id: $campaign_id) {
     id
     status
+    answered_by
+    hangup_reason
     duration
     total_cost
   }
@@ -1141,6 +1156,8 @@ export const ConsoleCampaignsDocument = new TypedDocumentString(`
   allowed_hours_start_time
   allowed_hours_end_time
   timezone
+  window_open
+  next_window_at
   max_calls_in_parallel
   max_retries
   retry_interval
@@ -1174,6 +1191,8 @@ export const ConsoleCampaignDocument = new TypedDocumentString(`
   allowed_hours_start_time
   allowed_hours_end_time
   timezone
+  window_open
+  next_window_at
   max_calls_in_parallel
   max_retries
   retry_interval
@@ -1207,6 +1226,8 @@ export const ConsoleCampaignLiveDocument = new TypedDocumentString(`
   allowed_hours_start_time
   allowed_hours_end_time
   timezone
+  window_open
+  next_window_at
   max_calls_in_parallel
   max_retries
   retry_interval
@@ -1255,6 +1276,8 @@ export const ConsoleCreateCampaignDocument = new TypedDocumentString(`
   allowed_hours_start_time
   allowed_hours_end_time
   timezone
+  window_open
+  next_window_at
   max_calls_in_parallel
   max_retries
   retry_interval
@@ -1288,6 +1311,8 @@ export const ConsoleUpdateCampaignDocument = new TypedDocumentString(`
   allowed_hours_start_time
   allowed_hours_end_time
   timezone
+  window_open
+  next_window_at
   max_calls_in_parallel
   max_retries
   retry_interval
@@ -1321,6 +1346,8 @@ export const ConsoleStartCampaignDocument = new TypedDocumentString(`
   allowed_hours_start_time
   allowed_hours_end_time
   timezone
+  window_open
+  next_window_at
   max_calls_in_parallel
   max_retries
   retry_interval
@@ -1354,6 +1381,8 @@ export const ConsoleStopCampaignDocument = new TypedDocumentString(`
   allowed_hours_start_time
   allowed_hours_end_time
   timezone
+  window_open
+  next_window_at
   max_calls_in_parallel
   max_retries
   retry_interval

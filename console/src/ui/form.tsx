@@ -1,10 +1,13 @@
 import type { ReactNode } from 'react';
+import { fieldLabel } from '../api/english';
 
 /**
  * A form described as data: each field's kind, label and choices. Values are kept as the
  * inputs hold them and converted once, on submit (`toInput`). The browser's own validation is
- * off (noValidate on the forms): the API's messages, from VALIDATION_FAILED, show beside each
- * field, so the rules live in one place.
+ * off (noValidate on the forms): the API's messages (ApiError.fields, in English) show beside
+ * each field, so the rules live in one place. The page checks only what it must for the
+ * request to be well-formed at all: a required field left empty, a number that is not one,
+ * JSON that does not parse.
  */
 export type Kind = 'text' | 'textarea' | 'integer' | 'decimal' | 'checkbox' | 'select' | 'checkboxes' | 'time' | 'json' | 'url';
 
@@ -27,6 +30,8 @@ export interface FieldSpec {
   step?: number;
   /** A json field that holds a list (empty: []). */
   list?: boolean;
+  /** The API's input type requires it (a String!): empty, it is not sent. */
+  required?: boolean;
 }
 
 export type Values = Record<string, unknown>;
@@ -55,6 +60,10 @@ export function toInput(specs: FieldSpec[], values: Values, before?: Values): { 
   for (const spec of specs) {
     const value = values[spec.name];
     if (before && JSON.stringify(before[spec.name]) === JSON.stringify(value)) continue;
+    if (spec.required && String(value ?? '').trim() === '') {
+      errors[spec.name] = [`${spec.label} is required.`];
+      continue;
+    }
     switch (spec.kind) {
       case 'integer':
       case 'decimal': {
@@ -117,10 +126,22 @@ export function Fields({ specs, values, errors, onChange, idPrefix }: FieldsProp
   return (
     <div className="fields">
       {specs.map((spec) => (
-        <Field key={spec.name} spec={spec} value={values[spec.name]} messages={errors[spec.name]} onChange={(value) => onChange(spec.name, value)} id={`${idPrefix}-${spec.name}`} />
+        <Field key={spec.name} spec={spec} value={values[spec.name]} messages={messagesOf(errors, spec)} onChange={(value) => onChange(spec.name, value)} id={`${idPrefix}-${spec.name}`} />
       ))}
     </div>
   );
+}
+
+/**
+ * A field's messages and those about its parts (schema.0.name shows beside schema), each
+ * once; a message that names the field by the catalogue's label names it by this form's.
+ */
+function messagesOf(errors: Record<string, string[]>, spec: FieldSpec): string[] | undefined {
+  const generic = `${fieldLabel(spec.name)} `;
+  const messages = Object.entries(errors).flatMap(([field, list]) =>
+    field === spec.name ? list.map((message) => (message.startsWith(generic) ? `${spec.label} ${message.slice(generic.length)}` : message)) : field.startsWith(`${spec.name}.`) ? list : [],
+  );
+  return messages.length ? [...new Set(messages)] : undefined;
 }
 
 function Field({ spec, value, messages, onChange, id }: { spec: FieldSpec; value: unknown; messages?: string[]; onChange: (value: unknown) => void; id: string }) {

@@ -1,3 +1,4 @@
+import { Link } from 'wouter';
 import { useBatched, useQuery, useSubscription } from '../../api/hooks';
 import { formatMoney, formatTime } from '../../ui/format';
 import { ErrorNotice, Loading } from '../../ui/notice';
@@ -29,8 +30,8 @@ export function OverviewPage() {
           <section className="cards" aria-label="Account">
             <article className="card">
               <h2 className="card-label">Balance</h2>
-              <p className="card-value" data-testid="balance">
-                {formatMoney(me.data.me.balance)}
+              <p className="card-value">
+                <span data-testid="balance">{formatMoney(me.data.me.balance)}</span> <abbr className="currency" data-testid="currency" title="ISO 4217 currency code">{me.data.me.currency}</abbr>
               </p>
             </article>
             <article className="card">
@@ -67,7 +68,9 @@ export function OverviewPage() {
                       <tr key={entry.id} data-entry={entry.id}>
                         <td>{formatTime(entry.created_at)}</td>
                         <td>{entry.kind.replace(/_/g, ' ')}</td>
-                        <td>{entry.reference ?? '—'}</td>
+                        <td>
+                          <Reference value={entry.reference} />
+                        </td>
                         <td className={`num ${entry.amount < 0 ? 'debit' : 'credit'}`}>{formatMoney(entry.amount)}</td>
                         <td className="num">{formatMoney(entry.balance_after)}</td>
                       </tr>
@@ -87,4 +90,11 @@ export function OverviewPage() {
       )}
     </>
   );
+}
+
+/** What caused a ledger entry ("call:7", "sms:12"): a call links to its page. */
+function Reference({ value }: { value: string | null }) {
+  const call = value ? /^call:(\d+)$/.exec(value) : null;
+  if (call) return <Link href={`/calls/${call[1]}`}>Call #{call[1]}</Link>;
+  return <>{value ?? '—'}</>;
 }

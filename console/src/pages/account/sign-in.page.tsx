@@ -1,6 +1,7 @@
 import { useState } from 'react';
 import { request, ApiError, lastSignOutReason } from '../../api/client';
 import { signIn, signOut } from '../../api/session';
+import { DeveloperLinks } from '../../ui/developer-links';
 import { MeDocument } from './account.operations';
 
 /**
@@ -60,6 +61,13 @@ export function SignInPage() {
             Sign in
           </button>
         </form>
+        <footer>
+          <p className="token-source">
+            Where a token comes from: the server’s first start prints the demo account’s, as <code>export TOKEN=…</code>; its operator makes one for any
+            account with <code>npm run cli -- token:create --account ID</code>.
+          </p>
+          <DeveloperLinks />
+        </footer>
       </article>
     </main>
   );

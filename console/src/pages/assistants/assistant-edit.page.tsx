@@ -1,5 +1,6 @@
 import { useEffect, useState } from 'react';
 import { Link, useLocation, useParams } from 'wouter';
+import { voiceMissingMessage } from '../../api/english';
 import { useMutation, useQuery } from '../../api/hooks';
 import { Fields, focusFirstInvalid, toInput, toValues, type Values } from '../../ui/form';
 import { ErrorNotice, Loading } from '../../ui/notice';
@@ -68,6 +69,8 @@ export function AssistantEditPage() {
         setValues(next);
         setBefore(next);
         setSaved(true);
+        // Another engine may need other keys: Talk's readiness is read again.
+        void existing.refetch();
       }
     }
   }
@@ -84,12 +87,17 @@ export function AssistantEditPage() {
           <h1>{name}</h1>
         </div>
       </header>
+      {existing.data && !existing.data.assistant.voice_ready && (
+        <p className="notice notice-error" data-voice-missing={existing.data.assistant.voice_missing.join(' ')}>
+          {voiceMissingMessage(existing.data.assistant.voice_missing)}
+        </p>
+      )}
       <div className="columns">
         <form onSubmit={submit} noValidate className="editor" aria-label="Assistant">
           {mutation.error && !fieldProblems && <ErrorNotice error={mutation.error} />}
           {fieldProblems && (
             <p className="notice notice-error" role="alert">
-              {mutation.error!.message}: see the fields marked below.
+              {mutation.error!.message}
             </p>
           )}
           {saved && (
@@ -120,7 +128,7 @@ export function AssistantEditPage() {
         </form>
         {id !== null && (
           <aside className="side">
-            <Talk assistantId={id} />
+            <Talk assistantId={id} voice={existing.data?.assistant} />
           </aside>
         )}
       </div>

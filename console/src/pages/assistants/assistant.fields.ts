@@ -10,7 +10,7 @@ export function assistantSections(choices: ConsoleAssistantChoicesQuery, engine:
     {
       title: 'Identity',
       fields: [
-        { name: 'assistant_name', label: 'Name', kind: 'text' },
+        { name: 'assistant_name', label: 'Name', kind: 'text', required: true },
         { name: 'calls_direction', label: 'Direction', kind: 'select', choices: [{ value: 'receive', label: 'Receives calls (inbound)' }, { value: 'make', label: 'Makes calls (outbound)' }] },
         { name: 'engine_type', label: 'Engine', kind: 'select', choices: [{ value: 'pipeline', label: 'Pipeline (STT → LLM → TTS)' }, { value: 'multimodal', label: 'Multimodal (speech to speech)' }] },
         {
@@ -22,7 +22,7 @@ export function assistantSections(choices: ConsoleAssistantChoicesQuery, engine:
             .filter((number) => number.assistant_id === null || number.assistant_id === assistantId)
             .map((number) => ({ value: String(number.id), label: number.phone_number })),
         },
-        { name: 'timezone', label: 'Time zone', kind: 'text', hint: 'IANA Area/City, e.g. America/Sao_Paulo.' },
+        { name: 'timezone', label: 'Time zone', kind: 'text', required: true, hint: 'IANA Area/City, e.g. America/Sao_Paulo.' },
         { name: 'language', label: 'Language', kind: 'select', choices: choices.languages.map((language) => ({ value: language.name, label: language.name })) },
       ],
     },
@@ -54,8 +54,8 @@ export function assistantSections(choices: ConsoleAssistantChoicesQuery, engine:
       title: 'Conversation',
       fields: [
         { name: 'who_speaks_first', label: 'Who speaks first', kind: 'select', choices: options(['AI assistant', 'Customer']) },
-        { name: 'initial_message', label: 'First message', kind: 'textarea', wide: true },
-        { name: 'system_prompt', label: 'System prompt', kind: 'textarea', wide: true, hint: 'Behaviour and personality; {{variables}} are filled in per call.' },
+        { name: 'initial_message', label: 'First message', kind: 'textarea', wide: true, required: true },
+        { name: 'system_prompt', label: 'System prompt', kind: 'textarea', wide: true, required: true, hint: 'Behaviour and personality; {{variables}} are filled in per call.' },
         { name: 'variables', label: 'Default variables', kind: 'json', wide: true, hint: 'JSON object.' },
         {
           name: 'tool_ids',

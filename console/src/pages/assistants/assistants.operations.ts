@@ -26,6 +26,8 @@ export const AssistantFieldsFragment = graphql(`
     assistant_name
     calls_direction
     engine_type
+    voice_ready
+    voice_missing
     status
     phone_number_id
     voice_id

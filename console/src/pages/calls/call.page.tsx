@@ -6,6 +6,7 @@ import { formatClock, formatCount, formatDuration, formatMoney, formatTime } fro
 import { ErrorNotice, Loading } from '../../ui/notice';
 import { Status } from '../../ui/status';
 import { CallDocument, CallLiveDocument, HangupCallDocument, RedeliverDocument } from './calls.operations';
+import { HANGUP_REASONS } from '../../api/english';
 import { placeTurns, turnAt, type TranscriptTurn } from './transcript';
 
 const IN_FLIGHT = ['initiated', 'ringing', 'in-progress'];
@@ -61,7 +62,7 @@ export function CallPage() {
       <section className="cards" aria-label="Summary">
         <Fact label="Duration" value={formatDuration(c.duration)} />
         <Fact label="Total cost" value={formatMoney(c.total_cost)} detail={`carrier ${formatMoney(c.carrier_cost)} + platform ${formatMoney(c.total_cost - c.carrier_cost)}`} />
-        <Fact label="Answered by" value={c.answered_by ?? '—'} detail={c.hangup_reason ? `ended: ${c.hangup_reason}` : undefined} />
+        <Fact label="Answered by" value={c.answered_by ?? '—'} detail={c.hangup_reason ? (HANGUP_REASONS[c.hangup_reason] ?? `Ended: ${c.hangup_reason}.`) : undefined} />
         <Fact
           label="Latency (voice to voice)"
           value={c.latency ? `${c.latency.p50_ms} ms` : '—'}
@@ -144,7 +145,13 @@ function Conversation({ call }: { call: Call }) {
       {call.recording_url ? (
         <audio ref={audio} controls preload="metadata" src={call.recording_url} aria-label="Recording" onTimeUpdate={follow} />
       ) : (
-        <p className="muted">{IN_FLIGHT.includes(call.status) ? 'The recording comes when the call ends.' : 'No recording (the assistant does not record calls).'}</p>
+        <p className="muted" data-no-recording>
+          {call.type === 'web'
+            ? 'No recording: web calls (Talk, /talk) are not recorded.'
+            : IN_FLIGHT.includes(call.status)
+              ? 'The recording comes when the call ends.'
+              : 'No recording (the assistant does not record calls).'}
+        </p>
       )}
       {turns.length === 0 ? (
         <p className="muted">{IN_FLIGHT.includes(call.status) ? 'The transcript comes when the call ends.' : 'No transcript.'}</p>

@@ -33,6 +33,8 @@ export const CallsDocument = graphql(`
         id
         type
         status
+        answered_by
+        hangup_reason
         client_phone_number
         assistant_name
         campaign_name
@@ -49,6 +51,8 @@ export const CallsLiveDocument = graphql(`
     callUpdated(assistant_id: $assistant_id, campaign_id: $campaign_id) {
       id
       status
+      answered_by
+      hangup_reason
       duration
       total_cost
     }

@@ -1,5 +1,6 @@
 import { useRef, useState } from 'react';
 import { Link } from 'wouter';
+import { HANGUP_REASONS } from '../../api/english';
 import { useBatched, useQuery, useSubscription } from '../../api/hooks';
 import type { ConsoleCallsLiveSubscription, ConsoleCallsQueryVariables } from '../../gql/graphql';
 import { DownloadButton } from '../../ui/download-button';
@@ -178,6 +179,8 @@ export function CallsPage() {
                 <th scope="col">Campaign</th>
                 <th scope="col">Type</th>
                 <th scope="col">Status</th>
+                <th scope="col">Answered by</th>
+                <th scope="col">Ended by</th>
                 <th scope="col" className="num">
                   Duration
                 </th>
@@ -199,6 +202,10 @@ export function CallsPage() {
                   <td>{call.type}</td>
                   <td>
                     <Status value={call.status} />
+                  </td>
+                  <td data-answered-by>{call.answered_by ?? '—'}</td>
+                  <td data-hangup-reason title={call.hangup_reason ? HANGUP_REASONS[call.hangup_reason] : undefined}>
+                    {call.hangup_reason ?? '—'}
                   </td>
                   <td className="num">{formatDuration(call.duration)}</td>
                   <td className="num">{formatMoney(call.total_cost)}</td>

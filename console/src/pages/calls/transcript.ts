@@ -1,3 +1,5 @@
+import { SPEAKERS, systemLine } from '../../api/english';
+
 /** The turns of a call as the API answers them (Call.turns). */
 export interface ApiTurn {
   speaker: string;
@@ -30,7 +32,14 @@ const ROLES: Record<string, TranscriptTurn['role']> = {
   system: 'system',
 };
 
-const LABELS: Record<TranscriptTurn['role'], string> = { assistant: 'Assistente', customer: 'Cliente', system: 'Sistema' };
+/** A speaker as the API or the web call names it (Assistente, customer, ...), in the console's words. */
+export function speakerOf(speaker: string): { role: TranscriptTurn['role']; label: string } {
+  const role = ROLES[speaker.trim().toLowerCase()] ?? 'system';
+  return { role, label: SPEAKERS[role] };
+}
+
+/** What a turn says, a system line (the API writes them in Portuguese) in English. */
+const spoken = (role: TranscriptTurn['role'], text: string) => (role === 'system' ? systemLine(text) : text);
 
 /**
  * The call's turns placed in its recording. A turn the API timed (`at_ms`) starts there and
@@ -66,8 +75,8 @@ export function turnAt(turns: TranscriptTurn[], position: number): number {
 type Said = Omit<TranscriptTurn, 'start' | 'end' | 'estimated'> & Pick<ApiTurn, 'at_ms' | 'duration_ms'>;
 
 function fromApi(turn: ApiTurn): Said {
-  const role = ROLES[turn.speaker.toLowerCase()] ?? 'system';
-  return { speaker: LABELS[role], role, text: turn.text, at_ms: turn.at_ms, duration_ms: turn.duration_ms, latency: turn.latency ?? null };
+  const { role, label } = speakerOf(turn.speaker);
+  return { speaker: label, role, text: spoken(role, turn.text), at_ms: turn.at_ms, duration_ms: turn.duration_ms, latency: turn.latency ?? null };
 }
 
 /** The transcript's text ("Assistente: ...\nCliente: ...") as turns. */
@@ -76,9 +85,9 @@ function parseTranscript(transcript: string): Said[] {
   for (const line of transcript.split('\n')) {
     const match = /^([^:]{1,40}):\s?(.*)$/.exec(line);
     const role = match ? ROLES[match[1].trim().toLowerCase()] : undefined;
-    if (match && role) turns.push({ speaker: match[1].trim(), role, text: match[2], latency: null });
+    if (match && role) turns.push({ speaker: SPEAKERS[role], role, text: spoken(role, match[2]), latency: null });
     else if (turns.length && line.trim()) turns[turns.length - 1].text += `\n${line}`;
-    else if (line.trim()) turns.push({ speaker: '', role: 'system', text: line, latency: null });
+    else if (line.trim()) turns.push({ speaker: '', role: 'system', text: systemLine(line), latency: null });
   }
   return turns;
 }

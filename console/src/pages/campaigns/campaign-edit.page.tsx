@@ -11,7 +11,7 @@ const DAYS = ['monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday'
 function campaignFields(choices: { assistants: { id: number; assistant_name: string; post_call_schema: { name: string }[] }[]; phoneNumbers: { id: number; phone_number: string }[] }, assistantId: string): FieldSpec[] {
   const assistant = choices.assistants.find((item) => String(item.id) === assistantId);
   return [
-    { name: 'name', label: 'Name', kind: 'text', wide: true },
+    { name: 'name', label: 'Name', kind: 'text', wide: true, required: true },
     {
       name: 'assistant_id',
       label: 'Assistant',
@@ -129,7 +129,7 @@ export function CampaignEditPage() {
         {mutation.error && !Object.keys(mutation.error.fields).length && <ErrorNotice error={mutation.error} />}
         {mutation.error && Object.keys(mutation.error.fields).length > 0 && (
           <p className="notice notice-error" role="alert">
-            {mutation.error.message}: see the fields marked below.
+            {mutation.error.message}
           </p>
         )}
         <Fields specs={specs} values={values} errors={errors} onChange={(name, value) => setValues({ ...values, [name]: value })} idPrefix="campaign" />

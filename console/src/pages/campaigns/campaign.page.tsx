@@ -9,6 +9,7 @@ import { DownloadButton } from '../../ui/download-button';
 import { ErrorNotice, Loading } from '../../ui/notice';
 import { Pager } from '../../ui/pager';
 import { Status } from '../../ui/status';
+import { CampaignWindow } from './campaign.window';
 import { StartStop } from './campaign.actions';
 import { CampaignProgress, LEAD_STATUSES, StatusCounts } from './campaign.progress';
 import { CampaignDocument, CampaignLiveDocument } from './campaigns.operations';
@@ -75,7 +76,7 @@ export function CampaignPage() {
           <div>
             <dt>Window</dt>
             <dd>
-              {campaign.allowed_hours_start_time}–{campaign.allowed_hours_end_time} {campaign.timezone}
+              <CampaignWindow campaign={campaign} />
             </dd>
           </div>
         </dl>
@@ -310,7 +311,7 @@ function LeadDetail({ id, campaignId, phone }: { id: number; campaignId: number;
 }
 
 const LEAD_FIELDS: FieldSpec[] = [
-  { name: 'phone_number', label: 'Phone number', kind: 'text', hint: 'E.164 (+5511987654321), or national in the server’s default region.' },
+  { name: 'phone_number', label: 'Phone number', kind: 'text', required: true, hint: 'E.164 (+5511987654321), or national in the server’s default region.' },
   { name: 'variables', label: 'Variables', kind: 'json', hint: 'JSON: customer_name, email, or anything the assistant should know.' },
   { name: 'allow_dupplicate', label: 'Allow a number the campaign already has', kind: 'checkbox' },
 ];

@@ -12,6 +12,8 @@ export const CampaignFieldsFragment = graphql(`
     allowed_hours_start_time
     allowed_hours_end_time
     timezone
+    window_open
+    next_window_at
     max_calls_in_parallel
     max_retries
     retry_interval

@@ -6,6 +6,7 @@ import { formatCount, formatMoney } from '../../ui/format';
 import { Empty, ErrorNotice, Loading } from '../../ui/notice';
 import { Status } from '../../ui/status';
 import { StartStop } from './campaign.actions';
+import { CampaignWindow } from './campaign.window';
 import { CampaignProgress, StatusCounts } from './campaign.progress';
 import { CampaignLiveDocument, CampaignsDocument } from './campaigns.operations';
 
@@ -75,6 +76,9 @@ function CampaignCard({ initial }: { initial: ConsoleCampaignFieldsFragment }) {
         <Status value={campaign.status} />
       </header>
       {campaign.paused_reason && campaign.status === 'paused' && <p className="muted">Paused: {campaign.paused_reason.replace(/_/g, ' ')}</p>}
+      <p className="card-window small">
+        <CampaignWindow campaign={campaign} />
+      </p>
       <CampaignProgress leads={stats.leads} label={campaign.name} />
       <StatusCounts leads={stats.leads} />
       <dl className="facts">

@@ -1,5 +1,6 @@
 import { useState } from 'react';
 import { ApiError, request } from '../../api/client';
+import { fieldMessage } from '../../api/english';
 import { useSubscription } from '../../api/hooks';
 import { postForm } from '../../api/rest';
 import type { ConsoleLeadImportFieldsFragment } from '../../gql/graphql';
@@ -108,6 +109,7 @@ export function LeadImportPanel({ campaignId, onProgress, onClose }: { campaignI
 
   const fileErrors = [...(error?.fields.csv ?? []), ...(error?.fields.file ?? []), ...(error?.fields.mapping ?? [])];
   const otherFields = error && Object.keys(error.fields).some((name) => !/^(csv|file|mapping)/.test(name));
+  const hasPhone = columns.some((column) => column.kind === 'phone');
   const set = (index: number, change: Partial<ColumnChoice>) => setColumns(columns.map((column, at) => (at === index ? { ...column, ...change } : column)));
   return (
     <form className="panel import-panel" onSubmit={submit} noValidate aria-label="Import leads from CSV">
@@ -132,7 +134,7 @@ export function LeadImportPanel({ campaignId, onProgress, onClose }: { campaignI
             {fileErrors.join(' ')}
           </small>
         ) : (
-          <small id="import-file-hint">{file ? `${file.name}, ${formatBytes(file.size)}` : 'Columns phone_number or phone hold the number; every other column becomes a variable.'}</small>
+          <small id="import-file-hint">{file ? `${file.name}, ${formatBytes(file.size)}` : 'A column named like phone, telefone or celular, or holding phone numbers, is the number; every other column becomes a variable.'}</small>
         )}
       </div>
       {reading && <p aria-busy="true">Reading the file’s columns…</p>}
@@ -190,8 +192,13 @@ export function LeadImportPanel({ campaignId, onProgress, onClose }: { campaignI
           </div>
         </fieldset>
       )}
+      {file && !reading && !hasPhone && (
+        <p id="import-no-phone" className="notice notice-error">
+          No column holds the phone number: choose “Phone number” for the column that does.
+        </p>
+      )}
       <div className="form-actions">
-        <button type="submit" disabled={!file || reading} aria-busy={starting ? 'true' : undefined}>
+        <button type="submit" disabled={!file || reading || !hasPhone} aria-busy={starting ? 'true' : undefined} aria-describedby={file && !reading && !hasPhone ? 'import-no-phone' : undefined}>
           Start import
         </button>
         <button type="button" className="secondary outline" onClick={onClose}>
@@ -264,7 +271,7 @@ function ImportProgress({ job, liveError, onAgain, onClose }: { job: LeadImport;
                   <tr key={index} data-line={row.line}>
                     <td className="num">{row.line}</td>
                     <td className="mono">{row.field ?? '—'}</td>
-                    <td>{row.message}</td>
+                    <td>{fieldMessage(row.field, row.message)}</td>
                   </tr>
                 ))}
               </tbody>

@@ -1,17 +1,17 @@
 import { useState } from 'react';
 import { useMutation, useQuery } from '../../api/hooks';
 import type { ConsoleToolsQuery } from '../../gql/graphql';
-import { Fields, toInput, toValues, type FieldSpec, type Values } from '../../ui/form';
+import { Fields, focusFirstInvalid, toInput, toValues, type FieldSpec, type Values } from '../../ui/form';
 import { formatTime } from '../../ui/format';
 import { ErrorNotice } from '../../ui/notice';
 import { DataTable } from '../../ui/table';
 import { CreateToolDocument, DeleteToolDocument, ToolsDocument, UpdateToolDocument } from './settings.operations';
 
 const TOOL_FIELDS: FieldSpec[] = [
-  { name: 'name', label: 'Name', kind: 'text', hint: 'Lowercase letters and underscores, e.g. check_order.' },
+  { name: 'name', label: 'Name', kind: 'text', required: true, hint: 'Lowercase letters and underscores, e.g. check_order.' },
   { name: 'method', label: 'Method', kind: 'select', choices: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'].map((value) => ({ value, label: value })) },
-  { name: 'endpoint', label: 'Endpoint', kind: 'url', wide: true, hint: 'The http(s) URL the assistant calls.' },
-  { name: 'description', label: 'When to use it', kind: 'textarea', wide: true, hint: 'How the AI decides to call it; at most 255 characters.' },
+  { name: 'endpoint', label: 'Endpoint', kind: 'url', wide: true, required: true, hint: 'The http(s) URL the assistant calls.' },
+  { name: 'description', label: 'When to use it', kind: 'textarea', wide: true, required: true, hint: 'How the AI decides to call it; at most 255 characters.' },
   { name: 'timeout', label: 'Timeout (s)', kind: 'integer', min: 1, max: 30, hint: '1 to 30; default 10.' },
   { name: 'schema', label: 'Parameters', kind: 'json', list: true, wide: true, hint: 'JSON list of {"name", "type" (string, number, boolean), "description"}.' },
   { name: 'headers', label: 'Headers', kind: 'json', list: true, wide: true, hint: 'JSON list of {"name", "value"}, sent with every request.' },
@@ -92,9 +92,10 @@ function ToolForm({ tool, onDone, onCancel }: { tool: Tool | null; onDone: () =>
     event.preventDefault();
     const { input, errors } = toInput(TOOL_FIELDS, values, tool ? start : undefined);
     setLocalErrors(errors);
-    if (Object.keys(errors).length) return;
+    if (Object.keys(errors).length) return focusFirstInvalid();
     const done = tool ? await update.run({ id: tool.id, input: input as never }) : await create.run({ input: input as never });
     if (done) onDone();
+    else focusFirstInvalid();
   }
   return (
     <form className="panel" onSubmit={submit} noValidate aria-label={tool ? `Edit ${tool.name}` : 'New tool'}>

@@ -1,5 +1,6 @@
 import { useState } from 'react';
 import { Link } from 'wouter';
+import { warningMessage } from '../../api/english';
 import { useMutation, useQuery } from '../../api/hooks';
 import { Fields, toInput, type FieldSpec, type Values } from '../../ui/form';
 import { formatTime } from '../../ui/format';
@@ -22,7 +23,7 @@ export const EVENT_TYPES = [
 ];
 
 const ENDPOINT_FIELDS: FieldSpec[] = [
-  { name: 'url', label: 'URL', kind: 'url', wide: true, hint: 'Events are POSTed here, signed (Standard Webhooks).' },
+  { name: 'url', label: 'URL', kind: 'url', wide: true, required: true, hint: 'Events are POSTed here, signed (Standard Webhooks).' },
   { name: 'events', label: 'Events', kind: 'checkboxes', wide: true, choices: EVENT_TYPES.map((value) => ({ value, label: value })) },
 ];
 
@@ -63,7 +64,7 @@ export function WebhooksPage() {
           <p>
             Endpoint added. Its signing secret, shown this once: <code>{created.secret}</code>
           </p>
-          {created.warning && <p>{created.warning}</p>}
+          {created.warning && <p>{warningMessage(created.warning)}</p>}
         </div>
       )}
       <ErrorNotice error={endpoints.error ?? remove.error} />
