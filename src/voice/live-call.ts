@@ -35,6 +35,9 @@ const APPEND_TURN = `update calls set
      transcript = case when finished_at is null then transcript else concat_ws(E'\\n', nullif(transcript, ''), ?::text) end
    where id = ?`;
 
+/** The longest `hangup_detail` kept. */
+const DETAIL_CHARS = 300;
+
 /**
  * What a voice engine writes about the call it runs, as it happens: one statement each, so a
  * call's turns and tool calls survive the process that heard them.
@@ -98,6 +101,15 @@ export class LiveCall {
        from assistants a where c.id = ? and a.id = c.assistant_id`,
       [this.id],
     );
+  }
+
+  /**
+   * Why the engine could not go on, in the server's words (a vendor's refusal, a missing key):
+   * kept beside the hang-up reason for the console, /talk and the API. The first one is kept;
+   * it is a sentence this code composed (never a secret or a stack), cut at DETAIL_CHARS.
+   */
+  failed(detail: string): void {
+    this.write(`update calls set hangup_detail = left(?, ${DETAIL_CHARS}) where id = ? and finished_at is null and hangup_detail is null`, [detail, this.id]);
   }
 
   /** Ends the call through its provider, unless it is over. */

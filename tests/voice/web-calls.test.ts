@@ -234,6 +234,22 @@ it('closing the page’s socket ends the call: completed, ended by the caller', 
   expect(row).toMatchObject({ status: 'completed', hangup_reason: 'customer', total_cost: Number(FEE).toFixed(4) });
 });
 
+it('a vendor that refuses ends the call with its reason and the server’s sentence, on the page’s ended message and on the call', async () => {
+  const assistant = await pipelineAssistant(me);
+  const { call_id: id, url } = await startWebCall(assistant, me, { customer_name: 'Rui' });
+  deepgram.refuse = true;
+  try {
+    const { page } = await connect(url);
+    const ended = await page.next((m) => m.type === 'ended', 20_000);
+    expect(ended).toMatchObject({ reason: 'stt-failed', detail: expect.stringMatching(/^Deepgram refused the stream: HTTP 401/) });
+  } finally {
+    deepgram.refuse = false;
+  }
+  const answer = await app.graphql(`{ call(id: ${id}) { hangup_reason hangup_detail } }`, undefined, me.token);
+  expect(answer.body.data.call).toEqual({ hangup_reason: 'stt-failed', hangup_detail: expect.stringMatching(/^Deepgram refused the stream: HTTP 401/) });
+  expect(JSON.stringify(answer.body)).not.toContain(DEEPGRAM_KEY);
+});
+
 it('charges the first minute of a call hung up at once after its greeting began (its TTS was paid), and nothing when its engine never spoke', async () => {
   const greeted = await pipelineAssistant(me);
   const { call_id: id, url } = await startWebCall(greeted, me, { customer_name: 'Rui' });

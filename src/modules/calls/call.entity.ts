@@ -93,6 +93,7 @@ export class Call {
     | 'provider_call_id'
     | 'provider_requested_at'
     | 'hangup_reason'
+    | 'hangup_detail'
     | 'usage'
     | 'media_started_at'
     | 'turns'
@@ -231,6 +232,13 @@ export class Call {
   })
   @Property({ type: 'text', nullable: true })
   hangup_reason: string | null = null;
+
+  @Field(() => String, {
+    nullable: true,
+    description: 'Why the call’s engine failed, in the server’s words (for example `Deepgram refused the stream: HTTP 401`), when hangup_reason is engine-failed, stt-failed, llm-failed or tts-failed; null otherwise.',
+  })
+  @Property({ type: 'text', nullable: true })
+  hangup_detail: string | null = null;
 
   @Field(() => CallUsage, { nullable: true, description: 'What the pipeline engine’s vendors report the call used; null on other engines.' })
   @Property({ type: 'json', nullable: true })

@@ -816,6 +816,7 @@ export class PipelineEngine implements VoiceEngine {
     }
     this.failing = true;
     this.deps.logger.warn('voice: a vendor of the pipeline failed', { call_id: this.call.id, part: error.part, kind: error.kind, message: error.message });
+    this.call.failed(error.message);
     if (this.reply) this.cancel(this.reply);
     this.speaker.clear();
     if (error.part === 'tts') return void this.hangup(reason);

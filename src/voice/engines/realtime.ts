@@ -78,9 +78,15 @@ export class RealtimeEngine implements VoiceEngine {
     this.ws = new WebSocket(url, { headers: { authorization: `Bearer ${openai.apiKey}` }, perMessageDeflate: false });
     this.ws.on('open', () => this.send({ type: 'session.update', session: realtimeSession(setup) }));
     this.ws.on('message', (data) => this.onEvent(data.toString()));
-    this.ws.on('error', (error) => runtime.logger.warn('voice: the Realtime connection failed', { call_id: call.id, message: error.message }));
-    this.ws.on('close', () => {
-      if (!this.ended) void this.hangup('engine-failed');
+    let failure: string | null = null;
+    this.ws.on('error', (error) => {
+      failure = `OpenAI Realtime could not be reached: ${error.message}`;
+      runtime.logger.warn('voice: the Realtime connection failed', { call_id: call.id, message: error.message });
+    });
+    this.ws.on('close', (code) => {
+      if (this.ended) return;
+      call.failed(failure ?? `OpenAI Realtime closed the session (code ${code})`);
+      void this.hangup('engine-failed');
     });
     this.silenceTimer = setInterval(() => this.checkSilence(), 250);
     this.silenceTimer.unref();

@@ -23,7 +23,8 @@ import { AudioPacer, PACING_CLOSE_CODE, PACING_CLOSE_REASON } from '../pacing';
  *   audio starts and is all played), `transcript` (`speaker`, `text`, `final`: the words so far
  *   of a turn, then the turn as recorded), `mark` (`name`: echo it back once the audio before it
  *   has played), `clear` (drop the audio not played yet: the caller interrupted), `ended`
- *   (`status`, `reason`, `duration`, `total_cost`), after which the socket closes. A final
+ *   (`status`, `reason`, `detail`: why the engine failed in the server's words or null,
+ *   `duration`, `total_cost`), after which the socket closes. A final
  *   assistant turn carries `latency_ms`: from the caller's end of speech to its first audio.
  * - From the page, JSON: `mark` (the echo), `hangup`. Closing the socket hangs up too. A text
  *   frame that is not a JSON object with a string `type` closes the socket (1003), which hangs
@@ -211,6 +212,7 @@ class WebCallSession {
       const engine = setup ? await startEngine(this.runtime, live, setup, this.out()) : 'the call has no assistant';
       if (typeof engine === 'string') {
         logger.error(`voice: no engine for this web call (${engine})`, undefined, { call_id: callId, engine_type: setup?.assistant.engine_type ?? null });
+        live.failed(engine);
         return void (await live.hangup('engine-failed'));
       }
       this.engine = engine;
@@ -341,8 +343,8 @@ class WebCallSession {
     await this.endEngine('customer');
     const [row] = await this.runtime.orm.em
       .fork()
-      .execute<{ status: string; finished: boolean; hangup_reason: string | null; duration: number; total_cost: number }[]>(
-        'select status, finished_at is not null as finished, hangup_reason, duration, total_cost::float8 as total_cost from calls where id = ?',
+      .execute<{ status: string; finished: boolean; hangup_reason: string | null; hangup_detail: string | null; duration: number; total_cost: number }[]>(
+        'select status, finished_at is not null as finished, hangup_reason, hangup_detail, duration, total_cost::float8 as total_cost from calls where id = ?',
         [this.callId],
       )
       .catch(() => []);
@@ -350,6 +352,7 @@ class WebCallSession {
       type: 'ended',
       status: row?.finished ? row.status : null,
       reason: row?.hangup_reason ?? null,
+      detail: row?.hangup_detail ?? null,
       duration: row?.finished ? row.duration : null,
       total_cost: row?.finished ? row.total_cost : null,
     });

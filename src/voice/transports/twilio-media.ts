@@ -208,6 +208,7 @@ class MediaStream {
     }
     if (typeof engine === 'string') {
       logger.error(`voice: no engine for this call (${engine})`, undefined, { call_id: callId, engine_type: setup?.assistant.engine_type ?? null });
+      live.failed(engine);
       await live.hangup('engine-failed');
       this.socket.close();
       return;

@@ -23,8 +23,8 @@ const TALK_MODULE = '/talk/talk.js';
 interface Ended {
   status: string | null;
   reason: string | null;
-  /** The server's own sentence about it, when it gives one. */
-  message?: string | null;
+  /** Why the engine failed, in the server's words, when it did. */
+  detail?: string | null;
   duration: number | null;
 }
 
@@ -130,7 +130,7 @@ function EndedNotice({ ended }: { ended: Ended }) {
   return (
     <p className={`notice ${failed ? 'notice-error' : 'notice-ok'}`} role={failed ? 'alert' : 'status'} data-hangup-reason={ended.reason ?? ''}>
       {reason}
-      {ended.message ? ` ${ended.message}` : ''}
+      {ended.detail ? ` ${ended.detail}` : ''}
       {ended.duration !== null && ended.duration !== undefined ? ` (${ended.duration} s)` : ''}
     </p>
   );

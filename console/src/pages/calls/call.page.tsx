@@ -62,7 +62,7 @@ export function CallPage() {
       <section className="cards" aria-label="Summary">
         <Fact label="Duration" value={formatDuration(c.duration)} />
         <Fact label="Total cost" value={formatMoney(c.total_cost)} detail={`carrier ${formatMoney(c.carrier_cost)} + platform ${formatMoney(c.total_cost - c.carrier_cost)}`} />
-        <Fact label="Answered by" value={c.answered_by ?? '—'} detail={c.hangup_reason ? (HANGUP_REASONS[c.hangup_reason] ?? `Ended: ${c.hangup_reason}.`) : undefined} />
+        <Fact label="Answered by" value={c.answered_by ?? '—'} detail={c.hangup_reason ? [HANGUP_REASONS[c.hangup_reason] ?? `Ended: ${c.hangup_reason}.`, c.hangup_detail].filter(Boolean).join(' ') : undefined} />
         <Fact
           label="Latency (voice to voice)"
           value={c.latency ? `${c.latency.p50_ms} ms` : '—'}

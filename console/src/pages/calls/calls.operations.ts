@@ -80,6 +80,7 @@ export const CallDocument = graphql(`
       status
       answered_by
       hangup_reason
+      hangup_detail
       assistant_id
       assistant_name
       assistant_phone_number
