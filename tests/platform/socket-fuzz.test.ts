@@ -28,6 +28,13 @@ beforeAll(async () => {
     TWILIO_API_BASE: 'http://127.0.0.1:9',
     RATE_LIMIT_PER_MINUTE: '0',
     PLAN_MAX_PARALLEL_CALLS: '100',
+    // Vendors that are configured (a web call to an assistant without them is refused before
+    // its socket exists) but unreachable: nothing here leaves the machine.
+    DEEPGRAM_API_KEY: 'dg-fuzz-key',
+    DEEPGRAM_URL: 'ws://127.0.0.1:9/v1/listen',
+    OPENAI_API_KEY: 'sk-fuzz-key',
+    OPENAI_BASE_URL: 'http://127.0.0.1:9/v1',
+    OPENAI_REALTIME_URL: 'ws://127.0.0.1:9/v1/realtime',
   });
 }, 90_000);
 afterAll(async () => {
