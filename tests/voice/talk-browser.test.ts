@@ -5,7 +5,7 @@ import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { Browser } from 'playwright-core';
-import { launchChromium, runInBrowser } from '../helpers/chromium';
+import { cspViolations, launchChromium, runInBrowser } from '../helpers/chromium';
 import { startTestApp, type TestAccount, type TestApp, NO_VENDORS } from '../helpers/app';
 import { until } from '../helpers/dialer';
 import { startFakeDeepgram, type FakeDeepgram } from '../helpers/fakes/deepgram';
@@ -100,6 +100,8 @@ runInBrowser('talks to an assistant from /talk with the microphone: the greeting
   });
   const pageErrors: string[] = [];
   page.on('pageerror', (error) => pageErrors.push(error.message));
+  // The page's policy (src/web/page-headers.ts) refuses nothing it does: its worklet, its socket.
+  const violations = await cspViolations(page);
 
   await page.goto(`${app.url}/talk`);
   await page.getByLabel('Token').fill(me.token);
@@ -140,4 +142,5 @@ runInBrowser('talks to an assistant from /talk with the microphone: the greeting
   expect(await page.evaluate(() => (globalThis as any).vozgateCall.listening)).toBe(false);
   expect(refused).toEqual([]);
   expect(pageErrors).toEqual([]);
+  expect(violations).toEqual([]);
 });
