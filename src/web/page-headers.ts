@@ -12,8 +12,8 @@ export function styleHash(css: string): string {
 
 /**
  * The security headers of the pages (GraphiQL, /docs, /console, /talk) and their assets, in
- * one place. Every page runs only this server's own scripts and styles (no CDN, no inline
- * script), talks only to this server, and is framed by no one: /talk and the console hold an
+ * one place. Every page runs only this server's own scripts (no CDN, no inline script, no
+ * eval), talks only to this server, and is framed by no one: /talk and the console hold an
  * account's token in the tab and start paid calls, so a framing site could trick a click.
  * Customers embed /talk's `<vozgate-talk>` element instead, a script loaded from their own
  * page with CORS (src/web/talk.ts), which their page's policy governs, not this one.
@@ -51,7 +51,7 @@ export function pageHeaders(page: Page, config: Pick<Config, 'publicUrl'>, inlin
     directives['style-src'] = ["'self'", "'unsafe-inline'"];
     directives['font-src'].push('data:');
   }
-  if (page === 'console') directives['media-src'] = ["'self'", ...publicSources.slice(0, 1)];
+  if (page === 'console') directives['media-src'] = ["'self'", ...(publicOrigin ? [publicOrigin] : [])];
   if (page === 'talk') directives['connect-src'].push(...publicSources);
   return {
     'content-security-policy': Object.entries(directives)
