@@ -221,7 +221,7 @@ export async function createApp(runtime: Runtime): Promise<App> {
         return shim.handle(exchange.req, exchange.res, exchange.url, exchange.path.slice(REST_BASE.length), sessionFor(exchange), matched);
       },
     },
-    talkRoute,
+    talkRoute(config),
     consoleRoute(config),
     metricsRoute(config),
     recordingRoute(orm, secrets),

@@ -6,8 +6,10 @@ import { CSS, HTML, JS, type Asset } from './static';
  * GraphiQL for browsers at `GET /graphql` (Accept: text/html), from the project's own
  * packages (graphiql's browser bundle and React 18's), so that it works offline and behind
  * firewalls. The first tab opens with a comment that says what to do, over the example
- * operations of examples/operations.graphql. Until a token is in the headers editor, the
- * schema is not asked for (it would be a 401): the result pane says where to paste it. Each
+ * operations of examples/operations.graphql, its comments wrapped to the editor's width. The
+ * headers editor starts as {"Authorization": "Bearer "}: the token goes after "Bearer ". Until
+ * it is there, the schema is not asked for (it would be a 401): the result pane says where to
+ * paste it, and that line goes once the token is there. Each
  * new Authorization value makes a new fetcher, which GraphiQL introspects with, so Docs,
  * completion and validation follow the token with no manual re-fetch. The value is kept in
  * sessionStorage (the browser tab's session, never localStorage) and starts every new
@@ -32,19 +34,47 @@ const examples = examplesFile ? readFileSync(examplesFile, 'utf8').replace(/^(#[
 
 const WELCOME = `# vozgate's GraphQL API.
 #
-# 1. Paste your token into the Headers tab below: {"Authorization": "Bearer <token>"}
-#    (the first start prints the demo account's; \`npm run cli -- token:create --account ID\` makes one).
-#    Docs (the book icon), completion (Ctrl-Space) and error underlines follow at once.
-# 2. Put the cursor in an operation and press Ctrl-Enter (or the run button).
-#    Subscriptions stream their events into the result pane, e.g.
-#    subscription { callUpdated(initial: true, id: 1) { id status } }
+# 1. Paste your token after "Bearer " in the Headers tab below. Docs (the book icon), completion (Ctrl-Space) and error underlines follow at once. The first start prints the demo account's token; this makes one:
+#    npm run cli -- token:create --account ID
+# 2. Put the cursor in an operation and press Ctrl-Enter (or the run button). Subscriptions stream their events into the result pane:
+#    subscription { leadUpdated { id status } }
 #
 # The example operations of examples/operations.graphql follow.
 
 `;
 
-/** What the result pane says while there is no token to ask for the schema with. */
-export const TOKEN_HINT = 'Paste your token into the Headers tab below: {"Authorization": "Bearer <token>"}; Docs and completion then load.';
+/** A comment line's longest length in the first tab: the query editor's width beside the run button in a 1280-pixel window. */
+export const COMMENT_COLUMNS = 50;
+
+/**
+ * Comment lines longer than `columns` broken between words, each line after the first indented
+ * under the text of a numbered step, so that none runs under the editor's edge.
+ */
+export function wrapComments(text: string, columns = COMMENT_COLUMNS): string {
+  return text
+    .split('\n')
+    .flatMap((line) => {
+      const comment = /^(\s*#\s*)(\d+\.\s+)?(.*)$/.exec(line);
+      if (!comment || line.length <= columns) return [line];
+      const [, lead, step = '', body] = comment;
+      const hanging = lead + ' '.repeat(step.length);
+      const lines: string[] = [];
+      let current = lead + step;
+      for (const word of body.split(/\s+/).filter(Boolean)) {
+        const bare = current === lead + step || current === hanging;
+        if (!bare && current.length + 1 + word.length > columns) {
+          lines.push(current);
+          current = hanging;
+        }
+        current += (current === lead + step || current === hanging ? '' : ' ') + word;
+      }
+      return [...lines, current];
+    })
+    .join('\n');
+}
+
+/** What the result pane says while there is no token to ask for the schema with; it goes once a token is there. */
+export const TOKEN_HINT = 'Paste your token after "Bearer " in the Headers tab below; Docs and completion then load.';
 
 const page = `<!doctype html>
 <html lang="en">
@@ -113,6 +143,11 @@ const init = `(function () {
     var timer = React.useRef(undefined);
     // GraphiQL introspects again with each new fetcher: one per token.
     var current = React.useMemo(function () { return function (params, options) { return fetcher(params, options); }; }, [authorization]);
+    // The hint was the answer to a schema request without a token: with one, it is not true any more.
+    React.useEffect(function () {
+      var pane = document.querySelector('.result-window .CodeMirror');
+      if (hasToken(authorization) && pane && pane.CodeMirror.getValue() === HINT) pane.CodeMirror.setValue('');
+    }, [authorization]);
     var onEditHeaders = React.useCallback(function (text) {
       clearTimeout(timer.current);
       timer.current = setTimeout(function () {
@@ -129,7 +164,7 @@ const init = `(function () {
       defaultEditorToolsVisibility: 'headers',
       isHeadersEditorEnabled: true,
       shouldPersistHeaders: false,
-      defaultQuery: ${JSON.stringify(WELCOME + examples)},
+      defaultQuery: ${JSON.stringify(wrapComments(WELCOME + examples))},
       defaultHeaders: JSON.stringify({ Authorization: authorization }, null, 2),
       storage: GraphiQL.createLocalStorage({ namespace: 'vozgate' }),
     });

@@ -22,7 +22,8 @@ const page = `<!doctype html>
 </html>
 `;
 
-const init = `window.ui = SwaggerUIBundle({ url: '/api/openapi.json', dom_id: '#reference', deepLinking: true, persistAuthorization: true });\n`;
+// No validator badge: it is an image from swagger.io, and the page asks nothing of another host.
+const init = `window.ui = SwaggerUIBundle({ url: '/api/openapi.json', dom_id: '#reference', deepLinking: true, persistAuthorization: true, validatorUrl: null });\n`;
 
 export const referenceAssets: Record<string, Asset> = {
   '/docs': { text: page, type: HTML },

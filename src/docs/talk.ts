@@ -394,13 +394,8 @@ function finished(ended) {
 }
 `;
 
-const html = `<!doctype html>
-<html lang="en">
-<head>
-  <meta charset="utf-8">
-  <meta name="viewport" content="width=device-width, initial-scale=1">
-  <title>Talk to an assistant · vozgate</title>
-  <style>
+/** The page's one inline style: the page's policy allows it by its hash (src/web/page-headers.ts). */
+export const TALK_STYLE = `
     body { font: 16px/1.5 system-ui, sans-serif; max-width: 44rem; margin: 2rem auto; padding: 0 1rem; color: #1d2433; }
     fieldset { border: 1px solid #c9cfdb; border-radius: 6px; margin: 0 0 1rem; }
     label { display: block; font-weight: 600; margin-top: .5rem; }
@@ -411,7 +406,15 @@ const html = `<!doctype html>
     #transcript .assistant { color: #0b5394; }
     dt { font-weight: 600; }
     dd { margin: 0 0 .4rem; }
-  </style>
+`;
+
+const html = `<!doctype html>
+<html lang="en">
+<head>
+  <meta charset="utf-8">
+  <meta name="viewport" content="width=device-width, initial-scale=1">
+  <title>Talk to an assistant · vozgate</title>
+  <style>${TALK_STYLE}</style>
 </head>
 <body>
   <h1>Talk to an assistant</h1>

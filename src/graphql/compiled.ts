@@ -2,6 +2,7 @@ import type { ApolloServerOptionsWithGateway, BaseContext } from '@apollo/server
 import { GraphQLError, execute, printSchema, type DocumentNode, type ExecutionResult, type GraphQLSchema, type OperationDefinitionNode } from 'graphql';
 import { compileQuery, isCompiledQuery, type CompiledQuery } from 'graphql-jit';
 import type { GraphQLCompile } from '../config';
+import { operationResolutionErrors } from './operation-resolution';
 
 /** Not compiled (yet): run once so far, or not something graphql-jit runs. */
 type Uncompiled = 'ran-once' | 'graphql-js';
@@ -120,6 +121,10 @@ export function compiledGateway<TContext extends BaseContext>(
       return {
         executor: (request) => {
           const { source, document, operation, context } = request;
+          // Apollo calls a gateway even when no operation of the document could be chosen (its
+          // type says otherwise): graphql-js's refusal, for the name the request gave, is what
+          // Apollo answers 400 on graphql-js.
+          if (!operation) return Promise.resolve({ errors: operationResolutionErrors(schema, document, request.request.operationName) });
           accepted(source, request.request.operationName, document, operation);
           const ahead = (context as RanAhead)[RAN_AHEAD];
           return ahead ?? runner.run(document, request.operationName, request.request.variables, context);

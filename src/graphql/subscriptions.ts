@@ -26,6 +26,7 @@ import { EventBus } from '../modules/events/event.bus';
 import type { Runtime } from '../runtime';
 import { createContext, type GraphQLContext } from './context';
 import { formatError } from './errors';
+import { operationResolutionErrors } from './operation-resolution';
 
 /**
  * The largest WebSocket message taken (ws refuses a bigger frame from its header, before
@@ -161,7 +162,7 @@ const refusal = (cause: Error) => new GraphQLError(cause.message, { originalErro
  * field suggestions masked as graphql-armor masks them there (they would describe the schema),
  * and the code that formatError passes with status 400.
  */
-const requestError = (error: GraphQLError, code: 'GRAPHQL_PARSE_FAILED' | 'GRAPHQL_VALIDATION_FAILED') =>
+const requestError = (error: GraphQLError, code: 'GRAPHQL_PARSE_FAILED' | 'GRAPHQL_VALIDATION_FAILED' | 'OPERATION_RESOLUTION_FAILURE') =>
   withCode(error, code, error.message.replace(/Did you mean ".+"/g, '[Suggestion hidden]'));
 
 /** What a client sees of an error: read as over HTTP, with a refusal's or a stream's cause. */
@@ -237,7 +238,8 @@ export async function serveSubscriptions(
     const errors = validate(schema, document, [...specifiedRules, ...rules]);
     if (errors.length) return errors.map((error) => requestError(error, 'GRAPHQL_VALIDATION_FAILED'));
     const operation = getOperationAST(document, payload.operationName);
-    if (!operation) return refused(Messages.badRequest);
+    // Several operations and no name, or a name not in the document: said as over HTTP.
+    if (!operation) return operationResolutionErrors(schema, document, payload.operationName).map((error) => requestError(error, 'OPERATION_RESOLUTION_FAILURE'));
     if (operation.operation !== 'subscription' || operation.kind !== Kind.OPERATION_DEFINITION) return refused(Messages.subscriptionsOnly);
     return { schema, document, variableValues: payload.variables ?? undefined, operationName: payload.operationName ?? undefined, contextValue: subscriptionContext(connection.accountId, `ws-${connection.accountId}-${id}`) };
   }

@@ -45,6 +45,76 @@ export function simulatedRecording(durationSeconds: number, turns: readonly Turn
   return { length, stream: (start = 0, end = length - 1) => Readable.from(bytes(start, Math.min(end, length - 1))) };
 }
 
+/** What a cache keeps of one recording: what it was made from, and its bytes once made. */
+interface Kept {
+  source: string;
+  length: number;
+  bytes: Promise<Buffer>;
+}
+
+/**
+ * Whole recordings, made once and kept by call (the simulator's file is the same on every
+ * download): a player seeks with many range requests, and a page of calls loads each one, so
+ * making it again each time cost a second of audio's sines per second of call, per request, on
+ * the event loop (200 downloads of one file held /healthz for a third of a second). Downloads
+ * of a file still being made wait for that one making. At most `maxBytes` are kept, the least
+ * recently used going first; a file over `maxFileBytes` (an eighth of that: 17 minutes at the
+ * default) is made as it is read, each time, and never kept.
+ */
+export class RecordingCache {
+  private readonly kept = new Map<string, Kept>();
+  private bytes = 0;
+
+  constructor(
+    private readonly maxBytes = 64 * 1024 * 1024,
+    private readonly maxFileBytes = maxBytes / 8,
+  ) {}
+
+  /**
+   * The recording `key` names, as `make` makes it; `source` says what it is made from (a call's
+   * length and turns), so that a call whose turns changed gets a new file.
+   */
+  async recording(key: string, source: string, make: () => SimulatedRecording): Promise<SimulatedRecording> {
+    let entry = this.kept.get(key);
+    if (entry && entry.source !== source) {
+      this.forget(key);
+      entry = undefined;
+    }
+    if (entry) {
+      // Most recently used last: the Map's order is the eviction order.
+      this.kept.delete(key);
+      this.kept.set(key, entry);
+    } else {
+      const made = make();
+      if (made.length > this.maxFileBytes) return made;
+      const kept: Kept = (entry = { source, length: made.length, bytes: collect(made.stream()) });
+      this.kept.set(key, kept);
+      this.bytes += kept.length;
+      // A failure is not kept: the next download makes it again.
+      kept.bytes.catch(() => this.kept.get(key) === kept && this.forget(key));
+      for (const oldest of this.kept.keys()) {
+        if (this.bytes <= this.maxBytes) break;
+        this.forget(oldest);
+      }
+    }
+    const bytes = await entry.bytes;
+    return { length: bytes.length, stream: (start = 0, end = bytes.length - 1) => Readable.from([bytes.subarray(start, Math.min(end, bytes.length - 1) + 1)]) };
+  }
+
+  private forget(key: string): void {
+    const entry = this.kept.get(key);
+    if (!entry) return;
+    this.kept.delete(key);
+    this.bytes -= entry.length;
+  }
+}
+
+async function collect(stream: Readable): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of stream) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks);
+}
+
 function wavHeader(samples: number): Buffer {
   const header = Buffer.alloc(HEADER_BYTES);
   header.write('RIFF', 0);

@@ -2,6 +2,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Config } from '../config';
 import { CSS, HTML, JS, sendAsset, type Asset } from '../docs/static';
+import { setPageHeaders } from './page-headers';
 import { isRead, type HttpRoute } from './route';
 
 /**
@@ -51,7 +52,7 @@ function readBuilt(dir: string): Built | null {
   return { index: { text: readFileSync(indexFile, 'utf8'), type: HTML }, assets };
 }
 
-export function consoleRoute(config: Pick<Config, 'console'>): HttpRoute {
+export function consoleRoute(config: Pick<Config, 'console' | 'publicUrl'>): HttpRoute {
   const dir = builtDir();
   // Read on the first request, not at start-up: tests and `npm start` build it before, and a
   // server without the console (CONSOLE=false) never reads it.
@@ -61,6 +62,7 @@ export function consoleRoute(config: Pick<Config, 'console'>): HttpRoute {
     label: ({ path: requested }) => (requested.startsWith(`${PREFIX}/assets/`) ? `${PREFIX}/assets/*` : `${PREFIX}/*`),
     async handle({ req, res, path: requested }) {
       built ??= dir ? readBuilt(dir) : null;
+      setPageHeaders(res, 'console', config);
       if (!built) {
         res.writeHead(503, { 'content-type': 'text/plain; charset=utf-8', 'retry-after': '10' });
         res.end('The console is not built: `npm run build` (or `npm start`) builds it into dist/console/.\n');

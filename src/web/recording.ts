@@ -5,7 +5,7 @@ import { sendError } from '../http';
 import { sameSecret, type SecretBox } from '../lib/secrets';
 import { Call } from '../modules/calls/call.entity';
 import { recordingSignature } from '../modules/calls/call.lifecycle';
-import { simulatedRecording } from '../telephony/recording';
+import { RecordingCache, simulatedRecording } from '../telephony/recording';
 import { parseByteRange } from './byte-range';
 import type { HttpRoute } from './route';
 
@@ -13,7 +13,7 @@ import type { HttpRoute } from './route';
  * GET /recordings/{call id}.wav?sig=...: a call's recording, for whoever holds its signed URL.
  * It answers `Range: bytes=` requests (206), which browsers' audio elements send to seek.
  */
-export function recordingRoute(orm: MikroORM, secrets: SecretBox): HttpRoute {
+export function recordingRoute(orm: MikroORM, secrets: SecretBox, cache = new RecordingCache()): HttpRoute {
   return {
     match: ({ path }) => path.startsWith('/recordings/'),
     label: '/recordings/*',
@@ -25,7 +25,7 @@ export function recordingRoute(orm: MikroORM, secrets: SecretBox): HttpRoute {
       }
       const call = await orm.em.fork().findOne(Call, { id });
       if (!call?.recording_url) return sendError(res, 'NOT_FOUND', Messages.routeNotFound);
-      const recording = simulatedRecording(call.duration, call.turns);
+      const recording = await cache.recording(String(id), JSON.stringify([call.duration, call.turns]), () => simulatedRecording(call.duration, call.turns));
       const headers = { 'content-type': 'audio/wav', 'accept-ranges': 'bytes', 'cache-control': 'private, max-age=3600' };
       // The file has no validators (ETag, Last-Modified) an If-Range could name: such a request gets it whole.
       const range = req.headers['if-range'] === undefined ? parseByteRange(req.headers.range, recording.length) : { kind: 'whole' as const };
@@ -40,7 +40,7 @@ export function recordingRoute(orm: MikroORM, secrets: SecretBox): HttpRoute {
         'content-length': end - start + 1,
       });
       if (req.method === 'HEAD') return void res.end();
-      // Made as it is sent; a player that goes away stops it.
+      // A player that goes away stops it.
       pipeline(recording.stream(start, end), res, () => {});
     },
   };

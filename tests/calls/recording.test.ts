@@ -1,5 +1,7 @@
+import { Readable } from 'node:stream';
 import { parseByteRange } from '../../src/web/byte-range';
-import { simulatedRecording } from '../../src/telephony/recording';
+import * as recordings from '../../src/telephony/recording';
+import { RecordingCache, simulatedRecording } from '../../src/telephony/recording';
 import type { Turn } from '../../src/modules/calls/call.conversation';
 import { startTestApp, type TestAccount, type TestApp } from '../helpers/app';
 
@@ -95,6 +97,53 @@ describe('simulatedRecording', () => {
   });
 });
 
+describe('RecordingCache', () => {
+  const turns: Turn[] = [{ speaker: 'assistant', text: 'Olá!', at_ms: 0, duration_ms: 1000 }];
+  const counted = (seconds: number) => jest.fn(() => simulatedRecording(seconds, turns));
+
+  it('makes a file once for downloads that come together, and serves every range of it', async () => {
+    const cache = new RecordingCache();
+    const make = counted(3);
+    const whole = (await read(simulatedRecording(3, turns).stream())).bytes;
+    const all = await Promise.all(Array.from({ length: 10 }, () => cache.recording('7', 'v1', make)));
+    expect(make).toHaveBeenCalledTimes(1);
+    for (const [i, recording] of all.entries()) {
+      expect(recording.length).toBe(whole.length);
+      const [start, end] = [i * 100, i * 100 + 2000];
+      expect((await read(recording.stream(start, end))).bytes.equals(whole.subarray(start, end + 1))).toBe(true);
+    }
+    expect((await read(all[0].stream(whole.length - 10, whole.length + 50))).bytes.equals(whole.subarray(whole.length - 10))).toBe(true);
+    // What it is made from changed: made again.
+    await cache.recording('7', 'v2', make);
+    expect(make).toHaveBeenCalledTimes(2);
+  });
+
+  it('keeps at most its bytes, the least recently used going first, and never a file over its largest', async () => {
+    const size = 44 + 2 * SAMPLE_RATE;
+    const cache = new RecordingCache(3 * size, size);
+    const makes = ['a', 'b', 'c', 'd'].map(() => counted(2));
+    const get = (i: number) => cache.recording(String(i), 'v', makes[i]);
+    for (let i = 0; i < 4; i++) await get(i); // the fourth pushes the first out
+    await get(1); // used: 2 is now the least recently used
+    await get(0); // made again, pushing 2 out
+    await get(1);
+    await get(2);
+    expect(makes.map((make) => make.mock.calls.length)).toEqual([2, 1, 2, 1]);
+    const big = counted(1);
+    const small = new RecordingCache(1_000_000, 44 + SAMPLE_RATE - 1);
+    for (let i = 0; i < 3; i++) expect((await small.recording('x', 'v', big)).length).toBe(44 + SAMPLE_RATE);
+    expect(big).toHaveBeenCalledTimes(3);
+  });
+
+  it('forgets a file whose making failed, so the next download makes it again', async () => {
+    const cache = new RecordingCache();
+    const broken = jest.fn(() => ({ length: 10, stream: () => Readable.from((function* () { throw new Error('disk'); })()) }));
+    await expect(cache.recording('9', 'v', broken)).rejects.toThrow('disk');
+    await expect(cache.recording('9', 'v', broken)).rejects.toThrow('disk');
+    expect(broken).toHaveBeenCalledTimes(2);
+  });
+});
+
 describe('GET /recordings/{id}.wav', () => {
   let app: TestApp;
   let me: TestAccount;
@@ -134,6 +183,19 @@ describe('GET /recordings/{id}.wav', () => {
       expect(res.headers.get('content-type')).toBe('audio/wav');
       expect(Buffer.from(await res.arrayBuffer()).equals(whole.subarray(start, end + 1))).toBe(true);
     }
+  });
+
+  it('makes the file once for many downloads and seeks at once (the first download made it)', async () => {
+    const made = jest.spyOn(recordings, 'simulatedRecording');
+    const ranges = Array.from({ length: 40 }, (_, i) => (i % 4 === 0 ? null : ([i * 100, i * 100 + 999] as const)));
+    const answers = await Promise.all(ranges.map((range) => (range ? get(`bytes=${range[0]}-${range[1]}`) : fetch(url))));
+    for (const [i, res] of answers.entries()) {
+      const range = ranges[i];
+      expect(res.status).toBe(range ? 206 : 200);
+      expect(Buffer.from(await res.arrayBuffer()).equals(range ? whole.subarray(range[0], range[1] + 1) : whole)).toBe(true);
+    }
+    expect(made).not.toHaveBeenCalled();
+    made.mockRestore();
   });
 
   it('answers 416 with the length for a range past the end', async () => {

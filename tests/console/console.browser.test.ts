@@ -5,7 +5,7 @@ import { gzipSync } from 'node:zlib';
 import type { Browser, Page } from 'playwright-core';
 import { startTestApp, type TestApp } from '../helpers/app';
 import { dialerKit, type DialerSetup } from '../helpers/dialer';
-import { CHROMIUM, launchChromium, runInBrowser } from '../helpers/chromium';
+import { CHROMIUM, cspViolations, launchChromium, runInBrowser } from '../helpers/chromium';
 import { axe } from './console.browser.helpers';
 
 /**
@@ -56,6 +56,8 @@ runInBrowser(
     const page = await browser.newPage({ viewport: { width: 1360, height: 900 } });
     const pageErrors: string[] = [];
     page.on('pageerror', (error) => pageErrors.push(error.message));
+    // The console's policy (src/web/page-headers.ts) refuses nothing it does.
+    const violations = await cspViolations(page);
     const scripts: Promise<number>[] = [];
     page.on('response', (response) => {
       if (/\.m?js(\?|$)/.test(response.url())) scripts.push(response.body().then((body) => gzipSync(body).length));
@@ -198,6 +200,7 @@ runInBrowser(
 
     expect(problems).toEqual([]);
     expect(pageErrors).toEqual([]);
+    expect(violations).toEqual([]);
   },
   300_000,
 );

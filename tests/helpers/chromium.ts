@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { chromium, type Browser } from 'playwright-core';
+import { chromium, type Browser, type Page } from 'playwright-core';
 
 /**
  * Debian's chromium for the pages' tests (GraphiQL, /talk, the console), driven by
@@ -19,4 +19,19 @@ export function launchChromium(args: string[] = []): Promise<Browser> {
     executablePath: CHROMIUM,
     args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync', ...args],
   });
+}
+
+/**
+ * The Content-Security-Policy violations a page reports from now on (its `securitypolicyviolation`
+ * events, in every document the page loads), one line each: a test asserts there are none.
+ */
+export async function cspViolations(page: Page): Promise<string[]> {
+  const seen: string[] = [];
+  await page.exposeBinding('vozgateCspViolation', (_source, line: string) => void seen.push(line));
+  await page.addInitScript(() => {
+    (globalThis as any).document.addEventListener('securitypolicyviolation', (event: any) =>
+      (globalThis as any).vozgateCspViolation(`${event.effectiveDirective} refused ${event.blockedURI || 'inline'} at ${event.sourceFile || event.documentURI}:${event.lineNumber}`),
+    );
+  });
+  return seen;
 }

@@ -1,8 +1,8 @@
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import type { Browser } from 'playwright-core';
-import { CHROMIUM, launchChromium, runInBrowser } from '../helpers/chromium';
-import { TOKEN_HINT } from '../../src/docs/ide';
+import { CHROMIUM, cspViolations, launchChromium, runInBrowser } from '../helpers/chromium';
+import { COMMENT_COLUMNS, TOKEN_HINT } from '../../src/docs/ide';
 import { startTestApp, type TestAccount, type TestApp } from '../helpers/app';
 
 /**
@@ -40,8 +40,11 @@ runInBrowser('GraphiQL loads with no network beyond this server and runs a query
   });
   const pageErrors: string[] = [];
   page.on('pageerror', (error) => pageErrors.push(error.message));
+  // The page's policy (src/web/page-headers.ts) refuses nothing GraphiQL does.
+  const violations = await cspViolations(page);
 
-  await page.goto(`${app.url}/graphql`);
+  const loaded = await page.goto(`${app.url}/graphql`);
+  expect(loaded?.headers()['content-security-policy']).toMatch(/^default-src 'none'; script-src 'self';/);
   await page.waitForSelector('.graphiql-query-editor .CodeMirror', { timeout: 20_000 });
   expect(await page.title()).toBe('vozgate GraphQL');
   // (In the page: `document` is the browser's, hence globalThis here, where TypeScript knows no DOM.)
@@ -63,25 +66,44 @@ runInBrowser('GraphiQL loads with no network beyond this server and runs a query
   // Before a token, the result pane says where to put it, rather than a 401.
   const hint = await waitFor('the hint', resultText, (text) => text.length > 0);
   expect(hint).toBe(TOKEN_HINT);
+  const shots = path.join(__dirname, '..', '..', 'test-results');
+  mkdirSync(shots, { recursive: true });
+  await page.screenshot({ path: path.join(shots, 'graphiql-first.png') });
 
   // The user pastes a token into the headers editor and writes a query.
-  await page.evaluate(() => {
+  await page.evaluate((columns) => {
     const editor = (selector: string) => (globalThis as any).document.querySelector(`${selector} .CodeMirror`).CodeMirror;
     const text: string = editor('.graphiql-query-editor').getValue();
     // It opens with what to do, for a person, then the example operations to start from.
-    if (!text.startsWith("# vozgate's GraphQL API.\n#\n# 1. Paste your token into the Headers tab below")) throw new Error(`the first tab opens with ${text.slice(0, 80)}`);
+    if (!text.startsWith('# vozgate\'s GraphQL API.\n#\n# 1. Paste your token after "Bearer " in the')) throw new Error(`the first tab opens with ${text.slice(0, 80)}`);
+    // Its comments wrap at the editor's width.
+    const long = text.split('\n').filter((line) => line.trim().startsWith('#') && line.length > columns);
+    if (long.length) throw new Error(`comment lines wider than the editor: ${long.join(' | ')}`);
     if (text.includes('graphql-codegen') || !text.includes('query Leads')) throw new Error('the example operations are missing, or codegen’s comment is there');
     editor('.graphiql-query-editor').setValue('{ languages { id name } }');
-  });
+  }, COMMENT_COLUMNS);
   // The headers editor is the visible one of the tools (it opens first; variables stay hidden).
+  // The user pastes the token where the page says, after "Bearer ": the headers are valid JSON.
   expect(await headersText()).toContain('"Authorization": "Bearer "');
-  await setHeaders(`Bearer ${me.token}`);
+  await page.evaluate((token) => {
+    const editor = (globalThis as any).document.querySelector('.graphiql-editor-tool .graphiql-editor:not(.hidden) .CodeMirror').CodeMirror;
+    editor.replaceRange(token, editor.posFromIndex(editor.getValue().indexOf('Bearer ') + 'Bearer '.length));
+  }, me.token);
+  expect(JSON.parse(await headersText())).toEqual({ Authorization: `Bearer ${me.token}` });
+  // The hint goes: it is not true any more.
+  await waitFor('the hint gone', resultText, (text) => text === '');
 
   // Docs knows the schema as soon as the token is there: no re-fetch clicked.
   await page.click('.graphiql-sidebar button[aria-label$="Documentation Explorer"]');
   await page.waitForSelector('.graphiql-doc-explorer-root-type', { timeout: 10_000 });
   expect(await page.locator('.graphiql-doc-explorer-error').count()).toBe(0);
   expect(await page.locator('.graphiql-doc-explorer-content').innerText()).toMatch(/query:\s*Query/);
+
+  // A dialog (Radix's: it injects a <style> that stops the page scrolling under it) opens and closes.
+  await page.click('.graphiql-sidebar button[aria-label="Open settings dialog"]');
+  await page.waitForSelector('.graphiql-dialog', { timeout: 5_000 });
+  await page.keyboard.press('Escape');
+  await page.waitForSelector('.graphiql-dialog', { state: 'detached', timeout: 5_000 });
 
   // The editors hand their text to GraphiQL after a short debounce: run until the answer comes.
   const deadline = Date.now() + 20_000;
@@ -121,9 +143,8 @@ runInBrowser('GraphiQL loads with no network beyond this server and runs a query
   const refusal = await waitFor('the refusal', resultText, (text) => text.includes('4401'), 5_000);
   expect(JSON.parse(refusal)).toEqual({ errors: [{ message: expect.stringMatching(/^Socket closed with event 4401 Unauthorized: connectionParams\.Authorization/) }] });
 
-  const shots = path.join(__dirname, '..', '..', 'test-results');
-  mkdirSync(shots, { recursive: true });
   await page.screenshot({ path: path.join(shots, 'graphiql.png') });
   expect(refused).toEqual([]);
   expect(pageErrors).toEqual([]);
+  expect(violations).toEqual([]);
 });

@@ -5,7 +5,7 @@ import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { Browser } from 'playwright-core';
-import { launchChromium, runInBrowser } from '../helpers/chromium';
+import { cspViolations, launchChromium, runInBrowser } from '../helpers/chromium';
 import { startTestApp, type TestAccount, type TestApp, NO_VENDORS } from '../helpers/app';
 import { until } from '../helpers/dialer';
 import { startFakeDeepgram, type FakeDeepgram } from '../helpers/fakes/deepgram';
@@ -100,6 +100,8 @@ runInBrowser('talks to an assistant from /talk with the microphone: the greeting
   });
   const pageErrors: string[] = [];
   page.on('pageerror', (error) => pageErrors.push(error.message));
+  // The page's policy (src/web/page-headers.ts) refuses nothing it does: its worklet, its socket.
+  const violations = await cspViolations(page);
 
   await page.goto(`${app.url}/talk`);
   await page.getByLabel('Token').fill(me.token);
@@ -140,6 +142,7 @@ runInBrowser('talks to an assistant from /talk with the microphone: the greeting
   expect(await page.evaluate(() => (globalThis as any).vozgateCall.listening)).toBe(false);
   expect(refused).toEqual([]);
   expect(pageErrors).toEqual([]);
+  expect(violations).toEqual([]);
 });
 
 runInBrowser('names, before the call, the keys this server lacks for an assistant’s engine, and shows the refusal if a call is tried', async () => {
