@@ -3,7 +3,9 @@ import { PhoneNumber } from '../modules/accounts/phone-number.entity';
 import { Model } from '../modules/catalog/model.entity';
 import { Voice } from '../modules/catalog/voice.entity';
 import { Campaign } from '../modules/campaigns/campaign.entity';
+import type { Turn } from '../modules/calls/call.conversation';
 import { eventsOfCalls, type CallStatusEvent } from '../modules/calls/call.history';
+import { turnsOfCalls } from '../modules/calls/call.turns';
 import { campaignStats, type CampaignStats } from '../modules/campaigns/campaign.service';
 import { contactsOfLeads, type ContactView } from '../modules/leads/lead.service';
 import { Tool } from '../modules/tools/tool.entity';
@@ -18,6 +20,7 @@ export interface Loaders {
   toolsByAssistant: DataLoader<number, Tool[]>;
   campaignStats: DataLoader<number, CampaignStats>;
   eventsByCall: DataLoader<number, CallStatusEvent[]>;
+  turnsByCall: DataLoader<number, Turn[]>;
   /** The catalogue's provider of a model, by the model's name (null: not listed). */
   modelProvider: DataLoader<string, string | null>;
 }
@@ -42,6 +45,10 @@ export function createLoaders(ctx: GraphQLContext): Loaders {
     campaignStats: new DataLoader((campaignIds) => campaignStats(em, campaignIds)),
     eventsByCall: new DataLoader(async (callIds) => {
       const byCall = await eventsOfCalls(em, ctx.accountId!, callIds);
+      return callIds.map((id) => byCall.get(id)!);
+    }),
+    turnsByCall: new DataLoader(async (callIds) => {
+      const byCall = await turnsOfCalls(em, ctx.accountId!, callIds);
       return callIds.map((id) => byCall.get(id)!);
     }),
     modelProvider: new DataLoader(async (names) => {

@@ -4,6 +4,7 @@ import { readBody, sendError, sendJson } from '../http';
 import { Call } from '../modules/calls/call.entity';
 import { Tool } from '../modules/tools/tool.entity';
 import { runTool } from '../modules/calls/call.tools';
+import { turnCount } from '../modules/calls/call.turns';
 import type { ToolDeps } from '../modules/calls/call.tools';
 import { validMediaToken } from '../telephony/twilio.wire';
 import { LiveCall, type LiveCallDeps } from './live-call';
@@ -87,11 +88,11 @@ function pastGrace(call: Pick<Call, 'finished_at'>, now = Date.now()): boolean {
  * Why the statement that appends a turn refused it, from the call as it is now: the grace, or
  * one of the two caps (with the turns' count within its cap, the characters refused it).
  */
-function turnRefusal(call: Call | null): DomainError {
+function turnRefusal(call: Call | null, turns: number): DomainError {
   if (!call) return new DomainError('NOT_FOUND', Messages.callNotFound);
   if (pastGrace(call)) return new DomainError('CONFLICT', Messages.engineGraceOver(ENGINE_GRACE_SECONDS));
   const errors = new FieldErrorCollector();
-  if (call.turns.length >= ENGINE_MAX_TURNS) errors.add('text', Messages.engineTooManyTurns(ENGINE_MAX_TURNS));
+  if (turns >= ENGINE_MAX_TURNS) errors.add('text', Messages.engineTooManyTurns(ENGINE_MAX_TURNS));
   else errors.add('text', Messages.engineTranscriptTooLong(ENGINE_MAX_TRANSCRIPT_CHARS));
   return new ValidationError(errors.errors);
 }
@@ -214,7 +215,10 @@ async function serve(runtime: EngineApiDeps, req: IncomingMessage, res: ServerRe
       maxChars: ENGINE_MAX_TRANSCRIPT_CHARS,
       finishedSince: new Date(Date.now() - ENGINE_GRACE_SECONDS * 1000),
     });
-    if (!written) throw turnRefusal(await runtime.orm.em.fork().findOne(Call, { id: callId }));
+    if (!written) {
+      const now = runtime.orm.em.fork();
+      throw turnRefusal(await now.findOne(Call, { id: callId }), await turnCount(now, callId));
+    }
   } else if (body.type === 'ended') {
     const reason = ENDINGS.find((ending) => ending === body.reason);
     if (!reason) errors.add('reason', `O campo reason deve ser um de: ${ENDINGS.join(', ')}.`);

@@ -1,6 +1,7 @@
-import { transcriptText, type Turn } from '../modules/calls/call.conversation';
+import type { Turn } from '../modules/calls/call.conversation';
 import { Call, type CallUsage, type ToolCallRecord } from '../modules/calls/call.entity';
 import type { HangupReason } from '../modules/calls/call.events';
+import { appendTurn, type TurnLimits } from '../modules/calls/call.turns';
 import { providerOf } from '../modules/calls/call.web-provider';
 import type { Runtime } from '../runtime';
 
@@ -15,25 +16,7 @@ export interface LiveCallHooks {
   hungUp?(): void;
 }
 
-/** What an engine outside vozgate may add to a call (the engine API's bounds). */
-export interface TurnLimits {
-  /** Turns the call may hold. */
-  maxTurns: number;
-  /** Characters (code points) of all its turns' text together. */
-  maxChars: number;
-  /** A call that finished before this takes no more turns. */
-  finishedSince: Date;
-}
-
-/**
- * Appends a turn; given when it began (ms since the epoch), with its `at_ms` from the call's
- * answer (from its media, when the answer is not recorded yet), as the call's clock says.
- */
-const APPEND_TURN = `update calls set
-     turns = turns || jsonb_build_array(?::jsonb || case when ?::float8 is null or coalesce(answered_at, media_started_at) is null then '{}'::jsonb
-       else jsonb_build_object('at_ms', greatest(0, round(1000 * extract(epoch from (to_timestamp(?::float8 / 1000) - coalesce(answered_at, media_started_at)))))::int) end),
-     transcript = case when finished_at is null then transcript else concat_ws(E'\\n', nullif(transcript, ''), ?::text) end
-   where id = ?`;
+export type { TurnLimits };
 
 /** The longest `hangup_detail` kept. */
 const DETAIL_CHARS = 300;
@@ -57,7 +40,9 @@ export class LiveCall {
    * after the call has ended (a late transcription) it joins the transcript too.
    */
   turn(turn: Turn, startedAt: number | null = null): void {
-    this.write(APPEND_TURN, [JSON.stringify(turn), startedAt, startedAt, transcriptText([turn]), this.id]);
+    this.writes = this.writes
+      .then(() => appendTurn(this.runtime.orm.em.fork(), this.id, turn, startedAt))
+      .catch((error: unknown) => this.runtime.logger.error('voice: could not record a call’s progress', error, { call_id: this.id }));
     this.hooks.turn?.(turn);
   }
 
@@ -67,18 +52,9 @@ export class LiveCall {
    * a failure is the caller's to report.
    */
   async turnWithin(turn: Turn, limits: TurnLimits): Promise<boolean> {
-    const written = this.writes.then(() =>
-      this.runtime.orm.em.fork().execute(
-        `${APPEND_TURN}
-           and (finished_at is null or finished_at >= ?)
-           and jsonb_array_length(turns) < ?
-           and length(?::text) + (select coalesce(sum(length(t ->> 'text')), 0) from jsonb_array_elements(turns) t) <= ?
-         returning id`,
-        [JSON.stringify(turn), null, null, transcriptText([turn]), this.id, limits.finishedSince, limits.maxTurns, turn.text, limits.maxChars],
-      ),
-    );
+    const written = this.writes.then(() => appendTurn(this.runtime.orm.em.fork(), this.id, turn, null, limits));
     this.writes = written.catch(() => undefined);
-    return (await written).length > 0;
+    return written;
   }
 
   /** What the pipeline engine's vendors report the call used. */

@@ -5,6 +5,7 @@ import { sendError } from '../http';
 import { sameSecret, type SecretBox } from '../lib/secrets';
 import { Call } from '../modules/calls/call.entity';
 import { recordingSignature } from '../modules/calls/call.lifecycle';
+import { turnsOfCall } from '../modules/calls/call.turns';
 import { RecordingCache, simulatedRecording } from '../telephony/recording';
 import { parseByteRange } from './byte-range';
 import type { HttpRoute } from './route';
@@ -25,7 +26,8 @@ export function recordingRoute(orm: MikroORM, secrets: SecretBox, cache = new Re
       }
       const call = await orm.em.fork().findOne(Call, { id });
       if (!call?.recording_url) return sendError(res, 'NOT_FOUND', Messages.routeNotFound);
-      const recording = await cache.recording(String(id), JSON.stringify([call.duration, call.turns]), () => simulatedRecording(call.duration, call.turns));
+      const turns = await turnsOfCall(orm.em.fork(), id);
+      const recording = await cache.recording(String(id), JSON.stringify([call.duration, turns]), () => simulatedRecording(call.duration, turns));
       const headers = { 'content-type': 'audio/wav', 'accept-ranges': 'bytes', 'cache-control': 'private, max-age=3600' };
       // The file has no validators (ETag, Last-Modified) an If-Range could name: such a request gets it whole.
       const range = req.headers['if-range'] === undefined ? parseByteRange(req.headers.range, recording.length) : { kind: 'whole' as const };

@@ -2,6 +2,7 @@ import { createClient, type Client } from 'graphql-ws';
 import WebSocket from 'ws';
 import { startTestApp, type TestAccount, type TestApp } from '../helpers/app';
 import { until } from '../helpers/dialer';
+import { setTurns } from '../helpers/turns';
 
 /**
  * What a call's page needs from the API (issue 45): the call's status changes and its turns
@@ -179,12 +180,9 @@ describe('Call.turns', () => {
   it('answers null times for turns recorded before turns had times, and the latency of a pipeline answer', async () => {
     const [row] = await insertCalls(app, me, 1, 1);
     const latency = { stt_final_ms: 120, llm_first_token_ms: 380, tts_first_byte_ms: 610, first_audio_ms: 700 };
-    await app.sql('update calls set turns = $2::jsonb where id = $1', [
-      row,
-      JSON.stringify([
-        { speaker: 'customer', text: 'Oi' },
-        { speaker: 'assistant', text: 'Olá!', latency },
-      ]),
+    await setTurns(app.sql, row, [
+      { speaker: 'customer', text: 'Oi' },
+      { speaker: 'assistant', text: 'Olá!', latency },
     ]);
     const call = (await app.graphql(TURNS, { id: row }, me.token)).body.data.call;
     expect(call.turns).toEqual([

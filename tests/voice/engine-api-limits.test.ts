@@ -10,6 +10,7 @@ import {
 import { startTestApp, type TestAccount, type TestApp, NO_VENDORS } from '../helpers/app';
 import { until } from '../helpers/dialer';
 import { startFakeTwilio, type FakeTwilio } from '../helpers/twilio';
+import { setTurns, TURNS_COLUMN } from '../helpers/turns';
 
 /**
  * The engine API's bounds: a call's token opens it only while the call lives (and a short
@@ -41,7 +42,7 @@ afterAll(async () => {
 });
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-const callRow = async (id: number) => (await app.sql('select provider_call_id, finished_at, transcript, turns from calls where id = $1', [id]))[0];
+const callRow = async (id: number) => (await app.sql(`select provider_call_id, finished_at, transcript, ${TURNS_COLUMN} from calls where id = $1`, [id]))[0];
 
 /** A call placed through Twilio's fake and answered, with what its engine needs to use the engine API. */
 async function answered() {
@@ -71,7 +72,7 @@ async function answered() {
 /** Turns written straight to the database, as many and as long as the test needs to reach a bound. */
 async function fillTurns(id: number, count: number, textOf: (i: number) => string = () => 'sim') {
   const turns = Array.from({ length: count }, (_, i) => ({ speaker: 'customer', text: textOf(i) }));
-  await app.sql('update calls set turns = $1::jsonb where id = $2', [JSON.stringify(turns), id]);
+  await setTurns(app.sql, id, turns);
 }
 
 describe('the grace after the call ends', () => {

@@ -9,6 +9,7 @@ import { startFakeOpenAi, type FakeOpenAi } from '../helpers/fakes/openai';
 import { TwilioMediaClient } from '../helpers/media';
 import { startReceiver, type Receiver } from '../helpers/receiver';
 import { startFakeTwilio, type FakeTwilio } from '../helpers/twilio';
+import { TURNS_COLUMN } from '../helpers/turns';
 
 /**
  * The built-in pipeline engine, end to end on real sockets: a call placed through a local
@@ -95,7 +96,7 @@ const assistantWith = (settings: Record<string, unknown>) =>
     ...settings,
   });
 
-const callRow = async (id: number) => (await app.sql('select status, transcript, turns, tool_calls, provider_call_id, hangup_reason from calls where id = $1', [id]))[0];
+const callRow = async (id: number) => (await app.sql(`select status, transcript, ${TURNS_COLUMN}, tool_calls, provider_call_id, hangup_reason from calls where id = $1`, [id]))[0];
 const mediaUrl = () => `${app.config.publicUrl.replace(/^http/, 'ws')}/telephony/twilio/media`;
 
 interface LiveCall {
@@ -488,7 +489,7 @@ it('runs 20 calls at once in one process, each hearing and answering only its ow
   const ids = calls.map((live) => live.id);
   const rows = await until(
     'every call answered',
-    () => app.sql('select id, turns from calls where id = any($1) order by id', [ids]),
+    () => app.sql(`select id, ${TURNS_COLUMN} from calls where id = any($1) order by id`, [ids]),
     (found) => found.every((row: any) => row.turns.length === 2),
     30_000,
   );

@@ -4,6 +4,7 @@ import { toneFrames, TwilioMediaClient } from '../helpers/media';
 import { startFakeRealtime, type FakeRealtime, type RealtimeSession } from '../helpers/realtime';
 import { startReceiver, type Receiver } from '../helpers/receiver';
 import { startFakeTwilio, type FakeTwilio } from '../helpers/twilio';
+import { TURNS_COLUMN } from '../helpers/turns';
 
 /**
  * The built-in voice engine of multimodal assistants, end to end on real sockets: a call
@@ -86,7 +87,7 @@ afterAll(async () => {
 });
 
 const callRow = async (id: number) =>
-  (await app.sql('select status, duration, transcript, turns, tool_calls, provider_call_id, hangup_reason from calls where id = $1', [id]))[0];
+  (await app.sql(`select status, duration, transcript, ${TURNS_COLUMN}, tool_calls, provider_call_id, hangup_reason from calls where id = $1`, [id]))[0];
 const mediaUrl = () => `${app.config.publicUrl.replace(/^http/, 'ws')}/telephony/twilio/media`;
 
 /** Places a call and answers it: its Twilio sid and the TwiML's stream parameters. */

@@ -10,6 +10,7 @@ import { startFakeOpenAi, type FakeOpenAi } from '../helpers/fakes/openai';
 import { startFakeRealtime, type FakeRealtime } from '../helpers/realtime';
 import { startReceiver, type Receiver } from '../helpers/receiver';
 import { WebCallClient } from '../helpers/web-call';
+import { TURNS_COLUMN } from '../helpers/turns';
 
 /**
  * Web calls (design.md, "Web calls"), end to end on real sockets: started over REST and
@@ -74,7 +75,7 @@ async function startWebCall(assistantId: number, account: Pick<TestAccount, 'tok
 }
 
 const callRow = async (id: number) =>
-  (await app.sql('select status, type, turns, hangup_reason, duration, carrier_cost::text, total_cost::text, finished_at from calls where id = $1', [id]))[0];
+  (await app.sql(`select status, type, ${TURNS_COLUMN}, hangup_reason, duration, carrier_cost::text, total_cost::text, finished_at from calls where id = $1`, [id]))[0];
 const ledgerOf = (id: number) => app.sql(`select kind, amount::text from ledger_entries where reference = $1 order by id`, [`call:${id}`]);
 const speechInputs = () => openai.speechRequests.map((r) => r.body.input as string);
 

@@ -96,7 +96,6 @@ export class Call {
     | 'hangup_detail'
     | 'usage'
     | 'media_started_at'
-    | 'turns'
     | 'post_call_pending'
     | 'answered_at'
     | 'finished_at'
@@ -204,10 +203,6 @@ export class Call {
   @Property({ type: 'json' })
   tool_calls: ToolCallRecord[] = [];
 
-  /** What a voice engine heard and said so far; the transcript is made of them when the call ends. */
-  @Property({ type: 'json' })
-  turns: Turn[] = [];
-
   /** When the call's media stream was taken by the voice engine (once: its token is then spent). */
   @Property({ type: IsoTimestampType, nullable: true })
   media_started_at: string | null = null;
@@ -243,11 +238,6 @@ export class Call {
   @Field(() => CallUsage, { nullable: true, description: 'What the pipeline engine’s vendors report the call used; null on other engines.' })
   @Property({ type: 'json', nullable: true })
   usage: CallUsage | null = null;
-
-  @Field(() => CallLatency, { nullable: true, description: 'The pipeline engine’s answers, voice to voice; null before any.' })
-  get latency(): CallLatency | null {
-    return callLatency(this.turns);
-  }
 
   @Property({ type: IsoTimestampType, nullable: true })
   answered_at: string | null = null;

@@ -12,6 +12,7 @@ import { attemptProgressed, settleAttempt } from '../campaigns/lead.attempts';
 import { Call, FINAL_CALL_STATUSES, type CallStatus } from './call.entity';
 import { evaluate, extractVariables, transcriptText, type Turn } from './call.conversation';
 import { HANGUPS, type CallEvent } from './call.events';
+import { endTurns } from './call.turns';
 import { callCost } from './call.pricing';
 import { callSnapshot } from './call.snapshot';
 import { CALL_IN_FLIGHT } from './call.sql';
@@ -99,8 +100,8 @@ async function finish(em: EntityManager, deps: LifecycleDeps, call: Call, status
   call.duration = answered ? Math.max(0, Math.round(duration)) : 0;
   // The turns the end brings (a closing note; the simulator's conversation) join the call's
   // own; a note with no time of its own was said as the call ended.
-  call.turns = [...call.turns, ...turns.map((turn) => (turn.at_ms === undefined && answered ? { ...turn, at_ms: call.duration * 1000 } : turn))];
-  call.transcript = transcriptText(call.turns);
+  const ending = turns.map((turn) => (turn.at_ms === undefined && answered ? { ...turn, at_ms: call.duration * 1000 } : turn));
+  call.transcript = transcriptText(await endTurns(em, call, ending));
   call.finished_at = nowSpecTimestamp();
 
   // The simulator's conversation has its post-call results and recording here; a real

@@ -2,10 +2,12 @@ import type { GraphQLResolveInfo } from 'graphql';
 import { Arg, Args, Authorized, Ctx, FieldResolver, Info, Int, Mutation, ObjectType, Query, Resolver, Root } from 'type-graphql';
 import { readScopeOf, scopeOf, type GraphQLContext } from '../../graphql/context';
 import { PageType } from '../../graphql/pagination';
-import { Call } from './call.entity';
+import type { Turn } from './call.conversation';
+import { Call, CallLatency, callLatency } from './call.entity';
 import { CallStatusEvent, CallTurn, eventsOfCalls, turnView } from './call.history';
 import { CallFeed, CallFeedArgs, CallListArgs, CallStarted, MakeCallInput, WebCallInput, WebCallStarted } from './call.inputs';
 import { callFeed, deleteCall, hangupCall, listCalls, makeCall, readCall, simulateInboundCall } from './call.service';
+import { turnsOfCalls } from './call.turns';
 import { startWebCall } from './call.web';
 
 @ObjectType('CallPage', { simpleResolvers: true })
@@ -80,7 +82,22 @@ export class CallResolver {
   }
 
   @FieldResolver(() => [CallTurn], { description: 'What was said, turn by turn, with when each turn began (for a player of the recording) and the pipeline engine’s latency.' })
-  turns(@Root() call: Call): CallTurn[] {
-    return call.turns.map(turnView);
+  async turns(@Root() call: Call, @Ctx() ctx: GraphQLContext, @Info() info: GraphQLResolveInfo): Promise<CallTurn[]> {
+    return (await turnsOf(call, ctx, info)).map(turnView);
   }
+
+  @FieldResolver(() => CallLatency, { nullable: true, description: 'The pipeline engine’s answers, voice to voice; null before any.' })
+  async latency(@Root() call: Call, @Ctx() ctx: GraphQLContext, @Info() info: GraphQLResolveInfo): Promise<CallLatency | null> {
+    return callLatency(await turnsOf(call, ctx, info));
+  }
+}
+
+/** The call's turns: a page of calls reads them in one statement. */
+async function turnsOf(call: Call, ctx: GraphQLContext, info: GraphQLResolveInfo): Promise<Turn[]> {
+  // A subscription keeps its context for every event: a loader there would answer the first event's turns forever.
+  if (info.operation.operation === 'subscription') {
+    const { em, accountId } = readScopeOf(ctx);
+    return (await turnsOfCalls(em, accountId, [call.id])).get(call.id)!;
+  }
+  return ctx.loaders.turnsByCall.load(call.id);
 }
