@@ -52,7 +52,7 @@ export async function endWebCall(
     const [row] = await tx.execute<{ status: string; seconds: number | null; spoke: boolean }[]>(
       `update calls set hangup_reason = coalesce(hangup_reason, ?) where id = ? and finished_at is null
        returning status, extract(epoch from now() - answered_at)::float8 as seconds,
-         (exists (select 1 from call_turns t where t.call_id = calls.id and t.turn ->> 'speaker' = 'assistant') or coalesce(usage ->> 'tts_characters', '0')::numeric > 0) as spoke`,
+         (exists (select 1 from call_turns t where t.call_id = calls.id and t.speaker = 'assistant') or coalesce(usage ->> 'tts_characters', '0')::numeric > 0) as spoke`,
       [reason, callId],
     );
     if (row) await applyCallEvent(tx, deps, callId, eventFor(row.status === 'in-progress', webCallSeconds(row.seconds ?? 0, engineSpoke || row.spoke)));
