@@ -7,6 +7,7 @@ import type { AddressInfo } from 'node:net';
 import { cpus } from 'node:os';
 import path from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { Client } from 'pg';
 import WebSocket from 'ws';
 import { initOrm } from '../src/db/orm';
 import { addPhoneNumber, createAccount } from '../src/modules/accounts/account.service';
@@ -130,6 +131,12 @@ export interface PipelineLevel {
   server_loop_p99_ms: number | null;
   server_loop_max_ms: number | null;
   bench_loop_p99_ms: number;
+  /**
+   * PostgreSQL's write-ahead log over the window (`pg_current_wal_lsn()` before and after), per
+   * call and per turn: what recording the calls' turns costs the database (and its replicas).
+   */
+  wal_bytes_per_call?: number;
+  wal_bytes_per_turn?: number;
 }
 
 export interface PipelineResult {
@@ -568,6 +575,33 @@ const stats = (values: number[]) => {
   return { p50_ms: round(percentile(sorted, 50)), p99_ms: round(percentile(sorted, 99)) };
 };
 
+/**
+ * Where PostgreSQL's write-ahead log is now, just after a checkpoint: the pages the window
+ * touches each log their first change whole, in every run alike, and no checkpoint the set-up
+ * left pending falls in a short window by chance.
+ */
+async function walLsn(databaseUrl: string): Promise<string> {
+  const db = new Client({ connectionString: databaseUrl });
+  await db.connect();
+  try {
+    await db.query('checkpoint');
+    return (await db.query<{ lsn: string }>('select pg_current_wal_lsn()::text as lsn')).rows[0].lsn;
+  } finally {
+    await db.end();
+  }
+}
+
+/** Bytes of write-ahead log since `lsn`. */
+async function walSince(databaseUrl: string, lsn: string): Promise<number> {
+  const db = new Client({ connectionString: databaseUrl });
+  await db.connect();
+  try {
+    return Number((await db.query<{ bytes: string }>('select pg_wal_lsn_diff(pg_current_wal_lsn(), $1::pg_lsn)::bigint as bytes', [lsn])).rows[0].bytes);
+  } finally {
+    await db.end();
+  }
+}
+
 /** `calls` calls on a fresh server for `seconds`; with `profileDir`, under `--cpu-prof`, and the profile's summary. */
 async function runLevel(
   setup: Setup,
@@ -620,7 +654,9 @@ async function runLevel(
     const machineBefore = machineTicks();
     let rssPeak = 0;
     const sampling = setInterval(() => (rssPeak = Math.max(rssPeak, rssKb(pid))), 250);
+    const walBefore = await walLsn(setup.databaseUrl);
     await sleep(seconds * 1000);
+    const walBytes = await walSince(setup.databaseUrl, walBefore);
     clearInterval(sampling);
     const cpu = cpuMs(pid) - cpuBefore;
     const main = threadCpuMs(pid, pid) - mainBefore;
@@ -685,6 +721,8 @@ async function runLevel(
       server_loop_p99_ms: serverLoop.p99,
       server_loop_max_ms: serverLoop.max,
       bench_loop_p99_ms: round(benchLoop.percentile(99) / 1e6),
+      wal_bytes_per_call: Math.round(walBytes / calls),
+      wal_bytes_per_turn: turns.length ? Math.round(walBytes / turns.length) : 0,
     };
     log(`pipeline: ${calls} calls: ${JSON.stringify(level)}`);
     if (!profileDir) return { level };
@@ -716,7 +754,7 @@ async function runLevel(
 export async function runPipelineScenario(
   adminUrl: string,
   root: string,
-  options: { quick: boolean; profile: boolean; webcall?: boolean },
+  options: { quick: boolean; profile: boolean; webcall?: boolean; calls?: number; seconds?: number },
   log: (line: string) => void,
   node = process.execPath,
 ): Promise<PipelineResult> {
@@ -787,9 +825,12 @@ export async function runPipelineScenario(
       await exited;
     }
 
-    const seconds = SECONDS[options.quick ? 'quick' : 'full'];
+    const seconds = options.seconds ?? SECONDS[options.quick ? 'quick' : 'full'];
     const levels: PipelineLevel[] = [];
-    if (options.profile) {
+    if (options.calls) {
+      // `--calls N`: that level alone (a small run, e.g. for the write-ahead log a call costs).
+      levels.push((await runLevel(setup, options.calls, false, seconds)).level);
+    } else if (options.profile) {
       const profiles: string[] = [];
       for (const [calls, cancelled] of [[50, false], [NOISE_CANCELLED_CALLS, true]] as const) {
         const dir = path.join(root, 'bench', '.cache', 'profiles', `pipeline-${calls}${cancelled ? '-nc' : ''}`);

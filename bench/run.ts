@@ -36,6 +36,8 @@ const { values: flags } = parseArgs({
     'no-peer': { type: 'boolean', default: false },
     profile: { type: 'boolean', default: false },
     node: { type: 'string' },
+    /** `--only pipeline --calls N`: that many calls alone (no other level, no floor), for a small run; its results are printed, not kept. */
+    calls: { type: 'string' },
   },
 });
 /** The Node binary the floor and vozgate run on (`--node PATH`; by default the benchmark's own). */
@@ -520,13 +522,13 @@ function pipelineTable(p: PipelineResult): string {
   const at50 = p.levels.find((l) => l.calls === 50 && !l.noise_cancellation && l.target !== 'floor');
   const floor50 = p.levels.find((l) => l.calls === 50 && l.target === 'floor');
   return [
-    `Pipeline engine: N calls at once on one API process (and, as "floor", on bench/pipeline-floor.ts: the same calls and vendors with no engine, what the harness, the fakes' timers and the machine cost a turn), each a conversation over Twilio Media Streams (the caller says ${p.utterance_ms / 1000} s of real speech, the assistant answers one sentence of ${p.answer_ms / 1000} s, again and again) with the vendors faked at fixed latencies: STT final ${p.stt_final_ms} ms after the end of speech, LLM first token ${p.llm_first_token_ms} ms, TTS first byte ${p.tts_first_byte_ms} ms; endpoint_type vad at ${p.endpoint_silence_ms} ms; vozgate on Node ${p.node}. Added = voice-to-voice (last speech frame sent -> first answer frame received) - (${fixed}) ms (bench/pipeline.ts says why that is the engine's own cost). CPU: the server's, all threads, over the window, per call, in % of one core. Main thread: the server's event loop, busy % of the window. Memory: RSS growth per call over a server that took one call, both after a full garbage collection (the peak in the window, garbage and all, in results/latest.json). Late: answer frames more than 40 ms past due (due = the answer's first frame + 20 ms each; worst late < 0: every frame came ahead of its time).`,
+    `Pipeline engine: N calls at once on one API process (and, as "floor", on bench/pipeline-floor.ts: the same calls and vendors with no engine, what the harness, the fakes' timers and the machine cost a turn), each a conversation over Twilio Media Streams (the caller says ${p.utterance_ms / 1000} s of real speech, the assistant answers one sentence of ${p.answer_ms / 1000} s, again and again) with the vendors faked at fixed latencies: STT final ${p.stt_final_ms} ms after the end of speech, LLM first token ${p.llm_first_token_ms} ms, TTS first byte ${p.tts_first_byte_ms} ms; endpoint_type vad at ${p.endpoint_silence_ms} ms; vozgate on Node ${p.node}. Added = voice-to-voice (last speech frame sent -> first answer frame received) - (${fixed}) ms (bench/pipeline.ts says why that is the engine's own cost). CPU: the server's, all threads, over the window, per call, in % of one core. Main thread: the server's event loop, busy % of the window. Memory: RSS growth per call over a server that took one call, both after a full garbage collection (the peak in the window, garbage and all, in results/latest.json). Late: answer frames more than 40 ms past due (due = the answer's first frame + 20 ms each; worst late < 0: every frame came ahead of its time). WAL: PostgreSQL's write-ahead log over the window (pg_current_wal_lsn() before and after), per call and per turn.`,
     '',
-    '| calls | noise cancellation | s | turns | unanswered | voice-to-voice p50 ms | added p50 ms | added p99 ms | CPU per call | main thread | RSS per call | late frames | worst late ms | server loop delay p99 / max ms | bench CPU / loop delay p99 ms | machine busy |',
-    '|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
+    '| calls | noise cancellation | s | turns | unanswered | voice-to-voice p50 ms | added p50 ms | added p99 ms | CPU per call | main thread | RSS per call | late frames | worst late ms | server loop delay p99 / max ms | bench CPU / loop delay p99 ms | machine busy | WAL bytes per call / turn |',
+    '|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
     ...p.levels.map(
       (l) =>
-        `| ${l.calls}${l.target === 'floor' ? ' (floor)' : ''} | ${l.noise_cancellation ? 'on' : 'off'} | ${l.seconds} | ${l.turns} | ${l.unanswered} | ${l.v2v_p50_ms} | ${l.added_p50_ms} | ${l.added_p99_ms} | ${l.cpu_core_pct_per_call}% | ${l.server_main_thread_pct}% | ${l.rss_mb_per_call} MB | ${l.late_frames} of ${l.frames} (${pct(l.late_share)}) | ${l.worst_late_ms} | ${l.server_loop_p99_ms ?? 'n/a'} / ${l.server_loop_max_ms ?? 'n/a'} | ${l.bench_cpu_pct}% / ${l.bench_loop_p99_ms} | ${l.machine_busy_pct}% of ${l.cores} cores |`,
+        `| ${l.calls}${l.target === 'floor' ? ' (floor)' : ''} | ${l.noise_cancellation ? 'on' : 'off'} | ${l.seconds} | ${l.turns} | ${l.unanswered} | ${l.v2v_p50_ms} | ${l.added_p50_ms} | ${l.added_p99_ms} | ${l.cpu_core_pct_per_call}% | ${l.server_main_thread_pct}% | ${l.rss_mb_per_call} MB | ${l.late_frames} of ${l.frames} (${pct(l.late_share)}) | ${l.worst_late_ms} | ${l.server_loop_p99_ms ?? 'n/a'} / ${l.server_loop_max_ms ?? 'n/a'} | ${l.bench_cpu_pct}% / ${l.bench_loop_p99_ms} | ${l.machine_busy_pct}% of ${l.cores} cores | ${l.wal_bytes_per_call ?? 'n/a'} / ${l.wal_bytes_per_turn ?? 'n/a'} |`,
     ),
     '',
     "Where the added time goes, p50 / p99 ms over the fakes' own latency in each part; and the VAD's end of turn (the Finalize as the fake STT receives it) after the last speech frame, with the share of turns in which it came after the STT's own final (the turn then waits 150 ms more, for the Finalize's answer):",
@@ -622,10 +624,12 @@ async function main(): Promise<void> {
         process.stdout.write(`${webcallTable(webcall)}\n`);
         await writeResults({ ...previous, webcall });
       } else if (alone === 'pipeline') {
-        const pipeline = await runPipelineScenario(database.url, root, { quick: flags.quick, profile: flags.profile }, log, targetNode);
+        const small = flags.calls ? { calls: Number(flags.calls), seconds: flags.duration ? Number(flags.duration) : undefined } : {};
+        const pipeline = await runPipelineScenario(database.url, root, { quick: flags.quick, profile: flags.profile, ...small }, log, targetNode);
         process.stdout.write(`${pipelineTable(pipeline)}\n`);
-        // Figures under the profiler are for where the time goes (bench/results/profiles/pipeline.md), not for the results.
-        if (!flags.profile) await writeResults({ ...previous, pipeline });
+        // Figures under the profiler are for where the time goes (bench/results/profiles/pipeline.md), not for the
+        // results; nor are a small run's (`--calls`).
+        if (!flags.profile && !flags.calls) await writeResults({ ...previous, pipeline });
       } else if (alone === 'voice') {
         const voice = await runVoiceScenario(database.url, root, VOICE_CALLS, scale.voiceSeconds, log, targetNode);
         process.stdout.write(`${voiceTable(voice)}\n`);
