@@ -43,15 +43,15 @@ function timingOf(turn: Turn): string | null {
 }
 
 /**
- * The appended row, its `at_ms` from when it began (ms since the epoch) and the call's answer
- * (its media's start, when the answer is not recorded yet), as the call's clock says. Of
+ * The appended row, its `at_ms` (when not given) from when it began (ms since the epoch) and the
+ * call's answer (its media's start, when the answer is not recorded yet), as the call's clock says. Of
  * `head` (the call and its `seq`) and `calls` as `c`.
  */
 const NEW_ROW = `added as (
     insert into call_turns (${TURN_COLUMNS})
     select c.id, head.seq, c.account_id, ?, ?,
-           case when ?::float8 is not null and coalesce(c.answered_at, c.media_started_at) is not null
-             then greatest(0, round(1000 * extract(epoch from (to_timestamp(?::float8 / 1000) - coalesce(c.answered_at, c.media_started_at)))))::int end,
+           coalesce(?::int, case when ?::float8 is not null and coalesce(c.answered_at, c.media_started_at) is not null
+             then greatest(0, round(1000 * extract(epoch from (to_timestamp(?::float8 / 1000) - coalesce(c.answered_at, c.media_started_at)))))::int end),
            ?::json
       from head join calls c on c.id = head.call_id
     returning seq
@@ -102,7 +102,8 @@ export async function appendTurn(em: EntityManager, callId: number, turn: Turn, 
   const maxTurns = limits?.maxTurns ?? null;
   const maxChars = limits?.maxChars ?? null;
   const chars = [...turn.text].length;
-  const row = [turn.speaker, turn.text, startedAt, startedAt, timingOf(turn), transcriptText([turn])];
+  const atMs = turn.at_ms === undefined ? null : Math.round(turn.at_ms);
+  const row = [turn.speaker, turn.text, atMs, startedAt, startedAt, timingOf(turn), transcriptText([turn])];
   const [next] = await em.execute<{ seq: number | null; headed: boolean }[]>(APPEND_TURN, [
     chars,
     callId,
