@@ -1,6 +1,7 @@
 import type { Browser, Page } from 'playwright-core';
 import { startTestApp, type TestAccount, type TestApp } from '../helpers/app';
 import { axe, buildConsole, launch, runInBrowser, screenshot, signIn } from './console.browser.helpers';
+import { setTurns } from '../helpers/turns';
 
 /**
  * The console's call page and balance history on what the API answers since issue 45, in
@@ -39,17 +40,14 @@ beforeAll(async () => {
 
   // A call of a pipeline assistant recorded before turns had times: no at_ms, an answer's latency.
   const [row] = await app.sql(
-    `insert into calls (account_id, assistant_name, type, status, assistant_phone_number, client_phone_number, provider, deadline_at, duration, transcript, turns)
-     values ($1, 'Ana', 'outbound', 'completed', '+5511955000000', '+5511988000001', 'simulator', now(), 12, $2, $3::jsonb) returning id`,
-    [
-      me.accountId,
-      'Cliente: Oi, quem fala?\nAssistente: Olá! Aqui é a Ana, da Loja Centro.',
-      JSON.stringify([
-        { speaker: 'customer', text: 'Oi, quem fala?' },
-        { speaker: 'assistant', text: 'Olá! Aqui é a Ana, da Loja Centro.', latency: { stt_final_ms: 120, llm_first_token_ms: 380, tts_first_byte_ms: 610, first_audio_ms: 700 } },
-      ]),
-    ],
+    `insert into calls (account_id, assistant_name, type, status, assistant_phone_number, client_phone_number, provider, deadline_at, duration, transcript)
+     values ($1, 'Ana', 'outbound', 'completed', '+5511955000000', '+5511988000001', 'simulator', now(), 12, $2) returning id`,
+    [me.accountId, 'Cliente: Oi, quem fala?\nAssistente: Olá! Aqui é a Ana, da Loja Centro.'],
   );
+  await setTurns(app.sql, row.id, [
+    { speaker: 'customer', text: 'Oi, quem fala?' },
+    { speaker: 'assistant', text: 'Olá! Aqui é a Ana, da Loja Centro.', latency: { stt_final_ms: 120, llm_first_token_ms: 380, tts_first_byte_ms: 610, first_audio_ms: 700 } },
+  ]);
   untimedCall = row.id;
   // A web call (Talk, /talk), ended by the caller: web calls are never recorded.
   const [web] = await app.sql(
