@@ -20,6 +20,7 @@ export const Messages = {
     `Você atingiu o limite de ${limit} subscriptions abertas da conta. Encerre uma (complete) antes de abrir outra.`,
   bodyTooLarge: 'O corpo da requisição excede o tamanho máximo permitido.',
   routeNotFound: 'Rota não encontrada.',
+  routeMeant: (route: string) => `Você quis dizer ${route}?`,
   forbidden: 'Acesso negado.',
   methodNotAllowed: 'Método não permitido.',
   internal: 'Erro interno do servidor.',

@@ -17,6 +17,7 @@ import type { GraphQLContext } from '../graphql/context';
 import { BodyTooLargeError, readBody, sendError, sendJson } from '../http';
 import { coerceVariables, variablesOf, type RouteVariable } from './coerce';
 import { csvRecords } from './csv';
+import { closestRoute, type RouteTemplate } from './route.suggest';
 import { MalformedMultipartError, isMultipart, readMultipart } from './multipart';
 import type { CsvColumn, CsvRoute, Route, RouteRequest } from './routes/route';
 
@@ -43,6 +44,7 @@ export interface Session {
  */
 export class RestShim {
   private readonly compiled: CompiledRoute[];
+  private readonly templates: RouteTemplate[];
 
   constructor(
     schema: GraphQLSchema,
@@ -54,6 +56,7 @@ export class RestShim {
     private readonly formatError: (error: GraphQLError, requestId: string) => GraphQLFormattedError,
   ) {
     this.compiled = routes.map((route) => compile(schema, route));
+    this.templates = routes.map(({ method, path }) => ({ method, path }));
   }
 
   /**
@@ -70,7 +73,10 @@ export class RestShim {
   ): Promise<void> {
     const found = this.match(req.method ?? 'GET', path);
     matched?.(patternOf(found));
-    if (found === 'no-route') return sendError(res, 'NOT_FOUND', Messages.routeNotFound);
+    if (found === 'no-route') {
+      const meant = closestRoute(req.method ?? 'GET', path, this.templates);
+      return sendError(res, 'NOT_FOUND', Messages.routeNotFound, meant ? { hint: Messages.routeMeant(meant) } : {});
+    }
     if (Array.isArray(found)) return sendError(res, 'METHOD_NOT_ALLOWED', Messages.methodNotAllowed, {}, { allow: found.join(', ') });
     const { compiled, params } = found;
     const { route } = compiled;
