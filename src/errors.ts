@@ -66,6 +66,8 @@ export const Messages = {
   dncNotFound: 'Número não encontrado na lista de não ligar',
   leadImportNotFound: 'Importação de leads não encontrada',
   leadImportFailed: 'A importação falhou por um erro interno; as linhas já importadas foram mantidas.',
+  leadImportsInFlight: (limit: number, seconds: number) =>
+    `Você já tem ${limit} importaç${limit === 1 ? 'ão' : 'ões'} de leads em andamento. Tente novamente em ${seconds} segundos, ou quando uma terminar.`,
   simulatorOnly: 'Chamadas recebidas simuladas só existem com o provedor de telefonia simulator.',
 
   leadCreated: 'Lead created successfully',
