@@ -14,7 +14,7 @@ const OPTIONS: Options = { bom: true, relax_column_count: true, relax_quotes: tr
  * 20 MB file parsed in a process that also serves requests never holds it (the whole file in
  * one synchronous call held /healthz for seconds).
  */
-export const PARSE_SLICE_CHARS = 64 * 1024;
+export const PARSE_SLICE_CHARS = 16 * 1024;
 
 /** csv-parse may report one malformed record more than once: one row per line it reports. */
 const lineOf = (error: unknown) => (error as { lines?: number }).lines ?? 0;

@@ -1,6 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Config } from '../../config';
 import { DomainError, FieldErrorCollector, FieldMessages, Messages, NotFoundError } from '../../errors';
+import { selectPrepared } from '../../db/prepared';
 import { enqueue } from '../../jobs/queue';
 import { checkPositiveInt } from '../../lib/checks';
 import { specTimestampSql } from '../../lib/time';
@@ -59,7 +60,7 @@ async function storeFile(em: EntityManager, id: number, source: CsvSource): Prom
   let seq = 0;
   let pending = '';
   const flush = async () => {
-    await em.execute('insert into lead_import_chunks (import_id, seq, data) values (?, ?, ?)', [id, seq++, pending]);
+    await selectPrepared(em, 'insert into lead_import_chunks (import_id, seq, data) values (?, ?, ?)', [id, seq++, pending]);
     pending = '';
   };
   for await (const piece of source.text()) {
@@ -72,7 +73,7 @@ async function storeFile(em: EntityManager, id: number, source: CsvSource): Prom
 /** A stored file's text, a piece at a time. */
 async function* storedFile(em: EntityManager, id: number): AsyncGenerator<string> {
   for (let seq = 0; ; seq++) {
-    const [piece] = await em.execute<{ data: string }[]>('select data from lead_import_chunks where import_id = ? and seq = ?', [id, seq]);
+    const [piece] = await selectPrepared<{ data: string }>(em, 'select data from lead_import_chunks where import_id = ? and seq = ?', [id, seq]);
     if (!piece) return;
     yield piece.data;
   }
@@ -244,11 +245,12 @@ async function writeBatch(em: EntityManager, config: Config, imp: Running, plan:
     let taken = new Set<string>();
     let listed = new Set<string>();
     if (rows.length) {
-      await tx.execute(
+      await selectPrepared(
+        tx,
         `select count(pg_advisory_xact_lock(?, h)) from (select distinct hashtext(p) as h from jsonb_array_elements_text(?::jsonb) p order by 1 offset 0) s`,
         [campaign.id, phones],
       );
-      const numbers = (sql: string, param: number) => tx.execute<{ phone_number: string }[]>(sql, [param, phones]).then((found) => new Set(found.map((f) => f.phone_number)));
+      const numbers = (sql: string, param: number) => selectPrepared<{ phone_number: string }>(tx, sql, [param, phones]).then((found) => new Set(found.map((f) => f.phone_number)));
       taken = await numbers('select phone_number from leads where campaign_id = ? and phone_number in (select jsonb_array_elements_text(?::jsonb))', campaign.id);
       listed = await numbers('select phone_number from dnc_numbers where account_id = ? and phone_number in (select jsonb_array_elements_text(?::jsonb))', imp.account_id);
     }
@@ -263,7 +265,8 @@ async function writeBatch(em: EntityManager, config: Config, imp: Running, plan:
     }
     const blacklisted = fresh.filter((row) => listed.has(row.phone_number)).length;
     if (fresh.length) {
-      const leads: { id: number; phone_number: string }[] = await tx.execute(
+      const leads = await selectPrepared<{ id: number; phone_number: string }>(
+        tx,
         `insert into leads (account_id, campaign_id, phone_number, variables, status)
          select ?, ?, r.phone_number, r.variables, r.status from jsonb_to_recordset(?::jsonb) as r(phone_number text, variables jsonb, status text)
          returning id, phone_number`,
@@ -272,7 +275,8 @@ async function writeBatch(em: EntityManager, config: Config, imp: Running, plan:
       const ids = new Map(leads.map((lead) => [lead.phone_number, lead.id]));
       const contacts = fresh.flatMap((row) => row.secondary_contacts.map((contact) => ({ lead_id: ids.get(row.phone_number)!, ...contact })));
       if (contacts.length) {
-        await tx.execute(
+        await selectPrepared(
+          tx,
           `insert into secondary_contacts (lead_id, phone_number, variables)
            select r.lead_id, r.phone_number, r.variables from jsonb_to_recordset(?::jsonb) as r(lead_id int, phone_number text, variables jsonb)`,
           [JSON.stringify(contacts)],
