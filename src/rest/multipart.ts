@@ -73,7 +73,7 @@ export async function readMultipart(req: IncomingMessage, fileField: string, max
       let writing: Promise<void> = Promise.resolve();
       parser.on('field', (name, value) => (fields[name] = value));
       parser.on('file', (name, stream) => {
-        if (name !== fileField || file !== null) return void stream.resume();
+        if (name !== fileField) return void stream.resume();
         const target = path.join(dir, 'file');
         let bytes = 0;
         let tooLarge = false;
@@ -88,6 +88,8 @@ export async function readMultipart(req: IncomingMessage, fileField: string, max
         writing = pipeline(stream, count, createWriteStream(target)).then(() => {
           file = tooLarge ? 'too-large' : stagedFile(fileField, target, bytes, dispose);
         });
+        // Its failure (a full disk) is the request's, reported at 'close'; until then it is handled here.
+        writing.catch(() => {});
       });
       parser.on('error', (error) => reject(new MalformedMultipartError((error as Error).message)));
       parser.on('close', () => writing.then(() => resolve({ fields, file }), reject));
