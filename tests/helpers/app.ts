@@ -104,7 +104,11 @@ function withDatabase(url: string, database: string): string {
 export async function startTestApp(
   overrides: Omit<Partial<Config>, 'graphql'> & { graphql?: Partial<Config['graphql']> } = {},
   /** `adminUrl`: a PostgreSQL server of the test's own (default: the run's, TEST_DATABASE_URL). */
-  options: { workers?: boolean; logger?: Logger; adminUrl?: string } = {},
+  /**
+   * `recordQueries: false`: no SQL is logged into `queries` (a test that moves megabytes through
+   * statements measures the service, not the logger's copies of their parameters).
+   */
+  options: { workers?: boolean; logger?: Logger; adminUrl?: string; recordQueries?: boolean } = {},
 ): Promise<TestApp> {
   const adminUrl = options.adminUrl ?? process.env.TEST_DATABASE_URL;
   if (!adminUrl) throw new Error('TEST_DATABASE_URL is not set: run the tests through jest (tests/setup/global-setup.mjs)');
@@ -124,9 +128,12 @@ export async function startTestApp(
     databaseUrl,
     poolMax: 30,
     timeoutMs: config.databaseTimeoutMs,
-    onQuery: (message) => {
-      if (message.startsWith('[query]')) queries.push(message);
-    },
+    onQuery:
+      options.recordQueries === false
+        ? undefined
+        : (message) => {
+            if (message.startsWith('[query]')) queries.push(message);
+          },
   });
   const logger: Logger = options.logger ?? { access: () => {}, info: () => {}, debug: () => {}, warn: () => {}, error: (_message, error) => loggedErrors.push(error) };
   const secretsKey = randomBytes(32);
