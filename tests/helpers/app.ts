@@ -15,6 +15,16 @@ import { addPhoneNumber, createAccount } from '../../src/modules/accounts/accoun
 /** The pipeline engine's vendors, none configured (a test's `voice` override starts from it). */
 export const NO_VENDORS: PipelineVendors = { deepgram: null, elevenlabs: null, cartesia: null, openai: null, llmProviders: {} };
 
+/**
+ * Every voice vendor configured, none reachable (the discard port): for tests whose web calls
+ * must start (an assistant without its vendors is refused, voice_ready) but never talk.
+ */
+export const UNREACHABLE_VOICE: Config['voice'] = {
+  openai: { apiKey: 'sk-unused', realtimeUrl: 'ws://127.0.0.1:9', realtimeModel: 'gpt-realtime', baseUrl: 'http://127.0.0.1:9', postCallModel: 'gpt-4o-mini' },
+  pipelineEngineUrl: null,
+  pipeline: { ...NO_VENDORS, deepgram: { apiKey: 'dg-unused', url: 'ws://127.0.0.1:9' }, openai: { apiKey: 'sk-unused', url: 'http://127.0.0.1:9' } },
+};
+
 export interface HttpResult<T = any> {
   status: number;
   headers: Headers;
