@@ -29,6 +29,7 @@ import { Migration20261126120000_web_calls } from './Migration20261126120000_web
 import { Migration20261126130000_lead_imports } from './Migration20261126130000_lead_imports';
 import { Migration20261128000000_lead_import_chunks } from './Migration20261128000000_lead_import_chunks';
 import { Migration20261128100000_call_hangup_detail } from './Migration20261128100000_call_hangup_detail';
+import { Migration20261129010000_model_params } from './Migration20261129010000_model_params';
 
 /** Every migration, in order. Listed explicitly so that compiled and TypeScript runs agree. */
 export const migrations: MigrationObject[] = [
@@ -62,4 +63,5 @@ export const migrations: MigrationObject[] = [
   { name: 'Migration20261126130000_lead_imports', class: Migration20261126130000_lead_imports },
   { name: 'Migration20261128000000_lead_import_chunks', class: Migration20261128000000_lead_import_chunks },
   { name: 'Migration20261128100000_call_hangup_detail', class: Migration20261128100000_call_hangup_detail },
+  { name: 'Migration20261129010000_model_params', class: Migration20261129010000_model_params },
 ];

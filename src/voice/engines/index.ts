@@ -50,7 +50,7 @@ export function pipelineServices(vendors: PipelineVendors, setup: EngineSetup): 
   return {
     stt: new DeepgramStt(vendors.deepgram),
     sttLanguage: deepgramLanguage(setup.language),
-    llm: new OpenAiLlm(llm),
+    llm: new OpenAiLlm({ ...llm, models: { [setup.assistant.llm_model]: setup.modelParams } }),
     model: setup.assistant.llm_model,
     tts: TTS[tts](vendors[tts]!),
     voiceId: ownVoice ? setup.providerVoiceId : null,
