@@ -27,14 +27,11 @@ import { EXAMPLES, INPUT_RULES, OPTIONAL_OUTPUTS, OUTPUT_RULES, TAGS, tagOf } fr
 import { TWILIO_OPENAPI_PATHS } from './openapi.twilio';
 import type { Route } from './routes/route';
 
-/**
- * The OpenAPI 3.1 description of the REST API, generated from the route table (paths,
- * methods, which variables come from the path, the query and the body) and from the GraphQL
- * schema the routes run against (the types of bodies and answers), with the limits the
- * services enforce taken from the same constants. One source of truth: a route cannot be
- * served without being described.
- */
-export type { JsonSchema };
+// The OpenAPI 3.1 description of the REST API, generated from the route table (paths,
+// methods, which variables come from the path, the query and the body) and from the GraphQL
+// schema the routes run against (the types of bodies and answers), with the limits the
+// services enforce taken from the same constants. One source of truth: a route cannot be
+// served without being described.
 
 const ERROR_DESCRIPTIONS: Partial<Record<number, string>> = {
   400: 'A malformed request.',
