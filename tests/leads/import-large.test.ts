@@ -87,7 +87,7 @@ async function memoryOf(pid: number): Promise<{ rss: number; peak: number }> {
   return { rss: kb('VmRSS') / 1024, peak: kb('VmHWM') / 1024 };
 }
 
-it('an API process with its workers holds pieces of the file, never the whole: its peak memory grows by less than three times the file', async () => {
+it('an API process with its workers holds pieces of the file, never the whole: its peak memory grows by less than five times the file (the whole file took 36)', async () => {
   // A server process of its own (as `npm start` runs it), so that its memory is the service's alone.
   const env = { ...workerEnv(app), PORT: '0', HOST: '127.0.0.1', WORKERS_IN_PROCESS: 'true', SEED_DEMO: 'false', RATE_LIMIT_PER_MINUTE: '0', MAX_IMPORT_BYTES: String(LIMITS.maxBytes) };
   const child: ChildProcess = spawn(process.execPath, [path.resolve(__dirname, '../../dist/src/main.js')], { env, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -114,8 +114,9 @@ it('an API process with its workers holds pieces of the file, never the whole: i
     const fileMb = (await stat(file)).size / 1024 / 1024;
     const peakGrowthMb = after.peak - before.rss;
     // Holding the file whole (its text, its records, its statement) took this server from 132 to
-    // 1045 MB; pieces leave the garbage of a few batches, whatever the file's size.
-    expect(peakGrowthMb).toBeLessThan(3 * fileMb);
+    // 1045 MB (+36 times the file); pieces leave the garbage of a few batches, whatever the file's
+    // size: +2 times on a quiet machine, up to +3.2 times on a busy one, where collections come later.
+    expect(peakGrowthMb).toBeLessThan(5 * fileMb);
   } finally {
     child.kill('SIGTERM');
     await exited(child);
