@@ -1,7 +1,5 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import path from 'node:path';
-import { startTestApp, workerEnv, type TestApp } from '../helpers/app';
-import { exited } from '../helpers/workers';
+import { startTestApp, type TestApp } from '../helpers/app';
+import { startServer, type ServerProcess } from '../helpers/server';
 
 /**
  * An account has at most LEAD_IMPORT_MAX_CONCURRENT (2) imports queued or running: the next
@@ -9,39 +7,17 @@ import { exited } from '../helpers/workers';
  * processes over the same database: the cap holds, since it is counted in the database.
  */
 let app: TestApp;
-let other: { child: ChildProcess; base: string };
-
-const main = path.resolve(__dirname, '../../dist/src/main.js');
-
-/** A second API process on the test app's database, with no workers: imports stay queued. */
-function startApiProcess(): Promise<{ child: ChildProcess; base: string }> {
-  const env = { ...workerEnv(app), PORT: '0', HOST: '127.0.0.1', WORKERS_IN_PROCESS: 'false', SEED_DEMO: 'false', RATE_LIMIT_PER_MINUTE: '0' };
-  const child = spawn(process.execPath, [main], { env, stdio: ['ignore', 'pipe', 'pipe'] });
-  let output = '';
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`the server did not start:\n${output}`)), 60_000);
-    const onData = (chunk: Buffer) => {
-      output += chunk.toString();
-      const match = /REST\s+(http:\/\/[^\s]+)\/api/.exec(output);
-      if (match && /health/.test(output)) {
-        clearTimeout(timer);
-        resolve({ child, base: match[1] });
-      }
-    };
-    child.stdout!.on('data', onData);
-    child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    child.on('exit', (code) => reject(new Error(`the server exited with ${code}:\n${output}`)));
-  });
-}
+/** A second API process on the same database, with no workers: imports stay queued. */
+let other: ServerProcess;
 
 beforeAll(async () => {
   app = await startTestApp();
-  other = await startApiProcess();
+  other = await startServer(app, { RATE_LIMIT_PER_MINUTE: '0' });
 }, 90_000);
 
 afterAll(async () => {
   other?.child.kill('SIGTERM');
-  if (other) await exited(other.child);
+  await other?.exited;
   await app?.close();
 });
 
