@@ -262,10 +262,11 @@ export class PipelineEngine implements VoiceEngine {
     if (this.ended || typeof payload !== 'string' || !BASE64.test(payload)) return;
     const mulaw = Buffer.from(payload, 'base64');
     if (this.audioStages.denoiser) {
+      const arrivedAt = performance.now();
       void this.audioStages.denoiser.process(decode(mulaw)).then((pcm) => {
         if (this.ended) return;
         this.stt.send(encode(pcm));
-        this.toVadFrames(this.toVad.process(pcm));
+        this.toVadFrames(this.toVad.process(pcm), arrivedAt);
       });
     } else {
       this.stt.send(mulaw);
@@ -273,11 +274,12 @@ export class PipelineEngine implements VoiceEngine {
     }
   }
 
-  private toVadFrames(vadInput: Int16Array): void {
+  /** `arrivedAt`: when the audio came in (before the denoiser's wait), for the VAD's late-frame bound. */
+  private toVadFrames(vadInput: Int16Array, arrivedAt?: number): void {
     if (this.vadFailed) return;
     for (const frame of this.vadFrames.push(vadInput)) {
       // Given to the VAD as it arrives, so its queue (bounded: late frames are skipped) sees the real wait; heard in order.
-      const judged = this.vad.speech(frame);
+      const judged = this.vad.speech(frame, arrivedAt);
       judged.catch(() => {}); // handled in hear(), which may come to it after it failed
       this.vadRuns = this.vadRuns
         .then(() => this.hear(judged))

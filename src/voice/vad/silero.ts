@@ -131,9 +131,10 @@ export class SileroVad {
   /**
    * The probability (0..1) that `frame` (VAD_FRAME_SAMPLES of 16 kHz PCM) is speech, or null
    * when it was skipped (late, the call's queue full, or the detector closed); frames are judged
-   * in the order given.
+   * in the order given. `arrivedAt` (performance.now()) is when its audio reached the process,
+   * when that was before now (it was denoised first): the frame's wait is counted from then.
    */
-  speech(frame: Int16Array): Promise<number | null> {
+  speech(frame: Int16Array, arrivedAt = performance.now()): Promise<number | null> {
     if (frame.length !== VAD_FRAME_SAMPLES) return Promise.reject(new Error(`a VAD frame is ${VAD_FRAME_SAMPLES} samples, not ${frame.length}`));
     const input = this.input;
     // A skipped frame is still the next one's context: it is the audio just before it.
@@ -146,7 +147,6 @@ export class SileroVad {
     }
     this.queued++;
     const job = input.slice();
-    const arrivedAt = performance.now();
     const result = this.last
       .then(() => (this.closed ? null : new Promise<number | null>((resolve, reject) => judge({ input: job, state: this.state, arrivedAt, resolve, reject }))))
       .finally(() => this.queued--);
