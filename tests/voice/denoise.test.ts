@@ -229,7 +229,7 @@ describe('on the voice worker thread (vad/denoiser.ts), as calls use it', () => 
   it('never stops the audio: a worker that does not answer lets each chunk go on as it came, in order, within its timeout', async () => {
     useVoiceWorkerSource(`
 const { parentPort } = require('node:worker_threads');
-parentPort.postMessage({ ready: true });
+parentPort.postMessage({ ready: true, denoiseReady: true });
 parentPort.on('message', () => {});`);
     try {
       const failedBefore = await gauge('vozgate_voice_denoise_failed_chunks_total');

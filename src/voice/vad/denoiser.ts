@@ -38,7 +38,7 @@ async function sendBatch(): Promise<void> {
   ended = [];
   try {
     // Copied, not transferred: a chunk the worker does not answer goes on as it came.
-    const answer = await askWorker({ denoise: chunks.map(({ call, pcm }) => ({ call, pcm })), ended: over }, [], () => {});
+    const answer = await askWorker({ denoise: chunks.map(({ call, pcm }) => ({ call, pcm })), ended: over }, [], () => {}, 'denoise');
     denoiseCalls.set(answer.calls as number);
     const denoised = answer.denoised as (Int16Array | null)[];
     chunks.forEach((chunk, i) => chunk.resolve(denoised[i] ?? null));

