@@ -810,9 +810,13 @@ export async function runPipelineScenario(
         for (const transport of ['twilio', 'web'] as const) levels.push((await runLevel(setup, WEBCALL_CALLS, false, seconds, undefined, transport)).level);
       }
     } else if (options.noiseCalls) {
-      // Noise cancellation alone, at the calls asked, in rounds on fresh servers (the machine's drift shows as their spread).
+      // Noise cancellation alone, at the calls asked, in rounds on fresh servers (the machine's drift shows as their spread),
+      // each round beside the floor at the same calls: what the harness and the machine cost then.
       for (let round = 0; round < (options.noiseRounds ?? 1); round++) {
-        for (const calls of options.noiseCalls) levels.push((await runLevel(setup, calls, true, seconds)).level);
+        for (const calls of options.noiseCalls) {
+          levels.push((await runLevel(setup, calls, true, seconds)).level);
+          levels.push((await runLevel(setup, calls, false, seconds, undefined, 'twilio', 'floor')).level);
+        }
       }
     } else {
       for (const calls of LEVELS) levels.push((await runLevel(setup, calls, false, seconds)).level);

@@ -623,7 +623,7 @@ async function main(): Promise<void> {
         process.stdout.write(`${webcallTable(webcall)}\n`);
         await writeResults({ ...previous, webcall });
       } else if (alone === 'pipeline') {
-        // `--noise-calls 10,50 [--rounds R]`: only those calls with noise cancellation, R rounds each (the spread).
+        // `--noise-calls 10,50 [--rounds R]`: only those calls with noise cancellation, each beside the floor, R rounds (the spread).
         const noiseCalls = flags['noise-calls']?.split(',').map(Number);
         const noiseRounds = Math.max(1, Number(flags.rounds ?? 1));
         const pipeline = await runPipelineScenario(database.url, root, { quick: flags.quick, profile: flags.profile, noiseCalls, noiseRounds }, log, targetNode);
