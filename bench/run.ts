@@ -36,6 +36,7 @@ const { values: flags } = parseArgs({
     'no-peer': { type: 'boolean', default: false },
     profile: { type: 'boolean', default: false },
     node: { type: 'string' },
+    'noise-calls': { type: 'string' },
   },
 });
 /** The Node binary the floor and vozgate run on (`--node PATH`; by default the benchmark's own). */
@@ -622,7 +623,10 @@ async function main(): Promise<void> {
         process.stdout.write(`${webcallTable(webcall)}\n`);
         await writeResults({ ...previous, webcall });
       } else if (alone === 'pipeline') {
-        const pipeline = await runPipelineScenario(database.url, root, { quick: flags.quick, profile: flags.profile }, log, targetNode);
+        // `--noise-calls 10,50 [--rounds R]`: only those calls with noise cancellation, each beside the floor, R rounds (the spread).
+        const noiseCalls = flags['noise-calls']?.split(',').map(Number);
+        const noiseRounds = Math.max(1, Number(flags.rounds ?? 1));
+        const pipeline = await runPipelineScenario(database.url, root, { quick: flags.quick, profile: flags.profile, noiseCalls, noiseRounds }, log, targetNode);
         process.stdout.write(`${pipelineTable(pipeline)}\n`);
         // Figures under the profiler are for where the time goes (bench/results/profiles/pipeline.md), not for the results.
         if (!flags.profile) await writeResults({ ...previous, pipeline });
