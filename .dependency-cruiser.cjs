@@ -20,6 +20,15 @@ module.exports = {
       from: { path: '^src/' },
       to: { circular: true },
     },
+    {
+      name: 'no-circular-outside-domain',
+      severity: 'error',
+      comment:
+        'Outside the domain and the GraphQL layer (where an entity and its relation, or the context and its loaders, know each other) ' +
+        'not even a pair of files may import each other: a type both need lives in a third file they both import.',
+      from: { path: '^src/', pathNot: '^src/(modules|graphql)/' },
+      to: { circular: true },
+    },
   ],
   options: {
     tsPreCompilationDeps: true,

@@ -754,7 +754,7 @@ async function runLevel(
 export async function runPipelineScenario(
   adminUrl: string,
   root: string,
-  options: { quick: boolean; profile: boolean; webcall?: boolean; calls?: number; seconds?: number },
+  options: { quick: boolean; profile: boolean; webcall?: boolean; calls?: number; seconds?: number; noiseCalls?: number[]; noiseRounds?: number },
   log: (line: string) => void,
   node = process.execPath,
 ): Promise<PipelineResult> {
@@ -849,6 +849,15 @@ export async function runPipelineScenario(
       // machine's drift falls on both alike, and the rounds show the spread.
       for (let round = 0; round < WEBCALL_ROUNDS; round++) {
         for (const transport of ['twilio', 'web'] as const) levels.push((await runLevel(setup, WEBCALL_CALLS, false, seconds, undefined, transport)).level);
+      }
+    } else if (options.noiseCalls) {
+      // Noise cancellation alone, at the calls asked, in rounds on fresh servers (the machine's drift shows as their spread),
+      // each round beside the floor at the same calls: what the harness and the machine cost then.
+      for (let round = 0; round < (options.noiseRounds ?? 1); round++) {
+        for (const calls of options.noiseCalls) {
+          levels.push((await runLevel(setup, calls, true, seconds)).level);
+          levels.push((await runLevel(setup, calls, false, seconds, undefined, 'twilio', 'floor')).level);
+        }
       }
     } else {
       for (const calls of LEVELS) levels.push((await runLevel(setup, calls, false, seconds)).level);

@@ -38,6 +38,7 @@ const { values: flags } = parseArgs({
     node: { type: 'string' },
     /** `--only pipeline --calls N`: that many calls alone (no other level, no floor), for a small run; its results are printed, not kept. */
     calls: { type: 'string' },
+    'noise-calls': { type: 'string' },
   },
 });
 /** The Node binary the floor and vozgate run on (`--node PATH`; by default the benchmark's own). */
@@ -625,7 +626,10 @@ async function main(): Promise<void> {
         await writeResults({ ...previous, webcall });
       } else if (alone === 'pipeline') {
         const small = flags.calls ? { calls: Number(flags.calls), seconds: flags.duration ? Number(flags.duration) : undefined } : {};
-        const pipeline = await runPipelineScenario(database.url, root, { quick: flags.quick, profile: flags.profile, ...small }, log, targetNode);
+        // `--noise-calls 10,50 [--rounds R]`: only those calls with noise cancellation, each beside the floor, R rounds (the spread).
+        const noiseCalls = flags['noise-calls']?.split(',').map(Number);
+        const noiseRounds = Math.max(1, Number(flags.rounds ?? 1));
+        const pipeline = await runPipelineScenario(database.url, root, { quick: flags.quick, profile: flags.profile, noiseCalls, noiseRounds, ...small }, log, targetNode);
         process.stdout.write(`${pipelineTable(pipeline)}\n`);
         // Figures under the profiler are for where the time goes (bench/results/profiles/pipeline.md), not for the
         // results; nor are a small run's (`--calls`).

@@ -4,6 +4,7 @@ import { openDatabase, type Database } from './db/database';
 import { initOrm } from './db/orm';
 import { loadSecretBox, type SecretBox } from './lib/secrets';
 import { createLogger, type Logger } from './log';
+import { paramsOfModel } from './modules/catalog/catalog.service';
 import { scheduleCallWebhook } from './modules/webhooks/webhook.service';
 import type { Runtime } from './runtime';
 import { startTelemetry, type Telemetry } from './telemetry';
@@ -69,7 +70,7 @@ export function createRuntime(parts: { orm: MikroORM; config: Config; secrets: S
     secrets,
     telephony: createTelephony(config, secrets, logger),
     sms: createSmsProvider(config),
-    lifecycle: { config, secrets, onFinished: scheduleCallWebhook, analyst: config.voice.openai ? openAiAnalyst(config.voice.openai) : null, logger },
+    lifecycle: { config, secrets, onFinished: scheduleCallWebhook, analyst: config.voice.openai ? openAiAnalyst(config.voice.openai, (model) => paramsOfModel(orm.em.fork(), model)) : null, logger },
     logger,
     telemetry: parts.telemetry ?? null,
   };

@@ -27,7 +27,7 @@ export interface Config {
   /** Largest accepted request body, in bytes. */
   maxBodyBytes: number;
   /** Lead imports (CSV): the most data rows a file may have, its largest size in bytes, and the rows written per transaction. */
-  leadImport: { maxRows: number; maxBytes: number; batchRows: number };
+  leadImport: { maxRows: number; maxBytes: number; batchRows: number; maxConcurrent: number };
   logSql: boolean;
   /** pino's level: fatal, error, warn, info, debug, trace or silent. */
   logLevel: (typeof LOG_LEVELS)[number];
@@ -316,6 +316,7 @@ export const ENV = {
   LEAD_IMPORT_MAX_ROWS: integer(1, 1_000_000)({ default: 100_000 }),
   MAX_IMPORT_BYTES: integer(1024, 256 * 1024 * 1024)({ default: 20 * 1024 * 1024 }),
   LEAD_IMPORT_BATCH_ROWS: integer(1, 10_000)({ default: 1000 }),
+  LEAD_IMPORT_MAX_CONCURRENT: integer(1, 100)({ default: 2 }),
   LOG_LEVEL: oneOf(LOG_LEVELS)({ default: 'info' }),
   LOG_SQL: flag({ default: false }),
   SECRETS_KEY: secretsKey({ default: undefined }),
@@ -423,7 +424,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
     defaultPhoneRegion: env.DEFAULT_PHONE_REGION ?? null,
     seedDemo: env.SEED_DEMO ?? development,
     maxBodyBytes: env.MAX_BODY_BYTES,
-    leadImport: { maxRows: env.LEAD_IMPORT_MAX_ROWS, maxBytes: env.MAX_IMPORT_BYTES, batchRows: env.LEAD_IMPORT_BATCH_ROWS },
+    leadImport: { maxRows: env.LEAD_IMPORT_MAX_ROWS, maxBytes: env.MAX_IMPORT_BYTES, batchRows: env.LEAD_IMPORT_BATCH_ROWS, maxConcurrent: env.LEAD_IMPORT_MAX_CONCURRENT },
     logSql: env.LOG_SQL,
     logLevel: env.LOG_LEVEL,
     secretsKey: env.SECRETS_KEY ?? null,

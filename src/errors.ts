@@ -20,6 +20,7 @@ export const Messages = {
     `Você atingiu o limite de ${limit} subscriptions abertas da conta. Encerre uma (complete) antes de abrir outra.`,
   bodyTooLarge: 'O corpo da requisição excede o tamanho máximo permitido.',
   routeNotFound: 'Rota não encontrada.',
+  routeMeant: (route: string) => `Você quis dizer ${route}?`,
   forbidden: 'Acesso negado.',
   methodNotAllowed: 'Método não permitido.',
   internal: 'Erro interno do servidor.',
@@ -69,6 +70,8 @@ export const Messages = {
   dncNotFound: 'Número não encontrado na lista de não ligar',
   leadImportNotFound: 'Importação de leads não encontrada',
   leadImportFailed: 'A importação falhou por um erro interno; as linhas já importadas foram mantidas.',
+  leadImportsInFlight: (limit: number, seconds: number) =>
+    `Você já tem ${limit} importaç${limit === 1 ? 'ão' : 'ões'} de leads em andamento. Tente novamente em ${seconds} segundos, ou quando uma terminar.`,
   simulatorOnly: 'Chamadas recebidas simuladas só existem com o provedor de telefonia simulator.',
 
   leadCreated: 'Lead created successfully',

@@ -66,6 +66,45 @@ export function drainUnread(req: IncomingMessage): void {
   req.on('error', () => {});
 }
 
+/** Whether the request has a body that has not all arrived yet: its answer comes before it was read. */
+function bodyStillComing(req: IncomingMessage | undefined): req is IncomingMessage {
+  if (!req || req.complete || req.destroyed) return false;
+  return req.headers['transfer-encoding'] !== undefined || Number(req.headers['content-length']) > 0;
+}
+
+/**
+ * Ends an answer given before its request's body was read (a 413, a 401): the answer is written
+ * at once, marked `Connection: close` by the caller, but the response ends (and Node closes the
+ * connection) only once the body has arrived, read and dropped up to UNREAD_BODY_DRAIN_BYTES
+ * within UNREAD_BODY_DRAIN_MS. A connection closed while the client still writes is reset by
+ * the client's next bytes, and the reset drops the answer the client had not read yet (EPIPE
+ * instead of the 413); past either bound the connection is closed all the same.
+ */
+function endAfterBody(req: IncomingMessage, res: ServerResponse, payload: string): void {
+  res.write(payload);
+  let left = UNREAD_BODY_DRAIN_BYTES;
+  const finish = (whole: boolean) => {
+    clearTimeout(timer);
+    req.off('data', onData);
+    req.off('end', onEnd);
+    req.off('close', onClose);
+    if (!res.writableEnded) res.end();
+    if (!whole) req.destroy();
+  };
+  const onData = (chunk: Buffer) => {
+    left -= chunk.length;
+    if (left < 0) finish(false);
+  };
+  const onEnd = () => finish(true);
+  const onClose = () => finish(req.complete);
+  const timer = setTimeout(() => finish(false), UNREAD_BODY_DRAIN_MS);
+  timer.unref();
+  req.on('data', onData);
+  req.once('end', onEnd);
+  req.once('close', onClose);
+  req.on('error', () => {});
+}
+
 export function sendJson(
   res: ServerResponse,
   status: number,
@@ -73,12 +112,15 @@ export function sendJson(
   headers: Record<string, string | number> = {},
 ): void {
   const payload = JSON.stringify(body);
+  const unread = bodyStillComing(res.req);
   res.writeHead(status, {
     ...headers,
     'content-type': 'application/json; charset=utf-8',
     'content-length': Buffer.byteLength(payload),
+    ...(unread ? { connection: 'close' } : {}),
   });
-  res.end(payload);
+  if (unread) endAfterBody(res.req, res, payload);
+  else res.end(payload);
 }
 
 /**

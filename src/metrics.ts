@@ -134,6 +134,20 @@ export const vadFramesDropped = new Counter({
   registers: [registry],
 });
 
+/** Callers' audio that went on undenoised (src/voice/vad/denoiser.ts): the worker failed, or did not answer in time. */
+export const denoiseChunksFailed = new Counter({
+  name: 'vozgate_voice_denoise_failed_chunks_total',
+  help: 'Chunks of callers’ audio sent on to the STT and VAD without noise cancellation, because the voice worker failed or did not answer within 1 s.',
+  registers: [registry],
+});
+
+/** Calls whose RNNoise state the voice worker holds, as its last answer said. */
+export const denoiseCalls = new Gauge({
+  name: 'vozgate_voice_denoise_calls',
+  help: 'Calls whose noise-cancellation state the voice worker holds (made on a call’s first audio, freed at its end).',
+  registers: [registry],
+});
+
 /** How long the VAD's oldest frame under way has waited, read when scraped (src/voice/vad/silero.ts tells it). */
 let vadLagSeconds: () => number = () => 0;
 

@@ -1,5 +1,5 @@
 import { ENGINE_GRACE_SECONDS, ENGINE_MAX_TRANSCRIPT_CHARS, ENGINE_MAX_TURN_CHARS, ENGINE_MAX_TURNS, ENGINE_RATE_LIMIT } from '../voice/engine.api';
-import type { JsonSchema } from './openapi';
+import type { JsonSchema } from './openapi.components';
 
 /**
  * The engine API (src/voice/engine.api.ts), described beside the REST API: outside /api,

@@ -66,6 +66,9 @@ export const INPUT_RULES: Record<string, JsonSchema> = {
 
 const count = { type: 'integer', minimum: 0 };
 
+/** Fields a REST answer leaves out when they have no value (`Type.field`), so the spec's shape stays as it is. */
+export const OPTIONAL_OUTPUTS = new Set(['Tool.warning']);
+
 /** What answers hold: by `Type.field` only (an input's rule may not hold for what is stored). */
 export const OUTPUT_RULES: Record<string, JsonSchema> = {
   'Lead.status': oneOf(LEAD_STATUSES),

@@ -23,18 +23,15 @@ import { CALL_STATUSES, CALL_TYPES } from '../modules/calls/call.entity';
 import { EVENT_CATALOGUE } from '../modules/events/event.examples';
 import { hoistComponents, named, orNull, type JsonSchema } from './openapi.components';
 import { ENGINE_OPENAPI_PATHS, ENGINE_SECURITY_SCHEME } from './openapi.engine';
-import { EXAMPLES, INPUT_RULES, OUTPUT_RULES, TAGS, tagOf } from './openapi.rules';
+import { EXAMPLES, INPUT_RULES, OPTIONAL_OUTPUTS, OUTPUT_RULES, TAGS, tagOf } from './openapi.rules';
 import { TWILIO_OPENAPI_PATHS } from './openapi.twilio';
 import type { Route } from './routes/route';
 
-/**
- * The OpenAPI 3.1 description of the REST API, generated from the route table (paths,
- * methods, which variables come from the path, the query and the body) and from the GraphQL
- * schema the routes run against (the types of bodies and answers), with the limits the
- * services enforce taken from the same constants. One source of truth: a route cannot be
- * served without being described.
- */
-export type { JsonSchema };
+// The OpenAPI 3.1 description of the REST API, generated from the route table (paths,
+// methods, which variables come from the path, the query and the body) and from the GraphQL
+// schema the routes run against (the types of bodies and answers), with the limits the
+// services enforce taken from the same constants. One source of truth: a route cannot be
+// served without being described.
 
 const ERROR_DESCRIPTIONS: Partial<Record<number, string>> = {
   400: 'A malformed request.',
@@ -134,6 +131,7 @@ function selectionSchema(type: GraphQLOutputType, selection: SelectionSetNode | 
   const objectType = getNamedType(type);
   if (!isObjectType(objectType) || !selection) return isScalarType(objectType) ? scalarSchema(objectType.name) : { type: 'string' };
   const properties: Record<string, JsonSchema> = {};
+  const optional = new Set<string>();
   const shared: JsonSchema[] = [];
   const visit = (set: SelectionSetNode) => {
     for (const node of set.selections) {
@@ -150,12 +148,14 @@ function selectionSchema(type: GraphQLOutputType, selection: SelectionSetNode | 
         const rule = OUTPUT_RULES[`${objectType.name}.${field.name}`];
         const schema = { ...selectionSchema(field.type, node.selectionSet, fragments), ...rule };
         const withNull = isNonNullType(field.type) ? schema : orNull(schema);
-        properties[node.alias?.value ?? node.name.value] = field.description && !rule?.description ? { ...withNull, description: field.description } : withNull;
+        const name = node.alias?.value ?? node.name.value;
+        properties[name] = field.description && !rule?.description ? { ...withNull, description: field.description } : withNull;
+        if (OPTIONAL_OUTPUTS.has(`${objectType.name}.${field.name}`)) optional.add(name);
       }
     }
   };
   visit(selection);
-  const own = { type: 'object', properties, required: Object.keys(properties) };
+  const own = { type: 'object', properties, required: Object.keys(properties).filter((name) => !optional.has(name)) };
   if (shared.length === 0) return own;
   if (shared.length === 1 && Object.keys(properties).length === 0) return shared[0];
   return { allOf: Object.keys(properties).length ? [...shared, own] : shared };

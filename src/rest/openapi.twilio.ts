@@ -1,4 +1,4 @@
-import type { JsonSchema } from './openapi';
+import type { JsonSchema } from './openapi.components';
 
 /**
  * What Twilio requests of vozgate (design.md, "Telephony: Twilio"), described beside the REST

@@ -17,6 +17,7 @@ import type { GraphQLContext } from '../graphql/context';
 import { BodyTooLargeError, readBody, sendError, sendJson } from '../http';
 import { coerceVariables, variablesOf, type RouteVariable } from './coerce';
 import { csvRecords } from './csv';
+import { closestRoute, type RouteTemplate } from './route.suggest';
 import { MalformedMultipartError, isMultipart, readMultipart } from './multipart';
 import type { CsvColumn, CsvRoute, Route, RouteRequest } from './routes/route';
 
@@ -43,6 +44,7 @@ export interface Session {
  */
 export class RestShim {
   private readonly compiled: CompiledRoute[];
+  private readonly templates: RouteTemplate[];
 
   constructor(
     schema: GraphQLSchema,
@@ -54,6 +56,7 @@ export class RestShim {
     private readonly formatError: (error: GraphQLError, requestId: string) => GraphQLFormattedError,
   ) {
     this.compiled = routes.map((route) => compile(schema, route));
+    this.templates = routes.map(({ method, path }) => ({ method, path }));
   }
 
   /**
@@ -70,7 +73,10 @@ export class RestShim {
   ): Promise<void> {
     const found = this.match(req.method ?? 'GET', path);
     matched?.(patternOf(found));
-    if (found === 'no-route') return sendError(res, 'NOT_FOUND', Messages.routeNotFound);
+    if (found === 'no-route') {
+      const meant = closestRoute(req.method ?? 'GET', path, this.templates);
+      return sendError(res, 'NOT_FOUND', Messages.routeNotFound, meant ? { hint: Messages.routeMeant(meant) } : {});
+    }
     if (Array.isArray(found)) return sendError(res, 'METHOD_NOT_ALLOWED', Messages.methodNotAllowed, {}, { allow: found.join(', ') });
     const { compiled, params } = found;
     const { route } = compiled;
@@ -135,7 +141,9 @@ export class RestShim {
 
   /**
    * A multipart body as the route's body: its text fields, and its file part under the file
-   * field's name. Null when it was answered here (too large, malformed).
+   * field's name. The file is staged on disk and reaches the resolver as the context's
+   * `upload`; it is removed when the answer is over. Null when it was answered here (too large,
+   * malformed).
    */
   private async readForm(req: IncomingMessage, res: ServerResponse, route: Route, context: GraphQLContext): Promise<Record<string, unknown> | null> {
     const { file: field, maxBytes } = route.multipart!;
@@ -146,7 +154,10 @@ export class RestShim {
         validationFailed(res, { [field]: [FieldMessages.fileTooLarge(field, limit)] }, route.validationMessage);
         return null;
       }
-      return file === null ? fields : { ...fields, [field]: file };
+      if (file === null) return fields;
+      res.once('close', () => void file.dispose());
+      context.upload = file;
+      return { ...fields, [field]: file };
     } catch (error) {
       if (!(error instanceof MalformedMultipartError)) throw error;
       sendError(res, 'BAD_REQUEST', Messages.badRequest);
@@ -289,7 +300,9 @@ function sendGraphQLError(res: ServerResponse, error: GraphQLFormattedError, rou
   const extra: Record<string, unknown> = {};
   if (extensions.errors) extra.errors = extensions.errors;
   if (extensions.details) Object.assign(extra, extensions.details);
-  sendError(res, code, error.message, extra);
+  // A service's 429 says when to come back in its details; REST says it in Retry-After too.
+  const retryAfter = code === 'RATE_LIMITED' ? (extensions.details as { retry_after?: unknown } | undefined)?.retry_after : undefined;
+  sendError(res, code, error.message, extra, typeof retryAfter === 'number' ? { 'retry-after': retryAfter } : {});
 }
 
 /** `application/json`, or a `+json` type, with any parameters. */

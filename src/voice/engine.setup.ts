@@ -1,5 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { Assistant } from '../modules/assistants/assistant.entity';
+import { modelParams, type ModelParams } from '../modules/catalog/model.params';
 import type { Call } from '../modules/calls/call.entity';
 import { Tool } from '../modules/tools/tool.entity';
 
@@ -13,6 +14,8 @@ export interface EngineSetup {
   providerVoiceId: string | null;
   /** The provider of the assistant's model in the catalogue (which endpoint serves it). */
   modelProvider: string | null;
+  /** What a request to the assistant's model carries (the catalogue's; the default for a model it does not list). */
+  modelParams: ModelParams;
   /** ISO 639-1 of the assistant's language. */
   language: string | null;
   tools: Tool[];
@@ -26,8 +29,8 @@ export async function engineSetup(em: EntityManager, call: Pick<Call, 'assistant
   const links: { tool_id: number }[] = await em.execute('select tool_id from assistant_tools where assistant_id = ?', [assistant.id]);
   const tools = links.length ? await em.find(Tool, { id: { $in: links.map((link) => link.tool_id) } }, { orderBy: { id: 'asc' } }) : [];
   const [catalogue] = await em.execute(
-    'select (select iso_2 from languages where name = ?) as language, (select provider from models where name = ?) as provider',
-    [assistant.language, assistant.llm_model],
+    'select (select iso_2 from languages where name = ?) as language, (select provider from models where name = ?) as provider, (select params from models where name = ?) as params',
+    [assistant.language, assistant.llm_model, assistant.llm_model],
   );
   return {
     assistant,
@@ -35,6 +38,7 @@ export async function engineSetup(em: EntityManager, call: Pick<Call, 'assistant
     voiceProvider: assistant.voice.provider,
     providerVoiceId: assistant.voice.provider_voice_id,
     modelProvider: catalogue.provider ?? null,
+    modelParams: modelParams(catalogue.params),
     language: catalogue.language ?? null,
     tools,
     variables: { ...assistant.variables, ...call.input_variables },

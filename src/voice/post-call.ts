@@ -3,6 +3,7 @@ import type { Assistant } from '../modules/assistants/assistant.entity';
 import type { Call } from '../modules/calls/call.entity';
 import type { PostCallAnalysis, PostCallAnalyst } from '../modules/calls/call.ports';
 import { JSON_TYPES } from '../modules/calls/call.post-call';
+import { samplingFields, type ModelParams } from '../modules/catalog/model.params';
 
 /**
  * The post-call analyst on OpenAI's chat completions (design.md, "Voice engines"):
@@ -14,8 +15,11 @@ const REQUEST_TIMEOUT_MS = 60_000;
 
 type OpenAiSettings = NonNullable<Config['voice']['openai']>;
 
-export function openAiAnalyst(config: OpenAiSettings): PostCallAnalyst {
-  return { analyse: (assistant, call) => analyse(config, assistant, call) };
+/** The catalogue's params of a model, by name (gpt-5 takes no temperature); null: the default. */
+export type ModelParamsOf = (model: string) => Promise<ModelParams | null>;
+
+export function openAiAnalyst(config: OpenAiSettings, paramsOf: ModelParamsOf = async () => null): PostCallAnalyst {
+  return { analyse: async (assistant, call) => analyse(config, await paramsOf(config.postCallModel), assistant, call) };
 }
 
 /** The JSON schema the model answers with. */
@@ -45,14 +49,15 @@ export function postCallSchema(assistant: Pick<Assistant, 'post_call_schema' | '
 }
 
 /** Asks the model; throws on anything but a usable answer (the job is tried again). */
-async function analyse(config: OpenAiSettings, assistant: Assistant, call: Call): Promise<PostCallAnalysis> {
+async function analyse(config: OpenAiSettings, params: ModelParams | null, assistant: Assistant, call: Call): Promise<PostCallAnalysis> {
   const response = await fetch(`${config.baseUrl}/chat/completions`, {
     method: 'POST',
     headers: { authorization: `Bearer ${config.apiKey}`, 'content-type': 'application/json' },
     signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
     body: JSON.stringify({
       model: config.postCallModel,
-      temperature: 0,
+      // The same answer for the same call, where the model takes a temperature.
+      ...samplingFields(params, 0),
       messages: [
         {
           role: 'system',

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { buildSchema, getNamedType, isInputObjectType, type GraphQLInputField, type GraphQLArgument } from 'graphql';
 import { routes } from '../../src/rest/routes';
-import { NO_VENDORS, startTestApp, type HttpResult, type TestApp } from '../helpers/app';
+import { startTestApp, UNREACHABLE_VOICE, type HttpResult, type TestApp } from '../helpers/app';
 import { MISSING, VALID_REST_REQUESTS, assistantInput, createTenant, idOf, snapshot, type Kind, type RestRequest, type Tenant } from '../helpers/tenant';
 
 /**
@@ -23,14 +23,7 @@ let victim: Tenant;
 beforeAll(async () => {
   // Vendors' keys (never reached: no browser connects), so that a web call's start is not
   // refused for lacking them (voice_ready) but only for the id it is given.
-  const vendor = { apiKey: 'sk-unused', url: 'http://127.0.0.1:9' };
-  app = await startTestApp({
-    voice: {
-      openai: { apiKey: 'sk-unused', realtimeUrl: 'ws://127.0.0.1:9', realtimeModel: 'gpt-realtime', baseUrl: 'http://127.0.0.1:9', postCallModel: 'gpt-4o-mini' },
-      pipelineEngineUrl: null,
-      pipeline: { ...NO_VENDORS, deepgram: { ...vendor, url: 'ws://127.0.0.1:9' }, openai: vendor },
-    },
-  });
+  app = await startTestApp({ voice: UNREACHABLE_VOICE });
   graphqlAttacker = await createTenant(app);
   restAttacker = await createTenant(app);
   // The victim's ids start far from anything else, so they cannot be confused in a response.

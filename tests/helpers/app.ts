@@ -15,6 +15,16 @@ import { addPhoneNumber, createAccount } from '../../src/modules/accounts/accoun
 /** The pipeline engine's vendors, none configured (a test's `voice` override starts from it). */
 export const NO_VENDORS: PipelineVendors = { deepgram: null, elevenlabs: null, cartesia: null, openai: null, llmProviders: {} };
 
+/**
+ * Every voice vendor configured, none reachable (the discard port): for tests whose web calls
+ * must start (an assistant without its vendors is refused, voice_ready) but never talk.
+ */
+export const UNREACHABLE_VOICE: Config['voice'] = {
+  openai: { apiKey: 'sk-unused', realtimeUrl: 'ws://127.0.0.1:9', realtimeModel: 'gpt-realtime', baseUrl: 'http://127.0.0.1:9', postCallModel: 'gpt-4o-mini' },
+  pipelineEngineUrl: null,
+  pipeline: { ...NO_VENDORS, deepgram: { apiKey: 'dg-unused', url: 'ws://127.0.0.1:9' }, openai: { apiKey: 'sk-unused', url: 'http://127.0.0.1:9' } },
+};
+
 export interface HttpResult<T = any> {
   status: number;
   headers: Headers;
@@ -104,7 +114,11 @@ function withDatabase(url: string, database: string): string {
 export async function startTestApp(
   overrides: Omit<Partial<Config>, 'graphql'> & { graphql?: Partial<Config['graphql']> } = {},
   /** `adminUrl`: a PostgreSQL server of the test's own (default: the run's, TEST_DATABASE_URL). */
-  options: { workers?: boolean; logger?: Logger; adminUrl?: string } = {},
+  /**
+   * `recordQueries: false`: no SQL is logged into `queries` (a test that moves megabytes through
+   * statements measures the service, not the logger's copies of their parameters).
+   */
+  options: { workers?: boolean; logger?: Logger; adminUrl?: string; recordQueries?: boolean } = {},
 ): Promise<TestApp> {
   const adminUrl = options.adminUrl ?? process.env.TEST_DATABASE_URL;
   if (!adminUrl) throw new Error('TEST_DATABASE_URL is not set: run the tests through jest (tests/setup/global-setup.mjs)');
@@ -124,9 +138,12 @@ export async function startTestApp(
     databaseUrl,
     poolMax: 30,
     timeoutMs: config.databaseTimeoutMs,
-    onQuery: (message) => {
-      if (message.startsWith('[query]')) queries.push(message);
-    },
+    onQuery:
+      options.recordQueries === false
+        ? undefined
+        : (message) => {
+            if (message.startsWith('[query]')) queries.push(message);
+          },
   });
   const logger: Logger = options.logger ?? { access: () => {}, info: () => {}, debug: () => {}, warn: () => {}, error: (_message, error) => loggedErrors.push(error) };
   const secretsKey = randomBytes(32);

@@ -1,3 +1,4 @@
+import { spawn, type ChildProcess } from 'node:child_process';
 import http from 'node:http';
 import net from 'node:net';
 import { UNREAD_BODY_DRAIN_BYTES } from '../../src/http';
@@ -73,6 +74,67 @@ it.each([true, false])('a 5 MB body (length declared: %s) gets its 413, read by 
   // The connection pool and the server are fine afterwards.
   expect((await app.request('GET', '/api/user/leads', { token: me.token })).status).toBe(200);
 });
+
+/**
+ * The client of the test below, in a process of its own (a client in the server's process reads
+ * the answer before the server's close can reach it): `tries` POSTs of a 5 MB body, each on a
+ * connection of its own (`Connection: close`, as many clients send), written whole, streamed in
+ * 64 KB writes with a length, or chunked. Prints each outcome: its status and code, or the error.
+ */
+const CLIENT = `
+const http = require('node:http');
+const [url, token, kinds] = process.argv.slice(1);
+const bytes = 5 * 1024 * 1024;
+function send(kind) {
+  return new Promise((resolve) => {
+    const headers = { authorization: 'Bearer ' + token, 'content-type': 'application/json' };
+    if (kind !== 'chunked') headers['content-length'] = bytes;
+    let settled = false;
+    const settle = (answer) => { if (!settled) { settled = true; resolve(kind + ': ' + answer); req.destroy(); } };
+    const req = http.request(url, { method: 'POST', headers, agent: false }, (res) => {
+      let text = '';
+      res.on('data', (chunk) => (text += chunk));
+      res.on('end', () => settle(res.statusCode + ' ' + JSON.parse(text).code));
+    });
+    req.on('error', (error) => settle(error.code || error.message));
+    if (kind === 'whole') return void req.end(Buffer.alloc(bytes, 'a'));
+    const chunk = Buffer.alloc(64 * 1024, 'a');
+    let sent = 0;
+    const write = () => {
+      while (sent < bytes && !settled) {
+        const piece = chunk.subarray(0, Math.min(chunk.length, bytes - sent));
+        sent += piece.length;
+        if (!req.write(piece)) return void req.once('drain', write);
+      }
+      if (!settled) req.end();
+    };
+    write();
+  });
+}
+(async () => {
+  const answers = [];
+  for (const kind of kinds.split(',')) answers.push(await send(kind));
+  process.stdout.write(JSON.stringify(answers));
+})();
+`;
+
+it('under CPU load, every one of 30 tries reads its 413: whole bodies, streamed with a length, chunked', async () => {
+  // Processes spinning on the other cores, as on a busy machine: the server answers while the
+  // client is still writing, and a close before the body is read loses the answer to a reset.
+  const spinners: ChildProcess[] = [0, 1].map(() => spawn(process.execPath, ['-e', 'for (;;) {}'], { stdio: 'ignore' }));
+  try {
+    const kinds = [...Array(2).fill('whole'), ...Array(19).fill('streamed'), ...Array(9).fill('chunked')];
+    const client = spawn(process.execPath, ['-e', CLIENT, `${app.url}/api/user/lead`, me.token, kinds.join(',')], { stdio: ['ignore', 'pipe', 'inherit'] });
+    let out = '';
+    client.stdout!.on('data', (chunk) => (out += chunk));
+    await new Promise((resolve) => client.once('exit', resolve));
+    const answers: string[] = JSON.parse(out);
+    expect(answers).toHaveLength(30);
+    expect(answers.filter((answer) => !answer.endsWith('413 PAYLOAD_TOO_LARGE'))).toEqual([]);
+  } finally {
+    for (const spinner of spinners) spinner.kill('SIGKILL');
+  }
+}, 120_000);
 
 it.each([true, false])('stops reading a body answered early (a token: %s) past the drain bound: the connection is closed', async (withToken) => {
   // A raw client that ignores the answer (a 413, or a 401) and writes on: the server reads at most the bound.

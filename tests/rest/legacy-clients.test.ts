@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import Ajv from 'ajv';
-import { startTestApp, type HttpResult, type TestApp } from '../helpers/app';
+import { startTestApp, UNREACHABLE_VOICE, type HttpResult, type TestApp } from '../helpers/app';
 import { createTenant, VALID_REST_REQUESTS, type Tenant } from '../helpers/tenant';
 
 /**
@@ -34,7 +34,9 @@ let tenant: Tenant;
 let ids: Record<string, number>;
 
 beforeAll(async () => {
-  app = await startTestApp();
+  // Vendors configured (never reached), so that every route's valid request, a web call's start
+  // among them, is answered as documented.
+  app = await startTestApp({ voice: UNREACHABLE_VOICE });
   tenant = await createTenant(app);
   const [language] = await app.sql(`select id from languages where name = 'German'`);
   const [model] = await app.sql(`select id from models where name = 'gpt-4o-mini'`);

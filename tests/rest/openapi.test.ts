@@ -8,7 +8,7 @@ import addFormats from 'ajv-formats';
 import { getSchema } from '../../src/graphql/schema';
 import { buildOpenApi } from '../../src/rest/openapi';
 import { routes } from '../../src/rest/routes';
-import { startTestApp, type TestApp } from '../helpers/app';
+import { startTestApp, UNREACHABLE_VOICE, type TestApp } from '../helpers/app';
 import { VALID_REST_REQUESTS, createTenant, type Tenant } from '../helpers/tenant';
 import { EVENT_TYPES } from '../../src/modules/events/event.outbox';
 import { TWILIO_WEBHOOK_PATHS } from '../../src/telephony/twilio.callbacks';
@@ -28,7 +28,8 @@ let own: Tenant;
 let served: any;
 
 beforeAll(async () => {
-  app = await startTestApp();
+  // Vendors configured (never reached), so that a web call's start answers as documented.
+  app = await startTestApp({ voice: UNREACHABLE_VOICE });
   own = await createTenant(app);
   served = (await app.request('GET', '/api/openapi.json')).body;
 });
@@ -241,7 +242,8 @@ describe('"Try it out" as given', () => {
   });
 
   it('works on the demo account of a first start: every body example, sent as Swagger sends it, succeeds', async () => {
-    const demoApp = await startTestApp();
+    // A first start with its voice vendors set (never reached here): a web call needs them.
+    const demoApp = await startTestApp({ voice: UNREACHABLE_VOICE });
     try {
       const demo = (await seedDemo(demoApp.orm, demoApp.config))!;
       expect(demo).toMatchObject({ accountId: 1, campaignId: 1, assistantId: 1, phoneNumberId: 1 });

@@ -2,6 +2,9 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { DENOISE_LATENCY_SAMPLES, Denoiser } from '../../src/voice/codecs/denoise';
 import { Resampler } from '../../src/voice/codecs/resample';
+import { registry } from '../../src/metrics';
+import { DENOISE_MAX_QUEUED, WorkerDenoiser } from '../../src/voice/vad/denoiser';
+import { useVoiceWorkerSource } from '../../src/voice/vad/worker';
 
 /**
  * RNNoise on a noisy phone line: the pt-BR sentence of tests/fixtures (espeak-ng, 16 kHz) taken
@@ -180,4 +183,68 @@ it('keeps working when other calls grow the shared heap, and refuses work once d
   denoiser.destroy();
   denoiser.destroy();
   expect(() => denoiser.process(new Int16Array(160))).toThrow(/destroyed/);
+});
+
+describe('on the voice worker thread (vad/denoiser.ts), as calls use it', () => {
+  const gauge = async (name: string) => (await registry.getSingleMetric(name)!.get()).values[0]?.value ?? 0;
+
+  /** What a call's WorkerDenoiser gives for `audio` in 20 ms chunks given as a socket gives them, joined. */
+  async function onWorker(denoiser: WorkerDenoiser, audio: Int16Array): Promise<Int16Array> {
+    const out: Promise<Int16Array>[] = [];
+    for (let at = 0; at < audio.length; at += 160) {
+      out.push(denoiser.process(audio.slice(at, at + 160)));
+      // Three chunks at a time, as a socket a little ahead of a worker that keeps up gives them (beyond
+      // DENOISE_MAX_QUEUED waiting they would go on undenoised): batches hold several of a call's chunks and others'.
+      if (out.length % 3 === 0) await out[out.length - 1];
+    }
+    return join(await Promise.all(out));
+  }
+
+  it('gives exactly what the main thread’s RNNoise gives, for two calls at once, and frees each call’s state at its end', async () => {
+    const failedBefore = await gauge('vozgate_voice_denoise_failed_chunks_total');
+    const talking = noisyCall('fan').noisy;
+    const hiss = noisyCall('white', 99).noisy;
+    const [talkingAlone, hissAlone] = [await alone(talking), await alone(hiss)];
+
+    const [a, b] = [new WorkerDenoiser(), new WorkerDenoiser()];
+    const [outA, outB] = await Promise.all([onWorker(a, talking), onWorker(b, hiss)]);
+    expect(await gauge('vozgate_voice_denoise_calls')).toBe(2);
+    expect(firstDifference(outA, talkingAlone)).toBe(-1);
+    expect(firstDifference(outB, hissAlone)).toBe(-1);
+    expect(await gauge('vozgate_voice_denoise_failed_chunks_total')).toBe(failedBefore);
+
+    // A call's end frees its state; a call that starts afterwards starts afresh.
+    a.destroy();
+    b.destroy();
+    await expect(a.process(new Int16Array(160))).rejects.toThrow(/destroyed/);
+    const c = new WorkerDenoiser();
+    expect(firstDifference(await onWorker(c, hiss), hissAlone)).toBe(-1);
+    expect(await gauge('vozgate_voice_denoise_calls')).toBe(1);
+    c.destroy();
+    const d = new WorkerDenoiser();
+    await d.process(new Int16Array(160));
+    d.destroy();
+  });
+
+  it('never stops the audio: a worker that does not answer lets each chunk go on as it came, in order, within its timeout', async () => {
+    useVoiceWorkerSource(`
+const { parentPort } = require('node:worker_threads');
+parentPort.postMessage({ ready: true, denoiseReady: true });
+parentPort.on('message', () => {});`);
+    try {
+      const failedBefore = await gauge('vozgate_voice_denoise_failed_chunks_total');
+      const { noisy } = noisyCall('fan');
+      const denoiser = new WorkerDenoiser();
+      // More than DENOISE_MAX_QUEUED at once: those beyond it are not even sent, and still come after the others.
+      const chunks = Array.from({ length: DENOISE_MAX_QUEUED + 2 }, (_, i) => noisy.slice(i * 160, (i + 1) * 160));
+      const order: number[] = [];
+      const out = await Promise.all(chunks.map((chunk, i) => denoiser.process(chunk).then((pcm) => (order.push(i), pcm))));
+      expect(order).toEqual(chunks.map((_, i) => i));
+      expect(firstDifference(join(out), join(chunks))).toBe(-1);
+      expect((await gauge('vozgate_voice_denoise_failed_chunks_total')) - failedBefore).toBe(chunks.length);
+      denoiser.destroy();
+    } finally {
+      useVoiceWorkerSource();
+    }
+  });
 });

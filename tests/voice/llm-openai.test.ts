@@ -2,6 +2,11 @@ import type { PipelineVendors } from '../../src/config';
 import { llmAccess, openAiClient, OpenAiLlm } from '../../src/voice/services/openai.llm';
 import { ServiceError, type LlmChunk, type LlmRequest } from '../../src/voice/services/service';
 import { startFakeOpenAi, type FakeOpenAi } from '../helpers/fakes/openai';
+import { startTestApp, type TestApp } from '../helpers/app';
+import { paramsOfModel } from '../../src/modules/catalog/catalog.service';
+import type { Assistant } from '../../src/modules/assistants/assistant.entity';
+import type { Call } from '../../src/modules/calls/call.entity';
+import { openAiAnalyst } from '../../src/voice/post-call';
 
 /**
  * The OpenAI-compatible LLM service against a local server that speaks OpenAI's chat
@@ -211,6 +216,65 @@ it('the fake answers an unstreamed request with one chat.completion, for other c
     model: 'gpt-4o-mini',
     choices: [{ index: 0, finish_reason: 'tool_calls', message: { role: 'assistant', content: 'Sure.', tool_calls: [{ id: expect.stringMatching(/^call_/), type: 'function', function: { name: 'end_call', arguments: '{}' } }] } }],
     usage: { prompt_tokens: expect.any(Number), completion_tokens: expect.any(Number) },
+  });
+});
+
+describe('the catalogue’s model params', () => {
+  let app: TestApp;
+  beforeAll(async () => {
+    app = await startTestApp();
+  });
+  afterAll(() => app?.close());
+
+  /** The LLM service as a call builds it: with the catalogue's params of the assistant's model. */
+  const serviceFor = async (model: string) =>
+    new OpenAiLlm({ apiKey: KEY, url: fake.url, firstChunkMs: 1000, nextChunkMs: 1000, models: { [model]: await paramsOfModel(app.orm.em.fork(), model) } });
+
+  it('a gpt-5 model is asked with no temperature and its reasoning effort; a gpt-4o model with the temperature and none', async () => {
+    const five = await run(await serviceFor('gpt-5-mini'), { ...REQUEST, model: 'gpt-5-mini' });
+    expect(five.error).toBeNull();
+    expect(fake.chatRequests[0].body).not.toHaveProperty('temperature');
+    expect(fake.chatRequests[0].body).toMatchObject({ model: 'gpt-5-mini', reasoning_effort: 'minimal' });
+
+    const four = await run(await serviceFor('gpt-4o'), { ...REQUEST, model: 'gpt-4o' });
+    expect(four.error).toBeNull();
+    expect(fake.chatRequests[1].body).toMatchObject({ model: 'gpt-4o', temperature: 0.6 });
+    expect(fake.chatRequests[1].body).not.toHaveProperty('reasoning_effort');
+
+    // A model the catalogue does not list keeps today's request: the temperature, no effort.
+    expect(await paramsOfModel(app.orm.em.fork(), 'llama-local')).toEqual({ supports_temperature: true, reasoning_effort: null });
+  });
+
+  it('the fake refuses a temperature for gpt-5 as OpenAI does, which the service reports as refused', async () => {
+    const { error } = await run(llm, { ...REQUEST, model: 'gpt-5' });
+    expect([error?.kind, error?.message]).toEqual(['refused', `LLM at ${new URL(fake.url).host} answered HTTP 400 (unsupported_value)`]);
+    expect(fake.chatRequests).toHaveLength(0);
+  });
+
+  it('the post-call analyst asks a gpt-5 model with no temperature, and a gpt-4o model at temperature 0', async () => {
+    const assistant = { system_prompt: 'Confirme o pedido.', post_call_schema: [{ name: 'confirmed', type: 'bool', description: 'Confirmou' }], post_call_evaluation: false } as unknown as Assistant;
+    const call = { input_variables: {}, transcript: 'Cliente: Sim, confirmo.' } as unknown as Call;
+    for (const model of ['gpt-5-nano', 'gpt-4o-mini']) {
+      fake.chat.push({ text: '{"variables":{"confirmed":true}}' });
+      const analyst = openAiAnalyst(
+        { apiKey: KEY, baseUrl: fake.url, postCallModel: model, realtimeUrl: 'ws://127.0.0.1:9', realtimeModel: 'gpt-realtime' },
+        (name) => paramsOfModel(app.orm.em.fork(), name),
+      );
+      await expect(analyst.analyse(assistant, call)).resolves.toEqual({ variables: { confirmed: true } });
+    }
+    const [five, four] = fake.chatRequests.map((request) => request.body);
+    expect(five).toMatchObject({ model: 'gpt-5-nano', reasoning_effort: 'minimal' });
+    expect(five).not.toHaveProperty('temperature');
+    expect(four).toMatchObject({ model: 'gpt-4o-mini', temperature: 0 });
+    expect(four).not.toHaveProperty('reasoning_effort');
+  });
+
+  it('GraphQL shows each model’s params', async () => {
+    const me = await app.account();
+    const res = await app.graphql('{ models(type: "llm") { name params { supports_temperature reasoning_effort } } }', {}, me.token);
+    const byName = Object.fromEntries(res.body.data.models.map((model: any) => [model.name, model.params]));
+    expect(byName['gpt-5']).toEqual({ supports_temperature: false, reasoning_effort: 'minimal' });
+    expect(byName['gpt-4o']).toEqual({ supports_temperature: true, reasoning_effort: null });
   });
 });
 

@@ -321,6 +321,33 @@ it('the caller hanging up ends the call as ended_by_customer', async () => {
   expect(twilioFake.posts().some((r) => r.url.endsWith(`/Calls/${call.sid}.json`))).toBe(false);
 });
 
+it('a tool run that throws is answered to the model as a tool error, logged, and the model’s turn goes on', async () => {
+  // An endpoint no request can be made to: the tool's run throws before any request.
+  const [{ endpoint }] = await app.sql(`select endpoint from tools where name = 'check_order'`);
+  await app.sql(`update tools set endpoint = 'not a url' where name = 'check_order'`);
+  try {
+    const call = await answeredCall();
+    const { media, model } = await stream(call);
+    const from = model.events.length;
+    const before = errors.length;
+    model.send({ type: 'response.created', response: { id: 'resp_broken' } });
+    model.send({ type: 'response.function_call_arguments.done', response_id: 'resp_broken', item_id: 'item_fc', output_index: 0, call_id: 'call_broken', name: 'check_order', arguments: '{"order_id":"9"}' });
+    model.send({ type: 'response.done', response: { id: 'resp_broken', status: 'completed' } });
+    const output = await model.next('conversation.item.create', from);
+    expect(output.item).toEqual({ type: 'function_call_output', call_id: 'call_broken', output: JSON.stringify({ error: 'the tool could not be run' }) });
+    await model.next('response.create', from);
+    expect(errors.length).toBe(before + 1);
+    expect(logged.some((line) => line.startsWith('voice: a tool run failed') && line.includes(`"call_id":${call.id}`))).toBe(true);
+    media.stop(call.sid);
+    media.close();
+    await model.closed;
+    await status(call.id, call.sid, 'completed', { CallDuration: '4' });
+    expect((await callRow(call.id)).status).toBe('ended_by_customer');
+  } finally {
+    await app.sql('update tools set endpoint = $1 where name = $2', [endpoint, 'check_order']);
+  }
+});
+
 describe('an assistant the caller speaks to first, that cannot be interrupted, and hangs up on silence', () => {
   let quiet: number;
 

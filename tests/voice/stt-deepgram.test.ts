@@ -114,7 +114,7 @@ beforeAll(async () => {
 afterAll(() => fake.close());
 
 beforeEach(() => {
-  Object.assign(fake, { refuse: false, finalLatencyMs: 0, idleCloseMs: 10_000, transcripts: [] });
+  Object.assign(fake, { refuse: false, finalLatencyMs: 0, idleCloseMs: 10_000, metadata: true, transcripts: [] });
 });
 
 afterEach(async () => {
@@ -277,12 +277,34 @@ it('close() sends CloseStream and resolves the seconds of audio Deepgram reports
   expect(session.closedWith?.code).toBe(1000);
 });
 
+it('close() resolves the seconds of audio sent when Deepgram’s Metadata never comes, and when the stream was lost first', async () => {
+  fake.metadata = false;
+  const quiet = open(PT, listener().events);
+  const first = await fake.session();
+  const audio = [...silence(1000), ...sentence().slice(0, 30)];
+  await feed(quiet, first, audio);
+  await expect(quiet.close()).resolves.toEqual({ seconds: bytes(audio) / 8000 });
+  expect(first.controls.at(-1)).toEqual({ type: 'CloseStream' });
+  expect(first.sent.some((message) => message.type === 'Metadata')).toBe(false);
+
+  // Deepgram heard (and bills) the audio of a stream that dropped before its close.
+  const { events, until, heard } = listener();
+  const lost = open(PT, events);
+  const second = await fake.session();
+  const before = silence(1500);
+  await feed(lost, second, before);
+  second.drop();
+  await until(() => heard.some((entry) => entry.event === 'failed'));
+  await expect(lost.close()).resolves.toEqual({ seconds: bytes(before) / 8000 });
+});
+
 it('does not let a stalled Deepgram hold close() past its bound', async () => {
   const stream = open(PT, listener().events, { closeMs: 200 });
   const session = await fake.session();
   await feed(stream, session, silence(1000));
   session.stall();
-  await expect(stream.close()).resolves.toEqual({ seconds: 0 });
+  // No Metadata came: the audio sent.
+  await expect(stream.close()).resolves.toEqual({ seconds: 1 });
   expect(session.controls.at(-1)).toEqual({ type: 'CloseStream' });
   await session.until(() => session.closedWith !== null);
 });
@@ -345,7 +367,8 @@ it.each<[string, string, (session: DeepgramSession) => void, RegExp]>([
   await until(() => failures().length > 0);
   stream.send(silence(20)[0]);
   stream.finalize();
-  await expect(stream.close()).resolves.toEqual({ seconds: 0 });
+  // The audio sent before the stream was lost; none after.
+  await expect(stream.close()).resolves.toEqual({ seconds: 1 });
   expect(heard).toHaveLength(1);
   expect(failures()).toMatchObject([{ part: 'stt', kind }]);
   expect(failures()[0].message).toMatch(message);
@@ -370,7 +393,7 @@ it('fails once as stalled when Deepgram stops answering the audio, and never whi
   await until(() => heard.length > 0);
   expect(failures()).toMatchObject([{ part: 'stt', kind: 'stalled' }]);
   expect(failures()[0].message).toMatch(/600 ms/);
-  await expect(stream.close()).resolves.toEqual({ seconds: 0 });
+  await expect(stream.close()).resolves.toEqual({ seconds: 6 });
   expect(heard).toHaveLength(1);
 });
 

@@ -97,6 +97,26 @@ describe('Cartesia TTS', () => {
     ]);
   });
 
+  it('keeps a space between the sentences of an utterance, as Cartesia reads its continuations joined as they are', async () => {
+    const session = open();
+    const socket = await fake.socket();
+    const spoken = async (pieces: string[]) => {
+      const heard = listen();
+      const utterance = session.utterance(heard.events);
+      for (const piece of pieces) utterance.push(piece);
+      utterance.end();
+      expect(await heard.end).toBe('done');
+      return socket.transcript(socket.messages.at(-1)!.context_id);
+    };
+    // Sentences as the engine gives them: trimmed.
+    expect(await spoken(['Olá.', 'Tudo bem?', 'Posso ajudar?'])).toBe('Olá. Tudo bem? Posso ajudar?');
+    // Pieces that carry their own space are sent as they are.
+    expect(await spoken(['Olá, ', 'tudo bem?', ' Até já.'])).toBe('Olá, tudo bem? Até já.');
+    // Scripts written without spaces get none.
+    expect(await spoken(['こんにちは。', '元気ですか？'])).toBe('こんにちは。元気ですか？');
+    expect(session.characters).toBe('Olá. Tudo bem? Posso ajudar?Olá, tudo bem? Até já.こんにちは。元気ですか？'.length);
+  });
+
   it('maps the assistant’s speed onto Cartesia’s range, keeping normal normal', () => {
     expect([0.5, 0.75, 1, 1.5, 2].map(cartesiaSpeed)).toEqual([0.6, 0.8, 1, 1.25, 1.5]);
     expect([0.1, 3].map(cartesiaSpeed)).toEqual([0.6, 1.5]);

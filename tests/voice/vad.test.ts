@@ -112,6 +112,14 @@ parentPort.on('message', ({ id, size, state }) => {
     expect(await vad.speech(frame())).toBeCloseTo(0.9);
   });
 
+  it('counts a frame\'s wait from when its audio arrived (before the denoiser), and skips it when that is past VAD_MAX_LAG_MS', async () => {
+    const before = await dropped('late');
+    const vad = new SileroVad();
+    expect(await vad.speech(frame(), performance.now() - VAD_MAX_LAG_MS - 50)).toBeNull();
+    expect((await dropped('late')) - before).toBe(1);
+    expect(typeof (await vad.speech(frame(), performance.now() - 10))).toBe('number');
+  });
+
   it('fails a batch the worker never answers within VAD_BATCH_TIMEOUT_MS, shows the wait as lag, and judges the next frames', async () => {
     useVadWorkerSource(slowWorker(0, 1));
     const vad = new SileroVad();

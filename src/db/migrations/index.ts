@@ -27,8 +27,10 @@ import { Migration20261126000000_call_usage } from './Migration20261126000000_ca
 import { Migration20261126100000_server_settings } from './Migration20261126100000_server_settings';
 import { Migration20261126120000_web_calls } from './Migration20261126120000_web_calls';
 import { Migration20261126130000_lead_imports } from './Migration20261126130000_lead_imports';
+import { Migration20261128000000_lead_import_chunks } from './Migration20261128000000_lead_import_chunks';
 import { Migration20261128100000_call_hangup_detail } from './Migration20261128100000_call_hangup_detail';
 import { Migration20261129000000_call_turns } from './Migration20261129000000_call_turns';
+import { Migration20261129010000_model_params } from './Migration20261129010000_model_params';
 
 /** Every migration, in order. Listed explicitly so that compiled and TypeScript runs agree. */
 export const migrations: MigrationObject[] = [
@@ -60,6 +62,8 @@ export const migrations: MigrationObject[] = [
   { name: 'Migration20261126100000_server_settings', class: Migration20261126100000_server_settings },
   { name: 'Migration20261126120000_web_calls', class: Migration20261126120000_web_calls },
   { name: 'Migration20261126130000_lead_imports', class: Migration20261126130000_lead_imports },
+  { name: 'Migration20261128000000_lead_import_chunks', class: Migration20261128000000_lead_import_chunks },
   { name: 'Migration20261128100000_call_hangup_detail', class: Migration20261128100000_call_hangup_detail },
   { name: 'Migration20261129000000_call_turns', class: Migration20261129000000_call_turns },
+  { name: 'Migration20261129010000_model_params', class: Migration20261129010000_model_params },
 ];

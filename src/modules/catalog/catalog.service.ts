@@ -6,6 +6,7 @@ import { Account } from '../accounts/account.entity';
 import type { Scope } from '../scope';
 import { Language } from './language.entity';
 import { MODEL_TYPES, Model, type ModelType } from './model.entity';
+import { modelParams, type ModelParams } from './model.params';
 import { STT_PROVIDERS, SYNTHESIZERS, TRANSCRIBERS, type SpeechProvider } from './speech-provider.type';
 import { ENGINE_TYPES, MAX_PROVIDER_VOICE_ID, TTS_PROVIDERS, Voice, type EngineType } from './voice.entity';
 
@@ -60,6 +61,12 @@ export function findLanguage(scope: Scope, id: number): Promise<Language | null>
 
 export function findModel(scope: Scope, id: number): Promise<Model | null> {
   return scope.em.findOne(Model, { id });
+}
+
+/** What a request to the model named `name` carries; the default for a model the catalogue does not list. */
+export async function paramsOfModel(em: EntityManager, name: string): Promise<ModelParams> {
+  const [row] = await em.execute<{ params: unknown }[]>('select params from models where name = ?', [name]);
+  return modelParams(row?.params);
 }
 
 /** Adds a model to the catalogue; for the operator CLI. */

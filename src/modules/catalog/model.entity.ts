@@ -2,6 +2,7 @@ import { Entity, OptionalProps, PrimaryKey, Property } from '@mikro-orm/core';
 import { Field, Int, ObjectType } from 'type-graphql';
 import { SpecTimestampType } from '../../db/types';
 import { nowSpecTimestamp } from '../../lib/time';
+import { DEFAULT_MODEL_PARAMS, ModelParams } from './model.params';
 
 export const MODEL_TYPES = ['llm', 'multimodal'] as const;
 export type ModelType = (typeof MODEL_TYPES)[number];
@@ -12,7 +13,7 @@ export type ModelType = (typeof MODEL_TYPES)[number];
 })
 @Entity({ tableName: 'models' })
 export class Model {
-  [OptionalProps]?: 'created_at';
+  [OptionalProps]?: 'created_at' | 'params';
 
   @Field(() => Int)
   @PrimaryKey()
@@ -29,6 +30,10 @@ export class Model {
   @Field(() => String, { description: `${MODEL_TYPES.join(' or ')}: a text model for pipeline assistants, or a speech-to-speech model for multimodal ones.` })
   @Property({ length: 16 })
   type!: ModelType;
+
+  @Field(() => ModelParams, { description: 'What a request to the model carries beside its messages: a temperature or not, a reasoning effort.' })
+  @Property({ type: 'json' })
+  params: ModelParams = { ...DEFAULT_MODEL_PARAMS };
 
   @Property({ type: SpecTimestampType, onCreate: () => nowSpecTimestamp() })
   created_at!: string;

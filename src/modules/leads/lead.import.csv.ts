@@ -1,6 +1,7 @@
-import { Readable } from 'node:stream';
-import { parse } from 'csv-parse';
-import { parse as parseSync, type Options } from 'csv-parse/sync';
+import { finished } from 'node:stream/promises';
+import { setImmediate as nextTurn } from 'node:timers/promises';
+import { parse, type Options } from 'csv-parse';
+import { slices } from './lead.import.source';
 
 /**
  * RFC 4180 with a header row; a UTF-8 BOM is dropped; blank lines are not rows; a quote inside
@@ -8,10 +9,17 @@ import { parse as parseSync, type Options } from 'csv-parse/sync';
  */
 const OPTIONS: Options = { bom: true, relax_column_count: true, relax_quotes: true, skip_empty_lines: true };
 
+/**
+ * The text parsed in one go before the loop gets a turn: a few milliseconds of work, so that a
+ * 20 MB file parsed in a process that also serves requests never holds it (the whole file in
+ * one synchronous call held /healthz for seconds).
+ */
+export const PARSE_SLICE_CHARS = 16 * 1024;
+
 /** csv-parse may report one malformed record more than once: one row per line it reports. */
 const lineOf = (error: unknown) => (error as { lines?: number }).lines ?? 0;
 
-/** A data row of the file: its cells and the line it starts on; or a row csv-parse could not read. */
+/** A record of the file (the header first): its cells and the line it starts on; or a row csv-parse could not read. */
 export type CsvItem = { line: number; cells: string[] } | { line: number; malformed: true };
 
 /** The line a record starts on, from the line it ends on and the line breaks inside its cells. */
@@ -22,42 +30,48 @@ function startLine(endLine: number, cells: string[]): number {
 }
 
 /**
- * Reads a whole file: its header and its data rows in order, a malformed row (an unclosed
- * quote) kept in its place. The same text always gives the same rows, so that an import that
- * stopped resumes at the row it had reached.
+ * Reads a file's records in order, the header first, from its text in pieces of any size: a
+ * malformed row (an unclosed quote) is kept in its place. The same text always gives the same
+ * records, however it is cut, so that an import that stopped resumes at the row it had reached.
+ * Stopping early (a `break`, a `return`) stops the reading of the text.
  */
-export function readCsv(text: string): { header: string[]; items: CsvItem[] } {
-  const skippedLines = new Set<number>();
-  const records = parseSync(text, {
+export async function* csvItems(text: AsyncIterable<string>): AsyncGenerator<CsvItem> {
+  // csv-parse calls both hooks synchronously, in the file's order, from inside `write`: the
+  // records are taken there, so that a skipped record keeps its place among them.
+  let ready: CsvItem[] = [];
+  const skipped = new Set<number>();
+  const parser = parse({
     ...OPTIONS,
-    info: true,
     skip_records_with_error: true,
-    on_skip: (error) => void skippedLines.add(lineOf(error)),
-  }) as unknown as { record: string[]; info: { lines: number } }[];
-  const rows: CsvItem[] = records.map(({ record, info }) => ({ line: startLine(info.lines, record), cells: record }));
-  const skipped: CsvItem[] = [...skippedLines].map((line) => ({ line, malformed: true }));
-  const all = skipped.length ? [...rows, ...skipped].sort((a, b) => a.line - b.line) : rows;
-  const [first, ...items] = all;
-  return { header: first && 'cells' in first ? first.cells : [], items };
-}
-
-/**
- * A file's header and how many data rows it has, read in chunks so that a large file does not
- * hold the event loop (the API process checks a file before it accepts it).
- */
-export async function surveyCsv(text: string): Promise<{ header: string[] | null; rows: number }> {
-  const CHUNK = 256 * 1024;
-  const chunks = function* () {
-    for (let at = 0; at < text.length; at += CHUNK) yield text.slice(at, at + CHUNK);
+    on_skip: (error) => {
+      const line = lineOf(error);
+      if (skipped.has(line)) return;
+      skipped.add(line);
+      ready.push({ line, malformed: true });
+    },
+    on_record: (record: string[], context) => {
+      ready.push({ line: startLine(context.lines, record), cells: record });
+      return null; // taken here, not pushed to the stream
+    },
+  });
+  let failure: Error | null = null;
+  parser.on('error', (error) => (failure = error));
+  parser.resume();
+  const take = function* () {
+    const items = ready;
+    ready = [];
+    yield* items;
   };
-  let header: string[] | null = null;
-  let rows = 0;
-  // A malformed row is a row all the same (the import reports it with its line).
-  const skippedLines = new Set<number>();
-  const parser = Readable.from(chunks()).pipe(parse({ ...OPTIONS, skip_records_with_error: true, on_skip: (error) => void skippedLines.add(lineOf(error)) }));
-  for await (const record of parser as AsyncIterable<string[]>) {
-    if (header === null) header = record;
-    else rows++;
+  for await (const piece of text) {
+    for (const slice of slices(piece, PARSE_SLICE_CHARS)) {
+      parser.write(slice);
+      if (failure) throw failure;
+      yield* take();
+      await nextTurn();
+    }
   }
-  return { header, rows: rows + skippedLines.size };
+  parser.end();
+  await finished(parser).catch((error: Error) => (failure ??= error));
+  if (failure) throw failure;
+  yield* take();
 }

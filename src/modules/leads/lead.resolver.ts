@@ -50,7 +50,7 @@ export class LeadResolver {
       'Imports a CSV file of leads into a campaign, as a job: each row is checked with the rules of createLead (one lead per number in the campaign, the do-not-call list applied); follow it with leadImport or leadImportUpdated.',
   })
   importLeads(@Arg('input', () => ImportLeadsInput) input: ImportLeadsInput, @Ctx() ctx: GraphQLContext): Promise<LeadImport> {
-    return startImport(scopeOf(ctx), input);
+    return startImport(scopeOf(ctx), input, ctx.upload);
   }
 
   @Query(() => LeadExportPage, { description: 'A campaign’s leads with their results (attempts, calls, cost, last call), in id order, a slice at a time: what its CSV export holds.' })

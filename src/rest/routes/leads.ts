@@ -30,23 +30,18 @@ const LEAD_IMPORT_FIELDS = `
     id campaign_id status rows_total rows_read created duplicates invalid blacklisted errors { line message field } failure created_at finished_at
   }`;
 
-const utf8 = new TextDecoder('utf-8', { fatal: true });
-
 /**
  * The import's input from a multipart form (`file`, `campaign_id`, `mapping` as a JSON
- * string) or from a JSON body shaped as ImportLeadsInput. The file's bytes must be UTF-8.
+ * string) or from a JSON body shaped as ImportLeadsInput. A form's file is not in the
+ * variables: the shim staged it on disk and hands it to the resolver (the context's `upload`),
+ * which reads it instead of `csv` (left empty here), a piece at a time.
  */
 function importInput(req: RouteRequest, errors: FieldErrorCollector): Record<string, unknown> {
   if (!isPlainObject(req.body)) return { input: req.body };
   const { file, mapping, ...rest } = req.body;
   const input: Record<string, unknown> = { ...rest };
-  if (Buffer.isBuffer(file)) {
-    try {
-      input.csv = utf8.decode(file);
-    } catch {
-      errors.add('file', FieldMessages.fileNotUtf8('file'));
-    }
-  } else if (!('csv' in rest)) errors.add('file', FieldMessages.required('file'));
+  if (typeof (file as { text?: unknown } | undefined)?.text === 'function') input.csv = '';
+  else if (!('csv' in rest)) errors.add('file', FieldMessages.required('file'));
   if (typeof mapping === 'string' && mapping.trim() !== '') {
     try {
       input.mapping = JSON.parse(mapping);

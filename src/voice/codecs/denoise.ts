@@ -15,7 +15,9 @@ import { Resampler } from './resample';
  *
  * One module per process, loaded on first use and shared by every call; each call has its own
  * RNNoise state and its own input and output frames on the module's heap. Cost, measured here:
- * about 0.3 ms of CPU per 10 ms frame, and 0.25 ms of resampling per 20 ms chunk.
+ * about 0.3 ms of CPU per 10 ms frame, and 0.25 ms of resampling per 20 ms chunk: too much for
+ * the event loop's thread, so calls use it on the voice worker thread (vad/denoiser.ts), which
+ * loads this file.
  *
  * Latency: the denoised audio comes out DENOISE_LATENCY_SAMPLES (about 14 ms) after the audio
  * that went in: RNNoise's overlap-add gives a frame back one frame (10 ms) late, and the two

@@ -2,7 +2,6 @@ import { pipelinePlan, voiceMissing } from '../../modules/assistants/assistant.v
 import { TTS_PROVIDERS } from '../../modules/catalog/voice.entity';
 import type { PipelineVendors, VendorAccess } from '../../config';
 import { AmbientBed } from '../codecs/ambient';
-import { Denoiser } from '../codecs/denoise';
 import type { MediaOut, VoiceEngine } from '../engine';
 import type { EngineSetup } from '../engine.setup';
 import type { LiveCall } from '../live-call';
@@ -12,6 +11,7 @@ import { ElevenLabsTts } from '../services/elevenlabs.tts';
 import { OpenAiLlm } from '../services/openai.llm';
 import { OpenAiTts } from '../services/openai.tts';
 import type { TtsService } from '../services/service';
+import { WorkerDenoiser } from '../vad/denoiser';
 import { PipelineEngine, type PipelineDeps, type PipelineServices } from './pipeline';
 import { RealtimeEngine, type RealtimeDeps } from './realtime';
 
@@ -35,7 +35,7 @@ export async function startEngine(deps: EngineDeps, live: LiveCall, setup: Engin
   const services = pipelineServices(deps.config.voice.pipeline, setup);
   if (typeof services === 'string') return services;
   const { assistant } = setup;
-  const denoiser = assistant.noise_cancellation ? await Denoiser.create() : null;
+  const denoiser = assistant.noise_cancellation ? new WorkerDenoiser() : null;
   const ambience = assistant.ambient_sound_volume > 0 ? new AmbientBed(assistant.ambient_sound_volume) : null;
   return new PipelineEngine(deps, live, setup, services, { denoiser, ambience }, out);
 }
@@ -50,7 +50,7 @@ export function pipelineServices(vendors: PipelineVendors, setup: EngineSetup): 
   return {
     stt: new DeepgramStt(vendors.deepgram),
     sttLanguage: deepgramLanguage(setup.language),
-    llm: new OpenAiLlm(llm),
+    llm: new OpenAiLlm({ ...llm, models: { [setup.assistant.llm_model]: setup.modelParams } }),
     model: setup.assistant.llm_model,
     tts: TTS[tts](vendors[tts]!),
     voiceId: ownVoice ? setup.providerVoiceId : null,

@@ -54,8 +54,8 @@ export interface PipelineServices {
 
 /** Optional audio stages, by the assistant's settings. */
 export interface PipelineAudio {
-  /** `noise_cancellation`: cleans the caller's 8 kHz PCM before VAD and STT. */
-  denoiser: { process(pcm: Int16Array): Int16Array; destroy(): void } | null;
+  /** `noise_cancellation`: cleans the caller's 8 kHz PCM before VAD and STT (on the voice worker thread, hence a promise; in order). */
+  denoiser: { process(pcm: Int16Array): Promise<Int16Array>; destroy(): void } | null;
   /** `ambient_sound_volume`: the bed under the whole call. */
   ambience: Ambience | null;
 }
@@ -261,19 +261,25 @@ export class PipelineEngine implements VoiceEngine {
   audio(payload: string, wide?: Int16Array): void {
     if (this.ended || typeof payload !== 'string' || !BASE64.test(payload)) return;
     const mulaw = Buffer.from(payload, 'base64');
-    let vadInput: Int16Array;
     if (this.audioStages.denoiser) {
-      const pcm = this.audioStages.denoiser.process(decode(mulaw));
-      this.stt.send(encode(pcm));
-      vadInput = this.toVad.process(pcm);
+      const arrivedAt = performance.now();
+      void this.audioStages.denoiser.process(decode(mulaw)).then((pcm) => {
+        if (this.ended) return;
+        this.stt.send(encode(pcm));
+        this.toVadFrames(this.toVad.process(pcm), arrivedAt);
+      });
     } else {
       this.stt.send(mulaw);
-      vadInput = wide ?? this.toVad.process(decode(mulaw));
+      this.toVadFrames(wide ?? this.toVad.process(decode(mulaw)));
     }
+  }
+
+  /** `arrivedAt`: when the audio came in (before the denoiser's wait), for the VAD's late-frame bound. */
+  private toVadFrames(vadInput: Int16Array, arrivedAt?: number): void {
     if (this.vadFailed) return;
     for (const frame of this.vadFrames.push(vadInput)) {
       // Given to the VAD as it arrives, so its queue (bounded: late frames are skipped) sees the real wait; heard in order.
-      const judged = this.vad.speech(frame);
+      const judged = this.vad.speech(frame, arrivedAt);
       judged.catch(() => {}); // handled in hear(), which may come to it after it failed
       this.vadRuns = this.vadRuns
         .then(() => this.hear(judged))

@@ -240,14 +240,24 @@ export class RealtimeEngine implements VoiceEngine {
     this.toolRuns.push(this.runTool(callId, tool, args));
   }
 
+  /**
+   * Never rejects: a run that throws (a tool the server cannot call, its record not kept) is
+   * answered to the model as a tool error, so that the model's turn goes on, and logged; the
+   * thrown error's text stays in the log, as it may name the server's internals.
+   */
   private async runTool(callId: string, tool: Tool | undefined, args: string): Promise<void> {
     let output: string;
-    if (!tool) {
-      output = JSON.stringify({ error: 'unknown tool' });
-    } else {
-      const record = await runTool(this.runtime, this.call.id, tool, toolArguments(tool, args));
-      this.call.toolCall(record);
-      output = JSON.stringify(record.error ? { error: record.error } : { status: record.status, response: record.response });
+    try {
+      if (!tool) {
+        output = JSON.stringify({ error: 'unknown tool' });
+      } else {
+        const record = await runTool(this.runtime, this.call.id, tool, toolArguments(tool, args));
+        this.call.toolCall(record);
+        output = JSON.stringify(record.error ? { error: record.error } : { status: record.status, response: record.response });
+      }
+    } catch (error) {
+      this.runtime.logger.error('voice: a tool run failed', error, { call_id: this.call.id, tool: tool?.name });
+      output = JSON.stringify({ error: 'the tool could not be run' });
     }
     this.send({ type: 'conversation.item.create', item: { type: 'function_call_output', call_id: callId, output } });
   }

@@ -81,6 +81,9 @@ export class CartesiaTts implements TtsService {
   }
 }
 
+/** Characters of scripts written without spaces between words or sentences (Han, kana, Thai and their punctuation). */
+const UNSPACED = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Thai}\u3000-\u303f\uff00-\uffef]/u;
+
 /** The fields of a generation request that stay the same on every input of every context. */
 type RequestFields = Record<string, unknown>;
 
@@ -261,6 +264,8 @@ class CartesiaUtterance implements TtsUtterance {
   /** The odd byte of a chunk, the first half of the next chunk's first sample. */
   private carry: Buffer | null = null;
   private watchdog: NodeJS.Timeout | undefined;
+  /** The last text pushed: whether the next needs a space before it. */
+  private lastPushed = '';
 
   constructor(
     private readonly session: CartesiaSession,
@@ -269,8 +274,21 @@ class CartesiaUtterance implements TtsUtterance {
 
   push(text: string): void {
     if (this.settled || this.ended || text === '') return;
-    this.send(text, true);
+    this.send(this.joined(text), true);
+    this.lastPushed = text;
     if (!this.heard && this.watchdog === undefined) this.arm();
+  }
+
+  /**
+   * Cartesia joins a context's transcripts as they are, and the engine pushes whole sentences
+   * trimmed: without a space between two of them, "Olá." and "Tudo bem?" are read as one word
+   * ("Olá.Tudo"). Scripts written without spaces (Chinese, Japanese, Thai) get none.
+   */
+  private joined(text: string): string {
+    const before = this.lastPushed;
+    if (before === '' || /\s$/u.test(before) || /^\s/u.test(text)) return text;
+    if (UNSPACED.test(before.slice(-1)) || UNSPACED.test(text[0])) return text;
+    return ` ${text}`;
   }
 
   end(): void {

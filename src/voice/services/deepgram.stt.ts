@@ -124,6 +124,8 @@ class DeepgramStream implements SttStream {
   /** Words came in final results since the last end of turn (an empty `speech_final` then ends that turn). */
   private wordsInTurn = false;
   private reportedSeconds: number | null = null;
+  /** Audio bytes that went out on the socket: the seconds billed when Deepgram's `Metadata` never comes. */
+  private sentBytes = 0;
   private handshakeStatus: { status: number; requestId: string | undefined } | null = null;
   private socketError: Error | null = null;
   private readonly socketClosed: Promise<void>;
@@ -161,6 +163,7 @@ class DeepgramStream implements SttStream {
     if (this.state === 'connecting') return this.keep(mulaw.slice());
     if (this.state !== 'open') return;
     this.ws.send(mulaw);
+    this.sentBytes += mulaw.length;
     this.unanswered += mulaw.length;
     if (this.unanswered >= ANSWERED_EVERY_BYTES && !this.stallTimer) {
       this.stallTimer = setTimeout(() => this.fail('stalled', `Deepgram sent nothing for ${this.bounds.stallMs} ms while audio flowed`), this.bounds.stallMs);
@@ -178,7 +181,7 @@ class DeepgramStream implements SttStream {
   }
 
   private async shutDown(): Promise<{ seconds: number }> {
-    if (this.state === 'ended') return { seconds: 0 };
+    if (this.state === 'ended') return { seconds: this.reportedSeconds ?? this.sentSeconds() };
     const wasOpen = this.state === 'open';
     this.state = 'closing';
     this.stopTimers();
@@ -190,7 +193,16 @@ class DeepgramStream implements SttStream {
     }
     this.ws.terminate();
     this.state = 'ended';
-    return { seconds: this.reportedSeconds ?? 0 };
+    return { seconds: this.reportedSeconds ?? this.sentSeconds() };
+  }
+
+  /**
+   * The audio sent, in seconds as Deepgram writes them (to the millisecond): Deepgram's
+   * `Metadata` is lost with a stream that drops or a close that times out, yet it heard (and
+   * bills) that audio.
+   */
+  private sentSeconds(): number {
+    return Math.round((this.sentBytes / BYTES_PER_SECOND) * 1000) / 1000;
   }
 
   private keep(frame: Uint8Array): void {

@@ -1,6 +1,7 @@
 import OpenAI, { APIConnectionError, APIError } from 'openai';
 import type { VendorAccess } from '../../config';
 import { causes } from '../../db/availability';
+import { samplingFields, type ModelParams } from '../../modules/catalog/model.params';
 import { ServiceError, type LlmChunk, type LlmRequest, type LlmService, type LlmToolCall, type ServicePart } from './service';
 
 /**
@@ -28,6 +29,8 @@ export interface OpenAiLlmOptions extends VendorAccess {
   /** The bounds above, shorter in tests. */
   firstChunkMs?: number;
   nextChunkMs?: number;
+  /** The catalogue's params of the models this service is asked for, by name; a model not here gets a temperature and no reasoning effort. */
+  models?: Readonly<Record<string, ModelParams>>;
 }
 
 /**
@@ -70,12 +73,14 @@ export class OpenAiLlm implements LlmService {
   private readonly vendor: string;
   private readonly firstChunkMs: number;
   private readonly nextChunkMs: number;
+  private readonly models: Readonly<Record<string, ModelParams>>;
 
   constructor(options: OpenAiLlmOptions) {
     this.client = openAiClient(options);
     this.vendor = `LLM at ${new URL(options.url).host}`;
     this.firstChunkMs = options.firstChunkMs ?? FIRST_CHUNK_MS;
     this.nextChunkMs = options.nextChunkMs ?? NEXT_CHUNK_MS;
+    this.models = options.models ?? {};
   }
 
   async *complete(request: LlmRequest, signal: AbortSignal): AsyncGenerator<LlmChunk> {
@@ -102,7 +107,8 @@ export class OpenAiLlm implements LlmService {
       const stream = await this.client.chat.completions.create(
         {
           model: request.model,
-          temperature: request.temperature,
+          // gpt-5 refuses a temperature; the catalogue says which models take one, and which a reasoning effort.
+          ...samplingFields(Object.hasOwn(this.models, request.model) ? this.models[request.model] : null, request.temperature),
           messages: request.messages,
           // OpenAI refuses an empty `tools` array.
           ...(request.tools.length ? { tools: request.tools.map((tool) => ({ type: 'function' as const, function: tool })) } : {}),

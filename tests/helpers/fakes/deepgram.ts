@@ -56,6 +56,8 @@ export interface FakeDeepgram {
   finalLatencyMs: number;
   /** A stream that sent no frame for this long is closed with 1011 NET-0001 (Deepgram: 10 s). */
   idleCloseMs: number;
+  /** While false, CloseStream is answered without `Metadata` (its results, then the close), as a stream whose Metadata is lost. */
+  metadata: boolean;
   /** The words of the next utterances, in order, shared by all sessions. */
   transcripts: string[];
   sessions: DeepgramSession[];
@@ -291,15 +293,17 @@ export class DeepgramSession {
   private closeStream(): void {
     this.closing = true;
     if (this.utterance || this.heard > this.segmentStart) this.finalResult(this.heard, { speechFinal: false, fromFinalize: false });
-    this.send({
-      type: 'Metadata',
-      transaction_key: 'deprecated',
-      request_id: this.requestId,
-      sha256: createHash('sha256').update(this.audio).digest('hex'),
-      created: this.created,
-      duration: seconds(this.received),
-      channels: 1,
-    });
+    if (this.fake.metadata) {
+      this.send({
+        type: 'Metadata',
+        transaction_key: 'deprecated',
+        request_id: this.requestId,
+        sha256: createHash('sha256').update(this.audio).digest('hex'),
+        created: this.created,
+        duration: seconds(this.received),
+        channels: 1,
+      });
+    }
     this.outbox = this.outbox.then(() => {
       if (!this.stalled) this.socket.close(1000);
     });
@@ -376,7 +380,7 @@ export async function startFakeDeepgram(apiKey: string): Promise<FakeDeepgram> {
   const wss = new WebSocketServer({ noServer: true, perMessageDeflate: false });
   const requestIds = new WeakMap<IncomingMessage, string>();
   const sessions = new Arrivals<DeepgramSession>('Deepgram session');
-  const fake = { refuse: false, finalLatencyMs: 0, idleCloseMs: 10_000, transcripts: [] as string[], sessions: sessions.all } as FakeDeepgram;
+  const fake = { refuse: false, finalLatencyMs: 0, idleCloseMs: 10_000, metadata: true, transcripts: [] as string[], sessions: sessions.all } as FakeDeepgram;
 
   wss.on('headers', (headers, request) => headers.push(`dg-request-id: ${requestIds.get(request)}`));
   server.on('upgrade', (request: IncomingMessage, socket: Duplex, head: Buffer) => {

@@ -26,7 +26,8 @@ export { MS_PER_CHARACTER };
  *   `speed`); see `fakeSpeech`.
  * - Requests the real API refuses are refused with 400 and its error shape: a missing model, no
  *   messages, `stream_options` without `stream`, an empty `tools` array, a tool message that
- *   answers no tool call, a temperature out of 0..2; an unknown voice, input over 4096
+ *   answers no tool call, a temperature out of 0..2, a temperature for a reasoning model (gpt-5,
+ *   o-series) or a `reasoning_effort` for any other; an unknown voice, input over 4096
  *   characters, a speed out of 0.25..4.
  * - Each reply is scripted (`chat`, `speech`): its timing, and a stall, a reset, a clean early
  *   end or an error event midway, or an error status.
@@ -199,6 +200,29 @@ function checkChat(body: Record<string, any>): void {
   }
   if (body.temperature !== undefined && !(typeof body.temperature === 'number' && body.temperature >= 0 && body.temperature <= 2)) {
     throw new Refusal(400, `Invalid 'temperature': decimal above maximum value. Expected a value <= 2, but got ${body.temperature} instead.`, 'temperature', 'decimal_above_max_value');
+  }
+  checkReasoning(body);
+}
+
+/** OpenAI's reasoning models, by name: the gpt-5 family and the o-series. */
+const REASONING_MODEL = /^(gpt-5|o\d)/;
+const REASONING_EFFORTS = ['none', 'minimal', 'low', 'medium', 'high'];
+
+/**
+ * A reasoning model refuses a temperature other than its default (1), and the others refuse
+ * `reasoning_effort`, with OpenAI's own 400s (as reported from the API in
+ * gabrii/Cursor-Azure-GPT-5#33 and QwenLM/qwen-code#921: `unsupported_value`; and
+ * `unsupported_parameter` for a parameter the model does not take).
+ */
+function checkReasoning(body: Record<string, any>): void {
+  const reasoning = REASONING_MODEL.test(body.model);
+  if (reasoning && body.temperature !== undefined && body.temperature !== 1) {
+    throw new Refusal(400, `Unsupported value: 'temperature' does not support ${body.temperature} with this model. Only the default (1) value is supported.`, 'temperature', 'unsupported_value');
+  }
+  if (body.reasoning_effort === undefined) return;
+  if (!reasoning) throw new Refusal(400, "Unsupported parameter: 'reasoning_effort' is not supported with this model.", 'reasoning_effort', 'unsupported_parameter');
+  if (!REASONING_EFFORTS.includes(body.reasoning_effort)) {
+    throw new Refusal(400, `Invalid value: '${body.reasoning_effort}'. Supported values are: ${REASONING_EFFORTS.map((v) => `'${v}'`).join(', ')}.`, 'reasoning_effort', 'invalid_value');
   }
 }
 

@@ -3,7 +3,7 @@ import type { Browser, Download, Page } from 'playwright-core';
 import { loadConfig } from '../../src/config';
 import { startTestApp, type TestApp } from '../helpers/app';
 import { ALL_DAY, dialerKit, type DialerSetup } from '../helpers/dialer';
-import { axe, buildConsole, launch, runInBrowser, screenshot, signIn } from './console.browser.helpers';
+import { axe, buildConsole, launch, runInBrowser, screenshot, signIn } from '../helpers/console-browser';
 
 /**
  * The console's lead import and exports in Debian's chromium, against a server on the

@@ -1,6 +1,6 @@
 import type { Browser, Page } from 'playwright-core';
 import { startTestApp, type TestAccount, type TestApp } from '../helpers/app';
-import { axe, buildConsole, launch, runInBrowser, screenshot, signIn } from './console.browser.helpers';
+import { axe, buildConsole, launch, runInBrowser, screenshot, signIn } from '../helpers/console-browser';
 import { setTurns } from '../helpers/turns';
 
 /**

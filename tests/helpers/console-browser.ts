@@ -2,10 +2,10 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
-import { launchChromium } from '../helpers/chromium';
+import { launchChromium } from './chromium';
 
 /** What the console's browser tests share: Debian's chromium, the built console, axe-core, screenshots. */
-export { CHROMIUM, runInBrowser } from '../helpers/chromium';
+export { CHROMIUM, runInBrowser } from './chromium';
 export const root = path.resolve(__dirname, '../..');
 export const shots = path.join(root, 'test-results', 'console');
 

@@ -1,7 +1,7 @@
 import type { Browser } from 'playwright-core';
 import { startTestApp, type TestApp } from '../helpers/app';
 import { ALL_DAY, dialerKit, sleep, type DialerSetup } from '../helpers/dialer';
-import { axe, buildConsole, launch, runInBrowser, screenshot, signIn } from './console.browser.helpers';
+import { axe, buildConsole, launch, runInBrowser, screenshot, signIn } from '../helpers/console-browser';
 
 /**
  * "A campaign of 10,000 leads updating live keeps the page responsive": a file of 10,000 leads,

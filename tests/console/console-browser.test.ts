@@ -6,7 +6,7 @@ import type { Browser, Page } from 'playwright-core';
 import { startTestApp, type TestApp } from '../helpers/app';
 import { dialerKit, type DialerSetup } from '../helpers/dialer';
 import { CHROMIUM, cspViolations, launchChromium, runInBrowser } from '../helpers/chromium';
-import { axe } from './console.browser.helpers';
+import { axe } from '../helpers/console-browser';
 
 /**
  * The console in Debian's chromium against a server on the simulator, with workers (the
