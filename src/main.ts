@@ -74,9 +74,6 @@ async function main(): Promise<void> {
     const demo = await findDemoAccountId(runtime.orm);
     if (demo !== null) banner.push(`Demo account ${demo}: a new token for it with \`${cliCommand(config, database.embedded)} token:create --account ${demo}\``);
   }
-  // The banner is for the person who ran `npm start`; the logs are JSON lines.
-  process.stdout.write(`${banner.join('\n')}\n`);
-
   // Requests and sockets, then jobs, each for at most SHUTDOWN_TIMEOUT_MS, then the database.
   const boundMs = 2 * config.shutdownTimeoutMs + STOP_MARGIN_MS;
   stopOnSignals(
@@ -92,6 +89,9 @@ async function main(): Promise<void> {
     },
     boundMs,
   );
+  // The banner is for the person who ran `npm start`; the logs are JSON lines. It comes once the
+  // signals are handled: whoever reads "vozgate is up" may send one at once (a test, a supervisor).
+  process.stdout.write(`${banner.join('\n')}\n`);
 }
 
 main().catch((error) => {

@@ -16,8 +16,6 @@ async function main(): Promise<void> {
     await close().catch(() => {});
     throw error;
   });
-  process.stdout.write(`vozgate worker is up (concurrency ${config.workers.concurrency}, telephony: ${runtime.telephony.name})\n`);
-
   // Running jobs, then the telephony provider's calls, each for at most SHUTDOWN_TIMEOUT_MS, then the database.
   stopOnSignals(
     log,
@@ -31,6 +29,8 @@ async function main(): Promise<void> {
     },
     2 * config.shutdownTimeoutMs + STOP_MARGIN_MS,
   );
+  // Once the signals are handled: whoever reads this may send one at once.
+  process.stdout.write(`vozgate worker is up (concurrency ${config.workers.concurrency}, telephony: ${runtime.telephony.name})\n`);
 }
 
 main().catch((error) => {
