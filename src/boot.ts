@@ -77,21 +77,23 @@ export function createRuntime(parts: { orm: MikroORM; config: Config; secrets: S
 }
 
 /** What a stop may take beyond its parts' SHUTDOWN_TIMEOUT_MS: the pool's close and the embedded cluster's fast shutdown. */
-export const STOP_MARGIN_MS = 5_000;
+const STOP_MARGIN_MS = 5_000;
 
 /**
  * On the first SIGINT, SIGTERM or SIGHUP (the terminal closed), runs `stop` (the parts in
  * order, the database last) and exits 0; a second signal while it runs exits at once (130).
- * Whatever a part of the stop waits on, the process exits within `boundMs` (1 when the bound
- * cut the stop short): a process that stopped serving WebSockets but still answered HTTP
- * would never be restarted.
+ * The stop runs at most two parts of `shutdownTimeoutMs` each (requests and sockets, then
+ * jobs); whatever a part waits on, the process exits within two of them and STOP_MARGIN_MS
+ * (1 when the bound cut the stop short): a process that stopped serving WebSockets but still
+ * answered HTTP would never be restarted.
  *
  * The last resort for failures no caller caught: a rejected promise that nobody awaited is
  * logged and the process keeps serving (it left no half-done state behind a call stack);
  * an exception thrown past every frame is logged and the process stops in the same order
  * and exits 1, since the state it interrupted is unknown.
  */
-export function stopOnSignals(log: Logger, what: string, stop: () => Promise<void>, boundMs: number): void {
+export function stopOnSignals(log: Logger, what: string, stop: () => Promise<void>, shutdownTimeoutMs: number): void {
+  const boundMs = 2 * shutdownTimeoutMs + STOP_MARGIN_MS;
   let stopping = false;
   const shutdown = (reason: string, code: number) => {
     if (stopping) {

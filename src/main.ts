@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import path from 'node:path';
 import { createApp, type App } from './app';
-import { boot, STOP_MARGIN_MS, stopOnSignals } from './boot';
+import { boot, stopOnSignals } from './boot';
 import { loadConfig, type Config } from './config';
 import { startWorkers, type Workers } from './jobs/runner';
 import { createLogger } from './log';
@@ -75,7 +75,6 @@ async function main(): Promise<void> {
     if (demo !== null) banner.push(`Demo account ${demo}: a new token for it with \`${cliCommand(config, database.embedded)} token:create --account ${demo}\``);
   }
   // Requests and sockets, then jobs, each for at most SHUTDOWN_TIMEOUT_MS, then the database.
-  const boundMs = 2 * config.shutdownTimeoutMs + STOP_MARGIN_MS;
   stopOnSignals(
     log,
     'vozgate',
@@ -87,7 +86,7 @@ async function main(): Promise<void> {
         await close();
       }
     },
-    boundMs,
+    config.shutdownTimeoutMs,
   );
   // The banner is for the person who ran `npm start`; the logs are JSON lines. It comes once the
   // signals are handled: whoever reads "vozgate is up" may send one at once (a test, a supervisor).

@@ -1,5 +1,5 @@
 import 'reflect-metadata';
-import { boot, STOP_MARGIN_MS, stopOnSignals } from './boot';
+import { boot, stopOnSignals } from './boot';
 import { loadConfig } from './config';
 import { startWorkers } from './jobs/runner';
 import { createLogger } from './log';
@@ -27,7 +27,7 @@ async function main(): Promise<void> {
         await close();
       }
     },
-    2 * config.shutdownTimeoutMs + STOP_MARGIN_MS,
+    config.shutdownTimeoutMs,
   );
   // Once the signals are handled: whoever reads this may send one at once.
   process.stdout.write(`vozgate worker is up (concurrency ${config.workers.concurrency}, telephony: ${runtime.telephony.name})\n`);
