@@ -19,7 +19,12 @@ const kit = dialerKit(() => app);
 let s: DialerSetup;
 
 const LEADS = 10_000;
+// The page is measured for at least WINDOW_MS and until it has followed MIN_LEAD_EVENTS lead
+// events (how fast the simulator's calls end depends on how busy the machine is), for at most
+// MAX_WINDOW_MS.
 const WINDOW_MS = 12_000;
+const MIN_LEAD_EVENTS = 300;
+const MAX_WINDOW_MS = 60_000;
 
 beforeAll(async () => {
   buildConsole();
@@ -141,9 +146,10 @@ runInBrowser(
     expect((await kit.setStatus(s, 'start')).status).toBe(200);
     const progressBefore = await page.locator('.progress-text').first().innerText();
     const clicks: number[] = [];
-    const until = Date.now() + WINDOW_MS;
+    const measuring = Date.now();
     const addLead = page.getByRole('button', { name: 'Add lead' }).first();
-    while (Date.now() < until) {
+    const measured = () => Date.now() - measuring;
+    while (measured() < MAX_WINDOW_MS && (measured() < WINDOW_MS || leadEvents <= MIN_LEAD_EVENTS)) {
       await sleep(800);
       // A click answered on screen: the form opens (or closes) and says so.
       const expanded = await addLead.getAttribute('aria-expanded');
@@ -161,7 +167,7 @@ runInBrowser(
     console.log(JSON.stringify(report));
 
     // The events streamed while the page was measured, and the page followed them.
-    expect(leadEvents).toBeGreaterThan(300);
+    expect(leadEvents).toBeGreaterThan(MIN_LEAD_EVENTS);
     expect(progressAfter).not.toBe(progressBefore);
     // Responsive: no task over 200 ms; each click answered on screen within 300 ms.
     expect(Math.max(0, ...longTasks)).toBeLessThan(200);
