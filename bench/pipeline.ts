@@ -13,7 +13,7 @@ import { initOrm } from '../src/db/orm';
 import { addPhoneNumber, createAccount } from '../src/modules/accounts/account.service';
 import { decode, encode } from '../src/voice/codecs/mulaw';
 import { Resampler } from '../src/voice/codecs/resample';
-import { endpointSilenceMs } from '../src/voice/engines/pipeline';
+import { endpointSilenceMs } from '../src/voice/engines/pipeline/endpointing';
 import { startFakeDeepgram, type DeepgramSession, type FakeDeepgram } from '../tests/helpers/fakes/deepgram';
 import { MS_PER_CHARACTER, startFakeOpenAi } from '../tests/helpers/fakes/openai';
 import { collectGarbage, cpuMs, dropDatabase, freshDatabase, percentile, rssKb, start, startVozgate, twilioSignature } from './process';

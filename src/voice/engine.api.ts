@@ -8,7 +8,8 @@ import { turnCount } from '../modules/calls/call.turns';
 import type { ToolDeps } from '../modules/calls/call.tools';
 import { validMediaToken } from '../telephony/twilio.wire';
 import { LiveCall, type LiveCallDeps } from './live-call';
-import { endCallFunction, engineSetup, fillVariables, toolFunction } from './engine.setup';
+import { engineSetup, fillVariables } from './engine.setup';
+import { endCallFunction, toolFunction } from './tools';
 
 /** The parts of the runtime the engine API uses: a live call's, and what mid-call tools need. */
 type EngineApiDeps = LiveCallDeps & ToolDeps;
@@ -178,7 +179,7 @@ async function serve(runtime: EngineApiDeps, req: IncomingMessage, res: ServerRe
         max_call_duration: assistant.max_call_duration,
         end_call_on_voicemail: assistant.end_call_on_voicemail,
         tools: tools.map((tool) => ({ type: 'function', ...toolFunction(tool) })),
-        end_call_tool: { type: 'function', ...endCallFunction(assistant) },
+        end_call_tool: { type: 'function', ...endCallFunction({ assistant }) },
       },
     });
   }

@@ -45,63 +45,10 @@ export async function engineSetup(em: EntityManager, call: Pick<Call, 'assistant
   };
 }
 
-/** The end-call tool's function name: user tools are lowercase, so it is never theirs. */
-export const END_CALL_FUNCTION = 'endCall';
-const DEFAULT_END_CALL = 'End the call when the conversation has reached its end, or the customer asks to hang up.';
-
-/** A function the model may call: its name, what it is for, and its JSON-schema parameters. */
-export interface CallFunction {
-  name: string;
-  description: string;
-  parameters: Record<string, unknown>;
-}
-
 /** `{{name}}` placeholders filled from the variables; an unknown one is left empty. */
 export function fillVariables(text: string, variables: Record<string, unknown>): string {
   return text.replace(/\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}\}/g, (_, name: string) => {
     const value = variables[name];
     return value === undefined || value === null ? '' : typeof value === 'object' ? JSON.stringify(value) : String(value);
   });
-}
-
-/** A mid-call tool as a function the model may call (every parameter required). */
-export function toolFunction(tool: Pick<Tool, 'name' | 'description' | 'schema'>): CallFunction {
-  return {
-    name: tool.name,
-    description: tool.description,
-    parameters: {
-      type: 'object',
-      properties: Object.fromEntries(tool.schema.map((item) => [item.name, { type: item.type, description: item.description }])),
-      required: tool.schema.map((item) => item.name),
-    },
-  };
-}
-
-/** The end-call tool, described by the assistant's `end_call_tool.description`. */
-export function endCallFunction(assistant: Pick<Assistant, 'end_call_tool_description'>): CallFunction {
-  return {
-    name: END_CALL_FUNCTION,
-    description: assistant.end_call_tool_description || DEFAULT_END_CALL,
-    parameters: { type: 'object', properties: {}, required: [] },
-  };
-}
-
-/** Every function of the call: the assistant's tools, then the end-call tool. */
-export function callFunctions(setup: Pick<EngineSetup, 'assistant' | 'tools'>): CallFunction[] {
-  return [...setup.tools.map(toolFunction), endCallFunction(setup.assistant)];
-}
-
-/**
- * The arguments a model gave a tool, kept to the tool's own parameters; arguments that are
- * not a JSON object give none.
- */
-export function toolArguments(tool: Pick<Tool, 'schema'>, args: string): Record<string, unknown> {
-  let given: Record<string, unknown> = {};
-  try {
-    const parsed = JSON.parse(args);
-    if (parsed && typeof parsed === 'object' && !Array.isArray(parsed)) given = parsed;
-  } catch {
-    // not JSON: the tool gets no arguments
-  }
-  return Object.fromEntries(tool.schema.filter((item) => item.name in given).map((item) => [item.name, given[item.name]]));
 }

@@ -363,12 +363,14 @@ it('plays a filler while a tool is slow (filler_audios)', async () => {
   await hangUp(live);
 });
 
-it('answers a tool the caller talked over as interrupted, and goes on with the caller', async () => {
+it('answers a tool the caller talked over as interrupted, goes on with the caller, and keeps what the tool really did once it answers', async () => {
+  // The tool answers when the test says so (within its 5 s timeout).
+  let answer = () => {};
   tools.respond = (_request, res) => {
-    setTimeout(() => {
+    answer = () => {
       res.writeHead(200, { 'content-type': 'application/json' });
       res.end('{"status":"shipped"}');
-    }, 3000);
+    };
   };
   const live = await call(await assistantWith({ who_speaks_first: 'Customer', allow_interruptions: true, interrupt_sensitivity: 5 }));
   deepgram.transcripts.push('Cadê meu pedido');
@@ -381,6 +383,7 @@ it('answers a tool the caller talked over as interrupted, and goes on with the c
   openai.chat.push({ text: 'Estou aqui.' });
   await live.caller.say(speech());
   const [next] = await until('the model asked again', async () => openai.chatRequests.slice(asked), (found) => found.length === 1);
+  answer(); // the tool answers now, after the model was asked without its result
   // The tool's call is answered before the caller's words, as the model's API requires.
   const messages = next.body.messages.slice(-3);
   expect(messages[0]).toMatchObject({ role: 'assistant', tool_calls: [{ function: { name: 'check_order' } }] });
@@ -388,6 +391,20 @@ it('answers a tool the caller talked over as interrupted, and goes on with the c
   expect(messages[2]).toEqual({ role: 'user', content: 'Alô, tem alguém aí' });
   await until('answered', () => callRow(live.id), (r) => r.turns.some((t: any) => t.text === 'Estou aqui.'));
   expect((await callRow(live.id)).hangup_reason).toBeNull();
+
+  // The tool answers after all: the model's next request holds what it really did, in the
+  // placeholder's place, so that it never asks for it twice (a booking is never made twice).
+  await until('the tool recorded', () => callRow(live.id), (r) => r.tool_calls.length === 1, 15_000);
+  const before = openai.chatRequests.length;
+  deepgram.transcripts.push('E o meu pedido');
+  openai.chat.push({ text: 'Foi enviado.' });
+  await live.caller.say(speech());
+  const [after] = await until('the model asked a third time', async () => openai.chatRequests.slice(before), (found) => found.length === 1);
+  const results = after.body.messages.filter((m: any) => m.role === 'tool');
+  expect(results).toHaveLength(1);
+  expect(results[0].tool_call_id).toBe(messages[0].tool_calls[0].id);
+  expect(JSON.parse(results[0].content)).toEqual({ status: 200, response: '{"status":"shipped"}' });
+  expect(tools.requests.length).toBe(toolRequests + 1);
   await hangUp(live);
 });
 

@@ -1,4 +1,4 @@
-import { SentenceSplitter } from '../../src/voice/engines/sentences';
+import { SentenceSplitter } from '../../src/voice/engines/pipeline/speech-text';
 
 /** Feeds text in the pieces a model streams it, and collects the sentences. */
 function split(pieces: string[]): string[] {

@@ -12,7 +12,8 @@ import { OpenAiLlm } from '../services/openai.llm';
 import { OpenAiTts } from '../services/openai.tts';
 import type { TtsService } from '../services/service';
 import { WorkerDenoiser } from '../vad/denoiser';
-import { PipelineEngine, type PipelineDeps, type PipelineServices } from './pipeline';
+import { SileroVad } from '../vad/silero';
+import { PipelineEngine, type PipelineDeps, type PipelineServices } from './pipeline/engine';
 import { RealtimeEngine, type RealtimeDeps } from './realtime';
 
 /** The parts of the runtime the engines use. */
@@ -37,7 +38,7 @@ export async function startEngine(deps: EngineDeps, live: LiveCall, setup: Engin
   const { assistant } = setup;
   const denoiser = assistant.noise_cancellation ? new WorkerDenoiser() : null;
   const ambience = assistant.ambient_sound_volume > 0 ? new AmbientBed(assistant.ambient_sound_volume) : null;
-  return new PipelineEngine(deps, live, setup, services, { denoiser, ambience }, out);
+  return new PipelineEngine(deps, live, setup, services, { vad: new SileroVad(), denoiser, ambience }, out);
 }
 
 /**

@@ -1,12 +1,12 @@
 import WebSocket from 'ws';
 import type { HangupReason } from '../../modules/calls/call.events';
-import { runTool, type ToolDeps } from '../../modules/calls/call.tools';
-import type { Tool } from '../../modules/tools/tool.entity';
+import type { ToolDeps } from '../../modules/calls/call.tools';
 import type { Runtime } from '../../runtime';
 import { BASE64, payloadMs, type MediaEnd, type MediaOut, type VoiceEngine } from '../engine';
-import { END_CALL_FUNCTION, fillVariables, toolArguments, type EngineSetup } from '../engine.setup';
+import { fillVariables, type EngineSetup } from '../engine.setup';
 import type { LiveCall } from '../live-call';
 import { realtimeModel, realtimeSession } from '../services/openai.realtime';
+import { runFunction, type CallActions } from '../tools';
 
 /** The parts of the runtime the Realtime engine uses: its settings, the log, and what mid-call tools need. */
 export type RealtimeDeps = Pick<Runtime, 'config' | 'logger'> & ToolDeps;
@@ -230,36 +230,19 @@ export class RealtimeEngine implements VoiceEngine {
     if (this.afterGoodbye) void this.hangup(this.afterGoodbye); // talked over the goodbye: nothing is left to hear
   }
 
-  private functionCall(callId: string, name: string, args: string): void {
-    if (name === END_CALL_FUNCTION) {
+  /** What the model's functions do to this call. */
+  private readonly actions: CallActions = {
+    endCall: () => {
       this.endRequested = true;
-      this.send({ type: 'conversation.item.create', item: { type: 'function_call_output', call_id: callId, output: '{"ok":true}' } });
-      return;
-    }
-    const tool = this.setup.tools.find((candidate) => candidate.name === name);
-    this.toolRuns.push(this.runTool(callId, tool, args));
-  }
+    },
+  };
 
-  /**
-   * Never rejects: a run that throws (a tool the server cannot call, its record not kept) is
-   * answered to the model as a tool error, so that the model's turn goes on, and logged; the
-   * thrown error's text stays in the log, as it may name the server's internals.
-   */
-  private async runTool(callId: string, tool: Tool | undefined, args: string): Promise<void> {
-    let output: string;
-    try {
-      if (!tool) {
-        output = JSON.stringify({ error: 'unknown tool' });
-      } else {
-        const record = await runTool(this.runtime, this.call.id, tool, toolArguments(tool, args));
-        this.call.toolCall(record);
-        output = JSON.stringify(record.error ? { error: record.error } : { status: record.status, response: record.response });
-      }
-    } catch (error) {
-      this.runtime.logger.error('voice: a tool run failed', error, { call_id: this.call.id, tool: tool?.name });
-      output = JSON.stringify({ error: 'the tool could not be run' });
-    }
-    this.send({ type: 'conversation.item.create', item: { type: 'function_call_output', call_id: callId, output } });
+  /** A function the model called: its output goes back to the session (response.done waits for it). */
+  private functionCall(callId: string, name: string, args: string): void {
+    const run = runFunction(this.setup, name, args, { deps: this.runtime, call: this.call, actions: this.actions }).then((output) =>
+      this.send({ type: 'conversation.item.create', item: { type: 'function_call_output', call_id: callId, output } }),
+    );
+    this.toolRuns.push(run);
   }
 
   private async responseDone(): Promise<void> {

@@ -1,5 +1,6 @@
 import type { Assistant } from '../../modules/assistants/assistant.entity';
-import { callFunctions, fillVariables, type EngineSetup } from '../engine.setup';
+import { fillVariables, type EngineSetup } from '../engine.setup';
+import { callFunctions } from '../tools';
 
 /**
  * OpenAI Realtime's wire format (GA): the session a call's assistant makes, in the shape of

@@ -1,5 +1,5 @@
-import { encodeInto } from '../codecs/mulaw';
-import { MEDIA_SAMPLE_RATE, type MediaOut } from '../engine';
+import { encodeInto } from '../../codecs/mulaw';
+import { MEDIA_SAMPLE_RATE, type MediaOut } from '../../engine';
 
 /**
  * The assistant's mouth: the audio of its utterances, sent to the transport in real time,

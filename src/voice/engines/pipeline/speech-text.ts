@@ -1,4 +1,9 @@
 /**
+ * What TTS is given (design.md, "The pipeline engine, round 2"): the model's streamed text as
+ * sentences.
+ */
+
+/**
  * Cuts the model's streamed text into sentences for TTS: a voice sounds right when it knows
  * where a sentence ends, and the first sentence can be spoken while the model writes the
  * rest. A sentence ends at `.`, `!`, `?`, `…` followed by a space, at `。`, `！`, `？`, `।`, or

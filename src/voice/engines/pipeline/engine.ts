@@ -1,0 +1,357 @@
+import type { CallUsage } from '../../../modules/calls/call.entity';
+import type { HangupReason } from '../../../modules/calls/call.events';
+import type { ToolDeps } from '../../../modules/calls/call.tools';
+import type { Runtime } from '../../../runtime';
+import { BASE64, MEDIA_SAMPLE_RATE, type MediaEnd, type MediaOut, type VoiceEngine } from '../../engine';
+import { fillVariables, type EngineSetup } from '../../engine.setup';
+import type { LiveCall } from '../../live-call';
+import { ServiceError, type LlmService, type SttService, type SttStream, type TtsService, type TtsSession } from '../../services/service';
+import { callFunctions, runFunction, type CallActions } from '../../tools';
+import { Conversation } from './context';
+import { endpointSilenceMs } from './endpointing';
+import { fillerAudio } from './fillers';
+import { Hearing, type Denoiser, type Vad } from './hearing';
+import { observe, timingFrom, turnLatency, type TurnTiming } from './latency';
+import { phrases } from './phrases';
+import { Reply, type ReplyContext } from './reply';
+import { Speaker, type Ambience } from './speaker';
+import { Turns, type CallerTurn } from './turns';
+
+/**
+ * The built-in engine of `pipeline` assistants (design.md, "The pipeline engine" and its round
+ * 2): the caller's audio -> (noise suppression) -> Silero VAD and Deepgram-style STT
+ * (`hearing.ts`) -> who holds the floor (`turns.ts`) -> the assistant's answer, streamed
+ * sentence by sentence to TTS (`reply.ts`) -> the speaker, paced to the transport. This file
+ * wires the parts, and owns what spans turns: the caller's turns held while the assistant
+ * cannot be interrupted, the silence clock, a vendor's failure and the call's end.
+ */
+
+/** The parts of the runtime the pipeline engine uses. */
+export type PipelineDeps = Pick<Runtime, 'logger' | 'telemetry'> & ToolDeps;
+
+/** The vendors of one call, and the voice and model it speaks with. */
+export interface PipelineServices {
+  stt: SttService;
+  sttLanguage: string | null;
+  llm: LlmService;
+  model: string;
+  tts: TtsService;
+  voiceId: string | null;
+}
+
+/** The call's audio stages: the VAD, and the optional ones by the assistant's settings. */
+export interface PipelineAudio {
+  /** Silero's (a scripted one in the virtual-time tests). */
+  vad: Vad;
+  /** `noise_cancellation`. */
+  denoiser: Denoiser | null;
+  /** `ambient_sound_volume`: the bed under the whole call. */
+  ambience: Ambience | null;
+}
+
+/** Attempts at hanging up a call through its provider. */
+const HANGUP_ATTEMPTS = 3;
+/** How long a goodbye or an apology may take to be heard before the call is hung up anyway. */
+const GOODBYE_MS = 15_000;
+const REENGAGE = 'The customer has been silent for a while. Briefly check, in the language of the conversation, whether they are still there.';
+
+export class PipelineEngine implements VoiceEngine {
+  private readonly stt: SttStream;
+  private readonly tts: TtsSession;
+  private readonly speaker: Speaker;
+  private readonly hearing: Hearing;
+  private readonly turns: Turns;
+  private readonly replies: ReplyContext;
+
+  /** The reply under way: the assistant holds the floor. */
+  private reply: Reply | null = null;
+  /** What the caller said while the assistant could not be interrupted, answered once it is done; when it began. */
+  private heldTurn = '';
+  private heldStartedAt: number | null = null;
+  /** Mid-call tools running (the call's end waits for their records). */
+  private readonly toolRuns = new Set<Promise<unknown>>();
+  private endRequested = false;
+  private hangingUp: HangupReason | null = null;
+  /** Hang up for this reason once what was sent is heard (a goodbye, an apology). */
+  private afterHeard: HangupReason | null = null;
+  private failing = false;
+  private ended = false;
+  private silentSince: number | null = null;
+  private reengaged = false;
+  private readonly silenceTimer: NodeJS.Timeout;
+  /** What the vendors report the call used, recorded when it ends. */
+  private readonly usage: CallUsage = { stt_seconds: 0, llm_input_tokens: 0, llm_output_tokens: 0, tts_characters: 0 };
+
+  constructor(
+    private readonly deps: PipelineDeps,
+    private readonly call: LiveCall,
+    private readonly setup: EngineSetup,
+    services: PipelineServices,
+    audioStages: PipelineAudio,
+    out: MediaOut,
+  ) {
+    const { assistant, language } = setup;
+    this.speaker = new Speaker(out, audioStages.ambience, { idle: () => this.onIdle() });
+    this.turns = new Turns(assistant, {
+      speechStarted: () => {
+        this.silentSince = null;
+        this.reengaged = false;
+      },
+      noise: () => {
+        if (!this.reply) this.silentSince ??= Date.now();
+      },
+      words: (text) => out.transcript?.('customer', text),
+      interruptible: () => this.reply !== null && !this.failing && !this.hangingUp && !this.ended,
+      interrupt: () => this.interrupt(),
+      turn: (turn) => this.onCallerTurn(turn),
+      finalize: () => this.stt.finalize(),
+    });
+    this.stt = services.stt.open(
+      { language: services.sttLanguage, endpointingMs: endpointSilenceMs(assistant.endpoint_sensitivity) },
+      {
+        transcript: (transcript) => {
+          if (!this.ended) this.turns.transcript(transcript);
+        },
+        utteranceEnd: () => {
+          if (!this.ended) this.turns.utteranceEnd();
+        },
+        speechStarted: () => {},
+        failed: (error) => this.fail(error),
+      },
+    );
+    this.tts = services.tts.open({
+      voiceId: services.voiceId,
+      language,
+      speed: assistant.speech_speed,
+      stability: assistant.voice_stability,
+      similarity: assistant.voice_similarity,
+      sampleRate: MEDIA_SAMPLE_RATE,
+    });
+    this.hearing = new Hearing(this.stt, audioStages.vad, audioStages.denoiser, this.turns, { logger: deps.logger, callId: call.id });
+    const actions: CallActions = {
+      endCall: () => {
+        this.endRequested = true;
+      },
+    };
+    const fillerText = phrases(language).filler;
+    const fillerKey = `${services.tts.vendor}|${services.voiceId}|${language}|${assistant.speech_speed}|${fillerText}`;
+    this.replies = {
+      llm: { service: services.llm, model: services.model, temperature: assistant.llm_temperature },
+      tts: this.tts,
+      speaker: this.speaker,
+      conversation: new Conversation(),
+      systemPrompt: fillVariables(assistant.system_prompt, setup.variables),
+      usage: this.usage,
+      functions: () => callFunctions(setup),
+      runFunction: (name, args) => runFunction(setup, name, args, { deps, call, actions }),
+      track: (run) => {
+        this.toolRuns.add(run);
+        void run.finally(() => this.toolRuns.delete(run)).catch(() => {});
+      },
+      endRequested: () => this.endRequested,
+      filler: assistant.filler_audios ? () => fillerAudio(fillerKey, fillerText, this.tts) : null,
+      showWords: (text) => out.transcript?.('assistant', text),
+      failed: (error) => this.fail(error),
+      logError: (message, error) => deps.logger.error(message, error, { call_id: call.id }),
+      finished: (reply, cut) => this.replyFinished(reply, cut),
+    };
+    this.silenceTimer = setInterval(() => this.checkSilence(), 250);
+    this.silenceTimer.unref();
+    // `who_speaks_first` and `initial_message`.
+    if (assistant.who_speaks_first === 'AI assistant' && assistant.initial_message.trim()) {
+      this.say(fillVariables(assistant.initial_message, setup.variables), true);
+    } else {
+      this.silentSince = Date.now();
+    }
+  }
+
+  // ------------------------------------------------------------------ the transport's side
+
+  audio(payload: string, wide?: Int16Array): void {
+    if (this.ended || typeof payload !== 'string' || !BASE64.test(payload)) return;
+    this.hearing.audio(Buffer.from(payload, 'base64'), wide);
+  }
+
+  played(mark: string): void {
+    this.speaker.played(mark);
+  }
+
+  // ------------------------------------------------------------------ turns
+
+  /** The caller's turn is over: what they said goes to the model, now or once the assistant is done. */
+  private onCallerTurn({ text, startedAt, speechEndedAt }: CallerTurn): void {
+    if (this.ended || this.hangingUp || this.failing) return;
+    if (!text) {
+      // A noise without words: the silence goes on.
+      if (!this.reply && !this.turns.speaking) this.silentSince ??= Date.now();
+      return;
+    }
+    if (this.reply) {
+      // The assistant could not be interrupted: the caller's turn follows its own, and is answered then.
+      this.heldTurn = `${this.heldTurn} ${text}`.trim();
+      this.heldStartedAt ??= startedAt;
+      return;
+    }
+    this.callerSaid(text, startedAt);
+    this.respond(timingFrom(speechEndedAt));
+  }
+
+  /** The caller's turn, in the call's record and the model's context. */
+  private callerSaid(text: string, startedAt: number | null): void {
+    this.call.turn({ speaker: 'customer', text }, startedAt);
+    this.replies.conversation.remember({ role: 'user', content: text });
+  }
+
+  /** The held turn, said now (the assistant's turn before it is over). */
+  private takeHeldTurn(): void {
+    this.callerSaid(this.heldTurn, this.heldStartedAt);
+    this.heldTurn = '';
+    this.heldStartedAt = null;
+  }
+
+  private startReply(timing: TurnTiming | null): Reply {
+    const reply = new Reply(this.replies, timing);
+    this.reply = reply;
+    this.silentSince = null;
+    this.turns.assistantStarts();
+    return reply;
+  }
+
+  /** Says a text as it is, as a turn of the assistant (the opening, also in the model's context; an apology). */
+  private say(text: string, inContext: boolean): void {
+    this.startReply(null).say(text, inContext);
+  }
+
+  /** A reply the model writes. */
+  private respond(timing: TurnTiming | null, instructions?: string): void {
+    void this.startReply(timing).write(instructions);
+  }
+
+  /** The caller spoke over the assistant: it stops, and its turn is what the caller heard. */
+  private interrupt(): void {
+    this.reply?.cancel();
+    this.speaker.clear();
+    if (this.afterHeard) void this.hangup(this.afterHeard); // talked over the goodbye: nothing is left to hear
+  }
+
+  /** Records the assistant's turn (cut to what was heard when `cut`), and moves on. */
+  private replyFinished(reply: Reply, cut: boolean): void {
+    if (this.reply !== reply) return;
+    this.reply = null;
+    const { said, startedAt } = reply.heard(cut);
+    this.replies.conversation.forgetUnsaid();
+    const { timing } = reply;
+    const latency = timing ? turnLatency(timing) : undefined;
+    if (latency) observe(latency);
+    // OTEL_EXPORTER_OTLP_ENDPOINT: the answer's span, from the caller's end of speech to the first audio sent.
+    if (latency && timing?.speechEndedAt) {
+      this.deps.telemetry?.turn({ callId: this.call.id, startedAt: timing.speechEndedAt, endedAt: timing.firstAudioAt ?? Date.now(), latency });
+    }
+    if (said.length) this.call.turn({ speaker: 'assistant', text: said.join(' '), ...(latency ? { latency } : {}) }, startedAt);
+    if (this.failing || this.ended) return;
+    // Interrupted: what the caller said before belongs with what they are saying now.
+    if (cut && this.heldTurn) this.takeHeldTurn();
+    if (this.endRequested && !this.afterHeard) return this.hangupWhenHeard('end-call-tool');
+    if (this.heldTurn) {
+      this.takeHeldTurn();
+      this.respond(timingFrom(null));
+      return;
+    }
+    if (!this.turns.speaking) this.silentSince ??= Date.now();
+  }
+
+  private onIdle(): void {
+    if (this.ended) return;
+    this.reply?.checkHeard();
+    // A goodbye or an apology heard to its end (not a pause while TTS catches up).
+    if (this.afterHeard && !this.reply) void this.hangup(this.afterHeard);
+  }
+
+  // ------------------------------------------------------------------ silence, failures, the end
+
+  /** `re_engagement_interval` of silence: the assistant re-engages; then `max_silence_duration` more: the call ends. */
+  private checkSilence(): void {
+    if (this.silentSince === null || this.hangingUp || this.ended || this.failing || this.reply) return;
+    const silent = Date.now() - this.silentSince;
+    const { re_engagement_interval, max_silence_duration } = this.setup.assistant;
+    if (!this.reengaged && silent >= re_engagement_interval * 1000) {
+      this.reengaged = true;
+      this.respond(null, REENGAGE);
+    } else if (this.reengaged && silent >= max_silence_duration * 1000) {
+      void this.hangup('silence');
+    }
+  }
+
+  /**
+   * A vendor failed: the assistant apologises in its language where TTS still works, then the
+   * call is hung up with `hangup_reason` naming the part. Never a silent line.
+   */
+  private fail(error: ServiceError): void {
+    if (this.ended) return;
+    const reason: HangupReason = `${error.part}-failed`;
+    if (this.failing) {
+      // The apology could not be spoken either.
+      if (error.part === 'tts') void this.hangup(this.afterHeard ?? reason);
+      return;
+    }
+    this.failing = true;
+    this.deps.logger.warn('voice: a vendor of the pipeline failed', { call_id: this.call.id, part: error.part, kind: error.kind, message: error.message });
+    this.call.failed(error.message);
+    this.reply?.cancel();
+    this.speaker.clear();
+    if (error.part === 'tts') return void this.hangup(reason);
+    this.afterHeard = reason;
+    this.say(phrases(this.setup.language).apology, false);
+    this.hangupWhenHeard(reason);
+  }
+
+  /** Hangs up once the caller has heard what was sent (a goodbye, an apology), or after GOODBYE_MS. */
+  private hangupWhenHeard(reason: HangupReason): void {
+    this.afterHeard = reason;
+    if (!this.reply && !this.speaker.busy) return void this.hangup(reason);
+    setTimeout(() => {
+      if (!this.ended) void this.hangup(reason);
+    }, GOODBYE_MS).unref();
+  }
+
+  private async hangup(reason: HangupReason, attempt = 1): Promise<void> {
+    if (this.hangingUp && attempt === 1) return;
+    this.hangingUp = reason;
+    clearInterval(this.silenceTimer);
+    try {
+      await this.call.hangup(reason);
+    } catch (error) {
+      this.deps.logger.error('voice: could not hang up a call', error, { call_id: this.call.id, reason, attempt });
+      // The provider may answer a second time; the line must not stay open with nobody on it.
+      if (attempt < HANGUP_ATTEMPTS && !this.ended) setTimeout(() => void this.hangup(reason, attempt + 1), 1000).unref();
+    }
+  }
+
+  async end(reason: MediaEnd): Promise<void> {
+    if (this.ended) return;
+    this.ended = true;
+    // What the caller heard of a reply under way is the assistant's last turn, and what the caller said after it theirs.
+    this.reply?.cancel();
+    const pending = this.turns.unanswered;
+    const unanswered = [this.heldTurn, pending.text].join(' ').trim();
+    if (unanswered) this.call.turn({ speaker: 'customer', text: unanswered }, this.heldStartedAt ?? pending.startedAt);
+    clearInterval(this.silenceTimer);
+    this.turns.close();
+    this.speaker.close();
+    const heard = this.hearing.close();
+    try {
+      if (reason === 'customer') this.call.endedAtProvider();
+      else if (reason === 'media-lost' && !this.hangingUp) await this.call.hangup('media-lost');
+    } catch (error) {
+      this.deps.logger.error('voice: could not hang up a call whose media was lost', error, { call_id: this.call.id });
+    } finally {
+      const stt = await this.stt.close().catch(() => ({ seconds: 0 }));
+      this.tts.close();
+      this.usage.stt_seconds = stt.seconds;
+      this.usage.tts_characters = this.tts.characters;
+      this.call.usage(this.usage);
+      await Promise.allSettled([heard, ...this.toolRuns]);
+      await this.call.settled();
+    }
+  }
+}

@@ -1,0 +1,103 @@
+import type { Logger } from '../../../log';
+import { Framer } from '../../codecs/mix';
+import { decode, encode } from '../../codecs/mulaw';
+import { Resampler } from '../../codecs/resample';
+import { MEDIA_SAMPLE_RATE } from '../../engine';
+import type { SttStream } from '../../services/service';
+import { VAD_FRAME_SAMPLES, VAD_SAMPLE_RATE } from '../../vad/silero';
+
+/** `noise_cancellation`: cleans the caller's PCM before VAD and STT (on the voice worker thread, hence a promise; in order). */
+export interface Denoiser {
+  process(pcm: Int16Array): Promise<Int16Array>;
+  destroy(): void;
+}
+
+/** The VAD: the probability that a frame (32 ms of 16 kHz PCM) is speech; null for a frame it skipped (late). */
+export interface Vad {
+  speech(frame: Int16Array, arrivedAt?: number): Promise<number | null>;
+  close(): void;
+}
+
+/** Where what is heard goes. */
+export interface Listener {
+  /** One VAD frame's speech probability, in order. */
+  vad(probability: number): void;
+  /** The VAD failed (said once): turns then end at the STT's end of turn. */
+  vadLost(): void;
+}
+
+/**
+ * The caller's audio on its way to being understood: (noise suppression ->) the STT's socket,
+ * and the VAD, frame by frame and in order, on its worker.
+ */
+export class Hearing {
+  private readonly toVad = new Resampler(MEDIA_SAMPLE_RATE, VAD_SAMPLE_RATE);
+  private readonly vadFrames = new Framer(VAD_FRAME_SAMPLES);
+  /** VAD runs in order, frame after frame. */
+  private runs: Promise<void> = Promise.resolve();
+  private vadFailed = false;
+  private closed = false;
+
+  constructor(
+    private readonly stt: SttStream,
+    private readonly vad: Vad,
+    private readonly denoiser: Denoiser | null,
+    private readonly listener: Listener,
+    private readonly log: { logger: Logger; callId: number },
+  ) {}
+
+  /** A chunk of the caller's audio: 8 kHz mu-law, and the same as 16 kHz PCM from a transport that has it. */
+  audio(mulaw: Buffer, wide?: Int16Array): void {
+    if (this.closed) return;
+    if (this.denoiser) {
+      const arrivedAt = performance.now();
+      void this.denoiser.process(decode(mulaw)).then((pcm) => {
+        if (this.closed) return;
+        this.stt.send(encode(pcm));
+        this.toVadFrames(this.toVad.process(pcm), arrivedAt);
+      });
+    } else {
+      this.stt.send(mulaw);
+      this.toVadFrames(wide ?? this.toVad.process(decode(mulaw)));
+    }
+  }
+
+  /** Stops hearing; resolves once the frames given to the VAD have been heard. */
+  close(): Promise<void> {
+    this.closed = true;
+    this.vad.close();
+    this.denoiser?.destroy();
+    return this.runs;
+  }
+
+  /** `arrivedAt`: when the audio came in (before the denoiser's wait), for the VAD's late-frame bound. */
+  private toVadFrames(vadInput: Int16Array, arrivedAt?: number): void {
+    if (this.vadFailed) return;
+    for (const frame of this.vadFrames.push(vadInput)) {
+      // Given to the VAD as it arrives, so its queue (bounded: late frames are skipped) sees the real wait; heard in order.
+      const judged = this.vad.speech(frame, arrivedAt);
+      judged.catch(() => {}); // handled in hear(), which may come to it after it failed
+      this.runs = this.runs
+        .then(() => this.hear(judged))
+        .catch((error: unknown) => this.log.logger.error('voice: a frame of the caller could not be heard', error, { call_id: this.log.callId }));
+    }
+  }
+
+  private async hear(judged: Promise<number | null>): Promise<void> {
+    if (this.closed) return;
+    let probability: number | null;
+    try {
+      probability = await judged;
+    } catch (error) {
+      // A bug, not a vendor: said once; the turns then end at the STT's end of turn.
+      if (!this.vadFailed) {
+        this.log.logger.error('voice: the VAD failed', error, { call_id: this.log.callId });
+        this.listener.vadLost();
+      }
+      this.vadFailed = true;
+      return;
+    }
+    // A frame the VAD skipped (it came late) counts as neither speech nor silence.
+    if (!this.closed && probability !== null) this.listener.vad(probability);
+  }
+}

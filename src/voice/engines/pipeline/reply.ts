@@ -1,0 +1,320 @@
+import type { CallUsage } from '../../../modules/calls/call.entity';
+import { ServiceError, type LlmService, type LlmToolCall, type TtsSession, type TtsUtterance } from '../../services/service';
+import type { CallFunction } from '../../tools';
+import type { AssistantMessage, Conversation } from './context';
+import type { TurnTiming } from './latency';
+import type { Speaker } from './speaker';
+import { Spoken } from './speaker';
+import { SentenceSplitter } from './speech-text';
+
+/**
+ * One answer of the assistant (design.md, "The pipeline engine, round 2"): the model's stream
+ * cut into sentences, each spoken by TTS as it comes; the model's tool calls run between its
+ * rounds; a filler when the answer or a tool is slow; and, when the caller interrupts, the
+ * answer cut to what the caller heard.
+ *
+ * An answer is made of segments, played in order: a round of the model, a filler, the opening
+ * or an apology. Each has its own TTS utterance, whose audio waits while a segment ahead of it
+ * still plays.
+ */
+
+/** The model may call tools this many times in one reply. */
+const MAX_TOOL_ROUNDS = 5;
+/** `filler_audios`: a filler plays when the reply's first audio, or a tool, takes longer than this. */
+export const FILLER_AFTER_MS = 1200;
+/** What the model is asked once the end-call tool was called without a word said. */
+const GOODBYE = 'Say a short goodbye to the customer, in the language of the conversation.';
+/** What the model is told of tools still running when the caller spoke (their real results replace it when they come). */
+export const TOOL_INTERRUPTED = '{"error":"the caller spoke before the tool answered"}';
+
+/** What a reply needs of its call. */
+export interface ReplyContext {
+  readonly llm: { service: LlmService; model: string; temperature: number };
+  readonly tts: TtsSession;
+  readonly speaker: Speaker;
+  readonly conversation: Conversation;
+  readonly systemPrompt: string;
+  /** What the vendors report the call used (the model's tokens are added here). */
+  readonly usage: CallUsage;
+  /** The functions offered to the model (none once the call is ending). */
+  functions(): CallFunction[];
+  /** Runs a function the model called; never rejects. */
+  runFunction(name: string, args: string): Promise<string>;
+  /** Tool runs in progress: the call's end waits for their records. */
+  track(run: Promise<unknown>): void;
+  /** Whether the model asked to end the call. */
+  endRequested(): boolean;
+  /** `filler_audios`: the filler's audio, or null when the assistant has none. */
+  readonly filler: (() => Promise<Int16Array | null>) | null;
+  /** What the assistant is saying so far, for a transport that shows it. */
+  showWords(text: string): void;
+  /** A vendor failed (the engine apologises and hangs up). */
+  failed(error: ServiceError): void;
+  /** A bug, not a vendor: logged. */
+  logError(message: string, error: unknown): void;
+  /** The reply is over: written and heard to its end, or cut (`cut`). */
+  finished(reply: Reply, cut: boolean): void;
+}
+
+/** One stretch of the assistant's speech. */
+export class Segment {
+  readonly spoken = new Spoken();
+  /** Audio that came before the segments ahead of it finished. */
+  pending: Int16Array[] = [];
+  ttsDone = false;
+  constructor(
+    /** The text given to TTS (empty for a filler: it is not part of the conversation). */
+    public text: string,
+    readonly utterance: TtsUtterance | null,
+    /** The model's message this segment says, cut with it. */
+    readonly message: AssistantMessage | null,
+  ) {}
+}
+
+export class Reply {
+  private readonly controller = new AbortController();
+  /** `filler_audios`: the filler's timer, and whether one played (one a reply). */
+  private fillerTimer: NodeJS.Timeout | null = null;
+  private fillerPlayed = false;
+  /** The message whose tool calls are running. */
+  private toolsAsked: AssistantMessage | null = null;
+  readonly segments: Segment[] = [];
+  /** The segment whose audio goes to the speaker now. */
+  private playing = 0;
+  private cancelledNow = false;
+  /** The model has finished: no more segments come. */
+  private written = false;
+  private over = false;
+
+  constructor(
+    private readonly ctx: ReplyContext,
+    /** When each step of the turn it answers happened (none for the opening, an apology or a re-engagement). */
+    readonly timing: TurnTiming | null,
+  ) {}
+
+  get cancelled(): boolean {
+    return this.cancelledNow;
+  }
+
+  /** Says a text as it is (the opening, also in the model's context; an apology). */
+  say(text: string, inContext: boolean): void {
+    const message: AssistantMessage = { role: 'assistant', content: text };
+    if (inContext) this.ctx.conversation.remember(message);
+    const segment = this.segment(message);
+    this.speak(segment, text);
+    this.endSegment(segment);
+    this.written = true;
+  }
+
+  /** The model's answer: streamed, sentence by sentence to TTS, with its tool calls. */
+  async write(instructions?: string, withTools = true): Promise<void> {
+    const { ctx } = this;
+    this.startFillerTimer();
+    try {
+      for (let round = 0; round < MAX_TOOL_ROUNDS && !this.cancelledNow; round++) {
+        const messages = ctx.conversation.request(ctx.systemPrompt, instructions);
+        const message = ctx.conversation.remember<AssistantMessage>({ role: 'assistant', content: '' });
+        const segment = this.segment(message);
+        let written = '';
+        const splitter = new SentenceSplitter();
+        const calls: LlmToolCall[] = [];
+        const tools = withTools && !ctx.endRequested() ? ctx.functions() : [];
+        const { service, model, temperature } = ctx.llm;
+        for await (const chunk of service.complete({ model, temperature, messages, tools }, this.controller.signal)) {
+          if (this.cancelledNow) break;
+          if (chunk.type === 'text') {
+            if (this.timing && this.timing.llmFirstTokenAt === null) this.timing.llmFirstTokenAt = Date.now();
+            written += chunk.text;
+            message.content = written;
+            for (const sentence of splitter.push(chunk.text)) this.speak(segment, sentence);
+          } else if (chunk.type === 'tool_call') {
+            calls.push(chunk.call);
+          } else {
+            ctx.usage.llm_input_tokens += chunk.inputTokens;
+            ctx.usage.llm_output_tokens += chunk.outputTokens;
+          }
+        }
+        if (this.cancelledNow) return;
+        const rest = splitter.flush();
+        if (rest) this.speak(segment, rest);
+        this.endSegment(segment);
+        if (calls.length === 0) break;
+        message.tool_calls = calls;
+        const spoke = segment.text.length > 0;
+        await this.runTools(message, calls);
+        if (this.cancelledNow) return;
+        // The end-call tool: the goodbye said, the model has nothing more to say.
+        if (ctx.endRequested()) {
+          if (spoke) break;
+          instructions = GOODBYE;
+          withTools = false;
+        }
+      }
+      this.written = true;
+      this.checkHeard();
+    } catch (error) {
+      if (this.cancelledNow) return;
+      if (error instanceof ServiceError) return ctx.failed(error);
+      ctx.logError('voice: a reply failed', error);
+      ctx.failed(new ServiceError('llm', 'dropped', 'the reply failed'));
+    } finally {
+      this.stopFillerTimer();
+    }
+  }
+
+  /** Stops the reply: the model's stream and TTS, and its turn cut to what was heard. */
+  cancel(): void {
+    if (this.cancelledNow) return;
+    this.cancelledNow = true;
+    this.controller.abort();
+    this.stopFillerTimer();
+    // Tools still running: the model hears they were interrupted, until their real results come.
+    if (this.toolsAsked) this.ctx.conversation.answerTools(this.toolsAsked, this.toolsAsked.tool_calls!.map(() => TOOL_INTERRUPTED));
+    for (const segment of this.segments) segment.utterance?.cancel();
+    this.finish(true);
+  }
+
+  /** Once the reply is written and every segment heard, the assistant's turn is over. */
+  checkHeard(): void {
+    if (!this.written || this.cancelledNow || this.over) return;
+    if (this.playing < this.segments.length || this.ctx.speaker.busy) return;
+    this.finish(false);
+  }
+
+  /** What the caller heard of the reply's answer (all of it unless `cut`); the model's context keeps only that. */
+  heard(cut: boolean): { said: string[]; startedAt: number | null } {
+    const said: string[] = [];
+    /** The answer began when its first audio was sent (a filler before it is not the answer). */
+    let startedAt: number | null = null;
+    for (const segment of this.segments) {
+      if (!segment.message) continue;
+      startedAt ??= segment.spoken.firstSentAt;
+      const text = cut ? heardText(segment) : segment.text;
+      if (cut) segment.message.content = text;
+      if (text) said.push(text);
+      if (this.timing && segment.spoken.firstSentAt !== null) this.timing.firstAudioAt ??= segment.spoken.firstSentAt;
+    }
+    return { said, startedAt };
+  }
+
+  private finish(cut: boolean): void {
+    if (this.over) return;
+    this.over = true;
+    this.ctx.finished(this, cut);
+  }
+
+  /** A new segment of the reply, spoken by its own TTS utterance. */
+  private segment(message: AssistantMessage): Segment {
+    let segment: Segment;
+    const utterance = this.ctx.tts.utterance({
+      audio: (pcm) => this.segmentAudio(segment, pcm),
+      done: () => this.segmentDone(segment),
+      failed: (error) => this.ctx.failed(error),
+    });
+    segment = new Segment('', utterance, message);
+    this.segments.push(segment);
+    return segment;
+  }
+
+  private speak(segment: Segment, sentence: string): void {
+    segment.text = segment.text ? `${segment.text} ${sentence}` : sentence;
+    segment.utterance!.push(sentence);
+    // What the assistant is saying so far (a filler is not part of the conversation).
+    if (segment.message) this.ctx.showWords(this.segments.filter((each) => each.message && each.text).map((each) => each.text).join(' '));
+  }
+
+  /** No more text for the segment: TTS speaks the rest (a segment with no text has nothing to wait for). */
+  private endSegment(segment: Segment): void {
+    if (segment.text) return segment.utterance!.end();
+    segment.utterance?.cancel();
+    this.segmentDone(segment);
+  }
+
+  private segmentAudio(segment: Segment, pcm: Int16Array): void {
+    if (this.cancelledNow) return;
+    if (segment.message) {
+      // The answer speaks: no filler for its first audio.
+      this.stopFillerTimer();
+      if (this.timing && this.timing.ttsFirstByteAt === null) this.timing.ttsFirstByteAt = Date.now();
+    }
+    if (this.segments[this.playing] === segment) this.ctx.speaker.play(segment.spoken, pcm);
+    else segment.pending.push(pcm);
+  }
+
+  private segmentDone(segment: Segment): void {
+    segment.ttsDone = true;
+    if (this.cancelledNow) return;
+    this.advance();
+  }
+
+  /** Plays the segments whose turn has come, in order. */
+  private advance(): void {
+    const { speaker } = this.ctx;
+    for (let current = this.segments[this.playing]; current?.ttsDone; current = this.segments[this.playing]) {
+      speaker.finish(current.spoken);
+      this.playing++;
+      const next = this.segments[this.playing];
+      if (!next) break;
+      for (const pcm of next.pending) speaker.play(next.spoken, pcm);
+      next.pending = [];
+    }
+    this.checkHeard();
+  }
+
+  /**
+   * The model's tool calls, run together (a slow one gets a filler); their results follow the
+   * message that asked for them. A reply interrupted meanwhile has answered them with a
+   * placeholder, which their real results replace when they come: the model must know what
+   * the tools did (a booking made is never made twice).
+   */
+  private async runTools(message: AssistantMessage, calls: LlmToolCall[]): Promise<void> {
+    this.stopFillerTimer();
+    this.startFillerTimer();
+    this.toolsAsked = message;
+    const run = Promise.all(calls.map((call) => this.ctx.runFunction(call.function.name, call.function.arguments)));
+    this.ctx.track(run);
+    try {
+      this.ctx.conversation.answerTools(message, await run);
+    } finally {
+      this.toolsAsked = null;
+      this.stopFillerTimer();
+    }
+  }
+
+  private startFillerTimer(): void {
+    if (this.ctx.filler) this.fillerTimer = setTimeout(() => this.playFiller(), FILLER_AFTER_MS);
+  }
+
+  private stopFillerTimer(): void {
+    if (this.fillerTimer) clearTimeout(this.fillerTimer);
+    this.fillerTimer = null;
+  }
+
+  /** `filler_audios`: a short filler in the assistant's voice (once a reply), when nothing of it plays yet. */
+  private playFiller(): void {
+    if (this.over || this.fillerPlayed || this.ctx.speaker.busy || !this.ctx.filler) return;
+    this.fillerPlayed = true;
+    // The filler goes before the reply's segments that have not begun to play.
+    const segment = new Segment('', null, null);
+    this.segments.splice(this.playing, 0, segment);
+    void this.ctx.filler().then((pcm) => {
+      if (pcm && !this.cancelledNow) this.segmentAudio(segment, pcm);
+      this.segmentDone(segment);
+    });
+  }
+}
+
+/** The words of a segment the caller heard: its text in proportion to the audio played, cut at a word. */
+export function heardText(segment: Segment): string {
+  const { heardMs, queuedMs } = segment.spoken;
+  if (heardMs <= 0 || !segment.text) return '';
+  if (heardMs >= queuedMs && segment.ttsDone) return segment.text;
+  const share = queuedMs > 0 ? Math.min(1, heardMs / queuedMs) : 0;
+  const at = Math.round(segment.text.length * share);
+  const cut = segment.text.lastIndexOf(' ', at);
+  if (cut > 0) return segment.text.slice(0, cut).trim();
+  // Chinese and Japanese are written without spaces: cut at the character.
+  return CJK.test(segment.text) ? segment.text.slice(0, at).trim() : '';
+}
+
+const CJK = /[\u3040-\u30ff\u3400-\u9fff]/;

@@ -1,0 +1,245 @@
+import type { Assistant } from '../../../modules/assistants/assistant.entity';
+import type { Transcript } from '../../services/service';
+import { VAD_FRAME_SAMPLES, VAD_SAMPLE_RATE } from '../../vad/silero';
+import { clamp, endpointSilenceMs, FINAL_WAIT_MS } from './endpointing';
+
+/**
+ * The caller's side of the floor (design.md, "The pipeline engine, round 2"): a state machine
+ * fed by the VAD's speech probabilities and the STT's transcripts, which says when the caller
+ * starts speaking, when their turn is over and with which words, and when their speech over
+ * the assistant interrupts it. It follows Pipecat's and LiveKit Agents' designs: the VAD says
+ * when the caller speaks; the end of a turn is the VAD's silence (`endpoint_type` vad) or the
+ * STT's end of turn (`ai`, or when the VAD fails); speech over the assistant interrupts it once
+ * it has lasted long enough (and said enough words).
+ *
+ * Time is `Date.now()` and timers, so that tests drive it on fake timers.
+ */
+
+/** The assistant's settings that decide turn-taking. */
+export type TurnSettings = Pick<
+  Assistant,
+  'endpoint_type' | 'endpoint_sensitivity' | 'allow_interruptions' | 'interrupt_sensitivity' | 'use_min_interrupt_words' | 'min_interrupt_words'
+>;
+
+/** A caller's turn, as it ended. */
+export interface CallerTurn {
+  /** What they said (empty: a noise without words). */
+  text: string;
+  /** When their speech began, and when the VAD last heard it (ms since the epoch). */
+  startedAt: number | null;
+  speechEndedAt: number | null;
+}
+
+/** What the turn-taking tells the engine, and asks it. */
+export interface TurnEvents {
+  /** The caller began to speak. */
+  speechStarted(): void;
+  /** The caller's speech stopped without a word heard (the engine's silence clock goes on). */
+  noise(): void;
+  /** The words so far of the caller's turn (for a transport that shows them). */
+  words(text: string): void;
+  /** Whether the assistant holds the floor now and could be interrupted. */
+  interruptible(): boolean;
+  /** The caller's speech interrupts the assistant. */
+  interrupt(): void;
+  /** The caller's turn is over. */
+  turn(turn: CallerTurn): void;
+  /** Asks the STT for its final words of the audio so far. */
+  finalize(): void;
+}
+
+/** A VAD frame: 32 ms. */
+const VAD_FRAME_MS = (VAD_FRAME_SAMPLES * 1000) / VAD_SAMPLE_RATE;
+/** Silero's speech probability that starts speech, and the one under which it is silence (hysteresis, as Silero's own iterator). */
+const SPEECH_ON = 0.5;
+const SPEECH_OFF = 0.35;
+/** Speech shorter than this is not the caller speaking (a click, a breath). */
+const MIN_SPEECH_MS = 96;
+
+/** `interrupt_sensitivity` (0 .. 5) as the speech that interrupts the assistant: 1 s at 0, 0.15 s at 5. */
+export function interruptSpeechMs(sensitivity: number): number {
+  return Math.round(1000 - 170 * clamp(sensitivity, 0, 5));
+}
+
+const wordCount = (text: string) => text.split(/\s+/).filter(Boolean).length;
+
+export class Turns {
+  private vadFailed = false;
+  private speakingNow = false;
+  private speechMs = 0;
+  private silenceMs = 0;
+  /** The final transcripts of the caller's turn so far, and the latest interim one after them. */
+  private heard: string[] = [];
+  private interim = '';
+  /** The STT has said the caller's turn is over (`speech_final`) and no words came since. */
+  private sttTurnOver = false;
+  /** The turn ended by the VAD, waiting for its final transcript. */
+  private awaitingFinal: NodeJS.Timeout | null = null;
+  /** When the VAD last heard the caller speak (ms since the epoch): the end of speech of a turn. */
+  private lastSpeechAt: number | null = null;
+  /** The caller's speech in the turn so far (VAD time). */
+  private turnSpeechMs = 0;
+  /** The end (STT stream seconds) of the words heard so far, and of those a turn took. */
+  private heardUntil = 0;
+  private committedUntil = 0;
+  /** When the caller's turn under way began (ms since the epoch): when their speech started. */
+  private startedAt: number | null = null;
+
+  constructor(
+    private readonly settings: TurnSettings,
+    private readonly events: TurnEvents,
+  ) {}
+
+  /** Whether the caller is speaking now (by the VAD). */
+  get speaking(): boolean {
+    return this.speakingNow;
+  }
+
+  /** The caller's words not yet taken by a turn, and when they began (the call ends with them unanswered). */
+  get unanswered(): { text: string; startedAt: number | null } {
+    return { text: this.said(), startedAt: this.startedAt };
+  }
+
+  /** One VAD frame's speech probability. */
+  vad(probability: number): void {
+    if (probability >= SPEECH_ON || (this.speakingNow && probability >= SPEECH_OFF)) {
+      this.speechMs += VAD_FRAME_MS;
+      this.turnSpeechMs += VAD_FRAME_MS;
+      this.lastSpeechAt = Date.now();
+      this.silenceMs = 0;
+      if (!this.speakingNow && this.speechMs >= MIN_SPEECH_MS) this.speechStarted();
+      if (this.speakingNow) this.maybeInterrupt();
+      return;
+    }
+    this.silenceMs += VAD_FRAME_MS;
+    if (!this.speakingNow) {
+      this.speechMs = 0;
+      return;
+    }
+    // `endpoint_type` vad: the VAD's silence ends the turn; `ai` waits for the STT's end of turn.
+    if (this.silenceMs >= endpointSilenceMs(this.settings.endpoint_sensitivity)) {
+      this.speakingNow = false;
+      this.speechMs = 0;
+      if (!this.sttEndsTurns) this.endOfTurn();
+      else if (this.heard.length === 0) this.events.noise();
+      // A noise is no turn: the next words begin one.
+      if (this.sttEndsTurns && this.heard.length === 0 && !this.interim) this.startedAt = null;
+    }
+  }
+
+  /** The VAD failed: the turns end at the STT's end of turn from now on. */
+  vadLost(): void {
+    this.vadFailed = true;
+  }
+
+  /** The assistant starts a reply: speech that began before it (the tail of the turn it answers) does not interrupt it. */
+  assistantStarts(): void {
+    this.speechMs = 0;
+  }
+
+  transcript(transcript: Transcript): void {
+    // Words of audio a turn already took (a late final after the turn went on its interim words).
+    if (transcript.start < this.committedUntil - 0.005) return;
+    const text = transcript.text.trim();
+    if (text) {
+      // Words with no speech the VAD heard (it failed): the best start known is now.
+      this.startedAt ??= Date.now();
+      this.heardUntil = Math.max(this.heardUntil, transcript.start + transcript.duration);
+      if (!transcript.speechFinal) this.sttTurnOver = false; // the caller goes on
+    }
+    if (!transcript.isFinal) {
+      this.interim = text;
+      this.showWords();
+      if (this.speakingNow) this.maybeInterrupt();
+      return;
+    }
+    this.interim = '';
+    if (text) this.heard.push(text);
+    this.showWords();
+    if (transcript.speechFinal) this.sttTurnOver = true;
+    if (this.speakingNow) this.maybeInterrupt();
+    if (this.awaitingFinal && (transcript.fromFinalize || transcript.speechFinal)) return this.commit();
+    // The STT's semantic end of turn (`endpoint_type` ai).
+    if (this.sttEndsTurns && transcript.speechFinal && this.heard.length) this.commit();
+  }
+
+  /** The STT's end of an utterance (Deepgram's `UtteranceEnd`). */
+  utteranceEnd(): void {
+    if (this.sttEndsTurns && this.heard.length) this.commit();
+  }
+
+  /** Stops the timers (the call ended). */
+  close(): void {
+    if (this.awaitingFinal) clearTimeout(this.awaitingFinal);
+    this.awaitingFinal = null;
+  }
+
+  /** Whether the STT's end of turn ends the caller's turns: `endpoint_type` ai, or the VAD failing. */
+  private get sttEndsTurns(): boolean {
+    return this.settings.endpoint_type === 'ai' || this.vadFailed;
+  }
+
+  private said(): string {
+    return [...this.heard, this.interim].join(' ').trim();
+  }
+
+  private speechStarted(): void {
+    this.speakingNow = true;
+    // The speech began the frames that made it speech ago; a pause within the turn keeps the turn's start.
+    this.startedAt ??= Date.now() - this.speechMs;
+    if (this.awaitingFinal) {
+      // The caller went on after a pause: the same turn.
+      clearTimeout(this.awaitingFinal);
+      this.awaitingFinal = null;
+    }
+    this.events.speechStarted();
+  }
+
+  /** The VAD ended the caller's turn: the STT gives its final words now, and the turn goes with them. */
+  private endOfTurn(): void {
+    if (this.awaitingFinal) return;
+    // The STT's final words came already: nothing to wait for.
+    if (this.sttTurnOver && this.heard.length > 0) return this.commit();
+    this.events.finalize();
+    this.awaitingFinal = setTimeout(() => this.commit(), FINAL_WAIT_MS);
+  }
+
+  private showWords(): void {
+    const words = this.said();
+    if (words) this.events.words(words);
+  }
+
+  /**
+   * `allow_interruptions`, `interrupt_sensitivity`, `use_min_interrupt_words` /
+   * `min_interrupt_words`: speech over the assistant interrupts it once it has lasted long
+   * enough and, when asked, has said enough words (a cough says none).
+   */
+  private maybeInterrupt(): void {
+    if (this.interrupts(this.speechMs, this.said())) this.events.interrupt();
+  }
+
+  /** Whether this much speech, saying this, interrupts the assistant. */
+  private interrupts(speechMs: number, said: string): boolean {
+    const { settings } = this;
+    if (!settings.allow_interruptions || !this.events.interruptible()) return false;
+    if (speechMs < interruptSpeechMs(settings.interrupt_sensitivity)) return false;
+    return !settings.use_min_interrupt_words || wordCount(said) >= settings.min_interrupt_words;
+  }
+
+  /** The caller's turn is over: what they said goes to the engine. */
+  private commit(): void {
+    this.close();
+    const text = this.said();
+    this.heard = [];
+    this.interim = '';
+    this.committedUntil = this.heardUntil;
+    this.sttTurnOver = false;
+    const spokeMs = this.turnSpeechMs;
+    this.turnSpeechMs = 0;
+    const startedAt = this.startedAt;
+    this.startedAt = null;
+    // Words too short-lived for the VAD to judge while they were said ("stop!") still interrupt.
+    if (text && this.interrupts(spokeMs, text)) this.events.interrupt();
+    this.events.turn({ text, startedAt, speechEndedAt: this.lastSpeechAt });
+  }
+}

@@ -1,0 +1,44 @@
+import type { ToolDeps } from '../../modules/calls/call.tools';
+import type { Logger } from '../../log';
+import type { LiveCall } from '../live-call';
+
+/** A function the model may call: its name, what it is for, and its JSON-schema parameters. */
+export interface CallFunction {
+  name: string;
+  description: string;
+  parameters: Record<string, unknown>;
+}
+
+/**
+ * What a built-in function may do to the call. Each engine implements it its own way (the
+ * pipeline says goodbye through its TTS; the Realtime engine asks its session for one).
+ */
+export interface CallActions {
+  /** The model asked to end the call: the goodbye is said, and the call is hung up once it is heard. */
+  endCall(): void;
+}
+
+/** What a function of the call runs with. */
+export interface FunctionContext {
+  deps: ToolDeps & { logger: Logger };
+  call: LiveCall;
+  actions: CallActions;
+}
+
+/**
+ * A function the engines offer the model on every call of a voice assistant, besides the
+ * assistant's own tools: its name, how it is offered, and what it does (one file each in
+ * src/voice/tools/).
+ */
+export interface BuiltInFunction {
+  readonly name: string;
+  /** The function as the model sees it on this call (its description may be the assistant's). */
+  offer(setup: FunctionSetup): CallFunction;
+  /** Does it; answers the output the model is given (JSON text). */
+  run(args: string, context: FunctionContext): Promise<string> | string;
+}
+
+/** The parts of a call's setup the functions are offered by. */
+export type FunctionSetup = {
+  assistant: { end_call_tool_description: string | null };
+};

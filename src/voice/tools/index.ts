@@ -1,0 +1,38 @@
+import type { Tool } from '../../modules/tools/tool.entity';
+import { runAssistantTool, toolFunction } from './assistant-tool';
+import { endCall } from './end-call';
+import type { BuiltInFunction, CallFunction, FunctionContext, FunctionSetup } from './function';
+
+export type { CallActions, CallFunction, FunctionContext } from './function';
+export { toolArguments, toolFunction } from './assistant-tool';
+
+/** The built-in functions, offered after the assistant's tools (one file each; the next act is one more line). */
+const BUILT_IN: readonly BuiltInFunction[] = [endCall];
+
+type CallTools = FunctionSetup & { tools: Tool[] };
+
+/** Every function of a call: the assistant's tools, then the built-in ones. */
+export function callFunctions(setup: CallTools): CallFunction[] {
+  return [...setup.tools.map(toolFunction), ...BUILT_IN.map((fn) => fn.offer(setup))];
+}
+
+/** The end-call function as the model sees it on this assistant's calls (the engine API gives it apart). */
+export const endCallFunction = (setup: FunctionSetup): CallFunction => endCall.offer(setup);
+
+/**
+ * Runs a function the model called, by its name; answers its output (JSON text). Never
+ * rejects: a function that throws (a tool the server cannot call, its record not kept) is
+ * answered as a tool error so that the model's turn goes on, and logged; the error's text
+ * stays in the log, as it may name the server's internals.
+ */
+export async function runFunction(setup: CallTools, name: string, args: string, context: FunctionContext): Promise<string> {
+  const builtIn = BUILT_IN.find((fn) => fn.name === name);
+  const tool = builtIn ? null : setup.tools.find((candidate) => candidate.name === name);
+  if (!builtIn && !tool) return JSON.stringify({ error: 'unknown tool' });
+  try {
+    return builtIn ? await builtIn.run(args, context) : await runAssistantTool(tool!, args, context);
+  } catch (error) {
+    context.deps.logger.error('voice: a tool run failed', error, { call_id: context.call.id, tool: name, ...(tool ? { tool_id: tool.id } : {}) });
+    return JSON.stringify({ error: 'the tool could not be run' });
+  }
+}

@@ -1,0 +1,145 @@
+import { advance, answerTool, MS_PER_CHAR, toolRunning, virtualCall } from '../helpers/virtual-call';
+
+/**
+ * The pipeline engine's turn-taking and replies on virtual time (tests/helpers/virtual-call.ts):
+ * the real engine with scripted VAD, STT, model, TTS, transport and tools, on jest's fake
+ * timers. Each race below takes seconds on a real call and milliseconds here, and happens at the
+ * same instant every run. The end-to-end calls on real sockets are pipeline-engine.test.ts.
+ *
+ * Defaults of the assistant (ASSISTANT_DEFAULTS): endpoint_sensitivity 2.5 (700 ms of silence
+ * ends a turn), interrupt_sensitivity 2.5 (575 ms of speech interrupts), interruptions allowed.
+ */
+jest.mock('../../src/modules/calls/call.tools', () => ({
+  runTool: (_deps: unknown, _call: unknown, tool: { name: string }) => require('../helpers/virtual-call').toolRun(tool.name),
+}));
+
+beforeEach(() => jest.useFakeTimers());
+afterEach(() => jest.useRealTimers());
+
+const customerFirst = { who_speaks_first: 'Customer' as const };
+/** How long TTS audio of a text lasts. */
+const audioMs = (text: string) => text.length * MS_PER_CHAR;
+
+it('answers a caller’s turn once the silence after it ends it, and records both turns', async () => {
+  const call = virtualCall(customerFirst);
+  call.llm.reply({ text: 'Claro, posso ajudar.' });
+  await call.caller.says('Quero saber do meu pedido', 1200);
+  await advance(700 + 300 + 400 + audioMs('Claro, posso ajudar.') + 200);
+  expect(call.turns()).toEqual(['customer: Quero saber do meu pedido', 'assistant: Claro, posso ajudar.']);
+  expect(call.llm.requests[0].messages.at(-1)).toEqual({ role: 'user', content: 'Quero saber do meu pedido' });
+  await call.end();
+});
+
+describe('a barge-in', () => {
+  const answer = 'Temos três planos: o básico, o intermediário e o completo, cada um com um preço.';
+
+  it('before the model’s first word: the request is dropped, nothing is said, and the caller’s new words are answered', async () => {
+    const call = virtualCall(customerFirst);
+    call.llm.reply({ text: answer, firstTokenMs: 3000 }, { text: 'Pois não.' });
+    await call.caller.says('Quais são os planos', 1000);
+    await advance(1100); // the turn is over, the model thinks
+    expect(call.llm.requests).toHaveLength(1);
+    await call.caller.says('Espera, outra coisa', 800);
+    await advance(3000);
+    expect(call.spoken).not.toContain(answer);
+    expect(call.turns()).toEqual(['customer: Quais são os planos', 'customer: Espera, outra coisa', 'assistant: Pois não.']);
+    await call.end();
+  });
+
+  it('while the voice is being made: nothing is said of the answer, and its text leaves the model’s context', async () => {
+    const call = virtualCall(customerFirst, { ttsFirstByteMs: 1500 });
+    call.llm.reply({ text: answer, firstTokenMs: 100 }, { text: 'Pois não.' });
+    await call.caller.says('Quais são os planos', 1000);
+    await advance(1300); // the model wrote, TTS has no audio yet
+    expect(call.spoken.length).toBeGreaterThan(0);
+    expect(call.media.sentMs).toBe(0);
+    await call.caller.says('Espera, outra coisa', 800);
+    await advance(4000);
+    expect(call.turns()).toEqual(['customer: Quais são os planos', 'customer: Espera, outra coisa', 'assistant: Pois não.']);
+    // The model hears only what the caller heard: no word of the answer it wrote.
+    expect(call.llm.requests[1].messages.filter((m) => m.role === 'assistant')).toEqual([]);
+    await call.end();
+  });
+
+  it('while the answer plays: the speaker stops (clear), and the assistant’s turn is cut to what the caller heard', async () => {
+    const call = virtualCall(customerFirst);
+    call.llm.reply({ text: answer }, { text: 'Pois não.' });
+    await call.caller.says('Quais são os planos', 1000);
+    await advance(1000 + 1500); // about 1.5 s of the answer heard
+    expect(call.media.sentMs).toBeGreaterThan(1000);
+    await call.caller.says('Espera', 800);
+    expect(call.media.clears).toBe(1);
+    await advance(3000);
+    const [, cut] = call.record.turns.filter((turn) => turn.speaker !== 'system');
+    expect(cut.speaker).toBe('assistant');
+    expect(answer.startsWith(cut.text)).toBe(true);
+    expect(cut.text.length).toBeGreaterThan(10);
+    expect(cut.text.length).toBeLessThan(answer.length - 20);
+    // The model's context holds the same cut answer.
+    expect(call.llm.requests[1].messages.find((m) => m.role === 'assistant')).toMatchObject({ content: cut.text });
+    await call.end();
+  });
+
+  it('while a tool runs: the model hears the caller spoke first, and the tool’s real result once it answers (never asked twice)', async () => {
+    const call = virtualCall(customerFirst, { tools: ['book_visit'] });
+    call.llm.reply({ text: 'Vou marcar.', toolCalls: [{ name: 'book_visit', arguments: '{}' }] }, { text: 'Pois não.' }, { text: 'Está marcado.' });
+    await call.caller.says('Marca para terça', 1000);
+    await advance(1000 + audioMs('Vou marcar.') + 300);
+    expect(toolRunning('book_visit')).toBe(true);
+    await call.caller.says('Alô', 700);
+    await advance(2000);
+    const second = call.llm.requests[1].messages;
+    expect(second.find((m) => m.role === 'tool')).toMatchObject({ content: '{"error":"the caller spoke before the tool answered"}' });
+    answerTool('book_visit', '{"booked":true}');
+    await advance(10);
+    await call.caller.says('E então', 700);
+    await advance(2000);
+    const third = call.llm.requests[2].messages;
+    expect(third.filter((m) => m.role === 'tool')).toEqual([{ role: 'tool', tool_call_id: expect.any(String), content: JSON.stringify({ status: 200, response: '{"booked":true}' }) }]);
+    expect(call.record.toolCalls).toHaveLength(1);
+    await call.end();
+  });
+
+  it('during the filler: the filler stops, the answer never plays', async () => {
+    const call = virtualCall({ ...customerFirst, filler_audios: true });
+    call.llm.reply({ text: 'Achei o seu pedido.', firstTokenMs: 4000 }, { text: 'Pois não.' });
+    await call.caller.says('Cadê meu pedido', 1000);
+    await advance(1000 + 1200 + 200); // the filler plays
+    expect(call.spoken).toContain('Um momento.');
+    await call.caller.says('Deixa pra lá', 800);
+    await advance(5000);
+    expect(call.spoken).not.toContain('Achei o seu pedido.');
+    expect(call.turns()).toEqual(['customer: Cadê meu pedido', 'customer: Deixa pra lá', 'assistant: Pois não.']);
+    await call.end();
+  });
+});
+
+describe('the end of a call', () => {
+  it('hangs up once the goodbye has been heard to its end', async () => {
+    const call = virtualCall(customerFirst);
+    const goodbye = 'Obrigado pela ligação, até logo!';
+    call.llm.reply({ text: goodbye, toolCalls: [{ name: 'endCall' }] });
+    await call.caller.says('Era só isso', 900);
+    await advance(1100);
+    expect(call.record.hungUp).toBeNull();
+    await advance(audioMs(goodbye));
+    expect(call.record.hungUp).toBe('end-call-tool');
+    expect(call.turns().at(-1)).toBe(`assistant: ${goodbye}`);
+    await call.end();
+  });
+
+  it('a goodbye cut off by the caller hangs up at once, its turn cut to what was heard', async () => {
+    const call = virtualCall(customerFirst);
+    const goodbye = 'Obrigado pela ligação, tenha um ótimo dia e até a próxima vez!';
+    call.llm.reply({ text: goodbye, toolCalls: [{ name: 'endCall' }] });
+    await call.caller.says('Era só isso', 900);
+    await advance(1100 + 800);
+    expect(call.record.hungUp).toBeNull();
+    await call.caller.says('Espera, mais uma coisa', 700);
+    expect(call.record.hungUp).toBe('end-call-tool');
+    const said = call.record.turns.filter((turn) => turn.speaker === 'assistant').at(-1)!.text;
+    expect(goodbye.startsWith(said)).toBe(true);
+    expect(said.length).toBeLessThan(goodbye.length);
+    await call.end();
+  });
+});
