@@ -87,7 +87,17 @@ export async function advance(ms: number): Promise<void> {
   await jest.advanceTimersByTimeAsync(ms);
 }
 
-export function virtualCall(settings: Partial<Assistant> = {}, options: { tools?: string[]; playoutMs?: number; ttsFirstByteMs?: number } = {}) {
+export interface VirtualOptions {
+  /** The assistant's tools, by name (each run waits for `answerTool`). */
+  tools?: string[];
+  /** How long after a mark is sent the transport reports it played. */
+  playoutMs?: number;
+  ttsFirstByteMs?: number;
+  /** The STT refuses the stream this long after it is opened (a wrong key). */
+  sttRefusesAfterMs?: number;
+}
+
+export function virtualCall(settings: Partial<Assistant> = {}, options: VirtualOptions = {}) {
   const assistant = { ...ASSISTANT_DEFAULTS, initial_message: 'Olá!', system_prompt: 'Você atende.', noise_cancellation: false, ...settings } as unknown as Assistant;
   const playoutMs = options.playoutMs ?? 60;
   const ttsFirstByteMs = options.ttsFirstByteMs ?? 100;
@@ -96,6 +106,7 @@ export function virtualCall(settings: Partial<Assistant> = {}, options: { tools?
   const record = {
     turns: [] as (Turn & { at: number })[],
     hungUp: null as HangupReason | null,
+    hungUpAt: null as number | null,
     failed: null as string | null,
     toolCalls: [] as unknown[],
     errors: [] as string[],
@@ -108,6 +119,7 @@ export function virtualCall(settings: Partial<Assistant> = {}, options: { tools?
     failed: (detail: string) => (record.failed = detail),
     hangup: async (reason: HangupReason) => {
       record.hungUp ??= reason;
+      record.hungUpAt ??= Date.now();
     },
     endedAtProvider: () => {},
     settled: async () => {},
@@ -126,6 +138,7 @@ export function virtualCall(settings: Partial<Assistant> = {}, options: { tools?
     vendor: 'scripted',
     open: (_options, events) => {
       sttEvents = events;
+      if (options.sttRefusesAfterMs !== undefined) setTimeout(() => events.failed(new ServiceError('stt', 'refused', 'Deepgram refused the stream: HTTP 401')), options.sttRefusesAfterMs);
       return {
         send: () => {},
         finalize: () => {
@@ -292,6 +305,8 @@ export function virtualCall(settings: Partial<Assistant> = {}, options: { tools?
 
   return {
     engine,
+    /** When the call began (virtual ms since the epoch). */
+    startedAt: openedAt,
     record,
     caller,
     /** The model's next answers, in order. */

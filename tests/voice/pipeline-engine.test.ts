@@ -257,6 +257,20 @@ async function talkingAssistant(settings: Record<string, unknown>): Promise<Live
   return live;
 }
 
+it('hears the caller from the first audio Twilio sends, while the engine is still starting', async () => {
+  const sessions = deepgram.sessions.length;
+  // The caller's line is live from the stream's start: its first frames arrive before the engine exists.
+  const live = await call(await assistantWith({ who_speaks_first: 'Customer' }));
+  const [stream] = await until('the STT stream', async () => deepgram.sessions.slice(sessions), (found) => found.length === 1);
+  await new Promise((resolve) => setTimeout(resolve, 500));
+  live.caller.hangUp();
+  const sent = live.caller.sent;
+  // Every frame the caller sent reached Deepgram, the first ones included.
+  await until('all the audio at Deepgram', async () => stream.received, (received) => received >= sent * 160, 5_000).catch(() => {});
+  expect(stream.received).toBe(sent * 160);
+  await hangUp(live);
+});
+
 it('stops talking when the caller talks over it: clear sent, the model and TTS stopped, its turn cut to what was heard', async () => {
   const live = await talkingAssistant({ allow_interruptions: true, interrupt_sensitivity: 5 });
   deepgram.transcripts.push('Espera um pouco');
@@ -477,13 +491,19 @@ it('apologises and hangs up when speech to text fails, and hangs up at once when
   expect((await until('ended', () => callRow(dropped.id), (r) => r.hangup_reason !== null)).hangup_reason).toBe('stt-failed');
   await hangUp(dropped);
 
-  // Speech to text refuses the key: the apology, then stt-failed.
+  // Speech to text refuses the key at the call's start (the caller speaks first, so nothing was
+  // being said): the apology is spoken and heard to its end, then stt-failed.
   deepgram.refuse = true;
+  const spokenBefore = speechInputs().length;
   const deaf = await call(await assistantWith({ who_speaks_first: 'Customer' }));
   await until('hung up', async () => hungUp(deaf), Boolean, 20_000);
+  const heardAtHangup = deaf.heard().length;
   deepgram.refuse = false;
   expect((await until('ended', () => callRow(deaf.id), (r) => r.hangup_reason !== null)).hangup_reason).toBe('stt-failed');
-  expect(deaf.heard().length).toBeGreaterThan(0);
+  const apology = speechInputs().slice(spokenBefore).find((input) => input.startsWith('Desculpe'));
+  expect(apology).toBeDefined();
+  // The fake's 60 ms a character, sent in 20 ms frames, all before the hang-up (less a frame or two of rounding).
+  expect(heardAtHangup).toBeGreaterThanOrEqual(Math.floor((apology!.length * 60) / 20) - 2);
   await hangUp(deaf);
 
   // TTS fails: nothing can be said, the call is hung up at once with tts-failed.

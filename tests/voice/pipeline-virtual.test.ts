@@ -143,3 +143,18 @@ describe('the end of a call', () => {
     await call.end();
   });
 });
+
+describe('a vendor that fails', () => {
+  it.each([['AI assistant'], ['Customer']] as const)('STT refused at the start (%s speaks first): the apology is heard to its end, then the call is hung up', async (first) => {
+    const call = virtualCall({ who_speaks_first: first }, { sttRefusesAfterMs: 30 });
+    await advance(20_000);
+    expect(call.record.hungUp).toBe('stt-failed');
+    const apology = call.spoken.find((text) => text.startsWith('Desculpe'))!;
+    expect(apology).toBeDefined();
+    // Hung up once the apology's audio was sent and played (its marks came back), not before.
+    expect(call.media.sentMs).toBeGreaterThanOrEqual(audioMs(apology));
+    expect(call.record.hungUpAt! - call.startedAt).toBeGreaterThanOrEqual(30 + audioMs(apology));
+    expect(call.record.hungUpAt! - call.startedAt).toBeLessThan(30 + audioMs(apology) + 1000);
+    await call.end();
+  });
+});

@@ -204,6 +204,23 @@ it('runs a web call on the Realtime engine: audio both ways as the browser’s P
   expect(await callRow(id)).toMatchObject({ status: 'ended', hangup_reason: 'api', total_cost: Number(FEE).toFixed(4) });
 });
 
+it('hears the caller from the first audio the page sends, while the engine is still starting', async () => {
+  const assistant = await pipelineAssistant(me, { who_speaks_first: 'Customer' });
+  const sessions = deepgram.sessions.length;
+  const { url } = await startWebCall(assistant);
+  // The page's microphone is live from the socket's open: its first frames arrive before the engine exists.
+  const { page, caller } = await connect(url);
+  const [stream] = await until('the STT stream', async () => deepgram.sessions.slice(sessions), (found) => found.length === 1);
+  await new Promise((resolve) => setTimeout(resolve, 500));
+  caller.hangUp();
+  const sent = caller.sent;
+  await until('all the audio at Deepgram', async () => stream.received, (received) => received >= sent * 160 - 16, 5_000).catch(() => {});
+  // Every frame the page sent reached Deepgram (8 kHz mu-law: 160 bytes a 20 ms frame), but
+  // for the few samples the 16 -> 8 kHz filter still holds.
+  expect(stream.received).toBeGreaterThanOrEqual(sent * 160 - 16);
+  page.close();
+});
+
 it('sends clear when the caller talks over the assistant, so the page drops what it has queued', async () => {
   const assistant = await pipelineAssistant(me, { allow_interruptions: true, interrupt_sensitivity: 5 });
   const { url } = await startWebCall(assistant);

@@ -9,6 +9,7 @@ import { decodeInto, encodeInto } from '../codecs/mulaw';
 import { Resampler } from '../codecs/resample';
 import { MEDIA_SAMPLE_RATE, type MediaEnd, type MediaOut, type VoiceEngine } from '../engine';
 import { engineSetup } from '../engine.setup';
+import { EarlyAudio } from './early-audio';
 import { startEngine, type EngineDeps } from '../engines';
 import { LiveCall, type LiveCallDeps } from '../live-call';
 import { AudioPacer, PACING_CLOSE_CODE, PACING_CLOSE_REASON } from '../pacing';
@@ -123,7 +124,9 @@ class WebCallSession {
   private callId = 0;
   private live: LiveCall | null = null;
   /** The caller's audio on its way to the seam's rate. */
-  private readonly toEngine = new Resampler(BROWSER_SAMPLE_RATE, MEDIA_SAMPLE_RATE);
+  private readonly toSeam = new Resampler(BROWSER_SAMPLE_RATE, MEDIA_SAMPLE_RATE);
+  /** The caller's audio while the engine starts. */
+  private readonly early = new EarlyAudio<Buffer>();
   private readonly toBrowser = new Resampler(MEDIA_SAMPLE_RATE, BROWSER_SAMPLE_RATE);
   private readonly pace = new AudioPacer('browser');
   /** Closed for sending audio too fast: what it still sends is ignored. */
@@ -218,6 +221,7 @@ class WebCallSession {
       this.engine = engine;
       // The page left, or the call ended, while the engine started.
       if (this.over) return void (await this.endEngine('customer'));
+      this.early.drain((bytes) => this.toEngine(engine, bytes));
       this.send({ type: 'state', state: 'listening' });
     } catch (error) {
       logger.error('voice: a web call could not start', error, { call_id: callId });
@@ -289,11 +293,17 @@ class WebCallSession {
       this.socket.close(PACING_CLOSE_CODE, PACING_CLOSE_REASON);
       return;
     }
-    if (verdict === 'drop' || !this.engine) return;
+    if (verdict === 'drop') return;
+    if (this.engine) this.toEngine(this.engine, bytes);
+    // A copy, as the socket's buffer is not ours to keep.
+    else this.early.keep(Buffer.from(bytes), ((bytes.length >> 1) * 1000) / BROWSER_SAMPLE_RATE);
+  }
+
+  private toEngine(engine: VoiceEngine, bytes: Buffer): void {
     const wide = pcm16(bytes);
-    const pcm = this.toEngine.process(wide);
+    const pcm = this.toSeam.process(wide);
     // The 16 kHz audio goes too: a copy, as the socket's buffer is not ours to keep.
-    if (pcm.length) this.engine.audio(Buffer.from(encodeInto(pcm, new Uint8Array(pcm.length))).toString('base64'), wide.slice());
+    if (pcm.length) engine.audio(Buffer.from(encodeInto(pcm, new Uint8Array(pcm.length))).toString('base64'), wide.slice());
   }
 
   /** What the engine sends, as the page's messages. */

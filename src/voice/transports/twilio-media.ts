@@ -7,6 +7,7 @@ import { Call } from '../../modules/calls/call.entity';
 import { validMediaToken } from '../../telephony/twilio.wire';
 import { payloadMs, type MediaOut, type VoiceEngine } from '../engine';
 import { engineSetup } from '../engine.setup';
+import { EarlyAudio } from './early-audio';
 import { startEngine, type EngineDeps } from '../engines';
 import { LiveCall, type LiveCallDeps } from '../live-call';
 import { AudioPacer, PACING_CLOSE_CODE, PACING_CLOSE_REASON } from '../pacing';
@@ -105,6 +106,8 @@ class MediaStream {
   private readonly pace = new AudioPacer('twilio');
   private tooFast = false;
   private readonly startTimer: NodeJS.Timeout;
+  /** The caller's audio while the engine starts. */
+  private readonly early = new EarlyAudio<string>();
 
   constructor(
     private readonly runtime: MediaDeps,
@@ -145,7 +148,10 @@ class MediaStream {
         const payload = stringField(objectField(message, 'media'), 'payload');
         if (payload === undefined || this.tooFast) return;
         const verdict = this.pace.take(payloadMs(payload));
-        if (verdict === 'pass') this.engine?.audio(payload);
+        if (verdict === 'pass') {
+          if (this.engine) this.engine.audio(payload);
+          else this.early.keep(payload, payloadMs(payload));
+        }
         else if (verdict === 'close') {
           this.tooFast = true;
           this.runtime.logger.warn('voice: closed a media stream sending audio faster than real time');
@@ -214,6 +220,7 @@ class MediaStream {
       return;
     }
     this.engine = engine;
+    this.early.drain((payload) => engine.audio(payload));
   }
 
   private async onClose(): Promise<void> {
