@@ -1,4 +1,4 @@
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import fs from 'node:fs/promises';
@@ -78,6 +78,11 @@ export type Transport = 'twilio' | 'web';
 
 export interface PipelineLevel {
   calls: number;
+  /** Admission rows (`--admission`): the calls offered, one every ADMISSION_OFFER_MS, and those the process refused (`calls` are the ones it took). */
+  offered?: number;
+  refused?: number;
+  /** The machine's other core was kept busy (a spinning process) for the row. */
+  busy_core?: boolean;
   /** vozgate, or the floor (bench/pipeline-floor.ts: the same calls and vendors, no engine). */
   target: 'vozgate' | 'floor';
   transport: Transport;
@@ -157,6 +162,10 @@ const WEBCALL_CALLS = 50;
 const WEBCALL_ROUNDS = 3;
 /** The calls of the run with noise cancellation, for its CPU. */
 const NOISE_CANCELLED_CALLS = 10;
+/** `--admission`: the reference row's calls, the calls offered to one process, and the pace they are offered at (a campaign's ramp). */
+const ADMISSION_REFERENCE_CALLS = 50;
+const ADMISSION_OFFERED_CALLS = 100;
+const ADMISSION_OFFER_MS = 200;
 /** Measured seconds per N. */
 const SECONDS = { quick: 12, full: 30 };
 const ENDPOINT_SENSITIVITY = 5;
@@ -492,7 +501,7 @@ let transcriptSeq = 0;
 let callSeq = 0;
 
 /** A Twilio call to the assistant's number, answered on the voice URL, its media stream open and its STT stream with it. */
-async function ring(setup: Setup, port: number, number: string): Promise<Caller> {
+async function ring(setup: Setup, port: number, number: string): Promise<Caller | null> {
   const callSid = `CA${randomBytes(16).toString('hex')}`;
   const params = { CallSid: callSid, AccountSid: ACCOUNT_SID, From: `+55119${String(10_000_000 + ++callSeq)}`, To: number, CallStatus: 'ringing', Direction: 'inbound' };
   const res = await fetch(`http://127.0.0.1:${port}/telephony/twilio/voice`, {
@@ -501,6 +510,8 @@ async function ring(setup: Setup, port: number, number: string): Promise<Caller>
     body: new URLSearchParams(params).toString(),
   });
   const twiml = await res.text();
+  // Admission control turned the call away: the caller hears busy.
+  if (twiml.includes('<Reject reason="busy"/>')) return null;
   const parameters = Object.fromEntries([...twiml.matchAll(/<Parameter name="(\w+)" value="([^"]+)"\/>/g)].map((m) => [m[1], m[2]]));
   if (!parameters.token) throw new Error(`pipeline: the call was not answered: ${twiml}`);
   const socket = new WebSocket(`ws://127.0.0.1:${port}/telephony/twilio/media`, { perMessageDeflate: false });
@@ -611,6 +622,8 @@ async function runLevel(
   profileDir?: string,
   transport: Transport = 'twilio',
   target: 'vozgate' | 'floor' = 'vozgate',
+  /** Admission rows: the calls are offered one every ADMISSION_OFFER_MS, on a machine whose other core spins. */
+  admission?: { offerEveryMs: number; refusing: boolean },
 ): Promise<{ level: PipelineLevel; profile?: string }> {
   const { log } = setup;
   const flags = ['--inspect=127.0.0.1:0', ...(profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [])];
@@ -619,12 +632,16 @@ async function runLevel(
       ? await start([...flags, path.join(setup.root, 'dist/bench/pipeline-floor.js')], setup.env, /REST\s+http:\/\/[^:]+:(\d+)\/api/, setup.node)
       : await startVozgate(setup.root, setup.databaseUrl, setup.env, flags, setup.node);
   const pid = server.child.pid!;
+  // The machine's other core kept busy, as a shared machine's is.
+  const spinner = admission ? spawn(setup.node, ['-e', 'for (;;);'], { stdio: 'ignore' }) : null;
   const number = cancelled ? setup.numbers.cancelled : setup.numbers.plain;
   const dial = () => (transport === 'web' ? ringWeb(setup, server.port, setup.plainAssistant) : ring(setup, server.port, number));
   const phones: Caller[] = [];
+  let refused = 0;
   try {
     // One call, one turn: the VAD's model, the clients and the code paths warm, as a running server's are.
     const first = await dial();
+    if (!first) throw new Error('pipeline: the warm-up call was refused');
     first.start(0);
     await sleep(500);
     await untilIdle([first], 15_000);
@@ -636,10 +653,16 @@ async function runLevel(
 
     log(`pipeline: ringing ${calls} ${transport === 'web' ? 'web ' : ''}calls${cancelled ? ' (noise cancellation)' : ''}${target === 'floor' ? ' on the floor' : ''}`);
     for (let i = 0; i < calls; i++) {
+      const offeredAt = performance.now();
       const call = await dial();
-      call.start(Math.random() * FIRST_TURN_SPREAD_MS);
-      phones.push(call);
+      if (!call) refused++;
+      else {
+        call.start(Math.random() * FIRST_TURN_SPREAD_MS);
+        phones.push(call);
+      }
+      if (admission) await sleep(Math.max(0, admission.offerEveryMs - (performance.now() - offeredAt)));
     }
+    if (admission) log(`pipeline: ${phones.length} of ${calls} calls taken, ${refused} refused`);
     await sleep(SETTLE_MS);
 
     log(`pipeline: ${seconds} s of conversation on ${calls} calls`);
@@ -683,8 +706,12 @@ async function runLevel(
     const v2vStats = stats(v2v);
     const addedStats = stats(v2v.map((ms) => ms - fixed));
     const vadEnd = stats(decided.map((t) => t.finalizeAt! - t.lastSpeechAt!));
+    // The per-call figures are over the calls the process took.
+    const taken = phones.length;
     const level: PipelineLevel = {
-      calls,
+      calls: taken,
+      ...(admission ? { busy_core: true } : {}),
+      ...(admission?.refusing ? { offered: calls, refused } : {}),
       target,
       transport,
       noise_cancellation: cancelled,
@@ -704,14 +731,14 @@ async function runLevel(
       vad_end_p50_ms: vadEnd.p50_ms,
       vad_end_p99_ms: vadEnd.p99_ms,
       vad_after_stt_share: decided.length ? round((decided.filter((t) => t.wordsFinalAt !== null && t.wordsFinalAt < t.finalizeAt!).length / decided.length) * 100) / 100 : 0,
-      cpu_core_pct_per_call: Math.round((cpu / (to - from) / calls) * 10000) / 100,
+      cpu_core_pct_per_call: Math.round((cpu / (to - from) / taken) * 10000) / 100,
       server_main_thread_pct: Math.round((main / (to - from)) * 1000) / 10,
       bench_cpu_pct: Math.round(((benchCpu.user + benchCpu.system) / 1000 / (to - from)) * 1000) / 10,
       machine_busy_pct: Math.round(((machineAfter.busy - machineBefore.busy) / (machineAfter.total - machineBefore.total)) * 1000) / 10,
       cores: cpus().length,
-      rss_mb_per_call: Math.round(((collected - baseline.rss) / 1024 / calls) * 100) / 100,
-      peak_rss_mb_per_call: Math.round(((rssPeak - baseline.rss) / 1024 / calls) * 100) / 100,
-      live_heap_kb_per_call: Math.round(((live - baseline.live) * 1024) / calls),
+      rss_mb_per_call: Math.round(((collected - baseline.rss) / 1024 / taken) * 100) / 100,
+      peak_rss_mb_per_call: Math.round(((rssPeak - baseline.rss) / 1024 / taken) * 100) / 100,
+      live_heap_kb_per_call: Math.round(((live - baseline.live) * 1024) / taken),
       frames,
       late_frames: late,
       late_share: frames ? Math.round((late / frames) * 10000) / 10000 : 0,
@@ -721,7 +748,7 @@ async function runLevel(
       server_loop_p99_ms: serverLoop.p99,
       server_loop_max_ms: serverLoop.max,
       bench_loop_p99_ms: round(benchLoop.percentile(99) / 1e6),
-      wal_bytes_per_call: Math.round(walBytes / calls),
+      wal_bytes_per_call: Math.round(walBytes / taken),
       wal_bytes_per_turn: turns.length ? Math.round(walBytes / turns.length) : 0,
     };
     log(`pipeline: ${calls} calls: ${JSON.stringify(level)}`);
@@ -736,6 +763,7 @@ async function runLevel(
     const title = `Profile: the pipeline engine, ${calls} calls${cancelled ? ' with noise cancellation' : ''} (${turns.length} turns in ${seconds} s)`;
     return { level, profile: profileMarkdown(title, summariseProfile(profile, fromUs, toUs), turns.length) };
   } finally {
+    spinner?.kill('SIGKILL');
     for (const call of phones) call.hangUp();
     if (server.child.exitCode === null) {
       await sleep(500); // the calls' ends reach the server
@@ -754,7 +782,7 @@ async function runLevel(
 export async function runPipelineScenario(
   adminUrl: string,
   root: string,
-  options: { quick: boolean; profile: boolean; webcall?: boolean; calls?: number; seconds?: number; noiseCalls?: number[]; noiseRounds?: number },
+  options: { quick: boolean; profile: boolean; webcall?: boolean; calls?: number; seconds?: number; noiseCalls?: number[]; noiseRounds?: number; admission?: boolean },
   log: (line: string) => void,
   node = process.execPath,
 ): Promise<PipelineResult> {
@@ -827,7 +855,16 @@ export async function runPipelineScenario(
 
     const seconds = options.seconds ?? SECONDS[options.quick ? 'quick' : 'full'];
     const levels: PipelineLevel[] = [];
-    if (options.calls) {
+    if (options.admission) {
+      // `--admission [--calls N] [--rounds R]`: with the machine's other core kept busy, 50 calls
+      // (the reference, admission control off), then N (100) offered one every ADMISSION_OFFER_MS to one process with
+      // admission control: those it takes keep their latency, the rest are refused.
+      for (let round = 0; round < (options.noiseRounds ?? 1); round++) {
+        const off = { ...setup, env: { ...setup.env, VOICE_MAX_LOAD_DELAY_MS: '0' } };
+        levels.push((await runLevel(off, ADMISSION_REFERENCE_CALLS, false, seconds, undefined, 'twilio', 'vozgate', { offerEveryMs: ADMISSION_OFFER_MS, refusing: false })).level);
+        levels.push((await runLevel(setup, options.calls ?? ADMISSION_OFFERED_CALLS, false, seconds, undefined, 'twilio', 'vozgate', { offerEveryMs: ADMISSION_OFFER_MS, refusing: true })).level);
+      }
+    } else if (options.calls) {
       // `--calls N`: that level alone (a small run, e.g. for the write-ahead log a call costs).
       levels.push((await runLevel(setup, options.calls, false, seconds)).level);
     } else if (options.profile) {

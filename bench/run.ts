@@ -11,7 +11,7 @@ import { initOrm } from '../src/db/orm';
 import { DATASET_VERSION, SCALES, buildDataset, filterRange, loadDataset, resetDataset, type Dataset } from './dataset';
 import { DIALER_CALL_NOTE, runDialerScenario, type DialerResult } from './dialer';
 import { collectGarbage, cpuMs, percentile, rssMb, start, startVozgate } from './process';
-import { runPipelineScenario, type PipelineResult } from './pipeline';
+import { runPipelineScenario, type PipelineLevel, type PipelineResult } from './pipeline';
 import { profileMarkdown, summariseProfile, type CpuProfile } from './profile';
 import { runSubscriptionsScenario, type SubscriptionsResult } from './subscriptions';
 import { runVoiceScenario, type VoiceResult } from './voice';
@@ -39,6 +39,8 @@ const { values: flags } = parseArgs({
     /** `--only pipeline --calls N`: that many calls alone (no other level, no floor), for a small run; its results are printed, not kept. */
     calls: { type: 'string' },
     'noise-calls': { type: 'string' },
+    /** `--only pipeline --admission [--calls N] [--rounds R]`: admission control's row (bench/results/pipeline-admission.md). */
+    admission: { type: 'boolean', default: false },
   },
 });
 /** The Node binary the floor and vozgate run on (`--node PATH`; by default the benchmark's own). */
@@ -517,6 +519,25 @@ function webcallTable(p: PipelineResult): string {
   ].join('\n');
 }
 
+/** A row's calls: the floor's, or those an admission row's process took of the calls offered. */
+function callsLabel(l: PipelineLevel): string {
+  if (l.offered !== undefined) return `${l.calls} of ${l.offered} offered (${l.refused} refused), other core busy`;
+  return `${l.calls}${l.target === 'floor' ? ' (floor)' : ''}${l.busy_core ? ', other core busy, admission off' : ''}`;
+}
+
+/** Admission control's target (issue 50, item 6): the calls taken keep an added p99 within 2x the 50-call row's, none answered late. */
+function admissionSummary(p: PipelineResult): string {
+  const lines = ['Admission control (issue 50, item 6): with the machine\'s other core kept busy (a spinning process), 50 calls offered to one API process with admission control off, then 100 offered one every 200 ms to one with it on (VOICE_MAX_LOAD_DELAY_MS default), each on a fresh server.', ''];
+  for (let i = 0; i + 1 < p.levels.length; i += 2) {
+    const [reference, offered] = [p.levels[i], p.levels[i + 1]];
+    const ratio = reference.added_p99_ms > 0 ? Math.round((offered.added_p99_ms / reference.added_p99_ms) * 100) / 100 : null;
+    lines.push(
+      `- Round ${i / 2 + 1}: ${offered.calls} of ${offered.offered} calls taken, ${offered.refused} refused; added p99 ${offered.added_p99_ms} ms against the 50-call row's ${reference.added_p99_ms} ms (${ratio}x; target <= 2x); unanswered turns ${offered.unanswered} (50-call row: ${reference.unanswered}); late answer frames ${offered.late_frames} of ${offered.frames} (50-call row: ${reference.late_frames} of ${reference.frames}).`,
+    );
+  }
+  return lines.join('\n');
+}
+
 function pipelineTable(p: PipelineResult): string {
   const fixed = `${p.endpoint_silence_ms} + ${p.stt_final_ms} + ${p.llm_first_token_ms} + ${p.tts_first_byte_ms}`;
   const pct = (share: number) => `${(share * 100).toFixed(share > 0 && share < 0.001 ? 3 : 1)}%`;
@@ -529,7 +550,7 @@ function pipelineTable(p: PipelineResult): string {
     '|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
     ...p.levels.map(
       (l) =>
-        `| ${l.calls}${l.target === 'floor' ? ' (floor)' : ''} | ${l.noise_cancellation ? 'on' : 'off'} | ${l.seconds} | ${l.turns} | ${l.unanswered} | ${l.v2v_p50_ms} | ${l.added_p50_ms} | ${l.added_p99_ms} | ${l.cpu_core_pct_per_call}% | ${l.server_main_thread_pct}% | ${l.rss_mb_per_call} MB | ${l.late_frames} of ${l.frames} (${pct(l.late_share)}) | ${l.worst_late_ms} | ${l.server_loop_p99_ms ?? 'n/a'} / ${l.server_loop_max_ms ?? 'n/a'} | ${l.bench_cpu_pct}% / ${l.bench_loop_p99_ms} | ${l.machine_busy_pct}% of ${l.cores} cores | ${l.wal_bytes_per_call ?? 'n/a'} / ${l.wal_bytes_per_turn ?? 'n/a'} |`,
+        `| ${callsLabel(l)} | ${l.noise_cancellation ? 'on' : 'off'} | ${l.seconds} | ${l.turns} | ${l.unanswered} | ${l.v2v_p50_ms} | ${l.added_p50_ms} | ${l.added_p99_ms} | ${l.cpu_core_pct_per_call}% | ${l.server_main_thread_pct}% | ${l.rss_mb_per_call} MB | ${l.late_frames} of ${l.frames} (${pct(l.late_share)}) | ${l.worst_late_ms} | ${l.server_loop_p99_ms ?? 'n/a'} / ${l.server_loop_max_ms ?? 'n/a'} | ${l.bench_cpu_pct}% / ${l.bench_loop_p99_ms} | ${l.machine_busy_pct}% of ${l.cores} cores | ${l.wal_bytes_per_call ?? 'n/a'} / ${l.wal_bytes_per_turn ?? 'n/a'} |`,
     ),
     '',
     "Where the added time goes, p50 / p99 ms over the fakes' own latency in each part; and the VAD's end of turn (the Finalize as the fake STT receives it) after the last speech frame, with the share of turns in which it came after the STT's own final (the turn then waits 150 ms more, for the Finalize's answer):",
@@ -538,7 +559,7 @@ function pipelineTable(p: PipelineResult): string {
     '|---:|---|---:|---:|---:|---:|---:|---:|',
     ...p.levels.map(
       (l) =>
-        `| ${l.calls}${l.target === 'floor' ? ' (floor)' : ''} | ${l.noise_cancellation ? 'on' : 'off'} | ${l.parts.to_stt_final.p50_ms} / ${l.parts.to_stt_final.p99_ms} | ${l.parts.final_to_model.p50_ms} / ${l.parts.final_to_model.p99_ms} | ${l.parts.model_to_tts.p50_ms} / ${l.parts.model_to_tts.p99_ms} | ${l.parts.tts_to_first_frame.p50_ms} / ${l.parts.tts_to_first_frame.p99_ms} | ${l.vad_end_p50_ms} / ${l.vad_end_p99_ms} | ${pct(l.vad_after_stt_share)} |`,
+        `| ${callsLabel(l)} | ${l.noise_cancellation ? 'on' : 'off'} | ${l.parts.to_stt_final.p50_ms} / ${l.parts.to_stt_final.p99_ms} | ${l.parts.final_to_model.p50_ms} / ${l.parts.final_to_model.p99_ms} | ${l.parts.model_to_tts.p50_ms} / ${l.parts.model_to_tts.p99_ms} | ${l.parts.tts_to_first_frame.p50_ms} / ${l.parts.tts_to_first_frame.p99_ms} | ${l.vad_end_p50_ms} / ${l.vad_end_p99_ms} | ${pct(l.vad_after_stt_share)} |`,
     ),
     ...(at50
       ? [
@@ -629,6 +650,13 @@ async function main(): Promise<void> {
         // `--noise-calls 10,50 [--rounds R]`: only those calls with noise cancellation, each beside the floor, R rounds (the spread).
         const noiseCalls = flags['noise-calls']?.split(',').map(Number);
         const noiseRounds = Math.max(1, Number(flags.rounds ?? 1));
+        if (flags.admission) {
+          const rows = await runPipelineScenario(database.url, root, { quick: flags.quick, profile: false, admission: true, calls: flags.calls ? Number(flags.calls) : undefined, noiseRounds, seconds: flags.duration ? Number(flags.duration) : undefined }, log, targetNode);
+          const table = pipelineTable(rows);
+          process.stdout.write(`${table}\n`);
+          await fs.writeFile(path.join(root, 'bench', 'results', 'pipeline-admission.md'), `${admissionSummary(rows)}\n\n${table}\n\nMade by \`npm run bench -- --only pipeline --admission${flags.quick ? ' --quick' : ''}${flags.rounds ? ` --rounds ${flags.rounds}` : ''}\`.\n`);
+          return;
+        }
         const pipeline = await runPipelineScenario(database.url, root, { quick: flags.quick, profile: flags.profile, noiseCalls, noiseRounds, ...small }, log, targetNode);
         process.stdout.write(`${pipelineTable(pipeline)}\n`);
         // Figures under the profiler are for where the time goes (bench/results/profiles/pipeline.md), not for the

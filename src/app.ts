@@ -15,6 +15,7 @@ import { buildOpenApi } from './rest/openapi';
 import { routes } from './rest/routes';
 import { RestShim } from './rest/shim';
 import type { Runtime } from './runtime';
+import { startAdmission } from './voice/admission';
 import { startApollo } from './web/apollo';
 import { callRoutes } from './web/calls';
 import { consoleRoute } from './web/console';
@@ -68,7 +69,9 @@ export async function createApp(runtime: Runtime): Promise<App> {
     logUnexpected([error], requestId);
     return formatError(error.toJSON(), error);
   });
-  const session = sessions(runtime);
+  // A process that serves HTTP takes the calls' media: it measures its load and turns new calls away past the bound.
+  const admission = startAdmission(config, { em: () => orm.em.fork(), logger });
+  const session = sessions(runtime, admission);
   watchDatabase(orm);
   /** Set when close() starts. */
   let stopping = false;
@@ -83,7 +86,7 @@ export async function createApp(runtime: Runtime): Promise<App> {
     consoleRoute(config),
     metricsRoute(config),
     recordingRoute(orm, secrets),
-    ...callRoutes(runtime),
+    ...callRoutes({ ...runtime, admission }),
   ];
   const server = http.createServer(dispatcher(table, config, logger));
   server.keepAliveTimeout = 5_000;
@@ -117,6 +120,7 @@ export async function createApp(runtime: Runtime): Promise<App> {
         await within(drained, 1000);
       }
       await apollo.stop();
+      await admission.stop();
     },
   };
 }

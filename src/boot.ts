@@ -13,6 +13,8 @@ import type { TelephonyProvider } from './modules/calls/call.ports';
 import { recordServerTelephonyProvider } from './telephony/provider.record';
 import { SimulatorProvider } from './telephony/simulator';
 import { TwilioVoice } from './telephony/twilio';
+import { heartbeatStaleMs } from './jobs/heartbeat';
+import { mediaLoadReports } from './voice/load.report';
 import { openAiAnalyst } from './voice/post-call';
 
 export interface Booted {
@@ -72,6 +74,7 @@ export function createRuntime(parts: { orm: MikroORM; config: Config; secrets: S
     sms: createSmsProvider(config),
     lifecycle: { config, secrets, onFinished: scheduleCallWebhook, analyst: config.voice.openai ? openAiAnalyst(config.voice.openai, (model) => paramsOfModel(orm.em.fork(), model)) : null, logger },
     logger,
+    mediaLoad: mediaLoadReports(heartbeatStaleMs(config.workers.heartbeatMs)),
     telemetry: parts.telemetry ?? null,
   };
 }

@@ -57,6 +57,12 @@ export interface Config {
     /** The built-in pipeline engine's vendors (design.md, "The pipeline engine"); each null without its key. */
     pipeline: PipelineVendors;
   };
+  /**
+   * Admission control (VOICE_MAX_LOAD_DELAY_MS, src/voice/load.monitor.ts): past this event-loop
+   * delay or VAD lag over the last seconds, the process refuses new calls and the dialer holds
+   * its dials; 0: off.
+   */
+  maxLoadDelayMs: number;
   /** How long a web call's token lives until its browser connects with it (design.md, "Web calls"). */
   webCallTokenTtlSeconds: number;
   /** The console web app at /console (CONSOLE); on unless turned off. */
@@ -380,6 +386,7 @@ export const ENV = {
   SWEEPER_MARGIN_SECONDS: integer(0, 86_400)({ default: 300 }),
   WORKER_HEARTBEAT_MS: integer(50, 600_000)({ default: 10_000 }),
   WORKER_ALIVE_FILE: text({ default: undefined }),
+  VOICE_MAX_LOAD_DELAY_MS: integer(0, 60_000)({ default: 100 }),
 };
 
 /** Variables whose values never appear in an error message. */
@@ -460,6 +467,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
         ),
       },
     },
+    maxLoadDelayMs: env.VOICE_MAX_LOAD_DELAY_MS,
     webCallTokenTtlSeconds: env.WEB_CALL_TOKEN_TTL_SECONDS,
     console: env.CONSOLE,
     dialerTimeScale: env.DIALER_TIME_SCALE,

@@ -25,6 +25,8 @@ export const Messages = {
   methodNotAllowed: 'Método não permitido.',
   internal: 'Erro interno do servidor.',
   unavailable: 'Serviço temporariamente indisponível.',
+  overloaded: (seconds: number) =>
+    `Este servidor está com carga alta e não aceita novas chamadas agora; as chamadas em andamento continuam. Tente novamente em ${seconds} segundo${seconds === 1 ? '' : 's'}.`,
   bearerMissing: 'O cabeçalho Authorization deve ser "Bearer <token>": o token foi enviado sem a palavra Bearer.',
   rateLimited: (seconds: number) => `Muitas requisições. Tente novamente em ${seconds} segundo${seconds === 1 ? '' : 's'}.`,
 

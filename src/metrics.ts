@@ -155,6 +155,38 @@ export function watchVadLag(read: () => number): void {
   vadLagSeconds = read;
 }
 
+/** The VAD's lag now, in seconds (admission control reads it: src/voice/admission.ts). */
+export function readVadLagSeconds(): number {
+  return vadLagSeconds();
+}
+
+/** Calls a process turned away because its measured load was past VOICE_MAX_LOAD_DELAY_MS (src/voice/admission.ts). */
+export const voiceCallsRefused = new Counter({
+  name: 'vozgate_voice_calls_refused_total',
+  help: 'New calls this process refused because its event-loop delay or VAD lag over the last seconds passed VOICE_MAX_LOAD_DELAY_MS, by kind (web: 503; inbound: Twilio <Reject reason="busy"/>).',
+  labelNames: ['kind'] as const,
+  registers: [registry],
+});
+
+/** This process's load as admission control measures it (the mean of the last seconds). */
+let measuredLoad: () => { loop_delay_ms: number; vad_lag_ms: number } | null = () => null;
+
+export function watchLoad(read: () => { loop_delay_ms: number; vad_lag_ms: number } | null): void {
+  measuredLoad = read;
+}
+
+new Gauge({
+  name: 'vozgate_voice_load_delay_seconds',
+  help: 'The load admission control decides on, averaged over the last seconds: the event loop’s delay (p99 of each quarter second) and the VAD’s lag, by measure (loop, vad).',
+  labelNames: ['measure'] as const,
+  registers: [registry],
+  collect() {
+    const load = measuredLoad();
+    this.set({ measure: 'loop' }, (load?.loop_delay_ms ?? 0) / 1000);
+    this.set({ measure: 'vad' }, (load?.vad_lag_ms ?? 0) / 1000);
+  },
+});
+
 new Gauge({
   name: 'vozgate_voice_vad_lag_seconds',
   help: 'Seconds the oldest frame of callers’ audio waiting for the VAD (or in the batch it judges) has waited; frames past 0.2 s are dropped.',

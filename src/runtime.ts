@@ -3,6 +3,7 @@ import type { Config } from './config';
 import type { SecretBox } from './lib/secrets';
 import type { Logger } from './log';
 import type { LifecycleDeps, TelephonyProvider } from './modules/calls/call.ports';
+import type { MediaLoad } from './modules/campaigns/dialer';
 import type { SmsProvider } from './modules/sms/sms.ports';
 import type { Telemetry } from './telemetry';
 
@@ -15,6 +16,8 @@ export interface Runtime {
   sms: SmsProvider;
   lifecycle: LifecycleDeps;
   logger: Logger;
+  /** The media processes' load reports, read by the dialer before it dials (admission control). */
+  mediaLoad: MediaLoad;
   /** The span export (OTEL_EXPORTER_OTLP_ENDPOINT); null when it is off. */
   telemetry: Telemetry | null;
 }

@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Config } from '../config';
 import type { SecretBox } from '../lib/secrets';
-import type { LifecycleDeps } from '../modules/calls/call.ports';
+import type { CallAdmission, LifecycleDeps } from '../modules/calls/call.ports';
 import type { TelephonyProvider } from '../modules/calls/call.ports';
 import type { SmsProvider } from '../modules/sms/sms.ports';
 import { UnauthenticatedError } from '../errors';
@@ -29,6 +29,8 @@ export interface GraphQLContext {
   /** What the call state machine needs (a hangup ends a call through it). */
   lifecycle: LifecycleDeps;
   sms: SmsProvider;
+  /** Admission control of this process (new web calls); none: every call is admitted. */
+  admission?: CallAdmission;
   readonly loaders: Loaders;
   /** The process's event stream (subscriptions only). */
   events?: EventBus;

@@ -6,6 +6,11 @@ import type { EntityManager } from '@mikro-orm/postgresql';
  * workers, and the sweeper releases the jobs of workers whose heartbeat has stopped: another
  * worker then runs them (every handler is idempotent).
  */
+/** A heartbeat older than this is a process gone: its jobs are released, and its load report no longer believed. */
+export function heartbeatStaleMs(heartbeatMs: number): number {
+  return heartbeatMs * 3;
+}
+
 export async function beat(em: EntityManager, workerIds: string[]): Promise<void> {
   if (workerIds.length === 0) return;
   await em.execute(

@@ -47,7 +47,7 @@ const ERROR_DESCRIPTIONS: Partial<Record<number, string>> = {
   429: 'Over the token’s rate limit: retry after `retry_after` seconds.',
   500: 'An unexpected failure (logged with the request id).',
   502: 'The provider failed: `error` has its detail.',
-  503: 'The database is unreachable: retry after Retry-After.',
+  503: 'The database is unreachable, or (a new call) this process is over its load bound (VOICE_MAX_LOAD_DELAY_MS): retry after Retry-After.',
 };
 
 function scalarSchema(name: string): JsonSchema {

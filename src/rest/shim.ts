@@ -291,7 +291,13 @@ function validationFailed(res: ServerResponse, errors: FieldErrors, message: str
 function sendGraphQLError(res: ServerResponse, error: GraphQLFormattedError, route: Route): void {
   const extensions = error.extensions ?? {};
   const code = String(extensions.code ?? 'INTERNAL');
-  if (code === 'UNAVAILABLE') return sendError(res, 'UNAVAILABLE', Messages.unavailable, {}, { 'retry-after': 5 });
+  if (code === 'UNAVAILABLE') {
+    // A service that says when to come back (an overloaded process) is answered so; the database's outage in 5 s.
+    const retryAfter = (extensions.details as { retry_after?: unknown } | undefined)?.retry_after;
+    return typeof retryAfter === 'number'
+      ? sendError(res, 'UNAVAILABLE', error.message, {}, { 'retry-after': retryAfter })
+      : sendError(res, 'UNAVAILABLE', Messages.unavailable, {}, { 'retry-after': 5 });
+  }
   if (code === 'INTERNAL' || !(isErrorCode(code) || REQUEST_ERROR_CODES.has(code))) {
     return sendError(res, 'INTERNAL', route.failureMessage ?? Messages.internal);
   }

@@ -9,13 +9,16 @@ import { Assistant } from '../modules/assistants/assistant.entity';
 import { Call } from '../modules/calls/call.entity';
 import { hangupEvent, HANGUPS, isHangupReason, type CallEvent } from '../modules/calls/call.events';
 import { applyCallEvent } from '../modules/calls/call.lifecycle';
-import type { LifecycleDeps } from '../modules/calls/call.ports';
+import type { CallAdmission, LifecycleDeps } from '../modules/calls/call.ports';
 import { admitCall, reserveForCalls, startCall } from '../modules/calls/call.service';
 import type { Runtime } from '../runtime';
 import { answeredByOf, mediaStreamUrl, rejectTwiml, streamTwiml, validTwilioSignature } from './twilio.wire';
 
 /** The parts of the runtime Twilio's callbacks use. */
-type CallbackDeps = Pick<Runtime, 'config' | 'lifecycle' | 'orm' | 'telephony' | 'secrets' | 'logger'>;
+type CallbackDeps = Pick<Runtime, 'config' | 'lifecycle' | 'orm' | 'telephony' | 'secrets' | 'logger'> & {
+  /** Admission control of this process (new incoming calls); none: every call is admitted. */
+  admission?: CallAdmission;
+};
 
 /**
  * What Twilio asks of vozgate: the voice URL of its numbers (an incoming call) and the
@@ -190,8 +193,10 @@ async function scheduleTimeLimit(
 /**
  * An incoming call (the number's voice URL): the inbound assistant of the called number
  * answers it, connecting the media stream. A number nobody answers is rejected; an account
- * at its parallel-call limit or without balance gives a busy tone. Twilio may ask again for
- * the same call (a timeout on its side): it gets the same answer, and no second call.
+ * at its parallel-call limit or without balance gives a busy tone, and so does a process whose
+ * measured load is past its bound (admission control: the caller may ring again, or Twilio's
+ * fallback URL try another process). Twilio may ask again for the same call (a timeout on its
+ * side): it gets the same answer, and no second call.
  */
 async function answerIncoming(em: EntityManager, runtime: CallbackDeps, params: Record<string, string>): Promise<string> {
   const { config, secrets, telephony, lifecycle, logger } = runtime;
@@ -216,6 +221,10 @@ async function answerIncoming(em: EntityManager, runtime: CallbackDeps, params: 
   if (!found) {
     logger.info('twilio: rejected a call to a number no inbound assistant answers', { to });
     return rejectTwiml('rejected');
+  }
+  if (runtime.admission?.refusal('inbound')) {
+    logger.info('twilio: turned an incoming call away: this process is overloaded', { to });
+    return rejectTwiml('busy');
   }
   const from = toE164(params.From ?? '', config.defaultPhoneRegion) ?? (params.From || 'anonymous').slice(0, 20);
   try {

@@ -31,6 +31,7 @@ import { Migration20261128000000_lead_import_chunks } from './Migration202611280
 import { Migration20261128100000_call_hangup_detail } from './Migration20261128100000_call_hangup_detail';
 import { Migration20261129000000_call_turns } from './Migration20261129000000_call_turns';
 import { Migration20261129010000_model_params } from './Migration20261129010000_model_params';
+import { Migration20261130000000_media_loads } from './Migration20261130000000_media_loads';
 
 /** Every migration, in order. Listed explicitly so that compiled and TypeScript runs agree. */
 export const migrations: MigrationObject[] = [
@@ -66,4 +67,5 @@ export const migrations: MigrationObject[] = [
   { name: 'Migration20261128100000_call_hangup_detail', class: Migration20261128100000_call_hangup_detail },
   { name: 'Migration20261129000000_call_turns', class: Migration20261129000000_call_turns },
   { name: 'Migration20261129010000_model_params', class: Migration20261129010000_model_params },
+  { name: 'Migration20261130000000_media_loads', class: Migration20261130000000_media_loads },
 ];

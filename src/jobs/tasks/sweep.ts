@@ -3,7 +3,7 @@ import { forgetOldRateLimitWindows } from '../../modules/accounts/account.servic
 import { sweepStuckCalls } from '../../modules/calls/call.lifecycle';
 import { foldCallCounts } from '../../modules/calls/call.service';
 import { forgetOldEvents } from '../../modules/events/event.outbox';
-import { releaseDeadWorkers } from '../heartbeat';
+import { heartbeatStaleMs, releaseDeadWorkers } from '../heartbeat';
 import type { Task } from './task';
 
 /**
@@ -23,7 +23,7 @@ async function unhurried(em: EntityManager, work: (em: EntityManager) => Promise
 export const sweepTask: Task<'calls:sweep'> = {
   async run(runtime) {
     const em = runtime.orm.em.fork();
-    const dead = await releaseDeadWorkers(em, runtime.config.workers.heartbeatMs * 3);
+    const dead = await releaseDeadWorkers(em, heartbeatStaleMs(runtime.config.workers.heartbeatMs));
     if (dead.length) runtime.logger.info(`sweeper: released the jobs of ${dead.length} worker(s) that stopped without saying so`);
     await unhurried(em, forgetOldRateLimitWindows);
     await unhurried(em, forgetOldEvents);

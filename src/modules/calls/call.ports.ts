@@ -61,3 +61,15 @@ export interface LifecycleDeps {
   analyst?: PostCallAnalyst | null;
   logger?: Logger;
 }
+
+/** The kinds of new calls admission control may turn away. */
+export type AdmittedCall = 'web' | 'inbound';
+
+/**
+ * Admission control of the process that takes a call's media (voice/admission.ts, plugged in by
+ * app.ts): whether it takes one more call now. Calls already under way are never asked about.
+ */
+export interface CallAdmission {
+  /** Null: the call may start. Else it is refused (and counted), and the caller may come back in `retryAfterSeconds`. */
+  refusal(kind: AdmittedCall): { retryAfterSeconds: number } | null;
+}

@@ -47,7 +47,7 @@ export class CallResolver {
     description: 'Starts a web call: a browser talks to the assistant over the returned WebSocket url (design.md, "Web calls"); it is charged the platform fee per started minute.',
   })
   startWebCall(@Arg('input', () => WebCallInput) input: WebCallInput, @Ctx() ctx: GraphQLContext): Promise<WebCallStarted> {
-    return startWebCall(scopeOf(ctx), input);
+    return startWebCall(scopeOf(ctx), input, ctx.admission);
   }
 
   @Mutation(() => Call, { description: 'Ends a call in flight (answered: ended; not yet answered: failed); a finished call is a CONFLICT.' })

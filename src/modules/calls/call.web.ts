@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { FieldErrorCollector } from '../../errors';
+import { DomainError, FieldErrorCollector, Messages } from '../../errors';
 import { checkPositiveInt } from '../../lib/checks';
 import { requireAssistant } from '../assistants/assistant.service';
 import { requireVoiceReady } from '../assistants/assistant.voice';
@@ -8,7 +8,7 @@ import type { Scope } from '../scope';
 import type { Call } from './call.entity';
 import type { WebCallInput, WebCallStarted } from './call.inputs';
 import { applyCallEvent } from './call.lifecycle';
-import type { LifecycleDeps } from './call.ports';
+import type { CallAdmission, LifecycleDeps } from './call.ports';
 import { endWebCall, webCallProvider } from './call.web-provider';
 import { admitCall, reserveForCalls, startCall } from './call.service';
 
@@ -34,12 +34,16 @@ export function webTokenDigest(token: string): string {
  * Starts a web call to one of the account's assistants: the plan's parallel cap and the
  * balance apply as to any call (the reservation is the platform's fee for a minute); the
  * do-not-call list does not, as there is no number. Answers where the browser connects and
- * with which token, which lives WEB_CALL_TOKEN_TTL_SECONDS until it is used.
+ * with which token, which lives WEB_CALL_TOKEN_TTL_SECONDS until it is used. A process whose
+ * measured load is past its bound (admission control) refuses it, UNAVAILABLE with when to
+ * come back, before anything is written.
  */
-export async function startWebCall(scope: Scope, input: WebCallInput): Promise<WebCallStarted> {
+export async function startWebCall(scope: Scope, input: WebCallInput, admission?: CallAdmission): Promise<WebCallStarted> {
   const errors = new FieldErrorCollector();
   checkPositiveInt(errors, 'assistant_id', input.assistant_id);
   errors.throwIfAny();
+  const refused = admission?.refusal('web');
+  if (refused) throw new DomainError('UNAVAILABLE', Messages.overloaded(refused.retryAfterSeconds), undefined, { retry_after: refused.retryAfterSeconds });
   const token = randomBytes(24).toString('base64url');
   const expiresAt = new Date(Date.now() + scope.config.webCallTokenTtlSeconds * 1000);
   const provider = webCallProvider(scope.config);

@@ -35,11 +35,24 @@ import { LEAD_DIALABLE, LEAD_DUE, LEAD_DUE_AT, LEAD_OPEN } from './lead.sql';
 
 /** How long a run waits before looking again at a due lead a client's write held. */
 const SKIPPED_LEAD_RETRY_MS = 250;
+/** How long a run held by the media processes' load waits before it looks again (their reports come sooner). */
+export const MEDIA_OVERLOAD_RETRY_MS = 1_000;
+
+/**
+ * Whether the processes that take the calls' media report overload (admission control,
+ * voice/load.report.ts; boot.ts plugs it in). A call placed then would degrade every call on
+ * the line, so the dialer holds its next dials: outbound calls wait instead of degrading.
+ */
+export interface MediaLoad {
+  overloaded(em: EntityManager): Promise<boolean>;
+}
 
 export interface DialerDeps {
   config: Config;
   telephony: TelephonyProvider;
   logger?: Logger;
+  /** None: nothing holds the dials (a process with no report to read). */
+  mediaLoad?: MediaLoad;
 }
 
 type CampaignRow = Pick<
@@ -59,7 +72,7 @@ interface DueLead {
 export interface DialReport {
   placed: number;
   /** Why the run placed nothing more, when it stopped early. */
-  stopped?: 'not-running' | 'window-closed' | 'no-slot' | PausedReason;
+  stopped?: 'not-running' | 'window-closed' | 'no-slot' | 'media-overloaded' | PausedReason;
   completed?: boolean;
 }
 
@@ -92,6 +105,10 @@ export async function dialCampaign(em: EntityManager, deps: DialerDeps, campaign
     );
     const free = Math.min(campaign.max_calls_in_parallel - flight.campaign, deps.config.maxParallelCalls - flight.account);
     if (free <= 0) return { placed: 0, stopped: 'no-slot' };
+    if (await deps.mediaLoad?.overloaded(tx)) {
+      await wakeDialer(tx, campaignId, new Date(now.getTime() + MEDIA_OVERLOAD_RETRY_MS));
+      return { placed: 0, stopped: 'media-overloaded' };
+    }
 
     const due: DueLead[] = await tx.execute(
       `select l.id, l.phone_number, l.variables, l.attempts, l.contact_index from leads l
