@@ -36,7 +36,8 @@ export function startAdmission(
   let reported: { overloaded: boolean; at: number } | null = null;
   let writing: Promise<void> | null = null;
   const report = () => {
-    if (!database || writing) return;
+    // Off (a bound of 0): never overloaded, so nothing to tell the dialer.
+    if (!database || writing || config.maxLoadDelayMs <= 0) return;
     const overloaded = monitor.overloaded();
     const now = performance.now();
     if (reported && reported.overloaded === overloaded && now - reported.at < config.workers.heartbeatMs) return;

@@ -18,9 +18,9 @@ export async function reportLoad(em: EntityManager, processId: string, overloade
   );
 }
 
-/** A process that stops takes its report away, and the reports gone stale with it. */
+/** A process that stops takes its report away, and those of processes killed over a day ago (stale long since) with it. */
 export async function forgetLoad(em: EntityManager, processId: string): Promise<void> {
-  await em.execute('delete from media_loads where process_id = ?', [processId]);
+  await em.execute(`delete from media_loads where process_id = ? or reported_at < now() - interval '1 day'`, [processId]);
 }
 
 /** The dialer's port: whether a fresh report (younger than `staleAfterMs`) says a media process is overloaded. */

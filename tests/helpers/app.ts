@@ -102,6 +102,9 @@ const TEST_DEFAULTS = (base: Config): Partial<Config> => ({
   rateLimitPerMinute: 0,
   telephony: { provider: 'simulator', simulatorSpeed: 1000, twilio: null },
   workers: { ...base.workers, inProcess: false, concurrency: 4, pollIntervalMs: 20, sweeperMarginSeconds: 30, heartbeatMs: 200 },
+  // Admission control off: a jest process busy with a test's own work (a browser, an import)
+  // must not turn the test's calls away; admission.test.ts runs a server process with it on.
+  maxLoadDelayMs: 0,
 });
 
 function withDatabase(url: string, database: string): string {
