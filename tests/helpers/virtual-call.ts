@@ -60,6 +60,8 @@ export interface CallerLine {
   finalAfterMs?: number;
   /** The STT answers `finalize` late, or not at all: its final comes only at `finalAfterMs`. */
   ignoresFinalize?: boolean;
+  /** The STT says the turn is over with its final (Deepgram's `speech_final`); default true. */
+  endsTurn?: boolean;
 }
 
 /**
@@ -171,7 +173,7 @@ export function virtualCall(settings: Partial<Assistant> = {}, options: VirtualO
         sttEvents?.transcript({ text: interim, isFinal: false, speechFinal: false, fromFinalize: false, start, duration: ms / 2000 });
       }, ms / 2);
       await advance(ms);
-      const transcript: Transcript = { text, isFinal: true, speechFinal: true, fromFinalize: false, start, duration: ms / 1000 };
+      const transcript: Transcript = { text, isFinal: true, speechFinal: line.endsTurn ?? true, fromFinalize: false, start, duration: ms / 1000 };
       const timer = setTimeout(() => {
         if (pendingFinal?.transcript !== transcript) return;
         pendingFinal = null;

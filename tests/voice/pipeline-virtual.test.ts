@@ -158,3 +158,47 @@ describe('a vendor that fails', () => {
     await call.end();
   });
 });
+
+describe('the caller’s turn', () => {
+  it('a final that comes after its turn went on the interim words: the words the interim had not begin the next turn', async () => {
+    const call = virtualCall(customerFirst);
+    call.llm.reply({ text: 'Um momento.' }, { text: 'Vou transferir.' });
+    // The STT ignores the engine's Finalize; its final comes 2.5 s after the speech (past the 1.5 s wait).
+    await call.caller.says('Quero falar com o gerente', 1000, { ignoresFinalize: true, finalAfterMs: 2500 });
+    await advance(700 + 1500 + 100);
+    expect(call.turns()).toEqual(['customer: Quero falar com']); // the interim words, at the 1.5 s bound
+    await advance(2000); // the late final comes, and the answer plays
+    await call.caller.says('por favor', 600);
+    await advance(1500);
+    expect(call.turns().filter((turn) => turn.startsWith('customer'))).toEqual(['customer: Quero falar com', 'customer: o gerente por favor']);
+    await call.end();
+  });
+
+  it('endpoint_type ai: a turn the STT never says is over ends after 3 s of silence, with the words Finalize gives', async () => {
+    const call = virtualCall({ ...customerFirst, endpoint_type: 'ai' });
+    call.llm.reply({ text: 'Entendi.' });
+    await call.caller.says('Meu CPF é um dois três', 1500, { endsTurn: false, finalAfterMs: 200 });
+    await advance(2500);
+    expect(call.turns()).toEqual([]); // the STT has not said the turn is over: the caller may go on
+    expect(call.finalizes).toEqual([]);
+    await advance(600); // 3 s of silence after the words
+    expect(call.finalizes).toHaveLength(1);
+    await advance(100);
+    expect(call.turns()).toEqual(['customer: Meu CPF é um dois três']);
+    await call.end();
+  });
+
+  it('speech over the assistant that pauses (coughs) is counted afresh after each pause: it never adds up to an interruption', async () => {
+    const call = virtualCall({ initial_message: 'Olá! Aqui é a Ana, da loja. Tenho uma oferta especial para você hoje, com frete grátis.' });
+    await advance(500); // the opening plays
+    for (let cough = 0; cough < 3; cough++) {
+      await call.caller.noise(400); // under the 575 ms that interrupt
+      await advance(300);
+    }
+    expect(call.media.clears).toBe(0);
+    // 600 ms of speech without a pause does interrupt.
+    await call.caller.noise(640);
+    expect(call.media.clears).toBe(1);
+    await call.end();
+  });
+});

@@ -7,6 +7,12 @@
 export const FINAL_WAIT_MS = 1500;
 
 /**
+ * `endpoint_type` ai: the most silence after the caller's words before the turn ends anyway
+ * (the engine asks the STT to `Finalize`), when the STT never says the turn is over.
+ */
+export const AI_TURN_CAP_MS = 3000;
+
+/**
  * `endpoint_sensitivity` (0 = patient .. 5 = quick) as the silence that ends the caller's turn:
  * 1.2 s at 0, 0.2 s at 5.
  */

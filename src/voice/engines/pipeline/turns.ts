@@ -1,7 +1,7 @@
 import type { Assistant } from '../../../modules/assistants/assistant.entity';
 import type { Transcript } from '../../services/service';
 import { VAD_FRAME_SAMPLES, VAD_SAMPLE_RATE } from '../../vad/silero';
-import { clamp, endpointSilenceMs, FINAL_WAIT_MS } from './endpointing';
+import { AI_TURN_CAP_MS, clamp, endpointSilenceMs, FINAL_WAIT_MS } from './endpointing';
 
 /**
  * The caller's side of the floor (design.md, "The pipeline engine, round 2"): a state machine
@@ -55,6 +55,8 @@ const SPEECH_ON = 0.5;
 const SPEECH_OFF = 0.35;
 /** Speech shorter than this is not the caller speaking (a click, a breath). */
 const MIN_SPEECH_MS = 96;
+/** A pause longer than this starts the speech that may interrupt the assistant afresh (three coughs are not a sentence). */
+const INTERRUPT_PAUSE_MS = 200;
 
 /** `interrupt_sensitivity` (0 .. 5) as the speech that interrupts the assistant: 1 s at 0, 0.15 s at 5. */
 export function interruptSpeechMs(sensitivity: number): number {
@@ -75,6 +77,10 @@ export class Turns {
   private sttTurnOver = false;
   /** The turn ended by the VAD, waiting for its final transcript. */
   private awaitingFinal: NodeJS.Timeout | null = null;
+  /** `endpoint_type` ai: the bound on the silence after words while the STT has not said the turn is over. */
+  private turnCap: NodeJS.Timeout | null = null;
+  /** The interim words the last turn took (its final had not come): a late final brings the words after them. */
+  private committedInterim = '';
   /** When the VAD last heard the caller speak (ms since the epoch): the end of speech of a turn. */
   private lastSpeechAt: number | null = null;
   /** The caller's speech in the turn so far (VAD time). */
@@ -112,18 +118,18 @@ export class Turns {
       return;
     }
     this.silenceMs += VAD_FRAME_MS;
-    if (!this.speakingNow) {
-      this.speechMs = 0;
-      return;
-    }
+    if (!this.speakingNow || this.silenceMs > INTERRUPT_PAUSE_MS) this.speechMs = 0;
+    if (!this.speakingNow) return;
     // `endpoint_type` vad: the VAD's silence ends the turn; `ai` waits for the STT's end of turn.
-    if (this.silenceMs >= endpointSilenceMs(this.settings.endpoint_sensitivity)) {
+    const endpointMs = endpointSilenceMs(this.settings.endpoint_sensitivity);
+    if (this.silenceMs >= endpointMs) {
       this.speakingNow = false;
-      this.speechMs = 0;
       if (!this.sttEndsTurns) this.endOfTurn();
       else if (this.heard.length === 0) this.events.noise();
       // A noise is no turn: the next words begin one.
       if (this.sttEndsTurns && this.heard.length === 0 && !this.interim) this.startedAt = null;
+      // The STT may never say the turn is over: past AI_TURN_CAP_MS of silence the VAD ends it.
+      else if (this.sttEndsTurns) this.turnCap ??= setTimeout(() => this.endOfTurn(), Math.max(0, AI_TURN_CAP_MS - endpointMs));
     }
   }
 
@@ -138,9 +144,15 @@ export class Turns {
   }
 
   transcript(transcript: Transcript): void {
-    // Words of audio a turn already took (a late final after the turn went on its interim words).
-    if (transcript.start < this.committedUntil - 0.005) return;
-    const text = transcript.text.trim();
+    let text = transcript.text.trim();
+    if (transcript.start < this.committedUntil - 0.005) {
+      // Words of audio a turn already took. A final that comes after its turn went on the interim
+      // words brings the words the interim had not yet: they begin the next turn.
+      if (!transcript.isFinal || !this.committedInterim) return;
+      text = wordsAfter(text, this.committedInterim);
+      this.committedInterim = '';
+      if (!text) return;
+    }
     if (text) {
       // Words with no speech the VAD heard (it failed): the best start known is now.
       this.startedAt ??= Date.now();
@@ -168,10 +180,12 @@ export class Turns {
     if (this.sttEndsTurns && this.heard.length) this.commit();
   }
 
-  /** Stops the timers (the call ended). */
+  /** Stops the timers (the turn ended, the caller went on, or the call ended). */
   close(): void {
     if (this.awaitingFinal) clearTimeout(this.awaitingFinal);
+    if (this.turnCap) clearTimeout(this.turnCap);
     this.awaitingFinal = null;
+    this.turnCap = null;
   }
 
   /** Whether the STT's end of turn ends the caller's turns: `endpoint_type` ai, or the VAD failing. */
@@ -187,16 +201,15 @@ export class Turns {
     this.speakingNow = true;
     // The speech began the frames that made it speech ago; a pause within the turn keeps the turn's start.
     this.startedAt ??= Date.now() - this.speechMs;
-    if (this.awaitingFinal) {
-      // The caller went on after a pause: the same turn.
-      clearTimeout(this.awaitingFinal);
-      this.awaitingFinal = null;
-    }
+    // The caller went on after a pause: the same turn.
+    this.close();
     this.events.speechStarted();
   }
 
   /** The VAD ended the caller's turn: the STT gives its final words now, and the turn goes with them. */
   private endOfTurn(): void {
+    if (this.turnCap) clearTimeout(this.turnCap);
+    this.turnCap = null;
     if (this.awaitingFinal) return;
     // The STT's final words came already: nothing to wait for.
     if (this.sttTurnOver && this.heard.length > 0) return this.commit();
@@ -230,6 +243,7 @@ export class Turns {
   private commit(): void {
     this.close();
     const text = this.said();
+    this.committedInterim = this.interim;
     this.heard = [];
     this.interim = '';
     this.committedUntil = this.heardUntil;
@@ -242,4 +256,9 @@ export class Turns {
     if (text && this.interrupts(spokeMs, text)) this.events.interrupt();
     this.events.turn({ text, startedAt, speechEndedAt: this.lastSpeechAt });
   }
+}
+
+/** The words of `final` after as many words as `taken` has (what an interim already gave a turn). */
+function wordsAfter(final: string, taken: string): string {
+  return final.split(/\s+/).slice(taken.split(/\s+/).filter(Boolean).length).join(' ').trim();
 }
