@@ -217,3 +217,82 @@ runInBrowser('names, before the call, the keys this server lacks for an assistan
     await own.close();
   }
 });
+
+/** Amplitude of the `hz` component of 16 kHz samples (Goertzel, over whole periods of the window). */
+function amplitudeAt(pcm: Int16Array, hz: number): number {
+  const w = (2 * Math.PI * hz) / 16_000;
+  let re = 0;
+  let im = 0;
+  for (let i = 0; i < pcm.length; i++) (re += pcm[i] * Math.cos(w * i)), (im -= pcm[i] * Math.sin(w * i));
+  return (2 * Math.hypot(re, im)) / pcm.length;
+}
+
+function rms(pcm: Int16Array): number {
+  let sum = 0;
+  for (const sample of pcm) sum += sample * sample;
+  return Math.sqrt(sum / Math.max(pcm.length, 1));
+}
+
+runInBrowser.each([48_000, 44_100])('the worklet at %i Hz: the microphone reaches 16 kHz filtered, not folded, and 16 kHz speech plays at its own pitch and length', async (rate) => {
+  const browser = await launchChromium(['--autoplay-policy=no-user-gesture-required']);
+  browsers.push(browser);
+  const page = await browser.newPage();
+  await page.goto(`${app.url}/talk`);
+  // Through the page's own worklet at the context's rate: what vozgate-capture posts (16 kHz PCM16) for
+  // a tone at the input, and for 16 kHz audio given to vozgate-playback whose output feeds vozgate-capture.
+  const heard = await page.evaluate(async (contextRate: number) => {
+    const g = globalThis as any;
+    const context = new g.AudioContext({ sampleRate: contextRate });
+    await context.audioWorklet.addModule('/talk/worklet.js');
+    const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+    async function captured(source: (capture: any) => void, ms: number): Promise<number[]> {
+      const capture = new g.AudioWorkletNode(context, 'vozgate-capture', { numberOfInputs: 1, numberOfOutputs: 0 });
+      const frames: number[] = [];
+      capture.port.onmessage = (event: any) => frames.push(...new Int16Array(event.data));
+      source(capture);
+      await sleep(ms);
+      capture.port.onmessage = null;
+      return frames;
+    }
+    const tone = (hz: number) => (capture: any) => {
+      const oscillator = new g.OscillatorNode(context, { frequency: hz });
+      oscillator.connect(new g.GainNode(context, { gain: 0.5 })).connect(capture);
+      oscillator.start();
+      oscillator.stop(context.currentTime + 0.5);
+    };
+    await context.resume();
+    const low = await captured(tone(1000), 700);
+    const high = await captured(tone(11_000), 700);
+    // Half a second at 16 kHz of 1 kHz and 3 kHz, in 20 ms chunks as the page posts them.
+    const speech = Float32Array.from({ length: 8000 }, (_, i) => 0.3 * Math.sin((2 * Math.PI * 1000 * i) / 16000) + 0.2 * Math.sin((2 * Math.PI * 3000 * i) / 16000));
+    const played = await captured((capture: any) => {
+      const playback = new g.AudioWorkletNode(context, 'vozgate-playback', { numberOfInputs: 0, numberOfOutputs: 1, outputChannelCount: [1] });
+      playback.connect(capture);
+      for (let at = 0; at < speech.length; at += 320) playback.port.postMessage(speech.slice(at, at + 320));
+    }, 900);
+    const sampleRate = context.sampleRate;
+    await context.close();
+    return { sampleRate, low, high, played };
+  }, rate);
+  expect(heard.sampleRate).toBe(rate);
+
+  // A loud stretch of 16 kHz samples: from the first to the last sample above `level`.
+  const loud = (samples: number[], level: number) => {
+    const first = samples.findIndex((sample) => Math.abs(sample) > level);
+    const last = samples.length - 1 - [...samples].reverse().findIndex((sample) => Math.abs(sample) > level);
+    return first < 0 ? new Int16Array(0) : Int16Array.from(samples.slice(first, last + 1));
+  };
+  // 1 kHz passes at its amplitude (0.5 of full scale), at 16 kHz: half a second of it.
+  const low = loud(heard.low, 4000);
+  expect(low.length / 16_000).toBeCloseTo(0.5, 1);
+  const middle = low.subarray(1600, 1600 + 4800);
+  expect(amplitudeAt(middle, 1000) / 16_384).toBeCloseTo(1, 1);
+  // 11 kHz, beyond what 16 kHz carries, is filtered out: dropping samples would fold it to 5 kHz (48 kHz) at full level.
+  expect(rms(Int16Array.from(heard.high))).toBeLessThan(16_384 * 0.01);
+  // The assistant's 16 kHz audio plays at the context's rate and comes back the same: length and both tones.
+  const played = loud(heard.played, 2000);
+  expect(played.length / 16_000).toBeCloseTo(0.5, 1);
+  const steady = played.subarray(1600, 1600 + 4800);
+  expect(amplitudeAt(steady, 1000) / (0.3 * 32_768)).toBeCloseTo(1, 1);
+  expect(amplitudeAt(steady, 3000) / (0.2 * 32_768)).toBeCloseTo(1, 1);
+});
