@@ -7,23 +7,114 @@ import { HTML, JS, type Asset } from './static';
  * puts on their own site) and the AudioWorklet that captures and plays the audio.
  *
  * The call's audio: the microphone (echo cancellation, noise suppression and gain control on)
- * at 16 kHz, sent as PCM16 frames of 20 ms; the assistant's PCM16 played from a queue, with
- * the socket's marks echoed when the audio before them has played, and the queue dropped on
- * `clear` (the caller interrupted).
+ * in an AudioContext at the device's own rate, resampled to 16 kHz in the worklet and sent as
+ * PCM16 frames of 20 ms; the assistant's 16 kHz PCM16 resampled to the context's rate and played
+ * from a queue, with the socket's marks echoed when the audio before them has played, and the
+ * queue dropped on `clear` (the caller interrupted). The context is not asked for 16 kHz: Firefox
+ * refuses to connect a microphone running at another rate ("Connecting AudioNodes from
+ * AudioContexts with different sample-rate is currently not supported"), and every browser
+ * would resample anyway.
  */
 
-/** The AudioWorklet: `vozgate-capture` posts 20 ms PCM16 frames; `vozgate-playback` plays a queue of them, with marks. */
-const worklet = String.raw`const FRAME = 320; // 20 ms at 16 kHz
+/**
+ * Sample-rate conversion in the worklet, between the context's rate (any, 8 to 96 kHz: 44.1 and
+ * 48 kHz are the usual) and the socket's 16 kHz, as a stream: the design of the server's
+ * src/voice/codecs/resample.ts (a windowed-sinc low-pass, Blackman, 32 periods of the higher
+ * rate long, cut at 90% of the lower rate's Nyquist frequency, so that what 16 kHz cannot carry
+ * is filtered out, not folded back as aliases), taken at the output's exact position between
+ * input samples: the ratio's L phases (160 for 44.1 kHz, 1 for 48 kHz), at most MAX_PHASES (a rate
+ * with no common factor with 16 kHz is then placed within 1/MAX_PHASES of a sample).
+ */
+const resampler = String.raw`const MAX_PHASES = 1024;
+
+function gcd(a, b) {
+  return b === 0 ? a : gcd(b, a % b);
+}
+
+class Resampler {
+  constructor(from, to) {
+    this.from = from;
+    this.to = to;
+    const divisor = gcd(from, to);
+    this.up = to / divisor;
+    this.down = from / divisor;
+    // Half the filter in input samples: 16 periods of the higher rate each side of the output's position.
+    const half = Math.ceil(16 * Math.max(1, from / to));
+    this.taps = 2 * half;
+    this.phases = Math.min(this.up, MAX_PHASES);
+    // Cycles per input sample: 90% of the lower rate's Nyquist frequency.
+    const cutoff = 0.45 * Math.min(1, to / from);
+    this.filter = new Float32Array(this.phases * this.taps);
+    for (let p = 0; p < this.phases; p++) {
+      let sum = 0;
+      for (let j = 0; j < this.taps; j++) {
+        // Input sample base - j, seen from the output's position (base + p / phases), delayed by half.
+        const t = p / this.phases + j - half;
+        const sinc = t === 0 ? 2 * cutoff : Math.sin(2 * Math.PI * cutoff * t) / (Math.PI * t);
+        const weight = 0.42 + 0.5 * Math.cos((Math.PI * t) / half) + 0.08 * Math.cos((2 * Math.PI * t) / half);
+        this.filter[p * this.taps + j] = sinc * weight;
+        sum += sinc * weight;
+      }
+      // Each phase passes a constant unchanged: no ripple at the rate of the phases.
+      for (let j = 0; j < this.taps; j++) this.filter[p * this.taps + j] /= sum;
+    }
+    // The last taps - 1 input samples (silence at first), then the chunk.
+    this.work = new Float32Array(this.taps - 1);
+    this.consumed = 0;
+    this.next = 0;
+  }
+
+  /** The output for the next chunk of input (Float32Array); the same rate gives a copy. */
+  process(input) {
+    if (this.from === this.to) return input.slice();
+    const keep = this.taps - 1;
+    if (this.work.length !== keep + input.length) {
+      const work = new Float32Array(keep + input.length);
+      work.set(this.work.subarray(0, keep));
+      this.work = work;
+    }
+    const work = this.work;
+    work.set(input, keep);
+    const total = this.consumed + input.length;
+    const out = new Float32Array(Math.ceil((input.length * this.up) / this.down) + 1);
+    let count = 0;
+    for (;;) {
+      const position = this.next * this.down;
+      const base = Math.floor(position / this.up);
+      if (base >= total) break;
+      const offset = Math.floor(((position - base * this.up) * this.phases) / this.up) * this.taps;
+      const at = base - this.consumed + keep;
+      let sum = 0;
+      for (let j = 0; j < this.taps; j++) sum += this.filter[offset + j] * work[at - j];
+      out[count++] = sum;
+      this.next++;
+    }
+    work.copyWithin(0, work.length - keep);
+    this.consumed = total;
+    return out.subarray(0, count);
+  }
+}
+`;
+
+/**
+ * The AudioWorklet: `vozgate-capture` posts 20 ms PCM16 frames at 16 kHz; `vozgate-playback`
+ * plays a queue of 16 kHz chunks, with marks; both at the context's rate (the worklet's `sampleRate`).
+ */
+const worklet = resampler + String.raw`
+const RATE = 16000;
+const FRAME = 320; // 20 ms at 16 kHz
 
 class Capture extends AudioWorkletProcessor {
   constructor() {
     super();
+    this.resampler = new Resampler(sampleRate, RATE);
     this.frame = new Int16Array(FRAME);
     this.filled = 0;
   }
   process(inputs) {
-    const channel = inputs[0] && inputs[0][0];
-    if (!channel) return true;
+    const input = inputs[0] && inputs[0][0];
+    if (!input) return true;
+    const channel = this.resampler.process(input);
     for (let i = 0; i < channel.length; i++) {
       const s = Math.max(-1, Math.min(1, channel[i]));
       this.frame[this.filled++] = s < 0 ? s * 32768 : s * 32767;
@@ -40,17 +131,22 @@ class Capture extends AudioWorkletProcessor {
 class Playback extends AudioWorkletProcessor {
   constructor() {
     super();
-    // Audio chunks (Float32Array) and marks ({ mark }), in order.
+    // Audio chunks (Float32Array, at the context's rate) and marks ({ mark }), in order.
     this.queue = [];
     this.offset = 0;
     this.played = 0;
     this.loud = 0;
+    this.resampler = new Resampler(RATE, sampleRate);
     this.port.onmessage = (event) => {
       const data = event.data;
       if (data === 'clear') {
         this.queue = [];
         this.offset = 0;
-      } else if (data instanceof Float32Array || (data && data.mark !== undefined)) {
+        // What follows a clear does not continue the audio dropped.
+        this.resampler = new Resampler(RATE, sampleRate);
+      } else if (data instanceof Float32Array) {
+        this.queue.push(this.resampler.process(data));
+      } else if (data && data.mark !== undefined) {
         this.queue.push(data);
       }
     };
@@ -94,8 +190,7 @@ registerProcessor('vozgate-playback', Playback);
  * The call, as a module: `VozgateCall` (a web call's socket, microphone and speaker, its events
  * `state`, `transcript`, `ended`, `error`) and the `<vozgate-talk>` element built on it.
  */
-const talk = String.raw`const RATE = 16000;
-const WORKLET = new URL('./worklet.js', import.meta.url).href;
+const talk = String.raw`const WORKLET = new URL('./worklet.js', import.meta.url).href;
 
 /**
  * A web call: connect(url) opens its socket (the url POST /api/user/calls/web answered, token
@@ -117,7 +212,8 @@ export class VozgateCall extends EventTarget {
   async prepare() {
     if (this.context) return;
     try {
-      this.context = new AudioContext({ sampleRate: RATE, latencyHint: 'interactive' });
+      // The device's own rate: the worklet resamples (see the top of src/docs/talk.ts).
+      this.context = new AudioContext({ latencyHint: 'interactive' });
       await this.context.audioWorklet.addModule(WORKLET);
       this.microphone = await navigator.mediaDevices.getUserMedia({
         audio: { echoCancellation: true, noiseSuppression: true, autoGainControl: true, channelCount: 1 },
@@ -445,3 +541,6 @@ export const talkAssets: Record<string, Asset> = {
   '/talk/page.js': { text: page, type: JS },
   '/talk/worklet.js': { text: worklet, type: JS },
 };
+
+/** The worklet's resampler, as the browser runs it, for tests that run it elsewhere. */
+export const TALK_RESAMPLER_SOURCE = resampler;

@@ -428,3 +428,87 @@ it('keeps the last 2 s of audio sent before the socket opens and sends it first,
   await session.until(() => session.received >= bytes([...early.slice(FRAMES_PER_SECOND), ...late]));
   expect(session.audio.equals(Buffer.concat([...early.slice(FRAMES_PER_SECOND), ...late]))).toBe(true);
 });
+
+describe('a web call’s 16 kHz linear16', () => {
+  const WIDE: SttOptions = { ...PT, audio: { encoding: 'linear16', sampleRate: 16000 } };
+  /** 20 ms at 16 kHz, two bytes a sample. */
+  const WIDE_FRAME_BYTES = 640;
+
+  /** 16 kHz PCM as Deepgram's linear16 takes it: little-endian bytes, in 20 ms frames. */
+  function wideFrames(pcm: Int16Array): Uint8Array[] {
+    const out: Uint8Array[] = [];
+    for (let at = 0; at < pcm.length; at += WIDE_FRAME_BYTES / 2) {
+      const frame = Buffer.alloc(WIDE_FRAME_BYTES);
+      pcm.subarray(at, at + WIDE_FRAME_BYTES / 2).forEach((sample, i) => frame.writeInt16LE(sample, i * 2));
+      out.push(new Uint8Array(frame.buffer, frame.byteOffset, frame.length));
+    }
+    return out;
+  }
+
+  function wideSentence(): Uint8Array[] {
+    const wav = readFileSync(path.join(__dirname, '..', 'fixtures', 'speech-pt-br-16k.wav'));
+    return wideFrames(new Int16Array(wav.buffer.slice(wav.byteOffset + 44, wav.byteOffset + wav.length - ((wav.length - 44) % 2))));
+  }
+
+  const wideSilence = (ms: number) => wideFrames(new Int16Array((ms / 1000) * 16000));
+
+  async function wideFeed(stream: SttStream, session: DeepgramSession, audio: Uint8Array[]): Promise<void> {
+    for (let at = 0; at < audio.length; at += FRAMES_PER_SECOND) {
+      const second = audio.slice(at, at + FRAMES_PER_SECOND);
+      const expected = session.received + second.length * WIDE_FRAME_BYTES;
+      for (const frame of second) stream.send(frame);
+      await session.until(() => session.received >= expected);
+    }
+  }
+
+  it('asks for encoding=linear16&sample_rate=16000, the rest of the query as for a phone call', async () => {
+    open(WIDE, listener().events);
+    const session = await fake.session();
+    expect(Object.fromEntries(session.query)).toMatchObject({ model: 'nova-3', encoding: 'linear16', sample_rate: '16000', channels: '1', endpointing: '300', language: 'pt-BR' });
+  });
+
+  it('hears the sentence sent as 16 kHz little-endian PCM, at the times it was said', async () => {
+    fake.transcripts.push(SENTENCE);
+    const { events, heard, until, transcripts } = listener();
+    const stream = open(WIDE, events);
+    const session = await fake.session();
+    const speech = wideSentence();
+    await wideFeed(stream, session, [...wideSilence(1000), ...speech, ...wideSilence(1500)]);
+    await until(() => heard.some((entry) => entry.event === 'utteranceEnd'));
+
+    const finals = transcripts().filter((transcript) => transcript.isFinal);
+    expect(finals).toMatchObject([{ text: SENTENCE, isFinal: true, speechFinal: true }]);
+    const sentenceEnd = 1 + speech.length / FRAMES_PER_SECOND;
+    expect(finals[0].start + finals[0].duration).toBeGreaterThan(sentenceEnd - 0.3);
+    expect(finals[0].start + finals[0].duration).toBeLessThan(sentenceEnd + 0.4);
+    expect(session.sent.find((message) => message.type === 'SpeechStarted')?.timestamp).toBeCloseTo(1, 1);
+    // What Deepgram got is the sentence itself, sample for sample.
+    const sent = Buffer.concat([...wideSilence(1000), ...speech, ...wideSilence(1500)]);
+    expect(session.audio.equals(sent)).toBe(true);
+  });
+
+  it('counts two bytes a sample: the seconds Deepgram reports, and those of the audio sent when its Metadata never comes', async () => {
+    const reported = open(WIDE, listener().events);
+    const first = await fake.session();
+    const audio = [...wideSilence(1000), ...wideSentence().slice(0, 30)];
+    await wideFeed(reported, first, audio);
+    await expect(reported.close()).resolves.toEqual({ seconds: 1.6 });
+    expect(first.sent.at(-1)).toMatchObject({ type: 'Metadata', duration: 1.6 });
+
+    fake.metadata = false;
+    const quiet = open(WIDE, listener().events);
+    const second = await fake.session();
+    await wideFeed(quiet, second, audio);
+    await expect(quiet.close()).resolves.toEqual({ seconds: 1.6 });
+  });
+
+  it('keeps the last 2 s of 16 kHz audio sent before the socket opens', async () => {
+    const stream = open(WIDE, listener().events);
+    const early = Array.from({ length: 3 * FRAMES_PER_SECOND }, (_, i) => Uint8Array.from({ length: WIDE_FRAME_BYTES }, (_, j) => (i * 31 + j) & 0xff));
+    for (const frame of early) stream.send(frame);
+    const session = await fake.session();
+    await session.until(() => session.received >= 2 * FRAMES_PER_SECOND * WIDE_FRAME_BYTES);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(session.audio.equals(Buffer.concat(early.slice(FRAMES_PER_SECOND)))).toBe(true);
+  });
+});

@@ -4,7 +4,7 @@
 import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import type { Browser } from 'playwright-core';
+import type { Browser, BrowserContext } from 'playwright-core';
 import { cspViolations, launchChromium, runInBrowser } from '../helpers/chromium';
 import { startTestApp, type TestAccount, type TestApp, NO_VENDORS } from '../helpers/app';
 import { until } from '../helpers/dialer';
@@ -13,7 +13,9 @@ import { startFakeOpenAi, type FakeOpenAi } from '../helpers/fakes/openai';
 
 /**
  * The /talk page in a real browser (Debian's chromium, headless) with a fake microphone that
- * says a real sentence (tests/fixtures/speech-pt-br-16k.wav, by espeak-ng): the page lists the
+ * says a real sentence (tests/fixtures/speech-pt-br-16k.wav, by espeak-ng), on a device whose
+ * audio runs at 48 kHz or 44.1 kHz (as Firefox behaves: a context asked for another rate cannot
+ * take the microphone), the page resampling both ways to the socket's 16 kHz: the page lists the
  * account's assistants, starts a web call, plays the assistant's greeting, sends the caller's
  * sentence to the (fake) STT, shows the reply, and hangs up. Every request to another host is
  * refused: the page and its scripts come from this server. Needs `apt-get install chromium`
@@ -26,7 +28,7 @@ let app: TestApp;
 let deepgram: FakeDeepgram;
 let openai: FakeOpenAi;
 let me: TestAccount;
-let browser: Browser | undefined;
+const browsers: Browser[] = [];
 
 beforeAll(async () => {
   deepgram = await startFakeDeepgram(DEEPGRAM_KEY);
@@ -44,15 +46,52 @@ beforeAll(async () => {
   me = await app.account({ balance: '20' });
 });
 afterAll(async () => {
-  await browser?.close();
+  await Promise.all(browsers.map((each) => each.close()));
   await app?.close();
   await Promise.all([deepgram?.close(), openai?.close()]);
 });
 
+function sentencePcm(): Buffer {
+  const wav = readFileSync(path.join(__dirname, '..', 'fixtures', 'speech-pt-br-16k.wav'));
+  return wav.subarray(44, 44 + ((wav.length - 44) & ~1));
+}
+
+/** Seconds from the first to the end of the last 20 ms frame loud as speech (the fake Deepgram's -38 dBFS). */
+function speechSpan(pcm: Int16Array, rate: number): number {
+  const frame = rate / 50;
+  const loud: number[] = [];
+  for (let at = 0; at + frame <= pcm.length; at += frame) {
+    let energy = 0;
+    for (let i = at; i < at + frame; i++) energy += pcm[i] * pcm[i];
+    if (Math.sqrt(energy / frame) >= 400) loud.push(at);
+  }
+  return loud.length ? (loud.at(-1)! + frame - loud[0]) / rate : 0;
+}
+
+/**
+ * A device whose audio runs at `rate`: an AudioContext asked for no rate gets it, and one asked
+ * for another cannot take the microphone, as Firefox refuses (Chromium would resample).
+ */
+async function deviceAt(context: BrowserContext, rate: number): Promise<void> {
+  await context.addInitScript((deviceRate: number) => {
+    const Native = (globalThis as any).AudioContext;
+    (globalThis as any).AudioContext = class extends Native {
+      constructor(options: Record<string, unknown> = {}) {
+        super({ ...options, sampleRate: options.sampleRate ?? deviceRate });
+      }
+      createMediaStreamSource(stream: unknown) {
+        if ((this as any).sampleRate !== deviceRate) {
+          throw new DOMException('Connecting AudioNodes from AudioContexts with different sample-rate is currently not supported.', 'NotSupportedError');
+        }
+        return super.createMediaStreamSource(stream);
+      }
+    };
+  }, rate);
+}
+
 /** The microphone's audio: silence while the greeting plays, the sentence once, then silence. */
 function microphoneWav(): string {
-  const wav = readFileSync(path.join(__dirname, '..', 'fixtures', 'speech-pt-br-16k.wav'));
-  const speech = wav.subarray(44, 44 + ((wav.length - 44) & ~1));
+  const speech = sentencePcm();
   const silence = (seconds: number) => Buffer.alloc(seconds * 16_000 * 2);
   const data = Buffer.concat([silence(4), speech, silence(20)]);
   const header = Buffer.alloc(44);
@@ -73,7 +112,7 @@ function microphoneWav(): string {
   return file;
 }
 
-runInBrowser('talks to an assistant from /talk with the microphone: the greeting plays, the caller is heard, the reply shows, hang-up completes the call', async () => {
+runInBrowser.each([48_000, 44_100])('talks to an assistant from /talk with the microphone of a %i Hz device: the greeting plays, the caller is heard at 16 kHz, the reply shows, hang-up completes the call', async (rate) => {
   const assistant = await app.outboundAssistant(me, {
     assistant_name: 'Ana da loja',
     system_prompt: 'Você atende clientes da loja.',
@@ -83,13 +122,15 @@ runInBrowser('talks to an assistant from /talk with the microphone: the greeting
     noise_cancellation: false,
     allow_interruptions: false,
   });
-  browser = await launchChromium([
+  const browser = await launchChromium([
     '--autoplay-policy=no-user-gesture-required',
     '--use-fake-ui-for-media-stream',
     '--use-fake-device-for-media-stream',
     `--use-file-for-fake-audio-capture=${microphoneWav()}%noloop`,
   ]);
+  browsers.push(browser);
   const context = await browser.newContext();
+  await deviceAt(context, rate);
   const page = await context.newPage();
   const refused: string[] = [];
   const origin = new URL(app.url).origin;
@@ -126,10 +167,13 @@ runInBrowser('talks to an assistant from /talk with the microphone: the greeting
   // The answer as recorded (final, with its latency), once it has played.
   await transcript.locator('p.assistant[data-latency]').waitFor({ timeout: 20_000 });
   const [{ id: callId }] = await app.sql(`select id from calls where account_id = $1 and type = 'web' order by id desc limit 1`, [me.accountId]);
+  // The page ran at the device's rate and sent the sentence at 16 kHz: the STT heard it last as long as it is.
+  expect(await page.evaluate(() => (globalThis as any).vozgateCall.context.sampleRate)).toBe(rate);
   const heard = deepgram.sessions.at(-1)!;
-  expect(heard.query.get('encoding')).toBe('mulaw');
+  const spoken = speechSpan(new Int16Array(Buffer.from(sentencePcm()).buffer), 16_000);
+  expect(Math.abs(speechSpan(heard.pcm, heard.rate) - spoken)).toBeLessThan(0.2);
   mkdirSync('test-results', { recursive: true });
-  await page.screenshot({ path: path.join('test-results', 'talk-mid-call.png'), fullPage: true });
+  await page.screenshot({ path: path.join('test-results', `talk-mid-call-${rate}.png`), fullPage: true });
 
   // Hang up: the call is completed, and the page shows how it ended, what it cost and each answer's latency.
   await page.getByRole('button', { name: 'Hang up' }).click();
@@ -172,4 +216,83 @@ runInBrowser('names, before the call, the keys this server lacks for an assistan
   } finally {
     await own.close();
   }
+});
+
+/** Amplitude of the `hz` component of 16 kHz samples (Goertzel, over whole periods of the window). */
+function amplitudeAt(pcm: Int16Array, hz: number): number {
+  const w = (2 * Math.PI * hz) / 16_000;
+  let re = 0;
+  let im = 0;
+  for (let i = 0; i < pcm.length; i++) (re += pcm[i] * Math.cos(w * i)), (im -= pcm[i] * Math.sin(w * i));
+  return (2 * Math.hypot(re, im)) / pcm.length;
+}
+
+function rms(pcm: Int16Array): number {
+  let sum = 0;
+  for (const sample of pcm) sum += sample * sample;
+  return Math.sqrt(sum / Math.max(pcm.length, 1));
+}
+
+runInBrowser.each([48_000, 44_100])('the worklet at %i Hz: the microphone reaches 16 kHz filtered, not folded, and 16 kHz speech plays at its own pitch and length', async (rate) => {
+  const browser = await launchChromium(['--autoplay-policy=no-user-gesture-required']);
+  browsers.push(browser);
+  const page = await browser.newPage();
+  await page.goto(`${app.url}/talk`);
+  // Through the page's own worklet at the context's rate: what vozgate-capture posts (16 kHz PCM16) for
+  // a tone at the input, and for 16 kHz audio given to vozgate-playback whose output feeds vozgate-capture.
+  const heard = await page.evaluate(async (contextRate: number) => {
+    const g = globalThis as any;
+    const context = new g.AudioContext({ sampleRate: contextRate });
+    await context.audioWorklet.addModule('/talk/worklet.js');
+    const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+    async function captured(source: (capture: any) => void, ms: number): Promise<number[]> {
+      const capture = new g.AudioWorkletNode(context, 'vozgate-capture', { numberOfInputs: 1, numberOfOutputs: 0 });
+      const frames: number[] = [];
+      capture.port.onmessage = (event: any) => frames.push(...new Int16Array(event.data));
+      source(capture);
+      await sleep(ms);
+      capture.port.onmessage = null;
+      return frames;
+    }
+    const tone = (hz: number) => (capture: any) => {
+      const oscillator = new g.OscillatorNode(context, { frequency: hz });
+      oscillator.connect(new g.GainNode(context, { gain: 0.5 })).connect(capture);
+      oscillator.start();
+      oscillator.stop(context.currentTime + 0.5);
+    };
+    await context.resume();
+    const low = await captured(tone(1000), 700);
+    const high = await captured(tone(11_000), 700);
+    // Half a second at 16 kHz of 1 kHz and 3 kHz, in 20 ms chunks as the page posts them.
+    const speech = Float32Array.from({ length: 8000 }, (_, i) => 0.3 * Math.sin((2 * Math.PI * 1000 * i) / 16000) + 0.2 * Math.sin((2 * Math.PI * 3000 * i) / 16000));
+    const played = await captured((capture: any) => {
+      const playback = new g.AudioWorkletNode(context, 'vozgate-playback', { numberOfInputs: 0, numberOfOutputs: 1, outputChannelCount: [1] });
+      playback.connect(capture);
+      for (let at = 0; at < speech.length; at += 320) playback.port.postMessage(speech.slice(at, at + 320));
+    }, 900);
+    const sampleRate = context.sampleRate;
+    await context.close();
+    return { sampleRate, low, high, played };
+  }, rate);
+  expect(heard.sampleRate).toBe(rate);
+
+  // A loud stretch of 16 kHz samples: from the first to the last sample above `level`.
+  const loud = (samples: number[], level: number) => {
+    const first = samples.findIndex((sample) => Math.abs(sample) > level);
+    const last = samples.length - 1 - [...samples].reverse().findIndex((sample) => Math.abs(sample) > level);
+    return first < 0 ? new Int16Array(0) : Int16Array.from(samples.slice(first, last + 1));
+  };
+  // 1 kHz passes at its amplitude (0.5 of full scale), at 16 kHz: half a second of it.
+  const low = loud(heard.low, 4000);
+  expect(low.length / 16_000).toBeCloseTo(0.5, 1);
+  const middle = low.subarray(1600, 1600 + 4800);
+  expect(amplitudeAt(middle, 1000) / 16_384).toBeCloseTo(1, 1);
+  // 11 kHz, beyond what 16 kHz carries, is filtered out: dropping samples would fold it to 5 kHz (48 kHz) at full level.
+  expect(rms(Int16Array.from(heard.high))).toBeLessThan(16_384 * 0.01);
+  // The assistant's 16 kHz audio plays at the context's rate and comes back the same: length and both tones.
+  const played = loud(heard.played, 2000);
+  expect(played.length / 16_000).toBeCloseTo(0.5, 1);
+  const steady = played.subarray(1600, 1600 + 4800);
+  expect(amplitudeAt(steady, 1000) / (0.3 * 32_768)).toBeCloseTo(1, 1);
+  expect(amplitudeAt(steady, 3000) / (0.2 * 32_768)).toBeCloseTo(1, 1);
 });

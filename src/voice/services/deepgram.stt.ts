@@ -17,7 +17,17 @@
  */
 import WebSocket from 'ws';
 import type { VendorAccess } from '../../config';
-import { ServiceError, type FailureKind, type SttEvents, type SttOptions, type SttService, type SttStream } from './service';
+import {
+  PHONE_STT_AUDIO,
+  ServiceError,
+  sttBytesPerSecond,
+  type FailureKind,
+  type SttAudio,
+  type SttEvents,
+  type SttOptions,
+  type SttService,
+  type SttStream,
+} from './service';
 
 export interface DeepgramBounds {
   /** Deepgram asks for a KeepAlive every 3-5 s: it closes a stream that sent nothing for 10 s. */
@@ -38,12 +48,8 @@ export interface DeepgramBounds {
 
 export const DEEPGRAM_BOUNDS: Readonly<DeepgramBounds> = { keepAliveMs: 5_000, connectMs: 10_000, stallMs: 10_000, closeMs: 5_000 };
 
-/** 8 kHz mu-law: one byte a sample. */
-const BYTES_PER_SECOND = 8000;
-/** Audio sent before the socket opens waits for it; only the last 2 s are kept. */
-const PENDING_MAX_BYTES = 2 * BYTES_PER_SECOND;
-/** Deepgram answers about once per second of audio; the stall bound runs once this much is unanswered. */
-const ANSWERED_EVERY_BYTES = BYTES_PER_SECOND;
+/** Audio sent before the socket opens waits for it; only its last seconds are kept. */
+const PENDING_MAX_SECONDS = 2;
 /** Deepgram's documented close for a payload it cannot decode as audio: a bad request, not a lost link. */
 const CLOSE_NOT_AUDIO = 1008;
 
@@ -61,7 +67,7 @@ export class DeepgramStt implements SttService {
   }
 
   open(options: SttOptions, events: SttEvents): SttStream {
-    return new DeepgramStream(listenUrl(this.config.url, options), this.config.apiKey, this.bounds, events);
+    return new DeepgramStream(listenUrl(this.config.url, options), options.audio ?? PHONE_STT_AUDIO, this.config.apiKey, this.bounds, events);
   }
 }
 
@@ -75,13 +81,18 @@ export function deepgramLanguage(iso2: string | null): string | null {
   return iso2 === 'pt' ? 'pt-BR' : iso2;
 }
 
-/** The stream's URL: the call's 8 kHz mu-law as Twilio carries it, interim results and Deepgram's VAD events on. */
+/**
+ * The stream's URL: the call's audio as its transport carries it (8 kHz mu-law from Twilio, 16 kHz
+ * `linear16` from a browser: raw audio needs both `encoding` and `sample_rate`), interim results
+ * and Deepgram's VAD events on.
+ */
 export function listenUrl(base: string, options: SttOptions): string {
   const url = new URL(base);
+  const audio = options.audio ?? PHONE_STT_AUDIO;
   const query: Record<string, string> = {
     model: 'nova-3',
-    encoding: 'mulaw',
-    sample_rate: '8000',
+    encoding: audio.encoding,
+    sample_rate: String(audio.sampleRate),
     channels: '1',
     interim_results: 'true',
     endpointing: String(options.endpointingMs),
@@ -130,13 +141,17 @@ class DeepgramStream implements SttStream {
   private socketError: Error | null = null;
   private readonly socketClosed: Promise<void>;
   private closing: Promise<{ seconds: number }> | null = null;
+  /** Bytes of a second of the stream's audio: every count of audio below is in its bytes. */
+  private readonly bytesPerSecond: number;
 
   constructor(
     url: string,
+    audio: SttAudio,
     apiKey: string,
     private readonly bounds: DeepgramBounds,
     private readonly events: SttEvents,
   ) {
+    this.bytesPerSecond = sttBytesPerSecond(audio);
     this.ws = new WebSocket(url, { headers: { authorization: `Token ${apiKey}` }, perMessageDeflate: false });
     this.connectTimer = setTimeout(() => this.fail('stalled', `Deepgram did not open the stream within ${bounds.connectMs} ms`), bounds.connectMs);
     this.ws.on('unexpected-response', (_request, response) => {
@@ -157,15 +172,16 @@ class DeepgramStream implements SttStream {
     );
   }
 
-  send(mulaw: Uint8Array): void {
+  send(audio: Uint8Array): void {
     // An empty binary message would read to Deepgram as the old end-of-stream signal.
-    if (mulaw.length === 0) return;
-    if (this.state === 'connecting') return this.keep(mulaw.slice());
+    if (audio.length === 0) return;
+    if (this.state === 'connecting') return this.keep(audio.slice());
     if (this.state !== 'open') return;
-    this.ws.send(mulaw);
-    this.sentBytes += mulaw.length;
-    this.unanswered += mulaw.length;
-    if (this.unanswered >= ANSWERED_EVERY_BYTES && !this.stallTimer) {
+    this.ws.send(audio);
+    this.sentBytes += audio.length;
+    this.unanswered += audio.length;
+    // Deepgram answers about once per second of audio: the stall bound runs once a second is unanswered.
+    if (this.unanswered >= this.bytesPerSecond && !this.stallTimer) {
       this.stallTimer = setTimeout(() => this.fail('stalled', `Deepgram sent nothing for ${this.bounds.stallMs} ms while audio flowed`), this.bounds.stallMs);
     }
   }
@@ -202,13 +218,14 @@ class DeepgramStream implements SttStream {
    * bills) that audio.
    */
   private sentSeconds(): number {
-    return Math.round((this.sentBytes / BYTES_PER_SECOND) * 1000) / 1000;
+    return Math.round((this.sentBytes / this.bytesPerSecond) * 1000) / 1000;
   }
 
+  /** Frames are whole samples (linear16's two bytes each), and so is every cut of the budget: it is whole seconds. */
   private keep(frame: Uint8Array): void {
     this.pending.push(frame);
     this.pendingBytes += frame.length;
-    let excess = this.pendingBytes - PENDING_MAX_BYTES;
+    let excess = this.pendingBytes - PENDING_MAX_SECONDS * this.bytesPerSecond;
     while (excess > 0) {
       const first = this.pending[0];
       const dropped = Math.min(first.length, excess);

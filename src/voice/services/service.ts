@@ -4,8 +4,9 @@
  * folder and implements one of these; the engine knows nothing of the wire.
  *
  * Audio between the engine and the services is 16-bit linear PCM (`Int16Array`, host byte
- * order) at a rate the engine names, except STT's input, which is the 8 kHz mu-law the call
- * carries (Deepgram takes it as is).
+ * order) at a rate the engine names, except STT's input, which is bytes in the encoding the
+ * stream was opened with (`SttAudio`): the 8 kHz mu-law a phone call carries, or a web call's
+ * 16 kHz linear PCM, which Deepgram takes as they are.
  */
 
 /** The part of the pipeline a failure names (the call's `hangup_reason` says `<part>-failed`). */
@@ -32,11 +33,27 @@ export class ServiceError extends Error {
 
 // ---------------------------------------------------------------- speech to text
 
+/**
+ * The caller's audio as the stream takes it: a phone call's 8 kHz mu-law (one byte a sample), or
+ * a web call's 16 kHz linear PCM (16-bit signed little-endian, two bytes a sample).
+ */
+export type SttAudio = { encoding: 'mulaw'; sampleRate: 8000 } | { encoding: 'linear16'; sampleRate: 16000 };
+
+/** A phone call's audio, the default of a stream opened without `audio`. */
+export const PHONE_STT_AUDIO: SttAudio = { encoding: 'mulaw', sampleRate: 8000 };
+
+/** Bytes of a second of `audio`: the unit of the seconds a stream counts. */
+export function sttBytesPerSecond(audio: SttAudio): number {
+  return audio.sampleRate * (audio.encoding === 'linear16' ? 2 : 1);
+}
+
 export interface SttOptions {
   /** The vendor's language code (BCP-47, such as `pt-BR`), or null for the vendor's default. */
   language: string | null;
   /** Milliseconds of silence after which the vendor marks a final result `speech_final`. */
   endpointingMs: number;
+  /** The encoding and rate of what `send` is given; a phone call's 8 kHz mu-law when absent. */
+  audio?: SttAudio;
 }
 
 export interface Transcript {
@@ -63,8 +80,8 @@ export interface SttEvents {
 }
 
 export interface SttStream {
-  /** A frame of the caller's audio: 8 kHz mu-law. */
-  send(mulaw: Uint8Array): void;
+  /** A frame of the caller's audio, in the stream's `SttAudio` encoding (linear16: little-endian bytes). */
+  send(audio: Uint8Array): void;
   /** The caller stopped speaking: the vendor should give its final result now. */
   finalize(): void;
   /** Ends the stream; resolves with the audio seconds the vendor reports having processed. */

@@ -23,7 +23,12 @@ import { Arrivals } from './arrivals';
  *   answers a wrong key (the body as reported from the live API; the content of `dg-error`, "the
  *   error message", is our reading of the docs).
  *
- * Its clock is the audio's (samples received, 8 kHz mu-law), as Deepgram's is, so a test may
+ * It takes raw audio as the query declares it (https://developers.deepgram.com/docs/encoding and
+ * /docs/sample-rate: `encoding` and `sample_rate` both given for headerless audio; `linear16` is
+ * 16-bit signed little-endian PCM): `mulaw` or `linear16`, at 8 or 16 kHz, mono; it refuses other
+ * queries at the handshake (400), where Deepgram would take more.
+ *
+ * Its clock is the audio's (samples received, at the declared rate), as Deepgram's is, so a test may
  * send audio faster than real time. It hears speech by energy on 20 ms frames. It cannot
  * recognise words, so they are scripted: each utterance (speech onset to the endpointing
  * silence, or to a Finalize) takes the next entry of `fake.transcripts`, a queue shared by all
@@ -33,16 +38,20 @@ import { Arrivals } from './arrivals';
  * empty final every 3 s.
  */
 
-const RATE = 8000;
-const FRAME_SAMPLES = 160;
+/** The encodings and rates the fake decodes. */
+const ENCODINGS = ['mulaw', 'linear16'] as const;
+const RATES = [8000, 16000];
+type Encoding = (typeof ENCODINGS)[number];
+/** Speech is heard on frames of 20 ms. */
+const FRAME_SECONDS = 0.02;
 /** A 20 ms frame at or above this RMS is speech (about -38 dBFS). */
 const SPEECH_RMS = 400;
 /** Deepgram's interim results come about once a second of audio. */
-const INTERIM_EVERY = RATE;
+const INTERIM_EVERY_SECONDS = 1;
 /** Silence with no words is finalized, empty, once this long. */
-const SILENT_FINAL = 3 * RATE;
+const SILENT_FINAL_SECONDS = 3;
 /** How fast interim results reveal an utterance's words (150 words a minute). */
-const SAMPLES_PER_WORD = 0.4 * RATE;
+const SECONDS_PER_WORD = 0.4;
 const MODEL_INFO = { name: 'general-nova-3', version: '2025-04-17.21547', arch: 'nova-3' };
 const MODEL_UUID = '40bd3654-e622-47c4-a111-63a61b23bfe8';
 const NET_0001 = 'Deepgram did not receive audio data or a text message within the timeout window. See https://dpgr.am/net0001';
@@ -84,8 +93,6 @@ interface Word {
   punctuated_word?: string;
 }
 
-/** Seconds, as Deepgram writes them, of a time in samples. */
-const seconds = (samples: number) => Math.round((samples / RATE) * 1000) / 1000;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 export class DeepgramSession {
@@ -97,14 +104,19 @@ export class DeepgramSession {
   readonly controls: Message[] = [];
   /** Messages sent to the client, in order. */
   readonly sent: Message[] = [];
+  /** The audio's encoding and rate, as the query declared them. */
+  readonly encoding: Encoding;
+  readonly rate: number;
   /** Bytes of audio received. */
   received = 0;
   /** How the socket closed, once it has. */
   closedWith: { code: number; reason: string } | null = null;
 
   private readonly chunks: Buffer[] = [];
-  private readonly frame = new Int16Array(FRAME_SAMPLES);
+  private readonly frame: Int16Array;
   private filled = 0;
+  /** The first byte of a linear16 sample whose second byte comes in the next message. */
+  private oddByte: number | null = null;
   /** Samples heard in whole frames: the audio clock, by which all the times below are counted. */
   private heard = 0;
   private readonly created = new Date().toISOString();
@@ -136,8 +148,12 @@ export class DeepgramSession {
     this.path = url.pathname;
     this.query = url.searchParams;
     this.headers = request.headers;
+    // The handshake was refused unless these are among ENCODINGS and RATES.
+    this.encoding = this.query.get('encoding') as Encoding;
+    this.rate = Number(this.query.get('sample_rate'));
+    this.frame = new Int16Array(FRAME_SECONDS * this.rate);
     // Deepgram's defaults: endpointing after 10 ms of silence, no UtteranceEnd, no interim results.
-    const samplesIn = (ms: string) => (Number(ms) * RATE) / 1000;
+    const samplesIn = (ms: string) => (Number(ms) * this.rate) / 1000;
     const endpointing = this.query.get('endpointing');
     this.endpointing = endpointing === null ? samplesIn('10') : endpointing === 'false' ? Infinity : samplesIn(endpointing);
     const utteranceEnd = this.query.get('utterance_end_ms');
@@ -160,9 +176,21 @@ export class DeepgramSession {
     });
   }
 
-  /** All the audio received, mu-law, in order. */
+  /** All the audio received, as it came (in the session's encoding), in order. */
   get audio(): Buffer {
     return Buffer.concat(this.chunks);
+  }
+
+  /** All the audio received, decoded to samples at the session's rate. */
+  get pcm(): Int16Array {
+    const bytes = this.audio;
+    if (this.encoding === 'mulaw') return Int16Array.from(bytes, decodeSample);
+    return Int16Array.from({ length: bytes.length >> 1 }, (_, i) => bytes.readInt16LE(i * 2));
+  }
+
+  /** Seconds, as Deepgram writes them, of a time in samples. */
+  private seconds(samples: number): number {
+    return Math.round((samples / this.rate) * 1000) / 1000;
   }
 
   /** Resolves once `check` holds, looked at after each thing the session receives or sends. */
@@ -231,29 +259,43 @@ export class DeepgramSession {
   private hear(bytes: Buffer): void {
     this.chunks.push(Buffer.from(bytes));
     this.received += bytes.length;
-    for (const code of bytes) {
-      this.frame[this.filled++] = decodeSample(code);
-      if (this.filled === FRAME_SAMPLES) {
-        this.filled = 0;
-        this.onFrame();
-      }
+    if (this.encoding === 'mulaw') {
+      for (const code of bytes) this.sample(decodeSample(code));
+      return;
+    }
+    // linear16: little-endian pairs, which a message may split.
+    let at = 0;
+    if (this.oddByte !== null && bytes.length > 0) {
+      this.sample((bytes[0] << 24) >> 16 | this.oddByte);
+      this.oddByte = null;
+      at = 1;
+    }
+    for (; at + 1 < bytes.length; at += 2) this.sample(bytes.readInt16LE(at));
+    if (at < bytes.length) this.oddByte = bytes[at];
+  }
+
+  private sample(value: number): void {
+    this.frame[this.filled++] = value;
+    if (this.filled === this.frame.length) {
+      this.filled = 0;
+      this.onFrame();
     }
   }
 
   private onFrame(): void {
     const start = this.heard;
-    this.heard += FRAME_SAMPLES;
+    this.heard += this.frame.length;
     const end = this.heard;
     let energy = 0;
     for (const sample of this.frame) energy += sample * sample;
-    if (Math.sqrt(energy / FRAME_SAMPLES) >= SPEECH_RMS) this.speech(start, end);
+    if (Math.sqrt(energy / this.frame.length) >= SPEECH_RMS) this.speech(start, end);
     else if (this.utterance && end - this.utterance.lastSpeech >= this.endpointing) this.finalResult(end, { speechFinal: true, fromFinalize: false });
     if (this.lastWordEnd !== null && this.utteranceEnd !== null && end - this.lastWordEnd >= this.utteranceEnd) {
-      this.send({ type: 'UtteranceEnd', channel: [0, 1], last_word_end: seconds(this.lastWordEnd) });
+      this.send({ type: 'UtteranceEnd', channel: [0, 1], last_word_end: this.seconds(this.lastWordEnd) });
       this.lastWordEnd = null;
     }
-    if (end - this.lastResultAt < INTERIM_EVERY) return;
-    if (!this.utterance && end - this.segmentStart >= SILENT_FINAL) this.finalResult(end, { speechFinal: false, fromFinalize: false });
+    if (end - this.lastResultAt < INTERIM_EVERY_SECONDS * this.rate) return;
+    if (!this.utterance && end - this.segmentStart >= SILENT_FINAL_SECONDS * this.rate) this.finalResult(end, { speechFinal: false, fromFinalize: false });
     else if (this.interim) this.interimResult(end);
   }
 
@@ -263,7 +305,7 @@ export class DeepgramSession {
       this.utterance = { words, onset: start, lastSpeech: end };
       // Words again before the gap ran out: no UtteranceEnd for the last ones.
       this.lastWordEnd = null;
-      if (this.vadEvents) this.send({ type: 'SpeechStarted', channel: [0, 1], timestamp: seconds(start) });
+      if (this.vadEvents) this.send({ type: 'SpeechStarted', channel: [0, 1], timestamp: this.seconds(start) });
     }
     this.utterance.lastSpeech = end;
   }
@@ -272,7 +314,7 @@ export class DeepgramSession {
     const utterance = this.utterance;
     let words: Word[] = [];
     if (utterance) {
-      const heard = Math.ceil((utterance.lastSpeech - utterance.onset) / SAMPLES_PER_WORD);
+      const heard = Math.ceil((utterance.lastSpeech - utterance.onset) / (SECONDS_PER_WORD * this.rate));
       words = this.timed(utterance.words.slice(0, heard), utterance);
     }
     this.send(this.results(end, words, { isFinal: false, speechFinal: false, fromFinalize: false }));
@@ -300,7 +342,7 @@ export class DeepgramSession {
         request_id: this.requestId,
         sha256: createHash('sha256').update(this.audio).digest('hex'),
         created: this.created,
-        duration: seconds(this.received),
+        duration: this.seconds(this.received / (this.encoding === 'linear16' ? 2 : 1)),
         channels: 1,
       });
     }
@@ -315,8 +357,8 @@ export class DeepgramSession {
     return words.map((text, i) => {
       const word: Word = {
         word: text.toLowerCase().replace(/[^\p{L}\p{N}']/gu, ''),
-        start: seconds(utterance.onset + i * each),
-        end: seconds(utterance.onset + (i + 1) * each),
+        start: this.seconds(utterance.onset + i * each),
+        end: this.seconds(utterance.onset + (i + 1) * each),
         confidence: 0.99,
       };
       if (this.formatted) word.punctuated_word = text;
@@ -328,8 +370,8 @@ export class DeepgramSession {
     return {
       type: 'Results',
       channel_index: [0, 1],
-      duration: seconds(end - this.segmentStart),
-      start: seconds(this.segmentStart),
+      duration: this.seconds(end - this.segmentStart),
+      start: this.seconds(this.segmentStart),
       is_final: flags.isFinal,
       speech_final: flags.speechFinal,
       channel: {
@@ -353,10 +395,12 @@ function refusal(fake: FakeDeepgram, apiKey: string, request: IncomingMessage): 
   if (url.pathname !== '/v1/listen') return { status: 404, code: 'Not Found', message: 'Not found.' };
   const [scheme, key] = (request.headers.authorization ?? '').split(' ');
   if (fake.refuse || scheme?.toLowerCase() !== 'token' || key !== apiKey) return { status: 401, code: 'INVALID_AUTH', message: 'Invalid credentials.' };
-  // What the fake can decode (Deepgram itself takes many more encodings).
+  // What the fake can decode (Deepgram itself takes many more encodings and rates).
   const query = url.searchParams;
-  if (query.get('encoding') !== 'mulaw' || query.get('sample_rate') !== '8000' || (query.get('channels') ?? '1') !== '1') {
-    return { status: 400, code: 'Bad Request', message: 'The fake Deepgram takes only 8 kHz mono mu-law.' };
+  const encoding = query.get('encoding');
+  const rate = query.get('sample_rate');
+  if (!ENCODINGS.some((known) => known === encoding) || !RATES.some((known) => String(known) === rate) || (query.get('channels') ?? '1') !== '1') {
+    return { status: 400, code: 'Bad Request', message: 'The fake Deepgram takes only raw mono mulaw or linear16 at 8000 or 16000 Hz, both named in the query.' };
   }
   return null;
 }
