@@ -4,7 +4,7 @@ import type { GraphQLSchema, ValidationRule } from 'graphql';
 import { serveSubscriptions, type Subscriptions } from '../graphql/subscriptions';
 import type { Runtime } from '../runtime';
 import { MEDIA_PATH } from '../telephony/twilio.wire';
-import { serveWebCalls } from '../voice/transports/browser';
+import { serveWebCalls } from '../voice/transports/browser.server';
 import { serveMedia } from '../voice/transports/twilio-media';
 import { requestTarget } from './request';
 

@@ -43,8 +43,8 @@ import {
 /** Milliseconds of speech a character of TTS text takes. */
 export const MS_PER_CHAR = 50;
 const FRAME_MS = 20;
-/** A frame of mu-law silence (0xff), base64: the scripted VAD decides what is speech. */
-const SILENCE = Buffer.alloc((8000 * FRAME_MS) / 1000, 0xff).toString('base64');
+/** A frame of silence at the telephone's 8 kHz: the scripted VAD decides what is speech. */
+const SILENCE = new Int16Array((8000 * FRAME_MS) / 1000);
 
 export interface ScriptedReply {
   text?: string;
@@ -261,8 +261,9 @@ export function virtualCall(settings: Partial<Assistant> = {}, options: VirtualO
   const marks = new Map<string, NodeJS.Timeout>();
   let engine: PipelineEngine;
   const out = {
-    media: () => {
-      media.sentMs += FRAME_MS;
+    rate: 8000 as const,
+    media: (pcm: Int16Array) => {
+      media.sentMs += (pcm.length * 1000) / 8000;
     },
     mark: (name: string) => {
       marks.set(
@@ -303,7 +304,7 @@ export function virtualCall(settings: Partial<Assistant> = {}, options: VirtualO
     { vad, denoiser: null, ambience: null },
     out,
   );
-  const frames = setInterval(() => engine.audio(SILENCE), FRAME_MS);
+  const frames = setInterval(() => engine.audio(SILENCE.slice()), FRAME_MS);
 
   return {
     engine,

@@ -170,6 +170,8 @@ runInBrowser.each([48_000, 44_100])('talks to an assistant from /talk with the m
   // The page ran at the device's rate and sent the sentence at 16 kHz: the STT heard it last as long as it is.
   expect(await page.evaluate(() => (globalThis as any).vozgateCall.context.sampleRate)).toBe(rate);
   const heard = deepgram.sessions.at(-1)!;
+  // The page's 16 kHz, as it is, all the way to Deepgram.
+  expect(Object.fromEntries(heard.query)).toMatchObject({ encoding: 'linear16', sample_rate: '16000' });
   const spoken = speechSpan(new Int16Array(Buffer.from(sentencePcm()).buffer), 16_000);
   expect(Math.abs(speechSpan(heard.pcm, heard.rate) - spoken)).toBeLessThan(0.2);
   mkdirSync('test-results', { recursive: true });

@@ -6,7 +6,8 @@ import { startTestApp, type TestAccount, type TestApp, NO_VENDORS } from '../hel
 import { Caller, speech } from '../helpers/caller';
 import { until } from '../helpers/dialer';
 import { startFakeDeepgram, type FakeDeepgram } from '../helpers/fakes/deepgram';
-import { startFakeOpenAi, type FakeOpenAi } from '../helpers/fakes/openai';
+import { fakeSpeech, startFakeOpenAi, type FakeOpenAi } from '../helpers/fakes/openai';
+import { Resampler } from '../../src/voice/codecs/resample';
 import { startFakeRealtime, type FakeRealtime } from '../helpers/realtime';
 import { startReceiver, type Receiver } from '../helpers/receiver';
 import { WebCallClient } from '../helpers/web-call';
@@ -116,6 +117,12 @@ it('starts a web call (201 with its socket and single-use token), runs a full tu
   await until('the greeting played', async () => page.messages.filter((m) => m.type === 'state').at(-1)?.state, (state) => state === 'listening', 15_000);
   expect(page.audio.reduce((n, chunk) => n + chunk.length, 0)).toBeGreaterThan(16_000); // more than a second at 16 kHz
   expect(page.levelDb()).toBeGreaterThan(-40);
+  // The greeting reached the page at 16 kHz as TTS made it (OpenAI's 24 kHz taken down to 16),
+  // sample for sample: never through the telephone's 8 kHz mu-law, whose quantisation would show.
+  const made = new Resampler(24_000, 16_000).process(fakeSpeech('Olá Marina, aqui é a Ana.'));
+  const played = Int16Array.from(page.audio.flatMap((frame) => [...frame])).subarray(0, made.length);
+  expect(played.length).toBe(made.length);
+  expect(played.every((sample, i) => sample === made[i])).toBe(true);
 
   // A full turn: real speech from the page's microphone, the STT's words shown as they come, the answer spoken.
   deepgram.transcripts.push('Quero saber do meu pedido');
@@ -125,7 +132,10 @@ it('starts a web call (201 with its socket and single-use token), runs a full tu
   expect(page.messages.some((m) => m.type === 'transcript' && m.speaker === 'customer' && !m.final)).toBe(true);
   await page.next((m) => m.type === 'transcript' && m.speaker === 'assistant' && m.final && m.text === 'Claro, vou verificar agora.', 15_000);
   const stt = deepgram.sessions.at(-1)!;
-  expect(Object.fromEntries(stt.query)).toMatchObject({ encoding: 'mulaw', sample_rate: '8000' });
+  // The browser's 16 kHz reaches Deepgram as it is (design.md, "Web calls at the browser's quality").
+  expect(Object.fromEntries(stt.query)).toMatchObject({ encoding: 'linear16', sample_rate: '16000' });
+  // ... and the page gets 20 ms frames of 16 kHz.
+  expect(page.audio.every((frame) => frame.length === 320)).toBe(true);
   expect(speechInputs()).toContain('Claro, vou verificar agora.');
 
   // The page hangs up: the call is completed, ended by the caller, and the page told so.
@@ -214,10 +224,9 @@ it('hears the caller from the first audio the page sends, while the engine is st
   await new Promise((resolve) => setTimeout(resolve, 500));
   caller.hangUp();
   const sent = caller.sent;
-  await until('all the audio at Deepgram', async () => stream.received, (received) => received >= sent * 160 - 16, 5_000).catch(() => {});
-  // Every frame the page sent reached Deepgram (8 kHz mu-law: 160 bytes a 20 ms frame), but
-  // for the few samples the 16 -> 8 kHz filter still holds.
-  expect(stream.received).toBeGreaterThanOrEqual(sent * 160 - 16);
+  await until('all the audio at Deepgram', async () => stream.received, (received) => received >= sent * 640, 5_000).catch(() => {});
+  // Every frame the page sent reached Deepgram (16 kHz linear16: 640 bytes a 20 ms frame).
+  expect(stream.received).toBe(sent * 640);
   page.close();
 });
 
@@ -341,8 +350,8 @@ it('paces a socket that pushes 36 times real time (the excess dropped and counte
   expect(closed).toEqual({ code: 1008, reason: 'audio faster than real time' });
   const pushedSeconds = (sent * 20) / 1000;
   const elapsedSeconds = (Date.now() - started) / 1000;
-  // The pusher got no further than its burst and real time through to the STT (8 kHz mu-law: 8,000 bytes a second).
-  expect(stt.received / 8000).toBeLessThanOrEqual(5 + elapsedSeconds + 0.5);
+  // The pusher got no further than its burst and real time through to the STT (16 kHz linear16: 32,000 bytes a second).
+  expect(stt.received / 32_000).toBeLessThanOrEqual(5 + elapsedSeconds + 0.5);
   // Closed once it had sent its burst (5 s) and 5 s more that were dropped.
   expect(pushedSeconds).toBeGreaterThanOrEqual(10);
   expect((await metric()) - droppedBefore).toBeGreaterThan(4.99);

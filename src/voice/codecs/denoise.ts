@@ -26,7 +26,8 @@ import { Resampler } from './resample';
  * many samples; of any other size, the samples that do not fill a 10 ms frame wait for the next
  * chunk.
  */
-export const DENOISE_SAMPLE_RATE = 8000;
+/** The rates a call's audio comes at: the telephone's, a browser's. */
+export type DenoiseRate = 8000 | 16000;
 /** How far (in 8 kHz samples) the output lags the input: 480 + 2 x 95.5 samples at 48 kHz. */
 export const DENOISE_LATENCY_SAMPLES = 112;
 
@@ -110,10 +111,10 @@ function cString(memory: WasmMemory, at: number): string {
   return Buffer.from(bytes.subarray(0, bytes.indexOf(0))).toString('utf8');
 }
 
-/** One call's noise suppressor: 8 kHz PCM in, the same with the noise taken out. */
+/** One call's noise suppressor: PCM at the call's rate (8 or 16 kHz) in, the same with the noise taken out. */
 export class Denoiser {
-  private readonly up = new Resampler(DENOISE_SAMPLE_RATE, 48000);
-  private readonly down = new Resampler(48000, DENOISE_SAMPLE_RATE);
+  private readonly up: Resampler;
+  private readonly down: Resampler;
   /** This call's RNNoise state and frames on the shared heap. */
   private readonly state: number;
   private readonly inputAt: number;
@@ -127,7 +128,12 @@ export class Denoiser {
   private denoised = new Int16Array(2 * FRAME);
   private destroyed = false;
 
-  private constructor(private readonly module: RnnoiseModule) {
+  private constructor(
+    private readonly module: RnnoiseModule,
+    rate: DenoiseRate,
+  ) {
+    this.up = new Resampler(rate, 48000);
+    this.down = new Resampler(48000, rate);
     this.inputAt = module.malloc(FRAME * FLOAT_BYTES);
     this.outputAt = module.malloc(FRAME * FLOAT_BYTES);
     // rnnoise_create does not check its own allocation; a heap that could give the frames can
@@ -140,12 +146,12 @@ export class Denoiser {
     this.viewFrames();
   }
 
-  /** A denoiser for one call (the first one loads the WebAssembly module). */
-  static async create(): Promise<Denoiser> {
-    return new Denoiser(await rnnoise());
+  /** A denoiser for one call at `rate` (the first one loads the WebAssembly module). */
+  static async create(rate: DenoiseRate = 8000): Promise<Denoiser> {
+    return new Denoiser(await rnnoise(), rate);
   }
 
-  /** The denoised audio of the next chunk of the caller's 8 kHz PCM (see the latency above). */
+  /** The denoised audio of the next chunk of the caller's PCM (see the latency above). */
   process(chunk: Int16Array): Int16Array {
     if (this.destroyed) throw new Error('RNNoise: this denoiser was destroyed');
     if (this.input.buffer !== this.module.memory.buffer) this.viewFrames();

@@ -47,3 +47,15 @@ export function encodeInto(samples: Int16Array, out: Uint8Array): Uint8Array {
 
 export const decode = (codes: Uint8Array): Int16Array => decodeInto(codes, new Int16Array(codes.length));
 export const encode = (samples: Int16Array): Uint8Array => encodeInto(samples, new Uint8Array(samples.length));
+
+/** Base64, as a mu-law payload of Twilio's Media Streams or OpenAI Realtime must be. */
+export const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
+
+/** Milliseconds of 8 kHz mu-law audio in a base64 payload (one byte a sample). */
+export function payloadMs(payload: string): number {
+  const padding = payload.endsWith('==') ? 2 : payload.endsWith('=') ? 1 : 0;
+  return (((payload.length * 3) / 4 - padding) * 1000) / MULAW_RATE;
+}
+
+/** G.711's rate. */
+export const MULAW_RATE = 8000;

@@ -36,8 +36,8 @@ export async function startEngine(deps: EngineDeps, live: LiveCall, setup: Engin
   const services = pipelineServices(deps.config.voice.pipeline, setup);
   if (typeof services === 'string') return services;
   const { assistant } = setup;
-  const denoiser = assistant.noise_cancellation ? new WorkerDenoiser() : null;
-  const ambience = assistant.ambient_sound_volume > 0 ? new AmbientBed(assistant.ambient_sound_volume) : null;
+  const denoiser = assistant.noise_cancellation ? new WorkerDenoiser(out.rate) : null;
+  const ambience = assistant.ambient_sound_volume > 0 ? new AmbientBed(assistant.ambient_sound_volume, out.rate) : null;
   return new PipelineEngine(deps, live, setup, services, { vad: new SileroVad(), denoiser, ambience }, out);
 }
 

@@ -2,7 +2,9 @@ import WebSocket from 'ws';
 import type { HangupReason } from '../../modules/calls/call.events';
 import type { ToolDeps } from '../../modules/calls/call.tools';
 import type { Runtime } from '../../runtime';
-import { BASE64, payloadMs, type MediaEnd, type MediaOut, type VoiceEngine } from '../engine';
+import { BASE64, decode, encode, MULAW_RATE, payloadMs } from '../codecs/mulaw';
+import { Resampler } from '../codecs/resample';
+import type { MediaEnd, MediaOut, VoiceEngine } from '../engine';
 import { fillVariables, type EngineSetup } from '../engine.setup';
 import type { LiveCall } from '../live-call';
 import { realtimeModel, realtimeSession } from '../services/openai.realtime';
@@ -13,8 +15,9 @@ export type RealtimeDeps = Pick<Runtime, 'config' | 'logger'> & ToolDeps;
 
 /**
  * The built-in voice engine of `multimodal` assistants: a bridge between the call's media
- * and an OpenAI Realtime session (design.md, "Voice engines"). Audio passes through as it
- * comes, 8 kHz mu-law base64 both ways, never decoded or resampled.
+ * and an OpenAI Realtime session (design.md, "Voice engines"). The session's audio is 8 kHz
+ * mu-law both ways (`g711_ulaw`): a phone call's PCM is encoded back to what Twilio sent, a web
+ * call's 16 kHz is taken down to 8 kHz, and the answer up again.
  */
 
 /** Caller audio kept while the session is being set up: 2 s of 20 ms frames. */
@@ -41,6 +44,9 @@ export class RealtimeEngine implements VoiceEngine {
   private ready = false;
   private ended = false;
   private pending: string[] = [];
+  /** A web call's audio to the session's 8 kHz and back (none for a phone call's). */
+  private readonly down: Resampler | null;
+  private readonly up: Resampler | null;
   /** Marks sent to Twilio and not played yet, in order. */
   private marks: { name: string; item: string; endMs: number }[] = [];
   private markSeq = 0;
@@ -73,6 +79,8 @@ export class RealtimeEngine implements VoiceEngine {
     private readonly setup: EngineSetup,
     private readonly out: MediaOut,
   ) {
+    this.down = out.rate === MULAW_RATE ? null : new Resampler(out.rate, MULAW_RATE);
+    this.up = out.rate === MULAW_RATE ? null : new Resampler(MULAW_RATE, out.rate);
     const openai = runtime.config.voice.openai!;
     const url = `${openai.realtimeUrl}?model=${encodeURIComponent(realtimeModel(setup.assistant, openai.realtimeModel))}`;
     this.ws = new WebSocket(url, { headers: { authorization: `Bearer ${openai.apiKey}` }, perMessageDeflate: false });
@@ -92,8 +100,11 @@ export class RealtimeEngine implements VoiceEngine {
     this.silenceTimer.unref();
   }
 
-  audio(payload: string): void {
-    if (this.ended || typeof payload !== 'string' || !BASE64.test(payload)) return;
+  audio(pcm: Int16Array): void {
+    if (this.ended) return;
+    const narrow = this.down ? this.down.process(pcm) : pcm;
+    if (narrow.length === 0) return;
+    const payload = Buffer.from(encode(narrow)).toString('base64');
     if (!this.ready) {
       if (this.pending.push(payload) > PENDING_FRAMES) this.pending.shift();
       return;
@@ -200,7 +211,8 @@ export class RealtimeEngine implements VoiceEngine {
       this.began(itemId);
     }
     this.item.sentMs += payloadMs(delta);
-    this.out.media(delta);
+    const pcm = decode(Buffer.from(delta, 'base64'));
+    this.out.media(this.up ? this.up.process(pcm) : pcm);
     const name = `${++this.markSeq}`;
     this.marks.push({ name, item: itemId, endMs: this.item.sentMs });
     this.out.mark(name);

@@ -1,25 +1,20 @@
-import type { IncomingMessage } from 'node:http';
-import type { Duplex } from 'node:stream';
-import { WebSocketServer, type RawData, type WebSocket } from 'ws';
-import { closeWebSockets, within } from '../../lib/bounded';
+import type { RawData, WebSocket } from 'ws';
 import { jsonMessage, stringField, UNSUPPORTED_MESSAGE } from '../../lib/json-message';
-import { claimWebCall, WEB_CALL_PATH, webCallEndedByCaller } from '../../modules/calls/call.web';
+import { claimWebCall, webCallEndedByCaller } from '../../modules/calls/call.web';
 import { EventBus, type BusEvent } from '../../modules/events/event.bus';
-import { decodeInto, encodeInto } from '../codecs/mulaw';
-import { Resampler } from '../codecs/resample';
-import { MEDIA_SAMPLE_RATE, type MediaEnd, type MediaOut, type VoiceEngine } from '../engine';
+import type { MediaEnd, MediaOut, VoiceEngine } from '../engine';
 import { engineSetup } from '../engine.setup';
-import { EarlyAudio } from './early-audio';
 import { startEngine, type EngineDeps } from '../engines';
 import { LiveCall, type LiveCallDeps } from '../live-call';
 import { AudioPacer, PACING_CLOSE_CODE, PACING_CLOSE_REASON } from '../pacing';
+import { EarlyAudio } from './early-audio';
 
 /**
  * The browser transport of web calls (design.md, "Web calls"): the WebSocket a page opens at
  * `/calls/web/{call_id}?token=..`, and the one place that knows its messages.
  *
- * - Audio both ways: binary frames of 16 kHz 16-bit little-endian mono PCM, of any length. At
- *   this edge they become the seam's 8 kHz mu-law and back.
+ * - Audio both ways: binary frames of 16 kHz 16-bit little-endian mono PCM, of any length: the
+ *   seam's audio as it is (the engines hear and speak web calls at 16 kHz).
  * - From vozgate, JSON: `state` (`connected`, then `speaking` / `listening` as the assistant's
  *   audio starts and is all played), `transcript` (`speaker`, `text`, `final`: the words so far
  *   of a turn, then the turn as recorded), `mark` (`name`: echo it back once the audio before it
@@ -39,72 +34,15 @@ import { AudioPacer, PACING_CLOSE_CODE, PACING_CLOSE_REASON } from '../pacing';
  */
 
 /** Samples per second of the browser's audio. */
-export const BROWSER_SAMPLE_RATE = 16_000;
+export const BROWSER_SAMPLE_RATE = 16_000 as const;
 /** WebSocket close code of a refused connection (policy violation). */
 const REFUSED = 1008;
 /** How long after the last audio played the assistant counts as listening (its frames come 20 ms apart). */
 const QUIET_MS = 150;
 /** A frame of audio larger than this is not a browser's (a second of 16 kHz PCM16 is 32 KB). */
-const MAX_FRAME_BYTES = 64 * 1024;
+export const MAX_FRAME_BYTES = 64 * 1024;
 
-type WebCallDeps = LiveCallDeps & EngineDeps;
-
-export interface WebCallServer {
-  /** Whether this server takes an upgrade to `path`. */
-  handles(path: string): boolean;
-  upgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void;
-  /** Web calls connected to this process. */
-  readonly calls: number;
-  /** Ends every web call here; resolves within about `graceMs`, whatever the sockets and the database do. */
-  close(graceMs?: number): Promise<void>;
-}
-
-export function serveWebCalls(runtime: WebCallDeps): WebCallServer {
-  const wss = new WebSocketServer({ noServer: true, perMessageDeflate: false, maxPayload: MAX_FRAME_BYTES });
-  const sessions = new Set<WebCallSession>();
-  // Tells this process when a call ends, whoever ended it (the API on another process, the
-  // sweeper): started with the first web call.
-  let bus: Promise<EventBus> | null = null;
-  const events = () =>
-    (bus ??= (async () => {
-      const started = new EventBus(String(runtime.orm.config.get('clientUrl')), runtime.logger);
-      await started.start();
-      return started;
-    })().catch((error: unknown) => {
-      bus = null;
-      throw error;
-    }));
-
-  wss.on('connection', (socket: WebSocket, req: IncomingMessage) => {
-    const url = new URL(req.url ?? '/', 'http://localhost');
-    const callId = Number(WEB_CALL_PATH.exec(url.pathname)?.[1]);
-    const session = new WebCallSession(runtime, socket, events);
-    sessions.add(session);
-    // Kept until its call is settled, which a shutdown waits for.
-    socket.once('close', () => void session.work.finally(() => sessions.delete(session)));
-    session.start(callId, url.searchParams.get('token') ?? '');
-  });
-  return {
-    handles: (path) => WEB_CALL_PATH.test(path),
-    upgrade(req, socket, head) {
-      wss.handleUpgrade(req, socket, head, (ws) => wss.emit('connection', ws, req));
-    },
-    get calls() {
-      return sessions.size;
-    },
-    async close(graceMs = 10_000) {
-      const started = Date.now();
-      const left = () => Math.max(0, graceMs - (Date.now() - started));
-      const settled = Promise.all(
-        [...sessions].map((session) => session.abandon().catch((error: unknown) => runtime.logger.error('voice: a web call did not end cleanly', error))),
-      );
-      // Calls not settled by then are left to the sweeper of another process (or the next start).
-      if (!(await within(settled, graceMs))) runtime.logger.warn('voice: web calls still ending when the stop ran out of time', { calls: sessions.size });
-      await closeWebSockets(wss, left());
-      if (bus) await within((async () => (await bus.catch(() => null))?.stop())(), Math.max(1000, left()));
-    },
-  };
-}
+export type WebCallDeps = LiveCallDeps & EngineDeps;
 
 /**
  * The samples of little-endian PCM16 bytes (an odd last byte is dropped), read in place when
@@ -117,17 +55,14 @@ function pcm16(bytes: Buffer): Int16Array {
   return new Int16Array(Uint8Array.prototype.slice.call(bytes, 0, count * 2).buffer);
 }
 
-class WebCallSession {
+export class WebCallSession {
   private engine: VoiceEngine | null = null;
   private engineEnded = false;
   /** Set once the token is spent: from then on, whatever happens, the call is settled. */
   private callId = 0;
   private live: LiveCall | null = null;
-  /** The caller's audio on its way to the seam's rate. */
-  private readonly toSeam = new Resampler(BROWSER_SAMPLE_RATE, MEDIA_SAMPLE_RATE);
   /** The caller's audio while the engine starts. */
   private readonly early = new EarlyAudio<Buffer>();
-  private readonly toBrowser = new Resampler(MEDIA_SAMPLE_RATE, BROWSER_SAMPLE_RATE);
   private readonly pace = new AudioPacer('browser');
   /** Closed for sending audio too fast: what it still sends is ignored. */
   private tooFast = false;
@@ -299,19 +234,17 @@ class WebCallSession {
     else this.early.keep(Buffer.from(bytes), ((bytes.length >> 1) * 1000) / BROWSER_SAMPLE_RATE);
   }
 
+  /** The page's 16 kHz PCM as it is: the seam's audio at the browser's rate (a copy, as the socket's buffer is not ours to keep). */
   private toEngine(engine: VoiceEngine, bytes: Buffer): void {
-    const wide = pcm16(bytes);
-    const pcm = this.toSeam.process(wide);
-    // The 16 kHz audio goes too: a copy, as the socket's buffer is not ours to keep.
-    if (pcm.length) engine.audio(Buffer.from(encodeInto(pcm, new Uint8Array(pcm.length))).toString('base64'), wide.slice());
+    const pcm = pcm16(bytes);
+    if (pcm.length) engine.audio(pcm.slice());
   }
 
   /** What the engine sends, as the page's messages. */
   private out(): MediaOut {
     return {
-      media: (payload) => {
-        const codes = Buffer.from(payload, 'base64');
-        const pcm = this.toBrowser.process(decodeInto(codes, new Int16Array(codes.length)));
+      rate: BROWSER_SAMPLE_RATE,
+      media: (pcm) => {
         this.engineSpoke = true;
         if (this.quietSince) clearTimeout(this.quietSince);
         this.quietSince = null;

@@ -5,7 +5,8 @@ import { closeWebSockets } from '../../lib/bounded';
 import { jsonMessage, objectField, stringField, UNSUPPORTED_MESSAGE, type JsonObject } from '../../lib/json-message';
 import { Call } from '../../modules/calls/call.entity';
 import { validMediaToken } from '../../telephony/twilio.wire';
-import { payloadMs, type MediaOut, type VoiceEngine } from '../engine';
+import { BASE64, decode, encodeInto, MULAW_RATE, payloadMs } from '../codecs/mulaw';
+import type { MediaOut, VoiceEngine } from '../engine';
 import { engineSetup } from '../engine.setup';
 import { EarlyAudio } from './early-audio';
 import { startEngine, type EngineDeps } from '../engines';
@@ -89,8 +90,15 @@ function twilioOut(socket: WebSocket, streamSid: string): MediaOut {
   const send = (message: string) => {
     if (socket.readyState === socket.OPEN) socket.send(message);
   };
+  /** The frame's mu-law, in a buffer the stream keeps (an engine sends 20 ms frames). */
+  let encoded = new Uint8Array(160);
   return {
-    media: (payload) => send(`{"event":"media","streamSid":"${streamSid}","media":{"payload":"${payload}"}}`),
+    rate: MULAW_RATE,
+    media: (pcm) => {
+      if (encoded.length < pcm.length) encoded = new Uint8Array(pcm.length);
+      const payload = Buffer.from(encodeInto(pcm, encoded)).toString('base64');
+      send(`{"event":"media","streamSid":"${streamSid}","media":{"payload":"${payload}"}}`);
+    },
     mark: (name) => send(`{"event":"mark","streamSid":"${streamSid}","mark":{"name":"${name}"}}`),
     clear: () => send(`{"event":"clear","streamSid":"${streamSid}"}`),
   };
@@ -146,10 +154,10 @@ class MediaStream {
         return;
       case 'media': {
         const payload = stringField(objectField(message, 'media'), 'payload');
-        if (payload === undefined || this.tooFast) return;
+        if (payload === undefined || this.tooFast || !BASE64.test(payload)) return;
         const verdict = this.pace.take(payloadMs(payload));
         if (verdict === 'pass') {
-          if (this.engine) this.engine.audio(payload);
+          if (this.engine) this.engine.audio(decode(Buffer.from(payload, 'base64')));
           else this.early.keep(payload, payloadMs(payload));
         }
         else if (verdict === 'close') {
@@ -220,7 +228,7 @@ class MediaStream {
       return;
     }
     this.engine = engine;
-    this.early.drain((payload) => engine.audio(payload));
+    this.early.drain((payload) => engine.audio(decode(Buffer.from(payload, 'base64'))));
   }
 
   private async onClose(): Promise<void> {

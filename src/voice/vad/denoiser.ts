@@ -1,10 +1,11 @@
 import { denoiseCalls, denoiseChunksFailed } from '../../metrics';
+import type { DenoiseRate } from '../codecs/denoise';
 import { askWorker } from './worker';
 
 /**
  * One call's noise cancellation (`noise_cancellation`; codecs/denoise.ts is RNNoise itself), run
  * on the voice worker thread (worker.ts), where the call's RNNoise state lives from its first
- * chunk to its end: the event loop only sends the caller's 8 kHz PCM and takes the denoised audio
+ * chunk to its end: the event loop only sends the caller's PCM and takes the denoised audio
  * back. The chunks of every call given in the same turn of the event loop go in one message.
  *
  * The audio never stops for it: a chunk the worker could not denoise (it failed, or did not
@@ -16,6 +17,7 @@ export const DENOISE_MAX_QUEUED = 10;
 
 interface Chunk {
   call: number;
+  rate: DenoiseRate;
   pcm: Int16Array;
   resolve(denoised: Int16Array | null): void;
 }
@@ -38,7 +40,7 @@ async function sendBatch(): Promise<void> {
   ended = [];
   try {
     // Copied, not transferred: a chunk the worker does not answer goes on as it came.
-    const answer = await askWorker({ denoise: chunks.map(({ call, pcm }) => ({ call, pcm })), ended: over }, [], () => {}, 'denoise');
+    const answer = await askWorker({ denoise: chunks.map(({ call, rate, pcm }) => ({ call, rate, pcm })), ended: over }, [], () => {}, 'denoise');
     denoiseCalls.set(answer.calls as number);
     const denoised = answer.denoised as (Int16Array | null)[];
     chunks.forEach((chunk, i) => chunk.resolve(denoised[i] ?? null));
@@ -54,14 +56,17 @@ export class WorkerDenoiser {
   private queued = 0;
   private destroyed = false;
 
-  /** The denoised audio of the next chunk of the caller's 8 kHz PCM (codecs/denoise.ts says how late and how long). */
+  /** A call's noise cancellation, for its audio at `rate`. */
+  constructor(private readonly rate: DenoiseRate = 8000) {}
+
+  /** The denoised audio of the next chunk of the caller's PCM (codecs/denoise.ts says how late and how long). */
   process(pcm: Int16Array): Promise<Int16Array> {
     if (this.destroyed) return Promise.reject(new Error('RNNoise: this denoiser was destroyed'));
     let denoised: Promise<Int16Array | null> = Promise.resolve(null);
     if (this.queued < DENOISE_MAX_QUEUED) {
       this.queued++;
       denoised = new Promise<Int16Array | null>((resolve) => {
-        waiting.push({ call: this.call, pcm, resolve });
+        waiting.push({ call: this.call, rate: this.rate, pcm, resolve });
         schedule();
       }).finally(() => this.queued--);
     }

@@ -23,7 +23,7 @@ const DENOISE_MODULE = require.resolve('../codecs/denoise');
  * The worker: it loads the VAD model at once (saying `ready` when it has, or has failed to), and
  * RNNoise on the first denoise batch (saying `denoiseReady` likewise: a process whose assistants
  * do not cancel noise never loads it), and answers each message: a VAD batch (`size`, `input`,
- * `state`) with the speech probabilities and the new states; a denoise batch (`denoise`: chunks of calls' 8 kHz PCM,
+ * `state`) with the speech probabilities and the new states; a denoise batch (`denoise`: chunks of calls' PCM at their rates,
  * `ended`: calls over) with each chunk's denoised audio (null where that call's denoiser failed)
  * and how many calls' states it holds. Each call's RNNoise state lives here, made on its first
  * chunk and freed when it ends. Denoise batches run one after another, in the order sent, as a
@@ -79,11 +79,11 @@ async function denoise({ id, denoise: chunks, ended }) {
   try {
     Denoiser = await rnnoise;
   } catch {}
-  for (const { call, pcm } of chunks) {
+  for (const { call, rate, pcm } of chunks) {
     try {
       let denoiser = denoisers.get(call);
       if (!denoiser) {
-        denoiser = await Denoiser.create();
+        denoiser = await Denoiser.create(rate);
         denoisers.set(call, denoiser);
       }
       denoised.push(denoiser.process(pcm));

@@ -2,7 +2,7 @@ import type { CallUsage } from '../../../modules/calls/call.entity';
 import type { HangupReason } from '../../../modules/calls/call.events';
 import type { ToolDeps } from '../../../modules/calls/call.tools';
 import type { Runtime } from '../../../runtime';
-import { BASE64, MEDIA_SAMPLE_RATE, type MediaEnd, type MediaOut, type VoiceEngine } from '../../engine';
+import type { MediaEnd, MediaOut, VoiceEngine } from '../../engine';
 import { fillVariables, type EngineSetup } from '../../engine.setup';
 import type { LiveCall } from '../../live-call';
 import { ServiceError, type LlmService, type SttService, type SttStream, type TtsService, type TtsSession } from '../../services/service';
@@ -10,7 +10,7 @@ import { callFunctions, runFunction, type CallActions } from '../../tools';
 import { Conversation } from './context';
 import { endpointSilenceMs } from './endpointing';
 import { fillerAudio } from './fillers';
-import { Hearing, type Denoiser, type Vad } from './hearing';
+import { Hearing, sttAudio, type Denoiser, type Vad } from './hearing';
 import { observe, timingFrom, turnLatency, type TurnTiming } from './latency';
 import { phrases } from './phrases';
 import { Reply, type ReplyContext } from './reply';
@@ -107,7 +107,7 @@ export class PipelineEngine implements VoiceEngine {
       finalize: () => this.stt.finalize(),
     });
     this.stt = services.stt.open(
-      { language: services.sttLanguage, endpointingMs: endpointSilenceMs(assistant.endpoint_sensitivity) },
+      { language: services.sttLanguage, endpointingMs: endpointSilenceMs(assistant.endpoint_sensitivity), audio: sttAudio(out.rate) },
       {
         transcript: (transcript) => {
           if (!this.ended) this.turns.transcript(transcript);
@@ -125,16 +125,16 @@ export class PipelineEngine implements VoiceEngine {
       speed: assistant.speech_speed,
       stability: assistant.voice_stability,
       similarity: assistant.voice_similarity,
-      sampleRate: MEDIA_SAMPLE_RATE,
+      sampleRate: out.rate,
     });
-    this.hearing = new Hearing(this.stt, audioStages.vad, audioStages.denoiser, this.turns, { logger: deps.logger, callId: call.id });
+    this.hearing = new Hearing(this.stt, audioStages.vad, audioStages.denoiser, this.turns, { logger: deps.logger, callId: call.id }, out.rate);
     const actions: CallActions = {
       endCall: () => {
         this.endRequested = true;
       },
     };
     const fillerText = phrases(language).filler;
-    const fillerKey = `${services.tts.vendor}|${services.voiceId}|${language}|${assistant.speech_speed}|${fillerText}`;
+    const fillerKey = `${services.tts.vendor}|${services.voiceId}|${language}|${assistant.speech_speed}|${out.rate}|${fillerText}`;
     this.replies = {
       llm: { service: services.llm, model: services.model, temperature: assistant.llm_temperature },
       tts: this.tts,
@@ -167,9 +167,8 @@ export class PipelineEngine implements VoiceEngine {
 
   // ------------------------------------------------------------------ the transport's side
 
-  audio(payload: string, wide?: Int16Array): void {
-    if (this.ended || typeof payload !== 'string' || !BASE64.test(payload)) return;
-    this.hearing.audio(Buffer.from(payload, 'base64'), wide);
+  audio(pcm: Int16Array): void {
+    if (!this.ended) this.hearing.audio(pcm);
   }
 
   played(mark: string): void {

@@ -1,12 +1,12 @@
 import type { Logger } from '../../../log';
 import { Framer } from '../../codecs/mix';
-import { decode, encode } from '../../codecs/mulaw';
+import { encode } from '../../codecs/mulaw';
 import { Resampler } from '../../codecs/resample';
-import { MEDIA_SAMPLE_RATE } from '../../engine';
-import type { SttStream } from '../../services/service';
+import type { MediaRate } from '../../engine';
+import type { SttAudio, SttStream } from '../../services/service';
 import { VAD_FRAME_SAMPLES, VAD_SAMPLE_RATE } from '../../vad/silero';
 
-/** `noise_cancellation`: cleans the caller's PCM before VAD and STT (on the voice worker thread, hence a promise; in order). */
+/** `noise_cancellation`: cleans the caller's PCM (at the call's rate) before VAD and STT (on the voice worker thread, hence a promise; in order). */
 export interface Denoiser {
   process(pcm: Int16Array): Promise<Int16Array>;
   destroy(): void;
@@ -26,12 +26,18 @@ export interface Listener {
   vadLost(): void;
 }
 
+/** What the STT is sent of a call at this rate: the telephone's mu-law as it came, a browser's 16 kHz PCM as it is. */
+export function sttAudio(rate: MediaRate): SttAudio {
+  return rate === 8000 ? { encoding: 'mulaw', sampleRate: 8000 } : { encoding: 'linear16', sampleRate: 16000 };
+}
+
 /**
  * The caller's audio on its way to being understood: (noise suppression ->) the STT's socket,
  * and the VAD, frame by frame and in order, on its worker.
  */
 export class Hearing {
-  private readonly toVad = new Resampler(MEDIA_SAMPLE_RATE, VAD_SAMPLE_RATE);
+  /** To the VAD's 16 kHz (none when the call is at that rate already). */
+  private readonly toVad: Resampler | null;
   private readonly vadFrames = new Framer(VAD_FRAME_SAMPLES);
   /** VAD runs in order, frame after frame. */
   private runs: Promise<void> = Promise.resolve();
@@ -44,22 +50,26 @@ export class Hearing {
     private readonly denoiser: Denoiser | null,
     private readonly listener: Listener,
     private readonly log: { logger: Logger; callId: number },
-  ) {}
+    private readonly rate: MediaRate,
+  ) {
+    this.toVad = rate === VAD_SAMPLE_RATE ? null : new Resampler(rate, VAD_SAMPLE_RATE);
+  }
 
-  /** A chunk of the caller's audio: 8 kHz mu-law, and the same as 16 kHz PCM from a transport that has it. */
-  audio(mulaw: Buffer, wide?: Int16Array): void {
+  /** A chunk of the caller's audio, PCM at the call's rate. */
+  audio(pcm: Int16Array): void {
     if (this.closed) return;
-    if (this.denoiser) {
-      const arrivedAt = performance.now();
-      void this.denoiser.process(decode(mulaw)).then((pcm) => {
-        if (this.closed) return;
-        this.stt.send(encode(pcm));
-        this.toVadFrames(this.toVad.process(pcm), arrivedAt);
-      });
-    } else {
-      this.stt.send(mulaw);
-      this.toVadFrames(wide ?? this.toVad.process(decode(mulaw)));
-    }
+    if (!this.denoiser) return this.pass(pcm);
+    const arrivedAt = performance.now();
+    void this.denoiser.process(pcm).then((clean) => {
+      if (!this.closed) this.pass(clean, arrivedAt);
+    });
+  }
+
+  /** `arrivedAt`: when the audio came in (before the denoiser's wait), for the VAD's late-frame bound. */
+  private pass(pcm: Int16Array, arrivedAt?: number): void {
+    // The STT's encoding (sttAudio): mu-law for the telephone, the PCM's own bytes (little-endian on every platform Node runs this on) for a browser.
+    this.stt.send(this.rate === 8000 ? encode(pcm) : new Uint8Array(pcm.buffer, pcm.byteOffset, pcm.byteLength));
+    this.toVadFrames(this.toVad ? this.toVad.process(pcm) : pcm, arrivedAt);
   }
 
   /** Stops hearing; resolves once the frames given to the VAD have been heard. */
@@ -70,7 +80,6 @@ export class Hearing {
     return this.runs;
   }
 
-  /** `arrivedAt`: when the audio came in (before the denoiser's wait), for the VAD's late-frame bound. */
   private toVadFrames(vadInput: Int16Array, arrivedAt?: number): void {
     if (this.vadFailed) return;
     for (const frame of this.vadFrames.push(vadInput)) {

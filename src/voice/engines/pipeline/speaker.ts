@@ -1,5 +1,4 @@
-import { encodeInto } from '../../codecs/mulaw';
-import { MEDIA_SAMPLE_RATE, type MediaOut } from '../../engine';
+import type { MediaOut } from '../../engine';
 
 /**
  * The assistant's mouth: the audio of its utterances, sent to the transport in real time,
@@ -10,7 +9,6 @@ import { MEDIA_SAMPLE_RATE, type MediaOut } from '../../engine';
  */
 
 export const FRAME_MS = 20;
-export const FRAME_SAMPLES = (MEDIA_SAMPLE_RATE * FRAME_MS) / 1000;
 /** How far ahead of real time frames are sent: the transport's cushion against our timer's jitter. */
 const LEAD_MS = 60;
 /** A mark every this many frames of speech (and after an utterance's last). */
@@ -93,7 +91,8 @@ export class Speaker {
   private marks: Mark[] = [];
   private markSeq = 0;
   private framesSinceMark = 0;
-  private readonly encoded = new Uint8Array(FRAME_SAMPLES);
+  /** Samples of a frame at the transport's rate. */
+  private readonly frameSamples: number;
   private closed = false;
   /** The latest any frame was sent after it was due (ms): real time kept, or not. */
   worstLateMs = 0;
@@ -103,24 +102,26 @@ export class Speaker {
     private readonly ambience: Ambience | null,
     private readonly events: SpeakerEvents,
   ) {
+    this.frameSamples = (out.rate * FRAME_MS) / 1000;
     if (ambience) this.start(Date.now());
   }
 
-  /** Queues audio of an utterance (8 kHz PCM). */
+  /** Queues audio of an utterance (PCM at the transport's rate). */
   play(spoken: Spoken, pcm: Int16Array): void {
     if (this.closed) return;
-    spoken.queuedMs += (pcm.length * 1000) / MEDIA_SAMPLE_RATE;
+    const { frameSamples } = this;
+    spoken.queuedMs += (pcm.length * 1000) / this.out.rate;
     let at = 0;
     while (at < pcm.length) {
       if (!this.partial || this.partial.spoken !== spoken) {
         this.flushPartial();
-        this.partial = { samples: new Int16Array(FRAME_SAMPLES), filled: 0, spoken };
+        this.partial = { samples: new Int16Array(frameSamples), filled: 0, spoken };
       }
-      const take = Math.min(FRAME_SAMPLES - this.partial.filled, pcm.length - at);
+      const take = Math.min(frameSamples - this.partial.filled, pcm.length - at);
       this.partial.samples.set(pcm.subarray(at, at + take), this.partial.filled);
       this.partial.filled += take;
       at += take;
-      if (this.partial.filled === FRAME_SAMPLES) this.flushPartial();
+      if (this.partial.filled === frameSamples) this.flushPartial();
     }
     if (this.dueAt === null) this.start(Date.now());
   }
@@ -195,15 +196,15 @@ export class Speaker {
     const next = this.queue.shift();
     if (!next) {
       if (!this.ambience) return false;
-      const frame = new Int16Array(FRAME_SAMPLES);
+      const frame = new Int16Array(this.frameSamples);
       this.ambience.mixInto(frame);
-      this.out.media(Buffer.from(encodeInto(frame, this.encoded)).toString('base64'));
+      this.out.media(frame);
       return true;
     }
     const { frame, spoken } = next;
     spoken.framesQueued--;
     this.ambience?.mixInto(frame);
-    this.out.media(Buffer.from(encodeInto(frame, this.encoded)).toString('base64'));
+    this.out.media(frame);
     spoken.firstSentAt ??= now;
     spoken.sentMs += FRAME_MS;
     const lastOfUtterance = spoken.complete && spoken.framesQueued === 0;
