@@ -810,6 +810,8 @@ export async function runPipelineScenario(
       // Far above the calls of all the runs together (each hangs up, but a call's end settles in the background).
       PLAN_MAX_PARALLEL_CALLS: '1000',
       LOG_LEVEL: 'warn',
+      // Every row measures the calls it offers: admission control is on only in `--admission`'s own row.
+      VOICE_MAX_LOAD_DELAY_MS: '0',
     };
     const [{ id: voice }] = await orm.em.fork().execute(`select id from voices where mode = 'pipeline' order by id limit 1`);
     const setup: Setup = { root, databaseUrl, node, env, numbers, plainAssistant: 0, token, vendors, speech: utterance(root), log };
@@ -860,9 +862,11 @@ export async function runPipelineScenario(
       // (the reference, admission control off), then N (100) offered one every ADMISSION_OFFER_MS to one process with
       // admission control: those it takes keep their latency, the rest are refused.
       for (let round = 0; round < (options.noiseRounds ?? 1); round++) {
-        const off = { ...setup, env: { ...setup.env, VOICE_MAX_LOAD_DELAY_MS: '0' } };
-        levels.push((await runLevel(off, ADMISSION_REFERENCE_CALLS, false, seconds, undefined, 'twilio', 'vozgate', { offerEveryMs: ADMISSION_OFFER_MS, refusing: false })).level);
-        levels.push((await runLevel(setup, options.calls ?? ADMISSION_OFFERED_CALLS, false, seconds, undefined, 'twilio', 'vozgate', { offerEveryMs: ADMISSION_OFFER_MS, refusing: true })).level);
+        // The server's default bound (the variable unset).
+        const { VOICE_MAX_LOAD_DELAY_MS: _off, ...withDefault } = setup.env;
+        const on = { ...setup, env: withDefault };
+        levels.push((await runLevel(setup, ADMISSION_REFERENCE_CALLS, false, seconds, undefined, 'twilio', 'vozgate', { offerEveryMs: ADMISSION_OFFER_MS, refusing: false })).level);
+        levels.push((await runLevel(on, options.calls ?? ADMISSION_OFFERED_CALLS, false, seconds, undefined, 'twilio', 'vozgate', { offerEveryMs: ADMISSION_OFFER_MS, refusing: true })).level);
       }
     } else if (options.calls) {
       // `--calls N`: that level alone (a small run, e.g. for the write-ahead log a call costs).
