@@ -142,6 +142,8 @@ export interface PipelineLevel {
    */
   wal_bytes_per_call?: number;
   wal_bytes_per_turn?: number;
+  /** Of it, what the server's statements wrote (pg_stat_statements' `wal_bytes`; without commit records), per call, where the extension is loaded. */
+  wal_statement_bytes_per_call?: number;
 }
 
 export interface PipelineResult {
@@ -587,14 +589,23 @@ const stats = (values: number[]) => {
 };
 
 /**
- * Where PostgreSQL's write-ahead log is now, just after a checkpoint: the pages the window
- * touches each log their first change whole, in every run alike, and no checkpoint the set-up
- * left pending falls in a short window by chance.
+ * Where PostgreSQL's write-ahead log is now, just after an analysis, a vacuum and a checkpoint.
+ * The analysis: the set-up's fresh tables are otherwise analyzed by autovacuum's first pass over
+ * the new database, which fell into the window or not by chance (about 55 kB a call at 10 calls,
+ * whatever the calls write). The checkpoint: the pages the window touches each log their first
+ * change whole, in every run alike, and no checkpoint the set-up left pending falls in the window.
+ * The statements' own counts start from zero there (pg_stat_statements, where it is loaded).
  */
 async function walLsn(databaseUrl: string): Promise<string> {
   const db = new Client({ connectionString: databaseUrl });
   await db.connect();
   try {
+    await db.query('analyze');
+    await db.query('vacuum'); // the analysis's own dead catalog rows: not left to an autovacuum in the window
+    await db
+      .query('create extension if not exists pg_stat_statements')
+      .then(() => db.query('select pg_stat_statements_reset()'))
+      .catch(() => undefined);
     await db.query('checkpoint');
     return (await db.query<{ lsn: string }>('select pg_current_wal_lsn()::text as lsn')).rows[0].lsn;
   } finally {
@@ -602,12 +613,25 @@ async function walLsn(databaseUrl: string): Promise<string> {
   }
 }
 
-/** Bytes of write-ahead log since `lsn`. */
-async function walSince(databaseUrl: string, lsn: string): Promise<number> {
+/**
+ * Bytes of write-ahead log since `lsn`, and of them what the database's statements wrote (null
+ * without pg_stat_statements); the statements that wrote most are logged.
+ */
+async function walSince(databaseUrl: string, lsn: string, log: (line: string) => void): Promise<{ bytes: number; statements: number | null }> {
   const db = new Client({ connectionString: databaseUrl });
   await db.connect();
   try {
-    return Number((await db.query<{ bytes: string }>('select pg_wal_lsn_diff(pg_current_wal_lsn(), $1::pg_lsn)::bigint as bytes', [lsn])).rows[0].bytes);
+    const bytes = Number((await db.query<{ bytes: string }>('select pg_wal_lsn_diff(pg_current_wal_lsn(), $1::pg_lsn)::bigint as bytes', [lsn])).rows[0].bytes);
+    const statements = await db
+      .query<{ calls: string; wal_records: string; wal_fpi: string; wal_bytes: string; query: string }>(
+        `select calls, wal_records, wal_fpi, wal_bytes, left(regexp_replace(query, '\\s+', ' ', 'g'), 100) as query
+           from pg_stat_statements where dbid = (select oid from pg_database where datname = current_database()) and wal_bytes > 0 order by wal_bytes desc`,
+      )
+      .then(({ rows }) => rows)
+      .catch(() => null);
+    if (!statements) return { bytes, statements: null };
+    for (const row of statements.slice(0, 5)) log(`pipeline: WAL ${row.wal_bytes} bytes, ${row.wal_records} records (${row.wal_fpi} whole pages) in ${row.calls} runs of: ${row.query}`);
+    return { bytes, statements: statements.reduce((sum, row) => sum + Number(row.wal_bytes), 0) };
   } finally {
     await db.end();
   }
@@ -679,7 +703,8 @@ async function runLevel(
     const sampling = setInterval(() => (rssPeak = Math.max(rssPeak, rssKb(pid))), 250);
     const walBefore = await walLsn(setup.databaseUrl);
     await sleep(seconds * 1000);
-    const walBytes = await walSince(setup.databaseUrl, walBefore);
+    const wal = await walSince(setup.databaseUrl, walBefore, log);
+    const walBytes = wal.bytes;
     clearInterval(sampling);
     const cpu = cpuMs(pid) - cpuBefore;
     const main = threadCpuMs(pid, pid) - mainBefore;
@@ -750,6 +775,7 @@ async function runLevel(
       bench_loop_p99_ms: round(benchLoop.percentile(99) / 1e6),
       wal_bytes_per_call: Math.round(walBytes / taken),
       wal_bytes_per_turn: turns.length ? Math.round(walBytes / turns.length) : 0,
+      ...(wal.statements === null ? {} : { wal_statement_bytes_per_call: Math.round(wal.statements / taken) }),
     };
     log(`pipeline: ${calls} calls: ${JSON.stringify(level)}`);
     if (!profileDir) return { level };

@@ -94,6 +94,47 @@ describe('appending turns', () => {
   });
 });
 
+describe('the log an append writes', () => {
+  /** The log records of `act` on `table`'s heap, by type (pg_walinspect reads the log up to where it is flushed: the checkpoint). */
+  async function recordsOn(table: string, act: () => Promise<unknown>): Promise<string[]> {
+    await app.sql('create extension if not exists pg_walinspect');
+    const [{ lsn }] = await app.sql('select pg_current_wal_insert_lsn()::text as lsn');
+    await act();
+    await app.sql('checkpoint');
+    const rows = await app.sql(
+      `select b.record_type from pg_get_wal_block_info($1::pg_lsn, pg_current_wal_insert_lsn()) b
+        where b.reldatabase = (select oid from pg_database where datname = current_database()) and b.relfilenode = pg_relation_filenode($2::regclass)`,
+      [lsn, table],
+    );
+    return rows.map((row: any) => row.record_type);
+  }
+
+  it('updates the count in place and locks nothing more: no row lock logged a turn', async () => {
+    const [id] = await insertCalls(1);
+    await appendTurn(app.orm.em.fork(), id, { speaker: 'customer', text: 'Primeiro.' }, null);
+    const counts = await recordsOn('call_turn_counts', async () => {
+      for (let i = 0; i < 3; i++) await appendTurn(app.orm.em.fork(), id, { speaker: 'assistant', text: `Resposta ${i}.` }, null);
+    });
+    // The turn's own insert, when its key checked the count, locked the count's new version (a LOCK each).
+    expect(counts.filter((type) => type !== 'PRUNE_ON_ACCESS')).toEqual(['HOT_UPDATE', 'HOT_UPDATE', 'HOT_UPDATE']);
+    expect((await turnsOf(id)).turns.map((turn: any) => turn.text)).toEqual(['Primeiro.', 'Resposta 0.', 'Resposta 1.', 'Resposta 2.']);
+  });
+
+  it('deletes a call’s turns with the call (and with its count), and no other call’s', async () => {
+    const [gone, kept] = await insertCalls(2, true);
+    for (const id of [gone, kept]) await appendTurn(app.orm.em.fork(), id, { speaker: 'customer', text: 'Oi.' }, null);
+    await app.sql('delete from calls where id = $1', [gone]);
+    expect(await app.sql('select call_id from call_turns where call_id = any($1::int[])', [[gone, kept]])).toEqual([{ call_id: kept }]);
+    await app.sql('delete from call_turn_counts where call_id = $1', [kept]);
+    expect(await app.sql('select call_id from call_turns where call_id = $1', [kept])).toEqual([]);
+  });
+
+  it('leaves the counts out of autovacuum’s analyses (read only by their key, rewritten at every turn)', async () => {
+    const [{ options }] = await app.sql(`select reloptions as options from pg_class where oid = 'call_turn_counts'::regclass`);
+    expect(options).toContain('autovacuum_analyze_threshold=2147483647');
+  });
+});
+
 describe('reading turns', () => {
   it('reads the turns and latency of a whole page of calls in one statement', async () => {
     const quiet = await startTestApp();
