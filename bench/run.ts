@@ -506,7 +506,7 @@ function webcallTable(p: PipelineResult): string {
   };
   const first = p.levels[0];
   return [
-    `Web calls: ${first.calls} calls at once on one API process, each the pipeline benchmark's conversation (the caller says ${p.utterance_ms / 1000} s of real speech, the assistant answers one sentence, again and again; the same fake vendors), over a browser's socket (16 kHz PCM16 both ways, converted at the edge to the engine's 8 kHz mu-law) and over Twilio Media Streams, in turns on fresh servers (${p.levels.length / 2} rounds of ${first.seconds} s each); vozgate on Node ${p.node}. Added = voice-to-voice - (${p.endpoint_silence_ms} + ${p.stt_final_ms} + ${p.llm_first_token_ms} + ${p.tts_first_byte_ms}) ms; CPU: the server's, all threads, per call, in % of one core.`,
+    `Web calls: ${first.calls} calls at once on one API process, each the pipeline benchmark's conversation (the caller says ${p.utterance_ms / 1000} s of real speech, the assistant answers one sentence, again and again; the same fake vendors), over a browser's socket (16 kHz PCM16 both ways, heard and spoken at 16 kHz: Deepgram linear16, TTS at 16 kHz) and over Twilio Media Streams (8 kHz mu-law), in turns on fresh servers (${p.levels.length / 2} rounds of ${first.seconds} s each); vozgate on Node ${p.node}. Added = voice-to-voice - (${p.endpoint_silence_ms} + ${p.stt_final_ms} + ${p.llm_first_token_ms} + ${p.tts_first_byte_ms}) ms; CPU: the server's, all threads, per call, in % of one core.`,
     '',
     '| round | transport | turns | unanswered | added p50 ms | added p99 ms | CPU per call | main thread | RSS per call | late frames | machine busy |',
     '|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
