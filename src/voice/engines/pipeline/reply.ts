@@ -5,7 +5,7 @@ import type { AssistantMessage, Conversation } from './context';
 import type { TurnTiming } from './latency';
 import type { Speaker } from './speaker';
 import { Spoken } from './speaker';
-import { SentenceSplitter } from './speech-text';
+import { type Pronunciation, SentenceSplitter, speechText } from './speech-text';
 
 /**
  * One answer of the assistant (design.md, "The pipeline engine, round 2"): the model's stream
@@ -34,6 +34,8 @@ export interface ReplyContext {
   readonly speaker: Speaker;
   readonly conversation: Conversation;
   readonly systemPrompt: string;
+  /** How text is said (speech-text.ts): the call's language (ISO 639-1) and the assistant's `pronunciations`. */
+  readonly speech: { language: string | null; pronunciations: readonly Pronunciation[] };
   /** What the vendors report the call used (the model's tokens are added here). */
   readonly usage: CallUsage;
   /** The functions offered to the model (none once the call is ending). */
@@ -62,8 +64,13 @@ export class Segment {
   /** Audio that came before the segments ahead of it finished. */
   pending: Int16Array[] = [];
   ttsDone = false;
+  /** Whether TTS was given anything to say (a text of emoji only has nothing). */
+  said = false;
   constructor(
-    /** The text given to TTS (empty for a filler: it is not part of the conversation). */
+    /**
+     * The model's text, as written (empty for a filler: it is not part of the conversation);
+     * TTS is given it as a person would say it.
+     */
     public text: string,
     readonly utterance: TtsUtterance | null,
     /** The model's message this segment says, cut with it. */
@@ -218,14 +225,19 @@ export class Reply {
 
   private speak(segment: Segment, sentence: string): void {
     segment.text = segment.text ? `${segment.text} ${sentence}` : sentence;
-    segment.utterance!.push(sentence);
+    const { language, pronunciations } = this.ctx.speech;
+    const spoken = speechText(sentence, language, pronunciations);
+    if (spoken) {
+      segment.utterance!.push(spoken);
+      segment.said = true;
+    }
     // What the assistant is saying so far (a filler is not part of the conversation).
     if (segment.message) this.ctx.showWords(this.segments.filter((each) => each.message && each.text).map((each) => each.text).join(' '));
   }
 
-  /** No more text for the segment: TTS speaks the rest (a segment with no text has nothing to wait for). */
+  /** No more text for the segment: TTS speaks the rest (a segment with nothing said has nothing to wait for). */
   private endSegment(segment: Segment): void {
-    if (segment.text) return segment.utterance!.end();
+    if (segment.said) return segment.utterance!.end();
     segment.utterance?.cancel();
     this.segmentDone(segment);
   }
