@@ -34,6 +34,7 @@ const portuguese: Cases = [
   ['O valor é 12,5 ou 3,14159', 'O valor é doze vírgula cinco ou três vírgula um quatro um cinco nove'],
   ['1 hora, 2 horas, 22 parcelas, 2 dias, 1 dia, 201 pessoas', 'uma hora, duas horas, vinte e duas parcelas, dois dias, um dia, duzentas e uma pessoas'],
   ['16, 17, 19, 14', 'dezesseis, dezessete, dezenove, quatorze'],
+  ['Em 1-2 horas ou 10-20 dias', 'Em uma a duas horas ou dez a vinte dias'],
   ['1200, 2026, 1.000.200', 'mil e duzentos, dois mil e vinte e seis, um milhão e duzentos'],
   ['1.200.000 e 2.500.000.000', 'um milhão e duzentos mil e dois bilhões e quinhentos milhões'],
   // Markdown, emoji, abbreviations.
@@ -57,6 +58,7 @@ const english: Cases = [
   ['Mr. Smith and Dr. Jones, e.g. on Ave. B', 'Mister Smith and Doctor Jones, for example on Avenue B'],
   ['Order AB12C9 in 12x', 'Order ay bee one two see nine in twelve times'],
   ['In 2005, 1999 and 2026', 'In two thousand five, nineteen ninety-nine and twenty twenty-six'],
+  ['In 3-5 days', 'In three to five days'],
   ['**Great** news! 🎉', 'Great news!'],
 ];
 
@@ -86,6 +88,7 @@ const german: Cases = [
   ['Mit 2,5 % Zinsen', 'Mit zwei Komma fünf Prozent Zinsen'],
   ['z. B. Nr. 5, d. h. Dr. Müller, Str. 3', 'zum Beispiel Nummer fünf, das heißt Doktor Müller, Straße drei'],
   ['1 Stunde, 1 Tag, 21 Tage, 1 oder 2', 'eine Stunde, ein Tag, einundzwanzig Tage, eins oder zwei'],
+  ['In 3-5 Tagen', 'In drei bis fünf Tagen'],
   ['Bestellung AB12C9, Tel. +49 30 1234567', 'Bestellung a be eins zwei ze neun, Telefon plus vier neun, drei null, eins zwei drei, vier fünf sechs sieben'],
   ['Die 1.250 Kunden', 'Die eintausendzweihundertfünfzig Kunden'],
   ['### Ihre __Vorteile__ 👍', 'Ihre Vorteile'],
@@ -136,6 +139,13 @@ describe('pronunciations', () => {
 });
 
 it('says a text of any length or shape without failing', () => {
-  const odd = ['', '   ', '9'.repeat(5000), '1.2.3.4,5,6', 'R$', 'R$ ,', '%%%', '12/13/14', '99:99', '+', '(11)', '#', '*'.repeat(1000), '\u0000\uFFFF'];
-  for (const text of odd) for (const language of ['pt', 'en', 'es', 'de', 'fr', null]) expect(typeof speechText(text, language)).toBe('string');
+  const huge = '1,000,000,000,000,000,000,000,000,000,000,000,000';
+  const odd = ['', '   ', '9'.repeat(5000), huge, `$${huge}.50`, `R$ ${huge.replace(/,/g, '.')},50`, `${'9'.repeat(30)}º ${'9'.repeat(30)}x ${'9'.repeat(30)}%`];
+  odd.push('1.2.3.4,5,6', 'R$', 'R$ ,', '%%%', '12/13/14', '99:99', '+', '(11)', '#', '*'.repeat(1000), '\u0000\uFFFF');
+  for (const text of odd) {
+    for (const language of ['pt', 'en', 'es', 'de']) expect(speechText(text, language)).not.toMatch(/undefined|NaN|\d/);
+    for (const language of ['fr', null]) expect(speechText(text, language)).not.toMatch(/undefined|NaN/);
+  }
+  // A number past the scales is said digit by digit.
+  expect(speechText('1.000.000.000.000.000 pessoas', 'pt')).toBe(`um ${'zero '.repeat(15)}pessoas`);
 });

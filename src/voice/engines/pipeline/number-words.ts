@@ -61,8 +61,12 @@ const DIGITS = Object.fromEntries(
   ]),
 ) as Record<SpeechLanguage, string[]>;
 
+/** Longer numbers are no quantity a person says in words (and n2words has no names past its scales): digit by digit. */
+const MAX_DIGITS = 15;
+
 /** A whole number (digits, no sign) in words, agreeing with what follows it. */
 export function cardinal(digits: string, language: SpeechLanguage, agreement: Agreement = 'alone'): string {
+  if (digits.length > MAX_DIGITS) return digitWords(digits, language);
   const value = BigInt(digits);
   if (language === 'pt') return portuguese(value, agreement);
   if (language === 'es') return spanish(value, agreement);
@@ -85,6 +89,7 @@ export function decimal(whole: string, fraction: string, language: SpeechLanguag
 
 /** An ordinal: "primeiro" / "primeira", "first", "primero" / "primera", "erste". */
 export function ordinal(digits: string, language: SpeechLanguage, feminine = false): string {
+  if (digits.length > MAX_DIGITS) return digitWords(digits, language);
   const words = LIBRARY[language].toOrdinal(BigInt(digits));
   // Portuguese and Spanish ordinals are adjectives ending in -o, each word of them.
   return feminine && (language === 'pt' || language === 'es') ? words.replace(/o\b/g, 'a') : words;

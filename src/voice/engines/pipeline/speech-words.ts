@@ -16,6 +16,8 @@ export interface LanguageWords {
   /** Between a currency's units and its cents. */
   centsJoin: string;
   percent: string;
+  /** `10-20` */
+  range: string;
   plus: string;
   /** `#123` */
   numberSign: string;
@@ -44,6 +46,7 @@ export const WORDS: Record<SpeechLanguage, LanguageWords> = {
     },
     centsJoin: 'e',
     percent: 'por cento',
+    range: 'a',
     plus: 'mais',
     numberSign: 'número',
     times: ['vez', 'vezes'],
@@ -66,6 +69,7 @@ export const WORDS: Record<SpeechLanguage, LanguageWords> = {
     },
     centsJoin: 'and',
     percent: 'percent',
+    range: 'to',
     plus: 'plus',
     numberSign: 'number',
     times: ['time', 'times'],
@@ -87,6 +91,7 @@ export const WORDS: Record<SpeechLanguage, LanguageWords> = {
     },
     centsJoin: 'con',
     percent: 'por ciento',
+    range: 'a',
     plus: 'más',
     numberSign: 'número',
     times: ['vez', 'veces'],
@@ -106,6 +111,7 @@ export const WORDS: Record<SpeechLanguage, LanguageWords> = {
     },
     centsJoin: 'und',
     percent: 'Prozent',
+    range: 'bis',
     plus: 'plus',
     numberSign: 'Nummer',
     times: ['Mal', 'Mal'],

@@ -74,7 +74,13 @@ function token(match: string, g: Groups, text: string, offset: number, language:
   if (g.dd !== undefined) return g.dy !== undefined || language === 'de' ? date(g.dd, g.dm!, g.dy, text, offset, language) : null;
   if (g.gday !== undefined) return language === 'de' && Number(g.gday) >= 1 && Number(g.gday) <= 31 ? germanDay(g.gday, text, offset) : null;
   if (g.th !== undefined) return time(g.th, g.thm ?? g.tcm ?? g.tdm, g.thm !== undefined || (g.tcm === undefined && g.tdm === undefined), language);
-  if (g.ids !== undefined) return g.ids.replace(/\D/g, '').length >= 7 ? identifier(g.ids, language) : null;
+  if (g.ids !== undefined) {
+    if (g.ids.replace(/\D/g, '').length >= 7) return identifier(g.ids, language);
+    // A short one is a range: "10-20 dias".
+    const ends = g.ids.split('-');
+    const agreement = agreementWith(text, offset + match.length, language);
+    return ends.length === 2 ? `${amount(ends[0], language, agreement)} ${words.range} ${amount(ends[1], language, agreement)}` : null;
+  }
   if (g.pct !== undefined) return `${amount(g.pct, language, language === 'de' ? 'masculine' : 'alone')} ${words.percent}`;
   if (g.ord !== undefined) {
     if (g.ordpt !== undefined) return language === 'pt' || language === 'es' ? ordinal(g.ord, language, g.ordpt === 'ª') : null;
