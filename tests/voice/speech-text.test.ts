@@ -10,7 +10,7 @@ const portuguese: Cases = [
   ['Ou 2x de R$ 625,45.', 'Ou duas vezes de seiscentos e vinte e cinco reais e quarenta e cinco centavos.'],
   ['R$1,00, R$ 0,50 ou R$ 21', 'um real, cinquenta centavos ou vinte e um reais'],
   ['R$ 2 milhões, R$ 1.000.000,00 e R$ 10 mil', 'dois milhões de reais, um milhão de reais e dez mil reais'],
-  ['US$ 15 ou € 30,00', 'quinze dólares ou trinta euros'],
+  ['US$ 15, € 30,00 ou £ 2', 'quinze dólares, trinta euros ou duas libras'],
   ['São 1.250,90 reais.', 'São mil duzentos e cinquenta reais e noventa centavos.'],
   // Identifiers, in their groups.
   ['Seu CPF é 123.456.789-09?', 'Seu CPF é um dois três, quatro cinco seis, sete oito nove, zero nove?'],

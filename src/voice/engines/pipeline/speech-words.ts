@@ -7,6 +7,8 @@ export interface Currency {
   many: string;
   cent: string;
   cents: string;
+  /** The number agrees: "duas libras". */
+  feminine?: boolean;
 }
 
 export interface LanguageWords {
@@ -43,6 +45,7 @@ export const WORDS: Record<SpeechLanguage, LanguageWords> = {
       USD: { one: 'dólar', many: 'dólares', cent: 'centavo', cents: 'centavos' },
       '€': { one: 'euro', many: 'euros', cent: 'centavo', cents: 'centavos' },
       EUR: { one: 'euro', many: 'euros', cent: 'centavo', cents: 'centavos' },
+      '£': { one: 'libra', many: 'libras', cent: 'pêni', cents: 'pence', feminine: true },
     },
     centsJoin: 'e',
     percent: 'por cento',
@@ -86,6 +89,7 @@ export const WORDS: Record<SpeechLanguage, LanguageWords> = {
       USD: { one: 'dólar', many: 'dólares', cent: 'centavo', cents: 'centavos' },
       '€': { one: 'euro', many: 'euros', cent: 'céntimo', cents: 'céntimos' },
       EUR: { one: 'euro', many: 'euros', cent: 'céntimo', cents: 'céntimos' },
+      '£': { one: 'libra', many: 'libras', cent: 'penique', cents: 'peniques', feminine: true },
       'R$': { one: REAL.es[0], many: REAL.es[1], cent: 'centavo', cents: 'centavos' },
       BRL: { one: REAL.es[0], many: REAL.es[1], cent: 'centavo', cents: 'centavos' },
     },
@@ -106,6 +110,7 @@ export const WORDS: Record<SpeechLanguage, LanguageWords> = {
       EUR: { one: 'Euro', many: 'Euro', cent: 'Cent', cents: 'Cent' },
       $: { one: 'Dollar', many: 'Dollar', cent: 'Cent', cents: 'Cent' },
       USD: { one: 'Dollar', many: 'Dollar', cent: 'Cent', cents: 'Cent' },
+      '£': { one: 'Pfund', many: 'Pfund', cent: 'Penny', cents: 'Pence' },
       'R$': { one: REAL.de[0], many: REAL.de[1], cent: 'Centavo', cents: 'Centavos' },
       BRL: { one: REAL.de[0], many: REAL.de[1], cent: 'Centavo', cents: 'Centavos' },
     },

@@ -146,7 +146,9 @@ function agreementWith(text: string, end: number, language: SpeechLanguage): Agr
 
 function currencyOf(written: string, language: SpeechLanguage): Currency {
   const { currencies } = WORDS[language];
-  return currencies[SUFFIX_CURRENCY[written] ?? written] ?? currencies[written === 'US$' ? 'USD' : written] ?? currencies.$;
+  const symbol = SUFFIX_CURRENCY[written] ?? written;
+  // "US$" is the dollar wherever "$" is not.
+  return currencies[symbol] ?? currencies[symbol === 'US$' ? 'USD' : '$'];
 }
 
 function money(raw: string, currency: Currency, scale: string | undefined, language: SpeechLanguage): string {
@@ -160,7 +162,7 @@ function money(raw: string, currency: Currency, scale: string | undefined, langu
   const units = BigInt(whole);
   const parts: string[] = [];
   if (units > 0n || cents === 0) {
-    const words = cardinal(whole, language, 'masculine');
+    const words = cardinal(whole, language, currency.feminine ? 'feminine' : 'masculine');
     // "um milhão de reais", "un millón de euros".
     const of = ENDS_IN_MILLIONS.test(words) ? 'de ' : '';
     parts.push(`${words} ${of}${units === 1n ? currency.one : currency.many}`);
