@@ -67,4 +67,5 @@ it('does not end a sentence at a list number at the start of a line, nor at the 
   const splitter = new SentenceSplitter();
   expect(splitter.push('Seu pedido é o número 12. ')).toEqual([]);
   expect(splitter.push('Posso ajudar em mais alguma coisa? ')).toEqual(['Seu pedido é o número 12.', 'Posso ajudar em mais alguma coisa?']);
+  expect(split(['Seu pedido é o número 12. 50 pessoas já compraram hoje. Ok'])).toEqual(['Seu pedido é o número 12.', '50 pessoas já compraram hoje.', 'Ok']);
 });

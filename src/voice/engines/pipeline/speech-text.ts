@@ -120,6 +120,8 @@ export const MIN_CHUNK = 20;
  * space; the full-width stops of Chinese and Japanese and the Devanagari danda need none.
  */
 const END = /[.!?…]+["'”’)\]]*(?=\s)|[。！？।]+["'”’」』)\]]*|\n/g;
+/** What follows a full stop: a word (and what follows it, once it has come), or something else. */
+const NEXT_WORD = /^\s+(?:(\p{L}+)(\P{L})?|\P{L})/u;
 const MONTHS = new Set(Object.values(WORDS).flatMap((words) => words.months.map((month) => month.toLowerCase())));
 
 /**
@@ -189,8 +191,10 @@ export class SentenceSplitter {
     const lineAt = this.pending.lastIndexOf('\n', wordAt - 1);
     if (this.pending.slice(lineAt + 1, wordAt).trim() === '' && (lineAt >= 0 || this.lineStart)) return false;
     // "am 15. März": a German date's day.
-    const after = /^\s+(\p{L}+)(\P{L})?/u.exec(this.pending.slice(match.index + mark.length));
-    if (!after || after[2] === undefined) return 'wait';
-    return !MONTHS.has(after[1].toLowerCase());
+    const after = NEXT_WORD.exec(this.pending.slice(match.index + mark.length));
+    if (!after) return 'wait';
+    if (after[1] === undefined) return true;
+    // The word after is whole once something that is no letter follows it.
+    return after[2] === undefined ? 'wait' : !MONTHS.has(after[1].toLowerCase());
   }
 }
