@@ -119,9 +119,19 @@ function portuguese(value: bigint, agreement: Agreement): string {
   return parts.map((part, i) => (i === parts.length - 1 && and ? `e ${part.words}` : part.words)).join(' ');
 }
 
+/** The words of 0..999, made once each: the engine says numbers on every sentence. */
+const memo = new Map<string, string>();
+function remembered(key: string, make: () => string): string {
+  let words = memo.get(key);
+  if (words === undefined) memo.set(key, (words = make()));
+  return words;
+}
+
 function portugueseHundreds(value: number, feminine: boolean): string {
-  const words = LIBRARY.pt.toCardinal(value).replace(PT_BR_WORD, (word) => PT_BR[word]);
-  return feminine ? words.replace(/\bum$/, 'uma').replace(/\bdois$/, 'duas').replace(/(?<=\w)entos\b/, 'entas') : words;
+  return remembered(`pt${value}${feminine ? 'f' : ''}`, () => {
+    const words = LIBRARY.pt.toCardinal(value).replace(PT_BR_WORD, (word) => PT_BR[word]);
+    return feminine ? words.replace(/\bum$/, 'uma').replace(/\bdois$/, 'duas').replace(/(?<=\w)entos\b/, 'entas') : words;
+  });
 }
 
 function spanish(value: bigint, agreement: Agreement): string {
@@ -155,6 +165,10 @@ function spanishThousands(value: number, agreement: Agreement): string {
 }
 
 function spanishHundreds(value: number, agreement: Agreement): string {
+  return remembered(`es${value}${agreement}`, () => spanishHundredsWords(value, agreement));
+}
+
+function spanishHundredsWords(value: number, agreement: Agreement): string {
   const words = LIBRARY.es.toCardinal(value).replace('dieciseis', 'dieciséis');
   if (agreement === 'alone') return words;
   if (agreement === 'masculine') return words.replace(/veintiuno$/, 'veintiún').replace(/\buno$/, 'un');

@@ -23,7 +23,7 @@ export function speechText(text: string, language: string | null, pronunciations
   let spoken = pronunciations.length ? pronounce(text, pronunciations) : text;
   spoken = withoutMarkdown(spoken).replace(EMOJI, '');
   const supported = speechLanguage(language);
-  if (supported) spoken = spokenNumbers(spoken.replace(ABBREVIATED[supported], (written) => ABBREVIATION_WORDS[supported].get(written.slice(0, -1))!), supported);
+  if (supported) spoken = spokenNumbers(spoken.includes('.') ? spoken.replace(ABBREVIATED[supported], (written, at: number, whole: string) => (at > 0 && WORD_OR_DOT.test(whole[at - 1]) ? written : ABBREVIATION_WORDS[supported].get(written.slice(0, -1))!)) : spoken, supported);
   return spoken.replace(/\s+/g, ' ').replace(/ (?=[.,;:!?…])/g, '').trim();
 }
 
@@ -34,23 +34,25 @@ function speechLanguage(language: string | null): SpeechLanguage | null {
 
 // ------------------------------------------------------------------ markdown and emoji
 
-const MARKDOWN: [RegExp, string][] = [
+/** Each rule runs only on a text that holds its mark (most sentences hold none): the engine runs these on every sentence. */
+const MARKDOWN: [mark: string | null, pattern: RegExp, replacement: string][] = [
   // Links and images say their text, not their address.
-  [/!?\[([^\]\n]*)\]\([^)\s]*\)/g, '$1'],
+  ['](', /!?\[([^\]\n]*)\]\([^)\s]*\)/g, '$1'],
   // Headings, quotes, list markers and rules at the start of a line.
-  [/^[ \t]*(?:#{1,6}|>|[-*+•]|\d{1,2}[.)])[ \t]+/gm, ''],
-  [/^[ \t]*(?:[-*_][ \t]*){3,}$/gm, ''],
+  [null, /^[ \t]*(?:#{1,6}|>|[-*+•]|\d{1,2}[.)])[ \t]+/gm, ''],
+  [null, /^[ \t]*(?:[-*_][ \t]*){3,}$/gm, ''],
   // Emphasis, strike-through, code: the marks go, the words stay; an underscore inside a word stays.
-  [/[*~`]+|(?<![\p{L}\p{N}])_+|_+(?![\p{L}\p{N}])/gu, ''],
+  [null, /[*~`]+/g, ''],
+  ['_', /(?<![\p{L}\p{N}])_+|_+(?![\p{L}\p{N}])/gu, ''],
   // Table cells.
-  [/\|/g, ', '],
+  ['|', /\|/g, ', '],
   // A line that ends without punctuation (a heading, a list item) still ends where the voice pauses.
-  [/(?<=[\p{L}\p{N}])[ \t]*\n\s*/gu, '. '],
+  ['\n', /(?<=[\p{L}\p{N}])[ \t]*\n\s*/gu, '. '],
 ];
 
 function withoutMarkdown(text: string): string {
   let plain = text;
-  for (const [pattern, replacement] of MARKDOWN) plain = plain.replace(pattern, replacement);
+  for (const [mark, pattern, replacement] of MARKDOWN) if (mark === null || plain.includes(mark)) plain = plain.replace(pattern, replacement);
   return plain;
 }
 
@@ -59,6 +61,8 @@ const EMOJI = /[\p{Extended_Pictographic}\u{1F3FB}-\u{1F3FF}\u{1F1E6}-\u{1F1FF}\
 
 // ------------------------------------------------------------------ abbreviations
 
+/** An abbreviation is a word of its own: not the end of a longer one ("USr."), nor of a dotted one. */
+const WORD_OR_DOT = /[\p{L}.]/u;
 const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 const ABBREVIATION_WORDS = Object.fromEntries(
   Object.entries(WORDS).map(([language, words]) => [language, new Map(Object.entries(words.abbreviations))]),
@@ -66,7 +70,7 @@ const ABBREVIATION_WORDS = Object.fromEntries(
 const ABBREVIATED = Object.fromEntries(
   Object.entries(WORDS).map(([language, words]) => {
     const forms = Object.keys(words.abbreviations).sort((a, b) => b.length - a.length).map(escape);
-    return [language, new RegExp(`(?<![\\p{L}.])(?:${forms.join('|')})\\.`, 'gu')];
+    return [language, new RegExp(`(?:${forms.join('|')})\\.`, 'g')];
   }),
 ) as Record<SpeechLanguage, RegExp>;
 
