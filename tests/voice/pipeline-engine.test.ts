@@ -198,9 +198,10 @@ it('opens the call, hears the caller, answers through the model with the prompt,
     { role: 'tool', tool_call_id: expect.any(String), content: JSON.stringify({ status: 200, response: '{"order":"123","status":"shipped"}' }) },
   ]);
 
-  // Sentence by sentence to TTS, and the end-call tool once the goodbye is heard.
+  // Sentence by sentence to TTS, said as a person would ("123" in words; the transcript keeps
+  // the model's text), and the end-call tool once the goodbye is heard.
   await until('the goodbye spoken', async () => speechInputs(), (inputs) => inputs.includes('Até logo!'));
-  expect(speechInputs()).toEqual(expect.arrayContaining(['Claro, vou verificar.', 'Seu pedido 123 foi enviado.', 'Até logo!']));
+  expect(speechInputs()).toEqual(expect.arrayContaining(['Claro, vou verificar.', 'Seu pedido cento e vinte e três foi enviado.', 'Até logo!']));
   await until('hung up', async () => hungUp(live), Boolean, 20_000);
   const row = await until('ended', () => callRow(live.id), (r) => r.hangup_reason !== null);
   expect(row.hangup_reason).toBe('end-call-tool');
@@ -232,7 +233,8 @@ it('opens the call, hears the caller, answers through the model with the prompt,
   expect(got.usage.stt_seconds).toBeGreaterThan(2);
   expect(got.usage.llm_input_tokens).toBeGreaterThan(0);
   expect(got.usage.llm_output_tokens).toBeGreaterThan(0);
-  expect(got.usage.tts_characters).toBe(['Olá Marina, aqui é a Ana.', 'Claro, vou verificar.', 'Seu pedido 123 foi enviado.', 'Até logo!'].join('').length);
+  // TTS is billed on what it is given: the text as said.
+  expect(got.usage.tts_characters).toBe(['Olá Marina, aqui é a Ana.', 'Claro, vou verificar.', 'Seu pedido cento e vinte e três foi enviado.', 'Até logo!'].join('').length);
   expect(got.latency).toEqual({ turns: 1, p50_ms: latency.first_audio_ms, p95_ms: latency.first_audio_ms });
   const metrics = (await app.request('GET', '/metrics')).text;
   for (const stage of ['stt_final', 'llm_first_token', 'tts_first_byte', 'first_audio']) expect(metrics).toContain(`vozgate_voice_turn_latency_seconds_count{stage="${stage}"} `);
