@@ -1,7 +1,7 @@
 import type { Assistant } from '../../../modules/assistants/assistant.entity';
 import type { Transcript } from '../../services/service';
 import { VAD_FRAME_SAMPLES, VAD_SAMPLE_RATE } from '../../vad/silero';
-import { AI_TURN_CAP_MS, clamp, endpointSilenceMs, FINAL_WAIT_MS } from './endpointing';
+import { clamp, endpointSilenceMs, extraWaitMs, FINAL_WAIT_MS, MAX_TURN_SILENCE_MS, turnSilenceMs } from './endpointing';
 
 /**
  * The caller's side of the floor (design.md, "The pipeline engine, round 2"): a state machine
@@ -79,6 +79,10 @@ export class Turns {
   private awaitingFinal: NodeJS.Timeout | null = null;
   /** `endpoint_type` ai: the bound on the silence after words while the STT has not said the turn is over. */
   private turnCap: NodeJS.Timeout | null = null;
+  /** `endpoint_type` ai: the STT said the turn is over, and the words so far wait a little longer (digits, no punctuation). */
+  private sttWait: NodeJS.Timeout | null = null;
+  /** `endpoint_type` vad: the caller stopped speaking, and their turn ends once the silence is long enough for what they said. */
+  private turnOpen = false;
   /** The interim words the last turn took (its final had not come): a late final brings the words after them. */
   private committedInterim = '';
   /** When the VAD last heard the caller speak (ms since the epoch): the end of speech of a turn. */
@@ -119,17 +123,21 @@ export class Turns {
     }
     this.silenceMs += VAD_FRAME_MS;
     if (!this.speakingNow || this.silenceMs > INTERRUPT_PAUSE_MS) this.speechMs = 0;
-    if (!this.speakingNow) return;
-    // `endpoint_type` vad: the VAD's silence ends the turn; `ai` waits for the STT's end of turn.
     const endpointMs = endpointSilenceMs(this.settings.endpoint_sensitivity);
-    if (this.silenceMs >= endpointMs) {
+    if (this.speakingNow && this.silenceMs >= endpointMs) {
+      // The caller stopped: `endpoint_type` vad ends the turn on the VAD's silence (below), `ai` waits for the STT's end of turn.
       this.speakingNow = false;
-      if (!this.sttEndsTurns) this.endOfTurn();
+      if (!this.sttEndsTurns) this.turnOpen = true;
       else if (this.heard.length === 0) this.events.noise();
       // A noise is no turn: the next words begin one.
       if (this.sttEndsTurns && this.heard.length === 0 && !this.interim) this.startedAt = null;
-      // The STT may never say the turn is over: past AI_TURN_CAP_MS of silence the VAD ends it.
-      else if (this.sttEndsTurns) this.turnCap ??= setTimeout(() => this.endOfTurn(), Math.max(0, AI_TURN_CAP_MS - endpointMs));
+      // The STT may never say the turn is over: past MAX_TURN_SILENCE_MS the VAD ends it.
+      else if (this.sttEndsTurns) this.turnCap ??= setTimeout(() => this.endOfTurn(), Math.max(0, MAX_TURN_SILENCE_MS - endpointMs));
+    }
+    // The configured silence, longer after digits or words without a sentence's end.
+    if (this.turnOpen && this.silenceMs >= turnSilenceMs(endpointMs, this.said())) {
+      this.turnOpen = false;
+      this.endOfTurn();
     }
   }
 
@@ -157,7 +165,11 @@ export class Turns {
       // Words with no speech the VAD heard (it failed): the best start known is now.
       this.startedAt ??= Date.now();
       this.heardUntil = Math.max(this.heardUntil, transcript.start + transcript.duration);
-      if (!transcript.speechFinal) this.sttTurnOver = false; // the caller goes on
+      if (!transcript.speechFinal) {
+        // The caller goes on.
+        this.sttTurnOver = false;
+        this.stopSttWait();
+      }
     }
     if (!transcript.isFinal) {
       this.interim = text;
@@ -171,13 +183,13 @@ export class Turns {
     if (transcript.speechFinal) this.sttTurnOver = true;
     if (this.speakingNow) this.maybeInterrupt();
     if (this.awaitingFinal && (transcript.fromFinalize || transcript.speechFinal)) return this.commit();
-    // The STT's semantic end of turn (`endpoint_type` ai).
-    if (this.sttEndsTurns && transcript.speechFinal && this.heard.length) this.commit();
+    // The STT's end of turn (`endpoint_type` ai).
+    if (this.sttEndsTurns && transcript.speechFinal && this.heard.length) this.sttTurnEnd();
   }
 
   /** The STT's end of an utterance (Deepgram's `UtteranceEnd`). */
   utteranceEnd(): void {
-    if (this.sttEndsTurns && this.heard.length) this.commit();
+    if (this.sttEndsTurns && this.heard.length) this.sttTurnEnd();
   }
 
   /** Stops the timers (the turn ended, the caller went on, or the call ended). */
@@ -186,6 +198,29 @@ export class Turns {
     if (this.turnCap) clearTimeout(this.turnCap);
     this.awaitingFinal = null;
     this.turnCap = null;
+    this.turnOpen = false;
+    this.stopSttWait();
+  }
+
+  private stopSttWait(): void {
+    if (this.sttWait) clearTimeout(this.sttWait);
+    this.sttWait = null;
+  }
+
+  /**
+   * The STT says the caller's turn is over (`ai`): it is, unless the words so far ask for a
+   * longer wait (digits, no punctuation): the STT heard the configured silence already, so the
+   * turn waits for the rest, within MAX_TURN_SILENCE_MS.
+   */
+  private sttTurnEnd(): void {
+    const said = this.said();
+    if (extraWaitMs(said) === 0) return this.commit();
+    if (this.sttWait) return;
+    const endpointMs = endpointSilenceMs(this.settings.endpoint_sensitivity);
+    this.sttWait = setTimeout(() => {
+      this.sttWait = null;
+      if (this.heard.length) this.commit();
+    }, turnSilenceMs(endpointMs, said) - endpointMs);
   }
 
   /** Whether the STT's end of turn ends the caller's turns: `endpoint_type` ai, or the VAD failing. */
