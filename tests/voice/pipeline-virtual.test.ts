@@ -249,3 +249,52 @@ describe('endpointing', () => {
     await call.end();
   });
 });
+
+describe('speech over the assistant that is no interruption', () => {
+  const opening = 'Olá, aqui é a Ana, da loja. Tenho uma oferta especial para você hoje. O frete é grátis até domingo.';
+
+  it('a cough pauses the reply, which resumes from the sentence that was cut 2 s after it; the noise is no turn and the transcript holds the whole reply', async () => {
+    const call = virtualCall({ initial_message: opening });
+    await advance(2000); // into the second sentence
+    const clearsBefore = call.media.clears;
+    const sentBefore = call.media.sentMs;
+    await call.caller.noise(700); // long enough to pause it (575 ms), and no word
+    expect(call.media.clears).toBe(clearsBefore + 1);
+    await advance(1500);
+    expect(call.media.sentMs).toBeLessThan(sentBefore + 800); // silent while paused
+    await advance(1000); // 2 s after the cough: it speaks again, from the start of the sentence it cut
+    expect(call.spoken.filter((text) => text === 'Tenho uma oferta especial para você hoje.')).toHaveLength(2);
+    expect(call.spoken).not.toContain('Olá, aqui é a Ana, da loja.'.repeat(2));
+    await advance(8000);
+    expect(call.turns()).toEqual([`assistant: ${opening}`]);
+    expect(call.llm.requests).toHaveLength(0); // the noise was no turn
+    await call.end();
+  });
+
+  it('“aham” twice across a pause never interrupts: kept in the transcript, never a turn of the model', async () => {
+    const call = virtualCall({ initial_message: opening });
+    await advance(1500);
+    await call.caller.says('Aham.', 650);
+    await advance(900);
+    await call.caller.says('Sim.', 650);
+    await advance(9000);
+    const turns = call.turns();
+    expect(turns.filter((turn) => turn.startsWith('customer'))).toEqual(['customer: Aham.', 'customer: Sim.']);
+    expect(turns.filter((turn) => turn.startsWith('assistant'))).toEqual([`assistant: ${opening}`]);
+    expect(call.llm.requests).toHaveLength(0);
+    await call.end();
+  });
+
+  it('a real barge-in over the paused reply cuts it, and the caller is answered', async () => {
+    const call = virtualCall({ initial_message: opening });
+    call.llm.reply({ text: 'Claro, pode falar.' });
+    await advance(2000);
+    await call.caller.says('Espera, eu queria outra coisa.', 1200);
+    await advance(3000);
+    const turns = call.turns();
+    expect(turns[0].startsWith('assistant: Olá, aqui é a Ana')).toBe(true);
+    expect(turns[0].length).toBeLessThan(`assistant: ${opening}`.length);
+    expect(turns.slice(1)).toEqual(['customer: Espera, eu queria outra coisa.', 'assistant: Claro, pode falar.']);
+    await call.end();
+  });
+});
