@@ -285,6 +285,19 @@ describe('speech over the assistant that is no interruption', () => {
     await call.end();
   });
 
+  it('a word that comes after the pause cuts the reply to what the caller heard before it paused', async () => {
+    const call = virtualCall({ initial_message: opening, interrupt_sensitivity: 5 }); // 150 ms pause it, the words come at 600 ms
+    call.llm.reply({ text: 'Pois não.' });
+    await advance(2500);
+    await call.caller.says('Espera, por favor.', 1200);
+    await advance(3000);
+    const [cut] = call.turns();
+    expect(cut.startsWith('assistant: Olá, aqui é a Ana, da loja. Tenho')).toBe(true);
+    expect(opening.startsWith(cut.slice('assistant: '.length))).toBe(true);
+    expect(call.turns().slice(1)).toEqual(['customer: Espera, por favor.', 'assistant: Pois não.']);
+    await call.end();
+  });
+
   it('a real barge-in over the paused reply cuts it, and the caller is answered', async () => {
     const call = virtualCall({ initial_message: opening });
     call.llm.reply({ text: 'Claro, pode falar.' });

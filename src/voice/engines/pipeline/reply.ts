@@ -269,6 +269,7 @@ export class Reply {
       start = end + 1;
     }
     segment.utterance?.cancel();
+    segment.heardBefore = heardText(segment);
     const firstSentAt = segment.spoken.firstSentAt;
     segment.spoken = new Spoken();
     segment.spoken.firstSentAt = firstSentAt; // the answer began when it first sounded

@@ -15,6 +15,8 @@ export class Segment {
   ended = false;
   /** Where in `text` the audio of `spoken` begins (a sentence's start, after a pause). */
   spokenFrom = 0;
+  /** What the caller had heard of it when a pause cut it (they heard it, even if it is said again). */
+  heardBefore = '';
   constructor(
     /** The text given to TTS (empty for a filler: it is not part of the conversation). */
     public text: string,
@@ -26,9 +28,15 @@ export class Segment {
 
 /**
  * The words of a segment the caller heard: what they heard before a pause (up to the sentence
- * said again), then the rest in proportion to the audio played, cut at a word.
+ * said again, or further when they heard more of it before the pause), then the rest in
+ * proportion to the audio played, cut at a word.
  */
 export function heardText(segment: Segment): string {
+  const heard = heardSince(segment);
+  return heard.length >= segment.heardBefore.length ? heard : segment.heardBefore;
+}
+
+function heardSince(segment: Segment): string {
   const before = segment.text.slice(0, segment.spokenFrom).trim();
   const text = segment.text.slice(segment.spokenFrom);
   const { heardMs, queuedMs } = segment.spoken;
