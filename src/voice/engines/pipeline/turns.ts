@@ -348,9 +348,9 @@ export class Turns {
     this.turnSpeechMs = 0;
     const startedAt = this.startedAt;
     this.startedAt = null;
-    const overAssistant = this.settings.allow_interruptions && this.events.interruptible();
     // Words too short-lived for the VAD to judge while they were said ("stop!") still interrupt.
-    if (text && overAssistant && (this.pausedReply || spokeMs >= interruptSpeechMs(this.settings.interrupt_sensitivity)) && this.interruptingWords(text)) this.cut();
+    const long = this.pausedReply || spokeMs >= interruptSpeechMs(this.settings.interrupt_sensitivity);
+    if (text && long && this.settings.allow_interruptions && this.events.interruptible() && this.interruptingWords(text)) this.cut();
     const backchannel = this.events.interruptible() && this.overlap.backchannels.only(text);
     this.events.turn({ text, backchannel, startedAt, speechEndedAt: this.lastSpeechAt });
   }
