@@ -416,6 +416,12 @@ class Caller {
 
 /** The seq of a turn in the words the fake STT gives it, and in the model's answer (one sentence). */
 const SEQ = /pedido (\d+)/;
+/**
+ * What the fake STT hears in a caller's turn: a sentence, punctuated as Deepgram's smart_format
+ * writes one, so the turn waits the configured silence only (words ending in digits or
+ * unpunctuated wait longer: endpointing.ts).
+ */
+const callerWords = (seq: number) => `Meu pedido ${String(seq).padStart(6, '0')}, por favor.`;
 const ANSWER = 'Certo, pedido {seq}.';
 
 /** The fakes, shared by every N; the turns they see, found by the words each turn was given. */
@@ -530,7 +536,7 @@ async function ring(setup: Setup, port: number, number: string): Promise<Caller 
   );
   const session = await setup.vendors.deepgram.session(10_000);
   const { deepgram, bySeq } = setup.vendors;
-  const call = new Caller(socket, { streamSid, callSid }, setup.speech, () => deepgram.transcripts.push(`pedido ${String(++transcriptSeq).padStart(6, '0')}`));
+  const call = new Caller(socket, { streamSid, callSid }, setup.speech, () => deepgram.transcripts.push(callerWords(++transcriptSeq)));
   void watch(session, call, bySeq).catch((error) => setup.log(`pipeline: watching an STT stream failed: ${(error as Error).message}`));
   return call;
 }
@@ -548,7 +554,7 @@ async function ringWeb(setup: Setup, port: number, assistantId: number): Promise
   await new Promise((resolve, reject) => socket.once('open', resolve).once('error', reject));
   const session = await setup.vendors.deepgram.session(10_000);
   const { deepgram, bySeq } = setup.vendors;
-  const call = new Caller(socket, null, setup.speech, () => deepgram.transcripts.push(`pedido ${String(++transcriptSeq).padStart(6, '0')}`));
+  const call = new Caller(socket, null, setup.speech, () => deepgram.transcripts.push(callerWords(++transcriptSeq)));
   void watch(session, call, bySeq).catch((error) => setup.log(`pipeline: watching an STT stream failed: ${(error as Error).message}`));
   return call;
 }

@@ -14,7 +14,11 @@ jest.mock('../../src/modules/calls/call.tools', () => ({
 }));
 
 beforeEach(() => jest.useFakeTimers());
-afterEach(() => jest.useRealTimers());
+afterEach(() => {
+  // A test that failed midway leaves its call's timers: none may run into the next test.
+  jest.clearAllTimers();
+  jest.useRealTimers();
+});
 
 const customerFirst = { who_speaks_first: 'Customer' as const };
 /** How long TTS audio of a text lasts. */
@@ -23,10 +27,10 @@ const audioMs = (text: string) => text.length * MS_PER_CHAR;
 it('answers a caller’s turn once the silence after it ends it, and records both turns', async () => {
   const call = virtualCall(customerFirst);
   call.llm.reply({ text: 'Claro, posso ajudar.' });
-  await call.caller.says('Quero saber do meu pedido', 1200);
+  await call.caller.says('Quero saber do meu pedido.', 1200);
   await advance(700 + 300 + 400 + audioMs('Claro, posso ajudar.') + 200);
-  expect(call.turns()).toEqual(['customer: Quero saber do meu pedido', 'assistant: Claro, posso ajudar.']);
-  expect(call.llm.requests[0].messages.at(-1)).toEqual({ role: 'user', content: 'Quero saber do meu pedido' });
+  expect(call.turns()).toEqual(['customer: Quero saber do meu pedido.', 'assistant: Claro, posso ajudar.']);
+  expect(call.llm.requests[0].messages.at(-1)).toEqual({ role: 'user', content: 'Quero saber do meu pedido.' });
   await call.end();
 });
 
@@ -36,26 +40,26 @@ describe('a barge-in', () => {
   it('before the model’s first word: the request is dropped, nothing is said, and the caller’s new words are answered', async () => {
     const call = virtualCall(customerFirst);
     call.llm.reply({ text: answer, firstTokenMs: 3000 }, { text: 'Pois não.' });
-    await call.caller.says('Quais são os planos', 1000);
+    await call.caller.says('Quais são os planos?', 1000);
     await advance(1100); // the turn is over, the model thinks
     expect(call.llm.requests).toHaveLength(1);
-    await call.caller.says('Espera, outra coisa', 800);
+    await call.caller.says('Espera, outra coisa.', 800);
     await advance(3000);
     expect(call.spoken).not.toContain(answer);
-    expect(call.turns()).toEqual(['customer: Quais são os planos', 'customer: Espera, outra coisa', 'assistant: Pois não.']);
+    expect(call.turns()).toEqual(['customer: Quais são os planos?', 'customer: Espera, outra coisa.', 'assistant: Pois não.']);
     await call.end();
   });
 
   it('while the voice is being made: nothing is said of the answer, and its text leaves the model’s context', async () => {
     const call = virtualCall(customerFirst, { ttsFirstByteMs: 1500 });
     call.llm.reply({ text: answer, firstTokenMs: 100 }, { text: 'Pois não.' });
-    await call.caller.says('Quais são os planos', 1000);
+    await call.caller.says('Quais são os planos?', 1000);
     await advance(1300); // the model wrote, TTS has no audio yet
     expect(call.spoken.length).toBeGreaterThan(0);
     expect(call.media.sentMs).toBe(0);
-    await call.caller.says('Espera, outra coisa', 800);
+    await call.caller.says('Espera, outra coisa.', 800);
     await advance(4000);
-    expect(call.turns()).toEqual(['customer: Quais são os planos', 'customer: Espera, outra coisa', 'assistant: Pois não.']);
+    expect(call.turns()).toEqual(['customer: Quais são os planos?', 'customer: Espera, outra coisa.', 'assistant: Pois não.']);
     // The model hears only what the caller heard: no word of the answer it wrote.
     expect(call.llm.requests[1].messages.filter((m) => m.role === 'assistant')).toEqual([]);
     await call.end();
@@ -64,10 +68,10 @@ describe('a barge-in', () => {
   it('while the answer plays: the speaker stops (clear), and the assistant’s turn is cut to what the caller heard', async () => {
     const call = virtualCall(customerFirst);
     call.llm.reply({ text: answer }, { text: 'Pois não.' });
-    await call.caller.says('Quais são os planos', 1000);
+    await call.caller.says('Quais são os planos?', 1000);
     await advance(1000 + 1500); // about 1.5 s of the answer heard
     expect(call.media.sentMs).toBeGreaterThan(1000);
-    await call.caller.says('Espera', 800);
+    await call.caller.says('Espera.', 800);
     expect(call.media.clears).toBe(1);
     await advance(3000);
     const [, cut] = call.record.turns.filter((turn) => turn.speaker !== 'system');
@@ -83,16 +87,16 @@ describe('a barge-in', () => {
   it('while a tool runs: the model hears the caller spoke first, and the tool’s real result once it answers (never asked twice)', async () => {
     const call = virtualCall(customerFirst, { tools: ['book_visit'] });
     call.llm.reply({ text: 'Vou marcar.', toolCalls: [{ name: 'book_visit', arguments: '{}' }] }, { text: 'Pois não.' }, { text: 'Está marcado.' });
-    await call.caller.says('Marca para terça', 1000);
+    await call.caller.says('Marca para terça.', 1000);
     await advance(1000 + audioMs('Vou marcar.') + 300);
     expect(toolRunning('book_visit')).toBe(true);
-    await call.caller.says('Alô', 700);
+    await call.caller.says('Alô?', 700);
     await advance(2000);
     const second = call.llm.requests[1].messages;
     expect(second.find((m) => m.role === 'tool')).toMatchObject({ content: '{"error":"the caller spoke before the tool answered"}' });
     answerTool('book_visit', '{"booked":true}');
     await advance(10);
-    await call.caller.says('E então', 700);
+    await call.caller.says('E então?', 700);
     await advance(2000);
     const third = call.llm.requests[2].messages;
     expect(third.filter((m) => m.role === 'tool')).toEqual([{ role: 'tool', tool_call_id: expect.any(String), content: JSON.stringify({ status: 200, response: '{"booked":true}' }) }]);
@@ -103,13 +107,13 @@ describe('a barge-in', () => {
   it('during the filler: the filler stops, the answer never plays', async () => {
     const call = virtualCall({ ...customerFirst, filler_audios: true });
     call.llm.reply({ text: 'Achei o seu pedido.', firstTokenMs: 4000 }, { text: 'Pois não.' });
-    await call.caller.says('Cadê meu pedido', 1000);
+    await call.caller.says('Cadê meu pedido?', 1000);
     await advance(1000 + 1200 + 200); // the filler plays
     expect(call.spoken).toContain('Um momento.');
-    await call.caller.says('Deixa pra lá', 800);
+    await call.caller.says('Deixa pra lá.', 800);
     await advance(5000);
     expect(call.spoken).not.toContain('Achei o seu pedido.');
-    expect(call.turns()).toEqual(['customer: Cadê meu pedido', 'customer: Deixa pra lá', 'assistant: Pois não.']);
+    expect(call.turns()).toEqual(['customer: Cadê meu pedido?', 'customer: Deixa pra lá.', 'assistant: Pois não.']);
     await call.end();
   });
 });
@@ -119,7 +123,7 @@ describe('the end of a call', () => {
     const call = virtualCall(customerFirst);
     const goodbye = 'Obrigado pela ligação, até logo!';
     call.llm.reply({ text: goodbye, toolCalls: [{ name: 'endCall' }] });
-    await call.caller.says('Era só isso', 900);
+    await call.caller.says('Era só isso.', 900);
     await advance(1100);
     expect(call.record.hungUp).toBeNull();
     await advance(audioMs(goodbye));
@@ -132,10 +136,10 @@ describe('the end of a call', () => {
     const call = virtualCall(customerFirst);
     const goodbye = 'Obrigado pela ligação, tenha um ótimo dia e até a próxima vez!';
     call.llm.reply({ text: goodbye, toolCalls: [{ name: 'endCall' }] });
-    await call.caller.says('Era só isso', 900);
+    await call.caller.says('Era só isso.', 900);
     await advance(1100 + 800);
     expect(call.record.hungUp).toBeNull();
-    await call.caller.says('Espera, mais uma coisa', 700);
+    await call.caller.says('Espera, mais uma coisa.', 700);
     expect(call.record.hungUp).toBe('end-call-tool');
     const said = call.record.turns.filter((turn) => turn.speaker === 'assistant').at(-1)!.text;
     expect(goodbye.startsWith(said)).toBe(true);
@@ -163,14 +167,15 @@ describe('the caller’s turn', () => {
   it('a final that comes after its turn went on the interim words: the words the interim had not begin the next turn', async () => {
     const call = virtualCall(customerFirst);
     call.llm.reply({ text: 'Um momento.' }, { text: 'Vou transferir.' });
-    // The STT ignores the engine's Finalize; its final comes 2.5 s after the speech (past the 1.5 s wait).
-    await call.caller.says('Quero falar com o gerente', 1000, { ignoresFinalize: true, finalAfterMs: 2500 });
-    await advance(700 + 1500 + 100);
+    // The STT ignores the engine's Finalize; its final comes 3.5 s after the speech (past the 1.5 s wait).
+    await call.caller.says('Quero falar com o gerente.', 1000, { ignoresFinalize: true, finalAfterMs: 3500 });
+    // The silence (and 0.5 s more: the interim words end without punctuation), then the 1.5 s wait for the final.
+    await advance(700 + 500 + 1500 + 100);
     expect(call.turns()).toEqual(['customer: Quero falar com']); // the interim words, at the 1.5 s bound
     await advance(2000); // the late final comes, and the answer plays
-    await call.caller.says('por favor', 600);
+    await call.caller.says('por favor.', 600);
     await advance(1500);
-    expect(call.turns().filter((turn) => turn.startsWith('customer'))).toEqual(['customer: Quero falar com', 'customer: o gerente por favor']);
+    expect(call.turns().filter((turn) => turn.startsWith('customer'))).toEqual(['customer: Quero falar com', 'customer: o gerente. por favor.']);
     await call.end();
   });
 
@@ -199,6 +204,110 @@ describe('the caller’s turn', () => {
     // 600 ms of speech without a pause does interrupt.
     await call.caller.noise(640);
     expect(call.media.clears).toBe(1);
+    await call.end();
+  });
+});
+
+describe('endpointing', () => {
+  it.each([['vad'], ['ai']] as const)('a CPF read in three groups is one turn (%s): the wait grows after digits', async (endpoint_type) => {
+    const call = virtualCall({ ...customerFirst, endpoint_type });
+    call.llm.reply({ text: 'Obrigado.' });
+    // Pauses of 1.2 s between the groups: longer than the 700 ms that end a turn, shorter than 700 + 1,200 after digits.
+    await call.caller.says('Meu CPF é 123.456', 1200, { finalAfterMs: 150 });
+    await advance(1200);
+    await call.caller.says('789', 700, { finalAfterMs: 150 });
+    await advance(1200);
+    await call.caller.says('-09.', 600, { finalAfterMs: 150 });
+    await advance(3000);
+    expect(call.turns().filter((turn) => turn.startsWith('customer'))).toEqual(['customer: Meu CPF é 123.456 789 -09.']);
+    await call.end();
+  });
+
+  it('an answer that ends in a sentence is taken after the configured silence; one that trails off waits 0.5 s more', async () => {
+    const call = virtualCall(customerFirst);
+    call.llm.reply({ text: 'Certo.' }, { text: 'Certo.' });
+    await call.caller.says('Sim, pode ser.', 800);
+    await advance(700 + 150); // the silence, and the Finalize's answer
+    expect(call.turns()).toEqual(['customer: Sim, pode ser.']);
+    await advance(3000);
+    await call.caller.says('Eu queria saber', 800);
+    await advance(700 + 150);
+    expect(call.turns().filter((turn) => turn.startsWith('customer'))).toHaveLength(1);
+    await advance(500);
+    expect(call.turns().filter((turn) => turn.startsWith('customer'))).toEqual(['customer: Sim, pode ser.', 'customer: Eu queria saber']);
+    await call.end();
+  });
+
+  it('at the most patient endpoint_sensitivity, digits wait 1.2 s more than its 1.2 s (within the 3 s cap)', async () => {
+    const call = virtualCall({ ...customerFirst, endpoint_sensitivity: 0 });
+    call.llm.reply({ text: 'Certo.' });
+    await call.caller.says('O número é 11 98765 4321', 1500, { ignoresFinalize: false, finalAfterMs: 150 });
+    await advance(2300);
+    expect(call.turns()).toEqual([]);
+    await advance(200 + 100); // 2.4 s of silence then the Finalize's answer
+    expect(call.turns()).toEqual(['customer: O número é 11 98765 4321']);
+    await call.end();
+  });
+});
+
+describe('speech over the assistant that is no interruption', () => {
+  const opening = 'Olá, aqui é a Ana, da loja. Tenho uma oferta especial para você hoje. O frete é grátis até domingo.';
+
+  it('a cough pauses the reply, which resumes from the sentence that was cut 2 s after it; the noise is no turn and the transcript holds the whole reply', async () => {
+    const call = virtualCall({ initial_message: opening });
+    await advance(2000); // into the second sentence
+    const clearsBefore = call.media.clears;
+    const sentBefore = call.media.sentMs;
+    await call.caller.noise(700); // long enough to pause it (575 ms), and no word
+    expect(call.media.clears).toBe(clearsBefore + 1);
+    await advance(1500);
+    expect(call.media.sentMs).toBeLessThan(sentBefore + 800); // silent while paused
+    await advance(1000); // 2 s after the cough: it speaks again, from the start of the sentence it cut
+    expect(call.spoken.filter((text) => text === 'Tenho uma oferta especial para você hoje.')).toHaveLength(2);
+    expect(call.spoken).not.toContain('Olá, aqui é a Ana, da loja.'.repeat(2));
+    await advance(8000);
+    expect(call.turns()).toEqual([`assistant: ${opening}`]);
+    expect(call.llm.requests).toHaveLength(0); // the noise was no turn
+    await call.end();
+  });
+
+  it('“aham” twice across a pause never interrupts: kept in the transcript, never a turn of the model', async () => {
+    const call = virtualCall({ initial_message: opening });
+    await advance(1500);
+    await call.caller.says('Aham.', 650);
+    await advance(900);
+    await call.caller.says('Sim.', 650);
+    await advance(9000);
+    const turns = call.turns();
+    expect(turns.filter((turn) => turn.startsWith('customer'))).toEqual(['customer: Aham.', 'customer: Sim.']);
+    expect(turns.filter((turn) => turn.startsWith('assistant'))).toEqual([`assistant: ${opening}`]);
+    expect(call.llm.requests).toHaveLength(0);
+    await call.end();
+  });
+
+  it('a word that comes after the pause cuts the reply to what the caller heard before it paused', async () => {
+    const call = virtualCall({ initial_message: opening, interrupt_sensitivity: 5 }); // 150 ms pause it, the words come at 600 ms
+    call.llm.reply({ text: 'Pois não.' });
+    await advance(2500);
+    await call.caller.says('Espera, por favor.', 1200);
+    await advance(3000);
+    const [cut] = call.turns();
+    expect(cut.startsWith('assistant: Olá, aqui é a Ana, da loja. Tenho')).toBe(true);
+    expect(opening.startsWith(cut.slice('assistant: '.length))).toBe(true);
+    expect(call.turns().slice(1)).toEqual(['customer: Espera, por favor.', 'assistant: Pois não.']);
+    await call.end();
+  });
+
+  it('a real barge-in over the paused reply cuts it, and the caller is answered', async () => {
+    const call = virtualCall({ initial_message: opening });
+    call.llm.reply({ text: 'Claro, pode falar.' });
+    await advance(2000);
+    await call.caller.says('Espera, eu queria outra coisa.', 1200);
+    await advance(3000);
+    const turns = call.turns();
+    expect(turns[0].startsWith('assistant: Olá, aqui é a Ana')).toBe(true);
+    expect(turns[0].length).toBeLessThan(`assistant: ${opening}`.length);
+    expect(turns.slice(1)).toEqual(['customer: Espera, eu queria outra coisa.', 'assistant: Claro, pode falar.']);
     await call.end();
   });
 });

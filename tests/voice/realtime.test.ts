@@ -145,7 +145,7 @@ it('runs a call on the Realtime engine: the session from the assistant, audio bo
       input: {
         format: { type: 'audio/pcmu' },
         transcription: { model: 'gpt-4o-mini-transcribe', language: 'pt' },
-        turn_detection: { type: 'server_vad', threshold: 0.5, create_response: true, interrupt_response: true },
+        turn_detection: { type: 'server_vad', threshold: 0.5, create_response: true, interrupt_response: false },
       },
       output: { format: { type: 'audio/pcmu' }, voice: 'coral', speed: 1 },
     },
@@ -402,4 +402,52 @@ describe('an assistant the caller speaks to first, that cannot be interrupted, a
     await status(call.id, call.sid, 'completed', { CallDuration: '10' });
     expect(await callRow(call.id)).toMatchObject({ status: 'ended', transcript: 'Assistente: Pois não?\nAssistente: Você ainda está aí?\nSistema: Chamada encerrada: o cliente não respondeu.' });
   }, 20_000);
+});
+
+describe('barge-in by the assistant’s interrupt settings (the session’s own interruption off)', () => {
+  let wordy: number;
+
+  beforeAll(async () => {
+    const [{ id: voice }] = await app.sql(`select id from voices where name = 'alloy' and mode = 'multimodal'`);
+    // interrupt_sensitivity 5: 150 ms of speech; and three words.
+    wordy = await app.outboundAssistant(me, { engine_type: 'multimodal', voice_id: voice, llm_model: 'gpt-realtime', interrupt_sensitivity: 5, use_min_interrupt_words: true, min_interrupt_words: 3 });
+  });
+
+  it('speech shorter than interrupt_sensitivity says does nothing; longer speech interrupts once it has said min_interrupt_words words', async () => {
+    const previous = assistant;
+    assistant = wordy;
+    const call = await answeredCall().finally(() => (assistant = previous));
+    const { media, model } = await stream(call);
+    await model.next('response.create'); // the opening asked for
+    media.echoMarks = false;
+    const long = toneFrames(25, 550);
+    const sentBefore = media.messages.filter((m) => m.event === 'media').length;
+    // The answer still being made (no response.done): an interruption cancels it.
+    model.send({ type: 'response.created', response: { id: 'resp_long', status: 'in_progress' } });
+    for (const delta of long) model.send({ type: 'response.output_audio.delta', response_id: 'resp_long', item_id: 'item_long', output_index: 0, content_index: 0, delta });
+    await until('the answer’s audio sent', async () => media.messages.filter((m) => m.event === 'media').length - sentBefore, (n) => n === long.length);
+    const cleared = () => media.messages.some((m) => m.event === 'clear');
+
+    // A click: speech that stops within 100 ms.
+    model.send({ type: 'input_audio_buffer.speech_started', audio_start_ms: 1000, item_id: 'u_click' });
+    model.send({ type: 'input_audio_buffer.speech_stopped', audio_end_ms: 1080, item_id: 'u_click' });
+    await new Promise((resolve) => setTimeout(resolve, 400));
+    expect(cleared()).toBe(false);
+
+    // Long enough, but one word, then two: not yet; the third word interrupts.
+    model.send({ type: 'input_audio_buffer.speech_started', audio_start_ms: 2000, item_id: 'u_words' });
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    model.send({ type: 'conversation.item.input_audio_transcription.delta', item_id: 'u_words', content_index: 0, delta: 'Espera ' });
+    model.send({ type: 'conversation.item.input_audio_transcription.delta', item_id: 'u_words', content_index: 0, delta: 'aí ' });
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(cleared()).toBe(false);
+    const from = model.events.length;
+    model.send({ type: 'conversation.item.input_audio_transcription.delta', item_id: 'u_words', content_index: 0, delta: 'moça' });
+    await media.next((m) => m.event === 'clear');
+    await model.next('response.cancel', from);
+    expect(await model.next('conversation.item.truncate', from)).toMatchObject({ item_id: 'item_long', content_index: 0 });
+    media.stop(call.sid);
+    media.close();
+    await status(call.id, call.sid, 'completed');
+  });
 });

@@ -9,6 +9,7 @@ import { fillVariables, type EngineSetup } from '../engine.setup';
 import type { LiveCall } from '../live-call';
 import { realtimeModel, realtimeSession } from '../services/openai.realtime';
 import { runFunction, type CallActions } from '../tools';
+import { interruptSpeechMs } from './pipeline/turns';
 
 /** The parts of the runtime the Realtime engine uses: its settings, the log, and what mid-call tools need. */
 export type RealtimeDeps = Pick<Runtime, 'config' | 'logger'> & ToolDeps;
@@ -65,6 +66,11 @@ export class RealtimeEngine implements VoiceEngine {
   private silentSince: number | null = null;
   private reengaged = false;
   private readonly silenceTimer: NodeJS.Timeout;
+  /**
+   * The caller's speech that may interrupt the assistant (`input_audio_buffer.speech_started`):
+   * its item, whether it has lasted `interrupt_sensitivity`'s time, and the timer until then.
+   */
+  private barge: { item: string; long: boolean; timer: NodeJS.Timeout | null } | null = null;
   /** The words of each item being transcribed, so far (for a transport that shows them). */
   private readonly wordsSoFar = new Map<string, string>();
   /**
@@ -126,6 +132,7 @@ export class RealtimeEngine implements VoiceEngine {
     if (this.ended) return;
     this.ended = true;
     clearInterval(this.silenceTimer);
+    this.stopBarge();
     this.ws.close();
     if (reason === 'customer') this.call.endedAtProvider();
     else if (reason === 'media-lost' && !this.hangingUp) await this.call.hangup('media-lost');
@@ -151,7 +158,11 @@ export class RealtimeEngine implements VoiceEngine {
         return this.start();
       case 'input_audio_buffer.speech_started':
         if (typeof event.item_id === 'string') this.began(event.item_id);
-        return this.interrupted();
+        return this.speechStarted(String(event.item_id));
+      case 'input_audio_buffer.speech_stopped':
+        // Too short to interrupt: the assistant speaks on.
+        if (this.barge && !this.barge.long) this.stopBarge();
+        return;
       case 'response.created':
         this.responding = true;
         this.responseAudio = false;
@@ -162,13 +173,15 @@ export class RealtimeEngine implements VoiceEngine {
       case 'response.output_audio_transcript.delta':
         return this.showWords('assistant', String(event.item_id), event.delta);
       case 'conversation.item.input_audio_transcription.delta':
-        return this.showWords('customer', String(event.item_id), event.delta);
+        this.showWords('customer', String(event.item_id), event.delta);
+        return this.checkBarge(String(event.item_id), this.wordsSoFar.get(String(event.item_id)) ?? '');
       case 'response.output_audio_transcript.done':
         this.wordsSoFar.delete(String(event.item_id));
         if (typeof event.transcript === 'string' && event.transcript) this.call.turn({ speaker: 'assistant', text: event.transcript }, this.startOf(String(event.item_id)));
         return;
       case 'conversation.item.input_audio_transcription.completed':
         this.wordsSoFar.delete(String(event.item_id));
+        if (typeof event.transcript === 'string') this.checkBarge(String(event.item_id), event.transcript);
         if (typeof event.transcript === 'string' && event.transcript.trim()) this.call.turn({ speaker: 'customer', text: event.transcript.trim() }, this.startOf(String(event.item_id)));
         return;
       case 'response.function_call_arguments.done':
@@ -197,10 +210,11 @@ export class RealtimeEngine implements VoiceEngine {
   }
 
   private showWords(speaker: 'customer' | 'assistant', itemId: string, delta: unknown): void {
-    if (typeof delta !== 'string' || !delta || !this.out.transcript) return;
+    if (typeof delta !== 'string' || !delta) return;
+    // Kept for a barge-in's word count too, whether or not the transport shows them.
     const words = (this.wordsSoFar.get(itemId) ?? '') + delta;
     this.wordsSoFar.set(itemId, words);
-    this.out.transcript(speaker, words.trim());
+    this.out.transcript?.(speaker, words.trim());
   }
 
   private speak(itemId: string, delta: string): void {
@@ -231,11 +245,45 @@ export class RealtimeEngine implements VoiceEngine {
     return at;
   }
 
-  /** The caller started speaking: what they have not heard yet is dropped, when the assistant allows it. */
-  private interrupted(): void {
+  /**
+   * The caller started speaking. `allow_interruptions`, `interrupt_sensitivity` and
+   * `use_min_interrupt_words` / `min_interrupt_words` decide, as in the pipeline engine, whether
+   * it interrupts the assistant: once the speech has lasted long enough and, when asked, said
+   * enough words (the session's own interruption is off: `interrupt_response` false).
+   */
+  private speechStarted(item: string): void {
     this.silentSince = null;
     this.reengaged = false;
-    if (!this.setup.assistant.allow_interruptions || this.marks.length === 0 || !this.item) return;
+    if (!this.setup.assistant.allow_interruptions) return;
+    this.stopBarge();
+    const barge: NonNullable<typeof this.barge> = { item, long: false, timer: null };
+    barge.timer = setTimeout(() => {
+      barge.timer = null;
+      barge.long = true;
+      this.checkBarge(item, this.wordsSoFar.get(item) ?? '');
+    }, interruptSpeechMs(this.setup.assistant.interrupt_sensitivity));
+    this.barge = barge;
+  }
+
+  /** The caller's speech of `item` has lasted long enough: it interrupts once its words are enough. */
+  private checkBarge(item: string, words: string): void {
+    const { barge } = this;
+    if (!barge || barge.item !== item || !barge.long) return;
+    const { use_min_interrupt_words, min_interrupt_words } = this.setup.assistant;
+    if (use_min_interrupt_words && words.split(/\s+/).filter(Boolean).length < min_interrupt_words) return;
+    this.stopBarge();
+    this.interrupted();
+  }
+
+  private stopBarge(): void {
+    if (this.barge?.timer) clearTimeout(this.barge.timer);
+    this.barge = null;
+  }
+
+  /** The caller interrupted: what they have not heard yet is dropped, and the model's answer stopped and cut where they stopped hearing it. */
+  private interrupted(): void {
+    if (this.marks.length === 0 || !this.item) return;
+    if (this.responding) this.send({ type: 'response.cancel' });
     this.out.clear();
     this.send({ type: 'conversation.item.truncate', item_id: this.item.id, content_index: 0, audio_end_ms: Math.floor(this.item.playedMs) });
     this.marks = [];

@@ -30,7 +30,8 @@ export function realtimeSession(setup: EngineSetup): Record<string, unknown> {
       input: {
         format: { type: 'audio/pcmu' },
         transcription: { model: TRANSCRIBE_MODEL, ...(setup.language ? { language: setup.language } : {}) },
-        turn_detection: { ...turnDetection, create_response: true, interrupt_response: assistant.allow_interruptions },
+        // The engine interrupts the assistant itself, by the assistant's interrupt settings (engines/realtime.ts).
+        turn_detection: { ...turnDetection, create_response: true, interrupt_response: false },
         noise_reduction: assistant.noise_cancellation ? { type: 'near_field' } : null,
       },
       output: { format: { type: 'audio/pcmu' }, voice: setup.voice, speed: assistant.speech_speed },

@@ -15,6 +15,7 @@ import { observe, timingFrom, turnLatency, type TurnTiming } from './latency';
 import { phrases } from './phrases';
 import { Reply, type ReplyContext } from './reply';
 import { Speaker, type Ambience } from './speaker';
+import { Backchannels } from './backchannels';
 import { Turns, type CallerTurn } from './turns';
 
 /**
@@ -49,6 +50,8 @@ export interface PipelineAudio {
   ambience: Ambience | null;
 }
 
+/** `false_interruption_timeout_ms`'s default: how long a reply paused by the caller's speech waits for a word that interrupts. */
+const FALSE_INTERRUPTION_TIMEOUT_MS = 2000;
 /** Attempts at hanging up a call through its provider. */
 const HANGUP_ATTEMPTS = 3;
 /** How long a goodbye or an apology may take to be heard before the call is hung up anyway. */
@@ -92,7 +95,8 @@ export class PipelineEngine implements VoiceEngine {
   ) {
     const { assistant, language } = setup;
     this.speaker = new Speaker(out, audioStages.ambience, { idle: () => this.onIdle() });
-    this.turns = new Turns(assistant, {
+    const overlap = { backchannels: new Backchannels(language), falseInterruptionTimeoutMs: FALSE_INTERRUPTION_TIMEOUT_MS };
+    this.turns = new Turns(assistant, overlap, {
       speechStarted: () => {
         this.silentSince = null;
         this.reengaged = false;
@@ -103,6 +107,11 @@ export class PipelineEngine implements VoiceEngine {
       words: (text) => out.transcript?.('customer', text),
       interruptible: () => this.reply !== null && !this.failing && !this.hangingUp && !this.ended,
       interrupt: () => this.interrupt(),
+      pause: () => {
+        this.reply?.pause();
+        this.speaker.clear();
+      },
+      resume: () => this.reply?.resume(),
       turn: (turn) => this.onCallerTurn(turn),
       finalize: () => this.stt.finalize(),
     });
@@ -179,8 +188,10 @@ export class PipelineEngine implements VoiceEngine {
   // ------------------------------------------------------------------ turns
 
   /** The caller's turn is over: what they said goes to the model, now or once the assistant is done. */
-  private onCallerTurn({ text, startedAt, speechEndedAt }: CallerTurn): void {
+  private onCallerTurn({ text, backchannel, startedAt, speechEndedAt }: CallerTurn): void {
     if (this.ended || this.hangingUp || this.failing) return;
+    // An acknowledgement over the assistant: in the transcript, not a turn of the model.
+    if (backchannel && this.reply) return this.call.turn({ speaker: 'customer', text }, startedAt);
     if (!text) {
       // A noise without words: the silence goes on.
       if (!this.reply && !this.turns.speaking) this.silentSince ??= Date.now();

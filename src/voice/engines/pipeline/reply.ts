@@ -3,8 +3,8 @@ import { ServiceError, type LlmService, type LlmToolCall, type TtsSession, type 
 import type { CallFunction } from '../../tools';
 import type { AssistantMessage, Conversation } from './context';
 import type { TurnTiming } from './latency';
-import type { Speaker } from './speaker';
-import { Spoken } from './speaker';
+import { heardText, Segment } from './segment';
+import { Spoken, type Speaker } from './speaker';
 import { type Pronunciation, SentenceSplitter, speechText } from './speech-text';
 
 /**
@@ -58,26 +58,6 @@ export interface ReplyContext {
   finished(reply: Reply, cut: boolean): void;
 }
 
-/** One stretch of the assistant's speech. */
-export class Segment {
-  readonly spoken = new Spoken();
-  /** Audio that came before the segments ahead of it finished. */
-  pending: Int16Array[] = [];
-  ttsDone = false;
-  /** Whether TTS was given anything to say (a text of emoji only has nothing). */
-  said = false;
-  constructor(
-    /**
-     * The model's text, as written (empty for a filler: it is not part of the conversation);
-     * TTS is given it as a person would say it.
-     */
-    public text: string,
-    readonly utterance: TtsUtterance | null,
-    /** The model's message this segment says, cut with it. */
-    readonly message: AssistantMessage | null,
-  ) {}
-}
-
 export class Reply {
   private readonly controller = new AbortController();
   /** `filler_audios`: the filler's timer, and whether one played (one a reply). */
@@ -89,6 +69,8 @@ export class Reply {
   /** The segment whose audio goes to the speaker now. */
   private playing = 0;
   private cancelledNow = false;
+  /** The caller's speech paused it (a false interruption, perhaps): its audio waits. */
+  private pausedNow = false;
   /** The model has finished: no more segments come. */
   private written = false;
   private over = false;
@@ -108,7 +90,11 @@ export class Reply {
     const message: AssistantMessage = { role: 'assistant', content: text };
     if (inContext) this.ctx.conversation.remember(message);
     const segment = this.segment(message);
-    this.speak(segment, text);
+    // Sentence by sentence, as the model's text is: a pause says its cut sentence again, not the whole text.
+    const splitter = new SentenceSplitter();
+    for (const sentence of splitter.push(text)) this.speak(segment, sentence);
+    const rest = splitter.flush();
+    if (rest) this.speak(segment, rest);
     this.endSegment(segment);
     this.written = true;
   }
@@ -181,9 +167,33 @@ export class Reply {
     this.finish(true);
   }
 
+  /**
+   * The caller spoke over the reply: it stops speaking (the engine clears the speaker) and
+   * waits, its model and TTS going on. What the caller had not heard to its end will be said
+   * again from the start of the sentence that was cut (resume), or never (cancel).
+   */
+  pause(): void {
+    if (this.over || this.pausedNow) return;
+    this.pausedNow = true;
+    this.stopFillerTimer();
+    const first = this.segments.findIndex((segment, i) => i <= this.playing && !(segment.ttsDone && segment.spoken.heardMs >= segment.spoken.queuedMs));
+    if (first < 0) return; // all heard: nothing to say again
+    for (let i = first; i <= this.playing && i < this.segments.length; i++) this.sayAgain(this.segments[i], i === first);
+    this.playing = first;
+  }
+
+  /** It was no interruption: the reply speaks again where it was cut. */
+  resume(): void {
+    if (this.over || !this.pausedNow) return;
+    this.pausedNow = false;
+    const segment = this.segments[this.playing];
+    if (segment) for (const pcm of segment.pending.splice(0)) this.ctx.speaker.play(segment.spoken, pcm);
+    this.advance();
+  }
+
   /** Once the reply is written and every segment heard, the assistant's turn is over. */
   checkHeard(): void {
-    if (!this.written || this.cancelledNow || this.over) return;
+    if (!this.written || this.cancelledNow || this.over || this.pausedNow) return;
     if (this.playing < this.segments.length || this.ctx.speaker.busy) return;
     this.finish(false);
   }
@@ -212,31 +222,86 @@ export class Reply {
 
   /** A new segment of the reply, spoken by its own TTS utterance. */
   private segment(message: AssistantMessage): Segment {
-    let segment: Segment;
-    const utterance = this.ctx.tts.utterance({
-      audio: (pcm) => this.segmentAudio(segment, pcm),
-      done: () => this.segmentDone(segment),
-      failed: (error) => this.ctx.failed(error),
-    });
-    segment = new Segment('', utterance, message);
+    const segment = new Segment('', null, message);
+    segment.utterance = this.utterance(segment);
     this.segments.push(segment);
     return segment;
   }
 
-  private speak(segment: Segment, sentence: string): void {
-    segment.text = segment.text ? `${segment.text} ${sentence}` : sentence;
+  /** A TTS utterance whose audio is the segment's. */
+  private utterance(segment: Segment): TtsUtterance {
+    // An utterance replaced (the segment said again after a pause) is cancelled: anything it still sends is not the segment's.
+    const utterance: TtsUtterance = this.ctx.tts.utterance({
+      audio: (pcm) => {
+        if (segment.utterance === utterance) this.segmentAudio(segment, pcm);
+      },
+      done: () => {
+        if (segment.utterance === utterance) this.segmentDone(segment);
+      },
+      failed: (error) => this.ctx.failed(error),
+    });
+    return utterance;
+  }
+
+  /**
+   * A segment the caller did not hear to its end, said again once the reply resumes: from the
+   * start of the sentence that was cut (`cut`), or whole; a filler is not said again.
+   */
+  private sayAgain(segment: Segment, cut: boolean): void {
+    if (!segment.message) {
+      // A filler is not said again.
+      segment.utterance?.cancel();
+      segment.pending = [];
+      segment.ttsDone = true;
+      return;
+    }
+    if (!segment.said) return; // nothing said yet: its audio, when it comes, waits for the resume
+    segment.pending = [];
+    // The sentence being heard, by the share of the audio heard (as heardText cuts).
+    const { heardMs, queuedMs } = segment.spoken;
+    const at = segment.spokenFrom + (cut && queuedMs > 0 ? Math.round((segment.text.length - segment.spokenFrom) * Math.min(1, heardMs / queuedMs)) : 0);
+    let from = 0;
+    let index = 0;
+    for (let start = 0; index < segment.sentences.length; index++) {
+      const end = start + segment.sentences[index].length;
+      if (at < end || index === segment.sentences.length - 1) {
+        from = start;
+        break;
+      }
+      start = end + 1;
+    }
+    segment.utterance?.cancel();
+    segment.heardBefore = heardText(segment);
+    const firstSentAt = segment.spoken.firstSentAt;
+    segment.spoken = new Spoken();
+    segment.spoken.firstSentAt = firstSentAt; // the answer began when it first sounded
+    segment.spokenFrom = from;
+    segment.ttsDone = false;
+    segment.utterance = this.utterance(segment);
+    for (const sentence of segment.sentences.slice(index)) this.voice(segment, sentence);
+    if (segment.ended) segment.utterance.end();
+  }
+
+  /** Gives TTS a sentence of the model's as a person would say it (nothing, when nothing of it is said: emoji). */
+  private voice(segment: Segment, sentence: string): void {
     const { language, pronunciations } = this.ctx.speech;
     const spoken = speechText(sentence, language, pronunciations);
-    if (spoken) {
-      segment.utterance!.push(spoken);
-      segment.said = true;
-    }
+    if (!spoken) return;
+    segment.utterance!.push(spoken);
+    segment.said = true;
+  }
+
+  private speak(segment: Segment, sentence: string): void {
+    segment.text = segment.text ? `${segment.text} ${sentence}` : sentence;
+    segment.sentences.push(sentence);
+    this.voice(segment, sentence);
     // What the assistant is saying so far (a filler is not part of the conversation).
     if (segment.message) this.ctx.showWords(this.segments.filter((each) => each.message && each.text).map((each) => each.text).join(' '));
   }
 
   /** No more text for the segment: TTS speaks the rest (a segment with nothing said has nothing to wait for). */
   private endSegment(segment: Segment): void {
+    segment.ended = true;
     if (segment.said) return segment.utterance!.end();
     segment.utterance?.cancel();
     this.segmentDone(segment);
@@ -249,13 +314,13 @@ export class Reply {
       this.stopFillerTimer();
       if (this.timing && this.timing.ttsFirstByteAt === null) this.timing.ttsFirstByteAt = Date.now();
     }
-    if (this.segments[this.playing] === segment) this.ctx.speaker.play(segment.spoken, pcm);
+    if (this.segments[this.playing] === segment && !this.pausedNow) this.ctx.speaker.play(segment.spoken, pcm);
     else segment.pending.push(pcm);
   }
 
   private segmentDone(segment: Segment): void {
     segment.ttsDone = true;
-    if (this.cancelledNow) return;
+    if (this.cancelledNow || this.pausedNow) return;
     this.advance();
   }
 
@@ -304,7 +369,7 @@ export class Reply {
 
   /** `filler_audios`: a short filler in the assistant's voice (once a reply), when nothing of it plays yet. */
   private playFiller(): void {
-    if (this.over || this.fillerPlayed || this.ctx.speaker.busy || !this.ctx.filler) return;
+    if (this.over || this.fillerPlayed || this.pausedNow || this.ctx.speaker.busy || !this.ctx.filler) return;
     this.fillerPlayed = true;
     // The filler goes before the reply's segments that have not begun to play.
     const segment = new Segment('', null, null);
@@ -315,18 +380,3 @@ export class Reply {
     });
   }
 }
-
-/** The words of a segment the caller heard: its text in proportion to the audio played, cut at a word. */
-export function heardText(segment: Segment): string {
-  const { heardMs, queuedMs } = segment.spoken;
-  if (heardMs <= 0 || !segment.text) return '';
-  if (heardMs >= queuedMs && segment.ttsDone) return segment.text;
-  const share = queuedMs > 0 ? Math.min(1, heardMs / queuedMs) : 0;
-  const at = Math.round(segment.text.length * share);
-  const cut = segment.text.lastIndexOf(' ', at);
-  if (cut > 0) return segment.text.slice(0, cut).trim();
-  // Chinese and Japanese are written without spaces: cut at the character.
-  return CJK.test(segment.text) ? segment.text.slice(0, at).trim() : '';
-}
-
-const CJK = /[\u3040-\u30ff\u3400-\u9fff]/;

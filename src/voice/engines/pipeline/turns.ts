@@ -1,7 +1,8 @@
 import type { Assistant } from '../../../modules/assistants/assistant.entity';
 import type { Transcript } from '../../services/service';
 import { VAD_FRAME_SAMPLES, VAD_SAMPLE_RATE } from '../../vad/silero';
-import { AI_TURN_CAP_MS, clamp, endpointSilenceMs, FINAL_WAIT_MS } from './endpointing';
+import type { Backchannels } from './backchannels';
+import { clamp, endpointSilenceMs, extraWaitMs, FINAL_WAIT_MS, MAX_TURN_SILENCE_MS, turnSilenceMs } from './endpointing';
 
 /**
  * The caller's side of the floor (design.md, "The pipeline engine, round 2"): a state machine
@@ -21,10 +22,20 @@ export type TurnSettings = Pick<
   'endpoint_type' | 'endpoint_sensitivity' | 'allow_interruptions' | 'interrupt_sensitivity' | 'use_min_interrupt_words' | 'min_interrupt_words'
 >;
 
+/** How the caller's speech over the assistant is taken (design.md, "Turn-taking that survives real callers"). */
+export interface OverlapSettings {
+  /** Acknowledgements ("aham", "okay"): never an interruption, never a model turn. */
+  backchannels: Backchannels;
+  /** How long a paused reply waits for a word that interrupts, from the end of the speech that paused it; 0: speech that would pause it cancels it. */
+  falseInterruptionTimeoutMs: number;
+}
+
 /** A caller's turn, as it ended. */
 export interface CallerTurn {
   /** What they said (empty: a noise without words). */
   text: string;
+  /** Only acknowledgements, said while the assistant held the floor: kept in the transcript, not a turn of the model. */
+  backchannel: boolean;
   /** When their speech began, and when the VAD last heard it (ms since the epoch). */
   startedAt: number | null;
   speechEndedAt: number | null;
@@ -40,8 +51,12 @@ export interface TurnEvents {
   words(text: string): void;
   /** Whether the assistant holds the floor now and could be interrupted. */
   interruptible(): boolean;
-  /** The caller's speech interrupts the assistant. */
+  /** The caller's speech interrupts the assistant: its reply is cut to what was heard. */
   interrupt(): void;
+  /** Speech over the assistant, with no word that interrupts yet: the reply stops speaking and waits. */
+  pause(): void;
+  /** The speech that paused the reply was no interruption (a cough, an acknowledgement): it speaks again from the sentence that was cut. */
+  resume(): void;
   /** The caller's turn is over. */
   turn(turn: CallerTurn): void;
   /** Asks the STT for its final words of the audio so far. */
@@ -63,7 +78,6 @@ export function interruptSpeechMs(sensitivity: number): number {
   return Math.round(1000 - 170 * clamp(sensitivity, 0, 5));
 }
 
-const wordCount = (text: string) => text.split(/\s+/).filter(Boolean).length;
 
 export class Turns {
   private vadFailed = false;
@@ -79,6 +93,10 @@ export class Turns {
   private awaitingFinal: NodeJS.Timeout | null = null;
   /** `endpoint_type` ai: the bound on the silence after words while the STT has not said the turn is over. */
   private turnCap: NodeJS.Timeout | null = null;
+  /** `endpoint_type` ai: the STT said the turn is over, and the words so far wait a little longer (digits, no punctuation). */
+  private sttWait: NodeJS.Timeout | null = null;
+  /** `endpoint_type` vad: the caller stopped speaking, and their turn ends once the silence is long enough for what they said. */
+  private turnOpen = false;
   /** The interim words the last turn took (its final had not come): a late final brings the words after them. */
   private committedInterim = '';
   /** When the VAD last heard the caller speak (ms since the epoch): the end of speech of a turn. */
@@ -90,9 +108,13 @@ export class Turns {
   private committedUntil = 0;
   /** When the caller's turn under way began (ms since the epoch): when their speech started. */
   private startedAt: number | null = null;
+  /** The caller's speech paused the assistant's reply; and the wait for a word that interrupts, once that speech is over. */
+  private pausedReply = false;
+  private falseInterruption: NodeJS.Timeout | null = null;
 
   constructor(
     private readonly settings: TurnSettings,
+    private readonly overlap: OverlapSettings,
     private readonly events: TurnEvents,
   ) {}
 
@@ -113,23 +135,32 @@ export class Turns {
       this.turnSpeechMs += VAD_FRAME_MS;
       this.lastSpeechAt = Date.now();
       this.silenceMs = 0;
+      this.stopFalseInterruption(); // the speech goes on
       if (!this.speakingNow && this.speechMs >= MIN_SPEECH_MS) this.speechStarted();
       if (this.speakingNow) this.maybeInterrupt();
       return;
     }
     this.silenceMs += VAD_FRAME_MS;
     if (!this.speakingNow || this.silenceMs > INTERRUPT_PAUSE_MS) this.speechMs = 0;
-    if (!this.speakingNow) return;
-    // `endpoint_type` vad: the VAD's silence ends the turn; `ai` waits for the STT's end of turn.
+    // The speech that paused the reply is over: a word that interrupts may still come, for so long.
+    if (this.pausedReply && !this.falseInterruption && this.silenceMs > INTERRUPT_PAUSE_MS) {
+      this.falseInterruption = setTimeout(() => this.resumeReply(), Math.max(0, this.overlap.falseInterruptionTimeoutMs - this.silenceMs));
+    }
     const endpointMs = endpointSilenceMs(this.settings.endpoint_sensitivity);
-    if (this.silenceMs >= endpointMs) {
+    if (this.speakingNow && this.silenceMs >= endpointMs) {
+      // The caller stopped: `endpoint_type` vad ends the turn on the VAD's silence (below), `ai` waits for the STT's end of turn.
       this.speakingNow = false;
-      if (!this.sttEndsTurns) this.endOfTurn();
+      if (!this.sttEndsTurns) this.turnOpen = true;
       else if (this.heard.length === 0) this.events.noise();
       // A noise is no turn: the next words begin one.
       if (this.sttEndsTurns && this.heard.length === 0 && !this.interim) this.startedAt = null;
-      // The STT may never say the turn is over: past AI_TURN_CAP_MS of silence the VAD ends it.
-      else if (this.sttEndsTurns) this.turnCap ??= setTimeout(() => this.endOfTurn(), Math.max(0, AI_TURN_CAP_MS - endpointMs));
+      // The STT may never say the turn is over: past MAX_TURN_SILENCE_MS the VAD ends it.
+      else if (this.sttEndsTurns) this.turnCap ??= setTimeout(() => this.endOfTurn(), Math.max(0, MAX_TURN_SILENCE_MS - endpointMs));
+    }
+    // The configured silence, longer after digits or words without a sentence's end.
+    if (this.turnOpen && this.silenceMs >= turnSilenceMs(endpointMs, this.said())) {
+      this.turnOpen = false;
+      this.endOfTurn();
     }
   }
 
@@ -141,6 +172,8 @@ export class Turns {
   /** The assistant starts a reply: speech that began before it (the tail of the turn it answers) does not interrupt it. */
   assistantStarts(): void {
     this.speechMs = 0;
+    this.pausedReply = false;
+    this.stopFalseInterruption();
   }
 
   transcript(transcript: Transcript): void {
@@ -157,7 +190,11 @@ export class Turns {
       // Words with no speech the VAD heard (it failed): the best start known is now.
       this.startedAt ??= Date.now();
       this.heardUntil = Math.max(this.heardUntil, transcript.start + transcript.duration);
-      if (!transcript.speechFinal) this.sttTurnOver = false; // the caller goes on
+      if (!transcript.speechFinal) {
+        // The caller goes on.
+        this.sttTurnOver = false;
+        this.stopSttWait();
+      }
     }
     if (!transcript.isFinal) {
       this.interim = text;
@@ -171,21 +208,50 @@ export class Turns {
     if (transcript.speechFinal) this.sttTurnOver = true;
     if (this.speakingNow) this.maybeInterrupt();
     if (this.awaitingFinal && (transcript.fromFinalize || transcript.speechFinal)) return this.commit();
-    // The STT's semantic end of turn (`endpoint_type` ai).
-    if (this.sttEndsTurns && transcript.speechFinal && this.heard.length) this.commit();
+    // The STT's end of turn (`endpoint_type` ai).
+    if (this.sttEndsTurns && transcript.speechFinal && this.heard.length) this.sttTurnEnd();
   }
 
   /** The STT's end of an utterance (Deepgram's `UtteranceEnd`). */
   utteranceEnd(): void {
-    if (this.sttEndsTurns && this.heard.length) this.commit();
+    if (this.sttEndsTurns && this.heard.length) this.sttTurnEnd();
   }
 
-  /** Stops the timers (the turn ended, the caller went on, or the call ended). */
+  /** Stops every timer (the call ended). */
   close(): void {
+    this.stopTurnTimers();
+    this.stopFalseInterruption();
+  }
+
+  /** Stops the timers of the turn's end (the turn ended, or the caller went on). */
+  private stopTurnTimers(): void {
     if (this.awaitingFinal) clearTimeout(this.awaitingFinal);
     if (this.turnCap) clearTimeout(this.turnCap);
     this.awaitingFinal = null;
     this.turnCap = null;
+    this.turnOpen = false;
+    this.stopSttWait();
+  }
+
+  private stopSttWait(): void {
+    if (this.sttWait) clearTimeout(this.sttWait);
+    this.sttWait = null;
+  }
+
+  /**
+   * The STT says the caller's turn is over (`ai`): it is, unless the words so far ask for a
+   * longer wait (digits, no punctuation): the STT heard the configured silence already, so the
+   * turn waits for the rest, within MAX_TURN_SILENCE_MS.
+   */
+  private sttTurnEnd(): void {
+    const said = this.said();
+    if (extraWaitMs(said) === 0) return this.commit();
+    if (this.sttWait) return;
+    const endpointMs = endpointSilenceMs(this.settings.endpoint_sensitivity);
+    this.sttWait = setTimeout(() => {
+      this.sttWait = null;
+      if (this.heard.length) this.commit();
+    }, turnSilenceMs(endpointMs, said) - endpointMs);
   }
 
   /** Whether the STT's end of turn ends the caller's turns: `endpoint_type` ai, or the VAD failing. */
@@ -202,7 +268,7 @@ export class Turns {
     // The speech began the frames that made it speech ago; a pause within the turn keeps the turn's start.
     this.startedAt ??= Date.now() - this.speechMs;
     // The caller went on after a pause: the same turn.
-    this.close();
+    this.stopTurnTimers();
     this.events.speechStarted();
   }
 
@@ -224,24 +290,54 @@ export class Turns {
 
   /**
    * `allow_interruptions`, `interrupt_sensitivity`, `use_min_interrupt_words` /
-   * `min_interrupt_words`: speech over the assistant interrupts it once it has lasted long
-   * enough and, when asked, has said enough words (a cough says none).
+   * `min_interrupt_words`, and false interruptions (LiveKit's model): speech over the assistant
+   * that lasts long enough pauses its reply; a word that interrupts (one that is not an
+   * acknowledgement, or `min_interrupt_words` of them) then cuts it. With no such word within
+   * `false_interruption_timeout_ms` of the speech's end the reply resumes (resumeReply). With
+   * that timeout 0, the speech that would pause the reply cuts it, unless words are asked for.
    */
   private maybeInterrupt(): void {
-    if (this.interrupts(this.speechMs, this.said())) this.events.interrupt();
+    if (!this.settings.allow_interruptions || !this.events.interruptible()) return;
+    const long = this.speechMs >= interruptSpeechMs(this.settings.interrupt_sensitivity);
+    if (!long && !this.pausedReply) return;
+    if (this.interruptingWords(this.said())) return this.cut();
+    if (this.pausedReply || !long) return;
+    if (this.overlap.falseInterruptionTimeoutMs > 0) {
+      this.pausedReply = true;
+      this.events.pause();
+    } else if (!this.settings.use_min_interrupt_words) {
+      this.cut();
+    }
   }
 
-  /** Whether this much speech, saying this, interrupts the assistant. */
-  private interrupts(speechMs: number, said: string): boolean {
-    const { settings } = this;
-    if (!settings.allow_interruptions || !this.events.interruptible()) return false;
-    if (speechMs < interruptSpeechMs(settings.interrupt_sensitivity)) return false;
-    return !settings.use_min_interrupt_words || wordCount(said) >= settings.min_interrupt_words;
+  /** Whether `said` holds words that interrupt the assistant. */
+  private interruptingWords(said: string): boolean {
+    const { use_min_interrupt_words, min_interrupt_words } = this.settings;
+    return this.overlap.backchannels.others(said) >= (use_min_interrupt_words ? min_interrupt_words : 1);
+  }
+
+  private cut(): void {
+    this.pausedReply = false;
+    this.stopFalseInterruption();
+    this.events.interrupt();
+  }
+
+  /** No word interrupted the paused reply: it was no interruption. */
+  private resumeReply(): void {
+    this.falseInterruption = null;
+    if (!this.pausedReply) return;
+    this.pausedReply = false;
+    this.events.resume();
+  }
+
+  private stopFalseInterruption(): void {
+    if (this.falseInterruption) clearTimeout(this.falseInterruption);
+    this.falseInterruption = null;
   }
 
   /** The caller's turn is over: what they said goes to the engine. */
   private commit(): void {
-    this.close();
+    this.stopTurnTimers();
     const text = this.said();
     this.committedInterim = this.interim;
     this.heard = [];
@@ -253,8 +349,10 @@ export class Turns {
     const startedAt = this.startedAt;
     this.startedAt = null;
     // Words too short-lived for the VAD to judge while they were said ("stop!") still interrupt.
-    if (text && this.interrupts(spokeMs, text)) this.events.interrupt();
-    this.events.turn({ text, startedAt, speechEndedAt: this.lastSpeechAt });
+    const long = this.pausedReply || spokeMs >= interruptSpeechMs(this.settings.interrupt_sensitivity);
+    if (text && long && this.settings.allow_interruptions && this.events.interruptible() && this.interruptingWords(text)) this.cut();
+    const backchannel = this.events.interruptible() && this.overlap.backchannels.only(text);
+    this.events.turn({ text, backchannel, startedAt, speechEndedAt: this.lastSpeechAt });
   }
 }
 
