@@ -52,3 +52,12 @@ export function fillVariables(text: string, variables: Record<string, unknown>):
     return value === undefined || value === null ? '' : typeof value === 'object' ? JSON.stringify(value) : String(value);
   });
 }
+
+/**
+ * `keyterms` for one call: variables filled, and those left empty (a variable the call does
+ * not have) or said twice dropped, so the STT is never asked to listen for nothing.
+ */
+export function callKeyterms(keyterms: readonly string[], variables: Record<string, unknown>): string[] {
+  const filled = keyterms.map((term) => fillVariables(term, variables).replace(/\s+/g, ' ').trim()).filter(Boolean);
+  return [...new Set(filled)];
+}

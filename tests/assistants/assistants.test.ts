@@ -142,6 +142,10 @@ describe('POST /user/assistant', () => {
       noise_cancellation: true,
       record_call: true,
       who_speaks_first: 'AI assistant',
+      keyterms: [],
+      pronunciations: [],
+      backchannel_words: null,
+      false_interruption_timeout_ms: 2000,
     });
   });
 
@@ -253,6 +257,7 @@ describe('ranges, at and around each bound (property)', () => {
     ['re_engagement_interval', 7, 600, true],
     ['max_call_duration', 20, 1200, true],
     ['max_silence_duration', 1, 120, true],
+    ['false_interruption_timeout_ms', 0, 10_000, true],
   ];
 
   it.each(ranges)('%s accepts exactly [%d, %d] on update', async (field, min, max, integer) => {
@@ -446,7 +451,7 @@ describe('reading, listing and deleting assistants', () => {
   it('never lists assistants in tool responses', async () => {
     await newAssistant({ tool_ids: myTools });
     const tool = await app.request('GET', `/api/user/tools/${myTools[0]}`, { token: me.token });
-    expect(Object.keys(tool.body).sort()).toEqual(['created_at', 'description', 'endpoint', 'headers', 'id', 'method', 'name', 'schema', 'timeout', 'updated_at']);
+    expect(Object.keys(tool.body).sort()).toEqual(['created_at', 'description', 'endpoint', 'headers', 'id', 'method', 'name', 'schema', 'speak_during', 'timeout', 'updated_at']);
   });
 });
 
@@ -474,6 +479,99 @@ describe('unexpected failures', () => {
     } finally {
       await em.execute('drop trigger refuse_assignment on assistant_tools; drop function refuse_assignment();');
     }
+  });
+});
+
+describe('turn-taking settings: keyterms, pronunciations, backchannel_words, false_interruption_timeout_ms', () => {
+  const settings = {
+    keyterms: [' Vozgate ', 'pedido {{order}}', 'Loja Centro'],
+    pronunciations: [
+      { word: 'CPF', say_as: 'cê pê éfe' },
+      { word: 'Vozgate', say_as: 'vós geite' },
+    ],
+    backchannel_words: ['beleza', 'show'],
+    false_interruption_timeout_ms: 1500,
+  };
+  const stored = { ...settings, keyterms: ['Vozgate', 'pedido {{order}}', 'Loja Centro'] };
+
+  it('are kept as sent (trimmed), and each changes alone on update; null clears a list, and null backchannel_words is the language’s defaults', async () => {
+    const id = await newAssistant(settings);
+    expect(await read(id)).toMatchObject(stored);
+    expect((await update(id, { keyterms: ['Outra'] })).status).toBe(200);
+    expect(await read(id)).toMatchObject({ ...stored, keyterms: ['Outra'] });
+    expect((await update(id, { keyterms: null, pronunciations: [], backchannel_words: null, false_interruption_timeout_ms: 0 })).status).toBe(200);
+    expect(await read(id)).toMatchObject({ keyterms: [], pronunciations: [], backchannel_words: null, false_interruption_timeout_ms: 0 });
+    // [] is no acknowledgement at all, not the defaults.
+    expect((await update(id, { backchannel_words: [] })).status).toBe(200);
+    expect((await read(id)).backchannel_words).toEqual([]);
+  });
+
+  it.each([
+    [{ keyterms: Array.from({ length: 51 }, (_, i) => `termo ${i}`) }, { keyterms: ['O campo keyterms não pode ter mais de 50 itens.'] }],
+    [{ keyterms: ['ok', ' '] }, { 'keyterms.1': ['O campo keyterms.1 é obrigatório.'] }],
+    [{ keyterms: ['k'.repeat(101)] }, { 'keyterms.0': ['O campo keyterms.0 não pode ser superior a 100 caracteres.'] }],
+    [{ keyterms: ['Vozgate', 'vozgate'] }, { 'keyterms.1': ['O campo keyterms.1 tem um valor duplicado.'] }],
+    [
+      { pronunciations: Array.from({ length: 101 }, (_, i) => ({ word: `w${i}`, say_as: 'x' })) },
+      { pronunciations: ['O campo pronunciations não pode ter mais de 100 itens.'] },
+    ],
+    [
+      { pronunciations: [{ word: '', say_as: 'x' }, { word: 'a', say_as: 's'.repeat(201) }] },
+      { 'pronunciations.0.word': ['O campo pronunciations.0.word é obrigatório.'], 'pronunciations.1.say_as': ['O campo pronunciations.1.say_as não pode ser superior a 200 caracteres.'] },
+    ],
+    [{ pronunciations: [{ word: 'w'.repeat(101), say_as: 'x' }] }, { 'pronunciations.0.word': ['O campo pronunciations.0.word não pode ser superior a 100 caracteres.'] }],
+    [
+      { pronunciations: [{ word: 'CPF', say_as: 'a' }, { word: 'cpf', say_as: 'b' }] },
+      { 'pronunciations.1.word': ['O campo pronunciations.1.word tem um valor duplicado.'] },
+    ],
+    [{ pronunciations: [{ word: 'CPF' }] }, { 'pronunciations.0.say_as': expect.any(Array) }],
+    [{ backchannel_words: Array.from({ length: 51 }, (_, i) => `b${i}`) }, { backchannel_words: ['O campo backchannel_words não pode ter mais de 50 itens.'] }],
+    [{ backchannel_words: ['b'.repeat(51)] }, { 'backchannel_words.0': ['O campo backchannel_words.0 não pode ser superior a 50 caracteres.'] }],
+    [{ false_interruption_timeout_ms: 10_001 }, { false_interruption_timeout_ms: ['O campo false_interruption_timeout_ms deve estar entre 0 e 10000.'] }],
+    [{ false_interruption_timeout_ms: -1 }, { false_interruption_timeout_ms: ['O campo false_interruption_timeout_ms deve estar entre 0 e 10000.'] }],
+    [{ false_interruption_timeout_ms: null }, { false_interruption_timeout_ms: ['O campo false_interruption_timeout_ms é obrigatório.'] }],
+  ])('refuses bad value %# with 422 in the documented shape, on create and update, writing nothing', async (change, errors) => {
+    const id = await newAssistant(settings);
+    const before = await read(id);
+    const res = await update(id, { assistant_name: 'Outro nome', ...change });
+    expect(res.status).toBe(422);
+    expect(res.body).toEqual({ message: 'Falha na validação', code: 'VALIDATION_FAILED', errors });
+    expect(await read(id)).toEqual(before);
+    const created = await create({ ...validBody(), ...change });
+    expect(created.status).toBe(422);
+    expect(created.body.errors).toEqual(errors);
+  });
+
+  it('accepts the bounds themselves: 50 keyterms of 100 characters, 100 pronunciations', async () => {
+    const id = await newAssistant({
+      keyterms: Array.from({ length: 50 }, (_, i) => `${i}`.padEnd(100, 'k')),
+      pronunciations: Array.from({ length: 100 }, (_, i) => ({ word: `w${i}`, say_as: 's'.repeat(200) })),
+      backchannel_words: Array.from({ length: 50 }, (_, i) => `b${i}`),
+      false_interruption_timeout_ms: 10_000,
+    });
+    const full = await read(id);
+    expect([full.keyterms.length, full.pronunciations.length, full.backchannel_words.length, full.false_interruption_timeout_ms]).toEqual([50, 100, 50, 10_000]);
+  });
+
+  it('are the same over GraphQL', async () => {
+    const created = await app.graphql(
+      `mutation($input: CreateAssistantInput!) { createAssistant(input: $input) { id keyterms pronunciations { word say_as } backchannel_words false_interruption_timeout_ms } }`,
+      { input: { ...validBody(), ...settings } },
+      me.token,
+    );
+    expect(created.body.data.createAssistant).toEqual({ id: expect.any(Number), ...stored });
+    const bad = await app.graphql(
+      `mutation($id: Int!) { updateAssistant(id: $id, input: { keyterms: [""], false_interruption_timeout_ms: 20000 }) { id } }`,
+      { id: created.body.data.createAssistant.id },
+      me.token,
+    );
+    expect(bad.body.errors[0]).toMatchObject({
+      message: 'Falha na validação',
+      extensions: {
+        code: 'VALIDATION_FAILED',
+        errors: { 'keyterms.0': ['O campo keyterms.0 é obrigatório.'], false_interruption_timeout_ms: ['O campo false_interruption_timeout_ms deve estar entre 0 e 10000.'] },
+      },
+    });
   });
 });
 

@@ -162,6 +162,21 @@ runInBrowser(
     expect(await fieldError.count()).toBe(0);
     const saved = await app.graphql(`{ assistant(id: ${s.assistant}) { max_call_duration } }`, {}, s.account.token);
     expect(saved.body.data.assistant.max_call_duration).toBe(300);
+    // The turn-taking settings, one item a line: a list over its bound gets the API's message
+    // beside it; fixed (blank lines and spaces dropped), it saves.
+    await page.locator('#assistant-keyterms').fill(Array.from({ length: 51 }, (_, i) => `termo ${i}`).join('\n'));
+    await page.locator('#assistant-backchannel_words').fill('beleza\nshow');
+    await page.locator('#assistant-false_interruption_timeout_ms').fill('1500');
+    await page.getByRole('button', { name: 'Save' }).click();
+    const termsError = page.locator('#assistant-keyterms-error');
+    await termsError.waitFor({ timeout: 10_000 });
+    expect(await termsError.innerText()).toBe('Key terms may have at most 50 items.');
+    await page.locator('#assistant-keyterms').fill('Loja Centro\n\n  pedido {{order}} ');
+    await page.getByRole('button', { name: 'Save' }).click();
+    await page.getByRole('status').filter({ hasText: 'Saved.' }).waitFor({ timeout: 10_000 });
+    const turnTaking = await app.graphql(`{ assistant(id: ${s.assistant}) { keyterms backchannel_words false_interruption_timeout_ms } }`, {}, s.account.token);
+    expect(turnTaking.body.data.assistant).toEqual({ keyterms: ['Loja Centro', 'pedido {{order}}'], backchannel_words: ['beleza', 'show'], false_interruption_timeout_ms: 1500 });
+    expect(await page.locator('#assistant-keyterms').inputValue()).toBe('Loja Centro\npedido {{order}}');
     await visit(page, '/assistants/new', '#assistant-assistant_name', 'assistant-new', problems);
 
     // The rest of the pages.
@@ -191,6 +206,13 @@ runInBrowser(
     expect(await toolForm.innerText()).not.toMatch(/Variable "\$input"|got invalid value|obrigatório/);
     await page.screenshot({ path: path.join(shots, 'tool-form-errors.png'), fullPage: true });
     problems.push(...(await axe(page, 'tool-form-errors')));
+    // Fixed, with what the assistant says while it runs.
+    await page.locator('#tool-schema').fill('[{"name": "order_id", "type": "string", "description": "The order number"}]');
+    await page.locator('#tool-speak_during').fill('Só um instante, vou consultar o pedido.');
+    await toolForm.getByRole('button', { name: 'Create tool' }).click();
+    await page.locator('table').getByText('check_order').waitFor({ timeout: 10_000 });
+    const tools = await app.graphql('{ tools { name speak_during } }', {}, s.account.token);
+    expect(tools.body.data.tools).toContainEqual({ name: 'check_order', speak_during: 'Só um instante, vou consultar o pedido.' });
     await visit(page, '/phone-numbers', 'table', 'phone-numbers', problems);
     await visit(page, '/do-not-call', 'table', 'do-not-call', problems);
     await visit(page, '/webhooks', 'table', 'webhooks', problems);

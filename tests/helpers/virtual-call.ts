@@ -14,6 +14,7 @@ import {
   type LlmRequest,
   type LlmService,
   type SttEvents,
+  type SttOptions,
   type SttService,
   type Transcript,
   type TtsEvents,
@@ -35,7 +36,8 @@ import {
  *   character.
  * - The transport: 20 ms frames of the caller's audio, and each mark played `playoutMs` after
  *   it is sent, as Twilio reports them.
- * - Tools: `options.tools` names the assistant's tools; each run waits for `answerTool`.
+ * - Tools: `options.tools` names the assistant's tools (or gives them with a `speak_during`);
+ *   each run waits for `answerTool`.
  *
  * Every test must call `jest.useFakeTimers()` first, and `advance(ms)` moves time.
  */
@@ -90,8 +92,10 @@ export async function advance(ms: number): Promise<void> {
 }
 
 export interface VirtualOptions {
-  /** The assistant's tools, by name (each run waits for `answerTool`). */
-  tools?: string[];
+  /** The assistant's tools, by name or with their `speak_during` (each run waits for `answerTool`). */
+  tools?: (string | { name: string; speak_during: string | null })[];
+  /** The call's variables over the assistant's. */
+  variables?: Record<string, unknown>;
   /** How long after a mark is sent the transport reports it played. */
   playoutMs?: number;
   ttsFirstByteMs?: number;
@@ -130,6 +134,7 @@ export function virtualCall(settings: Partial<Assistant> = {}, options: VirtualO
   // ------------------------------------------------------------- the caller, the VAD and the STT
   let speechUntil = 0;
   let sttEvents: SttEvents | null = null;
+  let sttOptions: SttOptions | null = null;
   const finalizes: number[] = [];
   let pendingFinal: { transcript: Transcript; ignoresFinalize: boolean; timer: NodeJS.Timeout } | null = null;
   /** The STT stream's clock: seconds of audio since the call began (the transport sends it in real time). */
@@ -138,8 +143,9 @@ export function virtualCall(settings: Partial<Assistant> = {}, options: VirtualO
   const vad: Vad = { speech: async () => (Date.now() < speechUntil ? 0.95 : 0.02), close: () => {} };
   const stt: SttService = {
     vendor: 'scripted',
-    open: (_options, events) => {
+    open: (opened, events) => {
       sttEvents = events;
+      sttOptions = opened;
       if (options.sttRefusesAfterMs !== undefined) setTimeout(() => events.failed(new ServiceError('stt', 'refused', 'Deepgram refused the stream: HTTP 401')), options.sttRefusesAfterMs);
       return {
         send: () => {},
@@ -282,7 +288,10 @@ export function virtualCall(settings: Partial<Assistant> = {}, options: VirtualO
   };
 
   // ------------------------------------------------------------- tools
-  const tools = (options.tools ?? []).map((name, index) => ({ id: index + 1, name, description: `The ${name} tool`, schema: [] }) as unknown as Tool);
+  const tools = (options.tools ?? []).map((tool, index) => {
+    const { name, speak_during } = typeof tool === 'string' ? { name: tool, speak_during: null } : tool;
+    return { id: index + 1, name, description: `The ${name} tool`, schema: [], speak_during } as unknown as Tool;
+  });
 
   const setup: EngineSetup = {
     assistant,
@@ -293,7 +302,7 @@ export function virtualCall(settings: Partial<Assistant> = {}, options: VirtualO
     modelParams: modelParams(null),
     language: 'pt',
     tools,
-    variables: {},
+    variables: { ...assistant.variables, ...options.variables },
   };
   const logger = { info: () => {}, debug: () => {}, warn: () => {}, error: (message: string) => record.errors.push(message) };
   engine = new PipelineEngine(
@@ -316,6 +325,8 @@ export function virtualCall(settings: Partial<Assistant> = {}, options: VirtualO
     llm: { reply: (...answers: ScriptedReply[]) => replies.push(...answers), requests },
     /** What TTS was given, in order. */
     spoken,
+    /** What the engine opened the STT stream with. */
+    sttOptions: () => sttOptions!,
     media,
     finalizes,
     ttsFails: () => (ttsFails = true),

@@ -33,6 +33,7 @@ const BAD_FIELDS: [Record<string, unknown>, string][] = [
   [{ timeout: 0 }, 'timeout'],
   [{ timeout: 31 }, 'timeout'],
   [{ timeout: '5.5' }, 'timeout'],
+  [{ speak_during: 'x'.repeat(201) }, 'speak_during'],
   [{ headers: [{ name: 'X-Key' }] }, 'headers.0.value'],
   [{ headers: [{ value: 'v' }] }, 'headers.0.name'],
   [{ headers: [{ name: 'Bad Header', value: 'v' }] }, 'headers.0.name'],
@@ -85,6 +86,7 @@ describe('POST /user/tools', () => {
       timeout: 15,
       headers: valid.headers,
       schema: valid.schema,
+      speak_during: null,
       created_at: expect.stringMatching(ISO),
       updated_at: expect.stringMatching(ISO),
     });
@@ -257,6 +259,27 @@ describe('reading, updating and deleting tools', () => {
     expect((await app.request('GET', `/api/user/tools/${theirs}`, { token: other.token })).body.timeout).toBe(15);
   });
 
+  it('speak_during: stored trimmed and answered; null or blank clears it; at most 200 characters, checked before any write', async () => {
+    const phrase = 'Só um instante, estou consultando o estoque.';
+    const set = await app.request('PUT', `/api/user/tools/${toolId}`, { token: owner.token, body: { speak_during: `  ${phrase} ` } });
+    expect(set.status).toBe(200);
+    expect(set.body.data.speak_during).toBe(phrase);
+    expect((await app.request('GET', `/api/user/tools/${toolId}`, { token: owner.token })).body.speak_during).toBe(phrase);
+    const long = await app.request('PUT', `/api/user/tools/${toolId}`, { token: owner.token, body: { speak_during: 'x'.repeat(201), timeout: 7 } });
+    expect(long.status).toBe(422);
+    expect(long.body).toEqual({
+      message: 'Falha na validação',
+      code: 'VALIDATION_FAILED',
+      errors: { speak_during: ['O campo speak_during não pode ser superior a 200 caracteres.'] },
+    });
+    const kept = (await app.request('GET', `/api/user/tools/${toolId}`, { token: owner.token })).body;
+    expect(kept).toMatchObject({ speak_during: phrase, timeout: 20 }); // nothing of the refused update written
+    expect((await app.request('PUT', `/api/user/tools/${toolId}`, { token: owner.token, body: { speak_during: 'x'.repeat(200) } })).status).toBe(200);
+    expect((await app.request('PUT', `/api/user/tools/${toolId}`, { token: owner.token, body: { speak_during: '  ' } })).body.data.speak_during).toBeNull();
+    await app.request('PUT', `/api/user/tools/${toolId}`, { token: owner.token, body: { speak_during: phrase } });
+    expect((await app.request('PUT', `/api/user/tools/${toolId}`, { token: owner.token, body: { speak_during: null } })).body.data.speak_during).toBeNull();
+  });
+
   it('DELETE removes the tool', async () => {
     const res = await app.request('DELETE', `/api/user/tools/${toolId}`, { token: owner.token });
     expect(res.body).toEqual({ message: 'Tool deleted successfully' });
@@ -273,6 +296,12 @@ describe('tools over GraphQL', () => {
       account.token,
     );
     expect(created.body.data.createTool).toMatchObject({ name: 'check_stock', timeout: 15, headers: valid.headers });
+    const spoken = await app.graphql(
+      `mutation($id: Int!) { updateTool(id: $id, input: { speak_during: "Um instante, por favor." }) { speak_during } }`,
+      { id: created.body.data.createTool.id },
+      account.token,
+    );
+    expect(spoken.body.data.updateTool).toEqual({ speak_during: 'Um instante, por favor.' });
     const bad = await app.graphql(`mutation { createTool(input: { name: "Bad", description: "d", endpoint: "https://x.example", method: "GET" }) { id } }`, {}, account.token);
     expect(bad.body.errors[0].extensions).toMatchObject({ code: 'VALIDATION_FAILED', errors: { name: [expect.any(String)] } });
     const list = await app.graphql(`{ tools { id } }`, {}, account.token);

@@ -350,6 +350,14 @@ it('ends the caller’s turn after the silence endpoint_sensitivity sets (vad), 
   expect(patient.endpointing).toBe('1200');
 });
 
+it('asks Deepgram for the assistant’s keyterms, with the call’s variables filled in', async () => {
+  const sessions = deepgram.sessions.length;
+  const live = await call(await assistantWith({ keyterms: ['Loja Centro', 'pedido {{order}}'] }), { order: 'A-1027' });
+  const [session] = await until('the STT stream', async () => deepgram.sessions.slice(sessions), (found) => found.length === 1);
+  expect(session.keyterms).toEqual(['Loja Centro', 'pedido A-1027']);
+  await hangUp(live);
+});
+
 it('re-engages a silent caller after re_engagement_interval, then hangs up after max_silence_duration', async () => {
   const live = await call(await assistantWith({ who_speaks_first: 'Customer', re_engagement_interval: 7, max_silence_duration: 1 }));
   openai.chat.push({ text: 'Você ainda está aí?' });

@@ -311,3 +311,126 @@ describe('speech over the assistant that is no interruption', () => {
     await call.end();
   });
 });
+
+describe('the assistant’s turn-taking settings', () => {
+  const opening = 'Olá, aqui é a Ana, da loja. Tenho uma oferta especial para você hoje. O frete é grátis até domingo.';
+
+  it('keyterms reach the STT with the call’s variables filled; one left empty, or said twice, is dropped', async () => {
+    const call = virtualCall(
+      { keyterms: ['Vozgate', 'pedido {{order}}', '{{missing}}', 'Loja {{ store }}', 'Loja Centro'], variables: { store: 'Centro' } },
+      { variables: { order: 'A-1027' } },
+    );
+    expect(call.sttOptions().keyterms).toEqual(['Vozgate', 'pedido A-1027', 'Loja Centro']);
+    await call.end();
+  });
+
+  it('backchannel_words replace the language’s: the assistant’s own word never interrupts, a default one now does', async () => {
+    const own = virtualCall({ initial_message: opening, backchannel_words: ['beleza'] });
+    await advance(1500);
+    await own.caller.says('Beleza.', 650);
+    await advance(9000);
+    expect(own.turns().sort()).toEqual([`assistant: ${opening}`, 'customer: Beleza.']);
+    expect(own.llm.requests).toHaveLength(0);
+    await own.end();
+
+    const notOwn = virtualCall({ initial_message: opening, backchannel_words: ['beleza'] });
+    notOwn.llm.reply({ text: 'Pois não?' });
+    await advance(1500);
+    await notOwn.caller.says('Aham.', 650);
+    await advance(5000);
+    const turns = notOwn.turns();
+    expect(turns[0].length).toBeLessThan(`assistant: ${opening}`.length); // cut
+    expect(turns.slice(1)).toEqual(['customer: Aham.', 'assistant: Pois não?']);
+    await notOwn.end();
+  });
+
+  it('false_interruption_timeout_ms 0: a cough cuts the reply, which is never said again; the noise is no turn', async () => {
+    const call = virtualCall({ initial_message: opening, false_interruption_timeout_ms: 0 });
+    await advance(2000); // into the second sentence
+    await call.caller.noise(700);
+    await advance(10_000);
+    expect(call.spoken.filter((text) => text === 'Tenho uma oferta especial para você hoje.')).toHaveLength(1);
+    const turns = call.turns();
+    expect(turns).toHaveLength(1);
+    expect(turns[0].startsWith('assistant: Olá, aqui é a Ana')).toBe(true);
+    expect(turns[0].length).toBeLessThan(`assistant: ${opening}`.length);
+    expect(call.llm.requests).toHaveLength(0);
+    await call.end();
+  });
+
+  it('false_interruption_timeout_ms: the paused reply waits that long after the cough before it speaks again', async () => {
+    const call = virtualCall({ initial_message: opening, false_interruption_timeout_ms: 5000 });
+    await advance(2000);
+    await call.caller.noise(700);
+    const paused = call.media.sentMs;
+    await advance(4500); // well past the default 2 s: still paused
+    expect(call.media.sentMs).toBe(paused);
+    await advance(2000);
+    expect(call.media.sentMs).toBeGreaterThan(paused + 1000);
+    await advance(8000);
+    expect(call.turns()).toEqual([`assistant: ${opening}`]);
+    await call.end();
+  });
+});
+
+describe('fillers while tools run', () => {
+  const phrase = 'Estou consultando a agenda.';
+
+  it('a slow tool’s speak_during is said 1.2 s into its run, then every 4 s, 3 times at most (without filler_audios); the first tool that has one speaks', async () => {
+    const call = virtualCall(customerFirst, { tools: ['log_visit', { name: 'book_visit', speak_during: phrase }] });
+    call.llm.reply({ toolCalls: [{ name: 'log_visit' }, { name: 'book_visit' }] }, { text: 'Está marcado.' });
+    await call.caller.says('Marca para terça.', 1000);
+    await advance(1000); // the turn ended, the model asked for the tools (200 ms)
+    expect(toolRunning('book_visit')).toBe(true);
+    const said = () => call.spoken.filter((text) => text === phrase).length;
+    await advance(1000);
+    expect(said()).toBe(0);
+    await advance(500); // 1.2 s into the run
+    expect(said()).toBe(1);
+    await advance(4000);
+    expect(said()).toBe(2);
+    await advance(4000);
+    expect(said()).toBe(3);
+    await advance(8000);
+    expect(said()).toBe(3); // at most 3
+    expect(call.spoken).not.toContain('Um momento.');
+    answerTool('log_visit', '{}');
+    answerTool('book_visit', '{"booked":true}');
+    await advance(2000);
+    // The filler is not part of the conversation.
+    expect(call.turns()).toEqual(['customer: Marca para terça.', 'assistant: Está marcado.']);
+    await call.end();
+  });
+
+  it('the generic filler (filler_audios) is repeated every 4 s while a tool runs, 3 times at most; none plays after the tool answers', async () => {
+    const call = virtualCall({ ...customerFirst, filler_audios: true }, { tools: ['book_visit'] });
+    call.llm.reply({ toolCalls: [{ name: 'book_visit' }] }, { text: 'Está marcado.', firstTokenMs: 3000 });
+    await call.caller.says('Marca para terça.', 1000);
+    await advance(1000);
+    expect(toolRunning('book_visit')).toBe(true);
+    const sent = call.media.sentMs;
+    /** The filler's audio, sent in whole 20 ms frames. */
+    const fillerMs = Math.ceil(audioMs('Um momento.') / 20) * 20;
+    await advance(1500 + 4000 + 4000 + 8000);
+    expect(call.media.sentMs - sent).toBe(3 * fillerMs);
+    answerTool('book_visit', '{"booked":true}');
+    await advance(2000); // the model is slow to answer (3 s), but tools are no longer running
+    expect(call.media.sentMs - sent).toBe(3 * fillerMs);
+    await advance(3000);
+    expect(call.turns()).toEqual(['customer: Marca para terça.', 'assistant: Está marcado.']);
+    await call.end();
+  });
+
+  it('a tool without speak_during and no filler_audios: silence while it runs', async () => {
+    const call = virtualCall(customerFirst, { tools: ['book_visit'] });
+    call.llm.reply({ toolCalls: [{ name: 'book_visit' }] }, { text: 'Está marcado.' });
+    await call.caller.says('Marca para terça.', 1000);
+    await advance(1000);
+    const sent = call.media.sentMs;
+    await advance(12_000);
+    expect(call.media.sentMs).toBe(sent);
+    answerTool('book_visit', '{}');
+    await advance(2000);
+    await call.end();
+  });
+});

@@ -5,7 +5,7 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { encode } from '../../src/voice/codecs/mulaw';
 import { Resampler } from '../../src/voice/codecs/resample';
-import { deepgramLanguage, DeepgramStt, type DeepgramBounds } from '../../src/voice/services/deepgram.stt';
+import { deepgramLanguage, DeepgramStt, listenUrl, type DeepgramBounds } from '../../src/voice/services/deepgram.stt';
 import { ServiceError, type SttEvents, type SttOptions, type SttStream, type Transcript } from '../../src/voice/services/service';
 import { startFakeDeepgram, type DeepgramSession, type FakeDeepgram } from '../helpers/fakes/deepgram';
 
@@ -145,6 +145,17 @@ it('asks for nova-3 on 8 kHz mu-law with the documented query, the language when
   expect(other.query.get('endpointing')).toBe('800');
 
   expect([deepgramLanguage('pt'), deepgramLanguage('en'), deepgramLanguage(null)]).toEqual(['pt-BR', 'en', null]);
+});
+
+it('asks for the assistant’s keyterms as Deepgram documents keyterm prompting: one keyterm a term, a phrase’s spaces as %20', async () => {
+  const keyterms = ['Vozgate', 'pedido A-1027', 'São & Cia'];
+  expect(listenUrl('wss://api.deepgram.com/v1/listen', { ...PT, keyterms })).toMatch(/&keyterm=Vozgate&keyterm=pedido%20A-1027&keyterm=S%C3%A3o%20%26%20Cia$/);
+  open({ ...PT, keyterms }, listener().events);
+  const session = await fake.session();
+  expect(session.keyterms).toEqual(keyterms);
+  expect(session.query.get('model')).toBe('nova-3');
+  // None: no keyterm at all (the first test's query is whole).
+  expect(listenUrl('wss://api.deepgram.com/v1/listen', { ...PT, keyterms: [] })).not.toContain('keyterm');
 });
 
 it('hears the sentence: SpeechStarted, interim words, one speech_final with the words, then UtteranceEnd', async () => {

@@ -77,6 +77,9 @@ const ITEM_LABELS: Record<string, string> = {
   headers: 'Header',
   secondary_contacts: 'Secondary contact',
   post_call_schema: 'Post-call variable',
+  keyterms: 'Key term',
+  backchannel_words: 'Acknowledgement',
+  pronunciations: 'Pronunciation',
 };
 
 /** `name` -> "Name"; `secondary_contacts.0.phone_number` -> "Secondary contact 1 phone number". */

@@ -10,6 +10,8 @@ export type CreateAssistantInput = {
   ambient_sound_volume?: number | null | undefined;
   /** At most 255 characters. */
   assistant_name: string;
+  /** At most 50, each 1 to 50 characters; null: the defaults of the language. */
+  backchannel_words?: Array<string> | null | undefined;
   /** receive or make. */
   calls_direction: string;
   end_call_on_voicemail?: boolean | null | undefined;
@@ -21,6 +23,8 @@ export type CreateAssistantInput = {
   endpoint_type?: string | null | undefined;
   /** pipeline or multimodal. */
   engine_type: string;
+  /** Milliseconds, 0 to 10000; 0: a pause is always a cancel. */
+  false_interruption_timeout_ms?: number | null | undefined;
   filler_audios?: boolean | null | undefined;
   include_recording_in_webhook?: boolean | null | undefined;
   /** The first thing the assistant says. */
@@ -28,6 +32,8 @@ export type CreateAssistantInput = {
   /** 0 to 5. */
   interrupt_sensitivity?: number | null | undefined;
   is_webhook_active?: boolean | null | undefined;
+  /** At most 50, each 1 to 100 characters; `{{variables}}` are filled per call. Null or [] clears them. */
+  keyterms?: Array<string> | null | undefined;
   /** A name from the languages list; required unless language_id is sent. */
   language?: string | null | undefined;
   /** The id of a language from `languages`, instead of `language` (the same one if both are sent). */
@@ -49,6 +55,8 @@ export type CreateAssistantInput = {
   phone_number_id?: number | null | undefined;
   post_call_evaluation?: boolean | null | undefined;
   post_call_schema?: Array<PostCallSchemaItemInput> | null | undefined;
+  /** At most 100. Null or [] clears them. */
+  pronunciations?: Array<PronunciationInput> | null | undefined;
   /** Seconds, 7 to 600. */
   re_engagement_interval?: number | null | undefined;
   record_call?: boolean | null | undefined;
@@ -129,6 +137,8 @@ export type CreateToolInput = {
   /** Lowercase letters and underscores, starting with a letter; at most 64 characters. */
   name: string;
   schema?: Array<ToolParameterInput> | null | undefined;
+  /** Said while the tool runs longer than 1.2 s; at most 200 characters. */
+  speak_during?: string | null | undefined;
   /** Seconds, 1 to 30; default 10. */
   timeout?: number | null | undefined;
 };
@@ -152,6 +162,13 @@ export type PostCallSchemaItemInput = {
   name: string;
   /** One of: string, number, bool. */
   type: string;
+};
+
+export type PronunciationInput = {
+  /** What TTS is given instead; at most 200 characters. */
+  say_as: string;
+  /** The word (or words) as the model writes it; at most 100 characters. */
+  word: string;
 };
 
 export type SecondaryContactInput = {
@@ -181,6 +198,8 @@ export type UpdateAssistantInput = {
   /** 0 to 1. */
   ambient_sound_volume?: number | null | undefined;
   assistant_name?: string | null | undefined;
+  /** At most 50, each 1 to 50 characters; null: the defaults of the language. */
+  backchannel_words?: Array<string> | null | undefined;
   calls_direction?: string | null | undefined;
   end_call_on_voicemail?: boolean | null | undefined;
   /** The REST body may also write `end_call_tool.description`. */
@@ -190,12 +209,16 @@ export type UpdateAssistantInput = {
   /** vad or ai. */
   endpoint_type?: string | null | undefined;
   engine_type?: string | null | undefined;
+  /** Milliseconds, 0 to 10000; 0: a pause is always a cancel. */
+  false_interruption_timeout_ms?: number | null | undefined;
   filler_audios?: boolean | null | undefined;
   include_recording_in_webhook?: boolean | null | undefined;
   initial_message?: string | null | undefined;
   /** 0 to 5. */
   interrupt_sensitivity?: number | null | undefined;
   is_webhook_active?: boolean | null | undefined;
+  /** At most 50, each 1 to 100 characters; `{{variables}}` are filled per call. Null or [] clears them. */
+  keyterms?: Array<string> | null | undefined;
   language?: string | null | undefined;
   /** The id of a language from `languages`, instead of `language` (the same one if both are sent). */
   language_id?: number | null | undefined;
@@ -215,6 +238,8 @@ export type UpdateAssistantInput = {
   phone_number_id?: number | null | undefined;
   post_call_evaluation?: boolean | null | undefined;
   post_call_schema?: Array<PostCallSchemaItemInput> | null | undefined;
+  /** At most 100. Null or [] clears them. */
+  pronunciations?: Array<PronunciationInput> | null | undefined;
   /** Seconds, 7 to 600. */
   re_engagement_interval?: number | null | undefined;
   record_call?: boolean | null | undefined;
@@ -278,6 +303,8 @@ export type UpdateToolInput = {
   method?: string | null | undefined;
   name?: string | null | undefined;
   schema?: Array<ToolParameterInput> | null | undefined;
+  /** Null or empty: the generic filler. */
+  speak_during?: string | null | undefined;
   timeout?: number | null | undefined;
 };
 
@@ -311,14 +338,14 @@ export type ConsoleAssistantsQueryVariables = Exact<{ [key: string]: never; }>;
 
 export type ConsoleAssistantsQuery = { assistants: Array<{ id: number, assistant_name: string, type: string, engine_type: string, language: string, llm_model: string, phone_number: string | null, updated_at: string, voice: { id: number, name: string, provider: string | null } }> };
 
-export type ConsoleAssistantFieldsFragment = { id: number, assistant_name: string, calls_direction: string, engine_type: string, voice_ready: boolean, voice_missing: Array<string>, status: string, phone_number_id: number | null, voice_id: number, language: string, llm_model: string, llm_temperature: number, timezone: string, who_speaks_first: string, initial_message: string, system_prompt: string, tool_ids: Array<number>, variables: Record<string, unknown>, post_call_evaluation: boolean, max_call_duration: number, max_silence_duration: number, re_engagement_interval: number, speech_speed: number, voice_stability: number, voice_similarity: number, allow_interruptions: boolean, interrupt_sensitivity: number, use_min_interrupt_words: boolean, min_interrupt_words: number, endpoint_type: string, endpoint_sensitivity: number, noise_cancellation: boolean, ambient_sound_volume: number, filler_audios: boolean, record_call: boolean, end_call_on_voicemail: boolean, is_webhook_active: boolean, webhook_url: string | null, send_webhook_only_on_completed: boolean, include_recording_in_webhook: boolean, end_call_tool: { description: string | null }, post_call_schema: Array<{ name: string, type: string, description: string }> };
+export type ConsoleAssistantFieldsFragment = { id: number, assistant_name: string, calls_direction: string, engine_type: string, voice_ready: boolean, voice_missing: Array<string>, status: string, phone_number_id: number | null, voice_id: number, language: string, llm_model: string, llm_temperature: number, timezone: string, who_speaks_first: string, initial_message: string, system_prompt: string, tool_ids: Array<number>, variables: Record<string, unknown>, post_call_evaluation: boolean, max_call_duration: number, max_silence_duration: number, re_engagement_interval: number, speech_speed: number, voice_stability: number, voice_similarity: number, allow_interruptions: boolean, interrupt_sensitivity: number, use_min_interrupt_words: boolean, min_interrupt_words: number, false_interruption_timeout_ms: number, keyterms: Array<string>, backchannel_words: Array<string> | null, endpoint_type: string, endpoint_sensitivity: number, noise_cancellation: boolean, ambient_sound_volume: number, filler_audios: boolean, record_call: boolean, end_call_on_voicemail: boolean, is_webhook_active: boolean, webhook_url: string | null, send_webhook_only_on_completed: boolean, include_recording_in_webhook: boolean, end_call_tool: { description: string | null }, post_call_schema: Array<{ name: string, type: string, description: string }>, pronunciations: Array<{ word: string, say_as: string }> };
 
 export type ConsoleAssistantQueryVariables = Exact<{
   id: number;
 }>;
 
 
-export type ConsoleAssistantQuery = { assistant: { id: number, assistant_name: string, calls_direction: string, engine_type: string, voice_ready: boolean, voice_missing: Array<string>, status: string, phone_number_id: number | null, voice_id: number, language: string, llm_model: string, llm_temperature: number, timezone: string, who_speaks_first: string, initial_message: string, system_prompt: string, tool_ids: Array<number>, variables: Record<string, unknown>, post_call_evaluation: boolean, max_call_duration: number, max_silence_duration: number, re_engagement_interval: number, speech_speed: number, voice_stability: number, voice_similarity: number, allow_interruptions: boolean, interrupt_sensitivity: number, use_min_interrupt_words: boolean, min_interrupt_words: number, endpoint_type: string, endpoint_sensitivity: number, noise_cancellation: boolean, ambient_sound_volume: number, filler_audios: boolean, record_call: boolean, end_call_on_voicemail: boolean, is_webhook_active: boolean, webhook_url: string | null, send_webhook_only_on_completed: boolean, include_recording_in_webhook: boolean, end_call_tool: { description: string | null }, post_call_schema: Array<{ name: string, type: string, description: string }> } };
+export type ConsoleAssistantQuery = { assistant: { id: number, assistant_name: string, calls_direction: string, engine_type: string, voice_ready: boolean, voice_missing: Array<string>, status: string, phone_number_id: number | null, voice_id: number, language: string, llm_model: string, llm_temperature: number, timezone: string, who_speaks_first: string, initial_message: string, system_prompt: string, tool_ids: Array<number>, variables: Record<string, unknown>, post_call_evaluation: boolean, max_call_duration: number, max_silence_duration: number, re_engagement_interval: number, speech_speed: number, voice_stability: number, voice_similarity: number, allow_interruptions: boolean, interrupt_sensitivity: number, use_min_interrupt_words: boolean, min_interrupt_words: number, false_interruption_timeout_ms: number, keyterms: Array<string>, backchannel_words: Array<string> | null, endpoint_type: string, endpoint_sensitivity: number, noise_cancellation: boolean, ambient_sound_volume: number, filler_audios: boolean, record_call: boolean, end_call_on_voicemail: boolean, is_webhook_active: boolean, webhook_url: string | null, send_webhook_only_on_completed: boolean, include_recording_in_webhook: boolean, end_call_tool: { description: string | null }, post_call_schema: Array<{ name: string, type: string, description: string }>, pronunciations: Array<{ word: string, say_as: string }> } };
 
 export type ConsoleAssistantChoicesQueryVariables = Exact<{ [key: string]: never; }>;
 
@@ -330,7 +357,7 @@ export type ConsoleCreateAssistantMutationVariables = Exact<{
 }>;
 
 
-export type ConsoleCreateAssistantMutation = { createAssistant: { id: number, assistant_name: string, calls_direction: string, engine_type: string, voice_ready: boolean, voice_missing: Array<string>, status: string, phone_number_id: number | null, voice_id: number, language: string, llm_model: string, llm_temperature: number, timezone: string, who_speaks_first: string, initial_message: string, system_prompt: string, tool_ids: Array<number>, variables: Record<string, unknown>, post_call_evaluation: boolean, max_call_duration: number, max_silence_duration: number, re_engagement_interval: number, speech_speed: number, voice_stability: number, voice_similarity: number, allow_interruptions: boolean, interrupt_sensitivity: number, use_min_interrupt_words: boolean, min_interrupt_words: number, endpoint_type: string, endpoint_sensitivity: number, noise_cancellation: boolean, ambient_sound_volume: number, filler_audios: boolean, record_call: boolean, end_call_on_voicemail: boolean, is_webhook_active: boolean, webhook_url: string | null, send_webhook_only_on_completed: boolean, include_recording_in_webhook: boolean, end_call_tool: { description: string | null }, post_call_schema: Array<{ name: string, type: string, description: string }> } };
+export type ConsoleCreateAssistantMutation = { createAssistant: { id: number, assistant_name: string, calls_direction: string, engine_type: string, voice_ready: boolean, voice_missing: Array<string>, status: string, phone_number_id: number | null, voice_id: number, language: string, llm_model: string, llm_temperature: number, timezone: string, who_speaks_first: string, initial_message: string, system_prompt: string, tool_ids: Array<number>, variables: Record<string, unknown>, post_call_evaluation: boolean, max_call_duration: number, max_silence_duration: number, re_engagement_interval: number, speech_speed: number, voice_stability: number, voice_similarity: number, allow_interruptions: boolean, interrupt_sensitivity: number, use_min_interrupt_words: boolean, min_interrupt_words: number, false_interruption_timeout_ms: number, keyterms: Array<string>, backchannel_words: Array<string> | null, endpoint_type: string, endpoint_sensitivity: number, noise_cancellation: boolean, ambient_sound_volume: number, filler_audios: boolean, record_call: boolean, end_call_on_voicemail: boolean, is_webhook_active: boolean, webhook_url: string | null, send_webhook_only_on_completed: boolean, include_recording_in_webhook: boolean, end_call_tool: { description: string | null }, post_call_schema: Array<{ name: string, type: string, description: string }>, pronunciations: Array<{ word: string, say_as: string }> } };
 
 export type ConsoleUpdateAssistantMutationVariables = Exact<{
   id: number;
@@ -338,7 +365,7 @@ export type ConsoleUpdateAssistantMutationVariables = Exact<{
 }>;
 
 
-export type ConsoleUpdateAssistantMutation = { updateAssistant: { id: number, assistant_name: string, calls_direction: string, engine_type: string, voice_ready: boolean, voice_missing: Array<string>, status: string, phone_number_id: number | null, voice_id: number, language: string, llm_model: string, llm_temperature: number, timezone: string, who_speaks_first: string, initial_message: string, system_prompt: string, tool_ids: Array<number>, variables: Record<string, unknown>, post_call_evaluation: boolean, max_call_duration: number, max_silence_duration: number, re_engagement_interval: number, speech_speed: number, voice_stability: number, voice_similarity: number, allow_interruptions: boolean, interrupt_sensitivity: number, use_min_interrupt_words: boolean, min_interrupt_words: number, endpoint_type: string, endpoint_sensitivity: number, noise_cancellation: boolean, ambient_sound_volume: number, filler_audios: boolean, record_call: boolean, end_call_on_voicemail: boolean, is_webhook_active: boolean, webhook_url: string | null, send_webhook_only_on_completed: boolean, include_recording_in_webhook: boolean, end_call_tool: { description: string | null }, post_call_schema: Array<{ name: string, type: string, description: string }> } };
+export type ConsoleUpdateAssistantMutation = { updateAssistant: { id: number, assistant_name: string, calls_direction: string, engine_type: string, voice_ready: boolean, voice_missing: Array<string>, status: string, phone_number_id: number | null, voice_id: number, language: string, llm_model: string, llm_temperature: number, timezone: string, who_speaks_first: string, initial_message: string, system_prompt: string, tool_ids: Array<number>, variables: Record<string, unknown>, post_call_evaluation: boolean, max_call_duration: number, max_silence_duration: number, re_engagement_interval: number, speech_speed: number, voice_stability: number, voice_similarity: number, allow_interruptions: boolean, interrupt_sensitivity: number, use_min_interrupt_words: boolean, min_interrupt_words: number, false_interruption_timeout_ms: number, keyterms: Array<string>, backchannel_words: Array<string> | null, endpoint_type: string, endpoint_sensitivity: number, noise_cancellation: boolean, ambient_sound_volume: number, filler_audios: boolean, record_call: boolean, end_call_on_voicemail: boolean, is_webhook_active: boolean, webhook_url: string | null, send_webhook_only_on_completed: boolean, include_recording_in_webhook: boolean, end_call_tool: { description: string | null }, post_call_schema: Array<{ name: string, type: string, description: string }>, pronunciations: Array<{ word: string, say_as: string }> } };
 
 export type ConsoleDeleteAssistantMutationVariables = Exact<{
   id: number;
@@ -525,7 +552,7 @@ export type ConsoleCreateLeadMutation = { createLead: { id: number } };
 export type ConsoleToolsQueryVariables = Exact<{ [key: string]: never; }>;
 
 
-export type ConsoleToolsQuery = { tools: Array<{ id: number, name: string, description: string, endpoint: string, method: string, timeout: number, updated_at: string, headers: Array<{ name: string, value: string }>, schema: Array<{ name: string, type: string, description: string }> }> };
+export type ConsoleToolsQuery = { tools: Array<{ id: number, name: string, description: string, endpoint: string, method: string, timeout: number, speak_during: string | null, updated_at: string, headers: Array<{ name: string, value: string }>, schema: Array<{ name: string, type: string, description: string }> }> };
 
 export type ConsoleCreateToolMutationVariables = Exact<{
   input: CreateToolInput;
@@ -657,6 +684,13 @@ export const ConsoleAssistantFieldsFragmentDoc = new TypedDocumentString(`
   interrupt_sensitivity
   use_min_interrupt_words
   min_interrupt_words
+  false_interruption_timeout_ms
+  keyterms
+  backchannel_words
+  pronunciations {
+    word
+    say_as
+  }
   endpoint_type
   endpoint_sensitivity
   noise_cancellation
@@ -819,6 +853,13 @@ export const ConsoleAssistantDocument = new TypedDocumentString(`
   interrupt_sensitivity
   use_min_interrupt_words
   min_interrupt_words
+  false_interruption_timeout_ms
+  keyterms
+  backchannel_words
+  pronunciations {
+    word
+    say_as
+  }
   endpoint_type
   endpoint_sensitivity
   noise_cancellation
@@ -905,6 +946,13 @@ export const ConsoleCreateAssistantDocument = new TypedDocumentString(`
   interrupt_sensitivity
   use_min_interrupt_words
   min_interrupt_words
+  false_interruption_timeout_ms
+  keyterms
+  backchannel_words
+  pronunciations {
+    word
+    say_as
+  }
   endpoint_type
   endpoint_sensitivity
   noise_cancellation
@@ -961,6 +1009,13 @@ export const ConsoleUpdateAssistantDocument = new TypedDocumentString(`
   interrupt_sensitivity
   use_min_interrupt_words
   min_interrupt_words
+  false_interruption_timeout_ms
+  keyterms
+  backchannel_words
+  pronunciations {
+    word
+    say_as
+  }
   endpoint_type
   endpoint_sensitivity
   noise_cancellation
@@ -1533,6 +1588,7 @@ export const ConsoleToolsDocument = new TypedDocumentString(`
     endpoint
     method
     timeout
+    speak_during
     headers {
       name
       value

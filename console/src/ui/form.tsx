@@ -9,7 +9,7 @@ import { fieldLabel } from '../api/english';
  * request to be well-formed at all: a required field left empty, a number that is not one,
  * JSON that does not parse.
  */
-export type Kind = 'text' | 'textarea' | 'integer' | 'decimal' | 'checkbox' | 'select' | 'checkboxes' | 'time' | 'json' | 'url';
+export type Kind = 'text' | 'textarea' | 'integer' | 'decimal' | 'checkbox' | 'select' | 'checkboxes' | 'time' | 'json' | 'url' | 'lines';
 
 export interface Choice {
   value: string;
@@ -22,7 +22,7 @@ export interface FieldSpec {
   kind: Kind;
   hint?: string;
   choices?: Choice[];
-  /** A select that may be left empty (sent as null). */
+  /** A select (or lines) that may be left empty (sent as null). */
   optional?: boolean;
   wide?: boolean;
   min?: number;
@@ -44,6 +44,7 @@ export function toValues(specs: FieldSpec[], record: Record<string, unknown>): V
     if (spec.kind === 'json') values[spec.name] = value && Object.keys(value as object).length ? JSON.stringify(value, null, 2) : '';
     else if (spec.kind === 'checkbox') values[spec.name] = Boolean(value);
     else if (spec.kind === 'checkboxes') values[spec.name] = Array.isArray(value) ? value.map(String) : [];
+    else if (spec.kind === 'lines') values[spec.name] = Array.isArray(value) ? value.join('\n') : '';
     else values[spec.name] = value === null || value === undefined ? '' : String(value);
   }
   return values;
@@ -87,6 +88,15 @@ export function toInput(specs: FieldSpec[], values: Values, before?: Values): { 
         if (!before && (value as string[]).length === 0) break;
         input[spec.name] = spec.choices?.every((choice) => /^\d+$/.test(choice.value)) ? (value as string[]).map(Number) : value;
         break;
+      case 'lines': {
+        // One item a line; none is [] (or null where that means something else, `optional`).
+        const items = String(value ?? '')
+          .split('\n')
+          .map((line) => line.trim())
+          .filter(Boolean);
+        input[spec.name] = items.length === 0 && spec.optional ? null : items;
+        break;
+      }
       case 'json': {
         const text = String(value ?? '').trim();
         if (text === '') input[spec.name] = spec.list ? [] : {};
@@ -152,7 +162,8 @@ function Field({ spec, value, messages, onChange, id }: { spec: FieldSpec; value
   switch (spec.kind) {
     case 'textarea':
     case 'json':
-      control = <textarea {...common} rows={spec.kind === 'json' ? 4 : 5} value={String(value ?? '')} onChange={(event: any) => onChange(event.target.value)} />;
+    case 'lines':
+      control = <textarea {...common} rows={spec.kind === 'textarea' ? 5 : 4} value={String(value ?? '')} onChange={(event: any) => onChange(event.target.value)} />;
       break;
     case 'checkbox':
       return (

@@ -33,6 +33,7 @@ import { Migration20261129000000_call_turns } from './Migration20261129000000_ca
 import { Migration20261129010000_model_params } from './Migration20261129010000_model_params';
 import { Migration20261130000000_media_loads } from './Migration20261130000000_media_loads';
 import { Migration20261130010000_call_turns_wal } from './Migration20261130010000_call_turns_wal';
+import { Migration20261130020000_turn_settings } from './Migration20261130020000_turn_settings';
 
 /** Every migration, in order. Listed explicitly so that compiled and TypeScript runs agree. */
 export const migrations: MigrationObject[] = [
@@ -70,4 +71,5 @@ export const migrations: MigrationObject[] = [
   { name: 'Migration20261129010000_model_params', class: Migration20261129010000_model_params },
   { name: 'Migration20261130000000_media_loads', class: Migration20261130000000_media_loads },
   { name: 'Migration20261130010000_call_turns_wal', class: Migration20261130010000_call_turns_wal },
+  { name: 'Migration20261130020000_turn_settings', class: Migration20261130020000_turn_settings },
 ];

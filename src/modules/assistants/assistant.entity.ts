@@ -31,6 +31,15 @@ export class EndCallTool {
   description!: string | null;
 }
 
+@ObjectType('Pronunciation', { simpleResolvers: true, description: 'A word the voice says another way: the whole word, any case, replaced before TTS.' })
+export class Pronunciation {
+  @Field(() => String, { description: 'The word (or words) as the model writes it.' })
+  word!: string;
+
+  @Field(() => String, { description: 'What TTS is given instead (a spelling that sounds right).' })
+  say_as!: string;
+}
+
 /** Every configurable field that has a default, and the fields' shape in one place. */
 export interface AssistantSettings {
   endpoint_type: (typeof ENDPOINT_TYPES)[number];
@@ -60,6 +69,10 @@ export interface AssistantSettings {
   noise_cancellation: boolean;
   record_call: boolean;
   who_speaks_first: (typeof WHO_SPEAKS_FIRST)[number];
+  keyterms: string[];
+  pronunciations: Pronunciation[];
+  backchannel_words: string[] | null;
+  false_interruption_timeout_ms: number;
 }
 
 /** What an assistant gets for each optional field left out on create (the README lists them too). */
@@ -91,6 +104,10 @@ export const ASSISTANT_DEFAULTS: Readonly<AssistantSettings> = Object.freeze({
   noise_cancellation: true,
   record_call: true,
   who_speaks_first: 'AI assistant',
+  keyterms: [],
+  pronunciations: [],
+  backchannel_words: null,
+  false_interruption_timeout_ms: 2000,
 });
 
 @ObjectType('Assistant', { simpleResolvers: true, description: 'An AI voice assistant and its whole configuration.' })
@@ -276,6 +293,22 @@ export class Assistant implements AssistantSettings {
   @Field(() => String, { description: `${WHO_SPEAKS_FIRST.join(' or ')}.` })
   @Property({ length: 16 })
   who_speaks_first!: AssistantSettings['who_speaks_first'];
+
+  @Field(() => [String], { description: 'Words and phrases Deepgram listens for (its keyterm prompting); `{{variables}}` are filled per call.' })
+  @Property({ type: 'json' })
+  keyterms!: string[];
+
+  @Field(() => [Pronunciation], { description: 'Whole-word replacements in what TTS is given; the transcript keeps what the model wrote.' })
+  @Property({ type: 'json' })
+  pronunciations!: Pronunciation[];
+
+  @Field(() => [String], { nullable: true, description: 'Acknowledgements that never interrupt the assistant; null: the defaults of its language.' })
+  @Property({ type: 'json', nullable: true })
+  backchannel_words!: string[] | null;
+
+  @Field(() => Int, { description: 'Milliseconds, 0 to 10000: how long a reply paused by the caller waits for a word before it resumes; 0: a pause is a cancel.' })
+  @Property({ type: 'integer' })
+  false_interruption_timeout_ms!: number;
 
   @Field(() => String, { description: 'YYYY-MM-DD HH:MM:SS, UTC.' })
   @Property({ type: SpecTimestampType, onCreate: () => nowSpecTimestamp() })

@@ -20,6 +20,15 @@ export class EndCallToolInput {
   description?: string | null;
 }
 
+@InputType('PronunciationInput')
+export class PronunciationInput {
+  @Field(() => String, { description: 'The word (or words) as the model writes it; at most 100 characters.' })
+  word!: string;
+
+  @Field(() => String, { description: 'What TTS is given instead; at most 200 characters.' })
+  say_as!: string;
+}
+
 /** The fields that are optional on create and on update. */
 @InputType()
 abstract class AssistantOptionalInput {
@@ -115,6 +124,18 @@ abstract class AssistantOptionalInput {
 
   @Field(() => String, { nullable: true, description: `${WHO_SPEAKS_FIRST.join(' or ')}.` })
   who_speaks_first?: string | null;
+
+  @Field(() => [String], { nullable: true, description: 'At most 50, each 1 to 100 characters; `{{variables}}` are filled per call. Null or [] clears them.' })
+  keyterms?: string[] | null;
+
+  @Field(() => [PronunciationInput], { nullable: true, description: 'At most 100. Null or [] clears them.' })
+  pronunciations?: PronunciationInput[] | null;
+
+  @Field(() => [String], { nullable: true, description: 'At most 50, each 1 to 50 characters; null: the defaults of the language.' })
+  backchannel_words?: string[] | null;
+
+  @Field(() => Int, { nullable: true, description: 'Milliseconds, 0 to 10000; 0: a pause is always a cancel.' })
+  false_interruption_timeout_ms?: number | null;
 }
 
 @InputType('CreateAssistantInput')

@@ -18,6 +18,7 @@ import {
   type AssistantSettings,
   type CallsDirection,
   type PostCallSchemaItem,
+  type Pronunciation,
 } from './assistant.entity';
 import type { CreateAssistantInput, UpdateAssistantInput } from './assistant.inputs';
 
@@ -38,6 +39,7 @@ const INT_RANGES = {
   re_engagement_interval: [7, 600],
   max_call_duration: [20, 1200],
   max_silence_duration: [1, 120],
+  false_interruption_timeout_ms: [0, 10_000],
 } as const;
 const BOOLEANS = [
   'post_call_evaluation',
@@ -52,13 +54,39 @@ const BOOLEANS = [
 ] as const;
 const TEXTS = { assistant_name: 255, llm_model: 100, initial_message: 5000, system_prompt: 50_000 } as const;
 const MAX_POST_CALL_ITEMS = 50;
+/**
+ * Lists of words: how many, and each one's length. Deepgram takes at most 500 tokens of
+ * keyterms a stream (https://developers.deepgram.com/docs/keyterm), about 50 short phrases.
+ */
+const WORD_LISTS = {
+  keyterms: { maxItems: 50, maxLength: 100 },
+  backchannel_words: { maxItems: 50, maxLength: 50 },
+} as const;
+const PRONUNCIATIONS = { maxItems: 100, word: 100, say_as: 200 } as const;
 /** The limits above, for the API's description. */
-export const ASSISTANT_RULES = { ranges: RANGES, intRanges: INT_RANGES, texts: TEXTS, maxPostCallItems: MAX_POST_CALL_ITEMS } as const;
+export const ASSISTANT_RULES = {
+  ranges: RANGES,
+  intRanges: INT_RANGES,
+  texts: TEXTS,
+  maxPostCallItems: MAX_POST_CALL_ITEMS,
+  wordLists: WORD_LISTS,
+  pronunciations: PRONUNCIATIONS,
+} as const;
 const POST_CALL_NAME = /^[A-Za-z0-9_]+$/;
 const TIME_ZONE = /^[A-Za-z]+(?:\/[A-Za-z0-9_+-]+)+$/;
 
 /** Fields that a `null` clears on update; null for any other field is refused. */
-const NULLABLE = new Set(['phone_number_id', 'tool_ids', 'webhook_url', 'variables', 'post_call_schema', 'end_call_tool']);
+const NULLABLE = new Set([
+  'phone_number_id',
+  'tool_ids',
+  'webhook_url',
+  'variables',
+  'post_call_schema',
+  'end_call_tool',
+  'keyterms',
+  'pronunciations',
+  'backchannel_words',
+]);
 
 /** The assistant's column values that a request sets, after every check. */
 interface Changes extends Partial<Omit<AssistantSettings, 'webhook_url'>> {
@@ -140,6 +168,12 @@ function checkValues(input: Input, errors: FieldErrorCollector): Changes {
   }
   if (input.variables !== undefined) changes.variables = input.variables ?? {};
   if (input.post_call_schema !== undefined) changes.post_call_schema = checkPostCallSchema(errors, input.post_call_schema ?? []);
+  if (input.keyterms !== undefined) changes.keyterms = checkWords(errors, 'keyterms', input.keyterms ?? []);
+  // null is a value of its own: the language's defaults ([] is none at all).
+  if (input.backchannel_words !== undefined) {
+    changes.backchannel_words = input.backchannel_words === null ? null : checkWords(errors, 'backchannel_words', input.backchannel_words);
+  }
+  if (input.pronunciations !== undefined) changes.pronunciations = checkPronunciations(errors, input.pronunciations ?? []);
   if (input.end_call_tool !== undefined) {
     const description = input.end_call_tool?.description ?? null;
     if (description !== null && description.length > 500) {
@@ -173,6 +207,34 @@ function checkPostCallSchema(errors: FieldErrorCollector, items: NonNullable<Inp
     checkOneOf(errors, field('type'), item.type, POST_CALL_TYPES);
     const description = checkLength(errors, field('description'), item.description, 1, 255);
     return { name, type: item.type as PostCallSchemaItem['type'], description: description ?? '' };
+  });
+}
+
+/** A list of words or phrases: each trimmed, non-empty, bounded and said once (case aside). */
+function checkWords(errors: FieldErrorCollector, field: keyof typeof WORD_LISTS, items: string[]): string[] {
+  const { maxItems, maxLength } = WORD_LISTS[field];
+  if (items.length > maxItems) errors.add(field, FieldMessages.maxItems(field, maxItems));
+  const seen = new Set<string>();
+  return items.map((item, index) => {
+    const text = checkLength(errors, `${field}.${index}`, item, 1, maxLength);
+    if (text === null) return '';
+    const key = text.toLowerCase();
+    if (seen.has(key)) errors.add(`${field}.${index}`, FieldMessages.distinct(`${field}.${index}`));
+    seen.add(key);
+    return text;
+  });
+}
+
+function checkPronunciations(errors: FieldErrorCollector, items: NonNullable<Input['pronunciations']>): Pronunciation[] {
+  if (items.length > PRONUNCIATIONS.maxItems) errors.add('pronunciations', FieldMessages.maxItems('pronunciations', PRONUNCIATIONS.maxItems));
+  const seen = new Set<string>();
+  return items.map((item, index) => {
+    const field = (key: string) => `pronunciations.${index}.${key}`;
+    const word = checkLength(errors, field('word'), item.word, 1, PRONUNCIATIONS.word);
+    if (word !== null && seen.has(word.toLowerCase())) errors.add(field('word'), FieldMessages.distinct(field('word')));
+    if (word !== null) seen.add(word.toLowerCase());
+    const sayAs = checkLength(errors, field('say_as'), item.say_as, 1, PRONUNCIATIONS.say_as);
+    return { word: word ?? '', say_as: sayAs ?? '' };
   });
 }
 

@@ -10,6 +10,8 @@ import { Account } from '../accounts/account.entity';
  */
 export const TOOL_NAME_PATTERN = '^[a-z][a-z_]*$';
 export const MAX_TOOL_NAME = 64;
+/** `speak_during`: a phrase, not a speech (the column's length). */
+export const MAX_SPEAK_DURING = 200;
 export const TOOL_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
 export type ToolMethod = (typeof TOOL_METHODS)[number];
 export const TOOL_PARAMETER_TYPES = ['string', 'number', 'boolean'] as const;
@@ -39,7 +41,7 @@ export class ToolParameter {
 @ObjectType('Tool', { simpleResolvers: true, description: 'A mid-call tool: an HTTP endpoint an assistant calls during a call.' })
 @Entity({ tableName: 'tools' })
 export class Tool {
-  [OptionalProps]?: 'timeout' | 'schema' | 'created_at' | 'updated_at';
+  [OptionalProps]?: 'timeout' | 'schema' | 'speak_during' | 'created_at' | 'updated_at';
 
   @Field(() => Int)
   @PrimaryKey()
@@ -75,6 +77,13 @@ export class Tool {
   @Field(() => [ToolParameter])
   @Property({ type: 'json' })
   schema: ToolParameter[] = [];
+
+  @Field(() => String, {
+    nullable: true,
+    description: `What the assistant says when the tool takes longer than 1.2 s (again every 4 s, at most 3 times), instead of the generic filler; at most ${MAX_SPEAK_DURING} characters.`,
+  })
+  @Property({ length: MAX_SPEAK_DURING, nullable: true })
+  speak_during: string | null = null;
 
   @Field(() => String, { description: 'ISO 8601.' })
   @Property({ type: IsoTimestampType, onCreate: () => new Date().toISOString() })

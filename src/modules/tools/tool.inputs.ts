@@ -1,5 +1,5 @@
 import { Field, InputType, Int } from 'type-graphql';
-import { MAX_TOOL_NAME, TOOL_METHODS, TOOL_PARAMETER_TYPES } from './tool.entity';
+import { MAX_SPEAK_DURING, MAX_TOOL_NAME, TOOL_METHODS, TOOL_PARAMETER_TYPES } from './tool.entity';
 
 @InputType('ToolHeaderInput')
 export class ToolHeaderInput {
@@ -44,6 +44,9 @@ export class CreateToolInput {
 
   @Field(() => [ToolParameterInput], { nullable: true })
   schema?: ToolParameterInput[] | null;
+
+  @Field(() => String, { nullable: true, description: `Said while the tool runs longer than 1.2 s; at most ${MAX_SPEAK_DURING} characters.` })
+  speak_during?: string | null;
 }
 
 @InputType('UpdateToolInput', { description: 'Only the fields sent change; headers and schema, when sent, replace the old ones.' })
@@ -68,4 +71,7 @@ export class UpdateToolInput {
 
   @Field(() => [ToolParameterInput], { nullable: true })
   schema?: ToolParameterInput[] | null;
+
+  @Field(() => String, { nullable: true, description: 'Null or empty: the generic filler.' })
+  speak_during?: string | null;
 }

@@ -4,7 +4,7 @@ import { checkCalledLater } from '../../lib/outbound';
 import type { SecretBox } from '../../lib/secrets';
 import { Account } from '../accounts/account.entity';
 import type { Scope } from '../scope';
-import { MAX_TOOL_NAME, TOOL_METHODS, TOOL_NAME_PATTERN, TOOL_PARAMETER_TYPES, Tool, type ToolHeader, type ToolMethod, type ToolParameter } from './tool.entity';
+import { MAX_SPEAK_DURING, MAX_TOOL_NAME, TOOL_METHODS, TOOL_NAME_PATTERN, TOOL_PARAMETER_TYPES, Tool, type ToolHeader, type ToolMethod, type ToolParameter } from './tool.entity';
 import type { CreateToolInput, ToolHeaderInput, ToolParameterInput, UpdateToolInput } from './tool.inputs';
 
 export interface ToolScope extends Scope {
@@ -37,9 +37,15 @@ const MAX_PARAMETERS = 32;
 const TIMEOUT_SECONDS = [1, 30] as const;
 const TOOL_NAME = new RegExp(TOOL_NAME_PATTERN);
 /** The limits above, for the API's description. */
-export const TOOL_RULES = { maxHeaders: MAX_HEADERS, maxParameters: MAX_PARAMETERS, timeout: TIMEOUT_SECONDS, name: { pattern: TOOL_NAME_PATTERN, maxLength: MAX_TOOL_NAME } } as const;
+export const TOOL_RULES = {
+  maxHeaders: MAX_HEADERS,
+  maxParameters: MAX_PARAMETERS,
+  timeout: TIMEOUT_SECONDS,
+  name: { pattern: TOOL_NAME_PATTERN, maxLength: MAX_TOOL_NAME },
+  speakDuring: { maxLength: MAX_SPEAK_DURING },
+} as const;
 
-type ToolValues = Partial<Pick<Tool, 'name' | 'description' | 'endpoint' | 'method' | 'timeout' | 'schema'>> & {
+type ToolValues = Partial<Pick<Tool, 'name' | 'description' | 'endpoint' | 'method' | 'timeout' | 'schema' | 'speak_during'>> & {
   headers?: ToolHeader[];
 };
 
@@ -69,6 +75,12 @@ function validate(input: CreateToolInput | UpdateToolInput, operation: 'create' 
   if (input.timeout != null && checkIntRange(errors, 'timeout', input.timeout, ...TIMEOUT_SECONDS)) values.timeout = input.timeout;
   if (input.headers !== undefined) values.headers = validateHeaders(errors, input.headers ?? []);
   if (input.schema !== undefined) values.schema = validateSchema(errors, input.schema ?? []);
+  if (input.speak_during !== undefined) {
+    // Null or blank: the generic filler (speak_during is optional, so clearing it is no error).
+    const phrase = input.speak_during?.trim() ?? '';
+    if (phrase.length > MAX_SPEAK_DURING) errors.add('speak_during', FieldMessages.maxLength('speak_during', MAX_SPEAK_DURING));
+    else values.speak_during = phrase || null;
+  }
   const nameRule = operation === 'create' && errors.has('name') && errors.errors.name.includes(Messages.toolName);
   errors.throwIfAny(nameRule ? Messages.toolName : undefined);
   return values;
@@ -126,6 +138,7 @@ export async function createTool(scope: ToolScope, input: CreateToolInput): Prom
       method: values.method!,
       timeout: values.timeout ?? 10,
       schema: values.schema ?? [],
+      speak_during: values.speak_during ?? null,
       headers_sealed: scope.secrets.sealJson(values.headers ?? []),
     });
     await em.flush();

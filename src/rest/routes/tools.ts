@@ -7,7 +7,7 @@ const TOOL_FIELDS = `
     id name description endpoint method timeout
     headers { name value }
     schema { name type description }
-    created_at updated_at
+    speak_during created_at updated_at
   }`;
 
 /** A tool as the spec shows it, with `warning` only when there is one (an endpoint on a private address, in development). */

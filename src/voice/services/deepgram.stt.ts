@@ -84,7 +84,7 @@ export function deepgramLanguage(iso2: string | null): string | null {
 /**
  * The stream's URL: the call's audio as its transport carries it (8 kHz mu-law from Twilio, 16 kHz
  * `linear16` from a browser: raw audio needs both `encoding` and `sample_rate`), interim results
- * and Deepgram's VAD events on.
+ * and Deepgram's VAD events on; the assistant's keyterms, each its own `keyterm`.
  */
 export function listenUrl(base: string, options: SttOptions): string {
   const url = new URL(base);
@@ -102,6 +102,10 @@ export function listenUrl(base: string, options: SttOptions): string {
   };
   if (options.language) query.language = options.language;
   for (const [name, value] of Object.entries(query)) url.searchParams.set(name, value);
+  // Keyterm prompting (https://developers.deepgram.com/docs/keyterm): one `keyterm` a term,
+  // a phrase's spaces as %20 (URLSearchParams would write `+`, which the docs do not name).
+  const keyterms = (options.keyterms ?? []).map((term) => `keyterm=${encodeURIComponent(term)}`);
+  if (keyterms.length) url.search = `${url.search}&${keyterms.join('&')}`;
   return url.toString();
 }
 

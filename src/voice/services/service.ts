@@ -54,6 +54,8 @@ export interface SttOptions {
   endpointingMs: number;
   /** The encoding and rate of what `send` is given; a phone call's 8 kHz mu-law when absent. */
   audio?: SttAudio;
+  /** The assistant's `keyterms`, variables filled: words the vendor should expect (Deepgram's keyterm prompting). */
+  keyterms?: readonly string[];
 }
 
 export interface Transcript {

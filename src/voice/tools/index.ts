@@ -19,6 +19,12 @@ export function callFunctions(setup: CallTools): CallFunction[] {
 /** The end-call function as the model sees it on this assistant's calls (the engine API gives it apart). */
 export const endCallFunction = (setup: FunctionSetup): CallFunction => endCall.offer(setup);
 
+/** What is said while the function `name` runs long: its tool's `speak_during` (none for a built-in). */
+export function speakDuring(setup: CallTools, name: string): string | null {
+  if (BUILT_IN.some((fn) => fn.name === name)) return null;
+  return setup.tools.find((candidate) => candidate.name === name)?.speak_during ?? null;
+}
+
 /**
  * Runs a function the model called, by its name; answers its output (JSON text). Never
  * rejects: a function that throws (a tool the server cannot call, its record not kept) is

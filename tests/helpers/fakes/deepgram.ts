@@ -99,6 +99,8 @@ export class DeepgramSession {
   readonly requestId: string;
   readonly path: string;
   readonly query: URLSearchParams;
+  /** The `keyterm` parameters (Deepgram's keyterm prompting), in order. */
+  readonly keyterms: string[];
   readonly headers: IncomingHttpHeaders;
   /** Control messages received (KeepAlive, Finalize, CloseStream...), parsed, in order. */
   readonly controls: Message[] = [];
@@ -147,6 +149,7 @@ export class DeepgramSession {
     const url = new URL(request.url ?? '/', 'http://fake');
     this.path = url.pathname;
     this.query = url.searchParams;
+    this.keyterms = this.query.getAll('keyterm');
     this.headers = request.headers;
     // The handshake was refused unless these are among ENCODINGS and RATES.
     this.encoding = this.query.get('encoding') as Encoding;

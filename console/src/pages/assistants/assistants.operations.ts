@@ -59,6 +59,13 @@ export const AssistantFieldsFragment = graphql(`
     interrupt_sensitivity
     use_min_interrupt_words
     min_interrupt_words
+    false_interruption_timeout_ms
+    keyterms
+    backchannel_words
+    pronunciations {
+      word
+      say_as
+    }
     endpoint_type
     endpoint_sensitivity
     noise_cancellation

@@ -9,6 +9,7 @@ export const ToolsDocument = graphql(`
       endpoint
       method
       timeout
+      speak_during
       headers {
         name
         value

@@ -13,11 +13,19 @@ const TOOL_FIELDS: FieldSpec[] = [
   { name: 'endpoint', label: 'Endpoint', kind: 'url', wide: true, required: true, hint: 'The http(s) URL the assistant calls.' },
   { name: 'description', label: 'When to use it', kind: 'textarea', wide: true, required: true, hint: 'How the AI decides to call it; at most 255 characters.' },
   { name: 'timeout', label: 'Timeout (s)', kind: 'integer', min: 1, max: 30, hint: '1 to 30; default 10.' },
+  {
+    name: 'speak_during',
+    label: 'Say while it runs',
+    kind: 'text',
+    optional: true,
+    wide: true,
+    hint: 'Said when the tool takes longer than 1.2 s, again every 4 s (3 times at most); empty: the assistant’s filler, if it has one.',
+  },
   { name: 'schema', label: 'Parameters', kind: 'json', list: true, wide: true, hint: 'JSON list of {"name", "type" (string, number, boolean), "description"}.' },
   { name: 'headers', label: 'Headers', kind: 'json', list: true, wide: true, hint: 'JSON list of {"name", "value"}, sent with every request.' },
 ];
 
-const NEW_TOOL = { name: '', method: 'POST', endpoint: '', description: '', timeout: 10, schema: [], headers: [] };
+const NEW_TOOL = { name: '', method: 'POST', endpoint: '', description: '', timeout: 10, speak_during: null, schema: [], headers: [] };
 
 type Tool = ConsoleToolsQuery['tools'][number];
 

@@ -3,10 +3,10 @@ import type { HangupReason } from '../../../modules/calls/call.events';
 import type { ToolDeps } from '../../../modules/calls/call.tools';
 import type { Runtime } from '../../../runtime';
 import type { MediaEnd, MediaOut, VoiceEngine } from '../../engine';
-import { fillVariables, type EngineSetup } from '../../engine.setup';
+import { callKeyterms, fillVariables, type EngineSetup } from '../../engine.setup';
 import type { LiveCall } from '../../live-call';
 import { ServiceError, type LlmService, type SttService, type SttStream, type TtsService, type TtsSession } from '../../services/service';
-import { callFunctions, runFunction, type CallActions } from '../../tools';
+import { callFunctions, runFunction, speakDuring, type CallActions } from '../../tools';
 import { Conversation } from './context';
 import { endpointSilenceMs } from './endpointing';
 import { fillerAudio } from './fillers';
@@ -50,8 +50,6 @@ export interface PipelineAudio {
   ambience: Ambience | null;
 }
 
-/** `false_interruption_timeout_ms`'s default: how long a reply paused by the caller's speech waits for a word that interrupts. */
-const FALSE_INTERRUPTION_TIMEOUT_MS = 2000;
 /** Attempts at hanging up a call through its provider. */
 const HANGUP_ATTEMPTS = 3;
 /** How long a goodbye or an apology may take to be heard before the call is hung up anyway. */
@@ -95,7 +93,10 @@ export class PipelineEngine implements VoiceEngine {
   ) {
     const { assistant, language } = setup;
     this.speaker = new Speaker(out, audioStages.ambience, { idle: () => this.onIdle() });
-    const overlap = { backchannels: new Backchannels(language), falseInterruptionTimeoutMs: FALSE_INTERRUPTION_TIMEOUT_MS };
+    const overlap = {
+      backchannels: new Backchannels(language, assistant.backchannel_words),
+      falseInterruptionTimeoutMs: assistant.false_interruption_timeout_ms,
+    };
     this.turns = new Turns(assistant, overlap, {
       speechStarted: () => {
         this.silentSince = null;
@@ -116,7 +117,12 @@ export class PipelineEngine implements VoiceEngine {
       finalize: () => this.stt.finalize(),
     });
     this.stt = services.stt.open(
-      { language: services.sttLanguage, endpointingMs: endpointSilenceMs(assistant.endpoint_sensitivity), audio: sttAudio(out.rate) },
+      {
+        language: services.sttLanguage,
+        endpointingMs: endpointSilenceMs(assistant.endpoint_sensitivity),
+        audio: sttAudio(out.rate),
+        keyterms: callKeyterms(assistant.keyterms, setup.variables),
+      },
       {
         transcript: (transcript) => {
           if (!this.ended) this.turns.transcript(transcript);
@@ -160,6 +166,7 @@ export class PipelineEngine implements VoiceEngine {
       },
       endRequested: () => this.endRequested,
       filler: assistant.filler_audios ? () => fillerAudio(fillerKey, fillerText, this.tts) : null,
+      speakDuring: (name) => speakDuring(setup, name),
       showWords: (text) => out.transcript?.('assistant', text),
       failed: (error) => this.fail(error),
       logError: (message, error) => deps.logger.error(message, error, { call_id: call.id }),

@@ -2,6 +2,7 @@ import type { CallUsage } from '../../../modules/calls/call.entity';
 import { ServiceError, type LlmService, type LlmToolCall, type TtsSession, type TtsUtterance } from '../../services/service';
 import type { CallFunction } from '../../tools';
 import type { AssistantMessage, Conversation } from './context';
+import { FILLER_TIMES, FillerClock, toolFiller, type FillerPhrase } from './filler-clock';
 import type { TurnTiming } from './latency';
 import { heardText, Segment } from './segment';
 import { Spoken, type Speaker } from './speaker';
@@ -20,8 +21,6 @@ import { type Pronunciation, SentenceSplitter, speechText } from './speech-text'
 
 /** The model may call tools this many times in one reply. */
 const MAX_TOOL_ROUNDS = 5;
-/** `filler_audios`: a filler plays when the reply's first audio, or a tool, takes longer than this. */
-export const FILLER_AFTER_MS = 1200;
 /** What the model is asked once the end-call tool was called without a word said. */
 const GOODBYE = 'Say a short goodbye to the customer, in the language of the conversation.';
 /** What the model is told of tools still running when the caller spoke (their real results replace it when they come). */
@@ -48,6 +47,8 @@ export interface ReplyContext {
   endRequested(): boolean;
   /** `filler_audios`: the filler's audio, or null when the assistant has none. */
   readonly filler: (() => Promise<Int16Array | null>) | null;
+  /** The `speak_during` of the tool a function of `functions()` runs (null: none). */
+  speakDuring(name: string): string | null;
   /** What the assistant is saying so far, for a transport that shows it. */
   showWords(text: string): void;
   /** A vendor failed (the engine apologises and hangs up). */
@@ -60,9 +61,8 @@ export interface ReplyContext {
 
 export class Reply {
   private readonly controller = new AbortController();
-  /** `filler_audios`: the filler's timer, and whether one played (one a reply). */
-  private fillerTimer: NodeJS.Timeout | null = null;
-  private fillerPlayed = false;
+  /** When a filler is due: while the answer's first audio is slow (once), and while tools run. */
+  private readonly fillers = new FillerClock((phrase) => this.playFiller(phrase));
   /** The message whose tool calls are running. */
   private toolsAsked: AssistantMessage | null = null;
   readonly segments: Segment[] = [];
@@ -102,7 +102,7 @@ export class Reply {
   /** The model's answer: streamed, sentence by sentence to TTS, with its tool calls. */
   async write(instructions?: string, withTools = true): Promise<void> {
     const { ctx } = this;
-    this.startFillerTimer();
+    if (ctx.filler) this.fillers.start(null, 1);
     try {
       for (let round = 0; round < MAX_TOOL_ROUNDS && !this.cancelledNow; round++) {
         const messages = ctx.conversation.request(ctx.systemPrompt, instructions);
@@ -151,7 +151,7 @@ export class Reply {
       ctx.logError('voice: a reply failed', error);
       ctx.failed(new ServiceError('llm', 'dropped', 'the reply failed'));
     } finally {
-      this.stopFillerTimer();
+      this.fillers.stop();
     }
   }
 
@@ -160,7 +160,7 @@ export class Reply {
     if (this.cancelledNow) return;
     this.cancelledNow = true;
     this.controller.abort();
-    this.stopFillerTimer();
+    this.fillers.stop();
     // Tools still running: the model hears they were interrupted, until their real results come.
     if (this.toolsAsked) this.ctx.conversation.answerTools(this.toolsAsked, this.toolsAsked.tool_calls!.map(() => TOOL_INTERRUPTED));
     for (const segment of this.segments) segment.utterance?.cancel();
@@ -175,7 +175,7 @@ export class Reply {
   pause(): void {
     if (this.over || this.pausedNow) return;
     this.pausedNow = true;
-    this.stopFillerTimer();
+    this.fillers.stop();
     const first = this.segments.findIndex((segment, i) => i <= this.playing && !(segment.ttsDone && segment.spoken.heardMs >= segment.spoken.queuedMs));
     if (first < 0) return; // all heard: nothing to say again
     for (let i = first; i <= this.playing && i < this.segments.length; i++) this.sayAgain(this.segments[i], i === first);
@@ -310,8 +310,8 @@ export class Reply {
   private segmentAudio(segment: Segment, pcm: Int16Array): void {
     if (this.cancelledNow) return;
     if (segment.message) {
-      // The answer speaks: no filler for its first audio.
-      this.stopFillerTimer();
+      // The answer speaks: no filler for its first audio (while tools run, their fillers go on).
+      if (!this.toolsAsked) this.fillers.stop();
       if (this.timing && this.timing.ttsFirstByteAt === null) this.timing.ttsFirstByteAt = Date.now();
     }
     if (this.segments[this.playing] === segment && !this.pausedNow) this.ctx.speaker.play(segment.spoken, pcm);
@@ -339,14 +339,16 @@ export class Reply {
   }
 
   /**
-   * The model's tool calls, run together (a slow one gets a filler); their results follow the
+   * The model's tool calls, run together (a slow one gets a filler: the first `speak_during`
+   * of theirs, else the generic filler, repeated); their results follow the
    * message that asked for them. A reply interrupted meanwhile has answered them with a
    * placeholder, which their real results replace when they come: the model must know what
    * the tools did (a booking made is never made twice).
    */
   private async runTools(message: AssistantMessage, calls: LlmToolCall[]): Promise<void> {
-    this.stopFillerTimer();
-    this.startFillerTimer();
+    const phrase = toolFiller(calls.map((call) => call.function.name), (name) => this.ctx.speakDuring(name), this.ctx.filler !== null);
+    if (phrase === undefined) this.fillers.stop();
+    else this.fillers.start(phrase, FILLER_TIMES);
     this.toolsAsked = message;
     const run = Promise.all(calls.map((call) => this.ctx.runFunction(call.function.name, call.function.arguments)));
     this.ctx.track(run);
@@ -354,27 +356,27 @@ export class Reply {
       this.ctx.conversation.answerTools(message, await run);
     } finally {
       this.toolsAsked = null;
-      this.stopFillerTimer();
+      this.fillers.stop();
     }
   }
 
-  private startFillerTimer(): void {
-    if (this.ctx.filler) this.fillerTimer = setTimeout(() => this.playFiller(), FILLER_AFTER_MS);
-  }
-
-  private stopFillerTimer(): void {
-    if (this.fillerTimer) clearTimeout(this.fillerTimer);
-    this.fillerTimer = null;
-  }
-
-  /** `filler_audios`: a short filler in the assistant's voice (once a reply), when nothing of it plays yet. */
-  private playFiller(): void {
-    if (this.over || this.fillerPlayed || this.pausedNow || this.ctx.speaker.busy || !this.ctx.filler) return;
-    this.fillerPlayed = true;
+  /**
+   * A filler, when nothing of the reply plays: a tool's `speak_during` (`phrase`), spoken by
+   * TTS as the reply's own sentences are, or the generic one (`filler_audios`), whose audio is
+   * the process's. It is not part of the conversation, and not said again after a pause.
+   */
+  private playFiller(phrase: FillerPhrase): void {
+    if (this.over || this.pausedNow || this.ctx.speaker.busy) return;
+    if (phrase === null && !this.ctx.filler) return;
     // The filler goes before the reply's segments that have not begun to play.
     const segment = new Segment('', null, null);
     this.segments.splice(this.playing, 0, segment);
-    void this.ctx.filler().then((pcm) => {
+    if (phrase !== null) {
+      segment.utterance = this.utterance(segment);
+      this.speak(segment, phrase);
+      return this.endSegment(segment);
+    }
+    void this.ctx.filler!().then((pcm) => {
       if (pcm && !this.cancelledNow) this.segmentAudio(segment, pcm);
       this.segmentDone(segment);
     });
