@@ -434,3 +434,16 @@ describe('fillers while tools run', () => {
     await call.end();
   });
 });
+
+describe('pronunciations', () => {
+  it('the assistant’s pronunciations reach TTS, whole words; the transcript keeps what the model wrote', async () => {
+    const call = virtualCall({ ...customerFirst, pronunciations: [{ word: 'Vozgate', say_as: 'vós gueite' }] });
+    call.llm.reply({ text: 'Aqui é a Vozgate, em que posso ajudar?' });
+    await call.caller.says('Alô, quem fala?', 900);
+    await advance(4000);
+    expect(call.spoken.join(' ')).toContain('vós gueite');
+    expect(call.spoken.join(' ')).not.toContain('Vozgate');
+    expect(call.turns().at(-1)).toBe('assistant: Aqui é a Vozgate, em que posso ajudar?');
+    await call.end();
+  });
+});

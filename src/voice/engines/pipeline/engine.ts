@@ -156,7 +156,7 @@ export class PipelineEngine implements VoiceEngine {
       speaker: this.speaker,
       conversation: new Conversation(),
       systemPrompt: fillVariables(assistant.system_prompt, setup.variables),
-      speech: { language: setup.language, pronunciations: [] },
+      speech: { language: setup.language, pronunciations: assistant.pronunciations },
       usage: this.usage,
       functions: () => callFunctions(setup),
       runFunction: (name, args) => runFunction(setup, name, args, { deps, call, actions }),
