@@ -418,7 +418,7 @@ it('answers a tool the caller talked over as interrupted, goes on with the calle
 
   // The tool answers after all: the model's next request holds what it really did, in the
   // placeholder's place, so that it never asks for it twice (a booking is never made twice).
-  await until('the tool recorded', () => callRow(live.id), (r) => r.tool_calls.length === 1, 15_000);
+  const { tool_calls: [record] } = await until('the tool recorded', () => callRow(live.id), (r) => r.tool_calls.length === 1, 15_000);
   const before = openai.chatRequests.length;
   deepgram.transcripts.push('E o meu pedido');
   openai.chat.push({ text: 'Foi enviado.' });
@@ -427,7 +427,9 @@ it('answers a tool the caller talked over as interrupted, goes on with the calle
   const results = after.body.messages.filter((m: any) => m.role === 'tool');
   expect(results).toHaveLength(1);
   expect(results[0].tool_call_id).toBe(messages[0].tool_calls[0].id);
-  expect(JSON.parse(results[0].content)).toEqual({ status: 200, response: '{"status":"shipped"}' });
+  // What the tool really did: its answer, or (on a machine slow enough that the second turn came
+  // after the tool's 5 s) its timeout; never the placeholder.
+  expect(JSON.parse(results[0].content)).toEqual(record.error ? { error: record.error } : { status: 200, response: '{"status":"shipped"}' });
   expect(tools.requests.length).toBe(toolRequests + 1);
   await hangUp(live);
 });
