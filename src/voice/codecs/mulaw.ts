@@ -6,6 +6,9 @@
  * then coded by segment and the code's bits inverted. The `Into` forms write into a buffer the
  * caller keeps, so a call's 20 ms frames allocate nothing.
  */
+/** G.711's rate. */
+export const MULAW_RATE = 8000;
+
 const BIAS = 0x84;
 const CLIP_14 = 8159;
 /** The top of each segment's biased 14-bit magnitudes. */
@@ -51,11 +54,11 @@ export const encode = (samples: Int16Array): Uint8Array => encodeInto(samples, n
 /** Base64, as a mu-law payload of Twilio's Media Streams or OpenAI Realtime must be. */
 export const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
 
+/** The PCM of a base64 mu-law payload. */
+export const decodePayload = (payload: string): Int16Array => decode(Buffer.from(payload, 'base64'));
+
 /** Milliseconds of 8 kHz mu-law audio in a base64 payload (one byte a sample). */
 export function payloadMs(payload: string): number {
   const padding = payload.endsWith('==') ? 2 : payload.endsWith('=') ? 1 : 0;
   return (((payload.length * 3) / 4 - padding) * 1000) / MULAW_RATE;
 }
-
-/** G.711's rate. */
-export const MULAW_RATE = 8000;

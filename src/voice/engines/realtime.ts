@@ -2,7 +2,7 @@ import WebSocket from 'ws';
 import type { HangupReason } from '../../modules/calls/call.events';
 import type { ToolDeps } from '../../modules/calls/call.tools';
 import type { Runtime } from '../../runtime';
-import { BASE64, decode, encode, MULAW_RATE, payloadMs } from '../codecs/mulaw';
+import { BASE64, decodePayload, encode, MULAW_RATE, payloadMs } from '../codecs/mulaw';
 import { Resampler } from '../codecs/resample';
 import type { MediaEnd, MediaOut, VoiceEngine } from '../engine';
 import { fillVariables, type EngineSetup } from '../engine.setup';
@@ -225,7 +225,7 @@ export class RealtimeEngine implements VoiceEngine {
       this.began(itemId);
     }
     this.item.sentMs += payloadMs(delta);
-    const pcm = decode(Buffer.from(delta, 'base64'));
+    const pcm = decodePayload(delta);
     this.out.media(this.up ? this.up.process(pcm) : pcm);
     const name = `${++this.markSeq}`;
     this.marks.push({ name, item: itemId, endMs: this.item.sentMs });

@@ -5,7 +5,7 @@ import { closeWebSockets } from '../../lib/bounded';
 import { jsonMessage, objectField, stringField, UNSUPPORTED_MESSAGE, type JsonObject } from '../../lib/json-message';
 import { Call } from '../../modules/calls/call.entity';
 import { validMediaToken } from '../../telephony/twilio.wire';
-import { BASE64, decode, encodeInto, MULAW_RATE, payloadMs } from '../codecs/mulaw';
+import { BASE64, decodePayload, encodeInto, MULAW_RATE, payloadMs } from '../codecs/mulaw';
 import type { MediaOut, VoiceEngine } from '../engine';
 import { engineSetup } from '../engine.setup';
 import { EarlyAudio } from './early-audio';
@@ -157,7 +157,7 @@ class MediaStream {
         if (payload === undefined || this.tooFast || !BASE64.test(payload)) return;
         const verdict = this.pace.take(payloadMs(payload));
         if (verdict === 'pass') {
-          if (this.engine) this.engine.audio(decode(Buffer.from(payload, 'base64')));
+          if (this.engine) this.engine.audio(decodePayload(payload));
           else this.early.keep(payload, payloadMs(payload));
         }
         else if (verdict === 'close') {
@@ -228,7 +228,7 @@ class MediaStream {
       return;
     }
     this.engine = engine;
-    this.early.drain((payload) => engine.audio(decode(Buffer.from(payload, 'base64'))));
+    this.early.drain((payload) => engine.audio(decodePayload(payload)));
   }
 
   private async onClose(): Promise<void> {

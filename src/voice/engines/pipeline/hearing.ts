@@ -3,7 +3,7 @@ import { Framer } from '../../codecs/mix';
 import { encode } from '../../codecs/mulaw';
 import { Resampler } from '../../codecs/resample';
 import type { MediaRate } from '../../engine';
-import type { SttAudio, SttStream } from '../../services/service';
+import { PHONE_STT_AUDIO, type SttAudio, type SttStream } from '../../services/service';
 import { VAD_FRAME_SAMPLES, VAD_SAMPLE_RATE } from '../../vad/silero';
 
 /** `noise_cancellation`: cleans the caller's PCM (at the call's rate) before VAD and STT (on the voice worker thread, hence a promise; in order). */
@@ -28,7 +28,7 @@ export interface Listener {
 
 /** What the STT is sent of a call at this rate: the telephone's mu-law as it came, a browser's 16 kHz PCM as it is. */
 export function sttAudio(rate: MediaRate): SttAudio {
-  return rate === 8000 ? { encoding: 'mulaw', sampleRate: 8000 } : { encoding: 'linear16', sampleRate: 16000 };
+  return rate === PHONE_STT_AUDIO.sampleRate ? PHONE_STT_AUDIO : { encoding: 'linear16', sampleRate: 16000 };
 }
 
 /**
@@ -38,6 +38,8 @@ export function sttAudio(rate: MediaRate): SttAudio {
 export class Hearing {
   /** To the VAD's 16 kHz (none when the call is at that rate already). */
   private readonly toVad: Resampler | null;
+  /** The STT takes mu-law (the telephone's), else the PCM's own bytes. */
+  private readonly mulaw: boolean;
   private readonly vadFrames = new Framer(VAD_FRAME_SAMPLES);
   /** VAD runs in order, frame after frame. */
   private runs: Promise<void> = Promise.resolve();
@@ -50,9 +52,10 @@ export class Hearing {
     private readonly denoiser: Denoiser | null,
     private readonly listener: Listener,
     private readonly log: { logger: Logger; callId: number },
-    private readonly rate: MediaRate,
+    rate: MediaRate,
   ) {
     this.toVad = rate === VAD_SAMPLE_RATE ? null : new Resampler(rate, VAD_SAMPLE_RATE);
+    this.mulaw = sttAudio(rate).encoding === 'mulaw';
   }
 
   /** A chunk of the caller's audio, PCM at the call's rate. */
@@ -68,7 +71,7 @@ export class Hearing {
   /** `arrivedAt`: when the audio came in (before the denoiser's wait), for the VAD's late-frame bound. */
   private pass(pcm: Int16Array, arrivedAt?: number): void {
     // The STT's encoding (sttAudio): mu-law for the telephone, the PCM's own bytes (little-endian on every platform Node runs this on) for a browser.
-    this.stt.send(this.rate === 8000 ? encode(pcm) : new Uint8Array(pcm.buffer, pcm.byteOffset, pcm.byteLength));
+    this.stt.send(this.mulaw ? encode(pcm) : new Uint8Array(pcm.buffer, pcm.byteOffset, pcm.byteLength));
     this.toVadFrames(this.toVad ? this.toVad.process(pcm) : pcm, arrivedAt);
   }
 
