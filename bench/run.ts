@@ -16,6 +16,7 @@ import { profileMarkdown, summariseProfile, type CpuProfile } from './profile';
 import { runSubscriptionsScenario, type SubscriptionsResult } from './subscriptions';
 import { runVoiceScenario, type VoiceResult } from './voice';
 import { importTable, runImportScenario } from './import';
+import { amdMarkdown, runAmdBench } from './amd';
 
 /**
  * `npm run bench [-- --quick]`: every scenario against the floor (node:http + pg by hand),
@@ -49,10 +50,10 @@ const targetNode = flags.node ?? process.execPath;
 const only = flags.only ?? [];
 const chosen = (scenario: Scenario) => only.length === 0 || only.some((text) => scenario.name.includes(text));
 /**
- * `--only dialer`, `--only subscriptions`, `--only voice`, `--only pipeline` or `--only webcall`
+ * `--only dialer`, `--only subscriptions`, `--only voice`, `--only pipeline`, `--only webcall` or `--only amd`
  * alone: that scenario, without the dataset. The pipeline and web calls run only so: they take minutes.
  */
-const alone = only.length === 1 && ['dialer', 'subscriptions', 'voice', 'pipeline', 'webcall', 'import'].includes(only[0]) ? only[0] : null;
+const alone = only.length === 1 && ['dialer', 'subscriptions', 'voice', 'pipeline', 'webcall', 'import', 'amd'].includes(only[0]) ? only[0] : null;
 const scale = SCALES[flags.quick ? 'quick' : 'full'];
 const duration = Number(flags.duration ?? (flags.quick ? 10 : 15));
 const warmup = Number(flags.warmup ?? (flags.quick ? 2 : 5));
@@ -622,6 +623,13 @@ async function writeResults(results: Record<string, unknown>): Promise<void> {
 
 async function main(): Promise<void> {
   const log = (line: string) => process.stderr.write(`${line}\n`);
+  if (alone === 'amd') {
+    // `--only amd`: the answering-machine detector on its espeak-ng corpus; no database, no server.
+    const markdown = `${amdMarkdown(runAmdBench(root))}\n\nMade by \`npm run bench -- --only amd\`.\n`;
+    process.stdout.write(markdown);
+    await fs.writeFile(path.join(root, 'bench', 'results', 'amd.md'), markdown);
+    return;
+  }
   const cacheDir = path.join(root, 'bench', '.cache');
   const database = process.env.DATABASE_URL
     ? { url: process.env.DATABASE_URL, stop: async () => {} }
