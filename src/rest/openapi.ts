@@ -248,7 +248,7 @@ const CALL_WEBHOOK: JsonSchema = {
     assistant_phone: { type: 'string' },
     duration: { type: 'integer', description: 'Seconds.' },
     status: { enum: [...CALL_STATUSES] },
-    answered_by: { enum: ['human', 'machine', 'unknown', null] },
+    answered_by: { enum: ['human', 'machine', 'unavailable', 'unknown', null] },
     extracted_variables: { type: 'object' },
     input_variables: { type: 'object' },
     evaluation: { type: ['object', 'null'] },

@@ -6,6 +6,7 @@ import { readBody, sendError } from '../http';
 import { enqueue } from '../jobs/queue';
 import { toE164 } from '../lib/phone';
 import { Assistant } from '../modules/assistants/assistant.entity';
+import { ENGINE_VERDICT_SQL } from '../modules/calls/call.answered-by';
 import { Call } from '../modules/calls/call.entity';
 import { hangupEvent, HANGUPS, isHangupReason, type CallEvent } from '../modules/calls/call.events';
 import { applyCallEvent } from '../modules/calls/call.lifecycle';
@@ -106,11 +107,12 @@ async function handleTwilioCallback(em: EntityManager, runtime: CallbackDeps, ki
     if (!answeredBy) return;
     const [answered] = await em.execute(
       `update calls c set answered_by = ?, updated_at = now() from assistants a
-       where c.id = ? and c.answered_at is not null and c.finished_at is null and a.id = c.assistant_id returning a.end_call_on_voicemail`,
+       where c.id = ? and c.answered_at is not null and c.finished_at is null and a.id = c.assistant_id and not ${ENGINE_VERDICT_SQL}
+       returning a.end_call_on_voicemail, a.voicemail_message`,
       [answeredBy, call.id],
     );
-    // A voicemail the assistant does not talk to: the call is hung up.
-    if (answeredBy === 'machine' && answered?.end_call_on_voicemail) {
+    // A voicemail the assistant does not talk to: the call is hung up. With a voicemail_message the engine leaves it after the beep.
+    if (answeredBy === 'machine' && answered?.end_call_on_voicemail && !answered.voicemail_message) {
       await runtime.telephony.hangup(em, deps, await em.findOneOrFail(Call, { id: call.id }, { refresh: true }), 'voicemail');
     }
     return;

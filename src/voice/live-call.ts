@@ -1,5 +1,6 @@
+import { answeredByNow, recordAnsweredBy, type AnsweredByVerdict } from '../modules/calls/call.answered-by';
 import type { Turn } from '../modules/calls/call.conversation';
-import { Call, type CallUsage, type ToolCallRecord } from '../modules/calls/call.entity';
+import { Call, type AnsweredBy, type CallUsage, type ToolCallRecord } from '../modules/calls/call.entity';
 import type { HangupReason } from '../modules/calls/call.events';
 import { appendTurn, type TurnLimits } from '../modules/calls/call.turns';
 import { providerOf } from '../modules/calls/call.web-provider';
@@ -86,6 +87,18 @@ export class LiveCall {
    */
   failed(detail: string): void {
     this.write(`update calls set hangup_detail = left(?, ${DETAIL_CHARS}) where id = ? and finished_at is null and hangup_detail is null`, [detail, this.id]);
+  }
+
+  /** The engine's verdict on who answered (kept once, before what is written after it). */
+  answeredBy(verdict: AnsweredByVerdict): void {
+    this.writes = this.writes
+      .then(() => recordAnsweredBy(this.runtime.orm.em.fork(), this.id, verdict))
+      .catch((error: unknown) => this.runtime.logger.error('voice: could not record a call’s progress', error, { call_id: this.id }));
+  }
+
+  /** Who answered, as the call keeps it now (Twilio's AMD when it has come). */
+  providerAnsweredBy(): Promise<AnsweredBy | null> {
+    return answeredByNow(this.runtime.orm.em.fork(), this.id);
   }
 
   /** Ends the call through its provider, unless it is over. */

@@ -303,6 +303,7 @@ export function virtualCall(settings: Partial<Assistant> = {}, options: VirtualO
     language: 'pt',
     tools,
     variables: { ...assistant.variables, ...options.variables },
+    outbound: false,
   };
   const logger = { info: () => {}, debug: () => {}, warn: () => {}, error: (message: string) => record.errors.push(message) };
   engine = new PipelineEngine(

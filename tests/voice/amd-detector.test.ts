@@ -94,3 +94,12 @@ describe('AmdDetector', () => {
     expect(detector.final('I sell mailboxes')).toBeNull();
   });
 });
+
+test('once the assistant has opened first, a long answer is no machine; a mailbox phrase still is', () => {
+  const detector = new AmdDetector();
+  detector.audio(silence(1500), 8000);
+  detector.greeted();
+  detector.audio(concat(voiced(4000), silence(2000)), 8000);
+  expect(detector.final('Sim, sou eu mesma, pode falar que estou ouvindo, diga o que precisa')).toBeNull();
+  expect(detector.final('Deixe seu recado')?.verdict).toBe('machine');
+});

@@ -73,6 +73,8 @@ export interface AssistantSettings {
   pronunciations: Pronunciation[];
   backchannel_words: string[] | null;
   false_interruption_timeout_ms: number;
+  voicemail_message: string | null;
+  voicemail_beep_timeout_seconds: number;
 }
 
 /** What an assistant gets for each optional field left out on create (the README lists them too). */
@@ -108,6 +110,8 @@ export const ASSISTANT_DEFAULTS: Readonly<AssistantSettings> = Object.freeze({
   pronunciations: [],
   backchannel_words: null,
   false_interruption_timeout_ms: 2000,
+  voicemail_message: null,
+  voicemail_beep_timeout_seconds: 20,
 });
 
 @ObjectType('Assistant', { simpleResolvers: true, description: 'An AI voice assistant and its whole configuration.' })
@@ -309,6 +313,17 @@ export class Assistant implements AssistantSettings {
   @Field(() => Int, { description: 'Milliseconds, 0 to 10000: how long a reply paused by the caller waits for a word before it resumes; 0: a pause is a cancel.' })
   @Property({ type: 'integer' })
   false_interruption_timeout_ms!: number;
+
+  @Field(() => String, {
+    nullable: true,
+    description: 'Left on a mailbox (outbound calls on a built-in engine) once its beep has ended, in the assistant’s voice, then the call is hung up; `{{variables}}` are filled per call. Null: end_call_on_voicemail decides.',
+  })
+  @Property({ type: 'text', nullable: true })
+  voicemail_message!: string | null;
+
+  @Field(() => Int, { description: 'Seconds, 1 to 60: how long the voicemail message waits for the mailbox’s beep before it is left anyway.' })
+  @Property({ type: 'smallint' })
+  voicemail_beep_timeout_seconds!: number;
 
   @Field(() => String, { description: 'YYYY-MM-DD HH:MM:SS, UTC.' })
   @Property({ type: SpecTimestampType, onCreate: () => nowSpecTimestamp() })

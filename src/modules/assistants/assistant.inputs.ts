@@ -136,6 +136,12 @@ abstract class AssistantOptionalInput {
 
   @Field(() => Int, { nullable: true, description: 'Milliseconds, 0 to 10000; 0: a pause is always a cancel.' })
   false_interruption_timeout_ms?: number | null;
+
+  @Field(() => String, { nullable: true, description: 'At most 1000 characters, `{{variables}}` filled per call; null or blank: none (end_call_on_voicemail decides).' })
+  voicemail_message?: string | null;
+
+  @Field(() => Int, { nullable: true, description: 'Seconds, 1 to 60.' })
+  voicemail_beep_timeout_seconds?: number | null;
 }
 
 @InputType('CreateAssistantInput')

@@ -40,6 +40,7 @@ const INT_RANGES = {
   max_call_duration: [20, 1200],
   max_silence_duration: [1, 120],
   false_interruption_timeout_ms: [0, 10_000],
+  voicemail_beep_timeout_seconds: [1, 60],
 } as const;
 const BOOLEANS = [
   'post_call_evaluation',
@@ -54,6 +55,8 @@ const BOOLEANS = [
 ] as const;
 const TEXTS = { assistant_name: 255, llm_model: 100, initial_message: 5000, system_prompt: 50_000 } as const;
 const MAX_POST_CALL_ITEMS = 50;
+/** `voicemail_message`: what a mailbox takes without cutting it short. */
+const VOICEMAIL_MESSAGE_CHARS = 1000;
 /**
  * Lists of words: how many, and each one's length. Deepgram takes at most 500 tokens of
  * keyterms a stream (https://developers.deepgram.com/docs/keyterm), about 50 short phrases.
@@ -71,6 +74,7 @@ export const ASSISTANT_RULES = {
   maxPostCallItems: MAX_POST_CALL_ITEMS,
   wordLists: WORD_LISTS,
   pronunciations: PRONUNCIATIONS,
+  voicemailMessage: VOICEMAIL_MESSAGE_CHARS,
 } as const;
 const POST_CALL_NAME = /^[A-Za-z0-9_]+$/;
 const TIME_ZONE = /^[A-Za-z]+(?:\/[A-Za-z0-9_+-]+)+$/;
@@ -86,6 +90,7 @@ const NULLABLE = new Set([
   'keyterms',
   'pronunciations',
   'backchannel_words',
+  'voicemail_message',
 ]);
 
 /** The assistant's column values that a request sets, after every check. */
@@ -172,6 +177,12 @@ function checkValues(input: Input, errors: FieldErrorCollector): Changes {
   // null is a value of its own: the language's defaults ([] is none at all).
   if (input.backchannel_words !== undefined) {
     changes.backchannel_words = input.backchannel_words === null ? null : checkWords(errors, 'backchannel_words', input.backchannel_words);
+  }
+  // Blank is none, as null: a mailbox is never left an empty message.
+  if (input.voicemail_message !== undefined) {
+    const message = input.voicemail_message?.trim() ?? '';
+    if (message.length > VOICEMAIL_MESSAGE_CHARS) errors.add('voicemail_message', FieldMessages.maxLength('voicemail_message', VOICEMAIL_MESSAGE_CHARS));
+    else changes.voicemail_message = message === '' ? null : message;
   }
   if (input.pronunciations !== undefined) changes.pronunciations = checkPronunciations(errors, input.pronunciations ?? []);
   if (input.end_call_tool !== undefined) {

@@ -21,7 +21,8 @@ export type CallStatus = (typeof CALL_STATUSES)[number];
 export const FINAL_CALL_STATUSES: readonly CallStatus[] = ['busy', 'ended', 'completed', 'ended_by_customer', 'ended_by_assistant', 'no-answer', 'failed'];
 export const CALL_TYPES = ['inbound', 'outbound', 'web'] as const;
 export type CallType = (typeof CALL_TYPES)[number];
-export type AnsweredBy = 'human' | 'machine' | 'unknown';
+/** `unavailable`: a carrier's intercept (the phone off, the number not in service), found by the engine's detector. */
+export type AnsweredBy = 'human' | 'machine' | 'unavailable' | 'unknown';
 
 @ObjectType('CallUsage', { simpleResolvers: true, description: 'What the pipeline engine’s vendors report the call used.' })
 export class CallUsage {
@@ -191,7 +192,7 @@ export class Call {
   @Property({ type: 'decimal', precision: 18, scale: 4 })
   total_cost: string = '0';
 
-  @Field(() => String, { nullable: true, description: 'human, machine or unknown; null until answered.' })
+  @Field(() => String, { nullable: true, description: 'human, machine, unavailable (a carrier’s intercept: the phone off, the number not in service) or unknown; null until answered.' })
   @Property({ length: 16, nullable: true })
   answered_by: AnsweredBy | null = null;
 
@@ -223,7 +224,7 @@ export class Call {
 
   @Field(() => String, {
     nullable: true,
-    description: 'Why vozgate ended the call: api, end-call-tool, time-limit, silence, voicemail, media-lost, engine-failed, stt-failed, llm-failed, tts-failed, or customer (the caller hung up on a voice engine).',
+    description: 'Why vozgate ended the call: api, end-call-tool, time-limit, silence, voicemail, voicemail-message (the voicemail_message left), unavailable (a carrier’s intercept), media-lost, engine-failed, stt-failed, llm-failed, tts-failed, or customer (the caller hung up on a voice engine).',
   })
   @Property({ type: 'text', nullable: true })
   hangup_reason: string | null = null;

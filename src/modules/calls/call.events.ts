@@ -31,6 +31,10 @@ export const HANGUPS = {
   },
   silence: { status: 'ended', note: 'Chamada encerrada: o cliente não respondeu.', unanswered: 'silence before it was answered' },
   voicemail: { status: 'ended', note: 'Caixa postal detectada: chamada encerrada (end_call_on_voicemail).', unanswered: 'voicemail before it was answered' },
+  /** The engine's detector: the voicemail_message left after the mailbox's beep. */
+  'voicemail-message': { status: 'ended', note: 'Caixa postal detectada: mensagem deixada (voicemail_message).', unanswered: 'voicemail before it was answered' },
+  /** The engine's detector: a carrier's intercept (the phone off, out of coverage, the number not in service). */
+  unavailable: { status: 'ended', note: 'Chamada encerrada: mensagem da operadora (telefone desligado, fora de área ou número inexistente).', unanswered: 'a carrier intercept before it was answered' },
   'media-lost': { status: 'ended', note: 'Chamada encerrada: a conexão de áudio caiu.', unanswered: 'the media stream was lost before it was answered' },
   'engine-failed': { status: 'ended', note: 'Chamada encerrada: o motor de voz falhou.', unanswered: 'the voice engine failed before it was answered' },
   /** The pipeline engine's vendors: speech to text, the language model, text to speech (design.md, "The pipeline engine"). */

@@ -27,7 +27,7 @@ export const JSON_TYPES: Record<PostCallSchemaItem['type'], string> = { string: 
  */
 export function needsPostCall(deps: LifecycleDeps, call: Pick<Call, 'provider' | 'answered_at' | 'answered_by'>, assistant: Assistant | null): boolean {
   if (!deps.analyst || !assistant || call.provider === 'simulator') return false;
-  if (call.answered_at === null || call.answered_by === 'machine') return false;
+  if (call.answered_at === null || call.answered_by === 'machine' || call.answered_by === 'unavailable') return false;
   return assistant.post_call_schema.length > 0 || assistant.post_call_evaluation;
 }
 

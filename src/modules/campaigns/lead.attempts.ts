@@ -37,7 +37,8 @@ interface LeadPolicy {
 /**
  * The outcome of an attempt, by the contract: a person answered and the call ended ->
  * completed, unless the goal rule asks for a retry; a machine answered -> a retry when
- * `retry_on_voicemail`, else completed; busy, no answer, failed -> a retry. A retry waits
+ * `retry_on_voicemail`, else completed; a carrier's intercept (answered_by `unavailable`), busy,
+ * no answer, failed -> a retry. A retry waits
  * `retry_interval` (divided by DIALER_TIME_SCALE); a contact that has had 1 + `max_retries`
  * attempts hands over to the lead's next secondary contact, dialled at once; when none is
  * left the lead has reached its maximum. Only the lead's current attempt counts: a client
@@ -86,6 +87,8 @@ export async function settleAttempt(em: EntityManager, config: Config, call: Cal
 function reached(call: Call, policy: LeadPolicy): boolean {
   if (call.answered_at === null) return false;
   if (call.answered_by === 'machine') return !policy.retry_on_voicemail;
+  // A carrier's intercept (the phone off, out of coverage): nobody was reached, as with no answer.
+  if (call.answered_by === 'unavailable') return false;
   if (!policy.retry_on_goal_incomplete || policy.goal_completion_variable === null) return true;
   return truthy(call.variables[policy.goal_completion_variable]);
 }

@@ -65,6 +65,8 @@ export class AmdDetector {
   private longest = 0;
   /** The number of finals when the long stretch was first seen (a later final tells its words). */
   private finalsAtLong: number | null = null;
+  /** The assistant spoke first (the callee said nothing while it waited). */
+  private greetedFirst = false;
 
   get decision(): AmdDecision | null {
     return this.decided;
@@ -112,6 +114,15 @@ export class AmdDetector {
     return this.decide();
   }
 
+  /**
+   * The assistant has opened before the callee said anything: what the callee says now answers
+   * it, and a long answer is a person's (machines talk at once), so the timing no longer says
+   * machine; the phrases and Twilio still do.
+   */
+  greeted(): void {
+    this.greetedFirst = true;
+  }
+
   /** Ms of the callee's audio heard since the answer. */
   get elapsedMs(): number {
     return this.heardMs;
@@ -144,6 +155,7 @@ export class AmdDetector {
     const silence = at - this.lastTalk;
     const words = said ? said.split(' ').length : 0;
     if (long) {
+      if (this.greetedFirst) return null;
       const wordsKnown = this.finalsAtLong !== null && this.finals.length > this.finalsAtLong;
       const personLike = words > 0 && words <= HUMAN_LONG_WORDS && startsWithOpening(this.finals[0]);
       if (personLike) {

@@ -8,6 +8,8 @@ import type { MediaEnd, MediaOut, VoiceEngine } from '../engine';
 import { fillVariables, type EngineSetup } from '../engine.setup';
 import type { LiveCall } from '../live-call';
 import { realtimeModel, realtimeSession } from '../services/openai.realtime';
+import type { AmdDecision } from '../amd/detector';
+import { Screening, screeningPorts } from '../amd/screening';
 import { runFunction, type CallActions } from '../tools';
 import { interruptSpeechMs } from './pipeline/turns';
 
@@ -78,6 +80,14 @@ export class RealtimeEngine implements VoiceEngine {
    * when the API heard their speech start, an answer's when its first audio was sent.
    */
   private readonly startedAt = new Map<string, number>();
+  /** Outbound calls: who answered, found in the first seconds (src/voice/amd/), from the callee's audio and the session's transcripts. */
+  private readonly screening: Screening | null;
+  private opened = false;
+  /** A mailbox answered: the session's own answers are cancelled until the voicemail message is asked for. */
+  private voicemail = false;
+  private messageAsked = false;
+  /** The session's response that says the voicemail message. */
+  private messageResponse: string | null = null;
 
   constructor(
     private readonly runtime: RealtimeDeps,
@@ -104,10 +114,13 @@ export class RealtimeEngine implements VoiceEngine {
     });
     this.silenceTimer = setInterval(() => this.checkSilence(), 250);
     this.silenceTimer.unref();
+    this.screening = setup.outbound ? new Screening(out.rate, screeningPorts(call), { open: () => this.open(), verdict: (decision) => this.onVerdict(decision) }) : null;
+    if (!this.screening) this.opened = true;
   }
 
   audio(pcm: Int16Array): void {
     if (this.ended) return;
+    this.screening?.audio(pcm);
     const narrow = this.down ? this.down.process(pcm) : pcm;
     if (narrow.length === 0) return;
     const payload = Buffer.from(encode(narrow)).toString('base64');
@@ -132,6 +145,7 @@ export class RealtimeEngine implements VoiceEngine {
     if (this.ended) return;
     this.ended = true;
     clearInterval(this.silenceTimer);
+    this.screening?.close();
     this.stopBarge();
     this.ws.close();
     if (reason === 'customer') this.call.endedAtProvider();
@@ -164,12 +178,15 @@ export class RealtimeEngine implements VoiceEngine {
         if (this.barge && !this.barge.long) this.stopBarge();
         return;
       case 'response.created':
+        // The session answers what it hears; a mailbox gets only the voicemail message, a callee not yet judged nothing.
+        if (this.voicemail ? !this.messageAsked : !this.opened) this.send({ type: 'response.cancel' });
+        else if (this.messageAsked) this.messageResponse ??= responseId(event);
         this.responding = true;
         this.responseAudio = false;
         this.silentSince = null;
         return;
       case 'response.done':
-        return void this.responseDone();
+        return void this.responseDone(responseId(event));
       case 'response.output_audio_transcript.delta':
         return this.showWords('assistant', String(event.item_id), event.delta);
       case 'conversation.item.input_audio_transcription.delta':
@@ -182,7 +199,10 @@ export class RealtimeEngine implements VoiceEngine {
       case 'conversation.item.input_audio_transcription.completed':
         this.wordsSoFar.delete(String(event.item_id));
         if (typeof event.transcript === 'string') this.checkBarge(String(event.item_id), event.transcript);
-        if (typeof event.transcript === 'string' && event.transcript.trim()) this.call.turn({ speaker: 'customer', text: event.transcript.trim() }, this.startOf(String(event.item_id)));
+        if (typeof event.transcript === 'string' && event.transcript.trim()) {
+          this.screening?.final(event.transcript);
+          this.call.turn({ speaker: 'customer', text: event.transcript.trim() }, this.startOf(String(event.item_id)));
+        }
         return;
       case 'response.function_call_arguments.done':
         return this.functionCall(String(event.call_id), String(event.name), String(event.arguments ?? '{}'));
@@ -200,6 +220,43 @@ export class RealtimeEngine implements VoiceEngine {
     this.ready = true;
     for (const payload of this.pending) this.ws.send(`{"type":"input_audio_buffer.append","audio":"${payload}"}`);
     this.pending = [];
+    if (this.opened) this.greet();
+  }
+
+  /** An outbound call's opening, once the callee is heard from (or not: Screening). */
+  private open(): void {
+    if (this.opened || this.ended || this.hangingUp) return;
+    this.opened = true;
+    if (this.ready) this.greet();
+  }
+
+  /**
+   * Who answered (design.md, "Calls that act"), as in the pipeline engine: a carrier's
+   * intercept is hung up at once; a mailbox gets `voicemail_message` once its beep has ended,
+   * said by the model in the assistant's voice, else `end_call_on_voicemail` decides.
+   */
+  private onVerdict(decision: AmdDecision): void {
+    if (this.ended || this.hangingUp) return;
+    this.runtime.logger.info('voice: who answered', { call_id: this.call.id, answered_by: decision.verdict, source: decision.source, reason: decision.reason });
+    if (decision.verdict === 'human') return;
+    const { voicemail_message, end_call_on_voicemail, voicemail_beep_timeout_seconds } = this.setup.assistant;
+    if (decision.verdict === 'machine' && !voicemail_message && !end_call_on_voicemail) return this.open();
+    this.voicemail = true;
+    this.stopBarge();
+    if (this.responding) this.send({ type: 'response.cancel' });
+    this.out.clear();
+    this.marks = [];
+    if (decision.verdict === 'unavailable') return void this.hangup('unavailable');
+    if (!voicemail_message) return void this.hangup('voicemail');
+    void this.screening!.beepEnded(voicemail_beep_timeout_seconds * 1000).then(() => {
+      if (this.ended || this.hangingUp) return;
+      this.messageAsked = true;
+      const message = fillVariables(voicemail_message, this.setup.variables);
+      this.send({ type: 'response.create', response: { instructions: `You reached a voicemail. Leave this message, saying exactly this, in its language, and nothing else: "${message}"` } });
+    });
+  }
+
+  private greet(): void {
     const { assistant, variables } = this.setup;
     if (assistant.who_speaks_first === 'AI assistant') {
       const opening = fillVariables(assistant.initial_message, variables);
@@ -254,7 +311,7 @@ export class RealtimeEngine implements VoiceEngine {
   private speechStarted(item: string): void {
     this.silentSince = null;
     this.reengaged = false;
-    if (!this.setup.assistant.allow_interruptions) return;
+    if (!this.setup.assistant.allow_interruptions || this.voicemail) return;
     this.stopBarge();
     const barge: NonNullable<typeof this.barge> = { item, long: false, timer: null };
     barge.timer = setTimeout(() => {
@@ -305,8 +362,12 @@ export class RealtimeEngine implements VoiceEngine {
     this.toolRuns.push(run);
   }
 
-  private async responseDone(): Promise<void> {
+  private async responseDone(id: string | null): Promise<void> {
     this.responding = false;
+    if (this.voicemail) {
+      if (this.messageResponse !== null && id === this.messageResponse && !this.hangingUp) this.hangupWhenHeard('voicemail-message');
+      return;
+    }
     const runs = this.toolRuns;
     this.toolRuns = [];
     if (runs.length) {
@@ -350,7 +411,7 @@ export class RealtimeEngine implements VoiceEngine {
 
   /** re_engagement_interval of silence: the assistant re-engages; then max_silence_duration more: the call ends. */
   private checkSilence(): void {
-    if (this.silentSince === null || this.hangingUp || this.ended) return;
+    if (this.silentSince === null || this.hangingUp || this.ended || this.voicemail) return;
     const silent = Date.now() - this.silentSince;
     const { re_engagement_interval, max_silence_duration } = this.setup.assistant;
     if (!this.reengaged && silent >= re_engagement_interval * 1000) {
@@ -361,4 +422,10 @@ export class RealtimeEngine implements VoiceEngine {
       void this.hangup('silence');
     }
   }
+}
+
+/** The id of the response an event is about (`response.created`, `response.done`). */
+function responseId(event: RealtimeEvent): string | null {
+  const response = event.response as { id?: unknown } | undefined;
+  return typeof response?.id === 'string' ? response.id : null;
 }

@@ -73,6 +73,8 @@ export const AssistantFieldsFragment = graphql(`
     filler_audios
     record_call
     end_call_on_voicemail
+    voicemail_message
+    voicemail_beep_timeout_seconds
     is_webhook_active
     webhook_url
     send_webhook_only_on_completed

@@ -5,6 +5,8 @@ import type { Runtime } from '../../../runtime';
 import type { MediaEnd, MediaOut, VoiceEngine } from '../../engine';
 import { callKeyterms, fillVariables, type EngineSetup } from '../../engine.setup';
 import type { LiveCall } from '../../live-call';
+import type { AmdDecision } from '../../amd/detector';
+import { Screening, screeningPorts } from '../../amd/screening';
 import { ServiceError, type LlmService, type SttService, type SttStream, type TtsService, type TtsSession } from '../../services/service';
 import { callFunctions, runFunction, speakDuring, type CallActions } from '../../tools';
 import { Conversation } from './context';
@@ -80,6 +82,14 @@ export class PipelineEngine implements VoiceEngine {
   private silentSince: number | null = null;
   private reengaged = false;
   private readonly silenceTimer: NodeJS.Timeout;
+  /** Outbound calls: who answered, found in the first seconds (src/voice/amd/); null for the others. */
+  private screening: Screening | null = null;
+  /** The assistant's opening has been given (at once when nothing is screened). */
+  private opened = false;
+  /** The callee spoke before the opening: the opening follows their words. */
+  private greetedBy = false;
+  /** A mailbox answered: the voicemail message is left (or the call hung up); what it says is no turn of the model's. */
+  private voicemail = false;
   /** What the vendors report the call used, recorded when it ends. */
   private readonly usage: CallUsage = { stt_seconds: 0, llm_input_tokens: 0, llm_output_tokens: 0, tts_characters: 0 };
 
@@ -106,7 +116,7 @@ export class PipelineEngine implements VoiceEngine {
         if (!this.reply) this.silentSince ??= Date.now();
       },
       words: (text) => out.transcript?.('customer', text),
-      interruptible: () => this.reply !== null && !this.failing && !this.hangingUp && !this.ended,
+      interruptible: () => this.reply !== null && !this.failing && !this.hangingUp && !this.ended && !this.voicemail,
       interrupt: () => this.interrupt(),
       pause: () => {
         this.reply?.pause();
@@ -125,7 +135,9 @@ export class PipelineEngine implements VoiceEngine {
       },
       {
         transcript: (transcript) => {
-          if (!this.ended) this.turns.transcript(transcript);
+          if (this.ended) return;
+          if (transcript.isFinal && transcript.text.trim()) this.screening?.final(transcript.text);
+          this.turns.transcript(transcript);
         },
         utteranceEnd: () => {
           if (!this.ended) this.turns.utteranceEnd();
@@ -174,18 +186,56 @@ export class PipelineEngine implements VoiceEngine {
     };
     this.silenceTimer = setInterval(() => this.checkSilence(), 250);
     this.silenceTimer.unref();
-    // `who_speaks_first` and `initial_message`.
+    if (setup.outbound) {
+      this.screening = new Screening(out.rate, screeningPorts(call), { open: () => this.open(), verdict: (decision) => this.onVerdict(decision) });
+    } else {
+      this.open();
+    }
+  }
+
+  /** `who_speaks_first` and `initial_message`: the call's opening (an outbound call's once the callee is heard from, or not). */
+  private open(): void {
+    if (this.opened || this.ended || this.hangingUp) return;
+    this.opened = true;
+    const { assistant, variables } = this.setup;
     if (assistant.who_speaks_first === 'AI assistant' && assistant.initial_message.trim()) {
-      this.say(fillVariables(assistant.initial_message, setup.variables), true);
+      this.say(fillVariables(assistant.initial_message, variables), true);
+    } else if (this.greetedBy) {
+      this.respond(timingFrom(null));
     } else {
       this.silentSince = Date.now();
     }
   }
 
+  /**
+   * Who answered (design.md, "Calls that act"): a person is talked to; a carrier's intercept
+   * is hung up at once; a mailbox gets `voicemail_message` once its beep has ended (at most
+   * `voicemail_beep_timeout_seconds`), else `end_call_on_voicemail` decides, as before.
+   */
+  private onVerdict(decision: AmdDecision): void {
+    if (this.ended || this.hangingUp) return;
+    this.deps.logger.info('voice: who answered', { call_id: this.call.id, answered_by: decision.verdict, source: decision.source, reason: decision.reason });
+    if (decision.verdict === 'human') return;
+    const { voicemail_message, end_call_on_voicemail, voicemail_beep_timeout_seconds } = this.setup.assistant;
+    if (decision.verdict === 'machine' && !voicemail_message && !end_call_on_voicemail) return this.open();
+    this.voicemail = true;
+    this.reply?.cancel();
+    this.speaker.clear();
+    if (decision.verdict === 'unavailable') return void this.hangup('unavailable');
+    if (!voicemail_message) return void this.hangup('voicemail');
+    void this.screening!.beepEnded(voicemail_beep_timeout_seconds * 1000).then(() => {
+      if (this.ended || this.hangingUp) return;
+      this.say(fillVariables(voicemail_message, this.setup.variables), false);
+      this.hangupWhenHeard('voicemail-message');
+    });
+  }
+
   // ------------------------------------------------------------------ the transport's side
 
   audio(pcm: Int16Array): void {
-    if (!this.ended) this.hearing.audio(pcm);
+    if (this.ended) return;
+    this.screening?.audio(pcm);
+    this.hearing.audio(pcm);
   }
 
   played(mark: string): void {
@@ -197,6 +247,13 @@ export class PipelineEngine implements VoiceEngine {
   /** The caller's turn is over: what they said goes to the model, now or once the assistant is done. */
   private onCallerTurn({ text, backchannel, startedAt, speechEndedAt }: CallerTurn): void {
     if (this.ended || this.hangingUp || this.failing) return;
+    // A mailbox's greeting, or the callee's before the opening: in the transcript; the opening (or the message) answers it.
+    if (this.voicemail || !this.opened) {
+      if (!text) return;
+      if (this.voicemail) return this.call.turn({ speaker: 'customer', text }, startedAt);
+      this.greetedBy = true;
+      return this.callerSaid(text, startedAt);
+    }
     // An acknowledgement over the assistant: in the transcript, not a turn of the model.
     if (backchannel && this.reply) return this.call.turn({ speaker: 'customer', text }, startedAt);
     if (!text) {
@@ -289,7 +346,7 @@ export class PipelineEngine implements VoiceEngine {
 
   /** `re_engagement_interval` of silence: the assistant re-engages; then `max_silence_duration` more: the call ends. */
   private checkSilence(): void {
-    if (this.silentSince === null || this.hangingUp || this.ended || this.failing || this.reply) return;
+    if (this.silentSince === null || this.hangingUp || this.ended || this.failing || this.reply || this.voicemail) return;
     const silent = Date.now() - this.silentSince;
     const { re_engagement_interval, max_silence_duration } = this.setup.assistant;
     if (!this.reengaged && silent >= re_engagement_interval * 1000) {
@@ -354,6 +411,7 @@ export class PipelineEngine implements VoiceEngine {
     const unanswered = [this.heldTurn, pending.text].join(' ').trim();
     if (unanswered) this.call.turn({ speaker: 'customer', text: unanswered }, this.heldStartedAt ?? pending.startedAt);
     clearInterval(this.silenceTimer);
+    this.screening?.close();
     this.turns.close();
     this.speaker.close();
     const heard = this.hearing.close();
