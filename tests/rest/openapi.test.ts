@@ -100,7 +100,7 @@ describe('GET /api/openapi.json', () => {
     expect(schemas.Campaign.properties.status.enum).toEqual([...CAMPAIGN_STATUSES]);
     expect(schemas.Sms.properties.status.enum).toEqual([...SMS_STATUSES]);
     // Nullable vocabularies list null too, or a null answer would fail them.
-    expect(schemas.Call.properties.answered_by.enum).toEqual(['human', 'machine', 'unknown', null]);
+    expect(schemas.Call.properties.answered_by.enum).toEqual(['human', 'machine', 'unavailable', 'unknown', null]);
   });
 
   it('says of every object which keys it has, or that any key is allowed (free-form: variables, evaluation, ...)', () => {

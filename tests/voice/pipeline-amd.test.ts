@@ -206,11 +206,34 @@ it('a person’s “Alô?” is answered with the opening, after their word and 
   const row = await until('the opening heard', () => callRow(call.id), (r) => r.turns.some((t: any) => t.speaker === 'assistant'), 15_000);
   expect(hangupPost(call)).toBeUndefined();
   expect(row.answered_by).toBe('human');
+  // Twilio's AMD, late and wrong: the engine's verdict stands, and the person is not hung up on.
+  expect((await twilioFake.request(app.config.publicUrl, `/telephony/twilio/amd?call=${call.id}`, { CallSid: call.sid, AnsweredBy: 'machine_start' })).status).toBe(204);
+  expect((await callRow(call.id)).answered_by).toBe('human');
+  await new Promise((resolve) => setTimeout(resolve, 300));
+  expect(hangupPost(call)).toBeUndefined();
   await completed(call);
   expect(row.turns.slice(0, 2).map((t: any) => [t.speaker, t.text])).toEqual([
     ['customer', 'Alô?'],
     ['assistant', OPENING],
   ]);
+});
+
+it('Twilio’s AnsweredBy decides when the engine cannot: a silent mailbox, no beep: the message after voicemail_beep_timeout_seconds', async () => {
+  const before = openai.speechRequests.length;
+  const call = await dial({ voicemail_message: MESSAGE, voicemail_beep_timeout_seconds: 1 });
+  // Nothing said: the opening starts after 1.5 s; then Twilio's AMD says machine.
+  await until('the opening spoken', async () => speechInputs().slice(before), (inputs) => inputs.includes(OPENING), 10_000);
+  const amdAt = Date.now();
+  await twilioFake.request(app.config.publicUrl, `/telephony/twilio/amd?call=${call.id}`, { CallSid: call.sid, AnsweredBy: 'machine_end_other' });
+  await until('the message synthesised', async () => speechInputs().slice(before), (inputs) => inputs.includes(MESSAGE), 10_000);
+  // No beep: at most voicemail_beep_timeout_seconds after the verdict (read within half a second), then left anyway.
+  expect(Date.now() - amdAt).toBeGreaterThanOrEqual(1000);
+  expect(Date.now() - amdAt).toBeLessThan(3000);
+  await until('hung up', async () => hangupPost(call), Boolean, 20_000);
+  const verdict = await verdictEvent(call.id);
+  expect(verdict.detail).toMatchObject({ answered_by: 'machine', source: 'twilio' });
+  await completed(call);
+  expect((await until('ended', () => callRow(call.id), (r) => r.status !== 'in-progress')).hangup_reason).toBe('voicemail-message');
 });
 
 it('a callee who says nothing is greeted after 1.5 s', async () => {
