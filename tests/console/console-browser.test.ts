@@ -177,6 +177,13 @@ runInBrowser(
     const turnTaking = await app.graphql(`{ assistant(id: ${s.assistant}) { keyterms backchannel_words false_interruption_timeout_ms } }`, {}, s.account.token);
     expect(turnTaking.body.data.assistant).toEqual({ keyterms: ['Loja Centro', 'pedido {{order}}'], backchannel_words: ['beleza', 'show'], false_interruption_timeout_ms: 1500 });
     expect(await page.locator('#assistant-keyterms').inputValue()).toBe('Loja Centro\npedido {{order}}');
+    // The voicemail message and the wait for the beep (answering machines).
+    await page.locator('#assistant-voicemail_message').fill('Oi {{customer_name}}, retorne a ligação.');
+    await page.locator('#assistant-voicemail_beep_timeout_seconds').fill('12');
+    await page.getByRole('button', { name: 'Save' }).click();
+    await page.getByRole('status').filter({ hasText: 'Saved.' }).waitFor({ timeout: 10_000 });
+    const voicemail = await app.graphql(`{ assistant(id: ${s.assistant}) { voicemail_message voicemail_beep_timeout_seconds } }`, {}, s.account.token);
+    expect(voicemail.body.data.assistant).toEqual({ voicemail_message: 'Oi {{customer_name}}, retorne a ligação.', voicemail_beep_timeout_seconds: 12 });
     await visit(page, '/assistants/new', '#assistant-assistant_name', 'assistant-new', problems);
 
     // The rest of the pages.

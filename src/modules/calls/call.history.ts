@@ -8,9 +8,12 @@ import type { Turn, TurnLatency } from './call.conversation';
  * its turns with their times.
  */
 
-@ObjectType('CallStatusEvent', { simpleResolvers: true, description: 'A change of a call’s status, as the state machine recorded it.' })
+@ObjectType('CallStatusEvent', {
+  simpleResolvers: true,
+  description: 'A change of a call’s status, as the state machine recorded it; or the voice engine’s verdict on who answered (status `answered-by`).',
+})
 export class CallStatusEvent {
-  @Field(() => String, { description: 'The status the call reached.' })
+  @Field(() => String, { description: 'The status the call reached; `answered-by`: the voice engine’s verdict, its detail `{answered_by, source (phrase, twilio or timing), reason, at_ms}`.' })
   status!: string;
 
   @Field(() => String, { description: 'When, ISO 8601 with milliseconds (UTC).' })
