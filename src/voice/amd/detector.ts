@@ -4,7 +4,8 @@ import { firstPhrase, HUMAN_OPENINGS, INTERCEPT_PHRASES, MAILBOX_PHRASES, normal
  * Who answered an outbound call, found by the engine (design.md, "Calls that act"): Twilio's
  * AMD is tuned to US greetings and its verdict comes seconds late, so each call's detector
  * combines what it can hear at once. Pure: the engine gives it the callee's audio, their
- * finals, Twilio's `AnsweredBy` when it comes, and the time (ms since the call was answered).
+ * finals and Twilio's `AnsweredBy` when it comes; its clock is the callee's audio (its samples),
+ * so a test or the benchmark may run it faster than real time.
  *
  * The rules, first that holds:
  * 1. the finals name a mailbox or a carrier's intercept (phrases.ts): `machine` / `unavailable`;

@@ -47,6 +47,8 @@ export class Screening {
   private readonly beeps: BeepDetector;
   private opened = false;
   private closed = false;
+  /** DETECTION_MS passed without a verdict: none comes. */
+  private over = false;
   private readonly timers: NodeJS.Timeout[] = [];
   private polling = false;
   /** Whoever waits for the beep's end (the voicemail message). */
@@ -77,13 +79,13 @@ export class Screening {
       this.beeps.audio(pcm);
       if (this.beeps.ended) this.beepWaiter?.();
     }
-    if (this.detector.decision) return;
+    if (this.detector.decision || this.over) return;
     this.decided(this.detector.audio(pcm, this.beeps.rate));
   }
 
   /** A final of the callee's speech. */
   final(text: string): void {
-    if (this.closed || this.detector.decision) return;
+    if (this.closed || this.over || this.detector.decision) return;
     this.decided(this.detector.final(text));
   }
 
@@ -138,7 +140,7 @@ export class Screening {
     this.polling = true;
     try {
       const answeredBy = await this.ports.answeredBy();
-      if (answeredBy && !this.closed && !this.detector.decision) this.decided(this.detector.answeredBy(answeredBy));
+      if (answeredBy && !this.closed && !this.over && !this.detector.decision) this.decided(this.detector.answeredBy(answeredBy));
     } catch {
       // A read that failed: the next one, or the detector alone, decides.
     } finally {
@@ -148,6 +150,7 @@ export class Screening {
 
   private stopDetecting(): void {
     if (this.detector.decision) return;
+    this.over = true;
     for (const timer of this.timers) clearTimeout(timer);
     this.openNow();
   }
