@@ -21,9 +21,11 @@ export interface EngineSetup {
   tools: Tool[];
   /** The call's variables over the assistant's. */
   variables: Record<string, unknown>;
+  /** A telephone call (inbound or outbound), not a web call: what a phone menu needs (press_digits) is offered. */
+  phone: boolean;
 }
 
-export async function engineSetup(em: EntityManager, call: Pick<Call, 'assistant_id' | 'input_variables'>): Promise<EngineSetup | null> {
+export async function engineSetup(em: EntityManager, call: Pick<Call, 'assistant_id' | 'input_variables' | 'type'>): Promise<EngineSetup | null> {
   const assistant = call.assistant_id ? await em.findOne(Assistant, { id: call.assistant_id }, { populate: ['voice'] }) : null;
   if (!assistant) return null;
   const links: { tool_id: number }[] = await em.execute('select tool_id from assistant_tools where assistant_id = ?', [assistant.id]);
@@ -42,6 +44,7 @@ export async function engineSetup(em: EntityManager, call: Pick<Call, 'assistant
     language: catalogue.language ?? null,
     tools,
     variables: { ...assistant.variables, ...call.input_variables },
+    phone: call.type !== 'web',
   };
 }
 

@@ -101,6 +101,8 @@ export interface VirtualOptions {
   ttsFirstByteMs?: number;
   /** The STT refuses the stream this long after it is opened (a wrong key). */
   sttRefusesAfterMs?: number;
+  /** A telephone call (default), or a web call (false). */
+  phone?: boolean;
 }
 
 export function virtualCall(settings: Partial<Assistant> = {}, options: VirtualOptions = {}) {
@@ -303,6 +305,7 @@ export function virtualCall(settings: Partial<Assistant> = {}, options: VirtualO
     language: 'pt',
     tools,
     variables: { ...assistant.variables, ...options.variables },
+    phone: options.phone ?? true,
   };
   const logger = { info: () => {}, debug: () => {}, warn: () => {}, error: (message: string) => record.errors.push(message) };
   engine = new PipelineEngine(

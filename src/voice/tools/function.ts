@@ -16,6 +16,12 @@ export interface CallFunction {
 export interface CallActions {
   /** The model asked to end the call: the goodbye is said, and the call is hung up once it is heard. */
   endCall(): void;
+  /**
+   * Plays the DTMF tone pairs of `keys` (each valid by codecs/dtmf.ts DTMF_KEY) in-band, after
+   * what the assistant has said so far. Resolves true once they were played to the caller, false
+   * when the caller interrupted them or the call ended first.
+   */
+  pressDigits(keys: string): Promise<boolean>;
 }
 
 /** What a function of the call runs with. */
@@ -34,6 +40,8 @@ export interface BuiltInFunction {
   readonly name: string;
   /** The function as the model sees it on this call (its description may be the assistant's). */
   offer(setup: FunctionSetup): CallFunction;
+  /** Whether this call offers it at all (default: every call does). */
+  offered?(setup: FunctionSetup): boolean;
   /** Does it; answers the output the model is given (JSON text). */
   run(args: string, context: FunctionContext): Promise<string> | string;
 }
@@ -41,4 +49,6 @@ export interface BuiltInFunction {
 /** The parts of a call's setup the functions are offered by. */
 export type FunctionSetup = {
   assistant: { end_call_tool_description: string | null };
+  /** A telephone call (inbound or outbound), not a web call. */
+  phone?: boolean;
 };

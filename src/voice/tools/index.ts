@@ -1,19 +1,29 @@
 import type { Tool } from '../../modules/tools/tool.entity';
 import { runAssistantTool, toolFunction } from './assistant-tool';
 import { endCall } from './end-call';
+import { pressDigits } from './press-digits';
 import type { BuiltInFunction, CallFunction, FunctionContext, FunctionSetup } from './function';
 
 export type { CallActions, CallFunction, FunctionContext } from './function';
 export { toolArguments, toolFunction } from './assistant-tool';
 
 /** The built-in functions, offered after the assistant's tools (one file each; the next act is one more line). */
-const BUILT_IN: readonly BuiltInFunction[] = [endCall];
+const BUILT_IN: readonly BuiltInFunction[] = [endCall, pressDigits];
 
 type CallTools = FunctionSetup & { tools: Tool[] };
 
-/** Every function of a call: the assistant's tools, then the built-in ones. */
+/** The built-in functions this call offers (a web call has no phone menu to press keys in). */
+const builtIns = (setup: FunctionSetup) => BUILT_IN.filter((fn) => fn.offered?.(setup) ?? true);
+
+/**
+ * Every function of a call: the assistant's tools, then the built-in ones. A tool named like a
+ * built-in this call offers (`press_digits` is snake case, as tools' names are) is not offered:
+ * the built-in takes precedence, as the model may be given each name once.
+ */
 export function callFunctions(setup: CallTools): CallFunction[] {
-  return [...setup.tools.map(toolFunction), ...BUILT_IN.map((fn) => fn.offer(setup))];
+  const builtIn = builtIns(setup);
+  const tools = setup.tools.filter((tool) => !builtIn.some((fn) => fn.name === tool.name));
+  return [...tools.map(toolFunction), ...builtIn.map((fn) => fn.offer(setup))];
 }
 
 /** The end-call function as the model sees it on this assistant's calls (the engine API gives it apart). */
@@ -32,7 +42,7 @@ export function speakDuring(setup: CallTools, name: string): string | null {
  * stays in the log, as it may name the server's internals.
  */
 export async function runFunction(setup: CallTools, name: string, args: string, context: FunctionContext): Promise<string> {
-  const builtIn = BUILT_IN.find((fn) => fn.name === name);
+  const builtIn = builtIns(setup).find((fn) => fn.name === name);
   const tool = builtIn ? null : setup.tools.find((candidate) => candidate.name === name);
   if (!builtIn && !tool) return JSON.stringify({ error: 'unknown tool' });
   try {

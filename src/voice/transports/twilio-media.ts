@@ -5,6 +5,7 @@ import { closeWebSockets } from '../../lib/bounded';
 import { jsonMessage, objectField, stringField, UNSUPPORTED_MESSAGE, type JsonObject } from '../../lib/json-message';
 import { Call } from '../../modules/calls/call.entity';
 import { validMediaToken } from '../../telephony/twilio.wire';
+import { DTMF_KEY } from '../codecs/dtmf';
 import { BASE64, decodePayload, encodeInto, MULAW_RATE, payloadMs } from '../codecs/mulaw';
 import type { MediaOut, VoiceEngine } from '../engine';
 import { engineSetup } from '../engine.setup';
@@ -27,7 +28,8 @@ type MediaDeps = LiveCallDeps & EngineDeps;
  * Anyone can open this socket, so until a valid `start` it takes only `connected` and one
  * `start`; anything else then (another event, a binary frame, text that is not a JSON object
  * naming its event) closes it. After `start`, a message that is not such an object closes the
- * stream too (Twilio never sends one); an event it does not know is ignored. Twilio paces its
+ * stream too (Twilio never sends one), and so does a `dtmf` whose digit is not one of 0-9 * # A-D;
+ * an event it does not know is ignored. Twilio paces its
  * audio; a stream that sends faster (a stranger holding a valid stream) is paced like a browser
  * (src/voice/pacing.ts): the excess dropped, then the socket closed with 1008.
  */
@@ -170,6 +172,13 @@ class MediaStream {
       case 'mark': {
         const name = stringField(objectField(message, 'mark'), 'name');
         if (name !== undefined) this.engine?.played(name);
+        return;
+      }
+      case 'dtmf': {
+        // A key the caller pressed: `{"dtmf": {"track": "inbound_track", "digit": "1"}}`. Twilio sends one key a message.
+        const digit = stringField(objectField(message, 'dtmf'), 'digit');
+        if (digit === undefined || !DTMF_KEY.test(digit)) return this.refuse('not a DTMF key', UNSUPPORTED_MESSAGE);
+        this.engine?.digit(digit);
         return;
       }
       case 'start':

@@ -2,11 +2,13 @@ import type { CallUsage } from '../../../modules/calls/call.entity';
 import type { HangupReason } from '../../../modules/calls/call.events';
 import type { ToolDeps } from '../../../modules/calls/call.tools';
 import type { Runtime } from '../../../runtime';
+import { dtmfTones } from '../../codecs/dtmf';
 import type { MediaEnd, MediaOut, VoiceEngine } from '../../engine';
 import { callKeyterms, fillVariables, type EngineSetup } from '../../engine.setup';
 import type { LiveCall } from '../../live-call';
 import { ServiceError, type LlmService, type SttService, type SttStream, type TtsService, type TtsSession } from '../../services/service';
 import { callFunctions, runFunction, speakDuring, type CallActions } from '../../tools';
+import { KeypadGather, keypadTurn } from '../keypad';
 import { Conversation } from './context';
 import { endpointSilenceMs } from './endpointing';
 import { fillerAudio } from './fillers';
@@ -63,6 +65,8 @@ export class PipelineEngine implements VoiceEngine {
   private readonly hearing: Hearing;
   private readonly turns: Turns;
   private readonly replies: ReplyContext;
+  /** The caller's keys, gathered into turns. */
+  private readonly keypad = new KeypadGather((keys, startedAt) => this.onKeypad(keys, startedAt));
 
   /** The reply under way: the assistant holds the floor. */
   private reply: Reply | null = null;
@@ -147,6 +151,14 @@ export class PipelineEngine implements VoiceEngine {
       endCall: () => {
         this.endRequested = true;
       },
+      // The tones go after what the reply said so far, as a stretch of its audio (the tool runs within the reply).
+      pressDigits: async (keys) => {
+        const reply = this.reply;
+        if (!reply) return false;
+        const played = await reply.playTones(dtmfTones(keys, out.rate));
+        if (played) call.turn({ speaker: 'assistant', text: keypadTurn(keys) }, played.startedAt);
+        return played !== null;
+      },
     };
     const fillerText = phrases(language).filler;
     const fillerKey = `${services.tts.vendor}|${services.voiceId}|${language}|${assistant.speech_speed}|${out.rate}|${fillerText}`;
@@ -192,6 +204,13 @@ export class PipelineEngine implements VoiceEngine {
     this.speaker.played(mark);
   }
 
+  digit(key: string): void {
+    if (this.ended) return;
+    this.silentSince = null;
+    this.reengaged = false;
+    this.keypad.press(key);
+  }
+
   // ------------------------------------------------------------------ turns
 
   /** The caller's turn is over: what they said goes to the model, now or once the assistant is done. */
@@ -212,6 +231,16 @@ export class PipelineEngine implements VoiceEngine {
     }
     this.callerSaid(text, startedAt);
     this.respond(timingFrom(speechEndedAt));
+  }
+
+  /**
+   * The caller's keys make a turn, taken as speech is: it interrupts the assistant (its reply
+   * cut where it was heard) when interruptions are allowed, else it is answered after it.
+   */
+  private onKeypad(keys: string, startedAt: number): void {
+    if (this.ended || this.hangingUp || this.failing) return;
+    if (this.reply && this.setup.assistant.allow_interruptions) this.interrupt();
+    this.onCallerTurn({ text: keypadTurn(keys), backchannel: false, startedAt, speechEndedAt: Date.now() });
   }
 
   /** The caller's turn, in the call's record and the model's context. */
@@ -354,6 +383,7 @@ export class PipelineEngine implements VoiceEngine {
     const unanswered = [this.heldTurn, pending.text].join(' ').trim();
     if (unanswered) this.call.turn({ speaker: 'customer', text: unanswered }, this.heldStartedAt ?? pending.startedAt);
     clearInterval(this.silenceTimer);
+    this.keypad.close();
     this.turns.close();
     this.speaker.close();
     const heard = this.hearing.close();

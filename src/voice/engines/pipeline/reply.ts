@@ -155,12 +155,29 @@ export class Reply {
     }
   }
 
+  /**
+   * DTMF tones (press_digits, while its tool runs), played after what the reply has said so
+   * far. Resolves once the caller has heard them (and when they began to sound), or null when
+   * the reply is cut first.
+   */
+  playTones(pcm: Int16Array): Promise<{ startedAt: number | null } | null> {
+    if (this.over || this.cancelledNow) return Promise.resolve(null);
+    const segment = new Segment('', null, null);
+    this.segments.push(segment);
+    return new Promise((resolve) => {
+      segment.tones = { pcm, heard: resolve };
+      this.segmentAudio(segment, pcm);
+      this.segmentDone(segment);
+    });
+  }
+
   /** Stops the reply: the model's stream and TTS, and its turn cut to what was heard. */
   cancel(): void {
     if (this.cancelledNow) return;
     this.cancelledNow = true;
     this.controller.abort();
     this.fillers.stop();
+    for (const segment of this.segments) segment.tones?.heard(null);
     // Tools still running: the model hears they were interrupted, until their real results come.
     if (this.toolsAsked) this.ctx.conversation.answerTools(this.toolsAsked, this.toolsAsked.tool_calls!.map(() => TOOL_INTERRUPTED));
     for (const segment of this.segments) segment.utterance?.cancel();
@@ -193,6 +210,13 @@ export class Reply {
 
   /** Once the reply is written and every segment heard, the assistant's turn is over. */
   checkHeard(): void {
+    for (const segment of this.segments) {
+      const { tones, spoken } = segment;
+      if (tones && spoken.complete && spoken.heardMs >= spoken.queuedMs) {
+        segment.tones = null;
+        tones.heard({ startedAt: spoken.firstSentAt });
+      }
+    }
     if (!this.written || this.cancelledNow || this.over || this.pausedNow) return;
     if (this.playing < this.segments.length || this.ctx.speaker.busy) return;
     this.finish(false);
@@ -248,6 +272,12 @@ export class Reply {
    * start of the sentence that was cut (`cut`), or whole; a filler is not said again.
    */
   private sayAgain(segment: Segment, cut: boolean): void {
+    if (segment.tones) {
+      // Tones are played again whole: a menu heard half a key as none.
+      segment.spoken = new Spoken();
+      segment.pending = [segment.tones.pcm];
+      return;
+    }
     if (!segment.message) {
       // A filler is not said again.
       segment.utterance?.cancel();
@@ -368,6 +398,8 @@ export class Reply {
   private playFiller(phrase: FillerPhrase): void {
     if (this.over || this.pausedNow || this.ctx.speaker.busy) return;
     if (phrase === null && !this.ctx.filler) return;
+    // Keys being pressed: a filler would sound to the menu in their midst.
+    if (this.segments.some((segment) => segment.tones)) return;
     // The filler goes before the reply's segments that have not begun to play.
     const segment = new Segment('', null, null);
     this.segments.splice(this.playing, 0, segment);
