@@ -265,13 +265,15 @@ export function virtualCall(settings: Partial<Assistant> = {}, options: VirtualO
   };
 
   // ------------------------------------------------------------- the transport
-  const media = { sentMs: 0, clears: 0 };
+  /** What the engine sent: its length, every frame, and the clears (an interruption). */
+  const media = { sentMs: 0, clears: 0, frames: [] as Int16Array[] };
   const marks = new Map<string, NodeJS.Timeout>();
   let engine: PipelineEngine;
   const out = {
     rate: 8000 as const,
     media: (pcm: Int16Array) => {
       media.sentMs += (pcm.length * 1000) / 8000;
+      media.frames.push(pcm.slice());
     },
     mark: (name: string) => {
       marks.set(

@@ -1,3 +1,4 @@
+import { decodeDtmf } from '../helpers/dtmf';
 import { advance, answerTool, MS_PER_CHAR, toolRunning, virtualCall } from '../helpers/virtual-call';
 
 /**
@@ -445,5 +446,92 @@ describe('pronunciations', () => {
     expect(call.spoken.join(' ')).not.toContain('Vozgate');
     expect(call.turns().at(-1)).toBe('assistant: Aqui é a Vozgate, em que posso ajudar?');
     await call.end();
+  });
+});
+
+describe('the keypad', () => {
+  const keys = (call: ReturnType<typeof virtualCall>, pressed: string) => {
+    for (const key of pressed) call.engine.digit(key);
+  };
+  const lastUserMessage = (call: ReturnType<typeof virtualCall>, request: number) =>
+    call.llm.requests[request].messages.filter((message) => message.role === 'user').at(-1);
+
+  it('gathers the caller’s keys into one turn once 3 s pass without a key, answered as the caller’s', async () => {
+    const call = virtualCall(customerFirst);
+    call.llm.reply({ text: 'Anotado.' });
+    keys(call, '12');
+    await advance(2000);
+    keys(call, '3'); // the clock starts again
+    await advance(2900);
+    expect(call.llm.requests).toHaveLength(0);
+    await advance(200);
+    expect(lastUserMessage(call, 0)).toEqual({ role: 'user', content: '[keypad] 123' });
+    await advance(400 + audioMs('Anotado.') + 300);
+    expect(call.turns()).toEqual(['customer: [keypad] 123', 'assistant: Anotado.']);
+    await call.end();
+  });
+
+  it('ends the entry on #, which is not part of it', async () => {
+    const call = virtualCall(customerFirst);
+    keys(call, '42#');
+    await advance(10);
+    expect(call.llm.requests).toHaveLength(1);
+    expect(lastUserMessage(call, 0)).toEqual({ role: 'user', content: '[keypad] 42' });
+    await advance(3500);
+    expect(call.llm.requests).toHaveLength(1); // nothing more was gathered
+    await call.end();
+  });
+
+  it('interrupts the assistant like speech: the answer stops, its turn is cut where it was heard, and the keys are answered', async () => {
+    const call = virtualCall(customerFirst);
+    const answer = 'Temos três planos: o básico, o intermediário e o completo, cada um com um preço.';
+    call.llm.reply({ text: answer }, { text: 'Opção nove.' });
+    await call.caller.says('Quais são os planos?', 1000);
+    await advance(1000 + 1500); // about 1.5 s of the answer heard
+    keys(call, '9#');
+    expect(call.media.clears).toBe(1);
+    await advance(400 + audioMs('Opção nove.') + 300);
+    const turns = call.record.turns.filter((turn) => turn.speaker !== 'system');
+    expect(turns.map((turn) => turn.speaker)).toEqual(['customer', 'assistant', 'customer', 'assistant']);
+    expect(answer.startsWith(turns[1].text) && turns[1].text.length < answer.length).toBe(true);
+    expect(turns[2].text).toBe('[keypad] 9');
+    expect(lastUserMessage(call, 1)).toEqual({ role: 'user', content: '[keypad] 9' });
+    // The model knows what the caller heard of its answer, not what it wrote.
+    expect(call.llm.requests[1].messages.find((message) => message.role === 'assistant')?.content).toBe(turns[1].text);
+    await call.end();
+  });
+
+  it('press_digits plays the keys’ DTMF pairs after what the assistant said, and tells the model once they were heard', async () => {
+    const call = virtualCall(customerFirst);
+    call.llm.reply({ text: 'Vou digitar.', toolCalls: [{ name: 'press_digits', arguments: '{"digits":"12#"}' }] }, { text: 'Pronto.' });
+    await call.caller.says('Aperte um dois e jogo da velha.', 1000);
+    await advance(1000 + 400 + audioMs('Vou digitar.') + 1500);
+    const sent = call.media.frames;
+    // TTS's scripted audio is a steady 1000: the first frame that is not is the tones'.
+    const firstTone = sent.findIndex((frame) => frame.some((sample) => sample !== 1000 && sample !== 0));
+    // The tones come after the whole sentence said before them.
+    expect(sent.slice(0, firstTone).reduce((ms, frame) => ms + frame.length / 8, 0)).toBeGreaterThanOrEqual(audioMs('Vou digitar.'));
+    const all = new Int16Array(sent.reduce((n, frame) => n + frame.length, 0));
+    sent.reduce((at, frame) => (all.set(frame, at), at + frame.length), 0);
+    expect(decodeDtmf(all, 8000)).toBe('12#');
+    expect(call.llm.requests[1].messages.find((message) => message.role === 'tool')?.content).toBe('{"pressed":"12#"}');
+    expect(call.turns()).toContain('assistant: [keypad] 12#');
+    await call.end();
+  });
+
+  it('press_digits answers bad keys to the model as an error, and is offered on phone calls only', async () => {
+    const call = virtualCall(customerFirst);
+    call.llm.reply({ toolCalls: [{ name: 'press_digits', arguments: '{"digits":"1x"}' }] }, { text: 'Não consegui.' });
+    await call.caller.says('Aperte.', 600);
+    await advance(3000);
+    expect(call.llm.requests[0].tools?.map((tool) => tool.name)).toContain('press_digits');
+    expect(JSON.parse(String(call.llm.requests[1].messages.find((message) => message.role === 'tool')?.content))).toEqual({ error: expect.stringMatching(/digits/) });
+    await call.end();
+
+    const web = virtualCall(customerFirst, { phone: false });
+    await web.caller.says('Olá.', 600);
+    await advance(2000);
+    expect(web.llm.requests[0].tools?.map((tool) => tool.name)).not.toContain('press_digits');
+    await web.end();
   });
 });
