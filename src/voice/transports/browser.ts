@@ -9,6 +9,7 @@ import { startEngine, type EngineDeps } from '../engines';
 import { LiveCall, type LiveCallDeps } from '../live-call';
 import { AudioPacer, PACING_CLOSE_CODE, PACING_CLOSE_REASON } from '../pacing';
 import { EarlyAudio } from './early-audio';
+import { MAX_EARLY_KEYS } from './twilio-media';
 
 /**
  * The browser transport of web calls (design.md, "Web calls"): the WebSocket a page opens at
@@ -65,6 +66,8 @@ export class WebCallSession {
   private live: LiveCall | null = null;
   /** The caller's audio while the engine starts. */
   private readonly early = new EarlyAudio<Buffer>();
+  /** The keys the caller pressed while the engine starts. */
+  private readonly earlyKeys: string[] = [];
   private readonly pace = new AudioPacer('browser');
   /** Closed for sending audio too fast: what it still sends is ignored. */
   private tooFast = false;
@@ -159,6 +162,7 @@ export class WebCallSession {
       // The page left, or the call ended, while the engine started.
       if (this.over) return void (await this.endEngine('customer'));
       this.early.drain((bytes) => this.toEngine(engine, bytes));
+      for (const key of this.earlyKeys.splice(0)) engine.digit(key);
       this.send({ type: 'state', state: 'listening' });
     } catch (error) {
       logger.error('voice: a web call could not start', error, { call_id: callId });
@@ -216,7 +220,9 @@ export class WebCallSession {
         this.runtime.logger.warn('voice: closed a web call on a dtmf message without a key of 0-9 * # A-D', { call_id: this.callId || null });
         return this.socket.close(UNSUPPORTED_MESSAGE, 'Unsupported message');
       }
-      return this.engine?.digit(digit);
+      if (this.engine) this.engine.digit(digit);
+      else if (this.earlyKeys.length < MAX_EARLY_KEYS) this.earlyKeys.push(digit);
+      return;
     }
     const name = stringField(message, 'name');
     if (message.type === 'mark' && name !== undefined) {

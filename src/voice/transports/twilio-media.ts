@@ -39,6 +39,8 @@ const START_TIMEOUT_MS = 10_000;
 /** WebSocket close code of a refused stream (policy violation). */
 const REFUSED = 1008;
 const SID = /^[A-Za-z0-9]{1,64}$/;
+/** Keys kept while the engine starts (a caller does not press more in a second or two). */
+export const MAX_EARLY_KEYS = 32;
 
 export interface MediaServer {
   upgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void;
@@ -118,6 +120,8 @@ class MediaStream {
   private readonly startTimer: NodeJS.Timeout;
   /** The caller's audio while the engine starts. */
   private readonly early = new EarlyAudio<string>();
+  /** The keys the caller pressed while the engine starts. */
+  private readonly earlyKeys: string[] = [];
 
   constructor(
     private readonly runtime: MediaDeps,
@@ -178,7 +182,8 @@ class MediaStream {
         // A key the caller pressed: `{"dtmf": {"track": "inbound_track", "digit": "1"}}`. Twilio sends one key a message.
         const digit = stringField(objectField(message, 'dtmf'), 'digit');
         if (digit === undefined || !DTMF_KEY.test(digit)) return this.refuse('not a DTMF key', UNSUPPORTED_MESSAGE);
-        this.engine?.digit(digit);
+        if (this.engine) this.engine.digit(digit);
+        else if (this.earlyKeys.length < MAX_EARLY_KEYS) this.earlyKeys.push(digit);
         return;
       }
       case 'start':
@@ -238,6 +243,7 @@ class MediaStream {
     }
     this.engine = engine;
     this.early.drain((payload) => engine.audio(decodePayload(payload)));
+    for (const key of this.earlyKeys.splice(0)) engine.digit(key);
   }
 
   private async onClose(): Promise<void> {
