@@ -9,10 +9,11 @@ import { Assistant } from '../modules/assistants/assistant.entity';
 import { Call } from '../modules/calls/call.entity';
 import { hangupEvent, HANGUPS, isHangupReason, type CallEvent } from '../modules/calls/call.events';
 import { applyCallEvent } from '../modules/calls/call.lifecycle';
+import { transferEnded } from '../modules/calls/call.transfer';
 import type { CallAdmission, LifecycleDeps } from '../modules/calls/call.ports';
 import { admitCall, reserveForCalls, startCall } from '../modules/calls/call.service';
 import type { Runtime } from '../runtime';
-import { answeredByOf, mediaStreamUrl, rejectTwiml, streamTwiml, validTwilioSignature } from './twilio.wire';
+import { answeredByOf, HANGUP_TWIML, mediaStreamUrl, rejectTwiml, streamTwiml, validTwilioSignature } from './twilio.wire';
 
 /** The parts of the runtime Twilio's callbacks use. */
 type CallbackDeps = Pick<Runtime, 'config' | 'lifecycle' | 'orm' | 'telephony' | 'secrets' | 'logger'> & {
@@ -26,9 +27,10 @@ type CallbackDeps = Pick<Runtime, 'config' | 'lifecycle' | 'orm' | 'telephony' |
  * Twilio"). Every request is checked with X-Twilio-Signature before anything is read from it.
  */
 
-type TwilioWebhook = 'voice' | 'status' | 'amd' | 'recording';
+type TwilioWebhook = 'voice' | 'status' | 'amd' | 'recording' | 'transfer';
 const WEBHOOKS: Record<string, TwilioWebhook | undefined> = {
   '/telephony/twilio/voice': 'voice',
+  '/telephony/twilio/transfer': 'transfer',
   '/telephony/twilio/status': 'status',
   '/telephony/twilio/amd': 'amd',
   '/telephony/twilio/recording': 'recording',
@@ -54,9 +56,9 @@ function logRefusedSignature(logger: CallbackDeps['logger'], url: URL, publicUrl
 const TIME_LIMIT_GRACE_SECONDS = 2;
 
 /**
- * POST /telephony/twilio/{voice,status,amd,recording}: form-encoded, signed over PUBLIC_URL
+ * POST /telephony/twilio/{voice,status,amd,recording,transfer}: form-encoded, signed over PUBLIC_URL
  * and the path and query Twilio was given; a missing or wrong signature gets 403 and changes
- * nothing. `voice` answers TwiML; the callbacks answer 204. Callbacks of the calls vozgate
+ * nothing. `voice` and `transfer` (a Dial's action) answer TwiML; the callbacks answer 204. Callbacks of the calls vozgate
  * placed name the call (`?call=`); the others (an incoming call's, set on the number) are
  * matched by their CallSid.
  */
@@ -84,6 +86,14 @@ export async function twilioWebhook(runtime: CallbackDeps, req: IncomingMessage,
       : params.CallSid
         ? await em.findOne(Call, { provider: 'twilio', provider_call_id: params.CallSid })
         : null;
+  if (kind === 'transfer') {
+    // A transferred leg ended (Dial's action): how and for how long; then the call ends.
+    if (call && (!params.CallSid || params.CallSid === call.provider_call_id)) {
+      await transferEnded(em, call.id, params.DialCallStatus ?? 'completed', Number(params.DialCallDuration ?? 0) || 0);
+    }
+    res.writeHead(200, { 'content-type': 'text/xml; charset=utf-8', 'content-length': Buffer.byteLength(HANGUP_TWIML) });
+    return void res.end(HANGUP_TWIML);
+  }
   if (call) await handleTwilioCallback(em, runtime, kind, call, params);
   res.writeHead(204);
   res.end();
@@ -94,7 +104,7 @@ export async function twilioWebhook(runtime: CallbackDeps, req: IncomingMessage,
  * machine. Each step runs in its own transaction through `applyCallEvent`, which ignores
  * what is stale, so a repeated or late callback changes nothing twice.
  */
-async function handleTwilioCallback(em: EntityManager, runtime: CallbackDeps, kind: Exclude<TwilioWebhook, 'voice'>, call: Call, params: Record<string, string>): Promise<void> {
+async function handleTwilioCallback(em: EntityManager, runtime: CallbackDeps, kind: Exclude<TwilioWebhook, 'voice' | 'transfer'>, call: Call, params: Record<string, string>): Promise<void> {
   const deps = runtime.lifecycle;
   const sid = params.CallSid;
   if (sid) {

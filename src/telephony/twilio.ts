@@ -7,10 +7,11 @@ import { Assistant } from '../modules/assistants/assistant.entity';
 import { Call } from '../modules/calls/call.entity';
 import { hangupEvent, type CallEvent, type HangupReason } from '../modules/calls/call.events';
 import { applyCallEvent } from '../modules/calls/call.lifecycle';
+import { transferMade } from '../modules/calls/call.transfer';
 import type { LifecycleDeps, TelephonyProvider } from '../modules/calls/call.ports';
 import { applyTwilioStatus } from './twilio.callbacks';
 import { TwilioRest, type TwilioSettings } from './twilio.rest';
-import { mediaStreamUrl, streamTwiml } from './twilio.wire';
+import { dialTwiml, mediaStreamUrl, streamTwiml } from './twilio.wire';
 
 /**
  * Twilio's Programmable Voice (and Twilio-compatible APIs: TWILIO_API_BASE), by its
@@ -137,6 +138,26 @@ export class TwilioVoice implements TelephonyProvider {
       await em.execute('update calls set hangup_reason = null where id = ? and hangup_reason = ?', [call.id, reason]);
       throw new DomainError('PROVIDER_FAILURE', Messages.hangupFailed, undefined, { error: refused });
     }
+  }
+
+  /**
+   * A cold transfer: the call's TwiML becomes a Dial to `transferred_to` (the media stream, and
+   * with it the assistant, leaves the call). Twilio asks `/telephony/twilio/transfer` what next
+   * when that leg ends, and the call ends as `transferred`.
+   */
+  async transfer(em: EntityManager, deps: LifecycleDeps, call: Call): Promise<void> {
+    if (!call.provider_call_id || !call.transferred_to) throw new Error(`twilio: call ${call.id} has no Twilio call or no transfer number`);
+    await em.execute(`update calls set hangup_reason = coalesce(hangup_reason, 'transferred') where id = ?`, [call.id]);
+    const action = `${this.site.publicUrl}/telephony/twilio/transfer?call=${call.id}`;
+    const form = new URLSearchParams({ Twiml: dialTwiml(call.transferred_to, call.assistant_phone_number, action) });
+    const { status, body, text } = await this.rest.send(`/Calls/${encodeURIComponent(call.provider_call_id)}.json`, { method: 'POST', form });
+    if (status >= 400) {
+      // The call goes on, and may be transferred again (the leg's reservation is released with the call's).
+      await em.execute(`update calls set hangup_reason = null, transferred_to = null where id = ? and hangup_reason = 'transferred'`, [call.id]);
+      deps.logger?.warn('twilio refused a transfer', { call_id: call.id, status, code: body?.code ?? null });
+      throw new DomainError('PROVIDER_FAILURE', Messages.hangupFailed, undefined, { error: `twilio ${body?.code ?? status}: ${String(body?.message ?? text.slice(0, 200))}` });
+    }
+    await transferMade(em, call.id, 'cold');
   }
 
   /** The job of `twilio:time-limit`: a call still answered at max_call_duration is hung up. */

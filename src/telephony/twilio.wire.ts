@@ -54,6 +54,20 @@ export function streamTwiml(streamUrl: string, secrets: SecretBox, callId: numbe
   );
 }
 
+/**
+ * TwiML that hands the call to `to` (a cold transfer), showing `callerId` (the call's own
+ * number): when that leg ends, Twilio asks `action` what next.
+ */
+export function dialTwiml(to: string, callerId: string, action: string): string {
+  return `<Response><Dial callerId="${escapeXml(callerId)}" timeout="${TRANSFER_RING_SECONDS}" action="${escapeXml(action)}" method="POST"><Number>${escapeXml(to)}</Number></Dial></Response>`;
+}
+
+/** How long a transfer's number rings before Twilio gives up on it (Dial's `timeout`). */
+export const TRANSFER_RING_SECONDS = 30;
+
+/** TwiML that ends the call (after its transferred leg). */
+export const HANGUP_TWIML = '<Response><Hangup/></Response>';
+
 /** TwiML that turns a call away: `busy` plays a busy tone, `rejected` a "not in service" one. */
 export function rejectTwiml(reason: 'busy' | 'rejected'): string {
   return `<Response><Reject reason="${reason}"/></Response>`;

@@ -3,6 +3,7 @@ import { Assistant } from '../modules/assistants/assistant.entity';
 import { modelParams, type ModelParams } from '../modules/catalog/model.params';
 import type { Call } from '../modules/calls/call.entity';
 import { Tool } from '../modules/tools/tool.entity';
+import { WEB_PROVIDER } from '../modules/calls/call.web-provider';
 
 /** What an engine needs to run a call: its assistant (with its voice), tools, language and variables. */
 export interface EngineSetup {
@@ -21,11 +22,11 @@ export interface EngineSetup {
   tools: Tool[];
   /** The call's variables over the assistant's. */
   variables: Record<string, unknown>;
-  /** A telephone call (inbound or outbound), not a web call: what a phone menu needs (press_digits) is offered. */
-  phone: boolean;
+  /** The call is on a phone line, not a web call's socket: it can be transferred, and dial a menu. */
+  phoneLine: boolean;
 }
 
-export async function engineSetup(em: EntityManager, call: Pick<Call, 'assistant_id' | 'input_variables' | 'type'>): Promise<EngineSetup | null> {
+export async function engineSetup(em: EntityManager, call: Pick<Call, 'assistant_id' | 'input_variables' | 'provider'>): Promise<EngineSetup | null> {
   const assistant = call.assistant_id ? await em.findOne(Assistant, { id: call.assistant_id }, { populate: ['voice'] }) : null;
   if (!assistant) return null;
   const links: { tool_id: number }[] = await em.execute('select tool_id from assistant_tools where assistant_id = ?', [assistant.id]);
@@ -44,7 +45,7 @@ export async function engineSetup(em: EntityManager, call: Pick<Call, 'assistant
     language: catalogue.language ?? null,
     tools,
     variables: { ...assistant.variables, ...call.input_variables },
-    phone: call.type !== 'web',
+    phoneLine: call.provider !== WEB_PROVIDER,
   };
 }
 

@@ -101,8 +101,12 @@ export interface VirtualOptions {
   ttsFirstByteMs?: number;
   /** The STT refuses the stream this long after it is opened (a wrong key). */
   sttRefusesAfterMs?: number;
-  /** A telephone call (default), or a web call (false). */
-  phone?: boolean;
+  /** A web call (false: no phone line, so no transfer nor keypad functions offered). Default: a phone call. */
+  phoneLine?: boolean;
+  /** What the call's transfer check answers (call.transfer.ts's refusals); default: none, the leg is reserved. */
+  transferRefusal?: string;
+  /** The provider refuses the transfer itself (the call then goes on). */
+  transferFails?: boolean;
 }
 
 export function virtualCall(settings: Partial<Assistant> = {}, options: VirtualOptions = {}) {
@@ -118,6 +122,8 @@ export function virtualCall(settings: Partial<Assistant> = {}, options: VirtualO
     failed: null as string | null,
     toolCalls: [] as unknown[],
     errors: [] as string[],
+    /** The numbers a transfer was asked to, in order. */
+    transfers: [] as string[],
   };
   const live = {
     id: 1,
@@ -126,8 +132,13 @@ export function virtualCall(settings: Partial<Assistant> = {}, options: VirtualO
     usage: () => {},
     failed: (detail: string) => (record.failed = detail),
     hangup: async (reason: HangupReason) => {
+      if (reason === 'transferred' && options.transferFails) throw new Error('twilio 21220: Call is not in-progress');
       record.hungUp ??= reason;
       record.hungUpAt ??= Date.now();
+    },
+    reserveTransfer: async (to: string) => {
+      record.transfers.push(to);
+      return options.transferRefusal ?? null;
     },
     endedAtProvider: () => {},
     settled: async () => {},
@@ -307,7 +318,7 @@ export function virtualCall(settings: Partial<Assistant> = {}, options: VirtualO
     language: 'pt',
     tools,
     variables: { ...assistant.variables, ...options.variables },
-    phone: options.phone ?? true,
+    phoneLine: options.phoneLine ?? true,
   };
   const logger = { info: () => {}, debug: () => {}, warn: () => {}, error: (message: string) => record.errors.push(message) };
   engine = new PipelineEngine(

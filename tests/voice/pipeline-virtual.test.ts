@@ -149,6 +149,90 @@ describe('the end of a call', () => {
   });
 });
 
+describe('a transfer (transfer_call)', () => {
+  const sales = { number: '+551130030000', description: 'Vendas' };
+  const transferring = { ...customerFirst, transfer_numbers: [sales], transfer_message: 'Um momento, vou transferir sua ligação.' };
+  const asked = (call: ReturnType<typeof virtualCall>) => call.llm.requests[0].tools?.find((tool) => tool.name === 'transfer_call');
+
+  it('says the transfer message as written once the model transfers, and hands the call over when it has been heard', async () => {
+    const call = virtualCall(transferring);
+    call.llm.reply({ toolCalls: [{ name: 'transfer_call', arguments: JSON.stringify({ number: sales.number }) }] });
+    await call.caller.says('Quero falar com um atendente.', 1000);
+    await advance(1100);
+    expect(asked(call)?.parameters).toMatchObject({ properties: { number: { enum: [sales.number] } } });
+    expect(call.record.transfers).toEqual([sales.number]);
+    await advance(600);
+    expect(call.spoken).toContain(transferring.transfer_message);
+    expect(call.record.hungUp).toBeNull(); // not before it is heard
+    await advance(audioMs(transferring.transfer_message) + 300);
+    expect(call.record.hungUp).toBe('transferred');
+    expect(call.llm.requests).toHaveLength(1); // the model is not asked again
+    expect(call.turns().at(-1)).toBe(`assistant: ${transferring.transfer_message}`);
+    await call.end();
+  });
+
+  it('without a transfer message, the model says it in its own words when its answer had none', async () => {
+    const call = virtualCall({ ...transferring, transfer_message: null });
+    call.llm.reply({ toolCalls: [{ name: 'transfer_call', arguments: JSON.stringify({ number: sales.number }) }] }, { text: 'Claro, vou te transferir agora.' });
+    await call.caller.says('Quero falar com um atendente.', 1000);
+    await advance(1100 + 1200);
+    expect(call.llm.requests).toHaveLength(2);
+    expect(call.llm.requests[1].tools ?? []).toEqual([]);
+    expect(JSON.stringify(call.llm.requests[1].messages)).toContain('transferring the call');
+    await advance(audioMs('Claro, vou te transferir agora.') + 300);
+    expect(call.record.hungUp).toBe('transferred');
+    await call.end();
+  });
+
+  it('a refused number (the do-not-call list) is no transfer: the model hears why and the call goes on', async () => {
+    const call = virtualCall(transferring, { transferRefusal: 'do-not-call' });
+    call.llm.reply({ toolCalls: [{ name: 'transfer_call', arguments: JSON.stringify({ number: sales.number }) }] }, { text: 'Não consigo transferir agora.' });
+    await call.caller.says('Quero falar com um atendente.', 1000);
+    await advance(1100 + 1200 + audioMs('Não consigo transferir agora.') + 300);
+    expect(JSON.stringify(call.llm.requests[1].messages)).toContain('do-not-call list');
+    expect(call.spoken).not.toContain(transferring.transfer_message);
+    expect(call.record.hungUp).toBeNull();
+    await call.end();
+  });
+
+  it('a number that is not a destination is refused before anything is reserved', async () => {
+    const call = virtualCall(transferring);
+    call.llm.reply({ toolCalls: [{ name: 'transfer_call', arguments: JSON.stringify({ number: '+5511999990000' }) }] }, { text: 'Esse número não está disponível.' });
+    await call.caller.says('Me transfere para o 99999-0000.', 1000);
+    await advance(1100 + 1200);
+    expect(call.record.transfers).toEqual([]);
+    expect(JSON.stringify(call.llm.requests[1].messages)).toContain('not one of the transfer destinations');
+    await call.end();
+  });
+
+  it('when the provider refuses the transfer, the assistant says so and the call goes on', async () => {
+    const call = virtualCall(transferring, { transferFails: true });
+    call.llm.reply({ toolCalls: [{ name: 'transfer_call', arguments: JSON.stringify({ number: sales.number }) }] }, { text: 'Não foi possível transferir agora.' });
+    await call.caller.says('Quero falar com um atendente.', 1000);
+    await advance(1100 + 600 + audioMs(transferring.transfer_message) + 300 + 1200);
+    expect(call.llm.requests).toHaveLength(2);
+    expect(JSON.stringify(call.llm.requests[1].messages)).toContain('could not be transferred');
+    await advance(audioMs('Não foi possível transferir agora.') + 300);
+    expect(call.record.hungUp).toBeNull();
+    expect(call.turns().at(-1)).toBe('assistant: Não foi possível transferir agora.');
+    await call.end();
+  });
+
+  it('is not offered on a web call, nor to an assistant without transfer numbers', async () => {
+    for (const [settings, options] of [
+      [transferring, { phoneLine: false }],
+      [{ ...customerFirst }, {}],
+    ] as const) {
+      const call = virtualCall(settings, options);
+      call.llm.reply({ text: 'Pois não.' });
+      await call.caller.says('Olá.', 600);
+      await advance(1100);
+      expect(asked(call)).toBeUndefined();
+      await call.end();
+    }
+  });
+});
+
 describe('a vendor that fails', () => {
   it.each([['AI assistant'], ['Customer']] as const)('STT refused at the start (%s speaks first): the apology is heard to its end, then the call is hung up', async (first) => {
     const call = virtualCall({ who_speaks_first: first }, { sttRefusesAfterMs: 30 });
@@ -528,7 +612,7 @@ describe('the keypad', () => {
     expect(JSON.parse(String(call.llm.requests[1].messages.find((message) => message.role === 'tool')?.content))).toEqual({ error: expect.stringMatching(/digits/) });
     await call.end();
 
-    const web = virtualCall(customerFirst, { phone: false });
+    const web = virtualCall(customerFirst, { phoneLine: false });
     await web.caller.says('Olá.', 600);
     await advance(2000);
     expect(web.llm.requests[0].tools?.map((tool) => tool.name)).not.toContain('press_digits');

@@ -28,6 +28,12 @@ export interface TelephonyProvider {
    */
   hangup(em: EntityManager, deps: LifecycleDeps, call: Call, reason: HangupReason): Promise<void>;
   /**
+   * Hands an answered call to the number its transfer reserved (`transferred_to`: call.transfer.ts),
+   * cold: the caller is connected to it and the assistant leaves the call, which ends as
+   * `transferred` when that leg does. Absent: the provider cannot transfer (its calls are not offered it).
+   */
+  transfer?(em: EntityManager, deps: LifecycleDeps, call: Call): Promise<void>;
+  /**
    * For a call past its deadline (its provider never reported its end): settles it from what
    * the provider knows, ending it there if it still runs. Answers false when the provider
    * could not be asked; the sweeper then asks again on its next round.

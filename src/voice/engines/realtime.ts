@@ -10,6 +10,7 @@ import { fillVariables, type EngineSetup } from '../engine.setup';
 import type { LiveCall } from '../live-call';
 import { realtimeModel, realtimeSession } from '../services/openai.realtime';
 import { runFunction, type CallActions } from '../tools';
+import { closingLine, TRANSFER_FAILED, type Ending } from '../tools/closing';
 import { KeypadGather, keypadTurn } from './keypad';
 import { interruptSpeechMs } from './pipeline/turns';
 
@@ -64,8 +65,8 @@ export class RealtimeEngine implements VoiceEngine {
   private responding = false;
   private responseAudio = false;
   private toolRuns: Promise<void>[] = [];
-  /** The end-call tool was called: hang up once the goodbye is heard. */
-  private endRequested = false;
+  /** A function ended the call (the end-call tool, a transfer): it closes once its last words are heard. */
+  private ending: Ending | null = null;
   private goodbyeAsked = false;
   private hangingUp: HangupReason | null = null;
   /** Hang up for this reason once the audio sent so far has been played. */
@@ -334,7 +335,10 @@ export class RealtimeEngine implements VoiceEngine {
   /** What the model's functions do to this call. */
   private readonly actions: CallActions = {
     endCall: () => {
-      this.endRequested = true;
+      this.ending ??= 'end-call-tool';
+    },
+    transfer: () => {
+      this.ending ??= 'transferred';
     },
     pressDigits: (keys) => this.playTones(keys),
   };
@@ -388,14 +392,17 @@ export class RealtimeEngine implements VoiceEngine {
     this.toolRuns = [];
     if (runs.length) {
       await Promise.allSettled(runs);
-      if (!this.endRequested && !this.ended) return this.send({ type: 'response.create' });
+      if (!this.ending && !this.ended) return this.send({ type: 'response.create' });
     }
-    if (this.endRequested && !this.hangingUp) {
-      if (!this.responseAudio && !this.goodbyeAsked) {
+    if (this.ending && !this.hangingUp) {
+      // The closing words: the assistant's own line, as written; else the model's, unless its answer had some.
+      const line = closingLine(this.ending, this.setup.assistant);
+      if (!this.goodbyeAsked && ('text' in line || !this.responseAudio)) {
         this.goodbyeAsked = true;
-        return this.send({ type: 'response.create', response: { instructions: 'Say a short goodbye to the customer, in the language of the conversation.' } });
+        const instructions = 'text' in line ? `Say exactly this to the customer, word for word, and nothing else: ${JSON.stringify(fillVariables(line.text, this.setup.variables))}` : line.instructions;
+        return this.send({ type: 'response.create', response: { instructions } });
       }
-      return this.hangupWhenHeard('end-call-tool');
+      return this.hangupWhenHeard(this.ending);
     }
     if (this.marks.length === 0) this.quiet();
   }
@@ -412,11 +419,19 @@ export class RealtimeEngine implements VoiceEngine {
   private async hangup(reason: HangupReason): Promise<void> {
     if (this.hangingUp) return;
     this.hangingUp = reason;
-    clearInterval(this.silenceTimer);
+    if (reason !== 'transferred') clearInterval(this.silenceTimer);
     try {
       await this.call.hangup(reason);
     } catch (error) {
       this.runtime.logger.error('voice: could not hang up a call', error, { call_id: this.call.id, reason });
+      if (reason === 'transferred' && !this.ended) {
+        // The provider refused the transfer: the call goes on, and the model tells the caller.
+        this.hangingUp = null;
+        this.afterGoodbye = null;
+        this.ending = null;
+        this.goodbyeAsked = false;
+        this.send({ type: 'response.create', response: { instructions: TRANSFER_FAILED } });
+      }
     }
   }
 

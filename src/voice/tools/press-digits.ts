@@ -14,16 +14,18 @@ const KEYS = new RegExp(`^(?:${DTMF_KEY.source.slice(1, -1)}){1,${MAX_KEYS}}$`);
  */
 export const pressDigits: BuiltInFunction = {
   name: 'press_digits',
-  offered: ({ phone }) => phone === true,
-  offer: () => ({
-    name: 'press_digits',
-    description: 'Press keys on the phone keypad (DTMF), to navigate an automated phone menu: e.g. "1", or "1234#" for an extension.',
-    parameters: {
-      type: 'object',
-      properties: { digits: { type: 'string', description: `The keys to press, in order: 0-9, *, #, A-D; at most ${MAX_KEYS}.` } },
-      required: ['digits'],
-    },
-  }),
+  offer: ({ phoneLine }) =>
+    phoneLine
+      ? {
+          name: 'press_digits',
+          description: 'Press keys on the phone keypad (DTMF), to navigate an automated phone menu: e.g. "1", or "1234#" for an extension.',
+          parameters: {
+            type: 'object',
+            properties: { digits: { type: 'string', description: `The keys to press, in order: 0-9, *, #, A-D; at most ${MAX_KEYS}.` } },
+            required: ['digits'],
+          },
+        }
+      : null,
   run: async (args, { actions }) => {
     const digits = digitsOf(args);
     if (digits === null) return JSON.stringify({ error: `digits must be 1 to ${MAX_KEYS} of 0-9, *, #, A-D` });

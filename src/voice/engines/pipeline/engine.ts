@@ -8,6 +8,7 @@ import { callKeyterms, fillVariables, type EngineSetup } from '../../engine.setu
 import type { LiveCall } from '../../live-call';
 import { ServiceError, type LlmService, type SttService, type SttStream, type TtsService, type TtsSession } from '../../services/service';
 import { callFunctions, runFunction, speakDuring, type CallActions } from '../../tools';
+import { closingLine, TRANSFER_FAILED, type Ending } from '../../tools/closing';
 import { KeypadGather, keypadTurn } from '../keypad';
 import { Conversation } from './context';
 import { endpointSilenceMs } from './endpointing';
@@ -75,7 +76,8 @@ export class PipelineEngine implements VoiceEngine {
   private heldStartedAt: number | null = null;
   /** Mid-call tools running (the call's end waits for their records). */
   private readonly toolRuns = new Set<Promise<unknown>>();
-  private endRequested = false;
+  /** A function the model called ends the call (a goodbye, a transfer), once its words are heard. */
+  private ending: Ending | null = null;
   private hangingUp: HangupReason | null = null;
   /** Hang up for this reason once what was sent is heard (a goodbye, an apology). */
   private afterHeard: HangupReason | null = null;
@@ -149,7 +151,10 @@ export class PipelineEngine implements VoiceEngine {
     this.hearing = new Hearing(this.stt, audioStages.vad, audioStages.denoiser, this.turns, { logger: deps.logger, callId: call.id }, out.rate);
     const actions: CallActions = {
       endCall: () => {
-        this.endRequested = true;
+        this.ending ??= 'end-call-tool';
+      },
+      transfer: () => {
+        this.ending ??= 'transferred';
       },
       // The tones go after what the reply said so far, as a stretch of its audio (the tool runs within the reply).
       pressDigits: async (keys) => {
@@ -176,7 +181,11 @@ export class PipelineEngine implements VoiceEngine {
         this.toolRuns.add(run);
         void run.finally(() => this.toolRuns.delete(run)).catch(() => {});
       },
-      endRequested: () => this.endRequested,
+      ending: () => {
+        if (!this.ending) return null;
+        const line = closingLine(this.ending, assistant);
+        return { instructions: 'instructions' in line ? line.instructions : null };
+      },
       filler: assistant.filler_audios ? () => fillerAudio(fillerKey, fillerText, this.tts) : null,
       speakDuring: (name) => speakDuring(setup, name),
       showWords: (text) => out.transcript?.('assistant', text),
@@ -298,7 +307,7 @@ export class PipelineEngine implements VoiceEngine {
     if (this.failing || this.ended) return;
     // Interrupted: what the caller said before belongs with what they are saying now.
     if (cut && this.heldTurn) this.takeHeldTurn();
-    if (this.endRequested && !this.afterHeard) return this.hangupWhenHeard('end-call-tool');
+    if (this.ending && !this.afterHeard) return this.close(this.ending);
     if (this.heldTurn) {
       this.takeHeldTurn();
       this.respond(timingFrom(null));
@@ -352,6 +361,16 @@ export class PipelineEngine implements VoiceEngine {
     this.hangupWhenHeard(reason);
   }
 
+  /** A function ended the call: the assistant's own closing line is said (a transfer's message), then the call closes once it is heard. */
+  private close(ending: Ending): void {
+    const line = closingLine(ending, this.setup.assistant);
+    if ('text' in line) {
+      this.afterHeard = ending;
+      this.say(fillVariables(line.text, this.setup.variables), true);
+    }
+    this.hangupWhenHeard(ending);
+  }
+
   /** Hangs up once the caller has heard what was sent (a goodbye, an apology), or after GOODBYE_MS. */
   private hangupWhenHeard(reason: HangupReason): void {
     this.afterHeard = reason;
@@ -364,14 +383,24 @@ export class PipelineEngine implements VoiceEngine {
   private async hangup(reason: HangupReason, attempt = 1): Promise<void> {
     if (this.hangingUp && attempt === 1) return;
     this.hangingUp = reason;
-    clearInterval(this.silenceTimer);
+    if (reason !== 'transferred') clearInterval(this.silenceTimer);
     try {
       await this.call.hangup(reason);
     } catch (error) {
       this.deps.logger.error('voice: could not hang up a call', error, { call_id: this.call.id, reason, attempt });
+      if (reason === 'transferred') return this.transferFailed();
       // The provider may answer a second time; the line must not stay open with nobody on it.
       if (attempt < HANGUP_ATTEMPTS && !this.ended) setTimeout(() => void this.hangup(reason, attempt + 1), 1000).unref();
     }
+  }
+
+  /** The provider refused the transfer: the call goes on, and the model tells the caller. */
+  private transferFailed(): void {
+    if (this.ended) return;
+    this.hangingUp = null;
+    this.afterHeard = null;
+    this.ending = null;
+    this.respond(null, TRANSFER_FAILED);
   }
 
   async end(reason: MediaEnd): Promise<void> {

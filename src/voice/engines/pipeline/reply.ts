@@ -21,8 +21,6 @@ import { type Pronunciation, SentenceSplitter, speechText } from './speech-text'
 
 /** The model may call tools this many times in one reply. */
 const MAX_TOOL_ROUNDS = 5;
-/** What the model is asked once the end-call tool was called without a word said. */
-const GOODBYE = 'Say a short goodbye to the customer, in the language of the conversation.';
 /** What the model is told of tools still running when the caller spoke (their real results replace it when they come). */
 export const TOOL_INTERRUPTED = '{"error":"the caller spoke before the tool answered"}';
 
@@ -43,8 +41,12 @@ export interface ReplyContext {
   runFunction(name: string, args: string): Promise<string>;
   /** Tool runs in progress: the call's end waits for their records. */
   track(run: Promise<unknown>): void;
-  /** Whether the model asked to end the call. */
-  endRequested(): boolean;
+  /**
+   * Whether a function the model called ends the call (it hung up, or transferred it), and what
+   * the model is then asked to say if its answer had no words (null: nothing; the engine says
+   * the assistant's own line).
+   */
+  ending(): { instructions: string | null } | null;
   /** `filler_audios`: the filler's audio, or null when the assistant has none. */
   readonly filler: (() => Promise<Int16Array | null>) | null;
   /** The `speak_during` of the tool a function of `functions()` runs (null: none). */
@@ -111,7 +113,7 @@ export class Reply {
         let written = '';
         const splitter = new SentenceSplitter();
         const calls: LlmToolCall[] = [];
-        const tools = withTools && !ctx.endRequested() ? ctx.functions() : [];
+        const tools = withTools && !ctx.ending() ? ctx.functions() : [];
         const { service, model, temperature } = ctx.llm;
         for await (const chunk of service.complete({ model, temperature, messages, tools }, this.controller.signal)) {
           if (this.cancelledNow) break;
@@ -136,10 +138,11 @@ export class Reply {
         const spoke = segment.text.length > 0;
         await this.runTools(message, calls);
         if (this.cancelledNow) return;
-        // The end-call tool: the goodbye said, the model has nothing more to say.
-        if (ctx.endRequested()) {
-          if (spoke) break;
-          instructions = GOODBYE;
+        // The call ends (a goodbye, a transfer): once it is said, the model has nothing more to say.
+        const ending = ctx.ending();
+        if (ending) {
+          if (spoke || ending.instructions === null) break;
+          instructions = ending.instructions;
           withTools = false;
         }
       }
