@@ -112,6 +112,14 @@ export const TWILIO_OPENAPI_PATHS: Record<string, JsonSchema> = {
       },
     },
   },
+  '/telephony/twilio/transfer-leg': {
+    servers: ROOT,
+    ...callback(
+      'A warm transfer’s leg to the person (the StatusCallback of the call vozgate places to the transfer number)',
+      'completed -> the call’s `transfer_status` completed and `transfer_duration` its CallDuration (charged like a call’s minutes to that number); busy, no-answer, failed or canceled -> the transfer is over and the assistant comes back to the caller on a media stream of its own (`resume=transfer`), telling them nobody answered. Callbacks of another call’s sid change nothing.',
+      form({ ...CALL, CallStatus: 'in-progress, completed, busy, no-answer, failed or canceled.', CallDuration: 'Seconds, once completed.' }, ['CallSid', 'CallStatus']),
+    ),
+  },
   '/telephony/twilio/recording': {
     servers: ROOT,
     ...callback(

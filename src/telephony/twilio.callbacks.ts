@@ -27,10 +27,11 @@ type CallbackDeps = Pick<Runtime, 'config' | 'lifecycle' | 'orm' | 'telephony' |
  * Twilio"). Every request is checked with X-Twilio-Signature before anything is read from it.
  */
 
-type TwilioWebhook = 'voice' | 'status' | 'amd' | 'recording' | 'transfer';
+type TwilioWebhook = 'voice' | 'status' | 'amd' | 'recording' | 'transfer' | 'transfer-leg';
 const WEBHOOKS: Record<string, TwilioWebhook | undefined> = {
   '/telephony/twilio/voice': 'voice',
   '/telephony/twilio/transfer': 'transfer',
+  '/telephony/twilio/transfer-leg': 'transfer-leg',
   '/telephony/twilio/status': 'status',
   '/telephony/twilio/amd': 'amd',
   '/telephony/twilio/recording': 'recording',
@@ -87,12 +88,18 @@ export async function twilioWebhook(runtime: CallbackDeps, req: IncomingMessage,
         ? await em.findOne(Call, { provider: 'twilio', provider_call_id: params.CallSid })
         : null;
   if (kind === 'transfer') {
-    // A transferred leg ended (Dial's action): how and for how long; then the call ends.
-    if (call && (!params.CallSid || params.CallSid === call.provider_call_id)) {
+    // The transfer's Dial ended (its action): a cold transfer's leg, how and for how long (a
+    // warm one's leg reports itself); then the call ends.
+    if (call && !call.transfer_call_sid && (!params.CallSid || params.CallSid === call.provider_call_id)) {
       await transferEnded(em, call.id, params.DialCallStatus ?? 'completed', Number(params.DialCallDuration ?? 0) || 0);
     }
     res.writeHead(200, { 'content-type': 'text/xml; charset=utf-8', 'content-length': Buffer.byteLength(HANGUP_TWIML) });
     return void res.end(HANGUP_TWIML);
+  }
+  if (kind === 'transfer-leg') {
+    if (call?.transfer_call_sid && params.CallSid === call.transfer_call_sid) await transferLeg(em, runtime, call, params);
+    res.writeHead(204);
+    return void res.end();
   }
   if (call) await handleTwilioCallback(em, runtime, kind, call, params);
   res.writeHead(204);
@@ -104,7 +111,7 @@ export async function twilioWebhook(runtime: CallbackDeps, req: IncomingMessage,
  * machine. Each step runs in its own transaction through `applyCallEvent`, which ignores
  * what is stale, so a repeated or late callback changes nothing twice.
  */
-async function handleTwilioCallback(em: EntityManager, runtime: CallbackDeps, kind: Exclude<TwilioWebhook, 'voice' | 'transfer'>, call: Call, params: Record<string, string>): Promise<void> {
+async function handleTwilioCallback(em: EntityManager, runtime: CallbackDeps, kind: Exclude<TwilioWebhook, 'voice' | 'transfer' | 'transfer-leg'>, call: Call, params: Record<string, string>): Promise<void> {
   const deps = runtime.lifecycle;
   const sid = params.CallSid;
   if (sid) {
@@ -132,6 +139,17 @@ async function handleTwilioCallback(em: EntityManager, runtime: CallbackDeps, ki
     return;
   }
   await applyTwilioStatus(em, deps, call, { status: params.CallStatus, duration: params.CallDuration, answeredBy: params.AnsweredBy, errorCode: params.ErrorCode });
+}
+
+/**
+ * A warm transfer's leg to the person, as its status callbacks report it: once it completes,
+ * how long it lasted (charged like a call); ended before anyone joined, the assistant comes
+ * back to the caller.
+ */
+async function transferLeg(em: EntityManager, runtime: CallbackDeps, call: Call, params: Record<string, string>): Promise<void> {
+  const status = params.CallStatus;
+  if (status === 'completed') await transferEnded(em, call.id, 'completed', Number(params.CallDuration ?? 0) || 0);
+  else if (['busy', 'no-answer', 'failed', 'canceled'].includes(status)) await runtime.telephony.resumeAfterTransfer?.(em, runtime.lifecycle, call, status);
 }
 
 /** A call's status as Twilio reports it, in a callback or in its Call resource. */

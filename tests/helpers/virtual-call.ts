@@ -319,6 +319,7 @@ export function virtualCall(settings: Partial<Assistant> = {}, options: VirtualO
     tools,
     variables: { ...assistant.variables, ...options.variables },
     phoneLine: options.phoneLine ?? true,
+    resumed: null,
   };
   const logger = { info: () => {}, debug: () => {}, warn: () => {}, error: (message: string) => record.errors.push(message) };
   engine = new PipelineEngine(

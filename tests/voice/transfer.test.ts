@@ -49,7 +49,7 @@ beforeAll(async () => {
     {
       telephony: { provider: 'twilio', simulatorSpeed: 1000, twilio: twilioFake.settings() },
       voice: {
-        openai: { apiKey: OPENAI_KEY, realtimeUrl: realtime.url, realtimeModel: 'gpt-realtime', baseUrl: 'http://127.0.0.1:9', postCallModel: 'gpt-4o-mini' },
+        openai: { apiKey: OPENAI_KEY, realtimeUrl: realtime.url, realtimeModel: 'gpt-realtime', baseUrl: openai.url, postCallModel: 'gpt-4o-mini' },
         pipelineEngineUrl: null,
         pipeline: { ...NO_VENDORS, deepgram: { apiKey: DEEPGRAM_KEY, url: deepgram.url }, openai: { apiKey: OPENAI_KEY, url: openai.url } },
       },
@@ -101,12 +101,13 @@ const transferTwiml = (sid: string) =>
  * What Twilio does after a Dial ends: it asks the Dial's action what next (vozgate hangs up),
  * then reports the call completed. Checks the call's end, its cost and the webhook.
  */
-async function legEnds(live: { id: number; sid: string; phone: string }, before: string, callSeconds: number, legSeconds: number): Promise<void> {
+async function legEnds(live: { id: number; sid: string; phone: string }, before: string, callSeconds: number, legSeconds: number, mode = 'cold'): Promise<void> {
+  // A warm transfer's Dial is the caller's own time in the conference: the person's leg said how long it lasted.
   const action = await twilioFake.request(app.config.publicUrl, `/telephony/twilio/transfer?call=${live.id}`, {
     CallSid: live.sid,
     DialCallSid: 'CAleg0000000000000000000000000000',
     DialCallStatus: 'completed',
-    DialCallDuration: String(legSeconds),
+    DialCallDuration: String(mode === 'warm' ? legSeconds - 10 : legSeconds),
   });
   expect(action.status).toBe(200);
   expect(await action.text()).toBe('<Response><Hangup/></Response>');
@@ -124,7 +125,7 @@ async function legEnds(live: { id: number; sid: string; phone: string }, before:
   expect(await balance()).toBe(new Decimal(before).minus(row.total_cost).toFixed(4));
   const events = await app.sql(`select status, detail from call_events where call_id = $1 and status like 'transfer%' order by id`, [live.id]);
   expect(events).toEqual([
-    { status: 'transferred', detail: { to: SALES, mode: 'cold' } },
+    { status: 'transferred', detail: { to: SALES, mode } },
     { status: 'transfer_ended', detail: { status: 'completed', duration: legSeconds } },
   ]);
   const delivered = await until('the webhook', async () => hooks.requests.find((r) => JSON.parse(r.body).data?.id === live.id), (r) => r !== undefined, 20_000);
@@ -133,7 +134,7 @@ async function legEnds(live: { id: number; sid: string; phone: string }, before:
     'webhook-timestamp': delivered!.headers['webhook-timestamp'] as string,
     'webhook-signature': delivered!.headers['webhook-signature'] as string,
   }) as { type: string; data: Record<string, unknown> };
-  expect(payload).toMatchObject({ type: 'call.transferred', data: { id: live.id, status: 'in-progress', transferred_to: SALES, transfer_mode: 'cold' } });
+  expect(payload).toMatchObject({ type: 'call.transferred', data: { id: live.id, status: 'in-progress', transferred_to: SALES, transfer_mode: mode } });
 }
 
 describe('the pipeline engine', () => {
@@ -202,6 +203,101 @@ describe('the pipeline engine', () => {
   });
 });
 
+describe('a warm transfer (pipeline engine)', () => {
+  let assistant: number;
+  beforeAll(async () => {
+    assistant = await app.outboundAssistant(me, { ...transfers, transfer_mode: 'warm', who_speaks_first: 'Customer', system_prompt: 'Você atende a loja.' });
+  });
+  afterEach(() => {
+    openai.chat.length = 0;
+    deepgram.transcripts.length = 0;
+  });
+
+  /** The caller asks for a person; the model transfers; the message is heard. Answers the TwiML the caller's call got, and the person's leg as vozgate placed it. */
+  async function transferred(live: Awaited<ReturnType<typeof call>>) {
+    const caller = new Caller(live.media);
+    callers.push(caller);
+    deepgram.transcripts.push('Quero falar com um vendedor sobre o plano empresarial.');
+    openai.chat.push(
+      { toolCalls: [{ name: 'transfer_call', arguments: JSON.stringify({ number: SALES }) }] },
+      // The briefing, written by the post-call model from the transcript.
+      { text: 'O cliente quer falar sobre o plano empresarial.' },
+    );
+    const dialled = twilioFake.made.filter((made) => made.to === SALES).length;
+    await caller.say(speech());
+    const hold = await transferTwiml(live.sid);
+    await until('the person dialled', async () => twilioFake.made.filter((made) => made.to === SALES).length, (n) => n > dialled, 20_000);
+    const leg = twilioFake.posts().filter((r) => r.url.endsWith('/Calls.json') && new URLSearchParams(r.body).get('To') === SALES).at(-1);
+    caller.hangUp();
+    // The caller's stream ends as the conference takes the call over.
+    live.media.stop(live.sid);
+    live.media.close();
+    await live.media.closed;
+    return { hold, leg: new URLSearchParams(leg!.body), legSid: twilioFake.made.filter((made) => made.to === SALES).at(-1)!.sid };
+  }
+
+  it('the caller waits in the conference while the person is dialled and briefed, then joins; the call ends as transferred, both legs charged', async () => {
+    const before = await balance();
+    const live = await call(assistant);
+    const { hold, leg, legSid } = await transferred(live);
+    const room = `vozgate-transfer-${live.id}`;
+    expect(hold).toBe(
+      `<Response><Dial action="${app.config.publicUrl}/telephony/twilio/transfer?call=${live.id}" method="POST"><Conference startConferenceOnEnter="false" endConferenceOnExit="true" beep="false">${room}</Conference></Dial></Response>`,
+    );
+    expect(openai.speechRequests.map((r) => r.body.input)).toContain(MESSAGE);
+    // The briefing was asked of the post-call model with the conversation, and the person hears it before joining.
+    const asked = openai.chatRequests.at(-1)!.body;
+    expect(asked.model).toBe('gpt-4o-mini');
+    expect(JSON.stringify(asked.messages)).toContain('Quero falar com um vendedor sobre o plano empresarial.');
+    const [{ assistant_phone_number: own }] = await app.sql('select assistant_phone_number from calls where id = $1', [live.id]);
+    expect(Object.fromEntries(leg)).toMatchObject({ To: SALES, From: own, Timeout: '30', StatusCallback: `${app.config.publicUrl}/telephony/twilio/transfer-leg?call=${live.id}` });
+    expect(leg.getAll('StatusCallbackEvent')).toEqual(['answered', 'completed']);
+    expect(leg.get('Twiml')).toBe(
+      `<Response><Say language="pt-BR">O cliente quer falar sobre o plano empresarial.</Say><Dial><Conference startConferenceOnEnter="true" endConferenceOnExit="true" beep="false">${room}</Conference></Dial></Response>`,
+    );
+    // The person answers, talks, hangs up: the conference ends, and with it the caller's Dial.
+    const legStatus = (status: string, extra: Record<string, string> = {}) =>
+      twilioFake.request(app.config.publicUrl, `/telephony/twilio/transfer-leg?call=${live.id}`, { CallSid: legSid, CallStatus: status, ...extra });
+    expect((await legStatus('in-progress')).status).toBe(204);
+    // Another call's sid changes nothing.
+    await twilioFake.request(app.config.publicUrl, `/telephony/twilio/transfer-leg?call=${live.id}`, { CallSid: 'CA00000000000000000000000000000000', CallStatus: 'completed', CallDuration: '999' });
+    await legStatus('completed', { CallDuration: '95' });
+    await legEnds(live, before, 130, 95, 'warm');
+  });
+
+  it('nobody answers: the assistant comes back to the caller on a stream of its own and says so; the call goes on', async () => {
+    const live = await call(assistant);
+    const { legSid } = await transferred(live);
+    const from = openai.chatRequests.length;
+    openai.chat.push({ text: 'Ninguém pôde atender agora. Posso anotar um recado?' });
+    await twilioFake.request(app.config.publicUrl, `/telephony/twilio/transfer-leg?call=${live.id}`, { CallSid: legSid, CallStatus: 'no-answer' });
+    // The caller's call gets the assistant's stream again, with a token of its own.
+    const back = await until(
+      'the assistant back',
+      async () => twilioFake.posts().filter((r) => r.url.endsWith(`/Calls/${live.sid}.json`)).map((r) => new URLSearchParams(r.body).get('Twiml') ?? ''),
+      (twimls) => twimls.some((twiml) => twiml.includes('name="resume"')),
+    );
+    const twiml = back.find((t) => t.includes('name="resume"'))!;
+    expect(twiml).toContain('<Parameter name="resume" value="transfer"/>');
+    const parameters = Object.fromEntries([...twiml.matchAll(/<Parameter name="(\w+)" value="([^"]+)"\/>/g)].map((m) => [m[1], m[2]]));
+    expect(await callRow(live.id)).toMatchObject({ status: 'in-progress', hangup_reason: null, transferred_to: null, transfer_status: 'no-answer' });
+    // The first stream's token is spent; the resume token works once.
+    const media = await TwilioMediaClient.connect(mediaUrl());
+    media.start(parameters, live.sid);
+    callers.push(new Caller(media));
+    await until('the model asked', async () => openai.chatRequests.length - from, (n) => n >= 1, 20_000);
+    const request = openai.chatRequests[from].body;
+    expect(request.messages[0].content).toContain('Quero falar com um vendedor sobre o plano empresarial.');
+    expect(JSON.stringify(request.messages)).toContain('nobody could answer the transfer');
+    await until('said', async () => openai.speechRequests.map((r) => r.body.input), (inputs) => inputs.includes('Ninguém pôde atender agora.') && inputs.includes('Posso anotar um recado?'));
+    const replay = await TwilioMediaClient.connect(mediaUrl());
+    replay.start(parameters, live.sid);
+    expect((await replay.closed).code).toBe(1008);
+    media.stop(live.sid);
+    media.close();
+  });
+});
+
 describe('the Realtime engine', () => {
   let assistant: number;
   beforeAll(async () => {
@@ -243,5 +339,44 @@ describe('the Realtime engine', () => {
     live.media.close();
     await model.closed;
     await legEnds(live, before, 70, 200);
+  });
+
+  it('a warm transfer nobody answers: the assistant comes back on a new session with the conversation so far, and says so', async () => {
+    const [{ id: voice }] = await app.sql(`select id from voices where name = 'coral' and mode = 'multimodal'`);
+    const warm = await app.outboundAssistant(me, { ...transfers, transfer_mode: 'warm', engine_type: 'multimodal', voice_id: voice, llm_model: 'gpt-realtime', who_speaks_first: 'Customer' });
+    const live = await call(warm);
+    const model = await realtime.session();
+    await model.next('session.update');
+    const from = model.events.length;
+    respond(model, 'item_fc', [], '', [
+      { type: 'response.function_call_arguments.done', response_id: 'resp_item_fc', item_id: 'item_fc', output_index: 0, call_id: 'call_transfer', name: 'transfer_call', arguments: JSON.stringify({ number: SALES }) },
+    ]);
+    await model.next('response.create', from);
+    const dialled = twilioFake.made.filter((made) => made.to === SALES).length;
+    respond(model, 'item_msg', toneFrames(4, 500), MESSAGE);
+    expect(await transferTwiml(live.sid)).toContain('<Conference startConferenceOnEnter="false"');
+    await until('the person dialled', async () => twilioFake.made.filter((made) => made.to === SALES).length, (n) => n > dialled, 20_000);
+    const legSid = twilioFake.made.filter((made) => made.to === SALES).at(-1)!.sid;
+    live.media.stop(live.sid);
+    live.media.close();
+    await model.closed;
+    await twilioFake.request(app.config.publicUrl, `/telephony/twilio/transfer-leg?call=${live.id}`, { CallSid: legSid, CallStatus: 'busy' });
+    const twiml = await until(
+      'the assistant back',
+      async () => twilioFake.posts().filter((r) => r.url.endsWith(`/Calls/${live.sid}.json`)).map((r) => new URLSearchParams(r.body).get('Twiml') ?? '').find((t) => t.includes('name="resume"')),
+      (found) => found !== undefined,
+    );
+    const parameters = Object.fromEntries([...twiml!.matchAll(/<Parameter name="(\w+)" value="([^"]+)"\/>/g)].map((m) => [m[1], m[2]]));
+    const media = await TwilioMediaClient.connect(mediaUrl());
+    media.start(parameters, live.sid);
+    const again = await realtime.session();
+    const { session } = await again.next('session.update');
+    expect(session.instructions).toContain(MESSAGE);
+    expect(session.instructions).toContain('nobody answered');
+    const asked = await again.next('response.create');
+    expect(asked.response.instructions).toContain('nobody could answer the transfer');
+    expect(await callRow(live.id)).toMatchObject({ status: 'in-progress', transferred_to: null, transfer_status: 'busy' });
+    media.stop(live.sid);
+    media.close();
   });
 });

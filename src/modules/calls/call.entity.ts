@@ -97,6 +97,8 @@ export class Call {
     | 'transferred_to'
     | 'transfer_status'
     | 'transfer_duration'
+    | 'transfer_call_sid'
+    | 'media_resumed_at'
     | 'usage'
     | 'media_started_at'
     | 'post_call_pending'
@@ -252,6 +254,14 @@ export class Call {
   @Field(() => Int, { nullable: true, description: 'Seconds the transferred leg lasted (charged like a call’s minutes to its number); null until it ends.' })
   @Property({ type: 'integer', nullable: true })
   transfer_duration: number | null = null;
+
+  /** A warm transfer's leg to the person: its own Twilio call, whose status callbacks say how it went. */
+  @Property({ length: 64, nullable: true })
+  transfer_call_sid: string | null = null;
+
+  /** When the assistant's media came back after a warm transfer nobody answered (once a call). */
+  @Property({ type: IsoTimestampType, nullable: true })
+  media_resumed_at: string | null = null;
 
   @Field(() => CallUsage, { nullable: true, description: 'What the pipeline engine’s vendors report the call used; null on other engines.' })
   @Property({ type: 'json', nullable: true })

@@ -6,7 +6,7 @@ import { dtmfTones } from '../codecs/dtmf';
 import { BASE64, decodePayload, encode, MULAW_RATE, payloadMs } from '../codecs/mulaw';
 import { Resampler } from '../codecs/resample';
 import type { MediaEnd, MediaOut, VoiceEngine } from '../engine';
-import { fillVariables, type EngineSetup } from '../engine.setup';
+import { fillVariables, TRANSFER_UNANSWERED, type EngineSetup } from '../engine.setup';
 import type { LiveCall } from '../live-call';
 import { realtimeModel, realtimeSession } from '../services/openai.realtime';
 import { runFunction, type CallActions } from '../tools';
@@ -239,7 +239,10 @@ export class RealtimeEngine implements VoiceEngine {
     for (const payload of this.pending) this.ws.send(`{"type":"input_audio_buffer.append","audio":"${payload}"}`);
     this.pending = [];
     const { assistant, variables } = this.setup;
-    if (assistant.who_speaks_first === 'AI assistant') {
+    if (this.setup.resumed) {
+      // Back after a warm transfer nobody answered: the model tells the caller.
+      this.send({ type: 'response.create', response: { instructions: TRANSFER_UNANSWERED } });
+    } else if (assistant.who_speaks_first === 'AI assistant') {
       const opening = fillVariables(assistant.initial_message, variables);
       this.send({ type: 'response.create', response: { instructions: `Open the call by saying exactly this, in its language: "${opening}"` } });
     } else {

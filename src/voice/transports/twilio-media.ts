@@ -216,17 +216,24 @@ class MediaStream {
     const { orm, secrets, logger } = this.runtime;
     const callId = Number(stringField(message.parameters, 'call_id'));
     const streamSid = message.streamSid ?? '';
-    if (!SID.test(streamSid) || !validMediaToken(secrets, callId, stringField(message.parameters, 'token'))) {
+    // The assistant's second stream: it comes back after a warm transfer nobody answered (a token of its own, spent once too).
+    const resume = stringField(message.parameters, 'resume') === 'transfer';
+    if (!SID.test(streamSid) || !validMediaToken(secrets, callId, stringField(message.parameters, 'token'), resume)) {
       return this.refuse('wrong token');
     }
     const em = orm.em.fork();
     const call = await em.findOne(Call, { id: callId });
     if (!call || (call.provider_call_id && message.callSid && call.provider_call_id !== message.callSid)) return this.refuse('another call');
-    const [claimed] = await em.execute('update calls set media_started_at = now() where id = ? and media_started_at is null and finished_at is null returning id', [callId]);
+    const [claimed] = await em.execute(
+      resume
+        ? 'update calls set media_resumed_at = now() where id = ? and media_resumed_at is null and media_started_at is not null and finished_at is null returning id'
+        : 'update calls set media_started_at = now() where id = ? and media_started_at is null and finished_at is null returning id',
+      [callId],
+    );
     if (!claimed) return this.refuse('a call that is over, or a token already used');
 
     const live = new LiveCall(this.runtime, callId);
-    const setup = await engineSetup(em, call);
+    const setup = await engineSetup(em, call, resume);
     const engine = setup ? await startEngine(this.runtime, live, setup, twilioOut(this.socket, streamSid)) : 'the call has no assistant';
     if (this.socket.readyState !== this.socket.OPEN) {
       // Dropped while it was being set up.

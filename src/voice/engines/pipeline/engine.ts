@@ -4,7 +4,7 @@ import type { ToolDeps } from '../../../modules/calls/call.tools';
 import type { Runtime } from '../../../runtime';
 import { dtmfTones } from '../../codecs/dtmf';
 import type { MediaEnd, MediaOut, VoiceEngine } from '../../engine';
-import { callKeyterms, fillVariables, type EngineSetup } from '../../engine.setup';
+import { callKeyterms, fillVariables, resumedPrompt, TRANSFER_UNANSWERED, type EngineSetup } from '../../engine.setup';
 import type { LiveCall } from '../../live-call';
 import { ServiceError, type LlmService, type SttService, type SttStream, type TtsService, type TtsSession } from '../../services/service';
 import { callFunctions, runFunction, speakDuring, type CallActions } from '../../tools';
@@ -172,7 +172,7 @@ export class PipelineEngine implements VoiceEngine {
       tts: this.tts,
       speaker: this.speaker,
       conversation: new Conversation(),
-      systemPrompt: fillVariables(assistant.system_prompt, setup.variables),
+      systemPrompt: setup.resumed ? resumedPrompt(fillVariables(assistant.system_prompt, setup.variables), setup.resumed) : fillVariables(assistant.system_prompt, setup.variables),
       speech: { language: setup.language, pronunciations: assistant.pronunciations },
       usage: this.usage,
       functions: () => callFunctions(setup),
@@ -195,8 +195,10 @@ export class PipelineEngine implements VoiceEngine {
     };
     this.silenceTimer = setInterval(() => this.checkSilence(), 250);
     this.silenceTimer.unref();
-    // `who_speaks_first` and `initial_message`.
-    if (assistant.who_speaks_first === 'AI assistant' && assistant.initial_message.trim()) {
+    // `who_speaks_first` and `initial_message`; back after a warm transfer nobody answered, the model tells the caller.
+    if (setup.resumed) {
+      this.respond(null, TRANSFER_UNANSWERED);
+    } else if (assistant.who_speaks_first === 'AI assistant' && assistant.initial_message.trim()) {
       this.say(fillVariables(assistant.initial_message, setup.variables), true);
     } else {
       this.silentSince = Date.now();
