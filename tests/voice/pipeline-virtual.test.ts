@@ -395,6 +395,22 @@ describe('speech over the assistant that is no interruption', () => {
     expect(turns.slice(1)).toEqual(['customer: Espera, eu queria outra coisa.', 'assistant: Claro, pode falar.']);
     await call.end();
   });
+
+  it.each([
+    ['Não.', 300],
+    ['Stop.', 400],
+  ])('a one-word barge-in shorter than interrupt_sensitivity’s speech (%s, %i ms) still cuts the reply: a word is no sound', async (word, ms) => {
+    const call = virtualCall({ initial_message: opening });
+    call.llm.reply({ text: 'Pois não?' });
+    await advance(2000);
+    await call.caller.says(word, ms);
+    await advance(1500);
+    const turns = call.turns();
+    expect(turns[0].startsWith('assistant: Olá, aqui é a Ana')).toBe(true);
+    expect(turns[0].length).toBeLessThan(`assistant: ${opening}`.length);
+    expect(turns.slice(1)).toEqual([`customer: ${word}`, 'assistant: Pois não?']);
+    await call.end();
+  });
 });
 
 describe('the assistant’s turn-taking settings', () => {
