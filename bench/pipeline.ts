@@ -414,14 +414,19 @@ class Caller {
   }
 }
 
-/** The seq of a turn in the words the fake STT gives it, and in the model's answer (one sentence). */
-const SEQ = /pedido (\d+)/;
+/**
+ * The seq of a turn in the words the fake STT gives it, in the model's answer (one sentence) and
+ * in the text the engine gives TTS. In letters: the engine says digits in words to the voice
+ * (speech-text.ts), which would hide the seq from the speech's request and lengthen the answer.
+ */
+const SEQ = /pedido ([a-z]{6})\b/;
+const seqWord = (seq: number) => Array.from({ length: 6 }, (_, i) => String.fromCharCode(97 + (Math.floor(seq / 26 ** (5 - i)) % 26))).join('');
 /**
  * What the fake STT hears in a caller's turn: a sentence, punctuated as Deepgram's smart_format
  * writes one, so the turn waits the configured silence only (words ending in digits or
  * unpunctuated wait longer: endpointing.ts).
  */
-const callerWords = (seq: number) => `Meu pedido ${String(seq).padStart(6, '0')}, por favor.`;
+const callerWords = (seq: number) => `Meu pedido ${seqWord(seq)}, por favor.`;
 const ANSWER = 'Certo, pedido {seq}.';
 
 /** The fakes, shared by every N; the turns they see, found by the words each turn was given. */
@@ -443,7 +448,7 @@ async function startVendors(): Promise<Vendors> {
     const seq = SEQ.exec(said)?.[1];
     const turn = seq ? bySeq.get(seq) : undefined;
     if (turn) turn.modelAt ??= at;
-    return { text: ANSWER.replace('{seq}', seq ?? '000000'), firstTokenMs: LLM_FIRST_TOKEN_MS };
+    return { text: ANSWER.replace('{seq}', seq ?? seqWord(0)), firstTokenMs: LLM_FIRST_TOKEN_MS };
   };
   openai.defaultSpeech = (body) => {
     const at = performance.now();
@@ -945,7 +950,7 @@ export async function runPipelineScenario(
       llm_first_token_ms: LLM_FIRST_TOKEN_MS,
       tts_first_byte_ms: TTS_FIRST_BYTE_MS,
       utterance_ms: setup.speech.frames.length * FRAME_MS,
-      answer_ms: ANSWER.replace('{seq}', '000000').length * MS_PER_CHARACTER,
+      answer_ms: ANSWER.replace('{seq}', seqWord(0)).length * MS_PER_CHARACTER,
       levels,
     };
   } finally {

@@ -14,6 +14,7 @@ import { collectGarbage, cpuMs, percentile, rssMb, start, startVozgate } from '.
 import { runPipelineScenario, type PipelineLevel, type PipelineResult } from './pipeline';
 import { profileMarkdown, summariseProfile, type CpuProfile } from './profile';
 import { runSubscriptionsScenario, type SubscriptionsResult } from './subscriptions';
+import { DEFAULT_BEFORE, runTurnsScenario, turnsCaseTable, turnsMarkdown } from './turns';
 import { runVoiceScenario, type VoiceResult } from './voice';
 import { importTable, runImportScenario } from './import';
 import { amdMarkdown, runAmdBench } from './amd';
@@ -42,6 +43,9 @@ const { values: flags } = parseArgs({
     'noise-calls': { type: 'string' },
     /** `--only pipeline --admission [--calls N] [--rounds R]`: admission control's row (bench/results/pipeline-admission.md). */
     admission: { type: 'boolean', default: false },
+    /** `--only turns`: the older revision measured beside this tree (bench/turns.ts), or none with `--no-before`. */
+    before: { type: 'string', default: DEFAULT_BEFORE },
+    'no-before': { type: 'boolean', default: false },
   },
 });
 /** The Node binary the floor and vozgate run on (`--node PATH`; by default the benchmark's own). */
@@ -50,10 +54,10 @@ const targetNode = flags.node ?? process.execPath;
 const only = flags.only ?? [];
 const chosen = (scenario: Scenario) => only.length === 0 || only.some((text) => scenario.name.includes(text));
 /**
- * `--only dialer`, `--only subscriptions`, `--only voice`, `--only pipeline`, `--only webcall` or `--only amd`
- * alone: that scenario, without the dataset. The pipeline and web calls run only so: they take minutes.
+ * `--only dialer`, `--only subscriptions`, `--only voice`, `--only pipeline`, `--only webcall`, `--only turns` or
+ * `--only amd` alone: that scenario, without the dataset. The pipeline and web calls run only so: they take minutes.
  */
-const alone = only.length === 1 && ['dialer', 'subscriptions', 'voice', 'pipeline', 'webcall', 'import', 'amd'].includes(only[0]) ? only[0] : null;
+const alone = only.length === 1 && ['dialer', 'subscriptions', 'voice', 'pipeline', 'webcall', 'import', 'turns', 'amd'].includes(only[0]) ? only[0] : null;
 const scale = SCALES[flags.quick ? 'quick' : 'full'];
 const duration = Number(flags.duration ?? (flags.quick ? 10 : 15));
 const warmup = Number(flags.warmup ?? (flags.quick ? 2 : 5));
@@ -649,6 +653,13 @@ async function main(): Promise<void> {
         const leadImport = await runImportScenario(database.url, root, flags.quick ? 20_000 : 100_000, log, targetNode);
         process.stdout.write(`${importTable(leadImport)}\n`);
         await writeResults({ ...previous, import: leadImport });
+      } else if (alone === 'turns') {
+        const turns = await runTurnsScenario(database.url, root, { before: flags['no-before'] ? null : flags.before! }, log, targetNode);
+        const summary = turnsMarkdown(turns);
+        process.stdout.write(`${summary}\n`);
+        const made = `Made by \`npm run bench -- --only turns${flags['no-before'] ? ' --no-before' : flags.before !== DEFAULT_BEFORE ? ` --before ${flags.before}` : ''}\` (bench/turns.ts says what each case measures).`;
+        await fs.writeFile(path.join(root, 'bench', 'results', 'turns.md'), `${summary}\n\n## Every case\n\n${turnsCaseTable(turns)}\n\n${made}\n`);
+        await writeResults({ ...previous, turns });
       } else if (alone === 'webcall') {
         const webcall = await runPipelineScenario(database.url, root, { quick: flags.quick, profile: false, webcall: true }, log, targetNode);
         process.stdout.write(`${webcallTable(webcall)}\n`);
@@ -815,8 +826,9 @@ async function main(): Promise<void> {
       // The pipeline and web calls run alone (`--only pipeline`, `--only webcall`): their latest results stay as they were.
       pipeline: existsSync(RESULTS) ? JSON.parse(readFileSync(RESULTS, 'utf8')).pipeline : undefined,
       webcall: existsSync(RESULTS) ? JSON.parse(readFileSync(RESULTS, 'utf8')).webcall : undefined,
-      // The lead import runs alone too (`--only import`).
+      // The lead import runs alone too (`--only import`), and the turn-taking benchmark (`--only turns`).
       import: existsSync(RESULTS) ? JSON.parse(readFileSync(RESULTS, 'utf8')).import : undefined,
+      turns: existsSync(RESULTS) ? JSON.parse(readFileSync(RESULTS, 'utf8')).turns : undefined,
     });
   } finally {
     for (const child of children) child.kill('SIGTERM');

@@ -1,6 +1,6 @@
 import { MAX_PER_PAGE } from '../graphql/pagination';
 import { ASSISTANT_RULES } from '../modules/assistants/assistant.service';
-import { CALLS_DIRECTIONS, ENDPOINT_TYPES, POST_CALL_TYPES, WHO_SPEAKS_FIRST } from '../modules/assistants/assistant.entity';
+import { CALLS_DIRECTIONS, ENDPOINT_TYPES, POST_CALL_TYPES, TRANSFER_MODES, WHO_SPEAKS_FIRST } from '../modules/assistants/assistant.entity';
 import { CALL_STATUSES, CALL_TYPES } from '../modules/calls/call.entity';
 import { CAMPAIGN_STATUSES, PAUSED_REASONS } from '../modules/campaigns/campaign.entity';
 import { CAMPAIGN_RULES, WEEKDAYS } from '../modules/campaigns/campaign.rules';
@@ -58,6 +58,11 @@ export const INPUT_RULES: Record<string, JsonSchema> = {
   pronunciations: { maxItems: ASSISTANT_RULES.pronunciations.maxItems },
   'PronunciationInput.word': { minLength: 1, maxLength: ASSISTANT_RULES.pronunciations.word },
   'PronunciationInput.say_as': { minLength: 1, maxLength: ASSISTANT_RULES.pronunciations.say_as },
+  transfer_numbers: { maxItems: ASSISTANT_RULES.transfers.maxItems },
+  'TransferNumberInput.number': { description: 'E.164 (+551130030000), or national in DEFAULT_PHONE_REGION; each number once.' },
+  'TransferNumberInput.description': { minLength: 1, maxLength: ASSISTANT_RULES.transfers.description },
+  transfer_mode: oneOf(TRANSFER_MODES),
+  transfer_message: { maxLength: ASSISTANT_RULES.transfers.message },
   headers: { maxItems: TOOL_RULES.maxHeaders },
   schema: { maxItems: TOOL_RULES.maxParameters },
   timeout: { minimum: TOOL_RULES.timeout[0], maximum: TOOL_RULES.timeout[1] },

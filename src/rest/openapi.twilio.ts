@@ -93,6 +93,33 @@ export const TWILIO_OPENAPI_PATHS: Record<string, JsonSchema> = {
       form({ ...CALL, AnsweredBy: 'human, machine_*, fax or unknown.' }, ['CallSid', 'AnsweredBy']),
     ),
   },
+  '/telephony/twilio/transfer': {
+    servers: ROOT,
+    post: {
+      summary: 'A transferred call’s leg ended (the action of the Dial that transfer_call gives the call)',
+      description:
+        'DialCallStatus and DialCallDuration become the call’s `transfer_status` and `transfer_duration` (its minutes charged like a call’s to that number); the answer hangs the call up, which then ends as `transferred`. Checked with X-Twilio-Signature like every callback.',
+      tags: ['Twilio'],
+      security: [],
+      parameters: [SIGNATURE, { name: 'call', in: 'query', required: true, schema: { type: 'integer' }, description: 'The call vozgate transferred.' }],
+      requestBody: form(
+        { ...CALL, DialCallStatus: 'completed, answered, busy, no-answer, failed or canceled.', DialCallDuration: 'Seconds the transferred leg lasted.', DialCallSid: 'CA... of that leg.' },
+        ['CallSid', 'DialCallStatus'],
+      ),
+      responses: {
+        '200': { description: 'TwiML that ends the call.', content: { 'text/xml': { schema: { type: 'string' }, example: '<Response><Hangup/></Response>' } } },
+        ...REFUSED,
+      },
+    },
+  },
+  '/telephony/twilio/transfer-leg': {
+    servers: ROOT,
+    ...callback(
+      'A warm transfer’s leg to the person (the StatusCallback of the call vozgate places to the transfer number)',
+      'completed -> the call’s `transfer_status` completed and `transfer_duration` its CallDuration (charged like a call’s minutes to that number); busy, no-answer, failed or canceled -> the transfer is over and the assistant comes back to the caller on a media stream of its own (`resume=transfer`), telling them nobody answered. Callbacks of another call’s sid change nothing.',
+      form({ ...CALL, CallStatus: 'in-progress, completed, busy, no-answer, failed or canceled.', CallDuration: 'Seconds, once completed.' }, ['CallSid', 'CallStatus']),
+    ),
+  },
   '/telephony/twilio/recording': {
     servers: ROOT,
     ...callback(

@@ -10,10 +10,11 @@ import { ENGINE_VERDICT_SQL } from '../modules/calls/call.answered-by';
 import { Call } from '../modules/calls/call.entity';
 import { hangupEvent, HANGUPS, isHangupReason, type CallEvent } from '../modules/calls/call.events';
 import { applyCallEvent } from '../modules/calls/call.lifecycle';
+import { transferEnded } from '../modules/calls/call.transfer';
 import type { CallAdmission, LifecycleDeps } from '../modules/calls/call.ports';
 import { admitCall, reserveForCalls, startCall } from '../modules/calls/call.service';
 import type { Runtime } from '../runtime';
-import { answeredByOf, mediaStreamUrl, rejectTwiml, streamTwiml, validTwilioSignature } from './twilio.wire';
+import { answeredByOf, HANGUP_TWIML, mediaStreamUrl, rejectTwiml, streamTwiml, validTwilioSignature } from './twilio.wire';
 
 /** The parts of the runtime Twilio's callbacks use. */
 type CallbackDeps = Pick<Runtime, 'config' | 'lifecycle' | 'orm' | 'telephony' | 'secrets' | 'logger'> & {
@@ -27,9 +28,11 @@ type CallbackDeps = Pick<Runtime, 'config' | 'lifecycle' | 'orm' | 'telephony' |
  * Twilio"). Every request is checked with X-Twilio-Signature before anything is read from it.
  */
 
-type TwilioWebhook = 'voice' | 'status' | 'amd' | 'recording';
+type TwilioWebhook = 'voice' | 'status' | 'amd' | 'recording' | 'transfer' | 'transfer-leg';
 const WEBHOOKS: Record<string, TwilioWebhook | undefined> = {
   '/telephony/twilio/voice': 'voice',
+  '/telephony/twilio/transfer': 'transfer',
+  '/telephony/twilio/transfer-leg': 'transfer-leg',
   '/telephony/twilio/status': 'status',
   '/telephony/twilio/amd': 'amd',
   '/telephony/twilio/recording': 'recording',
@@ -55,9 +58,9 @@ function logRefusedSignature(logger: CallbackDeps['logger'], url: URL, publicUrl
 const TIME_LIMIT_GRACE_SECONDS = 2;
 
 /**
- * POST /telephony/twilio/{voice,status,amd,recording}: form-encoded, signed over PUBLIC_URL
+ * POST /telephony/twilio/{voice,status,amd,recording,transfer}: form-encoded, signed over PUBLIC_URL
  * and the path and query Twilio was given; a missing or wrong signature gets 403 and changes
- * nothing. `voice` answers TwiML; the callbacks answer 204. Callbacks of the calls vozgate
+ * nothing. `voice` and `transfer` (a Dial's action) answer TwiML; the callbacks answer 204. Callbacks of the calls vozgate
  * placed name the call (`?call=`); the others (an incoming call's, set on the number) are
  * matched by their CallSid.
  */
@@ -85,6 +88,20 @@ export async function twilioWebhook(runtime: CallbackDeps, req: IncomingMessage,
       : params.CallSid
         ? await em.findOne(Call, { provider: 'twilio', provider_call_id: params.CallSid })
         : null;
+  if (kind === 'transfer') {
+    // The transfer's Dial ended (its action): a cold transfer's leg, how and for how long (a
+    // warm one's leg reports itself); then the call ends.
+    if (call && !call.transfer_call_sid && (!params.CallSid || params.CallSid === call.provider_call_id)) {
+      await transferEnded(em, call.id, params.DialCallStatus ?? 'completed', Number(params.DialCallDuration ?? 0) || 0);
+    }
+    res.writeHead(200, { 'content-type': 'text/xml; charset=utf-8', 'content-length': Buffer.byteLength(HANGUP_TWIML) });
+    return void res.end(HANGUP_TWIML);
+  }
+  if (kind === 'transfer-leg') {
+    if (call?.transfer_call_sid && params.CallSid === call.transfer_call_sid) await transferLeg(em, runtime, call, params);
+    res.writeHead(204);
+    return void res.end();
+  }
   if (call) await handleTwilioCallback(em, runtime, kind, call, params);
   res.writeHead(204);
   res.end();
@@ -95,7 +112,7 @@ export async function twilioWebhook(runtime: CallbackDeps, req: IncomingMessage,
  * machine. Each step runs in its own transaction through `applyCallEvent`, which ignores
  * what is stale, so a repeated or late callback changes nothing twice.
  */
-async function handleTwilioCallback(em: EntityManager, runtime: CallbackDeps, kind: Exclude<TwilioWebhook, 'voice'>, call: Call, params: Record<string, string>): Promise<void> {
+async function handleTwilioCallback(em: EntityManager, runtime: CallbackDeps, kind: Exclude<TwilioWebhook, 'voice' | 'transfer' | 'transfer-leg'>, call: Call, params: Record<string, string>): Promise<void> {
   const deps = runtime.lifecycle;
   const sid = params.CallSid;
   if (sid) {
@@ -124,6 +141,17 @@ async function handleTwilioCallback(em: EntityManager, runtime: CallbackDeps, ki
     return;
   }
   await applyTwilioStatus(em, deps, call, { status: params.CallStatus, duration: params.CallDuration, answeredBy: params.AnsweredBy, errorCode: params.ErrorCode });
+}
+
+/**
+ * A warm transfer's leg to the person, as its status callbacks report it: once it completes,
+ * how long it lasted (charged like a call); ended before anyone joined, the assistant comes
+ * back to the caller.
+ */
+async function transferLeg(em: EntityManager, runtime: CallbackDeps, call: Call, params: Record<string, string>): Promise<void> {
+  const status = params.CallStatus;
+  if (status === 'completed') await transferEnded(em, call.id, 'completed', Number(params.CallDuration ?? 0) || 0);
+  else if (['busy', 'no-answer', 'failed', 'canceled'].includes(status)) await runtime.telephony.resumeAfterTransfer?.(em, runtime.lifecycle, call, status);
 }
 
 /** A call's status as Twilio reports it, in a callback or in its Call resource. */

@@ -7,10 +7,11 @@ import { Assistant } from '../modules/assistants/assistant.entity';
 import { Call } from '../modules/calls/call.entity';
 import { hangupEvent, type CallEvent, type HangupReason } from '../modules/calls/call.events';
 import { applyCallEvent } from '../modules/calls/call.lifecycle';
+import { transferEnded, transferMade } from '../modules/calls/call.transfer';
 import type { LifecycleDeps, TelephonyProvider } from '../modules/calls/call.ports';
 import { applyTwilioStatus } from './twilio.callbacks';
 import { TwilioRest, type TwilioSettings } from './twilio.rest';
-import { mediaStreamUrl, streamTwiml } from './twilio.wire';
+import { briefingTwiml, dialTwiml, holdTwiml, mediaStreamUrl, streamTwiml, TRANSFER_RING_SECONDS } from './twilio.wire';
 
 /**
  * Twilio's Programmable Voice (and Twilio-compatible APIs: TWILIO_API_BASE), by its
@@ -137,6 +138,77 @@ export class TwilioVoice implements TelephonyProvider {
       await em.execute('update calls set hangup_reason = null where id = ? and hangup_reason = ?', [call.id, reason]);
       throw new DomainError('PROVIDER_FAILURE', Messages.hangupFailed, undefined, { error: refused });
     }
+  }
+
+  /**
+   * A transfer (design.md, "Calls that act"). Cold: the call's TwiML becomes a Dial to
+   * `transferred_to` (the media stream, and with it the assistant, leaves the call); Twilio asks
+   * `/telephony/twilio/transfer` what next when that leg ends. Warm: the caller waits in the
+   * call's conference while the person is dialled apart (their leg's status callbacks come to
+   * `/telephony/twilio/transfer-leg`), hears `briefing` when they answer and joins; nobody
+   * answering brings the assistant back (`resumeAfterTransfer`). The call ends as `transferred`.
+   */
+  async transfer(em: EntityManager, deps: LifecycleDeps, call: Call, briefing: string | null): Promise<void> {
+    if (!call.provider_call_id || !call.transferred_to) throw new Error(`twilio: call ${call.id} has no Twilio call or no transfer number`);
+    const [assistant] = call.assistant_id ? await em.execute('select transfer_mode, language from assistants where id = ?', [call.assistant_id]) : [];
+    const warm = assistant?.transfer_mode === 'warm';
+    await em.execute(`update calls set hangup_reason = coalesce(hangup_reason, 'transferred') where id = ?`, [call.id]);
+    const action = `${this.site.publicUrl}/telephony/twilio/transfer?call=${call.id}`;
+    const twiml = warm ? holdTwiml(call.id, action) : dialTwiml(call.transferred_to, call.assistant_phone_number, action);
+    const refused = await this.update(call.provider_call_id, twiml);
+    if (refused) {
+      // The call goes on, and may be transferred again (the leg's reservation is released with the call's).
+      await em.execute(`update calls set hangup_reason = null, transferred_to = null where id = ? and hangup_reason = 'transferred'`, [call.id]);
+      deps.logger?.warn('twilio refused a transfer', { call_id: call.id, error: refused });
+      throw new DomainError('PROVIDER_FAILURE', Messages.hangupFailed, undefined, { error: refused });
+    }
+    await transferMade(em, call.id, warm ? 'warm' : 'cold');
+    if (!warm) return;
+    const [{ language }] = await em.execute('select iso_2 as language from languages where name = ?', [assistant.language]).then((rows) => (rows.length ? rows : [{ language: null }]));
+    const leg = await this.rest
+      .send('/Calls.json', {
+        method: 'POST',
+        form: new URLSearchParams([
+          ['To', call.transferred_to],
+          ['From', call.assistant_phone_number],
+          ['Twiml', briefingTwiml(call.id, briefing ?? '', language)],
+          ['Timeout', String(TRANSFER_RING_SECONDS)],
+          ['StatusCallback', `${this.site.publicUrl}/telephony/twilio/transfer-leg?call=${call.id}`],
+          ['StatusCallbackMethod', 'POST'],
+          ['StatusCallbackEvent', 'answered'],
+          ['StatusCallbackEvent', 'completed'],
+        ]),
+      })
+      .catch((error: unknown) => ({ status: 0, body: null, text: error instanceof Error ? error.message : String(error) }));
+    if ((leg.status === 200 || leg.status === 201) && typeof leg.body?.sid === 'string') {
+      await em.execute('update calls set transfer_call_sid = ? where id = ?', [leg.body.sid, call.id]);
+      return;
+    }
+    deps.logger?.warn('twilio refused a warm transfer’s leg', { call_id: call.id, status: leg.status, code: leg.body?.code ?? null });
+    await this.resumeAfterTransfer(em, deps, call, 'failed');
+  }
+
+  /**
+   * A warm transfer's leg ended before anyone joined (`status`: busy, no-answer, failed,
+   * canceled): the transfer is over, and the caller is given back to the assistant, on a stream
+   * of its own, which tells them.
+   */
+  async resumeAfterTransfer(em: EntityManager, deps: LifecycleDeps, call: Call, status: string): Promise<void> {
+    await transferEnded(em, call.id, status, 0);
+    const [resumed] = await em.execute(
+      `update calls set hangup_reason = null, transferred_to = null where id = ? and hangup_reason = 'transferred' and finished_at is null and media_resumed_at is null returning id`,
+      [call.id],
+    );
+    if (!resumed || !call.provider_call_id) return;
+    const [assistant] = call.assistant_id ? await em.execute('select engine_type from assistants where id = ?', [call.assistant_id]) : [];
+    const refused = await this.update(call.provider_call_id, streamTwiml(mediaStreamUrl(this.site, assistant?.engine_type ?? 'pipeline'), this.secrets, call.id, true));
+    if (refused) deps.logger?.warn('twilio: could not bring the assistant back after a warm transfer nobody answered', { call_id: call.id, error: refused });
+  }
+
+  /** Gives a call new TwiML; answers Twilio's refusal, or null. */
+  private async update(sid: string, twiml: string): Promise<string | null> {
+    const { status, body, text } = await this.rest.send(`/Calls/${encodeURIComponent(sid)}.json`, { method: 'POST', form: new URLSearchParams({ Twiml: twiml }) });
+    return status >= 400 ? `twilio ${body?.code ?? status}: ${String(body?.message ?? text.slice(0, 200))}` : null;
   }
 
   /** The job of `twilio:time-limit`: a call still answered at max_call_duration is hung up. */

@@ -179,7 +179,7 @@ async function serve(runtime: EngineApiDeps, req: IncomingMessage, res: ServerRe
         max_call_duration: assistant.max_call_duration,
         end_call_on_voicemail: assistant.end_call_on_voicemail,
         tools: tools.map((tool) => ({ type: 'function', ...toolFunction(tool) })),
-        end_call_tool: { type: 'function', ...endCallFunction({ assistant }) },
+        end_call_tool: { type: 'function', ...endCallFunction(assistant) },
       },
     });
   }

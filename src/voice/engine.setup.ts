@@ -2,7 +2,10 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { Assistant } from '../modules/assistants/assistant.entity';
 import { modelParams, type ModelParams } from '../modules/catalog/model.params';
 import type { Call } from '../modules/calls/call.entity';
+import { transcriptText } from '../modules/calls/call.conversation';
+import { turnsOfCall } from '../modules/calls/call.turns';
 import { Tool } from '../modules/tools/tool.entity';
+import { WEB_PROVIDER } from '../modules/calls/call.web-provider';
 
 /** What an engine needs to run a call: its assistant (with its voice), tools, language and variables. */
 export interface EngineSetup {
@@ -21,11 +24,18 @@ export interface EngineSetup {
   tools: Tool[];
   /** The call's variables over the assistant's. */
   variables: Record<string, unknown>;
+  /** The call is on a phone line, not a web call's socket: it can be transferred, and dial a menu. */
+  phoneLine: boolean;
+  /**
+   * The assistant comes back to a call it tried to transfer warm, and nobody answered: the
+   * conversation so far (the engine greets no one, and tells the caller).
+   */
+  resumed: { transcript: string } | null;
   /** An outbound call: its first seconds screen for answering machines (src/voice/amd/). */
   outbound: boolean;
 }
 
-export async function engineSetup(em: EntityManager, call: Pick<Call, 'assistant_id' | 'input_variables' | 'type'>): Promise<EngineSetup | null> {
+export async function engineSetup(em: EntityManager, call: Pick<Call, 'id' | 'assistant_id' | 'input_variables' | 'provider' | 'type'>, resumed = false): Promise<EngineSetup | null> {
   const assistant = call.assistant_id ? await em.findOne(Assistant, { id: call.assistant_id }, { populate: ['voice'] }) : null;
   if (!assistant) return null;
   const links: { tool_id: number }[] = await em.execute('select tool_id from assistant_tools where assistant_id = ?', [assistant.id]);
@@ -44,9 +54,19 @@ export async function engineSetup(em: EntityManager, call: Pick<Call, 'assistant
     language: catalogue.language ?? null,
     tools,
     variables: { ...assistant.variables, ...call.input_variables },
+    phoneLine: call.provider !== WEB_PROVIDER,
+    resumed: resumed ? { transcript: transcriptText((await turnsOfCall(em, call.id)).filter((turn) => turn.speaker !== 'system')) } : null,
     outbound: call.type === 'outbound',
   };
 }
+
+/** What the model is told when it comes back to a call whose warm transfer nobody answered, with the conversation so far. */
+export function resumedPrompt(systemPrompt: string, resumed: { transcript: string }): string {
+  return `${systemPrompt}\n\nThe conversation so far:\n${resumed.transcript}\n\nYou tried to transfer the customer to a person, and nobody answered.`;
+}
+
+/** What the model is asked to say when it comes back. */
+export const TRANSFER_UNANSWERED = 'Tell the customer, in the language of the conversation, that nobody could answer the transfer right now, and offer to help or to take a message.';
 
 /** `{{name}}` placeholders filled from the variables; an unknown one is left empty. */
 export function fillVariables(text: string, variables: Record<string, unknown>): string {

@@ -24,6 +24,8 @@ export interface VoiceEngine {
   audio(pcm: Int16Array): void;
   /** The listener has heard the audio sent before this mark. */
   played(mark: string): void;
+  /** The caller pressed a key of the keypad: one of 0-9 * # A-D (the transport checked it; codecs/dtmf.ts DTMF_KEY). */
+  digit(key: string): void;
   /** The media ended. Resolves once the engine has stopped and recorded what it heard. */
   end(reason: MediaEnd): Promise<void>;
 }

@@ -1,10 +1,13 @@
 import { answeredByNow, recordAnsweredBy, type AnsweredByVerdict } from '../modules/calls/call.answered-by';
+import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Turn } from '../modules/calls/call.conversation';
 import { Call, type AnsweredBy, type CallUsage, type ToolCallRecord } from '../modules/calls/call.entity';
 import type { HangupReason } from '../modules/calls/call.events';
-import { appendTurn, type TurnLimits } from '../modules/calls/call.turns';
+import { reserveTransfer, type TransferRefusal } from '../modules/calls/call.transfer';
+import { appendTurn, turnsOfCall, type TurnLimits } from '../modules/calls/call.turns';
 import { providerOf } from '../modules/calls/call.web-provider';
 import type { Runtime } from '../runtime';
+import { briefing } from './briefing';
 
 /** The parts of the runtime a live call writes through. */
 export type LiveCallDeps = Pick<Runtime, 'orm' | 'lifecycle' | 'telephony' | 'logger'>;
@@ -102,16 +105,40 @@ export class LiveCall {
   }
 
   /** Ends the call through its provider, unless it is over. */
+  /**
+   * Checks a transfer to `to` and reserves its leg (call.transfer.ts); answers why it was
+   * refused, or null. The transfer is made by `hangup('transferred')`.
+   */
+  reserveTransfer(to: string): Promise<TransferRefusal | null> {
+    return reserveTransfer(this.runtime.orm.em.fork(), this.runtime.lifecycle.config, this.id, to);
+  }
+
+  /**
+   * Ends the call through its provider, unless it is over: `transferred` hands it to the number
+   * its transfer reserved (the call then ends when that leg does).
+   */
   async hangup(reason: HangupReason): Promise<void> {
     try {
       await this.writes;
       const em = this.runtime.orm.em.fork();
       const call = await em.findOne(Call, { id: this.id });
       if (!call || call.finished_at) return;
-      await providerOf(call, this.runtime.telephony, this.runtime.lifecycle.config).hangup(em, this.runtime.lifecycle, call, reason);
+      const provider = providerOf(call, this.runtime.telephony, this.runtime.lifecycle.config);
+      if (reason !== 'transferred') return await provider.hangup(em, this.runtime.lifecycle, call, reason);
+      if (!provider.transfer) throw new Error(`the ${provider.name} provider cannot transfer a call`);
+      await provider.transfer(em, this.runtime.lifecycle, call, await this.briefing(em, call));
     } finally {
       this.hooks.hungUp?.();
     }
+  }
+
+  /** A warm transfer's briefing, from the call so far; none for a cold one. */
+  private async briefing(em: EntityManager, call: Call): Promise<string | null> {
+    const [assistant] = call.assistant_id
+      ? await em.execute('select a.transfer_mode, l.iso_2 as language from assistants a left join languages l on l.name = a.language where a.id = ?', [call.assistant_id])
+      : [];
+    if (assistant?.transfer_mode !== 'warm') return null;
+    return briefing(this.runtime.lifecycle.config.voice.openai, await turnsOfCall(em, call.id), assistant.language ?? null);
   }
 
   /** Waits for the writes under way. */

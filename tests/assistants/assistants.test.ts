@@ -146,6 +146,9 @@ describe('POST /user/assistant', () => {
       pronunciations: [],
       backchannel_words: null,
       false_interruption_timeout_ms: 2000,
+      transfer_numbers: [],
+      transfer_mode: 'cold',
+      transfer_message: null,
     });
   });
 
@@ -572,6 +575,70 @@ describe('turn-taking settings: keyterms, pronunciations, backchannel_words, fal
         errors: { 'keyterms.0': ['O campo keyterms.0 é obrigatório.'], false_interruption_timeout_ms: ['O campo false_interruption_timeout_ms deve estar entre 0 e 10000.'] },
       },
     });
+  });
+});
+
+describe('transfer settings: transfer_numbers, transfer_mode, transfer_message', () => {
+  const settings = {
+    transfer_numbers: [
+      { number: '+55 11 3003-0000', description: 'Vendas: planos e preços' },
+      { number: '+5521 2222-3333', description: 'Suporte técnico' },
+    ],
+    transfer_mode: 'warm',
+    transfer_message: '  Um momento, vou transferir.  ',
+  };
+  const stored = {
+    transfer_numbers: [
+      { number: '+551130030000', description: 'Vendas: planos e preços' },
+      { number: '+552122223333', description: 'Suporte técnico' },
+    ],
+    transfer_mode: 'warm',
+    transfer_message: 'Um momento, vou transferir.',
+  };
+
+  it('are kept with the numbers in E.164; null or [] clears the numbers, and a blank message is none', async () => {
+    const id = await newAssistant(settings);
+    expect(await read(id)).toMatchObject(stored);
+    expect((await update(id, { transfer_mode: 'cold', transfer_message: '   ' })).status).toBe(200);
+    expect(await read(id)).toMatchObject({ ...stored, transfer_mode: 'cold', transfer_message: null });
+    expect((await update(id, { transfer_numbers: null })).status).toBe(200);
+    expect((await read(id)).transfer_numbers).toEqual([]);
+  });
+
+  it.each([
+    [
+      { transfer_numbers: Array.from({ length: 11 }, (_, i) => ({ number: `+5511300300${String(i).padStart(2, '0')}`, description: 'x' })) },
+      { transfer_numbers: ['O campo transfer_numbers não pode ter mais de 10 itens.'] },
+    ],
+    [{ transfer_numbers: [{ number: '12', description: 'x' }] }, { 'transfer_numbers.0.number': ['O campo transfer_numbers.0.number deve ser um número de telefone válido no formato internacional (E.164).'] }],
+    [
+      { transfer_numbers: [{ number: '+551130030000', description: 'a' }, { number: '+55 11 3003-0000', description: 'b' }] },
+      { 'transfer_numbers.1.number': ['O campo transfer_numbers.1.number tem um valor duplicado.'] },
+    ],
+    [{ transfer_numbers: [{ number: '+551130030000', description: ' ' }] }, { 'transfer_numbers.0.description': ['O campo transfer_numbers.0.description é obrigatório.'] }],
+    [{ transfer_numbers: [{ number: '+551130030000', description: 'd'.repeat(201) }] }, { 'transfer_numbers.0.description': ['O campo transfer_numbers.0.description não pode ser superior a 200 caracteres.'] }],
+    [{ transfer_mode: 'hot' }, { transfer_mode: ['O campo transfer_mode deve ser um dos seguintes valores: cold, warm.'] }],
+    [{ transfer_mode: null }, { transfer_mode: ['O campo transfer_mode é obrigatório.'] }],
+    [{ transfer_message: 'm'.repeat(501) }, { transfer_message: ['O campo transfer_message não pode ser superior a 500 caracteres.'] }],
+  ])('refuses bad value %# with 422 in the documented shape, on create and update, writing nothing', async (change, errors) => {
+    const id = await newAssistant(settings);
+    const before = await read(id);
+    const res = await update(id, { assistant_name: 'Outro nome', ...change });
+    expect(res.status).toBe(422);
+    expect(res.body).toEqual({ message: 'Falha na validação', code: 'VALIDATION_FAILED', errors });
+    expect(await read(id)).toEqual(before);
+    const created = await create({ ...validBody(), ...change });
+    expect(created.status).toBe(422);
+    expect(created.body.errors).toEqual(errors);
+  });
+
+  it('are the same over GraphQL', async () => {
+    const created = await app.graphql(
+      `mutation($input: CreateAssistantInput!) { createAssistant(input: $input) { id transfer_numbers { number description } transfer_mode transfer_message } }`,
+      { input: { ...validBody(), ...settings } },
+      me.token,
+    );
+    expect(created.body.data.createAssistant).toEqual({ id: expect.any(Number), ...stored });
   });
 });
 

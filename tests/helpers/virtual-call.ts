@@ -101,6 +101,12 @@ export interface VirtualOptions {
   ttsFirstByteMs?: number;
   /** The STT refuses the stream this long after it is opened (a wrong key). */
   sttRefusesAfterMs?: number;
+  /** A web call (false: no phone line, so no transfer nor keypad functions offered). Default: a phone call. */
+  phoneLine?: boolean;
+  /** What the call's transfer check answers (call.transfer.ts's refusals); default: none, the leg is reserved. */
+  transferRefusal?: string;
+  /** The provider refuses the transfer itself (the call then goes on). */
+  transferFails?: boolean;
 }
 
 export function virtualCall(settings: Partial<Assistant> = {}, options: VirtualOptions = {}) {
@@ -116,6 +122,8 @@ export function virtualCall(settings: Partial<Assistant> = {}, options: VirtualO
     failed: null as string | null,
     toolCalls: [] as unknown[],
     errors: [] as string[],
+    /** The numbers a transfer was asked to, in order. */
+    transfers: [] as string[],
   };
   const live = {
     id: 1,
@@ -124,8 +132,13 @@ export function virtualCall(settings: Partial<Assistant> = {}, options: VirtualO
     usage: () => {},
     failed: (detail: string) => (record.failed = detail),
     hangup: async (reason: HangupReason) => {
+      if (reason === 'transferred' && options.transferFails) throw new Error('twilio 21220: Call is not in-progress');
       record.hungUp ??= reason;
       record.hungUpAt ??= Date.now();
+    },
+    reserveTransfer: async (to: string) => {
+      record.transfers.push(to);
+      return options.transferRefusal ?? null;
     },
     endedAtProvider: () => {},
     settled: async () => {},
@@ -263,13 +276,15 @@ export function virtualCall(settings: Partial<Assistant> = {}, options: VirtualO
   };
 
   // ------------------------------------------------------------- the transport
-  const media = { sentMs: 0, clears: 0 };
+  /** What the engine sent: its length, every frame, and the clears (an interruption). */
+  const media = { sentMs: 0, clears: 0, frames: [] as Int16Array[] };
   const marks = new Map<string, NodeJS.Timeout>();
   let engine: PipelineEngine;
   const out = {
     rate: 8000 as const,
     media: (pcm: Int16Array) => {
       media.sentMs += (pcm.length * 1000) / 8000;
+      media.frames.push(pcm.slice());
     },
     mark: (name: string) => {
       marks.set(
@@ -304,6 +319,8 @@ export function virtualCall(settings: Partial<Assistant> = {}, options: VirtualO
     tools,
     variables: { ...assistant.variables, ...options.variables },
     outbound: false,
+    phoneLine: options.phoneLine ?? true,
+    resumed: null,
   };
   const logger = { info: () => {}, debug: () => {}, warn: () => {}, error: (message: string) => record.errors.push(message) };
   engine = new PipelineEngine(

@@ -9,6 +9,8 @@ import { startFakeOpenAi, type FakeOpenAi } from '../helpers/fakes/openai';
 import { TwilioMediaClient } from '../helpers/media';
 import { startReceiver, type Receiver } from '../helpers/receiver';
 import { startFakeTwilio, type FakeTwilio } from '../helpers/twilio';
+import { decode } from '../../src/voice/codecs/mulaw';
+import { decodeDtmf } from '../helpers/dtmf';
 import { TURNS_COLUMN } from '../helpers/turns';
 import { OPENING_WAIT_MS } from '../../src/voice/amd/screening';
 
@@ -195,7 +197,7 @@ it('opens the call, hears the caller, answers through the model with the prompt,
     { role: 'assistant', content: 'Olá Marina, aqui é a Ana.' },
     { role: 'user', content: 'Quero saber do meu pedido' },
   ]);
-  expect(first.body.tools.map((t: any) => t.function.name)).toEqual(['check_order', 'endCall']);
+  expect(first.body.tools.map((t: any) => t.function.name)).toEqual(['check_order', 'endCall', 'press_digits']);
 
   // The tool through the guarded client, its result back to the model.
   const [order] = await until('the tool called', async () => tools.requests, (requests) => requests.length === 1);
@@ -394,6 +396,27 @@ it('plays a filler while a tool is slow (filler_audios)', async () => {
   const row = await until('the turn', () => callRow(live.id), (r) => r.turns.some((t: any) => t.text === 'Foi enviado.'));
   // The filler is not part of the conversation.
   expect(row.turns.map((t: any) => t.text)).toEqual(['Cadê meu pedido', 'Foi enviado.']);
+  await hangUp(live);
+});
+
+it('the keypad both ways: the caller’s keys reach the model and the transcript as "[keypad] 123"; press_digits is heard as its DTMF pairs', async () => {
+  const live = await call(await assistantWith({ who_speaks_first: 'Customer' }));
+  openai.chat.push({ text: 'Vou digitar.', toolCalls: [{ name: 'press_digits', arguments: '{"digits":"5#0"}' }] }, { text: 'Pronto.' });
+  const asked = openai.chatRequests.length;
+  for (const digit of '123#') live.media.send({ event: 'dtmf', streamSid: live.media.streamSid, sequenceNumber: '7', dtmf: { track: 'inbound_track', digit } });
+  const request = await until('the model asked', async () => openai.chatRequests[asked], Boolean, 10_000);
+  expect(request.body.messages.at(-1)).toEqual({ role: 'user', content: '[keypad] 123' });
+  const answered = await until('the tool answered', async () => openai.chatRequests[asked + 1], Boolean, 15_000);
+  expect(answered.body.messages.find((m: any) => m.role === 'tool')?.content).toBe('{"pressed":"5#0"}');
+  await until('the answer spoken', async () => speechInputs(), (inputs) => inputs.includes('Pronto.'), 10_000);
+  await quiet(live);
+  const heard = live.heard().map((payload) => decode(Buffer.from(payload, 'base64')));
+  const audio = new Int16Array(heard.reduce((n, frame) => n + frame.length, 0));
+  heard.reduce((at, frame) => (audio.set(frame, at), at + frame.length), 0);
+  expect(decodeDtmf(audio, 8000)).toBe('5#0');
+  const row = await until('the turns', () => callRow(live.id), (r) => r.turns.length >= 3);
+  // The keys pressed are the assistant's turn when they sounded (at_ms), recorded as they were heard.
+  expect(row.turns.map((t: any) => `${t.speaker}: ${t.text}`)).toEqual(['customer: [keypad] 123', 'assistant: [keypad] 5#0', 'assistant: Vou digitar. Pronto.']);
   await hangUp(live);
 });
 

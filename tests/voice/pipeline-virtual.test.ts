@@ -1,3 +1,4 @@
+import { decodeDtmf } from '../helpers/dtmf';
 import { advance, answerTool, MS_PER_CHAR, toolRunning, virtualCall } from '../helpers/virtual-call';
 
 /**
@@ -145,6 +146,90 @@ describe('the end of a call', () => {
     expect(goodbye.startsWith(said)).toBe(true);
     expect(said.length).toBeLessThan(goodbye.length);
     await call.end();
+  });
+});
+
+describe('a transfer (transfer_call)', () => {
+  const sales = { number: '+551130030000', description: 'Vendas' };
+  const transferring = { ...customerFirst, transfer_numbers: [sales], transfer_message: 'Um momento, vou transferir sua ligação.' };
+  const asked = (call: ReturnType<typeof virtualCall>) => call.llm.requests[0].tools?.find((tool) => tool.name === 'transfer_call');
+
+  it('says the transfer message as written once the model transfers, and hands the call over when it has been heard', async () => {
+    const call = virtualCall(transferring);
+    call.llm.reply({ toolCalls: [{ name: 'transfer_call', arguments: JSON.stringify({ number: sales.number }) }] });
+    await call.caller.says('Quero falar com um atendente.', 1000);
+    await advance(1100);
+    expect(asked(call)?.parameters).toMatchObject({ properties: { number: { enum: [sales.number] } } });
+    expect(call.record.transfers).toEqual([sales.number]);
+    await advance(600);
+    expect(call.spoken).toContain(transferring.transfer_message);
+    expect(call.record.hungUp).toBeNull(); // not before it is heard
+    await advance(audioMs(transferring.transfer_message) + 300);
+    expect(call.record.hungUp).toBe('transferred');
+    expect(call.llm.requests).toHaveLength(1); // the model is not asked again
+    expect(call.turns().at(-1)).toBe(`assistant: ${transferring.transfer_message}`);
+    await call.end();
+  });
+
+  it('without a transfer message, the model says it in its own words when its answer had none', async () => {
+    const call = virtualCall({ ...transferring, transfer_message: null });
+    call.llm.reply({ toolCalls: [{ name: 'transfer_call', arguments: JSON.stringify({ number: sales.number }) }] }, { text: 'Claro, vou te transferir agora.' });
+    await call.caller.says('Quero falar com um atendente.', 1000);
+    await advance(1100 + 1200);
+    expect(call.llm.requests).toHaveLength(2);
+    expect(call.llm.requests[1].tools ?? []).toEqual([]);
+    expect(JSON.stringify(call.llm.requests[1].messages)).toContain('transferring the call');
+    await advance(audioMs('Claro, vou te transferir agora.') + 300);
+    expect(call.record.hungUp).toBe('transferred');
+    await call.end();
+  });
+
+  it('a refused number (the do-not-call list) is no transfer: the model hears why and the call goes on', async () => {
+    const call = virtualCall(transferring, { transferRefusal: 'do-not-call' });
+    call.llm.reply({ toolCalls: [{ name: 'transfer_call', arguments: JSON.stringify({ number: sales.number }) }] }, { text: 'Não consigo transferir agora.' });
+    await call.caller.says('Quero falar com um atendente.', 1000);
+    await advance(1100 + 1200 + audioMs('Não consigo transferir agora.') + 300);
+    expect(JSON.stringify(call.llm.requests[1].messages)).toContain('do-not-call list');
+    expect(call.spoken).not.toContain(transferring.transfer_message);
+    expect(call.record.hungUp).toBeNull();
+    await call.end();
+  });
+
+  it('a number that is not a destination is refused before anything is reserved', async () => {
+    const call = virtualCall(transferring);
+    call.llm.reply({ toolCalls: [{ name: 'transfer_call', arguments: JSON.stringify({ number: '+5511999990000' }) }] }, { text: 'Esse número não está disponível.' });
+    await call.caller.says('Me transfere para o 99999-0000.', 1000);
+    await advance(1100 + 1200);
+    expect(call.record.transfers).toEqual([]);
+    expect(JSON.stringify(call.llm.requests[1].messages)).toContain('not one of the transfer destinations');
+    await call.end();
+  });
+
+  it('when the provider refuses the transfer, the assistant says so and the call goes on', async () => {
+    const call = virtualCall(transferring, { transferFails: true });
+    call.llm.reply({ toolCalls: [{ name: 'transfer_call', arguments: JSON.stringify({ number: sales.number }) }] }, { text: 'Não foi possível transferir agora.' });
+    await call.caller.says('Quero falar com um atendente.', 1000);
+    await advance(1100 + 600 + audioMs(transferring.transfer_message) + 300 + 1200);
+    expect(call.llm.requests).toHaveLength(2);
+    expect(JSON.stringify(call.llm.requests[1].messages)).toContain('could not be transferred');
+    await advance(audioMs('Não foi possível transferir agora.') + 300);
+    expect(call.record.hungUp).toBeNull();
+    expect(call.turns().at(-1)).toBe('assistant: Não foi possível transferir agora.');
+    await call.end();
+  });
+
+  it('is not offered on a web call, nor to an assistant without transfer numbers', async () => {
+    for (const [settings, options] of [
+      [transferring, { phoneLine: false }],
+      [{ ...customerFirst }, {}],
+    ] as const) {
+      const call = virtualCall(settings, options);
+      call.llm.reply({ text: 'Pois não.' });
+      await call.caller.says('Olá.', 600);
+      await advance(1100);
+      expect(asked(call)).toBeUndefined();
+      await call.end();
+    }
   });
 });
 
@@ -310,6 +395,22 @@ describe('speech over the assistant that is no interruption', () => {
     expect(turns.slice(1)).toEqual(['customer: Espera, eu queria outra coisa.', 'assistant: Claro, pode falar.']);
     await call.end();
   });
+
+  it.each([
+    ['Não.', 300],
+    ['Stop.', 400],
+  ])('a one-word barge-in shorter than interrupt_sensitivity’s speech (%s, %i ms) still cuts the reply: a word is no sound', async (word, ms) => {
+    const call = virtualCall({ initial_message: opening });
+    call.llm.reply({ text: 'Pois não?' });
+    await advance(2000);
+    await call.caller.says(word, ms);
+    await advance(1500);
+    const turns = call.turns();
+    expect(turns[0].startsWith('assistant: Olá, aqui é a Ana')).toBe(true);
+    expect(turns[0].length).toBeLessThan(`assistant: ${opening}`.length);
+    expect(turns.slice(1)).toEqual([`customer: ${word}`, 'assistant: Pois não?']);
+    await call.end();
+  });
 });
 
 describe('the assistant’s turn-taking settings', () => {
@@ -445,5 +546,92 @@ describe('pronunciations', () => {
     expect(call.spoken.join(' ')).not.toContain('Vozgate');
     expect(call.turns().at(-1)).toBe('assistant: Aqui é a Vozgate, em que posso ajudar?');
     await call.end();
+  });
+});
+
+describe('the keypad', () => {
+  const keys = (call: ReturnType<typeof virtualCall>, pressed: string) => {
+    for (const key of pressed) call.engine.digit(key);
+  };
+  const lastUserMessage = (call: ReturnType<typeof virtualCall>, request: number) =>
+    call.llm.requests[request].messages.filter((message) => message.role === 'user').at(-1);
+
+  it('gathers the caller’s keys into one turn once 3 s pass without a key, answered as the caller’s', async () => {
+    const call = virtualCall(customerFirst);
+    call.llm.reply({ text: 'Anotado.' });
+    keys(call, '12');
+    await advance(2000);
+    keys(call, '3'); // the clock starts again
+    await advance(2900);
+    expect(call.llm.requests).toHaveLength(0);
+    await advance(200);
+    expect(lastUserMessage(call, 0)).toEqual({ role: 'user', content: '[keypad] 123' });
+    await advance(400 + audioMs('Anotado.') + 300);
+    expect(call.turns()).toEqual(['customer: [keypad] 123', 'assistant: Anotado.']);
+    await call.end();
+  });
+
+  it('ends the entry on #, which is not part of it', async () => {
+    const call = virtualCall(customerFirst);
+    keys(call, '42#');
+    await advance(10);
+    expect(call.llm.requests).toHaveLength(1);
+    expect(lastUserMessage(call, 0)).toEqual({ role: 'user', content: '[keypad] 42' });
+    await advance(3500);
+    expect(call.llm.requests).toHaveLength(1); // nothing more was gathered
+    await call.end();
+  });
+
+  it('interrupts the assistant like speech: the answer stops, its turn is cut where it was heard, and the keys are answered', async () => {
+    const call = virtualCall(customerFirst);
+    const answer = 'Temos três planos: o básico, o intermediário e o completo, cada um com um preço.';
+    call.llm.reply({ text: answer }, { text: 'Opção nove.' });
+    await call.caller.says('Quais são os planos?', 1000);
+    await advance(1000 + 1500); // about 1.5 s of the answer heard
+    keys(call, '9#');
+    expect(call.media.clears).toBe(1);
+    await advance(400 + audioMs('Opção nove.') + 300);
+    const turns = call.record.turns.filter((turn) => turn.speaker !== 'system');
+    expect(turns.map((turn) => turn.speaker)).toEqual(['customer', 'assistant', 'customer', 'assistant']);
+    expect(answer.startsWith(turns[1].text) && turns[1].text.length < answer.length).toBe(true);
+    expect(turns[2].text).toBe('[keypad] 9');
+    expect(lastUserMessage(call, 1)).toEqual({ role: 'user', content: '[keypad] 9' });
+    // The model knows what the caller heard of its answer, not what it wrote.
+    expect(call.llm.requests[1].messages.find((message) => message.role === 'assistant')?.content).toBe(turns[1].text);
+    await call.end();
+  });
+
+  it('press_digits plays the keys’ DTMF pairs after what the assistant said, and tells the model once they were heard', async () => {
+    const call = virtualCall(customerFirst);
+    call.llm.reply({ text: 'Vou digitar.', toolCalls: [{ name: 'press_digits', arguments: '{"digits":"12#"}' }] }, { text: 'Pronto.' });
+    await call.caller.says('Aperte um dois e jogo da velha.', 1000);
+    await advance(1000 + 400 + audioMs('Vou digitar.') + 1500);
+    const sent = call.media.frames;
+    // TTS's scripted audio is a steady 1000: the first frame that is not is the tones'.
+    const firstTone = sent.findIndex((frame) => frame.some((sample) => sample !== 1000 && sample !== 0));
+    // The tones come after the whole sentence said before them.
+    expect(sent.slice(0, firstTone).reduce((ms, frame) => ms + frame.length / 8, 0)).toBeGreaterThanOrEqual(audioMs('Vou digitar.'));
+    const all = new Int16Array(sent.reduce((n, frame) => n + frame.length, 0));
+    sent.reduce((at, frame) => (all.set(frame, at), at + frame.length), 0);
+    expect(decodeDtmf(all, 8000)).toBe('12#');
+    expect(call.llm.requests[1].messages.find((message) => message.role === 'tool')?.content).toBe('{"pressed":"12#"}');
+    expect(call.turns()).toContain('assistant: [keypad] 12#');
+    await call.end();
+  });
+
+  it('press_digits answers bad keys to the model as an error, and is offered on phone calls only', async () => {
+    const call = virtualCall(customerFirst);
+    call.llm.reply({ toolCalls: [{ name: 'press_digits', arguments: '{"digits":"1x"}' }] }, { text: 'Não consegui.' });
+    await call.caller.says('Aperte.', 600);
+    await advance(3000);
+    expect(call.llm.requests[0].tools?.map((tool) => tool.name)).toContain('press_digits');
+    expect(JSON.parse(String(call.llm.requests[1].messages.find((message) => message.role === 'tool')?.content))).toEqual({ error: expect.stringMatching(/digits/) });
+    await call.end();
+
+    const web = virtualCall(customerFirst, { phoneLine: false });
+    await web.caller.says('Olá.', 600);
+    await advance(2000);
+    expect(web.llm.requests[0].tools?.map((tool) => tool.name)).not.toContain('press_digits');
+    await web.end();
   });
 });

@@ -1,6 +1,8 @@
 import { startTestApp, type TestAccount, type TestApp, NO_VENDORS } from '../helpers/app';
 import { until } from '../helpers/dialer';
+import { decodeDtmf } from '../helpers/dtmf';
 import { toneFrames, TwilioMediaClient } from '../helpers/media';
+import { decode } from '../../src/voice/codecs/mulaw';
 import { startFakeRealtime, type FakeRealtime, type RealtimeSession } from '../helpers/realtime';
 import { startReceiver, type Receiver } from '../helpers/receiver';
 import { startFakeTwilio, type FakeTwilio } from '../helpers/twilio';
@@ -159,6 +161,8 @@ it('runs a call on the Realtime engine: the session from the assistant, audio bo
       parameters: { type: 'object', properties: { order_id: { type: 'string', description: 'The order number' } }, required: ['order_id'] },
     },
     { type: 'function', name: 'endCall', description: 'Encerre quando o cliente confirmar o pedido.', parameters: { type: 'object', properties: {}, required: [] } },
+    // A phone call: the keypad, for a menu.
+    expect.objectContaining({ type: 'function', name: 'press_digits', parameters: expect.objectContaining({ required: ['digits'] }) }),
   ]);
 
   // The assistant speaks first, with its initial message.
@@ -244,6 +248,67 @@ it('runs a call on the Realtime engine: the session from the assistant, audio bo
   // The OpenAI key went to the Realtime API only: never to a log line.
   expect(logged.length).toBeGreaterThan(0);
   expect(logged.join('\n')).not.toContain(API_KEY);
+});
+
+describe('the keypad', () => {
+  /** A key the caller pressed, as Twilio Media Streams sends it. */
+  const dtmf = (media: TwilioMediaClient, digit: unknown) => media.send({ event: 'dtmf', streamSid: media.streamSid, sequenceNumber: '9', dtmf: { track: 'inbound_track', digit } });
+
+  it('the caller’s keys reach the model as the caller’s turn "[keypad] 42" and cut the answer; press_digits plays DTMF pairs into the stream', async () => {
+    const call = await answeredCall({ customer_name: 'Marina', order: '7' });
+    const { media, model } = await stream(call);
+    await model.next('response.create');
+    // An answer the caller has not heard yet (marks not echoed): the keys interrupt it.
+    media.echoMarks = false;
+    const long = toneFrames(10, 550);
+    say(model, 'item_menu', long, 'Para vendas, digite 4...');
+    await media.next((m) => m.event === 'media' && m.media.payload === long[9]);
+    const from = model.events.length;
+    for (const digit of ['4', '2', '#']) dtmf(media, digit);
+    const item = await model.next('conversation.item.create', from);
+    expect(item.item).toEqual({ type: 'message', role: 'user', content: [{ type: 'input_text', text: '[keypad] 42' }] });
+    await media.next((m) => m.event === 'clear');
+    expect(await model.next('conversation.item.truncate', from)).toMatchObject({ item_id: 'item_menu', audio_end_ms: 0 });
+    await model.next('response.create', from);
+    media.echoMarks = true;
+
+    // The model presses keys: their tones follow the audio sent, and it is told once they were heard.
+    const toolFrom = model.events.length;
+    const sentFrom = media.messages.length;
+    model.send({ type: 'response.created', response: { id: 'resp_keys' } });
+    model.send({ type: 'response.function_call_arguments.done', response_id: 'resp_keys', item_id: 'item_fc', output_index: 0, call_id: 'call_keys', name: 'press_digits', arguments: '{"digits":"1*9"}' });
+    model.send({ type: 'response.done', response: { id: 'resp_keys', status: 'completed' } });
+    const output = await model.next('conversation.item.create', toolFrom);
+    expect(output.item).toEqual({ type: 'function_call_output', call_id: 'call_keys', output: '{"pressed":"1*9"}' });
+    const sent = media.messages.slice(sentFrom).filter((m) => m.event === 'media').map((m) => decode(Buffer.from(m.media.payload, 'base64')));
+    const audio = new Int16Array(sent.reduce((n, frame) => n + frame.length, 0));
+    sent.reduce((at, frame) => (audio.set(frame, at), at + frame.length), 0);
+    expect(decodeDtmf(audio, 8000)).toBe('1*9');
+
+    media.stop(call.sid);
+    await model.closed;
+    await status(call.id, call.sid, 'completed', { CallDuration: '20' });
+    const row = await callRow(call.id);
+    expect(row.turns.map((t: any) => `${t.speaker}: ${t.text}`)).toEqual(
+      expect.arrayContaining(['customer: [keypad] 42', 'assistant: [keypad] 1*9']),
+    );
+    expect(row.transcript).toContain('Cliente: [keypad] 42');
+    media.close();
+  });
+
+  it('a dtmf message without a key of 0-9 * # A-D closes the stream (1003), never the process', async () => {
+    for (const digit of [null, 5, 'E', undefined]) {
+      const call = await answeredCall();
+      const { media, model } = await stream(call);
+      if (digit === undefined) media.send({ event: 'dtmf', streamSid: media.streamSid, sequenceNumber: '9' });
+      else dtmf(media, digit);
+      expect((await media.closed).code).toBe(1003);
+      await model.closed;
+      await status(call.id, call.sid, 'completed', { CallDuration: '3' });
+    }
+    expect(logged.filter((line) => line.startsWith('voice: refused a media stream') && line.includes('not a DTMF key'))).toHaveLength(4);
+    expect(errors).toEqual([]);
+  });
 });
 
 it('refuses a stream with a wrong token, and a token already used', async () => {
@@ -374,7 +439,7 @@ describe('an assistant the caller speaks to first, that cannot be interrupted, a
     expect(model.url).toBe('/?model=gpt-realtime'); // llm_model is not a realtime model: OPENAI_REALTIME_MODEL
     const { session } = await model.next('session.update');
     expect(session.audio.input.turn_detection).toEqual({ type: 'semantic_vad', eagerness: 'high', create_response: true, interrupt_response: false });
-    expect(session.tools.map((t: { name: string }) => t.name)).toEqual(['endCall']);
+    expect(session.tools.map((t: { name: string }) => t.name)).toEqual(['endCall', 'press_digits']);
 
     media.echoMarks = false;
     const words = toneFrames(3, 500);

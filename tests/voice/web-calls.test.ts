@@ -250,6 +250,44 @@ it('sends clear when the caller talks over the assistant, so the page drops what
   page.close();
 });
 
+describe('the keypad on a web call', () => {
+  it('the page’s {type: "dtmf", digit} keys reach the model as the caller’s turn "[keypad] 7*" (shown, and in the transcript); press_digits is not offered', async () => {
+    const assistant = await pipelineAssistant(me, { who_speaks_first: 'Customer' });
+    const { call_id: id, url } = await startWebCall(assistant);
+    const { page } = await connect(url);
+    await page.next((m) => m.type === 'state' && m.state === 'listening', 15_000);
+    openai.chat.push({ text: 'Anotei.' });
+    const asked = openai.chatRequests.length;
+    for (const digit of ['7', '*', '#']) page.send({ type: 'dtmf', digit });
+    await page.next((m) => m.type === 'transcript' && m.speaker === 'customer' && m.final && m.text === '[keypad] 7*', 10_000);
+    const request = await until('the model asked', async () => openai.chatRequests[asked], Boolean, 10_000);
+    expect(request.body.messages.at(-1)).toEqual({ role: 'user', content: '[keypad] 7*' });
+    // A web call has no phone menu to press keys in.
+    expect((request.body.tools ?? []).map((t: any) => t.function.name)).not.toContain('press_digits');
+    await page.next((m) => m.type === 'transcript' && m.speaker === 'assistant' && m.final && m.text === 'Anotei.', 10_000);
+    page.hangup();
+    await page.next((m) => m.type === 'ended', 10_000);
+    const row = await until('finished', () => callRow(id), (r) => r.finished_at !== null);
+    expect(row.turns.map((t: any) => [t.speaker, t.text])).toEqual([
+      ['customer', '[keypad] 7*'],
+      ['assistant', 'Anotei.'],
+    ]);
+  });
+
+  it('a dtmf message whose digit is null, a number, an unknown key or missing closes the socket (1003) and ends the call, never the process', async () => {
+    const assistant = await pipelineAssistant(me, { who_speaks_first: 'Customer' });
+    for (const message of [{ type: 'dtmf', digit: null }, { type: 'dtmf', digit: 5 }, { type: 'dtmf', digit: 'E' }, { type: 'dtmf', digit: '12' }, { type: 'dtmf' }]) {
+      const { call_id: id, url } = await startWebCall(assistant);
+      const { page } = await connect(url);
+      await page.next((m) => m.type === 'state' && m.state === 'listening', 15_000);
+      page.send(message);
+      expect((await page.closed).code).toBe(1003);
+      const row = await until('finished', () => callRow(id), (r) => r.finished_at !== null);
+      expect(row).toMatchObject({ status: 'completed', hangup_reason: 'customer' });
+    }
+  });
+});
+
 it('closing the page’s socket ends the call: completed, ended by the caller', async () => {
   const assistant = await pipelineAssistant(me, { who_speaks_first: 'Customer' });
   const { call_id: id, url } = await startWebCall(assistant);

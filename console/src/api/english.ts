@@ -80,6 +80,7 @@ const ITEM_LABELS: Record<string, string> = {
   keyterms: 'Key term',
   backchannel_words: 'Acknowledgement',
   pronunciations: 'Pronunciation',
+  transfer_numbers: 'Transfer number',
 };
 
 /** `name` -> "Name"; `secondary_contacts.0.phone_number` -> "Secondary contact 1 phone number". */

@@ -69,6 +69,12 @@ export type CreateAssistantInput = {
   timezone: string;
   /** Tools of the account; replaces every assignment ([] removes all). */
   tool_ids?: Array<number> | null | undefined;
+  /** At most 500 characters; null or blank: the model says it in its own words. */
+  transfer_message?: string | null | undefined;
+  /** cold or warm. */
+  transfer_mode?: string | null | undefined;
+  /** At most 10, each number once. Null or [] clears them (transfer_call is then not offered). */
+  transfer_numbers?: Array<TransferNumberInput> | null | undefined;
   use_min_interrupt_words?: boolean | null | undefined;
   variables?: Record<string, unknown> | null | undefined;
   /** A public voice or one of the account’s, of the same engine. */
@@ -196,6 +202,13 @@ export type ToolParameterInput = {
   type: string;
 };
 
+export type TransferNumberInput = {
+  /** Who answers there and when to transfer to them; 1 to 200 characters. */
+  description: string;
+  /** A phone number (E.164, or national in the default region). */
+  number: string;
+};
+
 /** Only the fields sent change. */
 export type UpdateAssistantInput = {
   allow_interruptions?: boolean | null | undefined;
@@ -254,6 +267,12 @@ export type UpdateAssistantInput = {
   timezone?: string | null | undefined;
   /** Tools of the account; replaces every assignment ([] removes all). */
   tool_ids?: Array<number> | null | undefined;
+  /** At most 500 characters; null or blank: the model says it in its own words. */
+  transfer_message?: string | null | undefined;
+  /** cold or warm. */
+  transfer_mode?: string | null | undefined;
+  /** At most 10, each number once. Null or [] clears them (transfer_call is then not offered). */
+  transfer_numbers?: Array<TransferNumberInput> | null | undefined;
   use_min_interrupt_words?: boolean | null | undefined;
   variables?: Record<string, unknown> | null | undefined;
   voice_id?: number | null | undefined;
@@ -346,14 +365,14 @@ export type ConsoleAssistantsQueryVariables = Exact<{ [key: string]: never; }>;
 
 export type ConsoleAssistantsQuery = { assistants: Array<{ id: number, assistant_name: string, type: string, engine_type: string, language: string, llm_model: string, phone_number: string | null, updated_at: string, voice: { id: number, name: string, provider: string | null } }> };
 
-export type ConsoleAssistantFieldsFragment = { id: number, assistant_name: string, calls_direction: string, engine_type: string, voice_ready: boolean, voice_missing: Array<string>, status: string, phone_number_id: number | null, voice_id: number, language: string, llm_model: string, llm_temperature: number, timezone: string, who_speaks_first: string, initial_message: string, system_prompt: string, tool_ids: Array<number>, variables: Record<string, unknown>, post_call_evaluation: boolean, max_call_duration: number, max_silence_duration: number, re_engagement_interval: number, speech_speed: number, voice_stability: number, voice_similarity: number, allow_interruptions: boolean, interrupt_sensitivity: number, use_min_interrupt_words: boolean, min_interrupt_words: number, false_interruption_timeout_ms: number, keyterms: Array<string>, backchannel_words: Array<string> | null, endpoint_type: string, endpoint_sensitivity: number, noise_cancellation: boolean, ambient_sound_volume: number, filler_audios: boolean, record_call: boolean, end_call_on_voicemail: boolean, voicemail_message: string | null, voicemail_beep_timeout_seconds: number, is_webhook_active: boolean, webhook_url: string | null, send_webhook_only_on_completed: boolean, include_recording_in_webhook: boolean, end_call_tool: { description: string | null }, post_call_schema: Array<{ name: string, type: string, description: string }>, pronunciations: Array<{ word: string, say_as: string }> };
+export type ConsoleAssistantFieldsFragment = { id: number, assistant_name: string, calls_direction: string, engine_type: string, voice_ready: boolean, voice_missing: Array<string>, status: string, phone_number_id: number | null, voice_id: number, language: string, llm_model: string, llm_temperature: number, timezone: string, who_speaks_first: string, initial_message: string, system_prompt: string, tool_ids: Array<number>, variables: Record<string, unknown>, post_call_evaluation: boolean, max_call_duration: number, max_silence_duration: number, re_engagement_interval: number, speech_speed: number, voice_stability: number, voice_similarity: number, allow_interruptions: boolean, interrupt_sensitivity: number, use_min_interrupt_words: boolean, min_interrupt_words: number, false_interruption_timeout_ms: number, keyterms: Array<string>, backchannel_words: Array<string> | null, transfer_mode: string, transfer_message: string | null, endpoint_type: string, endpoint_sensitivity: number, noise_cancellation: boolean, ambient_sound_volume: number, filler_audios: boolean, record_call: boolean, end_call_on_voicemail: boolean, voicemail_message: string | null, voicemail_beep_timeout_seconds: number, is_webhook_active: boolean, webhook_url: string | null, send_webhook_only_on_completed: boolean, include_recording_in_webhook: boolean, end_call_tool: { description: string | null }, post_call_schema: Array<{ name: string, type: string, description: string }>, pronunciations: Array<{ word: string, say_as: string }>, transfer_numbers: Array<{ number: string, description: string }> };
 
 export type ConsoleAssistantQueryVariables = Exact<{
   id: number;
 }>;
 
 
-export type ConsoleAssistantQuery = { assistant: { id: number, assistant_name: string, calls_direction: string, engine_type: string, voice_ready: boolean, voice_missing: Array<string>, status: string, phone_number_id: number | null, voice_id: number, language: string, llm_model: string, llm_temperature: number, timezone: string, who_speaks_first: string, initial_message: string, system_prompt: string, tool_ids: Array<number>, variables: Record<string, unknown>, post_call_evaluation: boolean, max_call_duration: number, max_silence_duration: number, re_engagement_interval: number, speech_speed: number, voice_stability: number, voice_similarity: number, allow_interruptions: boolean, interrupt_sensitivity: number, use_min_interrupt_words: boolean, min_interrupt_words: number, false_interruption_timeout_ms: number, keyterms: Array<string>, backchannel_words: Array<string> | null, endpoint_type: string, endpoint_sensitivity: number, noise_cancellation: boolean, ambient_sound_volume: number, filler_audios: boolean, record_call: boolean, end_call_on_voicemail: boolean, voicemail_message: string | null, voicemail_beep_timeout_seconds: number, is_webhook_active: boolean, webhook_url: string | null, send_webhook_only_on_completed: boolean, include_recording_in_webhook: boolean, end_call_tool: { description: string | null }, post_call_schema: Array<{ name: string, type: string, description: string }>, pronunciations: Array<{ word: string, say_as: string }> } };
+export type ConsoleAssistantQuery = { assistant: { id: number, assistant_name: string, calls_direction: string, engine_type: string, voice_ready: boolean, voice_missing: Array<string>, status: string, phone_number_id: number | null, voice_id: number, language: string, llm_model: string, llm_temperature: number, timezone: string, who_speaks_first: string, initial_message: string, system_prompt: string, tool_ids: Array<number>, variables: Record<string, unknown>, post_call_evaluation: boolean, max_call_duration: number, max_silence_duration: number, re_engagement_interval: number, speech_speed: number, voice_stability: number, voice_similarity: number, allow_interruptions: boolean, interrupt_sensitivity: number, use_min_interrupt_words: boolean, min_interrupt_words: number, false_interruption_timeout_ms: number, keyterms: Array<string>, backchannel_words: Array<string> | null, transfer_mode: string, transfer_message: string | null, endpoint_type: string, endpoint_sensitivity: number, noise_cancellation: boolean, ambient_sound_volume: number, filler_audios: boolean, record_call: boolean, end_call_on_voicemail: boolean, voicemail_message: string | null, voicemail_beep_timeout_seconds: number, is_webhook_active: boolean, webhook_url: string | null, send_webhook_only_on_completed: boolean, include_recording_in_webhook: boolean, end_call_tool: { description: string | null }, post_call_schema: Array<{ name: string, type: string, description: string }>, pronunciations: Array<{ word: string, say_as: string }>, transfer_numbers: Array<{ number: string, description: string }> } };
 
 export type ConsoleAssistantChoicesQueryVariables = Exact<{ [key: string]: never; }>;
 
@@ -365,7 +384,7 @@ export type ConsoleCreateAssistantMutationVariables = Exact<{
 }>;
 
 
-export type ConsoleCreateAssistantMutation = { createAssistant: { id: number, assistant_name: string, calls_direction: string, engine_type: string, voice_ready: boolean, voice_missing: Array<string>, status: string, phone_number_id: number | null, voice_id: number, language: string, llm_model: string, llm_temperature: number, timezone: string, who_speaks_first: string, initial_message: string, system_prompt: string, tool_ids: Array<number>, variables: Record<string, unknown>, post_call_evaluation: boolean, max_call_duration: number, max_silence_duration: number, re_engagement_interval: number, speech_speed: number, voice_stability: number, voice_similarity: number, allow_interruptions: boolean, interrupt_sensitivity: number, use_min_interrupt_words: boolean, min_interrupt_words: number, false_interruption_timeout_ms: number, keyterms: Array<string>, backchannel_words: Array<string> | null, endpoint_type: string, endpoint_sensitivity: number, noise_cancellation: boolean, ambient_sound_volume: number, filler_audios: boolean, record_call: boolean, end_call_on_voicemail: boolean, voicemail_message: string | null, voicemail_beep_timeout_seconds: number, is_webhook_active: boolean, webhook_url: string | null, send_webhook_only_on_completed: boolean, include_recording_in_webhook: boolean, end_call_tool: { description: string | null }, post_call_schema: Array<{ name: string, type: string, description: string }>, pronunciations: Array<{ word: string, say_as: string }> } };
+export type ConsoleCreateAssistantMutation = { createAssistant: { id: number, assistant_name: string, calls_direction: string, engine_type: string, voice_ready: boolean, voice_missing: Array<string>, status: string, phone_number_id: number | null, voice_id: number, language: string, llm_model: string, llm_temperature: number, timezone: string, who_speaks_first: string, initial_message: string, system_prompt: string, tool_ids: Array<number>, variables: Record<string, unknown>, post_call_evaluation: boolean, max_call_duration: number, max_silence_duration: number, re_engagement_interval: number, speech_speed: number, voice_stability: number, voice_similarity: number, allow_interruptions: boolean, interrupt_sensitivity: number, use_min_interrupt_words: boolean, min_interrupt_words: number, false_interruption_timeout_ms: number, keyterms: Array<string>, backchannel_words: Array<string> | null, transfer_mode: string, transfer_message: string | null, endpoint_type: string, endpoint_sensitivity: number, noise_cancellation: boolean, ambient_sound_volume: number, filler_audios: boolean, record_call: boolean, end_call_on_voicemail: boolean, voicemail_message: string | null, voicemail_beep_timeout_seconds: number, is_webhook_active: boolean, webhook_url: string | null, send_webhook_only_on_completed: boolean, include_recording_in_webhook: boolean, end_call_tool: { description: string | null }, post_call_schema: Array<{ name: string, type: string, description: string }>, pronunciations: Array<{ word: string, say_as: string }>, transfer_numbers: Array<{ number: string, description: string }> } };
 
 export type ConsoleUpdateAssistantMutationVariables = Exact<{
   id: number;
@@ -373,7 +392,7 @@ export type ConsoleUpdateAssistantMutationVariables = Exact<{
 }>;
 
 
-export type ConsoleUpdateAssistantMutation = { updateAssistant: { id: number, assistant_name: string, calls_direction: string, engine_type: string, voice_ready: boolean, voice_missing: Array<string>, status: string, phone_number_id: number | null, voice_id: number, language: string, llm_model: string, llm_temperature: number, timezone: string, who_speaks_first: string, initial_message: string, system_prompt: string, tool_ids: Array<number>, variables: Record<string, unknown>, post_call_evaluation: boolean, max_call_duration: number, max_silence_duration: number, re_engagement_interval: number, speech_speed: number, voice_stability: number, voice_similarity: number, allow_interruptions: boolean, interrupt_sensitivity: number, use_min_interrupt_words: boolean, min_interrupt_words: number, false_interruption_timeout_ms: number, keyterms: Array<string>, backchannel_words: Array<string> | null, endpoint_type: string, endpoint_sensitivity: number, noise_cancellation: boolean, ambient_sound_volume: number, filler_audios: boolean, record_call: boolean, end_call_on_voicemail: boolean, voicemail_message: string | null, voicemail_beep_timeout_seconds: number, is_webhook_active: boolean, webhook_url: string | null, send_webhook_only_on_completed: boolean, include_recording_in_webhook: boolean, end_call_tool: { description: string | null }, post_call_schema: Array<{ name: string, type: string, description: string }>, pronunciations: Array<{ word: string, say_as: string }> } };
+export type ConsoleUpdateAssistantMutation = { updateAssistant: { id: number, assistant_name: string, calls_direction: string, engine_type: string, voice_ready: boolean, voice_missing: Array<string>, status: string, phone_number_id: number | null, voice_id: number, language: string, llm_model: string, llm_temperature: number, timezone: string, who_speaks_first: string, initial_message: string, system_prompt: string, tool_ids: Array<number>, variables: Record<string, unknown>, post_call_evaluation: boolean, max_call_duration: number, max_silence_duration: number, re_engagement_interval: number, speech_speed: number, voice_stability: number, voice_similarity: number, allow_interruptions: boolean, interrupt_sensitivity: number, use_min_interrupt_words: boolean, min_interrupt_words: number, false_interruption_timeout_ms: number, keyterms: Array<string>, backchannel_words: Array<string> | null, transfer_mode: string, transfer_message: string | null, endpoint_type: string, endpoint_sensitivity: number, noise_cancellation: boolean, ambient_sound_volume: number, filler_audios: boolean, record_call: boolean, end_call_on_voicemail: boolean, voicemail_message: string | null, voicemail_beep_timeout_seconds: number, is_webhook_active: boolean, webhook_url: string | null, send_webhook_only_on_completed: boolean, include_recording_in_webhook: boolean, end_call_tool: { description: string | null }, post_call_schema: Array<{ name: string, type: string, description: string }>, pronunciations: Array<{ word: string, say_as: string }>, transfer_numbers: Array<{ number: string, description: string }> } };
 
 export type ConsoleDeleteAssistantMutationVariables = Exact<{
   id: number;
@@ -699,6 +718,12 @@ export const ConsoleAssistantFieldsFragmentDoc = new TypedDocumentString(`
     word
     say_as
   }
+  transfer_numbers {
+    number
+    description
+  }
+  transfer_mode
+  transfer_message
   endpoint_type
   endpoint_sensitivity
   noise_cancellation
@@ -870,6 +895,12 @@ export const ConsoleAssistantDocument = new TypedDocumentString(`
     word
     say_as
   }
+  transfer_numbers {
+    number
+    description
+  }
+  transfer_mode
+  transfer_message
   endpoint_type
   endpoint_sensitivity
   noise_cancellation
@@ -965,6 +996,12 @@ export const ConsoleCreateAssistantDocument = new TypedDocumentString(`
     word
     say_as
   }
+  transfer_numbers {
+    number
+    description
+  }
+  transfer_mode
+  transfer_message
   endpoint_type
   endpoint_sensitivity
   noise_cancellation
@@ -1030,6 +1067,12 @@ export const ConsoleUpdateAssistantDocument = new TypedDocumentString(`
     word
     say_as
   }
+  transfer_numbers {
+    number
+    description
+  }
+  transfer_mode
+  transfer_message
   endpoint_type
   endpoint_sensitivity
   noise_cancellation

@@ -35,6 +35,7 @@ import { Migration20261130000000_media_loads } from './Migration20261130000000_m
 import { Migration20261130010000_call_turns_wal } from './Migration20261130010000_call_turns_wal';
 import { Migration20261130020000_turn_settings } from './Migration20261130020000_turn_settings';
 import { Migration20261201000000_voicemail } from './Migration20261201000000_voicemail';
+import { Migration20261201010000_transfers } from './Migration20261201010000_transfers';
 
 /** Every migration, in order. Listed explicitly so that compiled and TypeScript runs agree. */
 export const migrations: MigrationObject[] = [
@@ -74,4 +75,5 @@ export const migrations: MigrationObject[] = [
   { name: 'Migration20261130010000_call_turns_wal', class: Migration20261130010000_call_turns_wal },
   { name: 'Migration20261130020000_turn_settings', class: Migration20261130020000_turn_settings },
   { name: 'Migration20261201000000_voicemail', class: Migration20261201000000_voicemail },
+  { name: 'Migration20261201010000_transfers', class: Migration20261201010000_transfers },
 ];

@@ -12,6 +12,9 @@ export type CallsDirection = (typeof CALLS_DIRECTIONS)[number];
 export const ENDPOINT_TYPES = ['vad', 'ai'] as const;
 export const WHO_SPEAKS_FIRST = ['AI assistant', 'Customer'] as const;
 export const POST_CALL_TYPES = ['string', 'number', 'bool'] as const;
+/** How `transfer_call` hands the caller over (design.md, "Calls that act"). */
+export const TRANSFER_MODES = ['cold', 'warm'] as const;
+export type TransferMode = (typeof TRANSFER_MODES)[number];
 
 @ObjectType('PostCallSchemaItem', { simpleResolvers: true, description: 'A value to extract from the conversation after the call.' })
 export class PostCallSchemaItem {
@@ -38,6 +41,15 @@ export class Pronunciation {
 
   @Field(() => String, { description: 'What TTS is given instead (a spelling that sounds right).' })
   say_as!: string;
+}
+
+@ObjectType('TransferNumber', { simpleResolvers: true, description: 'A person or team the assistant may transfer the call to.' })
+export class TransferNumber {
+  @Field(() => String, { description: 'E.164.' })
+  number!: string;
+
+  @Field(() => String, { description: 'Who answers there and when to transfer to them, as the model is told.' })
+  description!: string;
 }
 
 /** Every configurable field that has a default, and the fields' shape in one place. */
@@ -75,6 +87,9 @@ export interface AssistantSettings {
   false_interruption_timeout_ms: number;
   voicemail_message: string | null;
   voicemail_beep_timeout_seconds: number;
+  transfer_numbers: TransferNumber[];
+  transfer_mode: TransferMode;
+  transfer_message: string | null;
 }
 
 /** What an assistant gets for each optional field left out on create (the README lists them too). */
@@ -112,6 +127,9 @@ export const ASSISTANT_DEFAULTS: Readonly<AssistantSettings> = Object.freeze({
   false_interruption_timeout_ms: 2000,
   voicemail_message: null,
   voicemail_beep_timeout_seconds: 20,
+  transfer_numbers: [],
+  transfer_mode: 'cold',
+  transfer_message: null,
 });
 
 @ObjectType('Assistant', { simpleResolvers: true, description: 'An AI voice assistant and its whole configuration.' })
@@ -324,6 +342,17 @@ export class Assistant implements AssistantSettings {
   @Field(() => Int, { description: 'Seconds, 1 to 60: how long the voicemail message waits for the mailbox’s beep before it is left anyway.' })
   @Property({ type: 'smallint' })
   voicemail_beep_timeout_seconds!: number;
+  @Field(() => [TransferNumber], { description: 'Where the built-in transfer_call may hand the caller over (phone calls only); none: it is not offered.' })
+  @Property({ type: 'json' })
+  transfer_numbers!: TransferNumber[];
+
+  @Field(() => String, { description: `${TRANSFER_MODES.join(' or ')}: cold hands the caller straight to the number; warm has the assistant brief the person first.` })
+  @Property({ length: 8 })
+  transfer_mode!: TransferMode;
+
+  @Field(() => String, { nullable: true, description: 'Said to the caller, as written, before the transfer; null: the model says it in its own words.' })
+  @Property({ type: 'text', nullable: true })
+  transfer_message!: string | null;
 
   @Field(() => String, { description: 'YYYY-MM-DD HH:MM:SS, UTC.' })
   @Property({ type: SpecTimestampType, onCreate: () => nowSpecTimestamp() })

@@ -1,6 +1,6 @@
 import { GraphQLJSONObject } from 'graphql-scalars';
 import { Field, Float, InputType, Int } from 'type-graphql';
-import { POST_CALL_TYPES, WHO_SPEAKS_FIRST } from './assistant.entity';
+import { POST_CALL_TYPES, TRANSFER_MODES, WHO_SPEAKS_FIRST } from './assistant.entity';
 
 @InputType('PostCallSchemaItemInput')
 export class PostCallSchemaItemInput {
@@ -27,6 +27,15 @@ export class PronunciationInput {
 
   @Field(() => String, { description: 'What TTS is given instead; at most 200 characters.' })
   say_as!: string;
+}
+
+@InputType('TransferNumberInput')
+export class TransferNumberInput {
+  @Field(() => String, { description: 'A phone number (E.164, or national in the default region).' })
+  number!: string;
+
+  @Field(() => String, { description: 'Who answers there and when to transfer to them; 1 to 200 characters.' })
+  description!: string;
 }
 
 /** The fields that are optional on create and on update. */
@@ -142,6 +151,14 @@ abstract class AssistantOptionalInput {
 
   @Field(() => Int, { nullable: true, description: 'Seconds, 1 to 60.' })
   voicemail_beep_timeout_seconds?: number | null;
+  @Field(() => [TransferNumberInput], { nullable: true, description: 'At most 10, each number once. Null or [] clears them (transfer_call is then not offered).' })
+  transfer_numbers?: TransferNumberInput[] | null;
+
+  @Field(() => String, { nullable: true, description: `${TRANSFER_MODES.join(' or ')}.` })
+  transfer_mode?: string | null;
+
+  @Field(() => String, { nullable: true, description: 'At most 500 characters; null or blank: the model says it in its own words.' })
+  transfer_message?: string | null;
 }
 
 @InputType('CreateAssistantInput')

@@ -1,6 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { findForUpdate } from '../../db/locks';
 import { FieldErrorCollector, FieldMessages, Messages, NotFoundError } from '../../errors';
+import { toE164 } from '../../lib/phone';
 import { checkHttpUrl, checkIntRange, checkLength, checkNumberRange, checkOneOf } from '../../lib/checks';
 import { Account } from '../accounts/account.entity';
 import { PhoneNumber } from '../accounts/phone-number.entity';
@@ -14,11 +15,13 @@ import {
   CALLS_DIRECTIONS,
   ENDPOINT_TYPES,
   POST_CALL_TYPES,
+  TRANSFER_MODES,
   WHO_SPEAKS_FIRST,
   type AssistantSettings,
   type CallsDirection,
   type PostCallSchemaItem,
   type Pronunciation,
+  type TransferNumber,
 } from './assistant.entity';
 import type { CreateAssistantInput, UpdateAssistantInput } from './assistant.inputs';
 
@@ -66,6 +69,7 @@ const WORD_LISTS = {
   backchannel_words: { maxItems: 50, maxLength: 50 },
 } as const;
 const PRONUNCIATIONS = { maxItems: 100, word: 100, say_as: 200 } as const;
+const TRANSFERS = { maxItems: 10, description: 200, message: 500 } as const;
 /** The limits above, for the API's description. */
 export const ASSISTANT_RULES = {
   ranges: RANGES,
@@ -75,6 +79,7 @@ export const ASSISTANT_RULES = {
   wordLists: WORD_LISTS,
   pronunciations: PRONUNCIATIONS,
   voicemailMessage: VOICEMAIL_MESSAGE_CHARS,
+  transfers: TRANSFERS,
 } as const;
 const POST_CALL_NAME = /^[A-Za-z0-9_]+$/;
 const TIME_ZONE = /^[A-Za-z]+(?:\/[A-Za-z0-9_+-]+)+$/;
@@ -91,6 +96,8 @@ const NULLABLE = new Set([
   'pronunciations',
   'backchannel_words',
   'voicemail_message',
+  'transfer_numbers',
+  'transfer_message',
 ]);
 
 /** The assistant's column values that a request sets, after every check. */
@@ -185,6 +192,14 @@ function checkValues(input: Input, errors: FieldErrorCollector): Changes {
     else changes.voicemail_message = message === '' ? null : message;
   }
   if (input.pronunciations !== undefined) changes.pronunciations = checkPronunciations(errors, input.pronunciations ?? []);
+  if (input.transfer_mode != null && checkOneOf(errors, 'transfer_mode', input.transfer_mode, TRANSFER_MODES)) {
+    changes.transfer_mode = input.transfer_mode;
+  }
+  if (input.transfer_message !== undefined) {
+    const message = input.transfer_message?.trim() ?? '';
+    if (message.length > TRANSFERS.message) errors.add('transfer_message', FieldMessages.maxLength('transfer_message', TRANSFERS.message));
+    else changes.transfer_message = message || null;
+  }
   if (input.end_call_tool !== undefined) {
     const description = input.end_call_tool?.description ?? null;
     if (description !== null && description.length > 500) {
@@ -249,6 +264,21 @@ function checkPronunciations(errors: FieldErrorCollector, items: NonNullable<Inp
   });
 }
 
+/** Where transfer_call may go: each a phone number (E.164 in the end) said once, with what the model is told of it. */
+function checkTransferNumbers(errors: FieldErrorCollector, items: NonNullable<Input['transfer_numbers']>, region: Scope['config']['defaultPhoneRegion']): TransferNumber[] {
+  if (items.length > TRANSFERS.maxItems) errors.add('transfer_numbers', FieldMessages.maxItems('transfer_numbers', TRANSFERS.maxItems));
+  const seen = new Set<string>();
+  return items.map((item, index) => {
+    const field = (key: string) => `transfer_numbers.${index}.${key}`;
+    const number = toE164(item.number, region);
+    if (!number) errors.add(field('number'), FieldMessages.phone(field('number')));
+    else if (seen.has(number)) errors.add(field('number'), FieldMessages.distinct(field('number')));
+    if (number) seen.add(number);
+    const description = checkLength(errors, field('description'), item.description, 1, TRANSFERS.description);
+    return { number: number ?? '', description: description ?? '' };
+  });
+}
+
 /**
  * Every rule of the spec's assistant table, for create (`current` undefined) and update.
  * Nothing is written until all of them pass.
@@ -290,6 +320,8 @@ async function resolve(scope: Scope, input: Input, current?: Assistant): Promise
     else if (engine && voice.mode !== engine) errors.add('voice_id', FieldMessages.voiceEngineMismatch(engine));
     else resolved.voice = voice;
   }
+
+  if (input.transfer_numbers !== undefined) changes.transfer_numbers = checkTransferNumbers(errors, input.transfer_numbers ?? [], scope.config.defaultPhoneRegion);
 
   if (input.phone_number_id === null) resolved.phoneNumber = null;
   else if (input.phone_number_id != null && !errors.has('phone_number_id')) {

@@ -95,6 +95,11 @@ export class Call {
     | 'provider_requested_at'
     | 'hangup_reason'
     | 'hangup_detail'
+    | 'transferred_to'
+    | 'transfer_status'
+    | 'transfer_duration'
+    | 'transfer_call_sid'
+    | 'media_resumed_at'
     | 'usage'
     | 'media_started_at'
     | 'post_call_pending'
@@ -224,7 +229,7 @@ export class Call {
 
   @Field(() => String, {
     nullable: true,
-    description: 'Why vozgate ended the call: api, end-call-tool, time-limit, silence, voicemail, voicemail-message (the voicemail_message left), unavailable (a carrier’s intercept), media-lost, engine-failed, stt-failed, llm-failed, tts-failed, or customer (the caller hung up on a voice engine).',
+    description: 'Why vozgate ended the call: api, end-call-tool, transferred, time-limit, silence, voicemail, voicemail-message (the voicemail_message left), unavailable (a carrier’s intercept), media-lost, engine-failed, stt-failed, llm-failed, tts-failed, or customer (the caller hung up on a voice engine).',
   })
   @Property({ type: 'text', nullable: true })
   hangup_reason: string | null = null;
@@ -235,6 +240,29 @@ export class Call {
   })
   @Property({ type: 'text', nullable: true })
   hangup_detail: string | null = null;
+
+  @Field(() => String, { nullable: true, description: 'Where the assistant transferred the call (E.164), once the transfer was made; null otherwise.' })
+  @Property({ length: 20, nullable: true })
+  transferred_to: string | null = null;
+
+  @Field(() => String, {
+    nullable: true,
+    description: 'How the transferred leg ended, as Twilio’s DialCallStatus says: completed, answered, busy, no-answer, failed or canceled; null until it ends.',
+  })
+  @Property({ length: 16, nullable: true })
+  transfer_status: string | null = null;
+
+  @Field(() => Int, { nullable: true, description: 'Seconds the transferred leg lasted (charged like a call’s minutes to its number); null until it ends.' })
+  @Property({ type: 'integer', nullable: true })
+  transfer_duration: number | null = null;
+
+  /** A warm transfer's leg to the person: its own Twilio call, whose status callbacks say how it went. */
+  @Property({ length: 64, nullable: true })
+  transfer_call_sid: string | null = null;
+
+  /** When the assistant's media came back after a warm transfer nobody answered (once a call). */
+  @Property({ type: IsoTimestampType, nullable: true })
+  media_resumed_at: string | null = null;
 
   @Field(() => CallUsage, { nullable: true, description: 'What the pipeline engine’s vendors report the call used; null on other engines.' })
   @Property({ type: 'json', nullable: true })

@@ -23,6 +23,8 @@ type EndedStatus = Extract<CallEvent, { type: 'ended' }>['status'];
  */
 export const HANGUPS = {
   api: { status: 'ended', note: 'Chamada encerrada pela API.', unanswered: 'hung up through the API before it was answered' },
+  /** The assistant handed the caller to a person (transfer_call): the call ends when that leg does. */
+  transferred: { status: 'ended', note: 'Chamada transferida pelo assistente.', unanswered: 'transferred before it was answered' },
   'end-call-tool': { status: 'ended_by_assistant', note: 'O assistente encerrou a chamada.', unanswered: 'ended by the assistant before it was answered' },
   'time-limit': {
     status: 'ended',

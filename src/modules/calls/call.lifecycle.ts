@@ -13,7 +13,7 @@ import { Call, FINAL_CALL_STATUSES, type CallStatus } from './call.entity';
 import { evaluate, extractVariables, transcriptText, type Turn } from './call.conversation';
 import { HANGUPS, type CallEvent } from './call.events';
 import { endTurns } from './call.turns';
-import { callCost } from './call.pricing';
+import { callCost, withTransferLeg } from './call.pricing';
 import { callSnapshot } from './call.snapshot';
 import { CALL_IN_FLIGHT } from './call.sql';
 import { emitEvents } from '../events/event.outbox';
@@ -114,7 +114,7 @@ async function finish(em: EntityManager, deps: LifecycleDeps, call: Call, status
     if (assistant?.record_call && answered && call.duration > 0) call.recording_url = recordingUrl(deps, call.id);
   }
 
-  const cost = callCost(deps.config, call.type === 'web' ? null : call.client_phone_number, call.duration, answered);
+  const cost = withTransferLeg(deps.config, callCost(deps.config, call.type === 'web' ? null : call.client_phone_number, call.duration, answered), call);
   call.carrier_cost = cost.carrier_cost;
   call.total_cost = cost.total_cost;
   // A call a voice engine ran waits for its post-call work (the model's extraction) before

@@ -28,6 +28,17 @@ export interface TelephonyProvider {
    */
   hangup(em: EntityManager, deps: LifecycleDeps, call: Call, reason: HangupReason): Promise<void>;
   /**
+   * Hands an answered call to the number its transfer reserved (`transferred_to`: call.transfer.ts)
+   * as its assistant's `transfer_mode` says: cold, the caller is connected to it and the
+   * assistant leaves the call; warm, the caller waits while the person is dialled and told
+   * `briefing` (what the call was about), then both are joined, and when nobody answers the
+   * assistant comes back to the caller. The call ends as `transferred` when the person's leg
+   * does. Absent: the provider cannot transfer (its calls are not offered it).
+   */
+  transfer?(em: EntityManager, deps: LifecycleDeps, call: Call, briefing: string | null): Promise<void>;
+  /** A warm transfer's leg ended before anyone joined (`status`, as the provider says it): the assistant comes back to the caller. */
+  resumeAfterTransfer?(em: EntityManager, deps: LifecycleDeps, call: Call, status: string): Promise<void>;
+  /**
    * For a call past its deadline (its provider never reported its end): settles it from what
    * the provider knows, ending it there if it still runs. Answers false when the provider
    * could not be asked; the sweeper then asks again on its next round.

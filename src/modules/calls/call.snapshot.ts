@@ -22,6 +22,7 @@ export function callSnapshot(call: Call): Record<string, unknown> {
     carrier_cost: Number(call.carrier_cost),
     total_cost: Number(call.total_cost),
     answered_by: call.answered_by,
+    transferred_to: call.transferred_to,
     recording_url: call.recording_url,
     created_at: call.created_at,
     updated_at: call.updated_at,

@@ -54,6 +54,11 @@ export async function removeDnc(scope: Scope, phoneNumber: string): Promise<void
 
 /** Refuses a call or an SMS to a number on the account's list (422 on `phone_number`). */
 export async function refuseDoNotCall(em: EntityManager, accountId: number, phone: string): Promise<void> {
+  if (await onDoNotCall(em, accountId, phone)) throw new ValidationError({ phone_number: [FieldMessages.doNotCall] });
+}
+
+/** Whether the account's do-not-call list has the number (E.164). */
+export async function onDoNotCall(em: EntityManager, accountId: number, phone: string): Promise<boolean> {
   const [row] = await em.execute('select 1 as listed from dnc_numbers where account_id = ? and phone_number = ?', [accountId, phone]);
-  if (row) throw new ValidationError({ phone_number: [FieldMessages.doNotCall] });
+  return row !== undefined;
 }

@@ -25,6 +25,7 @@ const call = {
   carrier_cost: 0.12,
   total_cost: 0.22,
   answered_by: 'human',
+  transferred_to: null,
   recording_url: null,
   created_at: '2026-11-22 14:03:10',
   updated_at: '2026-11-22 14:04:31',
@@ -86,6 +87,10 @@ export const EVENT_CATALOGUE: Record<EventType, { summary: string; data: Record<
   'call.initiated': { summary: 'A call was created and handed to the telephony provider', data: { ...call, status: 'initiated', duration: 0, carrier_cost: 0, total_cost: 0, answered_by: null } },
   'call.ringing': { summary: 'The phone is ringing', data: { ...call, status: 'ringing', duration: 0, carrier_cost: 0, total_cost: 0, answered_by: null } },
   'call.answered': { summary: 'A person or a machine answered (`answered_by`)', data: { ...call, status: 'in-progress', duration: 0, carrier_cost: 0, total_cost: 0 } },
+  'call.transferred': {
+    summary: 'The assistant handed the caller to a person (`transferred_to`, `transfer_mode`); the call ends when that leg does',
+    data: { ...call, status: 'in-progress', duration: 0, carrier_cost: 0, total_cost: 0, transferred_to: '+551130030000', transfer_mode: 'cold' },
+  },
   'call.finished': {
     summary: 'A call ended, whatever its outcome (busy, no-answer and failed included); for a campaign lead, `is_last_attempt` says whether the dialer will call the lead again',
     data: { ...call, is_last_attempt: true },

@@ -12,6 +12,7 @@ export const EVENT_TYPES = [
   'call.initiated',
   'call.ringing',
   'call.answered',
+  'call.transferred',
   'call.finished',
   'lead.status_changed',
   'campaign.status_changed',

@@ -65,7 +65,7 @@ export const callRoutes: Route[] = [
     summary: 'Get a call, with why vozgate ended it, what the pipeline engine’s vendors report it used, and its voice-to-voice latency',
     document: `query Call($id: Int!) {
       call(id: $id) {
-        ...CallFields hangup_reason
+        ...CallFields hangup_reason transferred_to transfer_status transfer_duration
         usage { stt_seconds llm_input_tokens llm_output_tokens tts_characters }
         latency { turns p50_ms p95_ms }
       }

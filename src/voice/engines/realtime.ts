@@ -2,15 +2,18 @@ import WebSocket from 'ws';
 import type { HangupReason } from '../../modules/calls/call.events';
 import type { ToolDeps } from '../../modules/calls/call.tools';
 import type { Runtime } from '../../runtime';
+import { dtmfTones } from '../codecs/dtmf';
 import { BASE64, decodePayload, encode, MULAW_RATE, payloadMs } from '../codecs/mulaw';
 import { Resampler } from '../codecs/resample';
 import type { MediaEnd, MediaOut, VoiceEngine } from '../engine';
-import { fillVariables, type EngineSetup } from '../engine.setup';
+import { fillVariables, TRANSFER_UNANSWERED, type EngineSetup } from '../engine.setup';
 import type { LiveCall } from '../live-call';
 import { realtimeModel, realtimeSession } from '../services/openai.realtime';
 import type { AmdDecision } from '../amd/detector';
 import { Screening, screeningPorts } from '../amd/screening';
 import { runFunction, type CallActions } from '../tools';
+import { closingLine, TRANSFER_FAILED, type Ending } from '../tools/closing';
+import { KeypadGather, keypadTurn } from './keypad';
 import { interruptSpeechMs } from './pipeline/turns';
 
 /** The parts of the runtime the Realtime engine uses: its settings, the log, and what mid-call tools need. */
@@ -50,16 +53,22 @@ export class RealtimeEngine implements VoiceEngine {
   /** A web call's audio to the session's 8 kHz and back (none for a phone call's). */
   private readonly down: Resampler | null;
   private readonly up: Resampler | null;
-  /** Marks sent to Twilio and not played yet, in order. */
-  private marks: { name: string; item: string; endMs: number }[] = [];
+  /** Marks sent to Twilio and not played yet, in order; a mark after DTMF tones (press_digits) says when they were heard. */
+  private marks: { name: string; item: string; endMs: number; tones?: () => void }[] = [];
+  /** Tones sent and not heard yet: told false when they are dropped (an interruption, the call's end). */
+  private tonesPending = new Set<(played: boolean) => void>();
+  /** The caller's keys, gathered into turns. */
+  private readonly keypad = new KeypadGather((keys, startedAt) => this.onKeypad(keys, startedAt));
+  /** A keypad turn came while a response was under way: one is asked for once it is done. */
+  private respondAfter = false;
   private markSeq = 0;
   /** The model's audio item being played, and how much of it was sent and played. */
   private item: { id: string; sentMs: number; playedMs: number } | null = null;
   private responding = false;
   private responseAudio = false;
   private toolRuns: Promise<void>[] = [];
-  /** The end-call tool was called: hang up once the goodbye is heard. */
-  private endRequested = false;
+  /** A function ended the call (the end-call tool, a transfer): it closes once its last words are heard. */
+  private ending: Ending | null = null;
   private goodbyeAsked = false;
   private hangingUp: HangupReason | null = null;
   /** Hang up for this reason once the audio sent so far has been played. */
@@ -114,7 +123,7 @@ export class RealtimeEngine implements VoiceEngine {
     });
     this.silenceTimer = setInterval(() => this.checkSilence(), 250);
     this.silenceTimer.unref();
-    this.screening = setup.outbound ? new Screening(out.rate, screeningPorts(call), { open: () => this.open(), verdict: (decision) => this.onVerdict(decision) }) : null;
+    this.screening = setup.outbound && !setup.resumed ? new Screening(out.rate, screeningPorts(call), { open: () => this.open(), verdict: (decision) => this.onVerdict(decision) }) : null;
     if (!this.screening) this.opened = true;
   }
 
@@ -134,16 +143,45 @@ export class RealtimeEngine implements VoiceEngine {
   played(name: string): void {
     const index = this.marks.findIndex((mark) => mark.name === name);
     if (index < 0) return;
-    const [mark] = this.marks.splice(0, index + 1).slice(-1);
+    const heard = this.marks.splice(0, index + 1);
+    for (const each of heard) each.tones?.();
+    const mark = heard[heard.length - 1];
     if (this.item?.id === mark.item) this.item.playedMs = mark.endMs;
     if (this.marks.length > 0) return;
     if (this.afterGoodbye) void this.hangup(this.afterGoodbye);
     else if (!this.responding) this.quiet();
   }
 
+  digit(key: string): void {
+    if (this.ended) return;
+    this.silentSince = null;
+    this.reengaged = false;
+    this.keypad.press(key);
+  }
+
+  /**
+   * The caller's keys make a turn, taken as speech is: it interrupts the assistant (the answer
+   * cut where it was heard) when interruptions are allowed, and goes to the session as the
+   * caller's message; the answer to it is asked for now, or once the response under way is done.
+   */
+  private onKeypad(keys: string, startedAt: number): void {
+    if (this.ended || this.hangingUp || !this.ready) return;
+    const text = keypadTurn(keys);
+    if (this.setup.assistant.allow_interruptions) {
+      this.stopBarge();
+      this.interrupted();
+    }
+    this.call.turn({ speaker: 'customer', text }, startedAt);
+    this.send({ type: 'conversation.item.create', item: { type: 'message', role: 'user', content: [{ type: 'input_text', text }] } });
+    if (this.responding) this.respondAfter = true;
+    else this.send({ type: 'response.create' });
+  }
+
   async end(reason: MediaEnd): Promise<void> {
     if (this.ended) return;
     this.ended = true;
+    this.keypad.close();
+    this.dropTones();
     clearInterval(this.silenceTimer);
     this.screening?.close();
     this.stopBarge();
@@ -258,7 +296,10 @@ export class RealtimeEngine implements VoiceEngine {
 
   private greet(): void {
     const { assistant, variables } = this.setup;
-    if (assistant.who_speaks_first === 'AI assistant') {
+    if (this.setup.resumed) {
+      // Back after a warm transfer nobody answered: the model tells the caller.
+      this.send({ type: 'response.create', response: { instructions: TRANSFER_UNANSWERED } });
+    } else if (assistant.who_speaks_first === 'AI assistant') {
       const opening = fillVariables(assistant.initial_message, variables);
       this.send({ type: 'response.create', response: { instructions: `Open the call by saying exactly this, in its language: "${opening}"` } });
     } else {
@@ -339,20 +380,56 @@ export class RealtimeEngine implements VoiceEngine {
 
   /** The caller interrupted: what they have not heard yet is dropped, and the model's answer stopped and cut where they stopped hearing it. */
   private interrupted(): void {
-    if (this.marks.length === 0 || !this.item) return;
+    if (this.marks.length === 0) return;
     if (this.responding) this.send({ type: 'response.cancel' });
     this.out.clear();
-    this.send({ type: 'conversation.item.truncate', item_id: this.item.id, content_index: 0, audio_end_ms: Math.floor(this.item.playedMs) });
+    // Only tones may be playing (a response with no audio before its press_digits): no answer to cut.
+    if (this.item && this.marks.some((mark) => mark.item === this.item!.id)) {
+      this.send({ type: 'conversation.item.truncate', item_id: this.item.id, content_index: 0, audio_end_ms: Math.floor(this.item.playedMs) });
+    }
     this.marks = [];
+    this.dropTones();
     if (this.afterGoodbye) void this.hangup(this.afterGoodbye); // talked over the goodbye: nothing is left to hear
   }
 
   /** What the model's functions do to this call. */
   private readonly actions: CallActions = {
     endCall: () => {
-      this.endRequested = true;
+      this.ending ??= 'end-call-tool';
     },
+    transfer: () => {
+      this.ending ??= 'transferred';
+    },
+    pressDigits: (keys) => this.playTones(keys),
   };
+
+  /**
+   * DTMF tones into the call's audio, after the model's audio sent so far (its deltas come
+   * before its function call); resolves true once the caller has heard them, false when they
+   * were dropped (an interruption, the call's end).
+   */
+  private playTones(keys: string): Promise<boolean> {
+    if (this.ended || this.hangingUp) return Promise.resolve(false);
+    const pcm = dtmfTones(keys, this.out.rate);
+    const frame = (this.out.rate * 20) / 1000;
+    for (let at = 0; at < pcm.length; at += frame) this.out.media(pcm.slice(at, at + frame));
+    const startedAt = Date.now();
+    return new Promise((resolve) => {
+      const settle = (played: boolean) => {
+        if (!this.tonesPending.delete(settle)) return;
+        if (played) this.call.turn({ speaker: 'assistant', text: keypadTurn(keys) }, startedAt);
+        resolve(played);
+      };
+      this.tonesPending.add(settle);
+      const name = `${++this.markSeq}`;
+      this.marks.push({ name, item: '', endMs: 0, tones: () => settle(true) });
+      this.out.mark(name);
+    });
+  }
+
+  private dropTones(): void {
+    for (const settle of [...this.tonesPending]) settle(false);
+  }
 
   /** A function the model called: its output goes back to the session (response.done waits for it). */
   private functionCall(callId: string, name: string, args: string): void {
@@ -368,18 +445,28 @@ export class RealtimeEngine implements VoiceEngine {
       if (this.messageResponse !== null && id === this.messageResponse && !this.hangingUp) this.hangupWhenHeard('voicemail-message');
       return;
     }
+    if (this.respondAfter && !this.ended && !this.hangingUp) {
+      // The caller's keys came during the response: they are answered now (tools' outputs, if any, come into the same answer).
+      this.respondAfter = false;
+      await Promise.allSettled(this.toolRuns);
+      this.toolRuns = [];
+      return this.send({ type: 'response.create' });
+    }
     const runs = this.toolRuns;
     this.toolRuns = [];
     if (runs.length) {
       await Promise.allSettled(runs);
-      if (!this.endRequested && !this.ended) return this.send({ type: 'response.create' });
+      if (!this.ending && !this.ended) return this.send({ type: 'response.create' });
     }
-    if (this.endRequested && !this.hangingUp) {
-      if (!this.responseAudio && !this.goodbyeAsked) {
+    if (this.ending && !this.hangingUp) {
+      // The closing words: the assistant's own line, as written; else the model's, unless its answer had some.
+      const line = closingLine(this.ending, this.setup.assistant);
+      if (!this.goodbyeAsked && ('text' in line || !this.responseAudio)) {
         this.goodbyeAsked = true;
-        return this.send({ type: 'response.create', response: { instructions: 'Say a short goodbye to the customer, in the language of the conversation.' } });
+        const instructions = 'text' in line ? `Say exactly this to the customer, word for word, and nothing else: ${JSON.stringify(fillVariables(line.text, this.setup.variables))}` : line.instructions;
+        return this.send({ type: 'response.create', response: { instructions } });
       }
-      return this.hangupWhenHeard('end-call-tool');
+      return this.hangupWhenHeard(this.ending);
     }
     if (this.marks.length === 0) this.quiet();
   }
@@ -396,11 +483,19 @@ export class RealtimeEngine implements VoiceEngine {
   private async hangup(reason: HangupReason): Promise<void> {
     if (this.hangingUp) return;
     this.hangingUp = reason;
-    clearInterval(this.silenceTimer);
+    if (reason !== 'transferred') clearInterval(this.silenceTimer);
     try {
       await this.call.hangup(reason);
     } catch (error) {
       this.runtime.logger.error('voice: could not hang up a call', error, { call_id: this.call.id, reason });
+      if (reason === 'transferred' && !this.ended) {
+        // The provider refused the transfer: the call goes on, and the model tells the caller.
+        this.hangingUp = null;
+        this.afterGoodbye = null;
+        this.ending = null;
+        this.goodbyeAsked = false;
+        this.send({ type: 'response.create', response: { instructions: TRANSFER_FAILED } });
+      }
     }
   }
 

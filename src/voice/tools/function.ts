@@ -16,6 +16,18 @@ export interface CallFunction {
 export interface CallActions {
   /** The model asked to end the call: the goodbye is said, and the call is hung up once it is heard. */
   endCall(): void;
+  /**
+   * Plays the DTMF tone pairs of `keys` (each valid by codecs/dtmf.ts DTMF_KEY) in-band, after
+   * what the assistant has said so far. Resolves true once they were played to the caller, false
+   * when the caller interrupted them or the call ended first.
+   */
+  pressDigits(keys: string): Promise<boolean>;
+  /**
+   * The model transferred the call (its number reserved: `LiveCall.reserveTransfer`): the
+   * assistant's `transfer_message` (or a line of the model's) is said, and the call is handed
+   * over once it is heard.
+   */
+  transfer(): void;
 }
 
 /** What a function of the call runs with. */
@@ -32,13 +44,15 @@ export interface FunctionContext {
  */
 export interface BuiltInFunction {
   readonly name: string;
-  /** The function as the model sees it on this call (its description may be the assistant's). */
-  offer(setup: FunctionSetup): CallFunction;
+  /** The function as the model sees it on this call (its description may be the assistant's); null: not offered on it. */
+  offer(setup: FunctionSetup): CallFunction | null;
   /** Does it; answers the output the model is given (JSON text). */
-  run(args: string, context: FunctionContext): Promise<string> | string;
+  run(args: string, context: FunctionContext & { setup: FunctionSetup }): Promise<string> | string;
 }
 
 /** The parts of a call's setup the functions are offered by. */
 export type FunctionSetup = {
-  assistant: { end_call_tool_description: string | null };
+  assistant: { end_call_tool_description: string | null; transfer_numbers: readonly { number: string; description: string }[] };
+  /** The call is on a phone line (a web call has no number to hand over nor menu to navigate). */
+  phoneLine: boolean;
 };

@@ -1,5 +1,6 @@
 import type { RawData, WebSocket } from 'ws';
 import { jsonMessage, stringField, UNSUPPORTED_MESSAGE } from '../../lib/json-message';
+import { DTMF_KEY } from '../codecs/dtmf';
 import { claimWebCall, webCallEndedByCaller } from '../../modules/calls/call.web';
 import { EventBus, type BusEvent } from '../../modules/events/event.bus';
 import type { MediaEnd, MediaOut, VoiceEngine } from '../engine';
@@ -8,6 +9,7 @@ import { startEngine, type EngineDeps } from '../engines';
 import { LiveCall, type LiveCallDeps } from '../live-call';
 import { AudioPacer, PACING_CLOSE_CODE, PACING_CLOSE_REASON } from '../pacing';
 import { EarlyAudio } from './early-audio';
+import { MAX_EARLY_KEYS } from './twilio-media';
 
 /**
  * The browser transport of web calls (design.md, "Web calls"): the WebSocket a page opens at
@@ -22,9 +24,10 @@ import { EarlyAudio } from './early-audio';
  *   (`status`, `reason`, `detail`: why the engine failed in the server's words or null,
  *   `duration`, `total_cost`), after which the socket closes. A final
  *   assistant turn carries `latency_ms`: from the caller's end of speech to its first audio.
- * - From the page, JSON: `mark` (the echo), `hangup`. Closing the socket hangs up too. A text
- *   frame that is not a JSON object with a string `type` closes the socket (1003), which hangs
- *   up; a `type` it does not know is ignored.
+ * - From the page, JSON: `mark` (the echo), `hangup`, `dtmf` (`digit`: a key of the keypad,
+ *   one of 0-9 * # A-D, gathered by the engine into a caller's turn). Closing the socket hangs up
+ *   too. A text frame that is not a JSON object with a string `type`, or a `dtmf` without such a
+ *   `digit`, closes the socket (1003), which hangs up; a `type` it does not know is ignored.
  *
  * Audio faster than real time beyond a burst is dropped, and a page that keeps sending it is
  * closed with 1008 (src/voice/pacing.ts); the call then ends as if the page had hung up.
@@ -63,6 +66,8 @@ export class WebCallSession {
   private live: LiveCall | null = null;
   /** The caller's audio while the engine starts. */
   private readonly early = new EarlyAudio<Buffer>();
+  /** The keys the caller pressed while the engine starts. */
+  private readonly earlyKeys: string[] = [];
   private readonly pace = new AudioPacer('browser');
   /** Closed for sending audio too fast: what it still sends is ignored. */
   private tooFast = false;
@@ -157,6 +162,7 @@ export class WebCallSession {
       // The page left, or the call ended, while the engine started.
       if (this.over) return void (await this.endEngine('customer'));
       this.early.drain((bytes) => this.toEngine(engine, bytes));
+      for (const key of this.earlyKeys.splice(0)) engine.digit(key);
       this.send({ type: 'state', state: 'listening' });
     } catch (error) {
       logger.error('voice: a web call could not start', error, { call_id: callId });
@@ -208,6 +214,16 @@ export class WebCallSession {
       return this.socket.close(UNSUPPORTED_MESSAGE, 'Unsupported message');
     }
     if (message.type === 'hangup') return this.track(this.callerHungUp());
+    if (message.type === 'dtmf') {
+      const digit = stringField(message, 'digit');
+      if (digit === undefined || !DTMF_KEY.test(digit)) {
+        this.runtime.logger.warn('voice: closed a web call on a dtmf message without a key of 0-9 * # A-D', { call_id: this.callId || null });
+        return this.socket.close(UNSUPPORTED_MESSAGE, 'Unsupported message');
+      }
+      if (this.engine) this.engine.digit(digit);
+      else if (this.earlyKeys.length < MAX_EARLY_KEYS) this.earlyKeys.push(digit);
+      return;
+    }
     const name = stringField(message, 'name');
     if (message.type === 'mark' && name !== undefined) {
       this.engine?.played(name);

@@ -5,6 +5,7 @@ import { closeWebSockets } from '../../lib/bounded';
 import { jsonMessage, objectField, stringField, UNSUPPORTED_MESSAGE, type JsonObject } from '../../lib/json-message';
 import { Call } from '../../modules/calls/call.entity';
 import { validMediaToken } from '../../telephony/twilio.wire';
+import { DTMF_KEY } from '../codecs/dtmf';
 import { BASE64, decodePayload, encodeInto, MULAW_RATE, payloadMs } from '../codecs/mulaw';
 import type { MediaOut, VoiceEngine } from '../engine';
 import { engineSetup } from '../engine.setup';
@@ -27,7 +28,8 @@ type MediaDeps = LiveCallDeps & EngineDeps;
  * Anyone can open this socket, so until a valid `start` it takes only `connected` and one
  * `start`; anything else then (another event, a binary frame, text that is not a JSON object
  * naming its event) closes it. After `start`, a message that is not such an object closes the
- * stream too (Twilio never sends one); an event it does not know is ignored. Twilio paces its
+ * stream too (Twilio never sends one), and so does a `dtmf` whose digit is not one of 0-9 * # A-D;
+ * an event it does not know is ignored. Twilio paces its
  * audio; a stream that sends faster (a stranger holding a valid stream) is paced like a browser
  * (src/voice/pacing.ts): the excess dropped, then the socket closed with 1008.
  */
@@ -37,6 +39,8 @@ const START_TIMEOUT_MS = 10_000;
 /** WebSocket close code of a refused stream (policy violation). */
 const REFUSED = 1008;
 const SID = /^[A-Za-z0-9]{1,64}$/;
+/** Keys kept while the engine starts (a caller does not press more in a second or two). */
+export const MAX_EARLY_KEYS = 32;
 
 export interface MediaServer {
   upgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void;
@@ -116,6 +120,8 @@ class MediaStream {
   private readonly startTimer: NodeJS.Timeout;
   /** The caller's audio while the engine starts. */
   private readonly early = new EarlyAudio<string>();
+  /** The keys the caller pressed while the engine starts. */
+  private readonly earlyKeys: string[] = [];
 
   constructor(
     private readonly runtime: MediaDeps,
@@ -172,6 +178,14 @@ class MediaStream {
         if (name !== undefined) this.engine?.played(name);
         return;
       }
+      case 'dtmf': {
+        // A key the caller pressed: `{"dtmf": {"track": "inbound_track", "digit": "1"}}`. Twilio sends one key a message.
+        const digit = stringField(objectField(message, 'dtmf'), 'digit');
+        if (digit === undefined || !DTMF_KEY.test(digit)) return this.refuse('not a DTMF key', UNSUPPORTED_MESSAGE);
+        if (this.engine) this.engine.digit(digit);
+        else if (this.earlyKeys.length < MAX_EARLY_KEYS) this.earlyKeys.push(digit);
+        return;
+      }
       case 'start':
         this.start(startOf(message)).catch((error: unknown) => {
           this.runtime.logger.error('voice: a media stream could not start', error);
@@ -202,17 +216,24 @@ class MediaStream {
     const { orm, secrets, logger } = this.runtime;
     const callId = Number(stringField(message.parameters, 'call_id'));
     const streamSid = message.streamSid ?? '';
-    if (!SID.test(streamSid) || !validMediaToken(secrets, callId, stringField(message.parameters, 'token'))) {
+    // The assistant's second stream: it comes back after a warm transfer nobody answered (a token of its own, spent once too).
+    const resume = stringField(message.parameters, 'resume') === 'transfer';
+    if (!SID.test(streamSid) || !validMediaToken(secrets, callId, stringField(message.parameters, 'token'), resume)) {
       return this.refuse('wrong token');
     }
     const em = orm.em.fork();
     const call = await em.findOne(Call, { id: callId });
     if (!call || (call.provider_call_id && message.callSid && call.provider_call_id !== message.callSid)) return this.refuse('another call');
-    const [claimed] = await em.execute('update calls set media_started_at = now() where id = ? and media_started_at is null and finished_at is null returning id', [callId]);
+    const [claimed] = await em.execute(
+      resume
+        ? 'update calls set media_resumed_at = now() where id = ? and media_resumed_at is null and media_started_at is not null and finished_at is null returning id'
+        : 'update calls set media_started_at = now() where id = ? and media_started_at is null and finished_at is null returning id',
+      [callId],
+    );
     if (!claimed) return this.refuse('a call that is over, or a token already used');
 
     const live = new LiveCall(this.runtime, callId);
-    const setup = await engineSetup(em, call);
+    const setup = await engineSetup(em, call, resume);
     const engine = setup ? await startEngine(this.runtime, live, setup, twilioOut(this.socket, streamSid)) : 'the call has no assistant';
     if (this.socket.readyState !== this.socket.OPEN) {
       // Dropped while it was being set up.
@@ -229,6 +250,7 @@ class MediaStream {
     }
     this.engine = engine;
     this.early.drain((payload) => engine.audio(decodePayload(payload)));
+    for (const key of this.earlyKeys.splice(0)) engine.digit(key);
   }
 
   private async onClose(): Promise<void> {

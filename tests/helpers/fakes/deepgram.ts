@@ -32,7 +32,7 @@ import { Arrivals } from './arrivals';
  * send audio faster than real time. It hears speech by energy on 20 ms frames. It cannot
  * recognise words, so they are scripted: each utterance (speech onset to the endpointing
  * silence, or to a Finalize) takes the next entry of `fake.transcripts`, a queue shared by all
- * sessions; with the queue empty the speech is heard but not understood (empty transcripts, as
+ * sessions (or of the session's own `transcripts`, when set); with the queue empty the speech is heard but not understood (empty transcripts, as
  * Deepgram gives for noise). Interim results reveal the words at about 150 a minute of speech.
  * Like Deepgram it answers silence too: an empty interim result each second of audio, and an
  * empty final every 3 s.
@@ -113,6 +113,11 @@ export class DeepgramSession {
   received = 0;
   /** How the socket closed, once it has. */
   closedWith: { code: number; reason: string } | null = null;
+  /**
+   * This session's own script (the words of its next utterances, in order), taken instead of
+   * the fake's shared `transcripts` while set: calls in parallel, each with its own words.
+   */
+  transcripts: string[] | null = null;
 
   private readonly chunks: Buffer[] = [];
   private readonly frame: Int16Array;
@@ -304,7 +309,7 @@ export class DeepgramSession {
 
   private speech(start: number, end: number): void {
     if (!this.utterance) {
-      const words = (this.fake.transcripts.shift() ?? '').split(/\s+/).filter(Boolean);
+      const words = ((this.transcripts ?? this.fake.transcripts).shift() ?? '').split(/\s+/).filter(Boolean);
       this.utterance = { words, onset: start, lastSpeech: end };
       // Words again before the gap ran out: no UtteranceEnd for the last ones.
       this.lastWordEnd = null;

@@ -77,6 +77,21 @@ export function assistantSections(choices: ConsoleAssistantChoicesQuery, engine:
       ],
     },
     {
+      title: 'Transfers',
+      fields: [
+        {
+          name: 'transfer_numbers',
+          label: 'Transfer to',
+          kind: 'json',
+          list: true,
+          wide: true,
+          hint: 'JSON list of {"number", "description"} (at most 10): where the assistant may hand a phone call to a person, and when. Empty: it never transfers.',
+        },
+        { name: 'transfer_mode', label: 'Transfer mode', kind: 'select', choices: [{ value: 'cold', label: 'Cold: straight to the number' }, { value: 'warm', label: 'Warm: brief the person first' }] },
+        { name: 'transfer_message', label: 'Said before a transfer', kind: 'textarea', wide: true, optional: true, hint: 'As written; empty: the model says it in its own words. At most 500 characters.' },
+      ],
+    },
+    {
       title: 'Timing and listening',
       fields: [
         { name: 'max_call_duration', label: 'Longest call (s)', kind: 'integer', min: 20, max: 1200, hint: '20 to 1200.' },
@@ -166,6 +181,9 @@ export const NEW_ASSISTANT: Record<string, unknown> = {
   keyterms: [],
   backchannel_words: null,
   pronunciations: [],
+  transfer_numbers: [],
+  transfer_mode: 'cold',
+  transfer_message: null,
   ambient_sound_volume: 0,
   allow_interruptions: true,
   use_min_interrupt_words: false,

@@ -66,6 +66,12 @@ export const AssistantFieldsFragment = graphql(`
       word
       say_as
     }
+    transfer_numbers {
+      number
+      description
+    }
+    transfer_mode
+    transfer_message
     endpoint_type
     endpoint_sensitivity
     noise_cancellation

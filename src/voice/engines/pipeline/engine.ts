@@ -2,13 +2,16 @@ import type { CallUsage } from '../../../modules/calls/call.entity';
 import type { HangupReason } from '../../../modules/calls/call.events';
 import type { ToolDeps } from '../../../modules/calls/call.tools';
 import type { Runtime } from '../../../runtime';
+import { dtmfTones } from '../../codecs/dtmf';
 import type { MediaEnd, MediaOut, VoiceEngine } from '../../engine';
-import { callKeyterms, fillVariables, type EngineSetup } from '../../engine.setup';
+import { callKeyterms, fillVariables, resumedPrompt, TRANSFER_UNANSWERED, type EngineSetup } from '../../engine.setup';
 import type { LiveCall } from '../../live-call';
 import type { AmdDecision } from '../../amd/detector';
 import { Screening, screeningPorts } from '../../amd/screening';
 import { ServiceError, type LlmService, type SttService, type SttStream, type TtsService, type TtsSession } from '../../services/service';
 import { callFunctions, runFunction, speakDuring, type CallActions } from '../../tools';
+import { closingLine, TRANSFER_FAILED, type Ending } from '../../tools/closing';
+import { KeypadGather, keypadTurn } from '../keypad';
 import { Conversation } from './context';
 import { endpointSilenceMs } from './endpointing';
 import { fillerAudio } from './fillers';
@@ -65,6 +68,8 @@ export class PipelineEngine implements VoiceEngine {
   private readonly hearing: Hearing;
   private readonly turns: Turns;
   private readonly replies: ReplyContext;
+  /** The caller's keys, gathered into turns. */
+  private readonly keypad = new KeypadGather((keys, startedAt) => this.onKeypad(keys, startedAt));
 
   /** The reply under way: the assistant holds the floor. */
   private reply: Reply | null = null;
@@ -73,7 +78,8 @@ export class PipelineEngine implements VoiceEngine {
   private heldStartedAt: number | null = null;
   /** Mid-call tools running (the call's end waits for their records). */
   private readonly toolRuns = new Set<Promise<unknown>>();
-  private endRequested = false;
+  /** A function the model called ends the call (a goodbye, a transfer), once its words are heard. */
+  private ending: Ending | null = null;
   private hangingUp: HangupReason | null = null;
   /** Hang up for this reason once what was sent is heard (a goodbye, an apology). */
   private afterHeard: HangupReason | null = null;
@@ -157,7 +163,18 @@ export class PipelineEngine implements VoiceEngine {
     this.hearing = new Hearing(this.stt, audioStages.vad, audioStages.denoiser, this.turns, { logger: deps.logger, callId: call.id }, out.rate);
     const actions: CallActions = {
       endCall: () => {
-        this.endRequested = true;
+        this.ending ??= 'end-call-tool';
+      },
+      transfer: () => {
+        this.ending ??= 'transferred';
+      },
+      // The tones go after what the reply said so far, as a stretch of its audio (the tool runs within the reply).
+      pressDigits: async (keys) => {
+        const reply = this.reply;
+        if (!reply) return false;
+        const played = await reply.playTones(dtmfTones(keys, out.rate));
+        if (played) call.turn({ speaker: 'assistant', text: keypadTurn(keys) }, played.startedAt);
+        return played !== null;
       },
     };
     const fillerText = phrases(language).filler;
@@ -167,7 +184,7 @@ export class PipelineEngine implements VoiceEngine {
       tts: this.tts,
       speaker: this.speaker,
       conversation: new Conversation(),
-      systemPrompt: fillVariables(assistant.system_prompt, setup.variables),
+      systemPrompt: setup.resumed ? resumedPrompt(fillVariables(assistant.system_prompt, setup.variables), setup.resumed) : fillVariables(assistant.system_prompt, setup.variables),
       speech: { language: setup.language, pronunciations: assistant.pronunciations },
       usage: this.usage,
       functions: () => callFunctions(setup),
@@ -176,7 +193,11 @@ export class PipelineEngine implements VoiceEngine {
         this.toolRuns.add(run);
         void run.finally(() => this.toolRuns.delete(run)).catch(() => {});
       },
-      endRequested: () => this.endRequested,
+      ending: () => {
+        if (!this.ending) return null;
+        const line = closingLine(this.ending, assistant);
+        return { instructions: 'instructions' in line ? line.instructions : null };
+      },
       filler: assistant.filler_audios ? () => fillerAudio(fillerKey, fillerText, this.tts) : null,
       speakDuring: (name) => speakDuring(setup, name),
       showWords: (text) => out.transcript?.('assistant', text),
@@ -186,7 +207,8 @@ export class PipelineEngine implements VoiceEngine {
     };
     this.silenceTimer = setInterval(() => this.checkSilence(), 250);
     this.silenceTimer.unref();
-    if (setup.outbound) {
+    // A call the assistant comes back to (a warm transfer nobody answered) was screened when it began.
+    if (setup.outbound && !setup.resumed) {
       this.screening = new Screening(out.rate, screeningPorts(call), { open: () => this.open(), verdict: (decision) => this.onVerdict(decision) });
     } else {
       this.open();
@@ -198,7 +220,10 @@ export class PipelineEngine implements VoiceEngine {
     if (this.opened || this.ended || this.hangingUp) return;
     this.opened = true;
     const { assistant, variables } = this.setup;
-    if (assistant.who_speaks_first === 'AI assistant' && assistant.initial_message.trim()) {
+    // Back after a warm transfer nobody answered, the model tells the caller.
+    if (this.setup.resumed) {
+      this.respond(null, TRANSFER_UNANSWERED);
+    } else if (assistant.who_speaks_first === 'AI assistant' && assistant.initial_message.trim()) {
       this.say(fillVariables(assistant.initial_message, variables), true);
     } else if (this.greetedBy) {
       this.respond(timingFrom(null));
@@ -242,6 +267,13 @@ export class PipelineEngine implements VoiceEngine {
     this.speaker.played(mark);
   }
 
+  digit(key: string): void {
+    if (this.ended) return;
+    this.silentSince = null;
+    this.reengaged = false;
+    this.keypad.press(key);
+  }
+
   // ------------------------------------------------------------------ turns
 
   /** The caller's turn is over: what they said goes to the model, now or once the assistant is done. */
@@ -269,6 +301,16 @@ export class PipelineEngine implements VoiceEngine {
     }
     this.callerSaid(text, startedAt);
     this.respond(timingFrom(speechEndedAt));
+  }
+
+  /**
+   * The caller's keys make a turn, taken as speech is: it interrupts the assistant (its reply
+   * cut where it was heard) when interruptions are allowed, else it is answered after it.
+   */
+  private onKeypad(keys: string, startedAt: number): void {
+    if (this.ended || this.hangingUp || this.failing) return;
+    if (this.reply && this.setup.assistant.allow_interruptions) this.interrupt();
+    this.onCallerTurn({ text: keypadTurn(keys), backchannel: false, startedAt, speechEndedAt: Date.now() });
   }
 
   /** The caller's turn, in the call's record and the model's context. */
@@ -326,7 +368,7 @@ export class PipelineEngine implements VoiceEngine {
     if (this.failing || this.ended) return;
     // Interrupted: what the caller said before belongs with what they are saying now.
     if (cut && this.heldTurn) this.takeHeldTurn();
-    if (this.endRequested && !this.afterHeard) return this.hangupWhenHeard('end-call-tool');
+    if (this.ending && !this.afterHeard) return this.close(this.ending);
     if (this.heldTurn) {
       this.takeHeldTurn();
       this.respond(timingFrom(null));
@@ -380,6 +422,16 @@ export class PipelineEngine implements VoiceEngine {
     this.hangupWhenHeard(reason);
   }
 
+  /** A function ended the call: the assistant's own closing line is said (a transfer's message), then the call closes once it is heard. */
+  private close(ending: Ending): void {
+    const line = closingLine(ending, this.setup.assistant);
+    if ('text' in line) {
+      this.afterHeard = ending;
+      this.say(fillVariables(line.text, this.setup.variables), true);
+    }
+    this.hangupWhenHeard(ending);
+  }
+
   /** Hangs up once the caller has heard what was sent (a goodbye, an apology), or after GOODBYE_MS. */
   private hangupWhenHeard(reason: HangupReason): void {
     this.afterHeard = reason;
@@ -392,14 +444,24 @@ export class PipelineEngine implements VoiceEngine {
   private async hangup(reason: HangupReason, attempt = 1): Promise<void> {
     if (this.hangingUp && attempt === 1) return;
     this.hangingUp = reason;
-    clearInterval(this.silenceTimer);
+    if (reason !== 'transferred') clearInterval(this.silenceTimer);
     try {
       await this.call.hangup(reason);
     } catch (error) {
       this.deps.logger.error('voice: could not hang up a call', error, { call_id: this.call.id, reason, attempt });
+      if (reason === 'transferred') return this.transferFailed();
       // The provider may answer a second time; the line must not stay open with nobody on it.
       if (attempt < HANGUP_ATTEMPTS && !this.ended) setTimeout(() => void this.hangup(reason, attempt + 1), 1000).unref();
     }
+  }
+
+  /** The provider refused the transfer: the call goes on, and the model tells the caller. */
+  private transferFailed(): void {
+    if (this.ended) return;
+    this.hangingUp = null;
+    this.afterHeard = null;
+    this.ending = null;
+    this.respond(null, TRANSFER_FAILED);
   }
 
   async end(reason: MediaEnd): Promise<void> {
@@ -412,6 +474,7 @@ export class PipelineEngine implements VoiceEngine {
     if (unanswered) this.call.turn({ speaker: 'customer', text: unanswered }, this.heldStartedAt ?? pending.startedAt);
     clearInterval(this.silenceTimer);
     this.screening?.close();
+    this.keypad.close();
     this.turns.close();
     this.speaker.close();
     const heard = this.hearing.close();

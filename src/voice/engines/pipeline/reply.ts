@@ -21,8 +21,6 @@ import { type Pronunciation, SentenceSplitter, speechText } from './speech-text'
 
 /** The model may call tools this many times in one reply. */
 const MAX_TOOL_ROUNDS = 5;
-/** What the model is asked once the end-call tool was called without a word said. */
-const GOODBYE = 'Say a short goodbye to the customer, in the language of the conversation.';
 /** What the model is told of tools still running when the caller spoke (their real results replace it when they come). */
 export const TOOL_INTERRUPTED = '{"error":"the caller spoke before the tool answered"}';
 
@@ -43,8 +41,12 @@ export interface ReplyContext {
   runFunction(name: string, args: string): Promise<string>;
   /** Tool runs in progress: the call's end waits for their records. */
   track(run: Promise<unknown>): void;
-  /** Whether the model asked to end the call. */
-  endRequested(): boolean;
+  /**
+   * Whether a function the model called ends the call (it hung up, or transferred it), and what
+   * the model is then asked to say if its answer had no words (null: nothing; the engine says
+   * the assistant's own line).
+   */
+  ending(): { instructions: string | null } | null;
   /** `filler_audios`: the filler's audio, or null when the assistant has none. */
   readonly filler: (() => Promise<Int16Array | null>) | null;
   /** The `speak_during` of the tool a function of `functions()` runs (null: none). */
@@ -111,7 +113,7 @@ export class Reply {
         let written = '';
         const splitter = new SentenceSplitter();
         const calls: LlmToolCall[] = [];
-        const tools = withTools && !ctx.endRequested() ? ctx.functions() : [];
+        const tools = withTools && !ctx.ending() ? ctx.functions() : [];
         const { service, model, temperature } = ctx.llm;
         for await (const chunk of service.complete({ model, temperature, messages, tools }, this.controller.signal)) {
           if (this.cancelledNow) break;
@@ -136,10 +138,11 @@ export class Reply {
         const spoke = segment.text.length > 0;
         await this.runTools(message, calls);
         if (this.cancelledNow) return;
-        // The end-call tool: the goodbye said, the model has nothing more to say.
-        if (ctx.endRequested()) {
-          if (spoke) break;
-          instructions = GOODBYE;
+        // The call ends (a goodbye, a transfer): once it is said, the model has nothing more to say.
+        const ending = ctx.ending();
+        if (ending) {
+          if (spoke || ending.instructions === null) break;
+          instructions = ending.instructions;
           withTools = false;
         }
       }
@@ -155,12 +158,29 @@ export class Reply {
     }
   }
 
+  /**
+   * DTMF tones (press_digits, while its tool runs), played after what the reply has said so
+   * far. Resolves once the caller has heard them (and when they began to sound), or null when
+   * the reply is cut first.
+   */
+  playTones(pcm: Int16Array): Promise<{ startedAt: number | null } | null> {
+    if (this.over || this.cancelledNow) return Promise.resolve(null);
+    const segment = new Segment('', null, null);
+    this.segments.push(segment);
+    return new Promise((resolve) => {
+      segment.tones = { pcm, heard: resolve };
+      this.segmentAudio(segment, pcm);
+      this.segmentDone(segment);
+    });
+  }
+
   /** Stops the reply: the model's stream and TTS, and its turn cut to what was heard. */
   cancel(): void {
     if (this.cancelledNow) return;
     this.cancelledNow = true;
     this.controller.abort();
     this.fillers.stop();
+    for (const segment of this.segments) segment.tones?.heard(null);
     // Tools still running: the model hears they were interrupted, until their real results come.
     if (this.toolsAsked) this.ctx.conversation.answerTools(this.toolsAsked, this.toolsAsked.tool_calls!.map(() => TOOL_INTERRUPTED));
     for (const segment of this.segments) segment.utterance?.cancel();
@@ -193,6 +213,13 @@ export class Reply {
 
   /** Once the reply is written and every segment heard, the assistant's turn is over. */
   checkHeard(): void {
+    for (const segment of this.segments) {
+      const { tones, spoken } = segment;
+      if (tones && spoken.complete && spoken.heardMs >= spoken.queuedMs) {
+        segment.tones = null;
+        tones.heard({ startedAt: spoken.firstSentAt });
+      }
+    }
     if (!this.written || this.cancelledNow || this.over || this.pausedNow) return;
     if (this.playing < this.segments.length || this.ctx.speaker.busy) return;
     this.finish(false);
@@ -248,6 +275,12 @@ export class Reply {
    * start of the sentence that was cut (`cut`), or whole; a filler is not said again.
    */
   private sayAgain(segment: Segment, cut: boolean): void {
+    if (segment.tones) {
+      // Tones are played again whole: a menu heard half a key as none.
+      segment.spoken = new Spoken();
+      segment.pending = [segment.tones.pcm];
+      return;
+    }
     if (!segment.message) {
       // A filler is not said again.
       segment.utterance?.cancel();
@@ -368,6 +401,8 @@ export class Reply {
   private playFiller(phrase: FillerPhrase): void {
     if (this.over || this.pausedNow || this.ctx.speaker.busy) return;
     if (phrase === null && !this.ctx.filler) return;
+    // Keys being pressed: a filler would sound to the menu in their midst.
+    if (this.segments.some((segment) => segment.tones)) return;
     // The filler goes before the reply's segments that have not begun to play.
     const segment = new Segment('', null, null);
     this.segments.splice(this.playing, 0, segment);

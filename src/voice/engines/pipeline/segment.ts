@@ -19,6 +19,8 @@ export class Segment {
   spokenFrom = 0;
   /** What the caller had heard of it when a pause cut it (they heard it, even if it is said again). */
   heardBefore = '';
+  /** A stretch of DTMF tones (press_digits), not TTS: its audio, played again whole after a pause, and who waits for it to be heard. */
+  tones: { pcm: Int16Array; heard: (played: { startedAt: number | null } | null) => void } | null = null;
   constructor(
     /**
      * The model's text, as written (empty for a filler: it is not part of the conversation);

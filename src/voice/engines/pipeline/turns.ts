@@ -101,8 +101,6 @@ export class Turns {
   private committedInterim = '';
   /** When the VAD last heard the caller speak (ms since the epoch): the end of speech of a turn. */
   private lastSpeechAt: number | null = null;
-  /** The caller's speech in the turn so far (VAD time). */
-  private turnSpeechMs = 0;
   /** The end (STT stream seconds) of the words heard so far, and of those a turn took. */
   private heardUntil = 0;
   private committedUntil = 0;
@@ -132,7 +130,6 @@ export class Turns {
   vad(probability: number): void {
     if (probability >= SPEECH_ON || (this.speakingNow && probability >= SPEECH_OFF)) {
       this.speechMs += VAD_FRAME_MS;
-      this.turnSpeechMs += VAD_FRAME_MS;
       this.lastSpeechAt = Date.now();
       this.silenceMs = 0;
       this.stopFalseInterruption(); // the speech goes on
@@ -298,9 +295,10 @@ export class Turns {
    */
   private maybeInterrupt(): void {
     if (!this.settings.allow_interruptions || !this.events.interruptible()) return;
-    const long = this.speechMs >= interruptSpeechMs(this.settings.interrupt_sensitivity);
-    if (!long && !this.pausedReply) return;
+    // A recognised word that interrupts does, however short ("Não.", "Stop."): the STT has
+    // judged it speech (LiveKit interrupts on transcripts too). Sounds are the VAD's to judge.
     if (this.interruptingWords(this.said())) return this.cut();
+    const long = this.speechMs >= interruptSpeechMs(this.settings.interrupt_sensitivity);
     if (this.pausedReply || !long) return;
     if (this.overlap.falseInterruptionTimeoutMs > 0) {
       this.pausedReply = true;
@@ -344,13 +342,10 @@ export class Turns {
     this.interim = '';
     this.committedUntil = this.heardUntil;
     this.sttTurnOver = false;
-    const spokeMs = this.turnSpeechMs;
-    this.turnSpeechMs = 0;
     const startedAt = this.startedAt;
     this.startedAt = null;
     // Words too short-lived for the VAD to judge while they were said ("stop!") still interrupt.
-    const long = this.pausedReply || spokeMs >= interruptSpeechMs(this.settings.interrupt_sensitivity);
-    if (text && long && this.settings.allow_interruptions && this.events.interruptible() && this.interruptingWords(text)) this.cut();
+    if (text && this.settings.allow_interruptions && this.events.interruptible() && this.interruptingWords(text)) this.cut();
     const backchannel = this.events.interruptible() && this.overlap.backchannels.only(text);
     this.events.turn({ text, backchannel, startedAt, speechEndedAt: this.lastSpeechAt });
   }

@@ -1,0 +1,74 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import Decimal from 'decimal.js';
+import type { Config } from '../../config';
+import { findForUpdate } from '../../db/locks';
+import { applyLedgerChanges } from '../accounts/account.service';
+import { onDoNotCall } from '../dnc/dnc.service';
+import { emitEvents } from '../events/event.outbox';
+import { Call } from './call.entity';
+import { callReservation } from './call.pricing';
+import { coversReservation } from './call.service';
+import { callSnapshot } from './call.snapshot';
+
+/**
+ * A call handed to a person (design.md, "Calls that act"): the dialled leg is a call of the
+ * account's like any other, so the do-not-call list and the balance apply to it, and its
+ * minutes are charged like a call's. Three steps, each in its own transaction: the model asks
+ * (`reserveTransfer`: refused, or the leg's first minute reserved), the provider makes it
+ * (`transferMade`: `call.transferred`), the provider says how the leg ended (`transferEnded`);
+ * the call then ends as `transferred` and its cost counts both legs (call.pricing.ts).
+ */
+
+/** Why a transfer was refused, as the model is told (it tells the caller). */
+export type TransferRefusal = 'not-in-progress' | 'already-transferred' | 'do-not-call' | 'insufficient-balance';
+
+/**
+ * Locks the call and its account, checks the number against the do-not-call list and the
+ * balance against the leg's first minute, and reserves that minute with the call's own
+ * reservation (released when the call ends). Answers the refusal, or null.
+ */
+export async function reserveTransfer(em: EntityManager, config: Config, callId: number, to: string): Promise<TransferRefusal | null> {
+  return em.transactional(async (tx) => {
+    const call = await findForUpdate(tx, Call, callId);
+    if (!call || call.status !== 'in-progress' || call.finished_at) return 'not-in-progress';
+    if (call.transferred_to) return 'already-transferred';
+    if (await onDoNotCall(tx, call.account_id, to)) return 'do-not-call';
+    const [{ balance }] = await tx.execute('select balance from accounts where id = ? for no key update', [call.account_id]);
+    const reservation = callReservation(config, to);
+    if (!coversReservation(balance, reservation)) return 'insufficient-balance';
+    await tx.execute('update calls set transferred_to = ?, reserved_amount = reserved_amount + ?::numeric, updated_at = now() where id = ?', [to, reservation, callId]);
+    if (new Decimal(reservation).greaterThan(0)) {
+      await applyLedgerChanges(tx, call.account_id, [{ amount: new Decimal(reservation).negated(), kind: 'call_reservation', reference: `call:${callId}:transfer` }], config.balanceLowThreshold);
+    }
+    return null;
+  });
+}
+
+/** The provider took the transfer: it is an event of the call, and `call.transferred` for its subscribers. */
+export async function transferMade(em: EntityManager, callId: number, mode: string): Promise<void> {
+  await em.transactional(async (tx) => {
+    const call = await tx.findOne(Call, { id: callId });
+    if (!call?.transferred_to) return;
+    const [inserted] = await tx.execute(
+      `insert into call_events (call_id, status, detail) values (?, 'transferred', ?::jsonb) on conflict (call_id, status) do nothing returning id`,
+      [callId, JSON.stringify({ to: call.transferred_to, mode })],
+    );
+    if (inserted) await emitEvents(tx, [{ accountId: call.account_id, type: 'call.transferred', data: { ...callSnapshot(call), transfer_mode: mode } }]);
+  });
+}
+
+/** The transferred leg ended: how, and for how long (what its minutes cost when the call ends). */
+export async function transferEnded(em: EntityManager, callId: number, status: string, durationSeconds: number): Promise<void> {
+  await em.transactional(async (tx) => {
+    const [updated] = await tx.execute(
+      'update calls set transfer_status = ?, transfer_duration = ?, updated_at = now() where id = ? and transferred_to is not null and transfer_status is null returning id',
+      [status.slice(0, 16), Math.max(0, Math.round(durationSeconds)), callId],
+    );
+    if (updated) {
+      await tx.execute(`insert into call_events (call_id, status, detail) values (?, 'transfer_ended', ?::jsonb) on conflict (call_id, status) do nothing`, [
+        callId,
+        JSON.stringify({ status, duration: Math.max(0, Math.round(durationSeconds)) }),
+      ]);
+    }
+  });
+}

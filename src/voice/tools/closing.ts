@@ -1,0 +1,26 @@
+/**
+ * How a call closes once a built-in function ended it (both engines): the reason it ends
+ * with, and what is said first.
+ */
+
+/** The ends a function brings: the model hung up (`endCall`), or handed the caller over (`transfer_call`). */
+export type Ending = 'end-call-tool' | 'transferred';
+
+/**
+ * What is said before the call closes: the assistant's own words, said as written (the
+ * transfer's `transfer_message`), or else what the model is asked to say when its answer had
+ * no words of its own.
+ */
+export function closingLine(ending: Ending, assistant: { transfer_message: string | null }): { text: string } | { instructions: string } {
+  if (ending === 'transferred' && assistant.transfer_message) return { text: assistant.transfer_message };
+  return {
+    instructions:
+      ending === 'transferred'
+        ? 'Tell the customer briefly, in the language of the conversation, that you are transferring the call to a person now.'
+        : 'Say a short goodbye to the customer, in the language of the conversation.',
+  };
+}
+
+/** What the model is asked when the provider refused a transfer: the call goes on. */
+export const TRANSFER_FAILED =
+  'The transfer could not be made. Tell the customer, in the language of the conversation, that the call could not be transferred now, and offer to help.';
