@@ -4,6 +4,7 @@
 import Decimal from 'decimal.js';
 import { Webhook } from 'standardwebhooks';
 import { callCost } from '../../src/modules/calls/call.pricing';
+import { OPENING_WAIT_MS } from '../../src/voice/amd/screening';
 import { startTestApp, type TestAccount, type TestApp, NO_VENDORS } from '../helpers/app';
 import { Caller, speech } from '../helpers/caller';
 import { until } from '../helpers/dialer';
@@ -88,6 +89,8 @@ async function call(assistant: number) {
   await twilioFake.request(app.config.publicUrl, `/telephony/twilio/status?call=${id}`, { CallSid: sid, CallStatus: 'in-progress' });
   const media = await TwilioMediaClient.connect(mediaUrl());
   media.start(parameters, sid);
+  // An outbound call's opening waits for the callee (src/voice/amd/): these callers are people who let it pass before they speak.
+  await new Promise((resolve) => setTimeout(resolve, OPENING_WAIT_MS + 300));
   return { id, sid: sid as string, phone, media };
 }
 

@@ -75,7 +75,8 @@ export class Screening {
   /** The callee's audio, PCM at the call's rate. */
   audio(pcm: Int16Array): void {
     if (this.closed) return;
-    if (!this.beeps.ended) {
+    // The beep matters for a mailbox only: it is listened for until a person answers or the window is over.
+    if (!this.beeps.ended && !this.over && this.detector.decision?.verdict !== 'human') {
       this.beeps.audio(pcm);
       if (this.beeps.ended) this.beepWaiter?.();
     }
