@@ -88,6 +88,14 @@ async function connect(url: string): Promise<{ page: WebCallClient; caller: Call
   return { page, caller };
 }
 
+it('says in its answer which of the assistant’s call actions a web call cannot take: a transfer, the keypad, a voicemail message', async () => {
+  const assistant = await pipelineAssistant(me, { transfer_numbers: [{ number: '+551130030000', description: 'Vendas' }], voicemail_message: 'Retorne a ligação, por favor.' });
+  const res = await app.request('POST', '/api/user/calls/web', { token: me.token, body: { assistant_id: assistant } });
+  expect(res.status).toBe(201);
+  expect(res.body.data.unavailable_actions).toEqual(['transfer_call', 'press_digits', 'voicemail']);
+  await app.request('POST', `/api/user/calls/${res.body.data.call_id}/hangup`, { token: me.token });
+});
+
 it('starts a web call (201 with its socket and single-use token), runs a full turn on the pipeline engine, and ends it from the page as completed, charged the fee alone', async () => {
   await app.request('POST', '/api/user/webhooks', { token: me.token, body: { url: `${hooks.url}/events`, events: ['call.answered', 'call.finished'] } });
   const assistant = await pipelineAssistant(me, { is_webhook_active: true, webhook_url: `${hooks.url}/assistant` });
@@ -95,7 +103,13 @@ it('starts a web call (201 with its socket and single-use token), runs a full tu
   expect(res.status).toBe(201);
   expect(res.body).toEqual({
     message: expect.any(String),
-    data: { call_id: expect.any(Number), url: expect.stringMatching(/^ws:\/\/.+\/calls\/web\/\d+\?token=[\w-]{20,}$/), token: expect.any(String), expires_at: expect.any(String) },
+    data: {
+      call_id: expect.any(Number),
+      url: expect.stringMatching(/^ws:\/\/.+\/calls\/web\/\d+\?token=[\w-]{20,}$/),
+      token: expect.any(String),
+      expires_at: expect.any(String),
+      unavailable_actions: ['press_digits'],
+    },
   });
   const { call_id: id, url, token, expires_at: expiresAt } = res.body.data;
   expect(url.endsWith(`/calls/web/${id}?token=${token}`)).toBe(true);

@@ -215,6 +215,7 @@ export const SPEAKERS = { assistant: 'Assistant', customer: 'Caller', system: 'S
 export const HANGUP_REASONS: Record<string, string> = {
   api: 'Ended through the API.',
   'end-call-tool': 'The assistant ended the call.',
+  transferred: 'The assistant transferred the call to a person.',
   'time-limit': 'Ended by the platform: the maximum call duration was reached.',
   silence: 'Ended: the caller did not answer.',
   voicemail: 'Voicemail detected: the call was ended.',
@@ -232,6 +233,7 @@ export const HANGUP_REASONS: Record<string, string> = {
 const SYSTEM_LINES: [RegExp, (...captured: string[]) => string][] = [
   [/^Chamada encerrada pela API\.$/, () => HANGUP_REASONS.api],
   [/^O assistente encerrou a chamada\.$/, () => HANGUP_REASONS['end-call-tool']],
+  [/^Chamada transferida pelo assistente\.$/, () => HANGUP_REASONS.transferred],
   [/^Chamada encerrada pela plataforma: tempo máximo excedido\.$/, () => HANGUP_REASONS['time-limit']],
   [/^Chamada encerrada: o cliente não respondeu\.$/, () => HANGUP_REASONS.silence],
   [/^Caixa postal detectada: mensagem deixada/, () => HANGUP_REASONS['voicemail-message']],

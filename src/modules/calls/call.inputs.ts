@@ -45,6 +45,12 @@ export class WebCallStarted {
 
   @Field(() => String, { description: 'Until when the token may be used (a connection after it is refused and the call fails, free of charge).' })
   expires_at!: string;
+
+  @Field(() => [String], {
+    description:
+      'What the assistant does on phone calls that a web call cannot: transfer_call (its transfer_numbers: a browser has no line to hand over), press_digits (no phone menu to navigate) and voicemail (no mailbox answers a browser). Empty: none.',
+  })
+  unavailable_actions!: string[];
 }
 
 /** The call list's filters, shared by its page-numbered and cursor forms. */

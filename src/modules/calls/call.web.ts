@@ -2,6 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { DomainError, FieldErrorCollector, Messages } from '../../errors';
 import { checkPositiveInt } from '../../lib/checks';
+import type { Assistant } from '../assistants/assistant.entity';
 import { requireAssistant } from '../assistants/assistant.service';
 import { requireVoiceReady } from '../assistants/assistant.voice';
 import type { Scope } from '../scope';
@@ -67,10 +68,15 @@ export async function startWebCall(scope: Scope, input: WebCallInput, admission?
       started.id,
     ]);
     await reserveForCalls(em, scope.config, scope.accountId, [started]);
-    return started;
+    return { started, unavailable: webUnavailableActions(assistant) };
   });
   const base = scope.config.publicUrl.replace(/^http/, 'ws');
-  return { call_id: call.id, url: `${base}/calls/web/${call.id}?token=${token}`, token, expires_at: expiresAt.toISOString() };
+  return { call_id: call.started.id, url: `${base}/calls/web/${call.started.id}?token=${token}`, token, expires_at: expiresAt.toISOString(), unavailable_actions: call.unavailable };
+}
+
+/** The call actions of the assistant's that a web call cannot take (design.md, "Calls that act"): the API's answer says so. */
+function webUnavailableActions(assistant: Pick<Assistant, 'transfer_numbers' | 'voicemail_message'>): string[] {
+  return [...(assistant.transfer_numbers.length ? ['transfer_call'] : []), 'press_digits', ...(assistant.voicemail_message ? ['voicemail'] : [])];
 }
 
 /**

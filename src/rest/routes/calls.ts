@@ -38,7 +38,7 @@ export const callRoutes: Route[] = [
     body: 'input',
     errors: ['INSUFFICIENT_BALANCE', 'PLAN_LIMIT'],
     envelope: messageAnd(),
-    document: `mutation StartWebCall($input: WebCallInput!) { startWebCall(input: $input) { call_id url token expires_at } }`,
+    document: `mutation StartWebCall($input: WebCallInput!) { startWebCall(input: $input) { call_id url token expires_at unavailable_actions } }`,
     variables: (req) => ({ input: req.body }),
     respond: (data) => ({ body: { message: Messages.webCallStarted, data: data.startWebCall } }),
     notFound: Messages.assistantNotFound,

@@ -63,6 +63,13 @@ export function CallPage() {
         <Fact label="Duration" value={formatDuration(c.duration)} />
         <Fact label="Total cost" value={formatMoney(c.total_cost)} detail={`carrier ${formatMoney(c.carrier_cost)} + platform ${formatMoney(c.total_cost - c.carrier_cost)}`} />
         <Fact label="Answered by" value={c.answered_by ?? '—'} detail={c.hangup_reason ? [HANGUP_REASONS[c.hangup_reason] ?? `Ended: ${c.hangup_reason}.`, c.hangup_detail].filter(Boolean).join(' ') : undefined} />
+        {c.transferred_to && (
+          <Fact
+            label="Transferred to"
+            value={c.transferred_to}
+            detail={c.transfer_status ? `That leg: ${c.transfer_status}, ${formatDuration(c.transfer_duration ?? 0)}.` : 'That leg has not ended yet.'}
+          />
+        )}
         <Fact
           label="Latency (voice to voice)"
           value={c.latency ? `${c.latency.p50_ms} ms` : '—'}

@@ -81,6 +81,9 @@ export const CallDocument = graphql(`
       answered_by
       hangup_reason
       hangup_detail
+      transferred_to
+      transfer_status
+      transfer_duration
       assistant_id
       assistant_name
       assistant_phone_number
