@@ -8,7 +8,7 @@ import { turnCount } from '../modules/calls/call.turns';
 import type { ToolDeps } from '../modules/calls/call.tools';
 import { validMediaToken } from '../telephony/twilio.wire';
 import { LiveCall, type LiveCallDeps } from './live-call';
-import { engineSetup, fillVariables } from './engine.setup';
+import { callKeyterms, engineSetup, fillVariables } from './engine.setup';
 import { endCallFunction, toolFunction } from './tools';
 
 /** The parts of the runtime the engine API uses: a live call's, and what mid-call tools need. */
@@ -178,6 +178,13 @@ async function serve(runtime: EngineApiDeps, req: IncomingMessage, res: ServerRe
         max_silence_duration: assistant.max_silence_duration,
         max_call_duration: assistant.max_call_duration,
         end_call_on_voicemail: assistant.end_call_on_voicemail,
+        // The turn-taking and voicemail settings (design.md, "The pipeline engine, round 2", "Calls that act"), for an engine that honours them.
+        keyterms: callKeyterms(assistant.keyterms, variables),
+        pronunciations: assistant.pronunciations,
+        backchannel_words: assistant.backchannel_words,
+        false_interruption_timeout_ms: assistant.false_interruption_timeout_ms,
+        voicemail_message: assistant.voicemail_message === null ? null : fillVariables(assistant.voicemail_message, variables),
+        voicemail_beep_timeout_seconds: assistant.voicemail_beep_timeout_seconds,
         tools: tools.map((tool) => ({ type: 'function', ...toolFunction(tool) })),
         end_call_tool: { type: 'function', ...endCallFunction(assistant) },
       },

@@ -1,5 +1,5 @@
-import { answeredByNow, recordAnsweredBy, type AnsweredByVerdict } from '../modules/calls/call.answered-by';
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { answeredByNow, recordAnsweredBy, type AnsweredByVerdict } from '../modules/calls/call.answered-by';
 import type { Turn } from '../modules/calls/call.conversation';
 import { Call, type AnsweredBy, type CallUsage, type ToolCallRecord } from '../modules/calls/call.entity';
 import type { HangupReason } from '../modules/calls/call.events';
@@ -104,7 +104,6 @@ export class LiveCall {
     return answeredByNow(this.runtime.orm.em.fork(), this.id);
   }
 
-  /** Ends the call through its provider, unless it is over. */
   /**
    * Checks a transfer to `to` and reserves its leg (call.transfer.ts); answers why it was
    * refused, or null. The transfer is made by `hangup('transferred')`.

@@ -52,6 +52,9 @@ beforeAll(async () => {
     initial_message: 'Oi {{customer_name}}!',
     tool_ids: [tool.body.data.id],
     variables: { customer_name: 'cliente' },
+    keyterms: ['{{customer_name}}', 'visita'],
+    pronunciations: [{ word: 'Rui', say_as: 'Ruí' }],
+    voicemail_message: 'Oi {{customer_name}}, retorne a ligação.',
   });
 });
 afterAll(async () => {
@@ -120,6 +123,13 @@ it('streams a pipeline assistant’s call to PIPELINE_ENGINE_URL, whose engine r
     language_code: 'pt',
     tools: [{ type: 'function', name: 'book_visit', parameters: { type: 'object', properties: { day: { type: 'string', description: 'The day' } }, required: ['day'] } }],
     end_call_tool: { name: 'endCall' },
+    // The turn-taking and voicemail settings, the call's variables filled.
+    keyterms: ['Rui', 'visita'],
+    pronunciations: [{ word: 'Rui', say_as: 'Ruí' }],
+    backchannel_words: null,
+    false_interruption_timeout_ms: 2000,
+    voicemail_message: 'Oi Rui, retorne a ligação.',
+    voicemail_beep_timeout_seconds: 20,
   });
   expect(run.tool).toMatchObject({ status: 200, response: '{"booked":true}', error: null });
   // As the OpenAPI document describes them.

@@ -382,4 +382,56 @@ describe('the Realtime engine', () => {
     media.stop(live.sid);
     media.close();
   });
+
+  it('a warm transfer the person answers: the caller waits in the conference, the person is briefed and joins; both legs charged', async () => {
+    const [{ id: voice }] = await app.sql(`select id from voices where name = 'coral' and mode = 'multimodal'`);
+    const warm = await app.outboundAssistant(me, { ...transfers, transfer_mode: 'warm', engine_type: 'multimodal', voice_id: voice, llm_model: 'gpt-realtime', who_speaks_first: 'Customer' });
+    const before = await balance();
+    const live = await call(warm);
+    const model = await realtime.session();
+    await model.next('session.update');
+    const from = model.events.length;
+    respond(model, 'item_fc', [], '', [
+      { type: 'response.function_call_arguments.done', response_id: 'resp_item_fc', item_id: 'item_fc', output_index: 0, call_id: 'call_transfer', name: 'transfer_call', arguments: JSON.stringify({ number: SALES }) },
+    ]);
+    await model.next('response.create', from);
+    const dialled = twilioFake.made.filter((made) => made.to === SALES).length;
+    respond(model, 'item_msg', toneFrames(4, 500), MESSAGE);
+    expect(await transferTwiml(live.sid)).toContain(`<Conference startConferenceOnEnter="false" endConferenceOnExit="true" beep="false">vozgate-transfer-${live.id}</Conference>`);
+    await until('the person dialled', async () => twilioFake.made.filter((made) => made.to === SALES).length, (n) => n > dialled, 20_000);
+    const leg = new URLSearchParams(twilioFake.posts().filter((r) => r.url.endsWith('/Calls.json') && new URLSearchParams(r.body).get('To') === SALES).at(-1)!.body);
+    // Briefed before joining: the Realtime engine's call has no transcript turn of the customer here, so the briefing opens the call.
+    expect(leg.get('Twiml')).toMatch(/^<Response><Say language="pt-BR">.+<\/Say><Dial><Conference startConferenceOnEnter="true"/);
+    const legSid = twilioFake.made.filter((made) => made.to === SALES).at(-1)!.sid;
+    live.media.stop(live.sid);
+    live.media.close();
+    await model.closed;
+    await twilioFake.request(app.config.publicUrl, `/telephony/twilio/transfer-leg?call=${live.id}`, { CallSid: legSid, CallStatus: 'in-progress' });
+    await twilioFake.request(app.config.publicUrl, `/telephony/twilio/transfer-leg?call=${live.id}`, { CallSid: legSid, CallStatus: 'completed', CallDuration: '61' });
+    await legEnds(live, before, 90, 61, 'warm');
+  });
+
+  it('a number on the do-not-call list is refused to the model, and nothing is dialled', async () => {
+    expect((await app.request('POST', '/api/user/dnc', { token: me.token, body: { phone_number: SALES } })).status).toBe(201);
+    try {
+      const live = await call(assistant);
+      const model = await realtime.session();
+      await model.next('session.update');
+      const from = model.events.length;
+      respond(model, 'item_fc', [], '', [
+        { type: 'response.function_call_arguments.done', response_id: 'resp_item_fc', item_id: 'item_fc', output_index: 0, call_id: 'call_transfer', name: 'transfer_call', arguments: JSON.stringify({ number: SALES }) },
+      ]);
+      const output = await model.next('conversation.item.create', from);
+      expect(JSON.parse(output.item.output)).toEqual({ error: 'that number is on the account’s do-not-call list' });
+      // The model answers the caller; no closing line is asked for, and nothing is dialled.
+      const asked = await model.next('response.create', from);
+      expect(asked.response?.instructions).toBeUndefined();
+      expect(twilioFake.posts().some((r) => r.url.endsWith(`/Calls/${live.sid}.json`))).toBe(false);
+      live.media.stop(live.sid);
+      live.media.close();
+      await model.closed;
+    } finally {
+      await app.sql('delete from dnc_numbers where account_id = $1', [me.accountId]);
+    }
+  });
 });
