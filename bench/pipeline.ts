@@ -16,7 +16,8 @@ import { Resampler } from '../src/voice/codecs/resample';
 import { endpointSilenceMs } from '../src/voice/engines/pipeline/endpointing';
 import { startFakeDeepgram, type DeepgramSession, type FakeDeepgram } from '../tests/helpers/fakes/deepgram';
 import { MS_PER_CHARACTER, startFakeOpenAi } from '../tests/helpers/fakes/openai';
-import { collectGarbage, cpuMs, dropDatabase, freshDatabase, percentile, rssKb, start, startVozgate, twilioSignature } from './process';
+import { collectGarbage, cpuMs, dropDatabase, freshDatabase, percentile, rssKb, start, startVozgate } from './process';
+import { incomingCall } from './twilio-call';
 import { profileMarkdown, summariseProfile, type CpuProfile } from './profile';
 
 /**
@@ -196,6 +197,7 @@ const SETTLE_MS = 4000;
 const PUBLIC_URL = 'http://vozgate.bench';
 const ACCOUNT_SID = `AC${randomBytes(16).toString('hex')}`;
 const AUTH_TOKEN = randomBytes(16).toString('hex');
+const TWILIO = { accountSid: ACCOUNT_SID, authToken: AUTH_TOKEN, publicUrl: PUBLIC_URL };
 const METRICS_TOKEN = randomBytes(16).toString('hex');
 const SILENCE = Buffer.alloc(FRAME_BYTES, 0xff).toString('base64');
 /** A browser's 20 ms frame of silence: 16 kHz PCM16. */
@@ -515,30 +517,10 @@ let callSeq = 0;
 
 /** A Twilio call to the assistant's number, answered on the voice URL, its media stream open and its STT stream with it. */
 async function ring(setup: Setup, port: number, number: string): Promise<Caller | null> {
-  const callSid = `CA${randomBytes(16).toString('hex')}`;
-  const params = { CallSid: callSid, AccountSid: ACCOUNT_SID, From: `+55119${String(10_000_000 + ++callSeq)}`, To: number, CallStatus: 'ringing', Direction: 'inbound' };
-  const res = await fetch(`http://127.0.0.1:${port}/telephony/twilio/voice`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-twilio-signature': twilioSignature(AUTH_TOKEN, `${PUBLIC_URL}/telephony/twilio/voice`, params) },
-    body: new URLSearchParams(params).toString(),
-  });
-  const twiml = await res.text();
-  // Admission control turned the call away: the caller hears busy.
-  if (twiml.includes('<Reject reason="busy"/>')) return null;
-  const parameters = Object.fromEntries([...twiml.matchAll(/<Parameter name="(\w+)" value="([^"]+)"\/>/g)].map((m) => [m[1], m[2]]));
-  if (!parameters.token) throw new Error(`pipeline: the call was not answered: ${twiml}`);
-  const socket = new WebSocket(`ws://127.0.0.1:${port}/telephony/twilio/media`, { perMessageDeflate: false });
-  await new Promise((resolve, reject) => socket.once('open', resolve).once('error', reject));
-  const streamSid = `MZ${randomBytes(16).toString('hex')}`;
-  socket.send(JSON.stringify({ event: 'connected', protocol: 'Call', version: '1.0.0' }));
-  socket.send(
-    JSON.stringify({
-      event: 'start',
-      sequenceNumber: '1',
-      start: { accountSid: ACCOUNT_SID, streamSid, callSid, tracks: ['inbound'], customParameters: parameters, mediaFormat: { encoding: 'audio/x-mulaw', sampleRate: 8000, channels: 1 } },
-      streamSid,
-    }),
-  );
+  // Admission control may turn the call away: the caller hears busy.
+  const answered = await incomingCall(port, TWILIO, `+55119${String(10_000_000 + ++callSeq)}`, number);
+  if (!answered) return null;
+  const { socket, streamSid, callSid } = answered;
   const session = await setup.vendors.deepgram.session(10_000);
   const { deepgram, bySeq } = setup.vendors;
   const call = new Caller(socket, { streamSid, callSid }, setup.speech, () => deepgram.transcripts.push(callerWords(++transcriptSeq)));

@@ -13,7 +13,9 @@ import { Resampler, type SampleRate } from '../src/voice/codecs/resample';
 import { endpointSilenceMs } from '../src/voice/engines/pipeline/endpointing';
 import { startFakeDeepgram, type FakeDeepgram } from '../tests/helpers/fakes/deepgram';
 import { startFakeOpenAi } from '../tests/helpers/fakes/openai';
-import { dropDatabase, freshDatabase, percentile, startVozgate, twilioSignature } from './process';
+import { dropDatabase, freshDatabase, percentile, startVozgate } from './process';
+import { incomingCall } from './twilio-call';
+import { concat, silence } from '../tests/helpers/espeak';
 
 /**
  * `npm run bench -- --only turns [--before REV | --no-before]`: the pipeline engine's
@@ -99,6 +101,7 @@ const SLOTS = 8;
 const PUBLIC_URL = 'http://vozgate.bench';
 const ACCOUNT_SID = `AC${randomBytes(16).toString('hex')}`;
 const AUTH_TOKEN = randomBytes(16).toString('hex');
+const TWILIO = { accountSid: ACCOUNT_SID, authToken: AUTH_TOKEN, publicUrl: PUBLIC_URL };
 const SILENCE = Buffer.alloc(FRAME_BYTES, 0xff).toString('base64');
 export const DEFAULT_BEFORE = '20b8939~1';
 
@@ -285,16 +288,7 @@ function shapedNoise(rand: () => number, ms: number, centreHz: number, q: number
   return out;
 }
 
-const concat = (...parts: Int16Array[]) => {
-  const out = new Int16Array(parts.reduce((sum, part) => sum + part.length, 0));
-  let at = 0;
-  for (const part of parts) {
-    out.set(part, at);
-    at += part.length;
-  }
-  return out;
-};
-const silence = (ms: number) => new Int16Array(Math.round((ms * RATE) / 1000));
+
 
 /** A cough: a sharp attack, a fast decay, a weaker voiced tail. */
 function cough(rand: () => number): Int16Array {
@@ -745,28 +739,9 @@ let callSeq = 0;
 
 async function ring(port: number, vendors: Vendors, number: string, kase: Case, tr: Track): Promise<Phone> {
   const turn = ringing.then(async () => {
-    const callSid = `CA${randomBytes(16).toString('hex')}`;
-    const params = { CallSid: callSid, AccountSid: ACCOUNT_SID, From: `+55119${String(20_000_000 + ++callSeq)}`, To: number, CallStatus: 'ringing', Direction: 'inbound' };
-    const res = await fetch(`http://127.0.0.1:${port}/telephony/twilio/voice`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-twilio-signature': twilioSignature(AUTH_TOKEN, `${PUBLIC_URL}/telephony/twilio/voice`, params) },
-      body: new URLSearchParams(params).toString(),
-    });
-    const twiml = await res.text();
-    const parameters = Object.fromEntries([...twiml.matchAll(/<Parameter name="(\w+)" value="([^"]+)"\/>/g)].map((m) => [m[1], m[2]]));
-    if (!parameters.token) throw new Error(`turns: the call was not answered: ${twiml}`);
-    const socket = new WebSocket(`ws://127.0.0.1:${port}/telephony/twilio/media`, { perMessageDeflate: false });
-    await new Promise((resolve, reject) => socket.once('open', resolve).once('error', reject));
-    const streamSid = `MZ${randomBytes(16).toString('hex')}`;
-    socket.send(JSON.stringify({ event: 'connected', protocol: 'Call', version: '1.0.0' }));
-    socket.send(
-      JSON.stringify({
-        event: 'start',
-        sequenceNumber: '1',
-        start: { accountSid: ACCOUNT_SID, streamSid, callSid, tracks: ['inbound'], customParameters: parameters, mediaFormat: { encoding: 'audio/x-mulaw', sampleRate: 8000, channels: 1 } },
-        streamSid,
-      }),
-    );
+    const answered = await incomingCall(port, TWILIO, `+55119${String(20_000_000 + ++callSeq)}`, number);
+    if (!answered) throw new Error('turns: the call was turned away busy');
+    const { socket, streamSid, callSid } = answered;
     const session = await vendors.deepgram.session(15_000);
     // This call's words only: the calls run in parallel.
     session.transcripts = [...tr.script];
