@@ -233,7 +233,7 @@ it('refuses fallback_models that are not language models of the catalogue, more 
   const stored = async () => (await app.sql('select fallback_models from assistants where id = $1', [assistant]))[0].fallback_models;
   expect(await stored()).toEqual(['gpt-4.1']);
   const shown = await app.request('GET', `/api/user/assistant/${assistant}`, { token: me.token });
-  expect(shown.body.data.fallback_models).toEqual(['gpt-4.1']);
+  expect(shown.body.fallback_models).toEqual(['gpt-4.1']);
   expect((await update(['gpt-5', 'claude-haiku-4-5'])).status).toBe(200);
   expect(await stored()).toEqual(['gpt-5', 'claude-haiku-4-5']);
   expect((await update(null)).status).toBe(200);
