@@ -61,6 +61,14 @@ export const smsOutcomes = new Counter({
   registers: [registry],
 });
 
+/** Voice vendors retried or replaced during calls (design.md, "Vendors that never end a call by themselves"). */
+export const voiceVendorEvents = new Counter({
+  name: 'vozgate_voice_vendor_events_total',
+  help: 'Voice vendors retried or replaced during calls by this process, by part (stt, llm, tts), vendor (the one that failed) and kind (retried, switched).',
+  labelNames: ['part', 'vendor', 'kind'] as const,
+  registers: [registry],
+});
+
 /** The database the gauges below read when scraped (the process's; the last one given). */
 let watched: MikroORM | null = null;
 

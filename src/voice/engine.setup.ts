@@ -19,6 +19,8 @@ export interface EngineSetup {
   modelProvider: string | null;
   /** What a request to the assistant's model carries (the catalogue's; the default for a model it does not list). */
   modelParams: ModelParams;
+  /** The assistant's `fallback_models` still in the catalogue, in order, with their providers and params. */
+  fallbackModels: { name: string; provider: string | null; params: ModelParams }[];
   /** ISO 639-1 of the assistant's language. */
   language: string | null;
   tools: Tool[];
@@ -44,6 +46,9 @@ export async function engineSetup(em: EntityManager, call: Pick<Call, 'id' | 'as
     'select (select iso_2 from languages where name = ?) as language, (select provider from models where name = ?) as provider, (select params from models where name = ?) as params',
     [assistant.language, assistant.llm_model, assistant.llm_model],
   );
+  const fallbacks: { name: string; provider: string | null; params: unknown }[] = assistant.fallback_models.length
+    ? await em.execute(`select name, provider, params from models where type = 'llm' and name in (select jsonb_array_elements_text(?::jsonb))`, [JSON.stringify(assistant.fallback_models)])
+    : [];
   return {
     assistant,
     voice: assistant.voice.name,
@@ -51,6 +56,10 @@ export async function engineSetup(em: EntityManager, call: Pick<Call, 'id' | 'as
     providerVoiceId: assistant.voice.provider_voice_id,
     modelProvider: catalogue.provider ?? null,
     modelParams: modelParams(catalogue.params),
+    fallbackModels: assistant.fallback_models.flatMap((name) => {
+      const model = fallbacks.find((row) => row.name === name);
+      return model ? [{ name, provider: model.provider, params: modelParams(model.params) }] : [];
+    }),
     language: catalogue.language ?? null,
     tools,
     variables: { ...assistant.variables, ...call.input_variables },

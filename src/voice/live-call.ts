@@ -5,7 +5,9 @@ import { Call, type AnsweredBy, type CallUsage, type ToolCallRecord } from '../m
 import type { HangupReason } from '../modules/calls/call.events';
 import { reserveTransfer, type TransferRefusal } from '../modules/calls/call.transfer';
 import { appendTurn, turnsOfCall, type TurnLimits } from '../modules/calls/call.turns';
+import { recordVendorEvent, type VendorEvent } from '../modules/calls/call.vendor-events';
 import { providerOf } from '../modules/calls/call.web-provider';
+import { voiceVendorEvents } from '../metrics';
 import type { Runtime } from '../runtime';
 import { briefing } from './briefing';
 
@@ -90,6 +92,15 @@ export class LiveCall {
    */
   failed(detail: string): void {
     this.write(`update calls set hangup_detail = left(?, ${DETAIL_CHARS}) where id = ? and finished_at is null and hangup_detail is null`, [detail, this.id]);
+  }
+
+  /** A vendor retried or replaced (kept on the call up to its cap, and counted). */
+  vendorEvent(event: VendorEvent): void {
+    const vendor = event.type === 'vendor_retried' ? event.vendor : event.from;
+    voiceVendorEvents.inc({ part: event.part, vendor, kind: event.type === 'vendor_retried' ? 'retried' : 'switched' });
+    this.writes = this.writes
+      .then(() => recordVendorEvent(this.runtime.orm.em.fork(), this.id, event))
+      .catch((error: unknown) => this.runtime.logger.error('voice: could not record a call’s progress', error, { call_id: this.id }));
   }
 
   /** The engine's verdict on who answered (kept once, before what is written after it). */

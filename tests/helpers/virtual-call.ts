@@ -315,6 +315,7 @@ export function virtualCall(settings: Partial<Assistant> = {}, options: VirtualO
     providerVoiceId: null,
     modelProvider: 'openai',
     modelParams: modelParams(null),
+    fallbackModels: [],
     language: 'pt',
     tools,
     variables: { ...assistant.variables, ...options.variables },

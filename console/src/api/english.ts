@@ -78,6 +78,7 @@ const ITEM_LABELS: Record<string, string> = {
   secondary_contacts: 'Secondary contact',
   post_call_schema: 'Post-call variable',
   keyterms: 'Key term',
+  fallback_models: 'Fallback model',
   backchannel_words: 'Acknowledgement',
   pronunciations: 'Pronunciation',
   transfer_numbers: 'Transfer number',

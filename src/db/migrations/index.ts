@@ -36,6 +36,7 @@ import { Migration20261130010000_call_turns_wal } from './Migration2026113001000
 import { Migration20261130020000_turn_settings } from './Migration20261130020000_turn_settings';
 import { Migration20261201000000_voicemail } from './Migration20261201000000_voicemail';
 import { Migration20261201010000_transfers } from './Migration20261201010000_transfers';
+import { Migration20261202000000_vendor_events } from './Migration20261202000000_vendor_events';
 
 /** Every migration, in order. Listed explicitly so that compiled and TypeScript runs agree. */
 export const migrations: MigrationObject[] = [
@@ -76,4 +77,5 @@ export const migrations: MigrationObject[] = [
   { name: 'Migration20261130020000_turn_settings', class: Migration20261130020000_turn_settings },
   { name: 'Migration20261201000000_voicemail', class: Migration20261201000000_voicemail },
   { name: 'Migration20261201010000_transfers', class: Migration20261201010000_transfers },
+  { name: 'Migration20261202000000_vendor_events', class: Migration20261202000000_vendor_events },
 ];

@@ -82,6 +82,7 @@ export interface AssistantSettings {
   record_call: boolean;
   who_speaks_first: (typeof WHO_SPEAKS_FIRST)[number];
   keyterms: string[];
+  fallback_models: string[];
   pronunciations: Pronunciation[];
   backchannel_words: string[] | null;
   false_interruption_timeout_ms: number;
@@ -122,6 +123,7 @@ export const ASSISTANT_DEFAULTS: Readonly<AssistantSettings> = Object.freeze({
   record_call: true,
   who_speaks_first: 'AI assistant',
   keyterms: [],
+  fallback_models: [],
   pronunciations: [],
   backchannel_words: null,
   false_interruption_timeout_ms: 2000,
@@ -319,6 +321,10 @@ export class Assistant implements AssistantSettings {
   @Field(() => [String], { description: 'Words and phrases Deepgram listens for (its keyterm prompting); `{{variables}}` are filled per call.' })
   @Property({ type: 'json' })
   keyterms!: string[];
+
+  @Field(() => [String], { description: 'Models of the catalogue (type llm) the pipeline engine tries in order when `llm_model` fails before its answer begins (after one retry).' })
+  @Property({ type: 'json' })
+  fallback_models!: string[];
 
   @Field(() => [Pronunciation], { description: 'Whole-word replacements in what TTS is given; the transcript keeps what the model wrote.' })
   @Property({ type: 'json' })

@@ -137,6 +137,9 @@ abstract class AssistantOptionalInput {
   @Field(() => [String], { nullable: true, description: 'At most 50, each 1 to 100 characters; `{{variables}}` are filled per call. Null or [] clears them.' })
   keyterms?: string[] | null;
 
+  @Field(() => [String], { nullable: true, description: 'At most 3 names of `models` of type llm, tried in order when `llm_model` fails. Null or [] clears them.' })
+  fallback_models?: string[] | null;
+
   @Field(() => [PronunciationInput], { nullable: true, description: 'At most 100. Null or [] clears them.' })
   pronunciations?: PronunciationInput[] | null;
 

@@ -70,6 +70,8 @@ const WORD_LISTS = {
 } as const;
 const PRONUNCIATIONS = { maxItems: 100, word: 100, say_as: 200 } as const;
 const TRANSFERS = { maxItems: 10, description: 200, message: 500 } as const;
+/** `fallback_models`: each one costs the caller's wait when the one before fails. */
+const MAX_FALLBACK_MODELS = 3;
 /** The limits above, for the API's description. */
 export const ASSISTANT_RULES = {
   ranges: RANGES,
@@ -80,6 +82,7 @@ export const ASSISTANT_RULES = {
   pronunciations: PRONUNCIATIONS,
   voicemailMessage: VOICEMAIL_MESSAGE_CHARS,
   transfers: TRANSFERS,
+  maxFallbackModels: MAX_FALLBACK_MODELS,
 } as const;
 const POST_CALL_NAME = /^[A-Za-z0-9_]+$/;
 const TIME_ZONE = /^[A-Za-z]+(?:\/[A-Za-z0-9_+-]+)+$/;
@@ -93,6 +96,7 @@ const NULLABLE = new Set([
   'post_call_schema',
   'end_call_tool',
   'keyterms',
+  'fallback_models',
   'pronunciations',
   'backchannel_words',
   'voicemail_message',
@@ -251,6 +255,27 @@ function checkWords(errors: FieldErrorCollector, field: keyof typeof WORD_LISTS,
   });
 }
 
+/** At most MAX_FALLBACK_MODELS models of the catalogue of type llm, each once. */
+async function checkFallbackModels(scope: Scope, errors: FieldErrorCollector, names: string[]): Promise<string[]> {
+  if (names.length > MAX_FALLBACK_MODELS) errors.add('fallback_models', FieldMessages.maxItems('fallback_models', MAX_FALLBACK_MODELS));
+  const trimmed = names.map((name) => name.trim());
+  const known = new Set(
+    trimmed.length
+      ? (
+          await scope.em.execute<{ name: string }[]>(`select name from models where type = 'llm' and name in (select jsonb_array_elements_text(?::jsonb))`, [
+            JSON.stringify(trimmed),
+          ])
+        ).map((row) => row.name)
+      : [],
+  );
+  trimmed.forEach((name, index) => {
+    const field = `fallback_models.${index}`;
+    if (!known.has(name)) errors.add(field, FieldMessages.invalidSelection(field));
+    else if (trimmed.indexOf(name) < index) errors.add(field, FieldMessages.distinct(field));
+  });
+  return trimmed;
+}
+
 function checkPronunciations(errors: FieldErrorCollector, items: NonNullable<Input['pronunciations']>): Pronunciation[] {
   if (items.length > PRONUNCIATIONS.maxItems) errors.add('pronunciations', FieldMessages.maxItems('pronunciations', PRONUNCIATIONS.maxItems));
   const seen = new Set<string>();
@@ -306,6 +331,7 @@ async function resolve(scope: Scope, input: Input, current?: Assistant): Promise
     else if (input[field] == null) changes[field] = entry.name;
     else if (!errors.has(field) && changes[field] !== entry.name) errors.add(idField, FieldMessages.sameField(idField, field));
   }
+  if (input.fallback_models !== undefined) changes.fallback_models = await checkFallbackModels(scope, errors, input.fallback_models ?? []);
   if (!current) {
     for (const field of ['language', 'llm_model'] as const) {
       if (changes[field] === undefined && !errors.has(field) && !errors.has(`${field}_id`)) errors.add(field, FieldMessages.required(field));

@@ -1,5 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { AnsweredBy } from './call.entity';
+import { ONCE_A_CALL } from './call.vendor-events';
 
 /**
  * Who answered a call, as a voice engine's detector found it (design.md, "Calls that act"):
@@ -29,7 +30,7 @@ export async function recordAnsweredBy(em: EntityManager, callId: number, verdic
     `with verdict as (
        insert into call_events (call_id, status, detail)
        select c.id, '${ANSWERED_BY_EVENT}', ?::jsonb from calls c where c.id = ? and c.finished_at is null
-       on conflict (call_id, status) do nothing returning call_id)
+       on conflict ${ONCE_A_CALL} do nothing returning call_id)
      update calls c set answered_by = ?, updated_at = now() from verdict v where c.id = v.call_id`,
     [JSON.stringify({ event: 'answered-by', ...verdict }), callId, verdict.answered_by],
   );

@@ -10,10 +10,14 @@ import type { Turn, TurnLatency } from './call.conversation';
 
 @ObjectType('CallStatusEvent', {
   simpleResolvers: true,
-  description: 'A change of a call’s status, as the state machine recorded it; or the voice engine’s verdict on who answered (status `answered-by`).',
+  description:
+    'A change of a call’s status, as the state machine recorded it; or the voice engine’s verdict on who answered (status `answered-by`); or a voice vendor retried or replaced (`vendor_retried`, `vendor_switched`: several a call, at most 50).',
 })
 export class CallStatusEvent {
-  @Field(() => String, { description: 'The status the call reached; `answered-by`: the voice engine’s verdict, its detail `{answered_by, source (phrase, twilio or timing), reason, at_ms}`.' })
+  @Field(() => String, {
+    description:
+      'The status the call reached; `answered-by`: the voice engine’s verdict, its detail `{answered_by, source (phrase, twilio or timing), reason, at_ms}`; `vendor_retried`: detail `{part (stt, llm or tts), vendor, reason}`; `vendor_switched`: detail `{part, from, to, reason}`.',
+  })
   status!: string;
 
   @Field(() => String, { description: 'When, ISO 8601 with milliseconds (UTC).' })

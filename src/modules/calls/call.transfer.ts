@@ -9,6 +9,7 @@ import { Call } from './call.entity';
 import { callReservation } from './call.pricing';
 import { coversReservation } from './call.service';
 import { callSnapshot } from './call.snapshot';
+import { ONCE_A_CALL } from './call.vendor-events';
 
 /**
  * A call handed to a person (design.md, "Calls that act"): the dialled leg is a call of the
@@ -50,7 +51,7 @@ export async function transferMade(em: EntityManager, callId: number, mode: stri
     const call = await tx.findOne(Call, { id: callId });
     if (!call?.transferred_to) return;
     const [inserted] = await tx.execute(
-      `insert into call_events (call_id, status, detail) values (?, 'transferred', ?::jsonb) on conflict (call_id, status) do nothing returning id`,
+      `insert into call_events (call_id, status, detail) values (?, 'transferred', ?::jsonb) on conflict ${ONCE_A_CALL} do nothing returning id`,
       [callId, JSON.stringify({ to: call.transferred_to, mode })],
     );
     if (inserted) await emitEvents(tx, [{ accountId: call.account_id, type: 'call.transferred', data: { ...callSnapshot(call), transfer_mode: mode } }]);
@@ -65,7 +66,7 @@ export async function transferEnded(em: EntityManager, callId: number, status: s
       [status.slice(0, 16), Math.max(0, Math.round(durationSeconds)), callId],
     );
     if (updated) {
-      await tx.execute(`insert into call_events (call_id, status, detail) values (?, 'transfer_ended', ?::jsonb) on conflict (call_id, status) do nothing`, [
+      await tx.execute(`insert into call_events (call_id, status, detail) values (?, 'transfer_ended', ?::jsonb) on conflict ${ONCE_A_CALL} do nothing`, [
         callId,
         JSON.stringify({ status, duration: Math.max(0, Math.round(durationSeconds)) }),
       ]);

@@ -1,4 +1,5 @@
-import { pipelinePlan, voiceMissing } from '../../modules/assistants/assistant.voice';
+import { llmAccess, pipelinePlan, voiceMissing } from '../../modules/assistants/assistant.voice';
+import type { VendorEvent } from '../../modules/calls/call.vendor-events';
 import { TTS_PROVIDERS } from '../../modules/catalog/voice.entity';
 import type { PipelineVendors, VendorAccess } from '../../config';
 import { AmbientBed } from '../codecs/ambient';
@@ -8,6 +9,7 @@ import type { LiveCall } from '../live-call';
 import { CartesiaTts } from '../services/cartesia.tts';
 import { deepgramLanguage, DeepgramStt } from '../services/deepgram.stt';
 import { ElevenLabsTts } from '../services/elevenlabs.tts';
+import { FallbackLlm } from '../services/fallback.llm';
 import { OpenAiLlm } from '../services/openai.llm';
 import { OpenAiTts } from '../services/openai.tts';
 import type { TtsService } from '../services/service';
@@ -33,7 +35,7 @@ export async function startEngine(deps: EngineDeps, live: LiveCall, setup: Engin
   const missing = voiceMissing(deps.config.voice, { engine_type: setup.assistant.engine_type, ...setup });
   if (missing.length) return `${setup.assistant.engine_type} assistants need ${missing.join(', ')}`;
   if (setup.assistant.engine_type === 'multimodal') return new RealtimeEngine(deps, live, setup, out);
-  const services = pipelineServices(deps.config.voice.pipeline, setup);
+  const services = pipelineServices(deps.config.voice.pipeline, setup, (event) => live.vendorEvent(event));
   if (typeof services === 'string') return services;
   const { assistant } = setup;
   const denoiser = assistant.noise_cancellation ? new WorkerDenoiser(out.rate) : null;
@@ -43,15 +45,22 @@ export async function startEngine(deps: EngineDeps, live: LiveCall, setup: Engin
 
 /**
  * The pipeline's vendors for a call, as assistant.voice.ts's rule chooses them (the same rule
- * that tells the API what an assistant lacks).
+ * that tells the API what an assistant lacks); the LLM is the assistant's model, then its
+ * `fallback_models` (each at its provider's endpoint, one whose provider is not configured here
+ * left out), and `report` hears of each retry and switch.
  */
-export function pipelineServices(vendors: PipelineVendors, setup: EngineSetup): PipelineServices | string {
+export function pipelineServices(vendors: PipelineVendors, setup: EngineSetup, report: (event: VendorEvent) => void = () => {}): PipelineServices | string {
   const { llm, tts, ownVoice, missing } = pipelinePlan(vendors, setup);
   if (missing.length || !vendors.deepgram || !llm || !tts) return `pipeline assistants need ${missing.join(', ')}`;
+  const model = setup.assistant.llm_model;
+  const fallbacks = setup.fallbackModels.flatMap(({ name, provider, params }) => {
+    const access = llmAccess(vendors, provider);
+    return access && name !== model ? [{ model: name, service: new OpenAiLlm({ ...access, models: { [name]: params } }) }] : [];
+  });
   return {
     stt: new DeepgramStt(vendors.deepgram),
     sttLanguage: deepgramLanguage(setup.language),
-    llm: new OpenAiLlm({ ...llm, models: { [setup.assistant.llm_model]: setup.modelParams } }),
+    llm: new FallbackLlm([{ model, service: new OpenAiLlm({ ...llm, models: { [model]: setup.modelParams } }) }, ...fallbacks], report),
     model: setup.assistant.llm_model,
     tts: TTS[tts](vendors[tts]!),
     voiceId: ownVoice ? setup.providerVoiceId : null,

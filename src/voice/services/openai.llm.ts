@@ -34,8 +34,8 @@ export interface OpenAiLlmOptions extends VendorAccess {
 }
 
 /**
- * The SDK client both OpenAI services use. No retries: a caller waits on the line, and a failure
- * is better met by the engine's apology than by a second attempt that may take as long. No SDK
+ * The SDK client both OpenAI services use. No SDK retries: a caller waits on the line, so the
+ * LLM's one retry and its fallback models are fallback.llm.ts's, bounded for a call. No SDK
  * logging: a failure reaches the engine as a ServiceError, and the SDK would print the vendor's
  * raw body.
  */
@@ -48,8 +48,8 @@ const ERROR_CODE = /^[\w.-]{1,64}$/;
 
 /**
  * A failure of an OpenAI-API call as the engine sees it. Any HTTP error status is `refused`,
- * 429 and 5xx included: the vendor answered, and with no retries (above) the turn cannot be
- * answered any more than after a 401; the engine apologises and hangs up either way. An error
+ * 429 and 5xx included: the vendor answered; those two, and a connection lost or never made,
+ * are `transient` (the LLM's fallback tries once more before the first token). An error
  * the vendor sends inside a stream it started is `refused` too. A connection lost or never made
  * is `dropped`. The message names the status and the vendor's error code, never the vendor's
  * message (OpenAI's 401 quotes part of the key) nor the key.
@@ -58,10 +58,22 @@ export function openAiFailure(part: ServicePart, vendor: string, error: unknown)
   if (error instanceof APIError && !(error instanceof APIConnectionError)) {
     const code = typeof error.code === 'string' && ERROR_CODE.test(error.code) ? ` (${error.code})` : '';
     const answer = error.status === undefined ? 'ended its stream with an error' : `answered HTTP ${error.status}`;
-    return new ServiceError(part, 'refused', `${vendor} ${answer}${code}`);
+    const transient = error.status === 429 || (error.status !== undefined && error.status >= 500) ? { retryAfterMs: retryAfterMs(error.headers) } : null;
+    return new ServiceError(part, 'refused', `${vendor} ${answer}${code}`, transient);
   }
   const reason = [...causes(error)].map(({ code }) => code).find((code): code is string => typeof code === 'string' && /^[A-Z_]+$/.test(code));
-  return new ServiceError(part, 'dropped', `${vendor}: the connection was lost${reason ? ` (${reason})` : ''}`);
+  return new ServiceError(part, 'dropped', `${vendor}: the connection was lost${reason ? ` (${reason})` : ''}`, { retryAfterMs: null });
+}
+
+/** `Retry-After` (seconds or an HTTP date) or OpenAI's `retry-after-ms`, in ms; null when absent or unreadable. */
+export function retryAfterMs(headers: Headers | undefined): number | null {
+  const ms = Number(headers?.get('retry-after-ms') ?? NaN);
+  if (Number.isFinite(ms) && ms >= 0) return ms;
+  const value = headers?.get('retry-after')?.trim();
+  if (!value) return null;
+  if (/^\d+(\.\d+)?$/.test(value)) return Number(value) * 1000;
+  const at = Date.parse(value);
+  return Number.isNaN(at) ? null : Math.max(0, at - Date.now());
 }
 
 /** The provider's endpoint for a model of the catalogue, else OpenAI's: the rule lives with what an assistant needs to speak. */

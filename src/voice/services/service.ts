@@ -25,6 +25,11 @@ export class ServiceError extends Error {
     readonly kind: FailureKind,
     /** Safe to log: never a key, never the vendor's raw body. */
     message: string,
+    /**
+     * A second attempt may succeed (a connection error, a 429, a 5xx), and how long the vendor
+     * asked to wait first (`Retry-After`), when it said.
+     */
+    readonly transient: { retryAfterMs: number | null } | null = null,
   ) {
     super(message);
     this.name = 'ServiceError';

@@ -109,6 +109,7 @@ export function assistantSections(choices: ConsoleAssistantChoicesQuery, engine:
           max: 10000,
           hint: '0 to 10000: how long a reply paused by a noise waits for a word before it speaks again; 0 stops it instead.',
         },
+        { name: 'fallback_models', label: 'Fallback models', kind: 'lines', wide: true, hint: 'One a line (at most 3): models of the catalogue tried in order when the model fails before it answers (after one retry).' },
         { name: 'keyterms', label: 'Key terms', kind: 'lines', wide: true, hint: 'One a line (at most 50): names and words the transcriber should expect; {{variables}} are filled in per call.' },
         {
           name: 'backchannel_words',
@@ -179,6 +180,7 @@ export const NEW_ASSISTANT: Record<string, unknown> = {
   min_interrupt_words: 2,
   false_interruption_timeout_ms: 2000,
   keyterms: [],
+  fallback_models: [],
   backchannel_words: null,
   pronunciations: [],
   transfer_numbers: [],

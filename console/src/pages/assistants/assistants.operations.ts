@@ -61,6 +61,7 @@ export const AssistantFieldsFragment = graphql(`
     min_interrupt_words
     false_interruption_timeout_ms
     keyterms
+    fallback_models
     backchannel_words
     pronunciations {
       word
