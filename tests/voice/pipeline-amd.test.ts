@@ -157,7 +157,7 @@ it('a Brazilian carrier’s mailbox then its beep, no AnsweredBy: nothing said o
     ['assistant', MESSAGE],
     ['system', 'Caixa postal detectada: mensagem deixada (voicemail_message).'],
   ]);
-  const verdict = await verdictEvent(call.id);
+  const verdict = await until('the verdict', () => verdictEvent(call.id), (found) => Boolean(found), 5_000);
   expect(verdict.detail).toMatchObject({ answered_by: 'machine', source: 'phrase', reason: 'mailbox: "caixa postal"' });
   // The call's events through the API carry the verdict too.
   const api = await app.request('POST', '/graphql', { token: me.token, body: { query: `{ call(id: ${call.id}) { answered_by events { status detail } } }` } });
@@ -230,7 +230,7 @@ it('Twilio’s AnsweredBy decides when the engine cannot: a silent mailbox, no b
   expect(Date.now() - amdAt).toBeGreaterThanOrEqual(1000);
   expect(Date.now() - amdAt).toBeLessThan(3000);
   await until('hung up', async () => hangupPost(call), Boolean, 20_000);
-  const verdict = await verdictEvent(call.id);
+  const verdict = await until('the verdict', () => verdictEvent(call.id), (found) => Boolean(found), 5_000);
   expect(verdict.detail).toMatchObject({ answered_by: 'machine', source: 'twilio' });
   await completed(call);
   expect((await until('ended', () => callRow(call.id), (r) => r.status !== 'in-progress')).hangup_reason).toBe('voicemail-message');
