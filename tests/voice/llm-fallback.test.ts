@@ -1,16 +1,12 @@
 /**
  * @jest-environment ./tests/setup/native-addons-environment.js
  */
-import { startTestApp, type TestAccount, type TestApp, NO_VENDORS } from '../helpers/app';
-import { Caller, speech } from '../helpers/caller';
+import { speech } from '../helpers/caller';
 import { until } from '../helpers/dialer';
-import { startFakeDeepgram, type FakeDeepgram } from '../helpers/fakes/deepgram';
-import { startFakeOpenAi, type FakeOpenAi } from '../helpers/fakes/openai';
-import { TwilioMediaClient } from '../helpers/media';
-import { startReceiver, type Receiver } from '../helpers/receiver';
-import { startFakeTwilio, type FakeTwilio } from '../helpers/twilio';
-import { TURNS_COLUMN } from '../helpers/turns';
-import { OPENING_WAIT_MS } from '../../src/voice/amd/screening';
+import type { TestAccount, TestApp } from '../helpers/app';
+import type { FakeDeepgram } from '../helpers/fakes/deepgram';
+import type { FakeOpenAi } from '../helpers/fakes/openai';
+import { pastTheOpeningWait, PipelineCalls, type LiveCall } from '../helpers/pipeline-calls';
 
 /**
  * The LLM that does not end a call by itself (design.md, "Vendors that never end a call by
@@ -18,131 +14,25 @@ import { OPENING_WAIT_MS } from '../../src/voice/amd/screening';
  * before the first token, then the assistant's fallback_models; each retry and switch an event
  * on the call and a /metrics counter.
  */
-const DEEPGRAM_KEY = 'dg-test-key-0123456789';
-const OPENAI_KEY = 'sk-test-pipeline-key';
-
+let calls: PipelineCalls;
 let app: TestApp;
-let twilioFake: FakeTwilio;
 let deepgram: FakeDeepgram;
 let openai: FakeOpenAi;
-let tools: Receiver;
 let me: TestAccount;
-let tool: number;
-let seq = 0;
-const logged: string[] = [];
 
 beforeAll(async () => {
-  twilioFake = await startFakeTwilio();
-  deepgram = await startFakeDeepgram(DEEPGRAM_KEY);
-  openai = await startFakeOpenAi(OPENAI_KEY);
-  tools = await startReceiver();
-  const log = (message: string, fields?: unknown) => logged.push(`${message} ${JSON.stringify(fields ?? {})}`);
-  app = await startTestApp(
-    {
-      telephony: { provider: 'twilio', simulatorSpeed: 1000, twilio: twilioFake.settings() },
-      voice: {
-        openai: null,
-        pipelineEngineUrl: null,
-        pipeline: { ...NO_VENDORS, deepgram: { apiKey: DEEPGRAM_KEY, url: deepgram.url }, openai: { apiKey: OPENAI_KEY, url: openai.url } },
-      },
-      allowPrivateNetworkTargets: true,
-      maxParallelCalls: 50,
-    },
-    {
-      workers: true,
-      logger: {
-        access: (line) => log('request', line),
-        info: log,
-        debug: log,
-        warn: log,
-        error: (message, error, fields) => log(`${message} ${String(error)}`, fields),
-      },
-    },
-  );
-  me = await app.account({ balance: '50' });
-  const created = await app.request('POST', '/api/user/tools', {
-    token: me.token,
-    body: {
-      name: 'check_order',
-      description: 'Looks an order up by its number',
-      endpoint: `${tools.url}/orders`,
-      method: 'POST',
-      timeout: 5,
-      schema: [{ name: 'order_id', type: 'string', description: 'The order number' }],
-    },
-  });
-  expect(created.status).toBe(201);
-  tool = created.body.data.id;
+  calls = await PipelineCalls.start();
+  ({ app, deepgram, openai, me } = calls);
 });
-afterAll(async () => {
-  await app?.close();
-  await Promise.all([deepgram?.close(), openai?.close(), tools?.close(), twilioFake?.close()]);
-});
-afterEach(() => {
-  openai.chat.length = 0;
-  deepgram.transcripts.length = 0;
-  deepgram.refuse = false;
-});
+afterAll(() => calls?.close());
+afterEach(() => calls.reset());
 
-const assistantWith = (settings: Record<string, unknown>) =>
-  app.outboundAssistant(me, {
-    system_prompt: 'Você confirma o pedido {{order}} de {{customer_name}}.',
-    initial_message: 'Olá {{customer_name}}, aqui é a Ana.',
-    who_speaks_first: 'AI assistant',
-    variables: { customer_name: 'cliente' },
-    tool_ids: [tool],
-    record_call: false,
-    noise_cancellation: false,
-    ...settings,
-  });
-
-const callRow = async (id: number) => (await app.sql(`select status, transcript, ${TURNS_COLUMN}, tool_calls, provider_call_id, hangup_reason from calls where id = $1`, [id]))[0];
-const mediaUrl = () => `${app.config.publicUrl.replace(/^http/, 'ws')}/telephony/twilio/media`;
-
-interface LiveCall {
-  id: number;
-  sid: string;
-  media: TwilioMediaClient;
-  caller: Caller;
-  /** Media frames vozgate sent, base64. */
-  heard(): string[];
-}
-
-/** Places a call with the assistant, answers it and opens its media stream; the caller's line is live from then on. */
-async function call(assistant: number, variables: Record<string, unknown> = {}): Promise<LiveCall> {
-  const phone = `+55119${String(4000 + seq++)}7000`;
-  const res = await app.request('POST', '/api/user/make_call', { token: me.token, body: { phone_number: phone, assistant_id: assistant, variables } });
-  expect(res.status).toBe(200);
-  const id = res.body.call_id as number;
-  const { provider_call_id: sid } = await until('placed', () => callRow(id), (row) => row.provider_call_id !== null);
-  const twiml = new URLSearchParams(twilioFake.posts().find((r) => new URLSearchParams(r.body).get('To') === phone)!.body).get('Twiml')!;
-  const parameters = Object.fromEntries([...twiml.matchAll(/<Parameter name="(\w+)" value="([^"]+)"\/>/g)].map((m) => [m[1], m[2]]));
-  await twilioFake.request(app.config.publicUrl, `/telephony/twilio/status?call=${id}`, { CallSid: sid, CallStatus: 'in-progress' });
-  const media = await TwilioMediaClient.connect(mediaUrl());
-  media.start(parameters, sid);
-  const caller = new Caller(media);
-  void media.closed.then(() => caller.hangUp());
-  return { id, sid, media, caller, heard: () => media.messages.filter((m) => m.event === 'media').map((m) => m.media.payload) };
-}
-
-/**
- * An outbound call's opening waits for the callee (src/voice/amd/): a callee who talks on from
- * the answer is a mailbox's greeting. The caller of these tests is a person who lets the line
- * be quiet until then, so what they say answers the assistant.
- */
-const pastTheOpeningWait = () => new Promise((resolve) => setTimeout(resolve, OPENING_WAIT_MS + 300));
-
-/** The call's end: the caller hangs up (Twilio's `stop`) unless vozgate did, and Twilio reports the call completed. */
-async function hangUp(live: LiveCall): Promise<void> {
-  live.caller.hangUp();
-  if (live.media.open) live.media.stop(live.sid);
-  live.media.close();
-  await live.media.closed;
-  await twilioFake.request(app.config.publicUrl, `/telephony/twilio/status?call=${live.id}`, { CallSid: live.sid, CallStatus: 'completed', CallDuration: '5' });
-}
-
-const hungUp = (live: LiveCall) => twilioFake.posts().some((r) => r.url.endsWith(`/Calls/${live.sid}.json`) && new URLSearchParams(r.body).get('Status') === 'completed');
-const speechInputs = () => openai.speechRequests.map((r) => r.body.input as string);
+const assistantWith = (settings: Record<string, unknown>) => calls.assistantWith(settings);
+const callRow = (id: number) => calls.callRow(id);
+const call = (assistant: number, variables: Record<string, unknown> = {}) => calls.call(assistant, variables);
+const hangUp = (live: LiveCall) => calls.hangUp(live);
+const hungUp = (live: LiveCall) => calls.hungUp(live);
+const speechInputs = () => calls.speechInputs();
 const vendorEvents = async (id: number) =>
   (await app.sql(`select status, detail from call_events where call_id = $1 and status like 'vendor%' order by id`, [id])).map((row) => ({ status: row.status, ...row.detail }));
 const saidToCaller = () => speechInputs().join(' ');
