@@ -69,9 +69,14 @@ export async function engineSetup(em: EntityManager, call: Pick<Call, 'id' | 'as
   };
 }
 
-/** What the model is told when it comes back to a call whose warm transfer nobody answered, with the conversation so far. */
-export function resumedPrompt(systemPrompt: string, resumed: { transcript: string }): string {
-  return `${systemPrompt}\n\nThe conversation so far:\n${resumed.transcript}\n\nYou tried to transfer the customer to a person, and nobody answered.`;
+/**
+ * The model's instructions on this call: the assistant's prompt with the call's variables and,
+ * back on a call whose warm transfer nobody answered, the conversation so far.
+ */
+export function callPrompt(setup: Pick<EngineSetup, 'assistant' | 'variables' | 'resumed'>): string {
+  const prompt = fillVariables(setup.assistant.system_prompt, setup.variables);
+  if (!setup.resumed) return prompt;
+  return `${prompt}\n\nThe conversation so far:\n${setup.resumed.transcript}\n\nYou tried to transfer the customer to a person, and nobody answered.`;
 }
 
 /** What the model is asked to say when it comes back. */

@@ -1,4 +1,5 @@
 import type { AnsweredBy } from '../../modules/calls/call.entity';
+import { fillVariables } from '../engine.setup';
 import type { LiveCall } from '../live-call';
 import { BeepDetector } from './beep';
 import { AmdDetector, type AmdDecision } from './detector';
@@ -19,6 +20,28 @@ const OPENING_MAX_MS = 10_000;
 const DETECTION_MS = 30_000;
 /** How often Twilio's AnsweredBy is looked for while the verdict is open. */
 const TWILIO_POLL_MS = 500;
+
+/** What an engine does about who answered (design.md, "Calls that act"): the same on both engines. */
+export type VerdictAction =
+  /** A person: the call goes on (the opening is Screening's to give). */
+  | { act: 'talk' }
+  /** A mailbox the assistant talks to anyway (no `voicemail_message`, `end_call_on_voicemail` off): it opens. */
+  | { act: 'open' }
+  /** A carrier's intercept, or a mailbox with no message to leave. */
+  | { act: 'hang-up'; reason: 'unavailable' | 'voicemail' }
+  /** A mailbox: `voicemail_message` (the call's variables filled) once its beep has ended, or after `beepTimeoutMs`. */
+  | { act: 'leave-message'; message: string; beepTimeoutMs: number };
+
+export function verdictAction(
+  decision: AmdDecision,
+  setup: { assistant: { voicemail_message: string | null; end_call_on_voicemail: boolean; voicemail_beep_timeout_seconds: number }; variables: Record<string, unknown> },
+): VerdictAction {
+  const { voicemail_message, end_call_on_voicemail, voicemail_beep_timeout_seconds } = setup.assistant;
+  if (decision.verdict === 'human') return { act: 'talk' };
+  if (decision.verdict === 'unavailable') return { act: 'hang-up', reason: 'unavailable' };
+  if (voicemail_message) return { act: 'leave-message', message: fillVariables(voicemail_message, setup.variables), beepTimeoutMs: voicemail_beep_timeout_seconds * 1000 };
+  return end_call_on_voicemail ? { act: 'hang-up', reason: 'voicemail' } : { act: 'open' };
+}
 
 export interface ScreeningEvents {
   /** Time for the assistant's opening: the callee is a person, or said nothing for OPENING_WAIT_MS. */

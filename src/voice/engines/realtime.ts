@@ -10,7 +10,7 @@ import { fillVariables, TRANSFER_UNANSWERED, type EngineSetup } from '../engine.
 import type { LiveCall } from '../live-call';
 import { realtimeModel, realtimeSession } from '../services/openai.realtime';
 import type { AmdDecision } from '../amd/detector';
-import { Screening, screeningPorts } from '../amd/screening';
+import { Screening, screeningPorts, verdictAction } from '../amd/screening';
 import { runFunction, type CallActions } from '../tools';
 import { closingLine, TRANSFER_FAILED, type Ending } from '../tools/closing';
 import { KeypadGather, keypadTurn } from './keypad';
@@ -276,21 +276,19 @@ export class RealtimeEngine implements VoiceEngine {
   private onVerdict(decision: AmdDecision): void {
     if (this.ended || this.hangingUp) return;
     this.runtime.logger.info('voice: who answered', { call_id: this.call.id, answered_by: decision.verdict, source: decision.source, reason: decision.reason });
-    if (decision.verdict === 'human') return;
-    const { voicemail_message, end_call_on_voicemail, voicemail_beep_timeout_seconds } = this.setup.assistant;
-    if (decision.verdict === 'machine' && !voicemail_message && !end_call_on_voicemail) return this.open();
+    const action = verdictAction(decision, this.setup);
+    if (action.act === 'talk') return;
+    if (action.act === 'open') return this.open();
     this.voicemail = true;
     this.stopBarge();
     if (this.responding) this.send({ type: 'response.cancel' });
     this.out.clear();
     this.marks = [];
-    if (decision.verdict === 'unavailable') return void this.hangup('unavailable');
-    if (!voicemail_message) return void this.hangup('voicemail');
-    void this.screening!.beepEnded(voicemail_beep_timeout_seconds * 1000).then(() => {
+    if (action.act === 'hang-up') return void this.hangup(action.reason);
+    void this.screening!.beepEnded(action.beepTimeoutMs).then(() => {
       if (this.ended || this.hangingUp) return;
       this.messageAsked = true;
-      const message = fillVariables(voicemail_message, this.setup.variables);
-      this.send({ type: 'response.create', response: { instructions: `You reached a voicemail. Leave this message, saying exactly this, in its language, and nothing else: "${message}"` } });
+      this.send({ type: 'response.create', response: { instructions: `You reached a voicemail. Leave this message, saying exactly this, in its language, and nothing else: "${action.message}"` } });
     });
   }
 
@@ -460,10 +458,10 @@ export class RealtimeEngine implements VoiceEngine {
     }
     if (this.ending && !this.hangingUp) {
       // The closing words: the assistant's own line, as written; else the model's, unless its answer had some.
-      const line = closingLine(this.ending, this.setup.assistant);
+      const line = closingLine(this.ending, this.setup);
       if (!this.goodbyeAsked && ('text' in line || !this.responseAudio)) {
         this.goodbyeAsked = true;
-        const instructions = 'text' in line ? `Say exactly this to the customer, word for word, and nothing else: ${JSON.stringify(fillVariables(line.text, this.setup.variables))}` : line.instructions;
+        const instructions = 'text' in line ? `Say exactly this to the customer, word for word, and nothing else: ${JSON.stringify(line.text)}` : line.instructions;
         return this.send({ type: 'response.create', response: { instructions } });
       }
       return this.hangupWhenHeard(this.ending);

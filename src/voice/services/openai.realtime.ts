@@ -1,5 +1,5 @@
 import type { Assistant } from '../../modules/assistants/assistant.entity';
-import { fillVariables, resumedPrompt, type EngineSetup } from '../engine.setup';
+import { callPrompt, type EngineSetup } from '../engine.setup';
 import { callFunctions } from '../tools';
 
 /**
@@ -25,7 +25,7 @@ export function realtimeSession(setup: EngineSetup): Record<string, unknown> {
   return {
     type: 'realtime',
     output_modalities: ['audio'],
-    instructions: setup.resumed ? resumedPrompt(fillVariables(assistant.system_prompt, setup.variables), setup.resumed) : fillVariables(assistant.system_prompt, setup.variables),
+    instructions: callPrompt(setup),
     audio: {
       input: {
         format: { type: 'audio/pcmu' },

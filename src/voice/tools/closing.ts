@@ -1,3 +1,5 @@
+import { fillVariables } from '../engine.setup';
+
 /**
  * How a call closes once a built-in function ended it (both engines): the reason it ends
  * with, and what is said first.
@@ -8,11 +10,15 @@ export type Ending = 'end-call-tool' | 'transferred';
 
 /**
  * What is said before the call closes: the assistant's own words, said as written (the
- * transfer's `transfer_message`), or else what the model is asked to say when its answer had
+ * transfer's `transfer_message`, the call's variables filled), or else what the model is asked to say when its answer had
  * no words of its own.
  */
-export function closingLine(ending: Ending, assistant: { transfer_message: string | null }): { text: string } | { instructions: string } {
-  if (ending === 'transferred' && assistant.transfer_message) return { text: assistant.transfer_message };
+export function closingLine(
+  ending: Ending,
+  setup: { assistant: { transfer_message: string | null }; variables: Record<string, unknown> },
+): { text: string } | { instructions: string } {
+  const { transfer_message } = setup.assistant;
+  if (ending === 'transferred' && transfer_message) return { text: fillVariables(transfer_message, setup.variables) };
   return {
     instructions:
       ending === 'transferred'

@@ -4,10 +4,10 @@ import type { ToolDeps } from '../../../modules/calls/call.tools';
 import type { Runtime } from '../../../runtime';
 import { dtmfTones } from '../../codecs/dtmf';
 import type { MediaEnd, MediaOut, VoiceEngine } from '../../engine';
-import { callKeyterms, fillVariables, resumedPrompt, TRANSFER_UNANSWERED, type EngineSetup } from '../../engine.setup';
+import { callKeyterms, callPrompt, fillVariables, TRANSFER_UNANSWERED, type EngineSetup } from '../../engine.setup';
 import type { LiveCall } from '../../live-call';
 import type { AmdDecision } from '../../amd/detector';
-import { Screening, screeningPorts } from '../../amd/screening';
+import { Screening, screeningPorts, verdictAction } from '../../amd/screening';
 import { ServiceError, type LlmService, type SttService, type SttStream, type TtsService, type TtsSession } from '../../services/service';
 import { callFunctions, runFunction, speakDuring, type CallActions } from '../../tools';
 import { closingLine, TRANSFER_FAILED, type Ending } from '../../tools/closing';
@@ -184,7 +184,7 @@ export class PipelineEngine implements VoiceEngine {
       tts: this.tts,
       speaker: this.speaker,
       conversation: new Conversation(),
-      systemPrompt: setup.resumed ? resumedPrompt(fillVariables(assistant.system_prompt, setup.variables), setup.resumed) : fillVariables(assistant.system_prompt, setup.variables),
+      systemPrompt: callPrompt(setup),
       speech: { language: setup.language, pronunciations: assistant.pronunciations },
       usage: this.usage,
       functions: () => callFunctions(setup),
@@ -195,7 +195,7 @@ export class PipelineEngine implements VoiceEngine {
       },
       ending: () => {
         if (!this.ending) return null;
-        const line = closingLine(this.ending, assistant);
+        const line = closingLine(this.ending, setup);
         return { instructions: 'instructions' in line ? line.instructions : null };
       },
       filler: assistant.filler_audios ? () => fillerAudio(fillerKey, fillerText, this.tts) : null,
@@ -240,17 +240,16 @@ export class PipelineEngine implements VoiceEngine {
   private onVerdict(decision: AmdDecision): void {
     if (this.ended || this.hangingUp) return;
     this.deps.logger.info('voice: who answered', { call_id: this.call.id, answered_by: decision.verdict, source: decision.source, reason: decision.reason });
-    if (decision.verdict === 'human') return;
-    const { voicemail_message, end_call_on_voicemail, voicemail_beep_timeout_seconds } = this.setup.assistant;
-    if (decision.verdict === 'machine' && !voicemail_message && !end_call_on_voicemail) return this.open();
+    const action = verdictAction(decision, this.setup);
+    if (action.act === 'talk') return;
+    if (action.act === 'open') return this.open();
     this.voicemail = true;
     this.reply?.cancel();
     this.speaker.clear();
-    if (decision.verdict === 'unavailable') return void this.hangup('unavailable');
-    if (!voicemail_message) return void this.hangup('voicemail');
-    void this.screening!.beepEnded(voicemail_beep_timeout_seconds * 1000).then(() => {
+    if (action.act === 'hang-up') return void this.hangup(action.reason);
+    void this.screening!.beepEnded(action.beepTimeoutMs).then(() => {
       if (this.ended || this.hangingUp) return;
-      this.say(fillVariables(voicemail_message, this.setup.variables), false);
+      this.say(action.message, false);
       this.hangupWhenHeard('voicemail-message');
     });
   }
@@ -424,10 +423,10 @@ export class PipelineEngine implements VoiceEngine {
 
   /** A function ended the call: the assistant's own closing line is said (a transfer's message), then the call closes once it is heard. */
   private close(ending: Ending): void {
-    const line = closingLine(ending, this.setup.assistant);
+    const line = closingLine(ending, this.setup);
     if ('text' in line) {
       this.afterHeard = ending;
-      this.say(fillVariables(line.text, this.setup.variables), true);
+      this.say(line.text, true);
     }
     this.hangupWhenHeard(ending);
   }
