@@ -15,8 +15,9 @@ let tts: OpenAiTts;
 
 beforeAll(async () => {
   fake = await startFakeOpenAi(KEY);
-  // Bounds well above the fake's scripted delays (250 ms at most), well below its stalls.
-  tts = new OpenAiTts({ apiKey: KEY, url: fake.url, firstByteMs: 1000, nextBytesMs: 1000 });
+  // Bounds well above the fake's scripted delays (250 ms at most, and a loaded CI machine's
+  // first request of a run: 1 s was not enough once), well below its stalls (5 s and more).
+  tts = new OpenAiTts({ apiKey: KEY, url: fake.url, firstByteMs: 2500, nextBytesMs: 2500 });
 });
 afterAll(() => fake?.close());
 beforeEach(() => {
