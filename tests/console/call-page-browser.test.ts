@@ -49,6 +49,13 @@ beforeAll(async () => {
     { speaker: 'assistant', text: 'Olá! Aqui é a Ana, da Loja Centro.', latency: { stt_final_ms: 120, llm_first_token_ms: 380, tts_first_byte_ms: 610, first_audio_ms: 700 } },
   ]);
   untimedCall = row.id;
+  // Its vendors: the language model retried once, then the speech replaced (as src/voice/live-call.ts records them).
+  await app.sql(
+    `insert into call_events (call_id, status, detail, created_at) values
+       ($1, 'vendor_retried', '{"part": "llm", "vendor": "gpt-4o-mini", "reason": "OpenAI answered HTTP 429"}', now() - interval '5 seconds'),
+       ($1, 'vendor_switched', '{"part": "tts", "from": "elevenlabs", "to": "cartesia", "reason": "ElevenLabs closed the socket"}', now())`,
+    [row.id],
+  );
   // A web call (Talk, /talk), ended by the caller: web calls are never recorded.
   const [web] = await app.sql(
     `insert into calls (account_id, assistant_name, type, status, assistant_phone_number, client_phone_number, provider, deadline_at, duration, transcript, answered_by, hangup_reason)
@@ -132,7 +139,7 @@ runInBrowser(
 );
 
 runInBrowser(
-  'keeps estimated times, marked, for a call recorded before turns had times, and shows an answer’s latency',
+  'keeps estimated times, marked, for a call recorded before turns had times, shows an answer’s latency, and says which vendors were retried or replaced',
   async () => {
     const { page, problems, pageErrors } = await openPage();
     await page.goto(`${app.url}/console/calls/${untimedCall}`);
@@ -144,6 +151,12 @@ runInBrowser(
     const answer = page.locator('.transcript li').nth(1);
     expect(await answer.locator('.turn-latency').innerText()).toBe('Answered in 700 ms · speech-to-text 120 ms · first token 380 ms · first audio from TTS 610 ms');
     expect(await page.locator('.transcript li').nth(0).locator('.turn-latency').count()).toBe(0);
+    // Each vendor event in words, after its status.
+    expect(await page.locator('.events li').evaluateAll((items) => items.map((item) => item.getAttribute('data-event')))).toEqual(['vendor_retried', 'vendor_switched']);
+    expect(await page.locator('.events .event-detail').allInnerTexts()).toEqual([
+      'Language model gpt-4o-mini retried: OpenAI answered HTTP 429',
+      'Text-to-speech: elevenlabs → cartesia: ElevenLabs closed the socket',
+    ]);
     problems.push(...(await axe(page, 'call-untimed')));
     expect(problems).toEqual([]);
     expect(pageErrors).toEqual([]);

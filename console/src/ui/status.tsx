@@ -14,6 +14,8 @@ const TONE: Record<string, string> = {
   busy: 'warn',
   'no-answer': 'warn',
   'reached-max-retries': 'warn',
+  vendor_retried: 'warn',
+  vendor_switched: 'warn',
   completed: 'good',
   delivered: 'good',
   ended: 'good',

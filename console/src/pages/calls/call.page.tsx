@@ -214,16 +214,20 @@ function Latency({ latency }: { latency: NonNullable<TranscriptTurn['latency']> 
   );
 }
 
-/** The call's status changes as the state machine recorded them, oldest first, each with how long after the start. */
+/**
+ * What happened to the call, oldest first, each with how long after the start: its status
+ * changes as the state machine recorded them, the engine's verdict on who answered, and each
+ * voice vendor retried or replaced.
+ */
 function Events({ call }: { call: Call }) {
   const first = call.events.length ? Date.parse(call.events[0].at) : 0;
   return (
     <section className="panel" aria-labelledby="events-title">
-      <h2 id="events-title">Status changes</h2>
+      <h2 id="events-title">Events</h2>
       {call.events.length === 0 ? (
         <p className="muted">None recorded.</p>
       ) : (
-        <ol className="events" aria-label="Status changes">
+        <ol className="events" aria-label="Events">
           {call.events.map((event, index) => (
             <li key={index} data-event={event.status}>
               <Status value={event.status} />
@@ -231,7 +235,7 @@ function Events({ call }: { call: Call }) {
                 {formatClock(event.at)}
                 {index > 0 && <span className="muted"> +{((Date.parse(event.at) - first) / 1000).toFixed(1)} s</span>}
               </time>
-              {event.detail && <span className="event-detail muted">{describeDetail(event.detail)}</span>}
+              {event.detail && <span className="event-detail muted">{describeDetail(event.status, event.detail)}</span>}
             </li>
           ))}
         </ol>
@@ -240,8 +244,18 @@ function Events({ call }: { call: Call }) {
   );
 }
 
-/** `{event: "not-answered", reason: "..."}` as "not-answered · the network refused the number". */
-function describeDetail(detail: Record<string, unknown>): string {
+/** The part of the pipeline a vendor event names, as an operator says it. */
+const PARTS: Record<string, string> = { stt: 'Speech-to-text', llm: 'Language model', tts: 'Text-to-speech' };
+
+/**
+ * An event's detail in words: a vendor retried ("Text-to-speech elevenlabs retried: HTTP 429")
+ * or replaced ("Text-to-speech: elevenlabs → cartesia: ..."); any other as its pairs,
+ * `{event: "not-answered", reason: "..."}` as "not-answered · the network refused the number".
+ */
+function describeDetail(status: string, detail: Record<string, unknown>): string {
+  const part = PARTS[String(detail.part)] ?? String(detail.part);
+  if (status === 'vendor_retried') return `${part} ${String(detail.vendor)} retried: ${String(detail.reason)}`;
+  if (status === 'vendor_switched') return `${part}: ${String(detail.from)} → ${String(detail.to)}: ${String(detail.reason)}`;
   return Object.entries(detail)
     .map(([key, value]) => (key === 'event' || key === 'reason' ? String(value) : `${key.replace(/_/g, ' ')}: ${typeof value === 'object' ? JSON.stringify(value) : String(value)}`))
     .join(' · ');
