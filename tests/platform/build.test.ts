@@ -1,3 +1,6 @@
+/**
+ * @ci-once the build script's messages are the same whatever Node runs the tests
+ */
 import { execFile } from 'node:child_process';
 import { copyFile, mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';

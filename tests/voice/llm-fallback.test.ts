@@ -1,5 +1,7 @@
 /**
  * @jest-environment ./tests/setup/native-addons-environment.js
+ *
+ * @ci-once pipeline calls in real time; the fallback's rule runs on every Node (fallback-llm)
  */
 import { speech } from '../helpers/caller';
 import { until } from '../helpers/dialer';

@@ -1,5 +1,7 @@
 /**
  * @jest-environment ./tests/setup/native-addons-environment.js
+ *
+ * @ci-once pipeline calls in real time; the detector itself runs on every Node (amd-detector, amd-beep)
  */
 import { encode } from '../../src/voice/codecs/mulaw';
 import { startTestApp, type TestAccount, type TestApp, NO_VENDORS } from '../helpers/app';

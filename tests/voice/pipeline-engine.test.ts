@@ -1,5 +1,7 @@
 /**
  * @jest-environment ./tests/setup/native-addons-environment.js
+ *
+ * @ci-once the pipeline engine's end-to-end calls: minutes of real-time audio and no GraphQL operation; their parts run on every Node
  */
 import { burst, fanNoise, levelDb, speech } from '../helpers/caller';
 import { until } from '../helpers/dialer';

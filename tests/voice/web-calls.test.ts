@@ -1,5 +1,7 @@
 /**
  * @jest-environment ./tests/setup/native-addons-environment.js
+ *
+ * @ci-once the pipeline engine on a browser's socket, in real time; its parts run on every Node
  */
 import { sweepStuckCalls } from '../../src/modules/calls/call.lifecycle';
 import { startTestApp, type TestAccount, type TestApp, NO_VENDORS } from '../helpers/app';
