@@ -271,3 +271,25 @@ it('keeps the audio and a finalize() of the time the socket reconnects, and send
   expect(answer.start).toBeCloseTo(0.5, 2);
   expect(answer.start + answer.duration).toBeCloseTo(2.7, 2);
 });
+
+it('replays the last 2 s of a web call’s 16 kHz linear PCM (two bytes a sample), at the stream’s seconds', async () => {
+  const { events, until, finals } = listener();
+  const stt = new ReconnectingStt(new DeepgramStt({ apiKey: KEY, url: fake.url }), (event) => reports.push(event));
+  const stream = stt.open({ ...PT, audio: { encoding: 'linear16', sampleRate: 16000 } }, events);
+  streams.push(stream);
+  const first = await fake.session();
+  const pcm = (seconds: number, loud: boolean) =>
+    Buffer.from(Int16Array.from({ length: seconds * 16000 }, (_, i) => (loud ? Math.round(6000 * Math.sin((2 * Math.PI * 300 * i) / 16000)) : 0)).buffer);
+  // 640-byte frames (20 ms), as a browser's are.
+  const framed = (bytes: Buffer) => Array.from({ length: bytes.length / 640 }, (_, i) => new Uint8Array(bytes.subarray(i * 640, (i + 1) * 640)));
+  const before = pcm(3, false);
+  await feed(stream, first, framed(before));
+  first.drop();
+  const second = await fake.session();
+  fake.transcripts.push('olá');
+  await feed(stream, second, framed(Buffer.concat([pcm(1, true), pcm(1, false)])));
+  expect(Buffer.compare(second.audio.subarray(0, 64_000), before.subarray(32_000))).toBe(0);
+  await until(() => finals().length === 1);
+  // The speech began 3 s into the stream; the new socket's clock began 1 s in.
+  expect(finals()[0].words?.[0].start).toBeCloseTo(3, 2);
+});
