@@ -293,3 +293,20 @@ it('replays the last 2 s of a web call’s 16 kHz linear PCM (two bytes a sample
   // The speech began 3 s into the stream; the new socket's clock began 1 s in.
   expect(finals()[0].words?.[0].start).toBeCloseTo(3, 2);
 });
+
+it('asks the new socket for a Finalize the lost one never answered', async () => {
+  const { events, until, transcripts } = listener();
+  const stream = open(events, { bounds: { stallMs: 600 } });
+  const first = await fake.session();
+  fake.transcripts.push('tchau', 'tchau');
+  await feed(stream, first, [...silence(0.5), ...tone(1)]);
+  // Deepgram freezes as the caller stops: the Finalize is read and never answered; the socket then drops.
+  first.stall();
+  stream.finalize();
+  await first.until(() => first.controls.some((c) => c.type === 'Finalize'));
+  first.drop();
+  const second = await fake.session();
+  await until(() => transcripts().some((t) => t.fromFinalize));
+  expect(second.controls.filter((c) => c.type === 'Finalize')).toHaveLength(1);
+  expect(transcripts().filter((t) => t.fromFinalize)).toMatchObject([{ text: 'tchau', isFinal: true }]);
+});
