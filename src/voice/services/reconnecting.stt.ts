@@ -24,9 +24,8 @@ import {
  * before its first byte, and what the replayed audio repeats of results already final is left
  * out (by the words' times), so no final reaches the engine twice.
  *
- * Pipecat's Deepgram service reconnects the same way on a lost socket (pipecat-ai/pipecat
- * src/pipecat/services/deepgram/stt.py), without the replay; LiveKit's STT `FallbackAdapter`
- * replays its buffered audio into the next stream (livekit-agents/stt/fallback_adapter.py).
+ * Nothing here is Deepgram's: any streaming STT whose stream reports `opened` and its failures'
+ * kinds can be wrapped.
  */
 export interface ReconnectRule {
   /** This many failures within `windowMs` fail the stream. */
