@@ -99,6 +99,7 @@ export class PipelineCalls {
     this.openai.chat.length = 0;
     this.deepgram.transcripts.length = 0;
     this.deepgram.refuse = false;
+    this.deepgram.refuseStatus = 401;
   }
 
   /** An outbound pipeline assistant with the `check_order` tool, speaking first, with `settings` over these. */

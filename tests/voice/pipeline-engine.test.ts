@@ -422,16 +422,19 @@ it('apologises and hangs up when the model fails, naming it: never a silent line
 });
 
 it('apologises and hangs up when speech to text fails, and hangs up at once when text to speech does', async () => {
-  // The STT's socket drops mid-call: the apology, then stt-failed.
+  // The STT's socket drops mid-call and Deepgram is down (its reconnects answered 503: the third
+  // failure within 30 s): the apology, then stt-failed.
   const sessions = deepgram.sessions.length;
   const dropped = await call(await assistantWith({ who_speaks_first: 'Customer' }));
   const [stream] = await until('the STT stream', async () => deepgram.sessions.slice(sessions), (found) => found.length === 1);
   const apologies = speechInputs().length;
+  Object.assign(deepgram, { refuse: true, refuseStatus: 503 });
   stream.drop();
   await until('the apology spoken', async () => speechInputs().slice(apologies), (inputs) => inputs.some((input) => input.startsWith('Desculpe')));
   await until('hung up', async () => hungUp(dropped), Boolean, 20_000);
   expect((await until('ended', () => callRow(dropped.id), (r) => r.hangup_reason !== null)).hangup_reason).toBe('stt-failed');
   await hangUp(dropped);
+  deepgram.refuseStatus = 401;
 
   // Speech to text refuses the key at the call's start (the caller speaks first, so nothing was
   // being said): the apology is spoken and heard to its end, then stt-failed.

@@ -241,8 +241,8 @@ it('passes an empty speech_final that ends a turn whose words came before, and d
   await until(() => heard.some((entry) => entry.event === 'utteranceEnd'));
 
   expect(heard).toEqual([
-    { event: 'transcript', transcript: { text: 'Bom dia', isFinal: true, speechFinal: false, fromFinalize: false, start: 0, duration: 1 } },
-    { event: 'transcript', transcript: { text: '', isFinal: true, speechFinal: true, fromFinalize: false, start: 0, duration: 1 } },
+    { event: 'transcript', transcript: { text: 'Bom dia', isFinal: true, speechFinal: false, fromFinalize: false, start: 0, duration: 1, words: [] } },
+    { event: 'transcript', transcript: { text: '', isFinal: true, speechFinal: true, fromFinalize: false, start: 0, duration: 1, words: [] } },
     { event: 'utteranceEnd' },
   ]);
 });

@@ -12,6 +12,7 @@ import { ElevenLabsTts } from '../services/elevenlabs.tts';
 import { FallbackLlm } from '../services/fallback.llm';
 import { OpenAiLlm } from '../services/openai.llm';
 import { OpenAiTts } from '../services/openai.tts';
+import { ReconnectingStt } from '../services/reconnecting.stt';
 import type { TtsService } from '../services/service';
 import { WorkerDenoiser } from '../vad/denoiser';
 import { SileroVad } from '../vad/silero';
@@ -47,7 +48,7 @@ export async function startEngine(deps: EngineDeps, live: LiveCall, setup: Engin
  * The pipeline's vendors for a call, as assistant.voice.ts's rule chooses them (the same rule
  * that tells the API what an assistant lacks); the LLM is the assistant's model, then its
  * `fallback_models` (each at its provider's endpoint, one whose provider is not configured here
- * left out), and `report` hears of each retry and switch.
+ * left out), and `report` hears of each retry and switch (the LLM's, and Deepgram's reconnects).
  */
 export function pipelineServices(vendors: PipelineVendors, setup: EngineSetup, report: (event: VendorEvent) => void = () => {}): PipelineServices | string {
   const { llm, tts, ownVoice, missing } = pipelinePlan(vendors, setup);
@@ -58,7 +59,7 @@ export function pipelineServices(vendors: PipelineVendors, setup: EngineSetup, r
     return access && name !== model ? [{ model: name, service: new OpenAiLlm({ ...access, models: { [name]: params } }) }] : [];
   });
   return {
-    stt: new DeepgramStt(vendors.deepgram),
+    stt: new ReconnectingStt(new DeepgramStt(vendors.deepgram), report),
     sttLanguage: deepgramLanguage(setup.language),
     llm: new FallbackLlm([{ model, service: new OpenAiLlm({ ...llm, models: { [model]: setup.modelParams } }) }, ...fallbacks], report),
     model: setup.assistant.llm_model,

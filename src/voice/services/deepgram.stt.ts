@@ -27,6 +27,7 @@ import {
   type SttOptions,
   type SttService,
   type SttStream,
+  type TranscriptWord,
 } from './service';
 
 export interface DeepgramBounds {
@@ -118,7 +119,7 @@ type DeepgramMessage =
       is_final?: boolean;
       speech_final?: boolean;
       from_finalize?: boolean;
-      channel: { alternatives: { transcript: string }[] };
+      channel: { alternatives: { transcript: string; words?: { word: string; punctuated_word?: string; start: number; end: number }[] }[] };
     }
   | { type: 'Metadata'; duration: number }
   | { type: 'UtteranceEnd' }
@@ -250,6 +251,7 @@ class DeepgramStream implements SttStream {
     this.pendingBytes = 0;
     for (const frame of pending) this.send(frame);
     if (this.finalizeOnOpen) this.finalize();
+    this.events.opened?.();
   }
 
   private onMessage(text: string): void {
@@ -282,13 +284,25 @@ class DeepgramStream implements SttStream {
    * a `speech_final` after final words (Deepgram's end of that turn).
    */
   private onResults(message: Extract<DeepgramMessage, { type: 'Results' }>): void {
-    const text = message.channel?.alternatives?.[0]?.transcript ?? '';
+    const alternative = message.channel?.alternatives?.[0];
+    const text = alternative?.transcript ?? '';
     const isFinal = message.is_final === true;
     const speechFinal = message.speech_final === true;
     if (isFinal && text) this.wordsInTurn = true;
     if (!text && message.from_finalize !== true && !(speechFinal && this.wordsInTurn)) return;
     if (speechFinal) this.wordsInTurn = false;
-    this.events.transcript({ text, isFinal, speechFinal, fromFinalize: message.from_finalize === true, start: message.start, duration: message.duration });
+    const words = DeepgramStream.wordsOf(alternative?.words);
+    this.events.transcript({ text, isFinal, speechFinal, fromFinalize: message.from_finalize === true, start: message.start, duration: message.duration, words });
+  }
+
+  /** Deepgram's words with their times (a reconnect trims those heard twice by them); entries not shaped so are left out. */
+  private static wordsOf(words: unknown): TranscriptWord[] | undefined {
+    if (!Array.isArray(words)) return undefined;
+    return words.flatMap((word) =>
+      word && typeof word === 'object' && Number.isFinite(word.start) && Number.isFinite(word.end)
+        ? [{ text: String(word.punctuated_word ?? word.word ?? ''), start: word.start as number, end: word.end as number }]
+        : [],
+    );
   }
 
   private onClose(code: number, reason: string): void {
@@ -296,7 +310,9 @@ class DeepgramStream implements SttStream {
       // Any answer but 101 (401 a wrong key, 400 a bad query, 429, 5xx) is Deepgram declining the stream.
       if (this.handshakeStatus) {
         const { status, requestId } = this.handshakeStatus;
-        return this.fail('refused', `Deepgram refused the stream: HTTP ${status}${requestId ? ` (request ${requestId})` : ''}`);
+        // A 429 or 5xx is Deepgram busy or broken, not the request: another attempt may be taken.
+        const transient = status === 408 || status === 429 || status >= 500 ? { retryAfterMs: null } : null;
+        return this.fail('refused', `Deepgram refused the stream: HTTP ${status}${requestId ? ` (request ${requestId})` : ''}`, transient);
       }
       return this.fail('dropped', `Deepgram could not be reached: ${this.socketError?.message ?? `closed ${code}`}`);
     }
@@ -305,12 +321,12 @@ class DeepgramStream implements SttStream {
   }
 
   /** The stream is lost: tell the caller once, and nothing after. */
-  private fail(kind: FailureKind, message: string): void {
+  private fail(kind: FailureKind, message: string, transient: ServiceError['transient'] = null): void {
     if (this.state !== 'connecting' && this.state !== 'open') return;
     this.state = 'ended';
     this.stopTimers();
     this.ws.terminate();
-    this.events.failed(new ServiceError('stt', kind, message));
+    this.events.failed(new ServiceError('stt', kind, message, transient));
   }
 
   private stopTimers(): void {

@@ -74,6 +74,15 @@ export interface Transcript {
   /** Seconds from the start of the stream. */
   start: number;
   duration: number;
+  /** Each word and its times (seconds from the start of the stream), when the vendor gives them. */
+  words?: TranscriptWord[];
+}
+
+export interface TranscriptWord {
+  /** As it belongs in the text (Deepgram's `punctuated_word` when formatted). */
+  text: string;
+  start: number;
+  end: number;
 }
 
 export interface SttEvents {
@@ -84,6 +93,11 @@ export interface SttEvents {
   speechStarted(): void;
   /** The stream is lost; nothing more comes from it. */
   failed(error: ServiceError): void;
+  /**
+   * The vendor took the stream: audio sent from now on goes out at once, not into the bounded
+   * backlog kept while it connects (the reconnecting stream waits for this to count its times).
+   */
+  opened?(): void;
 }
 
 export interface SttStream {

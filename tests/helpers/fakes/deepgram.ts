@@ -18,7 +18,7 @@ import { Arrivals } from './arrivals';
  *   CloseStream by the last results, `Metadata` and a 1000 close (/docs/close-stream), a stream
  *   that sends nothing for 10 s closed with 1011 NET-0001, and KeepAlive alone does not count
  *   before the first audio (/docs/stt-troubleshooting-websocket-data-and-net-errors);
- * - a refused handshake: HTTP 401 with `dg-request-id`, `dg-error` and the JSON body
+ * - a refused handshake: HTTP 401 (429 and 503 on demand: their `err_code` is our reading) with `dg-request-id`, `dg-error` and the JSON body
  *   `{"err_code":"INVALID_AUTH","err_msg":"Invalid credentials.","request_id":...}` as Deepgram
  *   answers a wrong key (the body as reported from the live API; the content of `dg-error`, "the
  *   error message", is our reading of the docs).
@@ -59,8 +59,10 @@ const NET_0001 = 'Deepgram did not receive audio data or a text message within t
 export interface FakeDeepgram {
   /** The listen endpoint, for DEEPGRAM_URL. */
   url: string;
-  /** While set, handshakes are refused with 401 (a revoked key). */
+  /** While set, handshakes are refused with `refuseStatus`. */
   refuse: boolean;
+  /** 401 (a revoked key: the default), 429 (too many streams) or 503 (Deepgram down). */
+  refuseStatus: 401 | 429 | 503;
   /** Each final result is sent this many wall-clock ms late (for benchmarks); later messages wait behind it. */
   finalLatencyMs: number;
   /** A stream that sent no frame for this long is closed with 1011 NET-0001 (Deepgram: 10 s). */
@@ -402,6 +404,8 @@ function refusal(fake: FakeDeepgram, apiKey: string, request: IncomingMessage): 
   const url = new URL(request.url ?? '/', 'http://fake');
   if (url.pathname !== '/v1/listen') return { status: 404, code: 'Not Found', message: 'Not found.' };
   const [scheme, key] = (request.headers.authorization ?? '').split(' ');
+  if (fake.refuse && fake.refuseStatus === 429) return { status: 429, code: 'TOO_MANY_REQUESTS', message: 'Too many requests.' };
+  if (fake.refuse && fake.refuseStatus === 503) return { status: 503, code: 'SERVICE_UNAVAILABLE', message: 'Service unavailable.' };
   if (fake.refuse || scheme?.toLowerCase() !== 'token' || key !== apiKey) return { status: 401, code: 'INVALID_AUTH', message: 'Invalid credentials.' };
   // What the fake can decode (Deepgram itself takes many more encodings and rates).
   const query = url.searchParams;
@@ -415,7 +419,8 @@ function refusal(fake: FakeDeepgram, apiKey: string, request: IncomingMessage): 
 
 function refuseHandshake(socket: Duplex, requestId: string, answer: { status: number; code: string; message: string }): void {
   const body = JSON.stringify({ err_code: answer.code, err_msg: answer.message, request_id: requestId });
-  const reason = answer.status === 401 ? 'Unauthorized' : answer.status === 404 ? 'Not Found' : 'Bad Request';
+  const reasons: Record<number, string> = { 401: 'Unauthorized', 404: 'Not Found', 429: 'Too Many Requests', 503: 'Service Unavailable' };
+  const reason = reasons[answer.status] ?? 'Bad Request';
   socket.end(
     `HTTP/1.1 ${answer.status} ${reason}\r\n` +
       'content-type: application/json\r\n' +
@@ -432,7 +437,7 @@ export async function startFakeDeepgram(apiKey: string): Promise<FakeDeepgram> {
   const wss = new WebSocketServer({ noServer: true, perMessageDeflate: false });
   const requestIds = new WeakMap<IncomingMessage, string>();
   const sessions = new Arrivals<DeepgramSession>('Deepgram session');
-  const fake = { refuse: false, finalLatencyMs: 0, idleCloseMs: 10_000, metadata: true, transcripts: [] as string[], sessions: sessions.all } as FakeDeepgram;
+  const fake = { refuse: false, refuseStatus: 401, finalLatencyMs: 0, idleCloseMs: 10_000, metadata: true, transcripts: [] as string[], sessions: sessions.all } as FakeDeepgram;
 
   wss.on('headers', (headers, request) => headers.push(`dg-request-id: ${requestIds.get(request)}`));
   server.on('upgrade', (request: IncomingMessage, socket: Duplex, head: Buffer) => {
