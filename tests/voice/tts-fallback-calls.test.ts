@@ -103,3 +103,28 @@ it('a dead TTS (every vendor refusing after the call started): the apology kept 
   expect(row.turns.map((turn: any) => turn.text)).toContain(apology);
   await calls.hangUp(live);
 });
+
+it('refuses a fallback_voice_id that is not a voice of a TTS vendor the account sees (422, nothing written), and clears it with null', async () => {
+  const sarah = await voice('Sarah');
+  const assistant = await calls.assistantWith({ fallback_voice_id: sarah.id });
+  const other = await app.account({});
+  const [{ id: private_ }] = await app.sql(`insert into voices (account_id, name, mode, provider, provider_voice_id) values ($1, 'Theirs', 'pipeline', 'cartesia', 'their-voice') returning id`, [other.accountId]);
+  const [{ id: multimodal }] = await app.sql(`select id from voices where mode = 'multimodal' order by id limit 1`);
+  const [{ id: noVendor }] = await app.sql(`select id from voices where mode = 'pipeline' and provider is null order by id limit 1`);
+  const stored = async () => (await app.sql('select fallback_voice_id from assistants where id = $1', [assistant]))[0].fallback_voice_id;
+  const update = (fallback_voice_id: unknown) => app.request('PUT', `/api/user/assistant/${assistant}`, { token: me.token, body: { fallback_voice_id } });
+  for (const id of [999_999, 0, private_, multimodal, noVendor]) {
+    const refused = await update(id);
+    expect(refused.status).toBe(422);
+    expect(refused.body.errors).toEqual({ fallback_voice_id: ['O fallback_voice_id selecionado é inválido.'] });
+  }
+  const graphql = await app.request('POST', '/graphql', {
+    token: me.token,
+    body: { query: `mutation { updateAssistant(id: ${assistant}, input: { fallback_voice_id: ${multimodal} }) { id } }` },
+  });
+  expect(graphql.body.errors[0].extensions.errors).toEqual({ fallback_voice_id: ['O fallback_voice_id selecionado é inválido.'] });
+  expect(await stored()).toBe(sarah.id);
+  expect((await app.request('GET', `/api/user/assistant/${assistant}`, { token: me.token })).body.fallback_voice_id).toBe(sarah.id);
+  expect((await update(null)).status).toBe(200);
+  expect(await stored()).toBeNull();
+});
