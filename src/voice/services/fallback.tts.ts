@@ -64,6 +64,10 @@ class FallbackSession implements TtsSession {
     return this.current;
   }
 
+  get isClosed(): boolean {
+    return this.closed;
+  }
+
   utterance(events: TtsEvents): TtsUtterance {
     if (this.closed) throw new Error('the TTS session is closed');
     return new FallbackUtterance(this, events);
@@ -146,6 +150,8 @@ class FallbackUtterance implements TtsUtterance {
 
   /** Opens an attempt on the current vendor and gives it everything pushed so far. */
   private start(): void {
+    // The call ended during a retry's wait: nothing is left to say it to.
+    if (this.session.isClosed) return void (this.over = true);
     const id = ++this.attempts;
     const mine = () => !this.over && id === this.attempts;
     let attempt: TtsUtterance;
@@ -193,6 +199,7 @@ class FallbackUtterance implements TtsUtterance {
       this.timer = setTimeout(() => {
         if (!this.over && id === this.attempts) this.start();
       }, wait);
+      this.timer.unref();
       return;
     }
     const next = this.session.next(this.vendor, error.message);

@@ -431,9 +431,10 @@ export class PipelineEngine implements VoiceEngine {
 
   /** Plays the apology kept at the call's start, then hangs up once it is heard; at once when none could be kept. */
   private sayKeptApology(reason: HangupReason): void {
-    // Nothing hangs up on an idle speaker before the apology is queued.
+    // Nothing hangs up on an idle speaker before the apology is queued; a live apology cut short gives way to it.
     this.afterHeard = null;
     this.reply?.cancel();
+    this.speaker.clear();
     void this.apology.then((pcm) => {
       if (this.ended || this.hangingUp) return;
       if (pcm) {
