@@ -21,6 +21,8 @@ export interface EngineSetup {
   modelParams: ModelParams;
   /** The assistant's `fallback_models` still in the catalogue, in order, with their providers and params. */
   fallbackModels: { name: string; provider: string | null; params: ModelParams }[];
+  /** The assistant's `fallback_voice_id`: its TTS vendor and its id there; null when unset (or deleted). */
+  fallbackVoice: { provider: string; providerVoiceId: string | null } | null;
   /** ISO 639-1 of the assistant's language. */
   language: string | null;
   tools: Tool[];
@@ -49,6 +51,9 @@ export async function engineSetup(em: EntityManager, call: Pick<Call, 'id' | 'as
   const fallbacks: { name: string; provider: string | null; params: unknown }[] = assistant.fallback_models.length
     ? await em.execute(`select name, provider, params from models where type = 'llm' and name in (select jsonb_array_elements_text(?::jsonb))`, [JSON.stringify(assistant.fallback_models)])
     : [];
+  const [fallbackVoice] = assistant.fallback_voice_id
+    ? await em.execute<{ provider: string | null; provider_voice_id: string | null }[]>('select provider, provider_voice_id from voices where id = ?', [assistant.fallback_voice_id])
+    : [];
   return {
     assistant,
     voice: assistant.voice.name,
@@ -60,6 +65,7 @@ export async function engineSetup(em: EntityManager, call: Pick<Call, 'id' | 'as
       const model = fallbacks.find((row) => row.name === name);
       return model ? [{ name, provider: model.provider, params: modelParams(model.params) }] : [];
     }),
+    fallbackVoice: fallbackVoice?.provider ? { provider: fallbackVoice.provider, providerVoiceId: fallbackVoice.provider_voice_id } : null,
     language: catalogue.language ?? null,
     tools,
     variables: { ...assistant.variables, ...call.input_variables },

@@ -1,3 +1,4 @@
+import type { PipelineVendors } from '../../src/config';
 import { OPENING_WAIT_MS } from '../../src/voice/amd/screening';
 import { startTestApp, type TestAccount, type TestApp, NO_VENDORS } from './app';
 import { Caller } from './caller';
@@ -44,7 +45,8 @@ export class PipelineCalls {
     readonly logged: string[],
   ) {}
 
-  static async start(): Promise<PipelineCalls> {
+  /** `vendors`: more of the engine's vendors (fakes of ElevenLabs, Cartesia) beside Deepgram and OpenAI. */
+  static async start(vendors: Partial<PipelineVendors> = {}): Promise<PipelineCalls> {
     const twilioFake = await startFakeTwilio();
     const deepgram = await startFakeDeepgram(DEEPGRAM_KEY);
     const openai = await startFakeOpenAi(OPENAI_KEY);
@@ -57,7 +59,7 @@ export class PipelineCalls {
         voice: {
           openai: null,
           pipelineEngineUrl: null,
-          pipeline: { ...NO_VENDORS, deepgram: { apiKey: DEEPGRAM_KEY, url: deepgram.url }, openai: { apiKey: OPENAI_KEY, url: openai.url } },
+          pipeline: { ...NO_VENDORS, deepgram: { apiKey: DEEPGRAM_KEY, url: deepgram.url }, openai: { apiKey: OPENAI_KEY, url: openai.url }, ...vendors },
         },
         allowPrivateNetworkTargets: true,
         maxParallelCalls: 50,

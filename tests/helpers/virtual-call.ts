@@ -316,6 +316,7 @@ export function virtualCall(settings: Partial<Assistant> = {}, options: VirtualO
     modelProvider: 'openai',
     modelParams: modelParams(null),
     fallbackModels: [],
+    fallbackVoice: null,
     language: 'pt',
     tools,
     variables: { ...assistant.variables, ...options.variables },

@@ -3,6 +3,7 @@
  *
  * @ci-once pipeline calls in real time; the detector itself runs on every Node (amd-detector, amd-beep)
  */
+import { phrases } from '../../src/voice/engines/pipeline/phrases';
 import { encode } from '../../src/voice/codecs/mulaw';
 import { startTestApp, type TestAccount, type TestApp, NO_VENDORS } from '../helpers/app';
 import { Caller } from '../helpers/caller';
@@ -126,14 +127,15 @@ async function completed(call: Dialled): Promise<void> {
 }
 
 const hangupPost = (call: Dialled) => twilioFake.posts().find((r) => r.url.endsWith(`/Calls/${call.sid}.json`) && new URLSearchParams(r.body).get('Status') === 'completed');
-const speechInputs = () => openai.speechRequests.map((r) => r.body.input as string);
+/** What was said to the line: the apology synthesised and kept at a call's start is not (src/voice/engines/pipeline/apology.ts). */
+const speechInputs = () => openai.speechRequests.map((r) => r.body.input as string).filter((input) => input !== phrases('pt').apology);
 const callRow = async (id: number) => (await app.sql(`select answered_by, hangup_reason, status, ${TURNS_COLUMN} from calls where id = $1`, [id]))[0];
 const verdictEvent = async (id: number) =>
   (await app.sql(`select detail, extract(epoch from created_at) * 1000 as at from call_events where call_id = $1 and status = 'answered-by'`, [id]))[0];
 const leadRow = async (id: number) => (await app.sql('select status, attempts, next_attempt_at from leads where id = $1', [id]))[0];
 
 it('a Brazilian carrier’s mailbox then its beep, no AnsweredBy: nothing said over the greeting, the voicemail_message left after the beep, then hung up; the lead retried as voicemail', async () => {
-  const before = openai.speechRequests.length;
+  const before = speechInputs().length;
   const call = await dial({ voicemail_message: 'Oi {{customer_name}}, seu pedido da Loja Centro chegou e pode ser retirado amanhã.', voicemail_beep_timeout_seconds: 20 });
   const greeting = 'A chamada está sendo encaminhada para a caixa postal. Grave seu recado após o sinal.';
   deepgram.transcripts.push(greeting);
@@ -172,7 +174,7 @@ it('a Brazilian carrier’s mailbox then its beep, no AnsweredBy: nothing said o
 });
 
 it('a carrier’s intercept is hung up within a second of its verdict, with nothing said; the lead’s attempt retried', async () => {
-  const before = openai.speechRequests.length;
+  const before = speechInputs().length;
   const call = await dial({ voicemail_message: 'Olá, retorne por favor.' });
   const intercept = 'O celular chamado está desligado ou fora da área de cobertura. Por favor, ligue mais tarde.';
   deepgram.transcripts.push(intercept);
@@ -193,7 +195,7 @@ it('a carrier’s intercept is hung up within a second of its verdict, with noth
 });
 
 it('a person’s “Alô?” is answered with the opening, after their word and not over it', async () => {
-  const before = openai.speechRequests.length;
+  const before = speechInputs().length;
   const call = await dial({});
   deepgram.transcripts.push('Alô?');
   const spoke = call.caller.say(frames(concat(silence(300), espeak('Alô?', 'pt-br'))));
@@ -221,7 +223,7 @@ it('a person’s “Alô?” is answered with the opening, after their word and 
 });
 
 it('Twilio’s AnsweredBy decides when the engine cannot: a silent mailbox, no beep: the message after voicemail_beep_timeout_seconds', async () => {
-  const before = openai.speechRequests.length;
+  const before = speechInputs().length;
   const call = await dial({ voicemail_message: MESSAGE, voicemail_beep_timeout_seconds: 1 });
   // Nothing said: the opening starts after 1.5 s; then Twilio's AMD says machine.
   await until('the opening spoken', async () => speechInputs().slice(before), (inputs) => inputs.includes(OPENING), 10_000);
@@ -239,7 +241,7 @@ it('Twilio’s AnsweredBy decides when the engine cannot: a silent mailbox, no b
 });
 
 it('a callee who says nothing is greeted after 1.5 s', async () => {
-  const before = openai.speechRequests.length;
+  const before = speechInputs().length;
   const started = Date.now();
   const call = await dial({});
   const opened = await until('the opening spoken', async () => speechInputs().slice(before), (inputs) => inputs.includes(OPENING), 10_000);

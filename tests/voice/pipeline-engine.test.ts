@@ -421,7 +421,7 @@ it('apologises and hangs up when the model fails, naming it: never a silent line
   expect(logged.join('\n')).not.toContain(OPENAI_KEY);
 });
 
-it('apologises and hangs up when speech to text fails, and hangs up at once when text to speech does', async () => {
+it('apologises and hangs up when speech to text fails, and with the apology kept at the start when text to speech does', async () => {
   // The STT's socket drops mid-call and Deepgram is down (its reconnects answered 503: the third
   // failure within 30 s): the apology, then stt-failed.
   const sessions = deepgram.sessions.length;
@@ -451,11 +451,12 @@ it('apologises and hangs up when speech to text fails, and hangs up at once when
   expect(heardAtHangup).toBeGreaterThanOrEqual(Math.floor((apology!.length * 60) / 20) - 2);
   await hangUp(deaf);
 
-  // TTS fails: nothing can be said, the call is hung up at once with tts-failed.
-  openai.speech.push({ status: 500 });
+  // TTS refuses (its only vendor here): the apology kept since the calls' start is heard, then tts-failed.
+  openai.speech.push({ status: 401 });
   const mute = await call(await assistantWith({}));
   await until('hung up', async () => hungUp(mute), Boolean, 20_000);
   expect((await until('ended', () => callRow(mute.id), (r) => r.hangup_reason !== null)).hangup_reason).toBe('tts-failed');
+  expect(mute.heard().length).toBeGreaterThan(0);
   await hangUp(mute);
 
   expect(logged.join('\n')).not.toContain(DEEPGRAM_KEY);

@@ -56,6 +56,7 @@ const FIELD_LABELS: Record<string, string> = {
   assistant_id: 'Assistant',
   campaign_id: 'Campaign',
   voice_id: 'Voice',
+  fallback_voice_id: 'Fallback voice',
   language_id: 'Language',
   tool_ids: 'Tools',
   phone_number_ids: 'Phone numbers',

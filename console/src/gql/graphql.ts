@@ -25,6 +25,8 @@ export type CreateAssistantInput = {
   engine_type: string;
   /** At most 3 names of `models` of type llm, tried in order when `llm_model` fails. Null or [] clears them. */
   fallback_models?: Array<string> | null | undefined;
+  /** A voice of the catalogue visible to the account whose provider is a text-to-speech vendor: it speaks when the voice’s vendor fails. Null clears it. */
+  fallback_voice_id?: number | null | undefined;
   /** Milliseconds, 0 to 10000; 0: a pause is always a cancel. */
   false_interruption_timeout_ms?: number | null | undefined;
   filler_audios?: boolean | null | undefined;
@@ -230,6 +232,8 @@ export type UpdateAssistantInput = {
   engine_type?: string | null | undefined;
   /** At most 3 names of `models` of type llm, tried in order when `llm_model` fails. Null or [] clears them. */
   fallback_models?: Array<string> | null | undefined;
+  /** A voice of the catalogue visible to the account whose provider is a text-to-speech vendor: it speaks when the voice’s vendor fails. Null clears it. */
+  fallback_voice_id?: number | null | undefined;
   /** Milliseconds, 0 to 10000; 0: a pause is always a cancel. */
   false_interruption_timeout_ms?: number | null | undefined;
   filler_audios?: boolean | null | undefined;
@@ -369,14 +373,14 @@ export type ConsoleAssistantsQueryVariables = Exact<{ [key: string]: never; }>;
 
 export type ConsoleAssistantsQuery = { assistants: Array<{ id: number, assistant_name: string, type: string, engine_type: string, language: string, llm_model: string, phone_number: string | null, updated_at: string, voice: { id: number, name: string, provider: string | null } }> };
 
-export type ConsoleAssistantFieldsFragment = { id: number, assistant_name: string, calls_direction: string, engine_type: string, voice_ready: boolean, voice_missing: Array<string>, status: string, phone_number_id: number | null, voice_id: number, language: string, llm_model: string, llm_temperature: number, timezone: string, who_speaks_first: string, initial_message: string, system_prompt: string, tool_ids: Array<number>, variables: Record<string, unknown>, post_call_evaluation: boolean, max_call_duration: number, max_silence_duration: number, re_engagement_interval: number, speech_speed: number, voice_stability: number, voice_similarity: number, allow_interruptions: boolean, interrupt_sensitivity: number, use_min_interrupt_words: boolean, min_interrupt_words: number, false_interruption_timeout_ms: number, keyterms: Array<string>, fallback_models: Array<string>, backchannel_words: Array<string> | null, transfer_mode: string, transfer_message: string | null, endpoint_type: string, endpoint_sensitivity: number, noise_cancellation: boolean, ambient_sound_volume: number, filler_audios: boolean, record_call: boolean, end_call_on_voicemail: boolean, voicemail_message: string | null, voicemail_beep_timeout_seconds: number, is_webhook_active: boolean, webhook_url: string | null, send_webhook_only_on_completed: boolean, include_recording_in_webhook: boolean, end_call_tool: { description: string | null }, post_call_schema: Array<{ name: string, type: string, description: string }>, pronunciations: Array<{ word: string, say_as: string }>, transfer_numbers: Array<{ number: string, description: string }> };
+export type ConsoleAssistantFieldsFragment = { id: number, assistant_name: string, calls_direction: string, engine_type: string, voice_ready: boolean, voice_missing: Array<string>, status: string, phone_number_id: number | null, voice_id: number, language: string, llm_model: string, llm_temperature: number, timezone: string, who_speaks_first: string, initial_message: string, system_prompt: string, tool_ids: Array<number>, variables: Record<string, unknown>, post_call_evaluation: boolean, max_call_duration: number, max_silence_duration: number, re_engagement_interval: number, speech_speed: number, voice_stability: number, voice_similarity: number, allow_interruptions: boolean, interrupt_sensitivity: number, use_min_interrupt_words: boolean, min_interrupt_words: number, false_interruption_timeout_ms: number, keyterms: Array<string>, fallback_models: Array<string>, fallback_voice_id: number | null, backchannel_words: Array<string> | null, transfer_mode: string, transfer_message: string | null, endpoint_type: string, endpoint_sensitivity: number, noise_cancellation: boolean, ambient_sound_volume: number, filler_audios: boolean, record_call: boolean, end_call_on_voicemail: boolean, voicemail_message: string | null, voicemail_beep_timeout_seconds: number, is_webhook_active: boolean, webhook_url: string | null, send_webhook_only_on_completed: boolean, include_recording_in_webhook: boolean, end_call_tool: { description: string | null }, post_call_schema: Array<{ name: string, type: string, description: string }>, pronunciations: Array<{ word: string, say_as: string }>, transfer_numbers: Array<{ number: string, description: string }> };
 
 export type ConsoleAssistantQueryVariables = Exact<{
   id: number;
 }>;
 
 
-export type ConsoleAssistantQuery = { assistant: { id: number, assistant_name: string, calls_direction: string, engine_type: string, voice_ready: boolean, voice_missing: Array<string>, status: string, phone_number_id: number | null, voice_id: number, language: string, llm_model: string, llm_temperature: number, timezone: string, who_speaks_first: string, initial_message: string, system_prompt: string, tool_ids: Array<number>, variables: Record<string, unknown>, post_call_evaluation: boolean, max_call_duration: number, max_silence_duration: number, re_engagement_interval: number, speech_speed: number, voice_stability: number, voice_similarity: number, allow_interruptions: boolean, interrupt_sensitivity: number, use_min_interrupt_words: boolean, min_interrupt_words: number, false_interruption_timeout_ms: number, keyterms: Array<string>, fallback_models: Array<string>, backchannel_words: Array<string> | null, transfer_mode: string, transfer_message: string | null, endpoint_type: string, endpoint_sensitivity: number, noise_cancellation: boolean, ambient_sound_volume: number, filler_audios: boolean, record_call: boolean, end_call_on_voicemail: boolean, voicemail_message: string | null, voicemail_beep_timeout_seconds: number, is_webhook_active: boolean, webhook_url: string | null, send_webhook_only_on_completed: boolean, include_recording_in_webhook: boolean, end_call_tool: { description: string | null }, post_call_schema: Array<{ name: string, type: string, description: string }>, pronunciations: Array<{ word: string, say_as: string }>, transfer_numbers: Array<{ number: string, description: string }> } };
+export type ConsoleAssistantQuery = { assistant: { id: number, assistant_name: string, calls_direction: string, engine_type: string, voice_ready: boolean, voice_missing: Array<string>, status: string, phone_number_id: number | null, voice_id: number, language: string, llm_model: string, llm_temperature: number, timezone: string, who_speaks_first: string, initial_message: string, system_prompt: string, tool_ids: Array<number>, variables: Record<string, unknown>, post_call_evaluation: boolean, max_call_duration: number, max_silence_duration: number, re_engagement_interval: number, speech_speed: number, voice_stability: number, voice_similarity: number, allow_interruptions: boolean, interrupt_sensitivity: number, use_min_interrupt_words: boolean, min_interrupt_words: number, false_interruption_timeout_ms: number, keyterms: Array<string>, fallback_models: Array<string>, fallback_voice_id: number | null, backchannel_words: Array<string> | null, transfer_mode: string, transfer_message: string | null, endpoint_type: string, endpoint_sensitivity: number, noise_cancellation: boolean, ambient_sound_volume: number, filler_audios: boolean, record_call: boolean, end_call_on_voicemail: boolean, voicemail_message: string | null, voicemail_beep_timeout_seconds: number, is_webhook_active: boolean, webhook_url: string | null, send_webhook_only_on_completed: boolean, include_recording_in_webhook: boolean, end_call_tool: { description: string | null }, post_call_schema: Array<{ name: string, type: string, description: string }>, pronunciations: Array<{ word: string, say_as: string }>, transfer_numbers: Array<{ number: string, description: string }> } };
 
 export type ConsoleAssistantChoicesQueryVariables = Exact<{ [key: string]: never; }>;
 
@@ -388,7 +392,7 @@ export type ConsoleCreateAssistantMutationVariables = Exact<{
 }>;
 
 
-export type ConsoleCreateAssistantMutation = { createAssistant: { id: number, assistant_name: string, calls_direction: string, engine_type: string, voice_ready: boolean, voice_missing: Array<string>, status: string, phone_number_id: number | null, voice_id: number, language: string, llm_model: string, llm_temperature: number, timezone: string, who_speaks_first: string, initial_message: string, system_prompt: string, tool_ids: Array<number>, variables: Record<string, unknown>, post_call_evaluation: boolean, max_call_duration: number, max_silence_duration: number, re_engagement_interval: number, speech_speed: number, voice_stability: number, voice_similarity: number, allow_interruptions: boolean, interrupt_sensitivity: number, use_min_interrupt_words: boolean, min_interrupt_words: number, false_interruption_timeout_ms: number, keyterms: Array<string>, fallback_models: Array<string>, backchannel_words: Array<string> | null, transfer_mode: string, transfer_message: string | null, endpoint_type: string, endpoint_sensitivity: number, noise_cancellation: boolean, ambient_sound_volume: number, filler_audios: boolean, record_call: boolean, end_call_on_voicemail: boolean, voicemail_message: string | null, voicemail_beep_timeout_seconds: number, is_webhook_active: boolean, webhook_url: string | null, send_webhook_only_on_completed: boolean, include_recording_in_webhook: boolean, end_call_tool: { description: string | null }, post_call_schema: Array<{ name: string, type: string, description: string }>, pronunciations: Array<{ word: string, say_as: string }>, transfer_numbers: Array<{ number: string, description: string }> } };
+export type ConsoleCreateAssistantMutation = { createAssistant: { id: number, assistant_name: string, calls_direction: string, engine_type: string, voice_ready: boolean, voice_missing: Array<string>, status: string, phone_number_id: number | null, voice_id: number, language: string, llm_model: string, llm_temperature: number, timezone: string, who_speaks_first: string, initial_message: string, system_prompt: string, tool_ids: Array<number>, variables: Record<string, unknown>, post_call_evaluation: boolean, max_call_duration: number, max_silence_duration: number, re_engagement_interval: number, speech_speed: number, voice_stability: number, voice_similarity: number, allow_interruptions: boolean, interrupt_sensitivity: number, use_min_interrupt_words: boolean, min_interrupt_words: number, false_interruption_timeout_ms: number, keyterms: Array<string>, fallback_models: Array<string>, fallback_voice_id: number | null, backchannel_words: Array<string> | null, transfer_mode: string, transfer_message: string | null, endpoint_type: string, endpoint_sensitivity: number, noise_cancellation: boolean, ambient_sound_volume: number, filler_audios: boolean, record_call: boolean, end_call_on_voicemail: boolean, voicemail_message: string | null, voicemail_beep_timeout_seconds: number, is_webhook_active: boolean, webhook_url: string | null, send_webhook_only_on_completed: boolean, include_recording_in_webhook: boolean, end_call_tool: { description: string | null }, post_call_schema: Array<{ name: string, type: string, description: string }>, pronunciations: Array<{ word: string, say_as: string }>, transfer_numbers: Array<{ number: string, description: string }> } };
 
 export type ConsoleUpdateAssistantMutationVariables = Exact<{
   id: number;
@@ -396,7 +400,7 @@ export type ConsoleUpdateAssistantMutationVariables = Exact<{
 }>;
 
 
-export type ConsoleUpdateAssistantMutation = { updateAssistant: { id: number, assistant_name: string, calls_direction: string, engine_type: string, voice_ready: boolean, voice_missing: Array<string>, status: string, phone_number_id: number | null, voice_id: number, language: string, llm_model: string, llm_temperature: number, timezone: string, who_speaks_first: string, initial_message: string, system_prompt: string, tool_ids: Array<number>, variables: Record<string, unknown>, post_call_evaluation: boolean, max_call_duration: number, max_silence_duration: number, re_engagement_interval: number, speech_speed: number, voice_stability: number, voice_similarity: number, allow_interruptions: boolean, interrupt_sensitivity: number, use_min_interrupt_words: boolean, min_interrupt_words: number, false_interruption_timeout_ms: number, keyterms: Array<string>, fallback_models: Array<string>, backchannel_words: Array<string> | null, transfer_mode: string, transfer_message: string | null, endpoint_type: string, endpoint_sensitivity: number, noise_cancellation: boolean, ambient_sound_volume: number, filler_audios: boolean, record_call: boolean, end_call_on_voicemail: boolean, voicemail_message: string | null, voicemail_beep_timeout_seconds: number, is_webhook_active: boolean, webhook_url: string | null, send_webhook_only_on_completed: boolean, include_recording_in_webhook: boolean, end_call_tool: { description: string | null }, post_call_schema: Array<{ name: string, type: string, description: string }>, pronunciations: Array<{ word: string, say_as: string }>, transfer_numbers: Array<{ number: string, description: string }> } };
+export type ConsoleUpdateAssistantMutation = { updateAssistant: { id: number, assistant_name: string, calls_direction: string, engine_type: string, voice_ready: boolean, voice_missing: Array<string>, status: string, phone_number_id: number | null, voice_id: number, language: string, llm_model: string, llm_temperature: number, timezone: string, who_speaks_first: string, initial_message: string, system_prompt: string, tool_ids: Array<number>, variables: Record<string, unknown>, post_call_evaluation: boolean, max_call_duration: number, max_silence_duration: number, re_engagement_interval: number, speech_speed: number, voice_stability: number, voice_similarity: number, allow_interruptions: boolean, interrupt_sensitivity: number, use_min_interrupt_words: boolean, min_interrupt_words: number, false_interruption_timeout_ms: number, keyterms: Array<string>, fallback_models: Array<string>, fallback_voice_id: number | null, backchannel_words: Array<string> | null, transfer_mode: string, transfer_message: string | null, endpoint_type: string, endpoint_sensitivity: number, noise_cancellation: boolean, ambient_sound_volume: number, filler_audios: boolean, record_call: boolean, end_call_on_voicemail: boolean, voicemail_message: string | null, voicemail_beep_timeout_seconds: number, is_webhook_active: boolean, webhook_url: string | null, send_webhook_only_on_completed: boolean, include_recording_in_webhook: boolean, end_call_tool: { description: string | null }, post_call_schema: Array<{ name: string, type: string, description: string }>, pronunciations: Array<{ word: string, say_as: string }>, transfer_numbers: Array<{ number: string, description: string }> } };
 
 export type ConsoleDeleteAssistantMutationVariables = Exact<{
   id: number;
@@ -718,6 +722,7 @@ export const ConsoleAssistantFieldsFragmentDoc = new TypedDocumentString(`
   false_interruption_timeout_ms
   keyterms
   fallback_models
+  fallback_voice_id
   backchannel_words
   pronunciations {
     word
@@ -896,6 +901,7 @@ export const ConsoleAssistantDocument = new TypedDocumentString(`
   false_interruption_timeout_ms
   keyterms
   fallback_models
+  fallback_voice_id
   backchannel_words
   pronunciations {
     word
@@ -998,6 +1004,7 @@ export const ConsoleCreateAssistantDocument = new TypedDocumentString(`
   false_interruption_timeout_ms
   keyterms
   fallback_models
+  fallback_voice_id
   backchannel_words
   pronunciations {
     word
@@ -1070,6 +1077,7 @@ export const ConsoleUpdateAssistantDocument = new TypedDocumentString(`
   false_interruption_timeout_ms
   keyterms
   fallback_models
+  fallback_voice_id
   backchannel_words
   pronunciations {
     word

@@ -83,6 +83,7 @@ export interface AssistantSettings {
   who_speaks_first: (typeof WHO_SPEAKS_FIRST)[number];
   keyterms: string[];
   fallback_models: string[];
+  fallback_voice_id: number | null;
   pronunciations: Pronunciation[];
   backchannel_words: string[] | null;
   false_interruption_timeout_ms: number;
@@ -124,6 +125,7 @@ export const ASSISTANT_DEFAULTS: Readonly<AssistantSettings> = Object.freeze({
   who_speaks_first: 'AI assistant',
   keyterms: [],
   fallback_models: [],
+  fallback_voice_id: null,
   pronunciations: [],
   backchannel_words: null,
   false_interruption_timeout_ms: 2000,
@@ -325,6 +327,13 @@ export class Assistant implements AssistantSettings {
   @Field(() => [String], { description: 'Models of the catalogue (type llm) the pipeline engine tries in order when `llm_model` fails before its answer begins (after one retry).' })
   @Property({ type: 'json' })
   fallback_models!: string[];
+
+  @Field(() => Int, {
+    nullable: true,
+    description: 'A voice (public or the account’s) of a text-to-speech vendor that speaks the rest of a pipeline call when the voice’s vendor fails before an utterance’s audio; null: the next configured vendor’s default voice.',
+  })
+  @Property({ type: 'integer', nullable: true })
+  fallback_voice_id: number | null = null;
 
   @Field(() => [Pronunciation], { description: 'Whole-word replacements in what TTS is given; the transcript keeps what the model wrote.' })
   @Property({ type: 'json' })

@@ -140,6 +140,9 @@ abstract class AssistantOptionalInput {
   @Field(() => [String], { nullable: true, description: 'At most 3 names of `models` of type llm, tried in order when `llm_model` fails. Null or [] clears them.' })
   fallback_models?: string[] | null;
 
+  @Field(() => Int, { nullable: true, description: 'A voice of the catalogue visible to the account whose provider is a text-to-speech vendor: it speaks when the voice’s vendor fails. Null clears it.' })
+  fallback_voice_id?: number | null;
+
   @Field(() => [PronunciationInput], { nullable: true, description: 'At most 100. Null or [] clears them.' })
   pronunciations?: PronunciationInput[] | null;
 

@@ -97,6 +97,7 @@ const NULLABLE = new Set([
   'end_call_tool',
   'keyterms',
   'fallback_models',
+  'fallback_voice_id',
   'pronunciations',
   'backchannel_words',
   'voicemail_message',
@@ -276,6 +277,17 @@ async function checkFallbackModels(scope: Scope, errors: FieldErrorCollector, na
   return trimmed;
 }
 
+/**
+ * `fallback_voice_id`: a voice the account sees that a text-to-speech vendor speaks (it names
+ * its provider: a built-in vendor or, later, a hosted one); null clears it.
+ */
+async function checkFallbackVoice(scope: Scope, errors: FieldErrorCollector, id: number | null): Promise<number | null> {
+  if (id === null) return null;
+  const voice = id >= 1 ? await findVisibleVoice(scope, id) : null;
+  if (!voice || voice.mode !== 'pipeline' || voice.provider === null) errors.add('fallback_voice_id', FieldMessages.invalidSelection('fallback_voice_id'));
+  return id;
+}
+
 function checkPronunciations(errors: FieldErrorCollector, items: NonNullable<Input['pronunciations']>): Pronunciation[] {
   if (items.length > PRONUNCIATIONS.maxItems) errors.add('pronunciations', FieldMessages.maxItems('pronunciations', PRONUNCIATIONS.maxItems));
   const seen = new Set<string>();
@@ -332,6 +344,7 @@ async function resolve(scope: Scope, input: Input, current?: Assistant): Promise
     else if (!errors.has(field) && changes[field] !== entry.name) errors.add(idField, FieldMessages.sameField(idField, field));
   }
   if (input.fallback_models !== undefined) changes.fallback_models = await checkFallbackModels(scope, errors, input.fallback_models ?? []);
+  if (input.fallback_voice_id !== undefined) changes.fallback_voice_id = await checkFallbackVoice(scope, errors, input.fallback_voice_id);
   if (!current) {
     for (const field of ['language', 'llm_model'] as const) {
       if (changes[field] === undefined && !errors.has(field) && !errors.has(`${field}_id`)) errors.add(field, FieldMessages.required(field));

@@ -81,3 +81,23 @@ export async function requireVoiceReady(em: EntityManager, config: Config, assis
   const missing = voiceMissing(config.voice, await needsOf(em, assistant));
   if (missing.length) throw new ValidationError({ assistant_id: [Messages.voiceNotReady(missing)] }, Messages.voiceNotReady(missing));
 }
+
+/** A TTS vendor and the voice it speaks with there (null: its default voice). */
+export interface TtsVoiceChoice {
+  vendor: string;
+  voiceId: string | null;
+}
+
+/**
+ * The order in which TTS vendors speak a call when the one before fails (design.md, "Vendors
+ * that never end a call by themselves"): the call's voice; then the assistant's fallback voice
+ * when its vendor is configured; then every other configured vendor with its default voice, in
+ * the order of `configured` (elevenlabs, cartesia, openai, then the hosted providers). A vendor
+ * is in the chain once: one that failed is not asked again.
+ */
+export function ttsChain(configured: readonly string[], first: TtsVoiceChoice, fallbackVoice: TtsVoiceChoice | null): TtsVoiceChoice[] {
+  const chain = [first];
+  if (fallbackVoice && configured.includes(fallbackVoice.vendor) && fallbackVoice.vendor !== first.vendor) chain.push(fallbackVoice);
+  for (const vendor of configured) if (!chain.some((choice) => choice.vendor === vendor)) chain.push({ vendor, voiceId: null });
+  return chain;
+}

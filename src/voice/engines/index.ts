@@ -1,4 +1,4 @@
-import { llmAccess, pipelinePlan, voiceMissing } from '../../modules/assistants/assistant.voice';
+import { llmAccess, pipelinePlan, ttsChain, voiceMissing } from '../../modules/assistants/assistant.voice';
 import type { VendorEvent } from '../../modules/calls/call.vendor-events';
 import { TTS_PROVIDERS } from '../../modules/catalog/voice.entity';
 import type { PipelineVendors, VendorAccess } from '../../config';
@@ -10,6 +10,7 @@ import { CartesiaTts } from '../services/cartesia.tts';
 import { deepgramLanguage, DeepgramStt } from '../services/deepgram.stt';
 import { ElevenLabsTts } from '../services/elevenlabs.tts';
 import { FallbackLlm } from '../services/fallback.llm';
+import { FallbackTts } from '../services/fallback.tts';
 import { OpenAiLlm } from '../services/openai.llm';
 import { OpenAiTts } from '../services/openai.tts';
 import { ReconnectingStt } from '../services/reconnecting.stt';
@@ -27,6 +28,19 @@ const TTS: Record<(typeof TTS_PROVIDERS)[number], (access: VendorAccess) => TtsS
   cartesia: (access) => new CartesiaTts(access),
   openai: (access) => new OpenAiTts(access),
 };
+
+/**
+ * The TTS vendors configured here, by name, in the order they stand in for one another (the
+ * hosted providers of TTS_PROVIDERS go after the built-in ones).
+ */
+function ttsVendors(vendors: PipelineVendors): Map<string, () => TtsService> {
+  const configured = new Map<string, () => TtsService>();
+  for (const name of TTS_PROVIDERS) {
+    const access = vendors[name];
+    if (access) configured.set(name, () => TTS[name](access));
+  }
+  return configured;
+}
 
 /**
  * The engine of a call, by its assistant's engine_type; a string says why there is none (its
@@ -48,7 +62,8 @@ export async function startEngine(deps: EngineDeps, live: LiveCall, setup: Engin
  * The pipeline's vendors for a call, as assistant.voice.ts's rule chooses them (the same rule
  * that tells the API what an assistant lacks); the LLM is the assistant's model, then its
  * `fallback_models` (each at its provider's endpoint, one whose provider is not configured here
- * left out), and `report` hears of each retry and switch (the LLM's, and Deepgram's reconnects).
+ * left out); TTS is the voice's vendor, then the chain of assistant.voice.ts's `ttsChain`; and
+ * `report` hears of each retry and switch (the LLM's and TTS's, and Deepgram's reconnects).
  */
 export function pipelineServices(vendors: PipelineVendors, setup: EngineSetup, report: (event: VendorEvent) => void = () => {}): PipelineServices | string {
   const { llm, tts, ownVoice, missing } = pipelinePlan(vendors, setup);
@@ -58,12 +73,18 @@ export function pipelineServices(vendors: PipelineVendors, setup: EngineSetup, r
     const access = llmAccess(vendors, provider);
     return access && name !== model ? [{ model: name, service: new OpenAiLlm({ ...access, models: { [name]: params } }) }] : [];
   });
+  const configured = ttsVendors(vendors);
+  const voiceId = ownVoice ? setup.providerVoiceId : null;
+  const fallbackVoice = setup.fallbackVoice && { vendor: setup.fallbackVoice.provider, voiceId: setup.fallbackVoice.providerVoiceId };
   return {
     stt: new ReconnectingStt(new DeepgramStt(vendors.deepgram), report),
     sttLanguage: deepgramLanguage(setup.language),
     llm: new FallbackLlm([{ model, service: new OpenAiLlm({ ...llm, models: { [model]: setup.modelParams } }) }, ...fallbacks], report),
     model: setup.assistant.llm_model,
-    tts: TTS[tts](vendors[tts]!),
-    voiceId: ownVoice ? setup.providerVoiceId : null,
+    tts: new FallbackTts(
+      ttsChain([...configured.keys()], { vendor: tts, voiceId }, fallbackVoice).map((choice) => ({ service: configured.get(choice.vendor)!(), voiceId: choice.voiceId })),
+      report,
+    ),
+    voiceId,
   };
 }

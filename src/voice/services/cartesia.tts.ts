@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import WebSocket from 'ws';
 import type { VendorAccess } from '../../config';
-import { ServiceError, type TtsEvents, type TtsOptions, type TtsService, type TtsSession, type TtsUtterance } from './service';
+import { CONNECTION_LOST, httpTransient, ServiceError, type TtsEvents, type TtsOptions, type TtsService, type TtsSession, type TtsUtterance } from './service';
 
 /**
  * Cartesia's streaming text to speech over its TTS WebSocket, API version 2026-03-01. Where the
@@ -165,7 +165,9 @@ class Connection {
     );
     this.socket.on('unexpected-response', (_request, response) => {
       response.resume();
-      this.lose(new ServiceError('tts', 'refused', `Cartesia refused the connection (HTTP ${response.statusCode})`));
+      this.lose(
+        new ServiceError('tts', 'refused', `Cartesia refused the connection (HTTP ${response.statusCode})`, httpTransient(response.statusCode, response.headers['retry-after'])),
+      );
     });
     this.socket.on('open', () => {
       this.opened = true;
@@ -177,7 +179,7 @@ class Connection {
     // An error is always followed by `close`, which says what it means for the utterances.
     this.socket.on('error', () => undefined);
     this.socket.on('close', (code) =>
-      this.lose(new ServiceError('tts', 'dropped', this.opened ? `Cartesia closed the connection (code ${code})` : 'Cartesia could not be reached')),
+      this.lose(new ServiceError('tts', 'dropped', this.opened ? `Cartesia closed the connection (code ${code})` : 'Cartesia could not be reached', CONNECTION_LOST)),
     );
   }
 
@@ -318,7 +320,8 @@ class CartesiaUtterance implements TtsUtterance {
       this.finish();
     } else if (message.type === 'error') {
       const code = message.error_code ? `, ${message.error_code}` : '';
-      this.fail(new ServiceError('tts', 'refused', `Cartesia refused the request (${message.status_code ?? 'no status'}${code})`));
+      const transient = httpTransient(message.status_code, undefined);
+      this.fail(new ServiceError('tts', 'refused', `Cartesia refused the request (${message.status_code ?? 'no status'}${code})`, transient));
     }
   }
 

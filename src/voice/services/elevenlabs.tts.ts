@@ -1,7 +1,7 @@
 import WebSocket from 'ws';
 import type { VendorAccess } from '../../config';
 import { Resampler, type SampleRate } from '../codecs/resample';
-import { ServiceError, type FailureKind, type TtsEvents, type TtsOptions, type TtsService, type TtsSession, type TtsUtterance } from './service';
+import { CONNECTION_LOST, httpTransient, ServiceError, type FailureKind, type TtsEvents, type TtsOptions, type TtsService, type TtsSession, type TtsUtterance } from './service';
 
 /**
  * ElevenLabs' streaming text to speech over its `stream-input` WebSocket. Where the format comes
@@ -165,7 +165,10 @@ class ElevenLabsUtterance implements TtsUtterance {
     this.resampler = stream.vendorRate === stream.sampleRate ? null : new Resampler(stream.vendorRate, stream.sampleRate);
     this.ws = new WebSocket(stream.url, { headers: { 'xi-api-key': stream.apiKey }, perMessageDeflate: false });
     this.timer = setTimeout(() => this.fail('stalled', `ElevenLabs did not open the stream within ${stream.bounds.openMs} ms`), stream.bounds.openMs);
-    this.ws.on('unexpected-response', (_request, response) => this.fail('refused', `ElevenLabs refused the stream: HTTP ${response.statusCode}`));
+    this.ws.on('unexpected-response', (_request, response) => {
+      response.resume();
+      this.fail('refused', `ElevenLabs refused the stream: HTTP ${response.statusCode}`, httpTransient(response.statusCode, response.headers['retry-after']));
+    });
     this.ws.on('open', () => this.start());
     this.ws.on('message', (data) => this.receive(data.toString()));
     // An error is followed by 'close', which says what it meant; ws would throw it without a listener.
@@ -254,17 +257,18 @@ class ElevenLabsUtterance implements TtsUtterance {
   /** The socket closed: the end of a finished utterance, or else a failure its close code names. */
   private lost(code: number): void {
     if (this.finished) return;
-    if (!this.opened) return this.fail('dropped', `ElevenLabs could not be reached (close ${code})`);
+    if (!this.opened) return this.fail('dropped', `ElevenLabs could not be reached (close ${code})`, CONNECTION_LOST);
     // 1008, policy violation, is how ElevenLabs ends a stream it will not serve (a key, a quota, a setting).
     if (code === 1008) return this.fail('refused', 'ElevenLabs closed the stream as a policy violation (1008)');
-    this.fail('dropped', `ElevenLabs closed the stream before its end (close ${code})`);
+    this.fail('dropped', `ElevenLabs closed the stream before its end (close ${code})`, CONNECTION_LOST);
   }
 
-  private fail(kind: FailureKind, message: string): void {
+  /** `transient`: a 429, a 5xx or a connection lost, worth a second attempt. */
+  private fail(kind: FailureKind, message: string, transient: ServiceError['transient'] = null): void {
     if (this.finished) return;
     this.finish();
     this.ws.terminate();
-    this.events.failed(new ServiceError('tts', kind, message));
+    this.events.failed(new ServiceError('tts', kind, message, transient));
   }
 
   private finish(): void {

@@ -36,6 +36,22 @@ export class ServiceError extends Error {
   }
 }
 
+/** A connection lost or never made: worth a second attempt, with no wait named. */
+export const CONNECTION_LOST = { retryAfterMs: null } as const;
+
+/**
+ * Whether an HTTP status a vendor answered is worth a second attempt (429, 5xx), with its
+ * `Retry-After` (seconds or an HTTP date) in ms when it is readable.
+ */
+export function httpTransient(status: number | undefined, retryAfter: string | string[] | undefined): { retryAfterMs: number | null } | null {
+  if (status === undefined || (status !== 429 && status < 500)) return null;
+  const value = (Array.isArray(retryAfter) ? retryAfter[0] : retryAfter)?.trim();
+  if (!value) return { retryAfterMs: null };
+  if (/^\d+(\.\d+)?$/.test(value)) return { retryAfterMs: Number(value) * 1000 };
+  const at = Date.parse(value);
+  return { retryAfterMs: Number.isNaN(at) ? null : Math.max(0, at - Date.now()) };
+}
+
 // ---------------------------------------------------------------- speech to text
 
 /**

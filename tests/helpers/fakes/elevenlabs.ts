@@ -60,6 +60,10 @@ export interface FakeElevenLabs {
   refuse: boolean;
   /** While set, every handshake is answered with this HTTP status. */
   handshakeStatus: number | null;
+  /** The next handshakes are answered with these, one each, before anything else (a 429 with its `Retry-After`, say). */
+  nextHandshakes: { status: number; retryAfter?: string }[];
+  /** Handshakes asked for so far, refused ones too. */
+  handshakes: number;
   /** The wait before each generation's audio. */
   firstByteMs: number;
   sockets: ElevenLabsSocket[];
@@ -69,12 +73,15 @@ export interface FakeElevenLabs {
 }
 
 export async function startFakeElevenLabs(apiKey: string): Promise<FakeElevenLabs> {
-  const fake = { refuse: false, handshakeStatus: null, firstByteMs: 0 } as FakeElevenLabs;
+  const fake = { refuse: false, handshakeStatus: null, nextHandshakes: [], handshakes: 0, firstByteMs: 0 } as unknown as FakeElevenLabs;
   const wss = new WebSocketServer({
     port: 0,
     host: '127.0.0.1',
     verifyClient: (info, done) => {
       const url = new URL(info.req.url ?? '', 'ws://fake');
+      fake.handshakes++;
+      const scripted = fake.nextHandshakes.shift();
+      if (scripted) return done(false, scripted.status, 'Refused', scripted.retryAfter === undefined ? {} : { 'Retry-After': scripted.retryAfter });
       if (fake.handshakeStatus) return done(false, fake.handshakeStatus);
       if (!PATH.test(url.pathname)) return done(false, 404);
       if (!RATES[url.searchParams.get('output_format') ?? '']) return done(false, 400);

@@ -39,6 +39,16 @@ export function assistantSections(choices: ConsoleAssistantChoicesQuery, engine:
             .map((voice) => ({ value: String(voice.id), label: `${voice.name} · ${voice.provider ?? 'default vendor'}` })),
         },
         {
+          name: 'fallback_voice_id',
+          label: 'Fallback voice',
+          kind: 'select',
+          optional: true,
+          hint: 'Pipeline calls: speaks the rest of the call when the voice’s vendor fails. None: the next configured vendor’s default voice.',
+          choices: choices.voices
+            .filter((voice) => voice.mode === 'pipeline' && voice.provider !== null)
+            .map((voice) => ({ value: String(voice.id), label: `${voice.name} · ${voice.provider}` })),
+        },
+        {
           name: 'llm_model',
           label: 'Model',
           kind: 'select',
@@ -181,6 +191,7 @@ export const NEW_ASSISTANT: Record<string, unknown> = {
   false_interruption_timeout_ms: 2000,
   keyterms: [],
   fallback_models: [],
+  fallback_voice_id: null,
   backchannel_words: null,
   pronunciations: [],
   transfer_numbers: [],

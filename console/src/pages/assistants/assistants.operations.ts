@@ -62,6 +62,7 @@ export const AssistantFieldsFragment = graphql(`
     false_interruption_timeout_ms
     keyterms
     fallback_models
+    fallback_voice_id
     backchannel_words
     pronunciations {
       word

@@ -19,7 +19,8 @@ import { Hearing, sttAudio, type Denoiser, type Vad } from './hearing';
 import { observe, timingFrom, turnLatency, type TurnTiming } from './latency';
 import { phrases } from './phrases';
 import { Reply, type ReplyContext } from './reply';
-import { Speaker, type Ambience } from './speaker';
+import { Speaker, Spoken, type Ambience } from './speaker';
+import { keptApology } from './apology';
 import { Backchannels } from './backchannels';
 import { Turns, type CallerTurn } from './turns';
 
@@ -98,6 +99,8 @@ export class PipelineEngine implements VoiceEngine {
   private voicemail = false;
   /** What the vendors report the call used, recorded when it ends. */
   private readonly usage: CallUsage = { stt_seconds: 0, llm_input_tokens: 0, llm_output_tokens: 0, tts_characters: 0 };
+  /** The apology's audio, kept from the call's start for when TTS is dead (apology.ts). */
+  private readonly apology: Promise<Int16Array | null>;
 
   constructor(
     private readonly deps: PipelineDeps,
@@ -152,14 +155,15 @@ export class PipelineEngine implements VoiceEngine {
         failed: (error) => this.fail(error),
       },
     );
-    this.tts = services.tts.open({
+    const ttsOptions = {
       voiceId: services.voiceId,
       language,
       speed: assistant.speech_speed,
       stability: assistant.voice_stability,
       similarity: assistant.voice_similarity,
       sampleRate: out.rate,
-    });
+    };
+    this.tts = services.tts.open(ttsOptions);
     this.hearing = new Hearing(this.stt, audioStages.vad, audioStages.denoiser, this.turns, { logger: deps.logger, callId: call.id }, out.rate);
     const actions: CallActions = {
       endCall: () => {
@@ -213,6 +217,8 @@ export class PipelineEngine implements VoiceEngine {
     } else {
       this.open();
     }
+    // After the opening was asked for, on a session of its own: it never keeps the opening waiting.
+    this.apology = keptApology(services.tts, ttsOptions, phrases(language).apology);
   }
 
   /** `who_speaks_first` and `initial_message`: the call's opening (an outbound call's once the callee is heard from, or not). */
@@ -399,15 +405,16 @@ export class PipelineEngine implements VoiceEngine {
   }
 
   /**
-   * A vendor failed: the assistant apologises in its language where TTS still works, then the
-   * call is hung up with `hangup_reason` naming the part. Never a silent line.
+   * A vendor failed: the assistant apologises in its language (TTS dead: with the apology kept
+   * at the call's start), then the call is hung up with `hangup_reason` naming the part. Never
+   * a silent line.
    */
   private fail(error: ServiceError): void {
     if (this.ended) return;
     const reason: HangupReason = `${error.part}-failed`;
     if (this.failing) {
-      // The apology could not be spoken either.
-      if (error.part === 'tts') void this.hangup(this.afterHeard ?? reason);
+      // The apology could not be spoken either: the kept one is played.
+      if (error.part === 'tts') this.sayKeptApology(this.afterHeard ?? reason);
       return;
     }
     this.failing = true;
@@ -415,10 +422,29 @@ export class PipelineEngine implements VoiceEngine {
     this.call.failed(error.message);
     this.reply?.cancel();
     this.speaker.clear();
-    if (error.part === 'tts') return void this.hangup(reason);
+    // Every TTS vendor of the call failed (services/fallback.tts.ts): only the kept apology can speak.
+    if (error.part === 'tts') return this.sayKeptApology(reason);
     this.afterHeard = reason;
     this.say(phrases(this.setup.language).apology, false);
     this.hangupWhenHeard(reason);
+  }
+
+  /** Plays the apology kept at the call's start, then hangs up once it is heard; at once when none could be kept. */
+  private sayKeptApology(reason: HangupReason): void {
+    // Nothing hangs up on an idle speaker before the apology is queued; a live apology cut short gives way to it.
+    this.afterHeard = null;
+    this.reply?.cancel();
+    this.speaker.clear();
+    void this.apology.then((pcm) => {
+      if (this.ended || this.hangingUp) return;
+      if (pcm) {
+        const spoken = new Spoken();
+        this.speaker.play(spoken, pcm);
+        this.speaker.finish(spoken);
+        this.call.turn({ speaker: 'assistant', text: phrases(this.setup.language).apology }, Date.now());
+      }
+      this.hangupWhenHeard(reason);
+    });
   }
 
   /** A function ended the call: the assistant's own closing line is said (a transfer's message), then the call closes once it is heard. */

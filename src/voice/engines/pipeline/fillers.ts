@@ -22,16 +22,16 @@ export function fillerAudio(key: string, text: string, tts: TtsSession): Promise
 }
 
 /**
- * The whole audio of a text; null when TTS fails, says nothing, or takes longer than
- * FILLER_SYNTHESIS_MS (the call may end meanwhile, and its session with it).
+ * The whole audio of a text; null when TTS fails, says nothing, or takes longer than `boundMs`
+ * (the call may end meanwhile, and its session with it).
  */
-function synthesise(tts: TtsSession, text: string): Promise<Int16Array | null> {
+export function synthesise(tts: TtsSession, text: string, boundMs = FILLER_SYNTHESIS_MS): Promise<Int16Array | null> {
   return new Promise((resolve) => {
     const chunks: Int16Array[] = [];
     const timer = setTimeout(() => {
       utterance.cancel();
       resolve(null);
-    }, FILLER_SYNTHESIS_MS);
+    }, boundMs);
     timer.unref();
     const utterance = tts.utterance({
       audio: (pcm) => chunks.push(pcm),
