@@ -71,6 +71,8 @@ export type CreateAssistantInput = {
   timezone: string;
   /** Tools of the account; replaces every assignment ([] removes all). */
   tool_ids?: Array<number> | null | undefined;
+  /** deepgram, openai, or a name of this server’s STT_PROVIDERS (see transcriberProviders). */
+  transcriber?: string | null | undefined;
   /** At most 500 characters; null or blank: the model says it in its own words. */
   transfer_message?: string | null | undefined;
   /** cold or warm. */
@@ -271,6 +273,8 @@ export type UpdateAssistantInput = {
   timezone?: string | null | undefined;
   /** Tools of the account; replaces every assignment ([] removes all). */
   tool_ids?: Array<number> | null | undefined;
+  /** deepgram, openai, or a name of this server’s STT_PROVIDERS (see transcriberProviders). */
+  transcriber?: string | null | undefined;
   /** At most 500 characters; null or blank: the model says it in its own words. */
   transfer_message?: string | null | undefined;
   /** cold or warm. */

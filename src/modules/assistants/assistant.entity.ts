@@ -83,6 +83,7 @@ export interface AssistantSettings {
   who_speaks_first: (typeof WHO_SPEAKS_FIRST)[number];
   keyterms: string[];
   fallback_models: string[];
+  transcriber: string;
   pronunciations: Pronunciation[];
   backchannel_words: string[] | null;
   false_interruption_timeout_ms: number;
@@ -124,6 +125,7 @@ export const ASSISTANT_DEFAULTS: Readonly<AssistantSettings> = Object.freeze({
   who_speaks_first: 'AI assistant',
   keyterms: [],
   fallback_models: [],
+  transcriber: 'deepgram',
   pronunciations: [],
   backchannel_words: null,
   false_interruption_timeout_ms: 2000,
@@ -325,6 +327,13 @@ export class Assistant implements AssistantSettings {
   @Field(() => [String], { description: 'Models of the catalogue (type llm) the pipeline engine tries in order when `llm_model` fails before its answer begins (after one retry).' })
   @Property({ type: 'json' })
   fallback_models!: string[];
+
+  @Field(() => String, {
+    description:
+      'Who hears the caller on the pipeline engine: deepgram (streamed; OpenAI’s when only OPENAI_API_KEY is set), openai, or a name of the server’s STT_PROVIDERS (each turn the VAD finds is sent whole).',
+  })
+  @Property({ length: 32 })
+  transcriber!: string;
 
   @Field(() => [Pronunciation], { description: 'Whole-word replacements in what TTS is given; the transcript keeps what the model wrote.' })
   @Property({ type: 'json' })

@@ -140,6 +140,9 @@ abstract class AssistantOptionalInput {
   @Field(() => [String], { nullable: true, description: 'At most 3 names of `models` of type llm, tried in order when `llm_model` fails. Null or [] clears them.' })
   fallback_models?: string[] | null;
 
+  @Field(() => String, { nullable: true, description: 'deepgram, openai, or a name of this server’s STT_PROVIDERS (see transcriberProviders).' })
+  transcriber?: string | null;
+
   @Field(() => [PronunciationInput], { nullable: true, description: 'At most 100. Null or [] clears them.' })
   pronunciations?: PronunciationInput[] | null;
 

@@ -11,6 +11,7 @@ import { deepgramLanguage, DeepgramStt } from '../services/deepgram.stt';
 import { ElevenLabsTts } from '../services/elevenlabs.tts';
 import { FallbackLlm } from '../services/fallback.llm';
 import { OpenAiLlm } from '../services/openai.llm';
+import { OpenAiStt } from '../services/openai.stt';
 import { OpenAiTts } from '../services/openai.tts';
 import type { TtsService } from '../services/service';
 import { WorkerDenoiser } from '../vad/denoiser';
@@ -32,7 +33,7 @@ const TTS: Record<(typeof TTS_PROVIDERS)[number], (access: VendorAccess) => TtsS
  * vendors are not configured here), for the log.
  */
 export async function startEngine(deps: EngineDeps, live: LiveCall, setup: EngineSetup, out: MediaOut): Promise<VoiceEngine | string> {
-  const missing = voiceMissing(deps.config.voice, { engine_type: setup.assistant.engine_type, ...setup });
+  const missing = voiceMissing(deps.config.voice, { engine_type: setup.assistant.engine_type, transcriber: setup.assistant.transcriber, ...setup });
   if (missing.length) return `${setup.assistant.engine_type} assistants need ${missing.join(', ')}`;
   if (setup.assistant.engine_type === 'multimodal') return new RealtimeEngine(deps, live, setup, out);
   const services = pipelineServices(deps.config.voice.pipeline, setup, (event) => live.vendorEvent(event));
@@ -50,19 +51,21 @@ export async function startEngine(deps: EngineDeps, live: LiveCall, setup: Engin
  * left out), and `report` hears of each retry and switch.
  */
 export function pipelineServices(vendors: PipelineVendors, setup: EngineSetup, report: (event: VendorEvent) => void = () => {}): PipelineServices | string {
-  const { llm, tts, ownVoice, missing } = pipelinePlan(vendors, setup);
-  if (missing.length || !vendors.deepgram || !llm || !tts) return `pipeline assistants need ${missing.join(', ')}`;
+  const { stt, llm, tts, ownVoice, missing } = pipelinePlan(vendors, { ...setup, transcriber: setup.assistant.transcriber });
+  if (missing.length || !stt || !llm || !tts) return `pipeline assistants need ${missing.join(', ')}`;
   const model = setup.assistant.llm_model;
   const fallbacks = setup.fallbackModels.flatMap(({ name, provider, params }) => {
     const access = llmAccess(vendors, provider);
     return access && name !== model ? [{ model: name, service: new OpenAiLlm({ ...access, models: { [name]: params } }) }] : [];
   });
   return {
-    stt: new DeepgramStt(vendors.deepgram),
-    sttLanguage: deepgramLanguage(setup.language),
+    // A transcriber of whole turns takes the language as ISO 639-1, Deepgram as its own tag.
+    ...('access' in stt
+      ? { stt: new DeepgramStt(stt.access), sttLanguage: deepgramLanguage(setup.language) }
+      : { stt: new OpenAiStt({ ...stt.server, vendor: stt.vendor }), sttLanguage: setup.language }),
     llm: new FallbackLlm([{ model, service: new OpenAiLlm({ ...llm, models: { [model]: setup.modelParams } }) }, ...fallbacks], report),
     model: setup.assistant.llm_model,
-    tts: TTS[tts](vendors[tts]!),
+    tts: tts.hosted ? new OpenAiTts(tts.hosted) : TTS[tts.vendor](vendors[tts.vendor]!),
     voiceId: ownVoice ? setup.providerVoiceId : null,
   };
 }
