@@ -112,6 +112,8 @@ export interface FakeOpenAi {
   /** Requests that passed the key check and the body's validation, by endpoint. */
   chatRequests: FakeRequest[];
   speechRequests: FakeRequest[];
+  /** Any voice name is taken (a hosted server's own voices, such as Kokoro's `af_bella`), not only OpenAI's. */
+  anyVoice: boolean;
   /** What the next transcriptions answer, in order. */
   transcriptions: (TranscriptionReply | string)[];
   /** Every transcription's fixed time (a server's own), in ms. */
@@ -255,13 +257,13 @@ function checkReasoning(body: Record<string, any>): void {
   }
 }
 
-function checkSpeech(body: Record<string, any>): void {
+function checkSpeech(body: Record<string, any>, anyVoice: boolean): void {
   if (typeof body.model !== 'string' || !body.model) throw new Refusal(400, 'you must provide a model parameter');
   if (typeof body.input !== 'string' || !body.input) throw new Refusal(400, "Invalid 'input': string too short.", 'input', 'string_below_min_length');
   if (body.input.length > 4096) {
     throw new Refusal(400, `Invalid 'input': string too long. Expected a string with maximum length 4096, but got a string with length ${body.input.length} instead.`, 'input', 'string_above_max_length');
   }
-  if (!(VOICES.has(body.voice) || typeof body.voice?.id === 'string')) {
+  if (!(VOICES.has(body.voice) || typeof body.voice?.id === 'string' || (anyVoice && typeof body.voice === 'string' && body.voice))) {
     throw new Refusal(400, `Invalid value: '${body.voice}'. Supported values are: ${[...VOICES].map((v) => `'${v}'`).join(', ')}.`, 'voice', 'invalid_value');
   }
   if (body.speed !== undefined && !(typeof body.speed === 'number' && body.speed >= 0.25 && body.speed <= 4)) {
@@ -443,6 +445,7 @@ export async function startFakeOpenAi(apiKey: string): Promise<FakeOpenAi> {
     defaultSpeech: () => ({}),
     chatRequests: [],
     speechRequests: [],
+    anyVoice: false,
     transcriptions: [],
     transcriptionMs: 0,
     transcriptionRequests: [],
@@ -485,7 +488,8 @@ export async function startFakeOpenAi(apiKey: string): Promise<FakeOpenAi> {
       throw new Refusal(400, 'We could not parse the JSON body of your request. (HINT: This likely means you aren\'t using your HTTP library correctly. The OpenAI API expects a JSON payload, but what was sent was not valid JSON.)');
     }
     const chat = route === 'POST /v1/chat/completions';
-    (chat ? checkChat : checkSpeech)(body);
+    if (chat) checkChat(body);
+    else checkSpeech(body, fake.anyVoice);
     const outcome = new Promise<'completed' | 'closed'>((resolve) => res.on('close', () => resolve(res.writableFinished ? 'completed' : 'closed')));
     const request: FakeRequest = { path: req.url!, headers: req.headers, body, outcome };
     const scripted = chat ? (fake.chat.shift() ?? fake.defaultChat) : (fake.speech.shift() ?? fake.defaultSpeech);

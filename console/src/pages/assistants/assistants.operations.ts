@@ -62,6 +62,7 @@ export const AssistantFieldsFragment = graphql(`
     false_interruption_timeout_ms
     keyterms
     fallback_models
+    transcriber
     backchannel_words
     pronunciations {
       word
@@ -99,6 +100,10 @@ export const AssistantDocument = graphql(`
 
 export const AssistantChoicesDocument = graphql(`
   query ConsoleAssistantChoices {
+    transcriberProviders {
+      name
+      code
+    }
     voices {
       id
       name
