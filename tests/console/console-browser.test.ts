@@ -186,7 +186,7 @@ runInBrowser(
     expect(voicemail.body.data.assistant).toEqual({ voicemail_message: 'Oi {{customer_name}}, retorne a ligação.', voicemail_beep_timeout_seconds: 12 });
     // The transcriber: Deepgram by default, and those this server lists (none here: it has no vendor key).
     expect(await page.locator('#assistant-transcriber').inputValue()).toBe('deepgram');
-    expect(await page.locator('#assistant-transcriber option').evaluateAll((options) => options.map((o) => (o as HTMLOptionElement).value))).toEqual(['deepgram']);
+    expect(await page.locator('#assistant-transcriber option').evaluateAll((options) => options.map((o) => (o as unknown as { value: string }).value))).toEqual(['deepgram']);
     await visit(page, '/assistants/new', '#assistant-assistant_name', 'assistant-new', problems);
 
     // The rest of the pages.

@@ -126,6 +126,7 @@ describe('a server with Deepgram, OpenAI, a hosted TTS (kokoro) and a hosted STT
     await pastTheOpeningWait();
     await live.caller.say(speech());
     await until('hung up', async () => calls.hungUp(live), Boolean, 20_000);
+    expect(calls.speechInputs().some((input) => input.startsWith('Desculpe, estamos com um problema técnico'))).toBe(true);
     expect((await until('ended', () => calls.callRow(live.id), (r) => r.hangup_reason !== null)).hangup_reason).toBe('stt-failed');
     await calls.hangUp(live);
   });

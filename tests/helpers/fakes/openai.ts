@@ -116,6 +116,8 @@ export interface FakeOpenAi {
   anyVoice: boolean;
   /** What the next transcriptions answer, in order. */
   transcriptions: (TranscriptionReply | string)[];
+  /** The answer once `transcriptions` is empty ('' by default: no words). */
+  defaultTranscription: () => TranscriptionReply | string;
   /** Every transcription's fixed time (a server's own), in ms. */
   transcriptionMs: number;
   transcriptionRequests: TranscriptionRequest[];
@@ -447,6 +449,7 @@ export async function startFakeOpenAi(apiKey: string): Promise<FakeOpenAi> {
     speechRequests: [],
     anyVoice: false,
     transcriptions: [],
+    defaultTranscription: () => '',
     transcriptionMs: 0,
     transcriptionRequests: [],
     speechRequest(n) {
@@ -470,7 +473,7 @@ export async function startFakeOpenAi(apiKey: string): Promise<FakeOpenAi> {
     if (route === 'POST /v1/audio/transcriptions') {
       const heard = await readTranscription(req, Buffer.concat(chunks));
       fake.transcriptionRequests.push({ headers: req.headers, ...heard });
-      const scripted = fake.transcriptions.shift() ?? '';
+      const scripted = fake.transcriptions.shift() ?? fake.defaultTranscription();
       const reply = typeof scripted === 'string' ? { text: scripted } : scripted;
       if (reply.stall) return;
       if (!(await pause(res, fake.transcriptionMs + (reply.latencyMs ?? 0)))) return;
