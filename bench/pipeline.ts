@@ -72,6 +72,15 @@ import { profileMarkdown, summariseProfile, type CpuProfile } from './profile';
  * the model and the clients; and whether the answers' audio kept real time: frame k of an answer
  * is due 20 ms x k after its first frame arrived, and one that arrives more than LATE_MS after
  * that is late (a phone's jitter buffer would have run dry).
+ *
+ * `--hosted-stt` (issue 53, item 6): the same calls on an assistant whose `transcriber` is a
+ * hosted OpenAI-compatible transcription server (STT_PROVIDERS; the fake OpenAI's
+ * `/audio/transcriptions`, answering HOSTED_STT_MS after each request), beside the same calls on
+ * Deepgram and on the floor. Such a server gets each turn whole once the VAD has ended it, so its
+ * fixed latency counts from the VAD's decision, not from the end of speech: the VAD's decision
+ * after the configured silence (its 32 ms frames and Silero's tail, 20 to 120 ms here) and the
+ * turn's WAV on its way are vozgate's own cost in that row, and so in its added latency. Its
+ * turns are not traced part by part (the fake server cannot tell the calls' turns apart).
  */
 
 /** How the callers reach the engine: Twilio Media Streams (a phone call), or a web call's socket (a browser). */
@@ -86,6 +95,8 @@ export interface PipelineLevel {
   busy_core?: boolean;
   /** vozgate, or the floor (bench/pipeline-floor.ts: the same calls and vendors, no engine). */
   target: 'vozgate' | 'floor';
+  /** The assistant's transcriber is a hosted server given each turn whole (`--hosted-stt`); Deepgram otherwise. */
+  hosted_stt?: boolean;
   transport: Transport;
   noise_cancellation: boolean;
   seconds: number;
@@ -173,6 +184,8 @@ const ADMISSION_OFFER_MS = 200;
 const SECONDS = { quick: 12, full: 30 };
 const ENDPOINT_SENSITIVITY = 5;
 const STT_FINAL_MS = 150;
+/** The hosted transcription server's time per turn (`--hosted-stt`): Deepgram's, so the rows' fixed latencies are alike. */
+const HOSTED_STT_MS = STT_FINAL_MS;
 const LLM_FIRST_TOKEN_MS = 250;
 const TTS_FIRST_BYTE_MS = 120;
 const FRAME_MS = 20;
@@ -444,6 +457,8 @@ async function startVendors(): Promise<Vendors> {
   const deepgram = await startFakeDeepgram('dg-bench');
   deepgram.finalLatencyMs = STT_FINAL_MS;
   const openai = await startFakeOpenAi('sk-bench');
+  openai.transcriptionMs = HOSTED_STT_MS;
+  openai.defaultTranscription = () => callerWords(++transcriptSeq);
   openai.defaultChat = (body) => {
     const at = performance.now();
     const said = String([...body.messages].reverse().find((m: { role: string }) => m.role === 'user')?.content ?? '');
@@ -463,6 +478,7 @@ async function startVendors(): Promise<Vendors> {
   const forget = setInterval(() => {
     openai.chatRequests.length = 0;
     openai.speechRequests.length = 0;
+    openai.transcriptionRequests.length = 0;
   }, 1000);
   return {
     deepgram,
@@ -503,7 +519,7 @@ interface Setup {
   node: string;
   env: NodeJS.ProcessEnv;
   /** The assistants' numbers: without noise cancellation, and with it; and the first one's id (its web calls). */
-  numbers: { plain: string; cancelled: string };
+  numbers: { plain: string; cancelled: string; hosted: string };
   plainAssistant: number;
   /** The account's API token. */
   token: string;
@@ -516,11 +532,13 @@ let transcriptSeq = 0;
 let callSeq = 0;
 
 /** A Twilio call to the assistant's number, answered on the voice URL, its media stream open and its STT stream with it. */
-async function ring(setup: Setup, port: number, number: string): Promise<Caller | null> {
+async function ring(setup: Setup, port: number, number: string, hostedStt = false): Promise<Caller | null> {
   // Admission control may turn the call away: the caller hears busy.
   const answered = await incomingCall(port, TWILIO, `+55119${String(10_000_000 + ++callSeq)}`, number);
   if (!answered) return null;
   const { socket, streamSid, callSid } = answered;
+  // A hosted transcriber: no Deepgram stream; the fake server's words for each turn come in the order of its requests.
+  if (hostedStt) return new Caller(socket, { streamSid, callSid }, setup.speech, () => {});
   const session = await setup.vendors.deepgram.session(10_000);
   const { deepgram, bySeq } = setup.vendors;
   const call = new Caller(socket, { streamSid, callSid }, setup.speech, () => deepgram.transcripts.push(callerWords(++transcriptSeq)));
@@ -641,6 +659,7 @@ async function runLevel(
   target: 'vozgate' | 'floor' = 'vozgate',
   /** Admission rows: the calls are offered one every ADMISSION_OFFER_MS, on a machine whose other core spins. */
   admission?: { offerEveryMs: number; refusing: boolean },
+  hostedStt = false,
 ): Promise<{ level: PipelineLevel; profile?: string }> {
   const { log } = setup;
   const flags = ['--inspect=127.0.0.1:0', ...(profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [])];
@@ -651,8 +670,8 @@ async function runLevel(
   const pid = server.child.pid!;
   // The machine's other core kept busy, as a shared machine's is.
   const spinner = admission ? spawn(setup.node, ['-e', 'for (;;);'], { stdio: 'ignore' }) : null;
-  const number = cancelled ? setup.numbers.cancelled : setup.numbers.plain;
-  const dial = () => (transport === 'web' ? ringWeb(setup, server.port, setup.plainAssistant) : ring(setup, server.port, number));
+  const number = hostedStt ? setup.numbers.hosted : cancelled ? setup.numbers.cancelled : setup.numbers.plain;
+  const dial = () => (transport === 'web' ? ringWeb(setup, server.port, setup.plainAssistant) : ring(setup, server.port, number, hostedStt));
   const phones: Caller[] = [];
   let refused = 0;
   try {
@@ -668,7 +687,7 @@ async function runLevel(
     await sleep(1000);
     const baseline = { live: (await collectGarbage(server)).live_mb, rss: rssKb(pid) };
 
-    log(`pipeline: ringing ${calls} ${transport === 'web' ? 'web ' : ''}calls${cancelled ? ' (noise cancellation)' : ''}${target === 'floor' ? ' on the floor' : ''}`);
+    log(`pipeline: ringing ${calls} ${transport === 'web' ? 'web ' : ''}calls${cancelled ? ' (noise cancellation)' : ''}${hostedStt ? ' (hosted STT)' : ''}${target === 'floor' ? ' on the floor' : ''}`);
     for (let i = 0; i < calls; i++) {
       const offeredAt = performance.now();
       const call = await dial();
@@ -731,6 +750,7 @@ async function runLevel(
       ...(admission ? { busy_core: true } : {}),
       ...(admission?.refusing ? { offered: calls, refused } : {}),
       target,
+      ...(hostedStt ? { hosted_stt: true } : {}),
       transport,
       noise_cancellation: cancelled,
       seconds,
@@ -801,7 +821,7 @@ async function runLevel(
 export async function runPipelineScenario(
   adminUrl: string,
   root: string,
-  options: { quick: boolean; profile: boolean; webcall?: boolean; calls?: number; seconds?: number; noiseCalls?: number[]; noiseRounds?: number; admission?: boolean },
+  options: { quick: boolean; profile: boolean; webcall?: boolean; calls?: number; seconds?: number; noiseCalls?: number[]; noiseRounds?: number; admission?: boolean; hostedStt?: boolean },
   log: (line: string) => void,
   node = process.execPath,
 ): Promise<PipelineResult> {
@@ -814,7 +834,7 @@ export async function runPipelineScenario(
   await new Promise<void>((resolve) => twilioApi.listen(0, '127.0.0.1', resolve));
   try {
     const { account, token } = await createAccount(orm.em.fork(), { name: 'Pipeline bench', balance: '100000' });
-    const numbers = { plain: '+5511955000011', cancelled: '+5511955000012' };
+    const numbers = { plain: '+5511955000011', cancelled: '+5511955000012', hosted: '+5511955000013' };
     const env: NodeJS.ProcessEnv = {
       PUBLIC_URL,
       TELEPHONY_PROVIDER: 'twilio',
@@ -825,6 +845,8 @@ export async function runPipelineScenario(
       DEEPGRAM_URL: vendors.deepgram.url,
       OPENAI_API_KEY: 'sk-bench',
       OPENAI_BASE_URL: vendors.openaiUrl,
+      // `--hosted-stt`: the fake OpenAI's /audio/transcriptions as a hosted Whisper server.
+      STT_PROVIDERS: JSON.stringify({ whisper: { base_url: vendors.openaiUrl, key_env: 'OPENAI_API_KEY', model: 'Systran/faster-whisper-small' } }),
       METRICS_TOKEN,
       // Far above the calls of all the runs together (each hangs up, but a call's end settles in the background).
       PLAN_MAX_PARALLEL_CALLS: '1000',
@@ -837,7 +859,11 @@ export async function runPipelineScenario(
     // The assistants, one per number, made through the API as an account would.
     const server = await startVozgate(root, databaseUrl, env, [], node);
     try {
-      for (const [number, cancelled] of [[numbers.plain, false], [numbers.cancelled, true]] as const) {
+      for (const [number, cancelled, transcriber] of [
+        [numbers.plain, false, 'deepgram'],
+        [numbers.cancelled, true, 'deepgram'],
+        [numbers.hosted, false, 'whisper'],
+      ] as const) {
         const phone = await addPhoneNumber(orm.em.fork(), { accountId: account.id, number, smsEnabled: false, expiresAt: null });
         const created = await fetch(`http://127.0.0.1:${server.port}/api/user/assistant`, {
           method: 'POST',
@@ -863,10 +889,11 @@ export async function runPipelineScenario(
             re_engagement_interval: 600,
             max_silence_duration: 120,
             record_call: false,
+            transcriber,
           }),
         });
         if (created.status !== 201) throw new Error(`pipeline: the assistant was refused: ${await created.text()}`);
-        if (!cancelled) setup.plainAssistant = ((await created.json()) as { data: { id: number } }).data.id;
+        if (number === numbers.plain) setup.plainAssistant = ((await created.json()) as { data: { id: number } }).data.id;
       }
     } finally {
       const exited = new Promise((resolve) => server.child.once('exit', resolve));
@@ -876,7 +903,15 @@ export async function runPipelineScenario(
 
     const seconds = options.seconds ?? SECONDS[options.quick ? 'quick' : 'full'];
     const levels: PipelineLevel[] = [];
-    if (options.admission) {
+    if (options.hostedStt) {
+      // `--hosted-stt [--calls N] [--rounds R]`: N calls (10) on Deepgram, on a hosted transcription server and on the floor, in turns.
+      const calls = options.calls ?? 10;
+      for (let round = 0; round < (options.noiseRounds ?? 1); round++) {
+        levels.push((await runLevel(setup, calls, false, seconds)).level);
+        levels.push((await runLevel(setup, calls, false, seconds, undefined, 'twilio', 'vozgate', undefined, true)).level);
+        levels.push((await runLevel(setup, calls, false, seconds, undefined, 'twilio', 'floor')).level);
+      }
+    } else if (options.admission) {
       // `--admission [--calls N] [--rounds R]`: with the machine's other core kept busy, 50 calls
       // (the reference, admission control off), then N (100) offered one every ADMISSION_OFFER_MS to one process with
       // admission control: those it takes keep their latency, the rest are refused.

@@ -43,6 +43,8 @@ const { values: flags } = parseArgs({
     'noise-calls': { type: 'string' },
     /** `--only pipeline --admission [--calls N] [--rounds R]`: admission control's row (bench/results/pipeline-admission.md). */
     admission: { type: 'boolean', default: false },
+    /** `--only pipeline --hosted-stt [--calls N] [--rounds R]`: a hosted transcription server's row beside Deepgram's and the floor's (bench/results/pipeline-hosted-stt.md). */
+    'hosted-stt': { type: 'boolean', default: false },
     /** `--only turns`: the older revision measured beside this tree (bench/turns.ts), or none with `--no-before`. */
     before: { type: 'string', default: DEFAULT_BEFORE },
     'no-before': { type: 'boolean', default: false },
@@ -527,7 +529,7 @@ function webcallTable(p: PipelineResult): string {
 /** A row's calls: the floor's, or those an admission row's process took of the calls offered. */
 function callsLabel(l: PipelineLevel): string {
   if (l.offered !== undefined) return `${l.calls} of ${l.offered} offered (${l.refused} refused), other core busy`;
-  return `${l.calls}${l.target === 'floor' ? ' (floor)' : ''}${l.busy_core ? ', other core busy, admission off' : ''}`;
+  return `${l.calls}${l.target === 'floor' ? ' (floor)' : ''}${l.hosted_stt ? ' (hosted STT)' : ''}${l.busy_core ? ', other core busy, admission off' : ''}`;
 }
 
 /** Admission control's target (issue 50, item 6): the calls taken keep an added p99 within 2x the 50-call row's, none answered late. */
@@ -669,6 +671,15 @@ async function main(): Promise<void> {
         // `--noise-calls 10,50 [--rounds R]`: only those calls with noise cancellation, each beside the floor, R rounds (the spread).
         const noiseCalls = flags['noise-calls']?.split(',').map(Number);
         const noiseRounds = Math.max(1, Number(flags.rounds ?? 1));
+        if (flags['hosted-stt']) {
+          const rows = await runPipelineScenario(database.url, root, { quick: flags.quick, profile: false, hostedStt: true, calls: flags.calls ? Number(flags.calls) : undefined, noiseRounds, seconds: flags.duration ? Number(flags.duration) : undefined }, log, targetNode);
+          const table = pipelineTable(rows);
+          process.stdout.write(`${table}\n`);
+          const intro =
+            'A hosted transcription server (issue 53, item 6): the same calls on Deepgram (its final 150 ms after the end of speech, streamed), on an OpenAI-compatible /audio/transcriptions server given each turn whole as a 16 kHz WAV once the VAD ended it (the fake answering 150 ms after the request: "(hosted STT)"), and on the floor (no engine), each on a fresh server. Added is over the same fixed latencies in every row; in the hosted row it counts the VAD\'s decision after the configured silence and the upload, which a streaming STT hides. Its turns are not traced part by part (the parts table shows 0).';
+          await fs.writeFile(path.join(root, 'bench', 'results', 'pipeline-hosted-stt.md'), `${intro}\n\n${table}\n\nMade by \`npm run bench -- --only pipeline --hosted-stt${flags.quick ? ' --quick' : ''}${flags.calls ? ` --calls ${flags.calls}` : ''}${flags.rounds ? ` --rounds ${flags.rounds}` : ''}\`.\n`);
+          return;
+        }
         if (flags.admission) {
           const rows = await runPipelineScenario(database.url, root, { quick: flags.quick, profile: false, admission: true, calls: flags.calls ? Number(flags.calls) : undefined, noiseRounds, seconds: flags.duration ? Number(flags.duration) : undefined }, log, targetNode);
           const table = pipelineTable(rows);

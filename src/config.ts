@@ -165,9 +165,31 @@ export interface PipelineVendors {
   openai: VendorAccess | null;
   /** LLM providers of the model catalogue with their own OpenAI-compatible endpoint (LLM_PROVIDERS). */
   llmProviders: Record<string, VendorAccess>;
+  /** OpenAI-compatible `/audio/speech` servers a voice may name (TTS_PROVIDERS), in their order. */
+  ttsProviders: Record<string, HostedTts>;
+  /** OpenAI-compatible `/audio/transcriptions` servers an assistant's `transcriber` may name (STT_PROVIDERS). */
+  sttProviders: Record<string, HostedStt>;
 }
 
+/** A speech server of TTS_PROVIDERS: its model, and the rate of the raw PCM it answers (`response_format: "pcm"`). */
+export interface HostedTts extends VendorAccess {
+  model: string;
+  sampleRate: 8000 | 16000 | 24000 | 48000;
+}
+
+/** A transcription server of STT_PROVIDERS. */
+export interface HostedStt extends VendorAccess {
+  model: string;
+}
+
+/** The built-in vendors' names, which a hosted one may not take (a voice's `provider`, an assistant's `transcriber`). */
+const BUILT_IN_TTS = ['elevenlabs', 'cartesia', 'openai'];
+const BUILT_IN_STT = ['deepgram', 'openai'];
+
 export class ConfigError extends Error {}
+
+/** The key sent to a hosted speech server configured without key_env. */
+const NO_KEY = 'none';
 
 /*
  * The variables, each with its rule, checked together by envalid: a start with bad
@@ -289,6 +311,48 @@ const llmProviders = rule((raw) => {
   return result;
 });
 
+/** A JSON object of providers, each an object; `example` shows one in the error. */
+function providerTable(raw: string, example: string): [string, Record<string, unknown>][] {
+  let table: unknown;
+  try {
+    table = JSON.parse(raw);
+  } catch {
+    throw new Error(`must be a JSON object such as ${example}`);
+  }
+  if (typeof table !== 'object' || table === null || Array.isArray(table)) throw new Error('must be a JSON object');
+  return Object.entries(table as Record<string, unknown>).map(([name, entry]) => {
+    if (typeof entry !== 'object' || entry === null || Array.isArray(entry)) throw new Error(`"${name}" must be an object with base_url`);
+    return [name, entry as Record<string, unknown>];
+  });
+}
+
+const PROVIDER_NAME = /^[a-z0-9][a-z0-9_-]{0,31}$/;
+const TTS_RATES = [8000, 16000, 24000, 48000] as const;
+
+/**
+ * TTS_PROVIDERS / STT_PROVIDERS: `{"<name>": {"base_url", "key_env"?, "model", "sample_rate"?}}`;
+ * a server without a key (most self-hosted ones) leaves key_env out. The name is what a voice's
+ * `provider` or an assistant's `transcriber` says, so it is lowercase and no built-in vendor's.
+ */
+const speechProviders = (builtIn: string[], withRate: boolean) =>
+  rule((raw) => {
+    const example = withRate
+      ? '{"kokoro":{"base_url":"http://kokoro:8880/v1","model":"kokoro","sample_rate":24000}}'
+      : '{"whisper":{"base_url":"http://whisper:8000/v1","model":"Systran/faster-whisper-small"}}';
+    const result: Record<string, { baseUrl: string; keyEnv: string | null; model: string; sampleRate: (typeof TTS_RATES)[number] }> = {};
+    for (const [name, entry] of providerTable(raw, example)) {
+      const { base_url: baseUrl, key_env: keyEnv, model, sample_rate: sampleRate = 24_000 } = entry;
+      if (!PROVIDER_NAME.test(name)) throw new Error(`"${name}": a name is 1 to 32 lowercase letters, digits, _ or -`);
+      if (builtIn.includes(name)) throw new Error(`"${name}" is a built-in vendor's name`);
+      if (typeof baseUrl !== 'string' || !/^https?:\/\/[^/]+/.test(baseUrl)) throw new Error(`"${name}": base_url must be an http(s) URL`);
+      if (keyEnv !== undefined && (typeof keyEnv !== 'string' || !/^[A-Z_][A-Z0-9_]*$/.test(keyEnv))) throw new Error(`"${name}": key_env must name an environment variable`);
+      if (typeof model !== 'string' || !model.trim() || model.length > 200) throw new Error(`"${name}": model must be a model's name`);
+      if (withRate && !(TTS_RATES as readonly unknown[]).includes(sampleRate)) throw new Error(`"${name}": sample_rate must be one of ${TTS_RATES.join(', ')}`);
+      result[name] = { baseUrl: baseUrl.replace(/\/+$/, ''), keyEnv: keyEnv ?? null, model: model.trim(), sampleRate: sampleRate as (typeof TTS_RATES)[number] };
+    }
+    return result;
+  });
+
 /** `*`, or a comma-separated list of origins (`https://app.example.com`). */
 const origins = rule((raw) => {
   const entries = raw.split(',').map((part) => part.trim()).filter(Boolean);
@@ -358,6 +422,8 @@ export const ENV = {
   CARTESIA_API_KEY: text({ default: undefined }),
   CARTESIA_URL: wsUrl({ default: 'wss://api.cartesia.ai' }),
   LLM_PROVIDERS: llmProviders({ default: {} }),
+  TTS_PROVIDERS: speechProviders(BUILT_IN_TTS, true)({ default: {} }),
+  STT_PROVIDERS: speechProviders(BUILT_IN_STT, false)({ default: {} }),
   GRAPHQL_INTROSPECTION: flag({ default: undefined }),
   GRAPHQL_IDE: flag({ default: undefined }),
   GRAPHQL_MAX_DEPTH: integer(2, 100)({ default: 8 }),
@@ -390,7 +456,7 @@ export const ENV = {
 };
 
 /** Variables whose values never appear in an error message. */
-const SECRET = new Set(['SECRETS_KEY', 'TWILIO_AUTH_TOKEN', 'OPENAI_API_KEY', 'DEEPGRAM_API_KEY', 'ELEVENLABS_API_KEY', 'CARTESIA_API_KEY', 'LLM_PROVIDERS', 'METRICS_TOKEN', 'DATABASE_URL']);
+const SECRET = new Set(['SECRETS_KEY', 'TWILIO_AUTH_TOKEN', 'OPENAI_API_KEY', 'DEEPGRAM_API_KEY', 'ELEVENLABS_API_KEY', 'CARTESIA_API_KEY', 'LLM_PROVIDERS', 'TTS_PROVIDERS', 'STT_PROVIDERS', 'METRICS_TOKEN', 'DATABASE_URL']);
 
 /** Reads and checks every variable at once; a ConfigError names each bad one. */
 export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
@@ -413,6 +479,11 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
   }
   for (const [provider, { keyEnv }] of Object.entries(env.LLM_PROVIDERS)) {
     if (!given[keyEnv]) problems.push(`LLM_PROVIDERS names ${keyEnv} for "${provider}", and it is not set`);
+  }
+  for (const variable of ['TTS_PROVIDERS', 'STT_PROVIDERS'] as const) {
+    for (const [provider, { keyEnv }] of Object.entries(env[variable])) {
+      if (keyEnv && !given[keyEnv]) problems.push(`${variable} names ${keyEnv} for "${provider}", and it is not set`);
+    }
   }
   if (problems.length) throw new ConfigError(`bad configuration:\n  ${problems.join('\n  ')}`);
 
@@ -464,6 +535,16 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
         openai: env.OPENAI_API_KEY ? { apiKey: env.OPENAI_API_KEY, url: env.OPENAI_BASE_URL } : null,
         llmProviders: Object.fromEntries(
           Object.entries(env.LLM_PROVIDERS).map(([provider, { baseUrl, keyEnv }]) => [provider, { apiKey: given[keyEnv]!.trim(), url: baseUrl }]),
+        ),
+        // A server without a key gets a placeholder: the OpenAI client always sends one, and such servers ignore it.
+        ttsProviders: Object.fromEntries(
+          Object.entries(env.TTS_PROVIDERS).map(([name, { baseUrl, keyEnv, model, sampleRate }]) => [
+            name,
+            { apiKey: keyEnv ? given[keyEnv]!.trim() : NO_KEY, url: baseUrl, model, sampleRate },
+          ]),
+        ),
+        sttProviders: Object.fromEntries(
+          Object.entries(env.STT_PROVIDERS).map(([name, { baseUrl, keyEnv, model }]) => [name, { apiKey: keyEnv ? given[keyEnv]!.trim() : NO_KEY, url: baseUrl, model }]),
         ),
       },
     },

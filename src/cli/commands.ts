@@ -91,7 +91,7 @@ export const COMMANDS = {
   'voice:add': {
     summary: 'Adds a voice to the catalogue: public, or private to --account; spoken by a vendor’s voice when given',
     usage:
-      '--name NAME --mode pipeline|multimodal [--account ID] [--provider elevenlabs|cartesia|openai --provider-voice-id ID]   ' +
+      '--name NAME --mode pipeline|multimodal [--account ID] [--provider elevenlabs|cartesia|openai|<a TTS_PROVIDERS name> --provider-voice-id ID]   ' +
       '(without --account the voice is public; without --provider the first configured vendor’s default voice speaks it)',
     flags: { name: text, mode: text, account: text, provider: text, 'provider-voice-id': text },
     required: ['name', 'mode'],

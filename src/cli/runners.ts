@@ -106,7 +106,7 @@ export const RUNNERS: Record<CommandName, Runner> = {
     const secret = await rotateWebhookSecret(em, await loadSecretBox(config), accountId);
     return { account_id: accountId, webhook_secret: secret };
   },
-  async 'voice:add'(em, flags) {
+  async 'voice:add'(em, flags, config) {
     const provider = optional(flags, 'provider');
     const voiceId = optional(flags, 'provider-voice-id');
     if ((provider === null) !== (voiceId === null)) throw new OperatorError('give --provider and --provider-voice-id together, or neither');
@@ -117,6 +117,7 @@ export const RUNNERS: Record<CommandName, Runner> = {
       mode: required(flags, 'mode'),
       accountId,
       provider: provider === null ? null : { name: provider, voiceId: voiceId! },
+      hostedProviders: Object.keys(config.voice.pipeline.ttsProviders),
     });
     return {
       id: voice.id,

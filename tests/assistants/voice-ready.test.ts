@@ -71,9 +71,17 @@ describe('an assistant on a server with OPENAI_API_KEY only', () => {
     expect(res.body.data.assistant).toEqual({ voice_ready: true, voice_missing: [] });
   });
 
-  it('pipeline: only Deepgram missing (OpenAI serves the model and speaks the voice)', async () => {
+  it('pipeline: ready, one key being enough (OpenAI transcribes the turns, serves the model and speaks the voice)', async () => {
     const id = await app.outboundAssistant(me, { voice_id: await voiceOf(app, me, 'pipeline', 'elevenlabs') });
     const res = await app.graphql(VOICE_FIELDS, { id }, me.token);
-    expect(res.body.data.assistant).toEqual({ voice_ready: false, voice_missing: ['DEEPGRAM_API_KEY'] });
+    expect(res.body.data.assistant).toEqual({ voice_ready: true, voice_missing: [] });
+  });
+
+  it('pipeline with a transcriber named in STT_PROVIDERS then removed from it: STT_PROVIDERS missing', async () => {
+    const id = await app.outboundAssistant(me, { voice_id: await voiceOf(app, me, 'pipeline', 'openai') });
+    // Written while a server knew the name; this one does not.
+    await app.sql(`update assistants set transcriber = 'whisper' where id = $1`, [id]);
+    const res = await app.graphql(VOICE_FIELDS, { id }, me.token);
+    expect(res.body.data.assistant).toEqual({ voice_ready: false, voice_missing: ['STT_PROVIDERS'] });
   });
 });

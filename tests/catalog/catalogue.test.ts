@@ -56,7 +56,7 @@ describe('the voices table', () => {
     const insert = (provider: string, id: string) => `insert into voices (name, mode, provider, provider_voice_id) values ('X', 'pipeline', ${provider}, ${id})`;
     expect(await brokenConstraint(insert(`'cartesia'`, 'null'))).toBe('voices_provider_pair_check');
     expect(await brokenConstraint(insert('null', `'abc'`))).toBe('voices_provider_pair_check');
-    expect(await brokenConstraint(insert(`'azure'`, `'abc'`))).toBe('voices_provider_check');
+    expect(await brokenConstraint(insert(`'Azure TTS'`, `'abc'`))).toBe('voices_provider_check');
     expect(await brokenConstraint(insert(`'openai'`, `''`))).toBe('voices_provider_voice_id_check');
     expect(await brokenConstraint(insert(`'openai'`, `'${'x'.repeat(101)}'`))).toBe('voices_provider_voice_id_check');
     const [{ n }] = await app.sql(`select count(*)::int as n from voices where name = 'X'`);
@@ -99,9 +99,9 @@ describe('the catalogue', () => {
 
 describe('voice:add', () => {
   /** The CLI on the test app's database: its exit code, its JSON answer or error. */
-  const run = (...args: string[]) =>
+  const runWith = (env: Record<string, string>, ...args: string[]) =>
     new Promise<{ code: number; out: any; error: string | null }>((resolve) => {
-      execFile(process.execPath, [cli, 'voice:add', ...args], { env: { ...process.env, DATABASE_URL: app.databaseUrl } }, (failure, stdout, stderr) => {
+      execFile(process.execPath, [cli, 'voice:add', ...args], { env: { ...process.env, DATABASE_URL: app.databaseUrl, ...env } }, (failure, stdout, stderr) => {
         const lastLine = stderr.trim().split('\n').pop() ?? '';
         resolve({
           code: failure ? Number((failure as { code?: number }).code ?? 1) : 0,
@@ -110,6 +110,16 @@ describe('voice:add', () => {
         });
       });
     });
+  const run = (...args: string[]) => runWith({}, ...args);
+
+  it('adds a voice spoken by a hosted server of TTS_PROVIDERS, a name only a server configured with it takes', async () => {
+    const hosted = { TTS_PROVIDERS: '{"kokoro":{"base_url":"http://127.0.0.1:9/v1","model":"kokoro"}}' };
+    const added = await runWith(hosted, '--name', 'Kokoro Bella', '--mode', 'pipeline', '--provider', 'kokoro', '--provider-voice-id', 'af_bella');
+    expect(added).toMatchObject({ code: 0, error: null, out: { name: 'Kokoro Bella', provider: 'kokoro', provider_voice_id: 'af_bella' } });
+    expect(await voices('?mode=pipeline')).toContainEqual({ id: added.out.id, name: 'Kokoro Bella', mode: 'pipeline', provider: 'kokoro', provider_voice_id: 'af_bella' });
+    const refused = await run('--name', 'Kokoro Bella', '--mode', 'pipeline', '--provider', 'kokoro', '--provider-voice-id', 'af_bella');
+    expect([refused.code, refused.error]).toEqual([1, '--provider must be one of: elevenlabs, cartesia, openai']);
+  });
 
   it('adds a voice spoken by a vendor’s voice, and one without as before', async () => {
     const [spoken, plain] = await Promise.all([
@@ -164,10 +174,49 @@ describe('the speech vendors', () => {
       { id: 3, name: 'OpenAI', code: 'openai' },
     ]);
     const transcribers = await withVendors.request('GET', paths[1], { token: account.token });
-    expect(transcribers.body).toEqual([{ id: 1, name: 'Deepgram', code: 'deepgram' }]);
+    expect(transcribers.body).toEqual([
+      { id: 1, name: 'Deepgram', code: 'deepgram' },
+      { id: 2, name: 'OpenAI', code: 'openai' },
+    ]);
     expect(synthesizers.text + transcribers.text).not.toContain(KEY);
     const res = await withVendors.graphql(`{ synthesizerProviders { code } transcriberProviders { code } }`, {}, account.token);
-    expect(res.body.data).toEqual({ synthesizerProviders: [{ code: 'cartesia' }, { code: 'openai' }], transcriberProviders: [{ code: 'deepgram' }] });
+    expect(res.body.data).toEqual({ synthesizerProviders: [{ code: 'cartesia' }, { code: 'openai' }], transcriberProviders: [{ code: 'deepgram' }, { code: 'openai' }] });
+  });
+
+  it('list the hosted servers after the built-in vendors, numbered by a hash of the name (the same on every server, in any order)', async () => {
+    const hosted = (order: string[]) =>
+      startTestApp({
+        voice: {
+          openai: null,
+          pipelineEngineUrl: null,
+          pipeline: {
+            ...NO_VENDORS,
+            openai: { apiKey: KEY, url: 'http://127.0.0.1:9/v1' },
+            ttsProviders: Object.fromEntries(order.map((name) => [name, { apiKey: 'none', url: 'http://127.0.0.1:9/v1', model: 'm', sampleRate: 24000 as const }])),
+            sttProviders: { whisper: { apiKey: 'none', url: 'http://127.0.0.1:9/v1', model: 'w' } },
+          },
+        },
+      });
+    const [one, other] = await Promise.all([hosted(['kokoro', 'piper']), hosted(['piper', 'kokoro'])]);
+    try {
+      const lists = await Promise.all(
+        [one, other].map(async (server) => {
+          const account = await server.account();
+          return (await server.graphql(`{ synthesizerProviders { id name code } transcriberProviders { id name code } }`, {}, account.token)).body.data;
+        }),
+      );
+      const [first, second] = lists;
+      expect(first.synthesizerProviders.map((p: any) => p.code)).toEqual(['openai', 'kokoro', 'piper']);
+      expect(first.transcriberProviders).toEqual([{ id: 2, name: 'OpenAI', code: 'openai' }, { id: expect.any(Number), name: 'whisper', code: 'whisper' }]);
+      const id = (list: any[], code: string) => list.find((p) => p.code === code).id;
+      for (const code of ['kokoro', 'piper']) {
+        expect(id(first.synthesizerProviders, code)).toBe(id(second.synthesizerProviders, code));
+        expect(id(first.synthesizerProviders, code)).toBeGreaterThanOrEqual(1000);
+      }
+      expect(id(first.synthesizerProviders, 'kokoro')).not.toBe(id(first.synthesizerProviders, 'piper'));
+    } finally {
+      await Promise.all([one.close(), other.close()]);
+    }
   });
 
   it('need a token, as the other assistant lookups', async () => {

@@ -184,6 +184,9 @@ runInBrowser(
     await page.getByRole('status').filter({ hasText: 'Saved.' }).waitFor({ timeout: 10_000 });
     const voicemail = await app.graphql(`{ assistant(id: ${s.assistant}) { voicemail_message voicemail_beep_timeout_seconds } }`, {}, s.account.token);
     expect(voicemail.body.data.assistant).toEqual({ voicemail_message: 'Oi {{customer_name}}, retorne a ligação.', voicemail_beep_timeout_seconds: 12 });
+    // The transcriber: Deepgram by default, and those this server lists (none here: it has no vendor key).
+    expect(await page.locator('#assistant-transcriber').inputValue()).toBe('deepgram');
+    expect(await page.locator('#assistant-transcriber option').evaluateAll((options) => options.map((o) => (o as unknown as { value: string }).value))).toEqual(['deepgram']);
     await visit(page, '/assistants/new', '#assistant-assistant_name', 'assistant-new', problems);
 
     // The rest of the pages.

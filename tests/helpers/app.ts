@@ -13,7 +13,7 @@ import { Campaign } from '../../src/modules/campaigns/campaign.entity';
 import { addPhoneNumber, createAccount } from '../../src/modules/accounts/account.service';
 
 /** The pipeline engine's vendors, none configured (a test's `voice` override starts from it). */
-export const NO_VENDORS: PipelineVendors = { deepgram: null, elevenlabs: null, cartesia: null, openai: null, llmProviders: {} };
+export const NO_VENDORS: PipelineVendors = { deepgram: null, elevenlabs: null, cartesia: null, openai: null, llmProviders: {}, ttsProviders: {}, sttProviders: {} };
 
 /**
  * Every voice vendor configured, none reachable (the discard port): for tests whose web calls

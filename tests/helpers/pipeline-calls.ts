@@ -29,6 +29,12 @@ export interface LiveCall {
   heard(): string[];
 }
 
+export const defaultVendors = ({ deepgram, openai }: { deepgram: FakeDeepgram; openai: FakeOpenAi }): PipelineVendors => ({
+  ...NO_VENDORS,
+  deepgram: { apiKey: DEEPGRAM_KEY, url: deepgram.url },
+  openai: { apiKey: OPENAI_KEY, url: openai.url },
+});
+
 export class PipelineCalls {
   private seq = 0;
 
@@ -45,8 +51,8 @@ export class PipelineCalls {
     readonly logged: string[],
   ) {}
 
-  /** `vendors`: more of the engine's vendors (fakes of ElevenLabs, Cartesia) beside Deepgram and OpenAI. */
-  static async start(vendors: Partial<PipelineVendors> = {}): Promise<PipelineCalls> {
+  /** `vendors`: the engine's vendors given the fakes; Deepgram's and OpenAI's fakes by default. */
+  static async start(vendors: (fakes: { deepgram: FakeDeepgram; openai: FakeOpenAi }) => PipelineVendors = defaultVendors): Promise<PipelineCalls> {
     const twilioFake = await startFakeTwilio();
     const deepgram = await startFakeDeepgram(DEEPGRAM_KEY);
     const openai = await startFakeOpenAi(OPENAI_KEY);
@@ -59,7 +65,7 @@ export class PipelineCalls {
         voice: {
           openai: null,
           pipelineEngineUrl: null,
-          pipeline: { ...NO_VENDORS, deepgram: { apiKey: DEEPGRAM_KEY, url: deepgram.url }, openai: { apiKey: OPENAI_KEY, url: openai.url }, ...vendors },
+          pipeline: vendors({ deepgram, openai }),
         },
         allowPrivateNetworkTargets: true,
         maxParallelCalls: 50,
@@ -99,6 +105,7 @@ export class PipelineCalls {
   /** What each test scripted and was not used is forgotten. */
   reset(): void {
     this.openai.chat.length = 0;
+    this.openai.transcriptions.length = 0;
     this.deepgram.transcripts.length = 0;
     this.deepgram.refuse = false;
     this.deepgram.refuseStatus = 401;

@@ -30,6 +30,43 @@ describe('configuration', () => {
     for (const bad of ['eur', 'EURO', 'R$']) expect(() => loadConfig({ CURRENCY: bad })).toThrow(/CURRENCY must be an ISO 4217 code/);
   });
 
+  it('reads TTS_PROVIDERS and STT_PROVIDERS (key_env optional, sample_rate 24000 by default) and refuses bad ones at boot, naming the variable', () => {
+    const config = loadConfig({
+      TTS_PROVIDERS: '{"kokoro":{"base_url":"http://kokoro:8880/v1/","model":"kokoro"},"piper":{"base_url":"https://tts.example","key_env":"PIPER_KEY","model":"p","sample_rate":16000}}',
+      STT_PROVIDERS: '{"whisper":{"base_url":"http://whisper:8000/v1","model":"Systran/faster-whisper-small"}}',
+      PIPER_KEY: 'secret-piper',
+    });
+    expect(config.voice.pipeline.ttsProviders).toEqual({
+      kokoro: { apiKey: 'none', url: 'http://kokoro:8880/v1', model: 'kokoro', sampleRate: 24000 },
+      piper: { apiKey: 'secret-piper', url: 'https://tts.example', model: 'p', sampleRate: 16000 },
+    });
+    expect(config.voice.pipeline.sttProviders).toEqual({ whisper: { apiKey: 'none', url: 'http://whisper:8000/v1', model: 'Systran/faster-whisper-small' } });
+    expect(loadConfig({}).voice.pipeline).toMatchObject({ ttsProviders: {}, sttProviders: {} });
+    const refusal = (env: Record<string, string>) => {
+      try {
+        loadConfig(env);
+      } catch (error) {
+        return (error as Error).message;
+      }
+      return null;
+    };
+    const cases: [Record<string, string>, string][] = [
+      [{ TTS_PROVIDERS: '{"kokoro":' }, 'TTS_PROVIDERS must be a JSON object such as'],
+      [{ TTS_PROVIDERS: '[]' }, 'TTS_PROVIDERS must be a JSON object'],
+      [{ TTS_PROVIDERS: '{"kokoro":{"model":"k"}}' }, 'TTS_PROVIDERS "kokoro": base_url must be an http(s) URL'],
+      [{ TTS_PROVIDERS: '{"kokoro":{"base_url":"http://k"}}' }, 'TTS_PROVIDERS "kokoro": model must be'],
+      [{ TTS_PROVIDERS: '{"kokoro":{"base_url":"http://k","model":"k","sample_rate":22050}}' }, 'TTS_PROVIDERS "kokoro": sample_rate must be one of 8000, 16000, 24000, 48000'],
+      [{ TTS_PROVIDERS: '{"openai":{"base_url":"http://k","model":"k"}}' }, `TTS_PROVIDERS "openai" is a built-in vendor's name`],
+      [{ TTS_PROVIDERS: '{"My Kokoro":{"base_url":"http://k","model":"k"}}' }, 'TTS_PROVIDERS "My Kokoro": a name is'],
+      [{ STT_PROVIDERS: '{"deepgram":{"base_url":"http://w","model":"w"}}' }, `STT_PROVIDERS "deepgram" is a built-in vendor's name`],
+      [{ STT_PROVIDERS: '{"whisper":{"base_url":"http://w","model":"w","key_env":"lower"}}' }, 'STT_PROVIDERS "whisper": key_env must name an environment variable'],
+      [{ STT_PROVIDERS: '{"whisper":{"base_url":"http://w","model":"w","key_env":"WHISPER_KEY"}}' }, 'STT_PROVIDERS names WHISPER_KEY for "whisper", and it is not set'],
+    ];
+    for (const [env, expected] of cases) expect([env, refusal(env)]).toEqual([env, expect.stringContaining(expected)]);
+    // The value may hold a URL with credentials: never echoed.
+    expect(refusal({ STT_PROVIDERS: '{"w":{"base_url":"http://user:pw@w"}}' })).not.toContain('pw@');
+  });
+
   it('the README documents exactly the variables the service reads', () => {
     const readme = readFileSync(path.join(__dirname, '..', '..', 'README.md'), 'utf8');
     const section = readme.slice(readme.indexOf('## Running it'), readme.indexOf('- **URLs**'));

@@ -281,7 +281,7 @@ describe('the catalogue’s model params', () => {
 describe('llmAccess', () => {
   const openai = { apiKey: 'sk-openai', url: 'https://api.openai.com/v1' };
   const groq = { apiKey: 'gsk-groq', url: 'https://api.groq.com/openai/v1' };
-  const vendors: PipelineVendors = { deepgram: null, elevenlabs: null, cartesia: null, openai, llmProviders: { groq } };
+  const vendors: PipelineVendors = { deepgram: null, elevenlabs: null, cartesia: null, openai, llmProviders: { groq }, ttsProviders: {}, sttProviders: {} };
 
   it('gives a listed provider its own endpoint and key, whatever the case of its name', () => {
     expect(llmAccess(vendors, 'groq')).toBe(groq);

@@ -9,7 +9,7 @@ import { startFakeCartesia, type FakeCartesia } from '../helpers/fakes/cartesia'
 import type { FakeDeepgram } from '../helpers/fakes/deepgram';
 import { MS_PER_CHARACTER, spokenCharacters, startFakeElevenLabs, type FakeElevenLabs } from '../helpers/fakes/elevenlabs';
 import type { FakeOpenAi } from '../helpers/fakes/openai';
-import { pastTheOpeningWait, PipelineCalls, type LiveCall } from '../helpers/pipeline-calls';
+import { defaultVendors, pastTheOpeningWait, PipelineCalls, type LiveCall } from '../helpers/pipeline-calls';
 
 /**
  * TTS that does not end a call by itself (design.md, "Vendors that never end a call by
@@ -28,7 +28,7 @@ let cartesia: FakeCartesia;
 
 beforeAll(async () => {
   [eleven, cartesia] = await Promise.all([startFakeElevenLabs(KEY), startFakeCartesia(KEY)]);
-  calls = await PipelineCalls.start({ elevenlabs: { apiKey: KEY, url: eleven.url }, cartesia: { apiKey: KEY, url: cartesia.url } });
+  calls = await PipelineCalls.start((fakes) => ({ ...defaultVendors(fakes), elevenlabs: { apiKey: KEY, url: eleven.url }, cartesia: { apiKey: KEY, url: cartesia.url } }));
   ({ app, deepgram, openai, me } = calls);
 });
 afterAll(async () => {

@@ -95,6 +95,18 @@ it('speaks with the default voice, and the model it was given', async () => {
   expect(fake.speechRequests[0].body).toMatchObject({ model: 'tts-1', voice: 'alloy' });
 });
 
+it('a hosted server (TTS_PROVIDERS) is asked for its model, and its PCM read at its own rate', async () => {
+  // The fake's samples, taken as a 16 kHz server's: at the call's 16 kHz they pass as they are.
+  const hosted = new OpenAiTts({ apiKey: KEY, url: fake.url, model: 'kokoro', sampleRate: 16000, firstByteMs: 2500, nextBytesMs: 2500 });
+  const { events, ended, audio } = listen();
+  const utterance = hosted.open({ ...OPTIONS, sampleRate: 16000, voiceId: 'nova' }).utterance(events);
+  utterance.push('Bom dia.');
+  utterance.end();
+  await expect(ended).resolves.toBe('done');
+  expect(fake.speechRequests[0].body).toMatchObject({ model: 'kokoro', voice: 'nova', response_format: 'pcm' });
+  expect(firstDifference(audio(), fakeSpeech('Bom dia.'))).toBe(-1);
+});
+
 it('keeps the pieces in order when their answers come at different speeds, the requests running side by side', async () => {
   const pieces = ['Primeiro, o mais lento a responder.', 'Depois, o mais rápido.', 'Por fim, um meio-termo.'];
   fake.speech.push({ firstByteMs: 250, chunkMs: 10 }, { firstByteMs: 0 }, { firstByteMs: 80, chunkMs: 5 });

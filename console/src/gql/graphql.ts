@@ -73,6 +73,8 @@ export type CreateAssistantInput = {
   timezone: string;
   /** Tools of the account; replaces every assignment ([] removes all). */
   tool_ids?: Array<number> | null | undefined;
+  /** deepgram, openai, or a name of this server’s STT_PROVIDERS (see transcriberProviders). */
+  transcriber?: string | null | undefined;
   /** At most 500 characters; null or blank: the model says it in its own words. */
   transfer_message?: string | null | undefined;
   /** cold or warm. */
@@ -275,6 +277,8 @@ export type UpdateAssistantInput = {
   timezone?: string | null | undefined;
   /** Tools of the account; replaces every assignment ([] removes all). */
   tool_ids?: Array<number> | null | undefined;
+  /** deepgram, openai, or a name of this server’s STT_PROVIDERS (see transcriberProviders). */
+  transcriber?: string | null | undefined;
   /** At most 500 characters; null or blank: the model says it in its own words. */
   transfer_message?: string | null | undefined;
   /** cold or warm. */
@@ -373,26 +377,26 @@ export type ConsoleAssistantsQueryVariables = Exact<{ [key: string]: never; }>;
 
 export type ConsoleAssistantsQuery = { assistants: Array<{ id: number, assistant_name: string, type: string, engine_type: string, language: string, llm_model: string, phone_number: string | null, updated_at: string, voice: { id: number, name: string, provider: string | null } }> };
 
-export type ConsoleAssistantFieldsFragment = { id: number, assistant_name: string, calls_direction: string, engine_type: string, voice_ready: boolean, voice_missing: Array<string>, status: string, phone_number_id: number | null, voice_id: number, language: string, llm_model: string, llm_temperature: number, timezone: string, who_speaks_first: string, initial_message: string, system_prompt: string, tool_ids: Array<number>, variables: Record<string, unknown>, post_call_evaluation: boolean, max_call_duration: number, max_silence_duration: number, re_engagement_interval: number, speech_speed: number, voice_stability: number, voice_similarity: number, allow_interruptions: boolean, interrupt_sensitivity: number, use_min_interrupt_words: boolean, min_interrupt_words: number, false_interruption_timeout_ms: number, keyterms: Array<string>, fallback_models: Array<string>, fallback_voice_id: number | null, backchannel_words: Array<string> | null, transfer_mode: string, transfer_message: string | null, endpoint_type: string, endpoint_sensitivity: number, noise_cancellation: boolean, ambient_sound_volume: number, filler_audios: boolean, record_call: boolean, end_call_on_voicemail: boolean, voicemail_message: string | null, voicemail_beep_timeout_seconds: number, is_webhook_active: boolean, webhook_url: string | null, send_webhook_only_on_completed: boolean, include_recording_in_webhook: boolean, end_call_tool: { description: string | null }, post_call_schema: Array<{ name: string, type: string, description: string }>, pronunciations: Array<{ word: string, say_as: string }>, transfer_numbers: Array<{ number: string, description: string }> };
+export type ConsoleAssistantFieldsFragment = { id: number, assistant_name: string, calls_direction: string, engine_type: string, voice_ready: boolean, voice_missing: Array<string>, status: string, phone_number_id: number | null, voice_id: number, language: string, llm_model: string, llm_temperature: number, timezone: string, who_speaks_first: string, initial_message: string, system_prompt: string, tool_ids: Array<number>, variables: Record<string, unknown>, post_call_evaluation: boolean, max_call_duration: number, max_silence_duration: number, re_engagement_interval: number, speech_speed: number, voice_stability: number, voice_similarity: number, allow_interruptions: boolean, interrupt_sensitivity: number, use_min_interrupt_words: boolean, min_interrupt_words: number, false_interruption_timeout_ms: number, keyterms: Array<string>, fallback_models: Array<string>, fallback_voice_id: number | null, transcriber: string, backchannel_words: Array<string> | null, transfer_mode: string, transfer_message: string | null, endpoint_type: string, endpoint_sensitivity: number, noise_cancellation: boolean, ambient_sound_volume: number, filler_audios: boolean, record_call: boolean, end_call_on_voicemail: boolean, voicemail_message: string | null, voicemail_beep_timeout_seconds: number, is_webhook_active: boolean, webhook_url: string | null, send_webhook_only_on_completed: boolean, include_recording_in_webhook: boolean, end_call_tool: { description: string | null }, post_call_schema: Array<{ name: string, type: string, description: string }>, pronunciations: Array<{ word: string, say_as: string }>, transfer_numbers: Array<{ number: string, description: string }> };
 
 export type ConsoleAssistantQueryVariables = Exact<{
   id: number;
 }>;
 
 
-export type ConsoleAssistantQuery = { assistant: { id: number, assistant_name: string, calls_direction: string, engine_type: string, voice_ready: boolean, voice_missing: Array<string>, status: string, phone_number_id: number | null, voice_id: number, language: string, llm_model: string, llm_temperature: number, timezone: string, who_speaks_first: string, initial_message: string, system_prompt: string, tool_ids: Array<number>, variables: Record<string, unknown>, post_call_evaluation: boolean, max_call_duration: number, max_silence_duration: number, re_engagement_interval: number, speech_speed: number, voice_stability: number, voice_similarity: number, allow_interruptions: boolean, interrupt_sensitivity: number, use_min_interrupt_words: boolean, min_interrupt_words: number, false_interruption_timeout_ms: number, keyterms: Array<string>, fallback_models: Array<string>, fallback_voice_id: number | null, backchannel_words: Array<string> | null, transfer_mode: string, transfer_message: string | null, endpoint_type: string, endpoint_sensitivity: number, noise_cancellation: boolean, ambient_sound_volume: number, filler_audios: boolean, record_call: boolean, end_call_on_voicemail: boolean, voicemail_message: string | null, voicemail_beep_timeout_seconds: number, is_webhook_active: boolean, webhook_url: string | null, send_webhook_only_on_completed: boolean, include_recording_in_webhook: boolean, end_call_tool: { description: string | null }, post_call_schema: Array<{ name: string, type: string, description: string }>, pronunciations: Array<{ word: string, say_as: string }>, transfer_numbers: Array<{ number: string, description: string }> } };
+export type ConsoleAssistantQuery = { assistant: { id: number, assistant_name: string, calls_direction: string, engine_type: string, voice_ready: boolean, voice_missing: Array<string>, status: string, phone_number_id: number | null, voice_id: number, language: string, llm_model: string, llm_temperature: number, timezone: string, who_speaks_first: string, initial_message: string, system_prompt: string, tool_ids: Array<number>, variables: Record<string, unknown>, post_call_evaluation: boolean, max_call_duration: number, max_silence_duration: number, re_engagement_interval: number, speech_speed: number, voice_stability: number, voice_similarity: number, allow_interruptions: boolean, interrupt_sensitivity: number, use_min_interrupt_words: boolean, min_interrupt_words: number, false_interruption_timeout_ms: number, keyterms: Array<string>, fallback_models: Array<string>, fallback_voice_id: number | null, transcriber: string, backchannel_words: Array<string> | null, transfer_mode: string, transfer_message: string | null, endpoint_type: string, endpoint_sensitivity: number, noise_cancellation: boolean, ambient_sound_volume: number, filler_audios: boolean, record_call: boolean, end_call_on_voicemail: boolean, voicemail_message: string | null, voicemail_beep_timeout_seconds: number, is_webhook_active: boolean, webhook_url: string | null, send_webhook_only_on_completed: boolean, include_recording_in_webhook: boolean, end_call_tool: { description: string | null }, post_call_schema: Array<{ name: string, type: string, description: string }>, pronunciations: Array<{ word: string, say_as: string }>, transfer_numbers: Array<{ number: string, description: string }> } };
 
 export type ConsoleAssistantChoicesQueryVariables = Exact<{ [key: string]: never; }>;
 
 
-export type ConsoleAssistantChoicesQuery = { voices: Array<{ id: number, name: string, mode: string, provider: string | null }>, languages: Array<{ id: number, name: string }>, models: Array<{ id: number, name: string, provider: string, type: string }>, tools: Array<{ id: number, name: string, description: string }>, phoneNumbers: Array<{ id: number, phone_number: string, assistant_id: number | null }> };
+export type ConsoleAssistantChoicesQuery = { transcriberProviders: Array<{ name: string, code: string }>, voices: Array<{ id: number, name: string, mode: string, provider: string | null }>, languages: Array<{ id: number, name: string }>, models: Array<{ id: number, name: string, provider: string, type: string }>, tools: Array<{ id: number, name: string, description: string }>, phoneNumbers: Array<{ id: number, phone_number: string, assistant_id: number | null }> };
 
 export type ConsoleCreateAssistantMutationVariables = Exact<{
   input: CreateAssistantInput;
 }>;
 
 
-export type ConsoleCreateAssistantMutation = { createAssistant: { id: number, assistant_name: string, calls_direction: string, engine_type: string, voice_ready: boolean, voice_missing: Array<string>, status: string, phone_number_id: number | null, voice_id: number, language: string, llm_model: string, llm_temperature: number, timezone: string, who_speaks_first: string, initial_message: string, system_prompt: string, tool_ids: Array<number>, variables: Record<string, unknown>, post_call_evaluation: boolean, max_call_duration: number, max_silence_duration: number, re_engagement_interval: number, speech_speed: number, voice_stability: number, voice_similarity: number, allow_interruptions: boolean, interrupt_sensitivity: number, use_min_interrupt_words: boolean, min_interrupt_words: number, false_interruption_timeout_ms: number, keyterms: Array<string>, fallback_models: Array<string>, fallback_voice_id: number | null, backchannel_words: Array<string> | null, transfer_mode: string, transfer_message: string | null, endpoint_type: string, endpoint_sensitivity: number, noise_cancellation: boolean, ambient_sound_volume: number, filler_audios: boolean, record_call: boolean, end_call_on_voicemail: boolean, voicemail_message: string | null, voicemail_beep_timeout_seconds: number, is_webhook_active: boolean, webhook_url: string | null, send_webhook_only_on_completed: boolean, include_recording_in_webhook: boolean, end_call_tool: { description: string | null }, post_call_schema: Array<{ name: string, type: string, description: string }>, pronunciations: Array<{ word: string, say_as: string }>, transfer_numbers: Array<{ number: string, description: string }> } };
+export type ConsoleCreateAssistantMutation = { createAssistant: { id: number, assistant_name: string, calls_direction: string, engine_type: string, voice_ready: boolean, voice_missing: Array<string>, status: string, phone_number_id: number | null, voice_id: number, language: string, llm_model: string, llm_temperature: number, timezone: string, who_speaks_first: string, initial_message: string, system_prompt: string, tool_ids: Array<number>, variables: Record<string, unknown>, post_call_evaluation: boolean, max_call_duration: number, max_silence_duration: number, re_engagement_interval: number, speech_speed: number, voice_stability: number, voice_similarity: number, allow_interruptions: boolean, interrupt_sensitivity: number, use_min_interrupt_words: boolean, min_interrupt_words: number, false_interruption_timeout_ms: number, keyterms: Array<string>, fallback_models: Array<string>, fallback_voice_id: number | null, transcriber: string, backchannel_words: Array<string> | null, transfer_mode: string, transfer_message: string | null, endpoint_type: string, endpoint_sensitivity: number, noise_cancellation: boolean, ambient_sound_volume: number, filler_audios: boolean, record_call: boolean, end_call_on_voicemail: boolean, voicemail_message: string | null, voicemail_beep_timeout_seconds: number, is_webhook_active: boolean, webhook_url: string | null, send_webhook_only_on_completed: boolean, include_recording_in_webhook: boolean, end_call_tool: { description: string | null }, post_call_schema: Array<{ name: string, type: string, description: string }>, pronunciations: Array<{ word: string, say_as: string }>, transfer_numbers: Array<{ number: string, description: string }> } };
 
 export type ConsoleUpdateAssistantMutationVariables = Exact<{
   id: number;
@@ -400,7 +404,7 @@ export type ConsoleUpdateAssistantMutationVariables = Exact<{
 }>;
 
 
-export type ConsoleUpdateAssistantMutation = { updateAssistant: { id: number, assistant_name: string, calls_direction: string, engine_type: string, voice_ready: boolean, voice_missing: Array<string>, status: string, phone_number_id: number | null, voice_id: number, language: string, llm_model: string, llm_temperature: number, timezone: string, who_speaks_first: string, initial_message: string, system_prompt: string, tool_ids: Array<number>, variables: Record<string, unknown>, post_call_evaluation: boolean, max_call_duration: number, max_silence_duration: number, re_engagement_interval: number, speech_speed: number, voice_stability: number, voice_similarity: number, allow_interruptions: boolean, interrupt_sensitivity: number, use_min_interrupt_words: boolean, min_interrupt_words: number, false_interruption_timeout_ms: number, keyterms: Array<string>, fallback_models: Array<string>, fallback_voice_id: number | null, backchannel_words: Array<string> | null, transfer_mode: string, transfer_message: string | null, endpoint_type: string, endpoint_sensitivity: number, noise_cancellation: boolean, ambient_sound_volume: number, filler_audios: boolean, record_call: boolean, end_call_on_voicemail: boolean, voicemail_message: string | null, voicemail_beep_timeout_seconds: number, is_webhook_active: boolean, webhook_url: string | null, send_webhook_only_on_completed: boolean, include_recording_in_webhook: boolean, end_call_tool: { description: string | null }, post_call_schema: Array<{ name: string, type: string, description: string }>, pronunciations: Array<{ word: string, say_as: string }>, transfer_numbers: Array<{ number: string, description: string }> } };
+export type ConsoleUpdateAssistantMutation = { updateAssistant: { id: number, assistant_name: string, calls_direction: string, engine_type: string, voice_ready: boolean, voice_missing: Array<string>, status: string, phone_number_id: number | null, voice_id: number, language: string, llm_model: string, llm_temperature: number, timezone: string, who_speaks_first: string, initial_message: string, system_prompt: string, tool_ids: Array<number>, variables: Record<string, unknown>, post_call_evaluation: boolean, max_call_duration: number, max_silence_duration: number, re_engagement_interval: number, speech_speed: number, voice_stability: number, voice_similarity: number, allow_interruptions: boolean, interrupt_sensitivity: number, use_min_interrupt_words: boolean, min_interrupt_words: number, false_interruption_timeout_ms: number, keyterms: Array<string>, fallback_models: Array<string>, fallback_voice_id: number | null, transcriber: string, backchannel_words: Array<string> | null, transfer_mode: string, transfer_message: string | null, endpoint_type: string, endpoint_sensitivity: number, noise_cancellation: boolean, ambient_sound_volume: number, filler_audios: boolean, record_call: boolean, end_call_on_voicemail: boolean, voicemail_message: string | null, voicemail_beep_timeout_seconds: number, is_webhook_active: boolean, webhook_url: string | null, send_webhook_only_on_completed: boolean, include_recording_in_webhook: boolean, end_call_tool: { description: string | null }, post_call_schema: Array<{ name: string, type: string, description: string }>, pronunciations: Array<{ word: string, say_as: string }>, transfer_numbers: Array<{ number: string, description: string }> } };
 
 export type ConsoleDeleteAssistantMutationVariables = Exact<{
   id: number;
@@ -723,6 +727,7 @@ export const ConsoleAssistantFieldsFragmentDoc = new TypedDocumentString(`
   keyterms
   fallback_models
   fallback_voice_id
+  transcriber
   backchannel_words
   pronunciations {
     word
@@ -902,6 +907,7 @@ export const ConsoleAssistantDocument = new TypedDocumentString(`
   keyterms
   fallback_models
   fallback_voice_id
+  transcriber
   backchannel_words
   pronunciations {
     word
@@ -929,6 +935,10 @@ export const ConsoleAssistantDocument = new TypedDocumentString(`
 }`) as unknown as TypedDocumentString<ConsoleAssistantQuery, ConsoleAssistantQueryVariables>;
 export const ConsoleAssistantChoicesDocument = new TypedDocumentString(`
     query ConsoleAssistantChoices {
+  transcriberProviders {
+    name
+    code
+  }
   voices {
     id
     name
@@ -1005,6 +1015,7 @@ export const ConsoleCreateAssistantDocument = new TypedDocumentString(`
   keyterms
   fallback_models
   fallback_voice_id
+  transcriber
   backchannel_words
   pronunciations {
     word
@@ -1078,6 +1089,7 @@ export const ConsoleUpdateAssistantDocument = new TypedDocumentString(`
   keyterms
   fallback_models
   fallback_voice_id
+  transcriber
   backchannel_words
   pronunciations {
     word

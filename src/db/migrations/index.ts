@@ -38,6 +38,7 @@ import { Migration20261201000000_voicemail } from './Migration20261201000000_voi
 import { Migration20261201010000_transfers } from './Migration20261201010000_transfers';
 import { Migration20261202000000_vendor_events } from './Migration20261202000000_vendor_events';
 import { Migration20261202010000_fallback_voice } from './Migration20261202010000_fallback_voice';
+import { Migration20261202030000_transcriber } from './Migration20261202030000_transcriber';
 
 /** Every migration, in order. Listed explicitly so that compiled and TypeScript runs agree. */
 export const migrations: MigrationObject[] = [
@@ -80,4 +81,5 @@ export const migrations: MigrationObject[] = [
   { name: 'Migration20261201010000_transfers', class: Migration20261201010000_transfers },
   { name: 'Migration20261202000000_vendor_events', class: Migration20261202000000_vendor_events },
   { name: 'Migration20261202010000_fallback_voice', class: Migration20261202010000_fallback_voice },
+  { name: 'Migration20261202030000_transcriber', class: Migration20261202030000_transcriber },
 ];

@@ -84,6 +84,7 @@ export interface AssistantSettings {
   keyterms: string[];
   fallback_models: string[];
   fallback_voice_id: number | null;
+  transcriber: string;
   pronunciations: Pronunciation[];
   backchannel_words: string[] | null;
   false_interruption_timeout_ms: number;
@@ -126,6 +127,7 @@ export const ASSISTANT_DEFAULTS: Readonly<AssistantSettings> = Object.freeze({
   keyterms: [],
   fallback_models: [],
   fallback_voice_id: null,
+  transcriber: 'deepgram',
   pronunciations: [],
   backchannel_words: null,
   false_interruption_timeout_ms: 2000,
@@ -334,6 +336,13 @@ export class Assistant implements AssistantSettings {
   })
   @Property({ type: 'integer', nullable: true })
   fallback_voice_id: number | null = null;
+
+  @Field(() => String, {
+    description:
+      'Who hears the caller on the pipeline engine: deepgram (streamed; OpenAI’s when only OPENAI_API_KEY is set), openai, or a name of the server’s STT_PROVIDERS (each turn the VAD finds is sent whole).',
+  })
+  @Property({ length: 32 })
+  transcriber!: string;
 
   @Field(() => [Pronunciation], { description: 'Whole-word replacements in what TTS is given; the transcript keeps what the model wrote.' })
   @Property({ type: 'json' })

@@ -143,6 +143,9 @@ abstract class AssistantOptionalInput {
   @Field(() => Int, { nullable: true, description: 'A voice of the catalogue visible to the account whose provider is a text-to-speech vendor: it speaks when the voice’s vendor fails. Null clears it.' })
   fallback_voice_id?: number | null;
 
+  @Field(() => String, { nullable: true, description: 'deepgram, openai, or a name of this server’s STT_PROVIDERS (see transcriberProviders).' })
+  transcriber?: string | null;
+
   @Field(() => [PronunciationInput], { nullable: true, description: 'At most 100. Null or [] clears them.' })
   pronunciations?: PronunciationInput[] | null;
 

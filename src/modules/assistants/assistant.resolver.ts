@@ -107,7 +107,7 @@ export class AssistantResolver {
 
   private async missing(assistant: Assistant, ctx: GraphQLContext): Promise<string[]> {
     const [voice, modelProvider] = await Promise.all([ctx.loaders.voice.load(assistant.voice.id), ctx.loaders.modelProvider.load(assistant.llm_model)]);
-    return voiceMissing(ctx.config.voice, { engine_type: assistant.engine_type, modelProvider, voiceProvider: voice?.provider ?? null });
+    return voiceMissing(ctx.config.voice, { engine_type: assistant.engine_type, modelProvider, voiceProvider: voice?.provider ?? null, transcriber: assistant.transcriber });
   }
 
   @FieldResolver(() => [Tool])

@@ -8,6 +8,7 @@ import { PhoneNumber } from '../accounts/phone-number.entity';
 import { findLanguage, findLanguageByName, findModel, findVisibleVoice } from '../catalog/catalog.service';
 import { ENGINE_TYPES, Voice, type EngineType } from '../catalog/voice.entity';
 import type { Scope } from '../scope';
+import { BUILT_IN_TRANSCRIBERS } from './assistant.voice';
 import { Tool } from '../tools/tool.entity';
 import {
   ASSISTANT_DEFAULTS,
@@ -342,6 +343,12 @@ async function resolve(scope: Scope, input: Input, current?: Assistant): Promise
     if (!entry) errors.add(idField, FieldMessages.invalidSelection(idField));
     else if (input[field] == null) changes[field] = entry.name;
     else if (!errors.has(field) && changes[field] !== entry.name) errors.add(idField, FieldMessages.sameField(idField, field));
+  }
+  if (input.transcriber != null) {
+    // A name this server knows now; one removed from STT_PROVIDERS later is a missing variable at the call (voice_missing).
+    const known = [...BUILT_IN_TRANSCRIBERS, ...Object.keys(scope.config.voice.pipeline.sttProviders)];
+    const name = input.transcriber.trim().toLowerCase();
+    if (checkOneOf(errors, 'transcriber', name, known)) changes.transcriber = name;
   }
   if (input.fallback_models !== undefined) changes.fallback_models = await checkFallbackModels(scope, errors, input.fallback_models ?? []);
   if (input.fallback_voice_id !== undefined) changes.fallback_voice_id = await checkFallbackVoice(scope, errors, input.fallback_voice_id);

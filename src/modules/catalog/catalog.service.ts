@@ -7,7 +7,7 @@ import type { Scope } from '../scope';
 import { Language } from './language.entity';
 import { MODEL_TYPES, Model, type ModelType } from './model.entity';
 import { modelParams, type ModelParams } from './model.params';
-import { STT_PROVIDERS, SYNTHESIZERS, TRANSCRIBERS, type SpeechProvider } from './speech-provider.type';
+import { hostedProvider, STT_PROVIDERS, SYNTHESIZERS, TRANSCRIBERS, type SpeechProvider } from './speech-provider.type';
 import { ENGINE_TYPES, MAX_PROVIDER_VOICE_ID, TTS_PROVIDERS, Voice, type EngineType } from './voice.entity';
 
 export function listLanguages(scope: Scope): Promise<Language[]> {
@@ -34,16 +34,22 @@ export function listVoices(scope: Scope, mode: string | null | undefined): Promi
   );
 }
 
-/** The text-to-speech vendors that have a key, in the order the engine picks a default one. */
+/** The text-to-speech vendors that have a key, then the hosted ones (TTS_PROVIDERS), in the order the engine picks a default one. */
 export function listSynthesizerProviders(scope: Scope): SpeechProvider[] {
   const vendors = scope.config.voice.pipeline;
-  return TTS_PROVIDERS.filter((code) => vendors[code] !== null).map((code) => ({ ...SYNTHESIZERS[code], code }));
+  return [
+    ...TTS_PROVIDERS.filter((code) => vendors[code] !== null).map((code) => ({ ...SYNTHESIZERS[code], code })),
+    ...Object.keys(vendors.ttsProviders).map(hostedProvider),
+  ];
 }
 
-/** The speech-to-text vendors that have a key. */
+/** The speech-to-text vendors that have a key (OpenAI's transcription with OPENAI_API_KEY), then the hosted ones (STT_PROVIDERS). */
 export function listTranscriberProviders(scope: Scope): SpeechProvider[] {
   const vendors = scope.config.voice.pipeline;
-  return STT_PROVIDERS.filter((code) => vendors[code] !== null).map((code) => ({ ...TRANSCRIBERS[code], code }));
+  return [
+    ...STT_PROVIDERS.filter((code) => vendors[code] !== null).map((code) => ({ ...TRANSCRIBERS[code], code })),
+    ...Object.keys(vendors.sttProviders).map(hostedProvider),
+  ];
 }
 
 /** A voice the account may use (public or its own), or null. */
@@ -87,17 +93,21 @@ export async function addModel(em: EntityManager, input: { name: string; provide
   return model;
 }
 
-/** Adds a voice (public without an account), spoken by `provider`'s voice when given; for the operator CLI. */
+/**
+ * Adds a voice (public without an account), spoken by `provider`'s voice when given: a built-in
+ * vendor or a hosted one configured here (`hostedProviders`, TTS_PROVIDERS); for the operator
+ * CLI. A hosted provider removed later leaves the voice to the first configured vendor's default.
+ */
 export async function addVoice(
   em: EntityManager,
-  input: { name: string; mode: string; accountId: number | null; provider?: { name: string; voiceId: string } | null },
+  input: { name: string; mode: string; accountId: number | null; provider?: { name: string; voiceId: string } | null; hostedProviders?: readonly string[] },
 ): Promise<Voice> {
   const errors = new FieldErrorCollector();
   const name = checkLength(errors, 'name', input.name, 1, 100);
   checkOneOf(errors, 'mode', input.mode, ENGINE_TYPES);
   let voiceId: string | null = null;
   if (input.provider) {
-    checkOneOf(errors, 'provider', input.provider.name, TTS_PROVIDERS);
+    checkOneOf(errors, 'provider', input.provider.name, [...TTS_PROVIDERS, ...(input.hostedProviders ?? [])]);
     voiceId = checkLength(errors, 'provider_voice_id', input.provider.voiceId, 1, MAX_PROVIDER_VOICE_ID);
   }
   errors.throwIfAny();

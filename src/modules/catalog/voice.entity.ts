@@ -37,7 +37,7 @@ export class Voice {
 
   @Field(() => String, {
     nullable: true,
-    description: `The text-to-speech vendor that speaks it: ${TTS_PROVIDERS.join(', ')}; null: the default voice of the first configured vendor.`,
+    description: `The text-to-speech vendor that speaks it: ${TTS_PROVIDERS.join(', ')}, or a hosted server of TTS_PROVIDERS; null (or a vendor not configured here): the default voice of the first configured vendor.`,
   })
   @Property({ type: 'text', nullable: true })
   provider: string | null = null;

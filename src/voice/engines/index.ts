@@ -12,6 +12,7 @@ import { ElevenLabsTts } from '../services/elevenlabs.tts';
 import { FallbackLlm } from '../services/fallback.llm';
 import { FallbackTts } from '../services/fallback.tts';
 import { OpenAiLlm } from '../services/openai.llm';
+import { OpenAiStt } from '../services/openai.stt';
 import { OpenAiTts } from '../services/openai.tts';
 import { ReconnectingStt } from '../services/reconnecting.stt';
 import type { TtsService } from '../services/service';
@@ -39,6 +40,7 @@ function ttsVendors(vendors: PipelineVendors): Map<string, () => TtsService> {
     const access = vendors[name];
     if (access) configured.set(name, () => TTS[name](access));
   }
+  for (const [name, server] of Object.entries(vendors.ttsProviders)) configured.set(name, () => new OpenAiTts(server));
   return configured;
 }
 
@@ -47,7 +49,7 @@ function ttsVendors(vendors: PipelineVendors): Map<string, () => TtsService> {
  * vendors are not configured here), for the log.
  */
 export async function startEngine(deps: EngineDeps, live: LiveCall, setup: EngineSetup, out: MediaOut): Promise<VoiceEngine | string> {
-  const missing = voiceMissing(deps.config.voice, { engine_type: setup.assistant.engine_type, ...setup });
+  const missing = voiceMissing(deps.config.voice, { engine_type: setup.assistant.engine_type, transcriber: setup.assistant.transcriber, ...setup });
   if (missing.length) return `${setup.assistant.engine_type} assistants need ${missing.join(', ')}`;
   if (setup.assistant.engine_type === 'multimodal') return new RealtimeEngine(deps, live, setup, out);
   const services = pipelineServices(deps.config.voice.pipeline, setup, (event) => live.vendorEvent(event));
@@ -66,8 +68,8 @@ export async function startEngine(deps: EngineDeps, live: LiveCall, setup: Engin
  * `report` hears of each retry and switch (the LLM's and TTS's, and Deepgram's reconnects).
  */
 export function pipelineServices(vendors: PipelineVendors, setup: EngineSetup, report: (event: VendorEvent) => void = () => {}): PipelineServices | string {
-  const { llm, tts, ownVoice, missing } = pipelinePlan(vendors, setup);
-  if (missing.length || !vendors.deepgram || !llm || !tts) return `pipeline assistants need ${missing.join(', ')}`;
+  const { stt, llm, tts, ownVoice, missing } = pipelinePlan(vendors, { ...setup, transcriber: setup.assistant.transcriber });
+  if (missing.length || !stt || !llm || !tts) return `pipeline assistants need ${missing.join(', ')}`;
   const model = setup.assistant.llm_model;
   const fallbacks = setup.fallbackModels.flatMap(({ name, provider, params }) => {
     const access = llmAccess(vendors, provider);
@@ -77,12 +79,15 @@ export function pipelineServices(vendors: PipelineVendors, setup: EngineSetup, r
   const voiceId = ownVoice ? setup.providerVoiceId : null;
   const fallbackVoice = setup.fallbackVoice && { vendor: setup.fallbackVoice.provider, voiceId: setup.fallbackVoice.providerVoiceId };
   return {
-    stt: new ReconnectingStt(new DeepgramStt(vendors.deepgram), report),
-    sttLanguage: deepgramLanguage(setup.language),
+    // Deepgram's stream reconnects by itself; a transcriber of whole turns (one request a turn)
+    // takes the language as ISO 639-1, Deepgram as its own tag.
+    ...('access' in stt
+      ? { stt: new ReconnectingStt(new DeepgramStt(stt.access), report), sttLanguage: deepgramLanguage(setup.language) }
+      : { stt: new OpenAiStt({ ...stt.server, vendor: stt.vendor }), sttLanguage: setup.language }),
     llm: new FallbackLlm([{ model, service: new OpenAiLlm({ ...llm, models: { [model]: setup.modelParams } }) }, ...fallbacks], report),
     model: setup.assistant.llm_model,
     tts: new FallbackTts(
-      ttsChain([...configured.keys()], { vendor: tts, voiceId }, fallbackVoice).map((choice) => ({ service: configured.get(choice.vendor)!(), voiceId: choice.voiceId })),
+      ttsChain([...configured.keys()], { vendor: tts.vendor, voiceId }, fallbackVoice).map((choice) => ({ service: configured.get(choice.vendor)!(), voiceId: choice.voiceId })),
       report,
     ),
     voiceId,

@@ -19,7 +19,7 @@ import { ServiceError, type TtsEvents, type TtsOptions, type TtsService, type Tt
  * stability or similarity: those settings of the assistant do not reach this vendor.
  */
 
-/** OpenAI's `pcm`. */
+/** OpenAI's `pcm`; a hosted server's may differ (TTS_PROVIDERS' `sample_rate`). */
 const PCM_RATE: SampleRate = 24_000;
 const DEFAULT_MODEL = 'gpt-4o-mini-tts';
 const DEFAULT_VOICE = 'alloy';
@@ -29,7 +29,9 @@ export const FIRST_BYTE_MS = 10_000;
 export const NEXT_BYTES_MS = 10_000;
 
 export interface OpenAiTtsOptions extends VendorAccess {
+  /** A hosted server's model and the rate of the PCM it sends (TTS_PROVIDERS); OpenAI's when absent. */
   model?: string;
+  sampleRate?: SampleRate;
   /** The bounds above, shorter in tests. */
   firstByteMs?: number;
   nextBytesMs?: number;
@@ -38,6 +40,7 @@ export interface OpenAiTtsOptions extends VendorAccess {
 interface Settings {
   client: OpenAI;
   model: string;
+  pcmRate: SampleRate;
   /** How messages name the vendor. */
   vendor: string;
   firstByteMs: number;
@@ -52,6 +55,7 @@ export class OpenAiTts implements TtsService {
     this.settings = {
       client: openAiClient(options),
       model: options.model ?? DEFAULT_MODEL,
+      pcmRate: options.sampleRate ?? PCM_RATE,
       vendor: `OpenAI speech at ${new URL(options.url).host}`,
       firstByteMs: options.firstByteMs ?? FIRST_BYTE_MS,
       nextBytesMs: options.nextBytesMs ?? NEXT_BYTES_MS,
@@ -115,7 +119,7 @@ class Utterance implements TtsUtterance {
     private readonly events: TtsEvents,
     private readonly session: { sent(characters: number): void; over(): void },
   ) {
-    this.resampler = new Resampler(PCM_RATE, options.sampleRate as SampleRate);
+    this.resampler = new Resampler(settings.pcmRate, options.sampleRate as SampleRate);
   }
 
   push(text: string): void {

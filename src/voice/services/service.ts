@@ -121,12 +121,16 @@ export interface SttStream {
   send(audio: Uint8Array): void;
   /** The caller stopped speaking: the vendor should give its final result now. */
   finalize(): void;
+  /** The VAD heard the caller begin a turn: a transcriber of whole turns keeps the audio from here (a streaming one need not listen). */
+  speechStarted?(): void;
   /** Ends the stream; resolves with the audio seconds the vendor reports having processed. */
   close(): Promise<{ seconds: number }>;
 }
 
 export interface SttService {
   readonly vendor: string;
+  /** How long the engine waits for the final words after `finalize` (a transcriber of whole turns takes its request's time); the engine's default when absent. */
+  readonly finalWaitMs?: number;
   open(options: SttOptions, events: SttEvents): SttStream;
 }
 

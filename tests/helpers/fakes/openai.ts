@@ -31,6 +31,11 @@ export { MS_PER_CHARACTER };
  *   characters, a speed out of 0.25..4.
  * - Each reply is scripted (`chat`, `speech`): its timing, and a stall, a reset, a clean early
  *   end or an error event midway, or an error status.
+ * - Transcription (`POST /v1/audio/transcriptions`, src/resources/audio/transcriptions.ts):
+ *   multipart `file` (read for real: a RIFF/WAVE header of 16 kHz mono 16-bit PCM, else 400),
+ *   `model`, `language`, `response_format` `json` -> `{text}`. It cannot recognise words, so
+ *   each answer is scripted (`transcriptions`, in order; '' once they run out), after
+ *   `transcriptionMs` (a server's fixed time), and the file's seconds and loudness are kept.
  */
 
 export interface ChatReply {
@@ -68,6 +73,25 @@ export interface SpeechReply {
   status?: number;
 }
 
+export interface TranscriptionReply {
+  text?: string;
+  /** Wait before answering, over `transcriptionMs`. */
+  latencyMs?: number;
+  stall?: boolean;
+  status?: number;
+}
+
+/** A transcription request as the fake read it. */
+export interface TranscriptionRequest {
+  headers: IncomingHttpHeaders;
+  model: string;
+  language: string | null;
+  responseFormat: string | null;
+  /** The WAV's seconds, and its RMS (0..32767): whether the turn held sound. */
+  seconds: number;
+  rms: number;
+}
+
 export interface FakeRequest {
   path: string;
   headers: IncomingHttpHeaders;
@@ -88,6 +112,15 @@ export interface FakeOpenAi {
   /** Requests that passed the key check and the body's validation, by endpoint. */
   chatRequests: FakeRequest[];
   speechRequests: FakeRequest[];
+  /** Any voice name is taken (a hosted server's own voices, such as Kokoro's `af_bella`), not only OpenAI's. */
+  anyVoice: boolean;
+  /** What the next transcriptions answer, in order. */
+  transcriptions: (TranscriptionReply | string)[];
+  /** The answer once `transcriptions` is empty ('' by default: no words). */
+  defaultTranscription: () => TranscriptionReply | string;
+  /** Every transcription's fixed time (a server's own), in ms. */
+  transcriptionMs: number;
+  transcriptionRequests: TranscriptionRequest[];
   /** Resolves with the `n`th (0-based) speech request once it came. */
   speechRequest(n: number): Promise<FakeRequest>;
   close(): Promise<void>;
@@ -226,13 +259,13 @@ function checkReasoning(body: Record<string, any>): void {
   }
 }
 
-function checkSpeech(body: Record<string, any>): void {
+function checkSpeech(body: Record<string, any>, anyVoice: boolean): void {
   if (typeof body.model !== 'string' || !body.model) throw new Refusal(400, 'you must provide a model parameter');
   if (typeof body.input !== 'string' || !body.input) throw new Refusal(400, "Invalid 'input': string too short.", 'input', 'string_below_min_length');
   if (body.input.length > 4096) {
     throw new Refusal(400, `Invalid 'input': string too long. Expected a string with maximum length 4096, but got a string with length ${body.input.length} instead.`, 'input', 'string_above_max_length');
   }
-  if (!(VOICES.has(body.voice) || typeof body.voice?.id === 'string')) {
+  if (!(VOICES.has(body.voice) || typeof body.voice?.id === 'string' || (anyVoice && typeof body.voice === 'string' && body.voice))) {
     throw new Refusal(400, `Invalid value: '${body.voice}'. Supported values are: ${[...VOICES].map((v) => `'${v}'`).join(', ')}.`, 'voice', 'invalid_value');
   }
   if (body.speed !== undefined && !(typeof body.speed === 'number' && body.speed >= 0.25 && body.speed <= 4)) {
@@ -357,6 +390,38 @@ async function answerChat(res: ServerResponse, body: Record<string, any>, reply:
   res.end('data: [DONE]\n\n');
 }
 
+/** The `file` of a multipart transcription request, checked as the real API checks what it can decode. */
+async function readTranscription(req: IncomingMessage, body: Buffer): Promise<Omit<TranscriptionRequest, 'headers'>> {
+  let form: FormData;
+  try {
+    form = await new Response(body, { headers: { 'content-type': req.headers['content-type'] ?? '' } }).formData();
+  } catch {
+    throw new Refusal(400, 'Could not parse multipart form');
+  }
+  const file = form.get('file');
+  const model = form.get('model');
+  if (typeof model !== 'string' || !model) throw new Refusal(400, 'you must provide a model parameter');
+  if (!(file instanceof Blob)) throw new Refusal(400, "Missing required parameter: 'file'.", 'file');
+  const wav = Buffer.from(await file.arrayBuffer());
+  const ok =
+    wav.length >= 44 &&
+    wav.toString('ascii', 0, 4) === 'RIFF' &&
+    wav.toString('ascii', 8, 12) === 'WAVE' &&
+    wav.toString('ascii', 12, 16) === 'fmt ' &&
+    wav.readUInt16LE(20) === 1 &&
+    wav.readUInt16LE(22) === 1 &&
+    wav.readUInt32LE(24) === 16_000 &&
+    wav.readUInt16LE(34) === 16 &&
+    wav.toString('ascii', 36, 40) === 'data' &&
+    wav.readUInt32LE(40) === wav.length - 44;
+  if (!ok) throw new Refusal(400, 'The audio file could not be decoded or its format is not supported.', 'file', 'invalid_value');
+  const samples = (wav.length - 44) / 2;
+  let energy = 0;
+  for (let i = 0; i < samples; i++) energy += wav.readInt16LE(44 + i * 2) ** 2;
+  const field = (name: string) => (typeof form.get(name) === 'string' ? (form.get(name) as string) : null);
+  return { model, language: field('language'), responseFormat: field('response_format'), seconds: samples / 16_000, rms: samples ? Math.sqrt(energy / samples) : 0 };
+}
+
 async function answerSpeech(res: ServerResponse, body: Record<string, any>, reply: SpeechReply): Promise<void> {
   const pcm = fakeSpeech(body.input, body.speed ?? 1);
   const bytes = Buffer.from(pcm.buffer, pcm.byteOffset, pcm.byteLength);
@@ -382,6 +447,11 @@ export async function startFakeOpenAi(apiKey: string): Promise<FakeOpenAi> {
     defaultSpeech: () => ({}),
     chatRequests: [],
     speechRequests: [],
+    anyVoice: false,
+    transcriptions: [],
+    defaultTranscription: () => '',
+    transcriptionMs: 0,
+    transcriptionRequests: [],
     speechRequest(n) {
       if (fake.speechRequests[n]) return Promise.resolve(fake.speechRequests[n]);
       return new Promise((resolve) => waiters.push({ n, resolve }));
@@ -394,12 +464,26 @@ export async function startFakeOpenAi(apiKey: string): Promise<FakeOpenAi> {
 
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
     const route = `${req.method} ${req.url}`;
-    if (route !== 'POST /v1/chat/completions' && route !== 'POST /v1/audio/speech') {
+    if (route !== 'POST /v1/chat/completions' && route !== 'POST /v1/audio/speech' && route !== 'POST /v1/audio/transcriptions') {
       throw new Refusal(404, `Invalid URL (${req.method} ${req.url?.replace(/^\/v1/, '')})`);
     }
     if (req.headers.authorization !== `Bearer ${apiKey}`) throw keyRefusal(req.headers.authorization);
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);
+    if (route === 'POST /v1/audio/transcriptions') {
+      const heard = await readTranscription(req, Buffer.concat(chunks));
+      fake.transcriptionRequests.push({ headers: req.headers, ...heard });
+      const scripted = fake.transcriptions.shift() ?? fake.defaultTranscription();
+      const reply = typeof scripted === 'string' ? { text: scripted } : scripted;
+      if (reply.stall) return;
+      if (!(await pause(res, fake.transcriptionMs + (reply.latencyMs ?? 0)))) return;
+      if (reply.status) {
+        const { message, type, code } = ERRORS[reply.status] ?? ERRORS[500];
+        throw new Refusal(reply.status, message, null, code, type);
+      }
+      res.writeHead(200, { 'content-type': 'application/json', 'x-request-id': requestId() });
+      return void res.end(JSON.stringify({ text: reply.text ?? '' }));
+    }
     let body: Record<string, any>;
     try {
       body = JSON.parse(Buffer.concat(chunks).toString('utf8'));
@@ -407,7 +491,8 @@ export async function startFakeOpenAi(apiKey: string): Promise<FakeOpenAi> {
       throw new Refusal(400, 'We could not parse the JSON body of your request. (HINT: This likely means you aren\'t using your HTTP library correctly. The OpenAI API expects a JSON payload, but what was sent was not valid JSON.)');
     }
     const chat = route === 'POST /v1/chat/completions';
-    (chat ? checkChat : checkSpeech)(body);
+    if (chat) checkChat(body);
+    else checkSpeech(body, fake.anyVoice);
     const outcome = new Promise<'completed' | 'closed'>((resolve) => res.on('close', () => resolve(res.writableFinished ? 'completed' : 'closed')));
     const request: FakeRequest = { path: req.url!, headers: req.headers, body, outcome };
     const scripted = chat ? (fake.chat.shift() ?? fake.defaultChat) : (fake.speech.shift() ?? fake.defaultSpeech);

@@ -63,6 +63,7 @@ export const AssistantFieldsFragment = graphql(`
     keyterms
     fallback_models
     fallback_voice_id
+    transcriber
     backchannel_words
     pronunciations {
       word
@@ -100,6 +101,10 @@ export const AssistantDocument = graphql(`
 
 export const AssistantChoicesDocument = graphql(`
   query ConsoleAssistantChoices {
+    transcriberProviders {
+      name
+      code
+    }
     voices {
       id
       name

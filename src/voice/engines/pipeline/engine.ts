@@ -115,9 +115,11 @@ export class PipelineEngine implements VoiceEngine {
     const overlap = {
       backchannels: new Backchannels(language, assistant.backchannel_words),
       falseInterruptionTimeoutMs: assistant.false_interruption_timeout_ms,
+      finalWaitMs: services.stt.finalWaitMs,
     };
     this.turns = new Turns(assistant, overlap, {
       speechStarted: () => {
+        this.stt.speechStarted?.();
         this.silentSince = null;
         this.reengaged = false;
       },

@@ -28,6 +28,8 @@ export interface OverlapSettings {
   backchannels: Backchannels;
   /** How long a paused reply waits for a word that interrupts, from the end of the speech that paused it; 0: speech that would pause it cancels it. */
   falseInterruptionTimeoutMs: number;
+  /** How long an ended turn waits for its final words after `finalize`; FINAL_WAIT_MS when absent (a transcriber of whole turns needs its request's time). */
+  finalWaitMs?: number;
 }
 
 /** A caller's turn, as it ended. */
@@ -277,7 +279,7 @@ export class Turns {
     // The STT's final words came already: nothing to wait for.
     if (this.sttTurnOver && this.heard.length > 0) return this.commit();
     this.events.finalize();
-    this.awaitingFinal = setTimeout(() => this.commit(), FINAL_WAIT_MS);
+    this.awaitingFinal = setTimeout(() => this.commit(), this.overlap.finalWaitMs ?? FINAL_WAIT_MS);
   }
 
   private showWords(): void {
