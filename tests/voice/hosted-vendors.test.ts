@@ -1,6 +1,7 @@
 /**
  * @jest-environment ./tests/setup/native-addons-environment.js
  */
+import { phrases } from '../../src/voice/engines/pipeline/phrases';
 import { speech } from '../helpers/caller';
 import { until } from '../helpers/dialer';
 import { NO_VENDORS } from '../helpers/app';
@@ -56,7 +57,9 @@ describe('a server with Deepgram, OpenAI, a hosted TTS (kokoro) and a hosted STT
     const live = await calls.call(assistant);
     calls.deepgram.transcripts.push('Quero saber do meu pedido');
     calls.openai.chat.push({ text: 'Seu pedido foi enviado ontem.' });
-    await until('the opening spoken', async () => hosted.speechRequests.length > before.hosted, Boolean, 20_000);
+    // The apology kept for a dead TTS is synthesised beside the opening (pipeline/apology.ts): what the line heard is the rest.
+    const said = () => hosted.speechRequests.slice(before.hosted).filter((r) => r.body.input !== phrases('pt').apology);
+    await until('the opening spoken', async () => said().length > 0, Boolean, 20_000);
     await pastTheOpeningWait();
     await live.caller.say(speech());
     expect(await turnsOf(calls, live.id, 3)).toEqual([
@@ -64,7 +67,7 @@ describe('a server with Deepgram, OpenAI, a hosted TTS (kokoro) and a hosted STT
       ['customer', 'Quero saber do meu pedido'],
       ['assistant', 'Seu pedido foi enviado ontem.'],
     ]);
-    const spoken = hosted.speechRequests.slice(before.hosted);
+    const spoken = said();
     expect(spoken.map((r) => r.body.input)).toEqual(['Olá cliente, aqui é a Ana.', 'Seu pedido foi enviado ontem.']);
     for (const request of spoken) expect(request.body).toMatchObject({ model: 'kokoro', voice: 'af_bella', response_format: 'pcm' });
     expect(calls.openai.speechRequests.length).toBe(before.openai);
@@ -79,7 +82,8 @@ describe('a server with Deepgram, OpenAI, a hosted TTS (kokoro) and a hosted STT
     expect(shown.body).toMatchObject({ voice_ready: true, voice_missing: [] });
     const before = calls.openai.speechRequests.length;
     const live = await calls.call(assistant);
-    const [opening] = await until('the opening spoken', async () => calls.openai.speechRequests.slice(before), (r) => r.length > 0, 20_000);
+    const said = async () => calls.openai.speechRequests.slice(before).filter((r) => r.body.input !== phrases('pt').apology);
+    const [opening] = await until('the opening spoken', said, (r) => r.length > 0, 20_000);
     expect(opening.body).toMatchObject({ model: 'gpt-4o-mini-tts', voice: 'alloy', input: 'Olá cliente, aqui é a Ana.' });
     await calls.hangUp(live);
   });
