@@ -2,6 +2,7 @@ import WebSocket from 'ws';
 import type { HangupReason } from '../../modules/calls/call.events';
 import type { ToolDeps } from '../../modules/calls/call.tools';
 import type { Runtime } from '../../runtime';
+import { jsonMessage } from '../../lib/json-message';
 import { dtmfTones } from '../codecs/dtmf';
 import { BASE64, decodePayload, encode, MULAW_RATE, payloadMs } from '../codecs/mulaw';
 import { Resampler } from '../codecs/resample';
@@ -14,6 +15,7 @@ import { Screening, screeningPorts, verdictAction } from '../amd/screening';
 import { runFunction, type CallActions } from '../tools';
 import { closingLine, TRANSFER_FAILED, type Ending } from '../tools/closing';
 import { KeypadGather, keypadTurn } from './keypad';
+import { REENGAGE_INSTRUCTIONS, SilenceClock } from './silence';
 import { interruptSpeechMs } from './pipeline/turns';
 
 /** The parts of the runtime the Realtime engine uses: its settings, the log, and what mid-call tools need. */
@@ -73,10 +75,7 @@ export class RealtimeEngine implements VoiceEngine {
   private hangingUp: HangupReason | null = null;
   /** Hang up for this reason once the audio sent so far has been played. */
   private afterGoodbye: HangupReason | null = null;
-  /** When the line went quiet (nobody speaking, nothing playing), and whether the assistant re-engaged since. */
-  private silentSince: number | null = null;
-  private reengaged = false;
-  private readonly silenceTimer: NodeJS.Timeout;
+  private readonly silence: SilenceClock;
   /**
    * The caller's speech that may interrupt the assistant (`input_audio_buffer.speech_started`):
    * its item, whether it has lasted `interrupt_sensitivity`'s time, and the timer until then.
@@ -106,6 +105,11 @@ export class RealtimeEngine implements VoiceEngine {
   ) {
     this.down = out.rate === MULAW_RATE ? null : new Resampler(out.rate, MULAW_RATE);
     this.up = out.rate === MULAW_RATE ? null : new Resampler(MULAW_RATE, out.rate);
+    this.silence = new SilenceClock(setup.assistant, {
+      idle: () => !this.hangingUp && !this.ended && !this.voicemail,
+      reengage: () => this.send({ type: 'response.create', response: { instructions: REENGAGE_INSTRUCTIONS } }),
+      hangUp: () => void this.hangup('silence'),
+    });
     const openai = runtime.config.voice.openai!;
     const url = `${openai.realtimeUrl}?model=${encodeURIComponent(realtimeModel(setup.assistant, openai.realtimeModel))}`;
     this.ws = new WebSocket(url, { headers: { authorization: `Bearer ${openai.apiKey}` }, perMessageDeflate: false });
@@ -121,8 +125,6 @@ export class RealtimeEngine implements VoiceEngine {
       call.failed(failure ?? `OpenAI Realtime closed the session (code ${code})`);
       void this.hangup('engine-failed');
     });
-    this.silenceTimer = setInterval(() => this.checkSilence(), 250);
-    this.silenceTimer.unref();
     this.screening = setup.outbound && !setup.resumed ? new Screening(out.rate, screeningPorts(call), { open: () => this.open(), verdict: (decision) => this.onVerdict(decision) }) : null;
     if (!this.screening) this.opened = true;
   }
@@ -149,13 +151,12 @@ export class RealtimeEngine implements VoiceEngine {
     if (this.item?.id === mark.item) this.item.playedMs = mark.endMs;
     if (this.marks.length > 0) return;
     if (this.afterGoodbye) void this.hangup(this.afterGoodbye);
-    else if (!this.responding) this.quiet();
+    else if (!this.responding) this.silence.quiet();
   }
 
   digit(key: string): void {
     if (this.ended) return;
-    this.silentSince = null;
-    this.reengaged = false;
+    this.silence.callerActive();
     this.keypad.press(key);
   }
 
@@ -182,7 +183,7 @@ export class RealtimeEngine implements VoiceEngine {
     this.ended = true;
     this.keypad.close();
     this.dropTones();
-    clearInterval(this.silenceTimer);
+    this.silence.stop();
     this.screening?.close();
     this.stopBarge();
     this.ws.close();
@@ -197,12 +198,9 @@ export class RealtimeEngine implements VoiceEngine {
   }
 
   private onEvent(text: string): void {
-    let event: RealtimeEvent;
-    try {
-      event = JSON.parse(text);
-    } catch {
-      return;
-    }
+    // Any JSON value may come (null, a number, an array): only an object naming its type is an event.
+    const event: RealtimeEvent | null = jsonMessage(text, 'type');
+    if (!event) return;
     switch (event.type) {
       case 'response.output_audio.delta':
         return this.speak(String(event.item_id), String(event.delta));
@@ -221,7 +219,7 @@ export class RealtimeEngine implements VoiceEngine {
         else if (this.messageAsked) this.messageResponse ??= responseId(event);
         this.responding = true;
         this.responseAudio = false;
-        this.silentSince = null;
+        this.silence.pause();
         return;
       case 'response.done':
         return void this.responseDone(responseId(event));
@@ -301,7 +299,7 @@ export class RealtimeEngine implements VoiceEngine {
       const opening = fillVariables(assistant.initial_message, variables);
       this.send({ type: 'response.create', response: { instructions: `Open the call by saying exactly this, in its language: "${opening}"` } });
     } else {
-      this.silentSince = Date.now();
+      this.silence.restart();
     }
   }
 
@@ -348,8 +346,7 @@ export class RealtimeEngine implements VoiceEngine {
    * enough words (the session's own interruption is off: `interrupt_response` false).
    */
   private speechStarted(item: string): void {
-    this.silentSince = null;
-    this.reengaged = false;
+    this.silence.callerActive();
     if (!this.setup.assistant.allow_interruptions || this.voicemail) return;
     this.stopBarge();
     const barge: NonNullable<typeof this.barge> = { item, long: false, timer: null };
@@ -466,7 +463,7 @@ export class RealtimeEngine implements VoiceEngine {
       }
       return this.hangupWhenHeard(this.ending);
     }
-    if (this.marks.length === 0) this.quiet();
+    if (this.marks.length === 0) this.silence.quiet();
   }
 
   /** Hangs up once Twilio has played what was sent (the goodbye: `played` sees the last mark), or after GOODBYE_MS. */
@@ -481,7 +478,7 @@ export class RealtimeEngine implements VoiceEngine {
   private async hangup(reason: HangupReason): Promise<void> {
     if (this.hangingUp) return;
     this.hangingUp = reason;
-    if (reason !== 'transferred') clearInterval(this.silenceTimer);
+    if (reason !== 'transferred') this.silence.stop();
     try {
       await this.call.hangup(reason);
     } catch (error) {
@@ -494,25 +491,6 @@ export class RealtimeEngine implements VoiceEngine {
         this.goodbyeAsked = false;
         this.send({ type: 'response.create', response: { instructions: TRANSFER_FAILED } });
       }
-    }
-  }
-
-  /** Nobody speaks and nothing plays: the silence clock starts. */
-  private quiet(): void {
-    if (this.silentSince === null) this.silentSince = Date.now();
-  }
-
-  /** re_engagement_interval of silence: the assistant re-engages; then max_silence_duration more: the call ends. */
-  private checkSilence(): void {
-    if (this.silentSince === null || this.hangingUp || this.ended || this.voicemail) return;
-    const silent = Date.now() - this.silentSince;
-    const { re_engagement_interval, max_silence_duration } = this.setup.assistant;
-    if (!this.reengaged && silent >= re_engagement_interval * 1000) {
-      this.reengaged = true;
-      this.silentSince = null;
-      this.send({ type: 'response.create', response: { instructions: 'The customer has been silent for a while. Briefly check, in the language of the conversation, whether they are still there.' } });
-    } else if (this.reengaged && silent >= max_silence_duration * 1000) {
-      void this.hangup('silence');
     }
   }
 }

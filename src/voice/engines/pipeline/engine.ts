@@ -12,6 +12,7 @@ import { ServiceError, type LlmService, type SttService, type SttStream, type Tt
 import { callFunctions, runFunction, speakDuring, type CallActions } from '../../tools';
 import { closingLine, TRANSFER_FAILED, type Ending } from '../../tools/closing';
 import { KeypadGather, keypadTurn } from '../keypad';
+import { REENGAGE_INSTRUCTIONS, SilenceClock } from '../silence';
 import { Conversation } from './context';
 import { endpointSilenceMs } from './endpointing';
 import { fillerAudio } from './fillers';
@@ -60,7 +61,6 @@ export interface PipelineAudio {
 const HANGUP_ATTEMPTS = 3;
 /** How long a goodbye or an apology may take to be heard before the call is hung up anyway. */
 const GOODBYE_MS = 15_000;
-const REENGAGE = 'The customer has been silent for a while. Briefly check, in the language of the conversation, whether they are still there.';
 
 export class PipelineEngine implements VoiceEngine {
   private readonly stt: SttStream;
@@ -86,9 +86,7 @@ export class PipelineEngine implements VoiceEngine {
   private afterHeard: HangupReason | null = null;
   private failing = false;
   private ended = false;
-  private silentSince: number | null = null;
-  private reengaged = false;
-  private readonly silenceTimer: NodeJS.Timeout;
+  private readonly silence: SilenceClock;
   /** Outbound calls: who answered, found in the first seconds (src/voice/amd/); null for the others. */
   private screening: Screening | null = null;
   /** The assistant's opening has been given (at once when nothing is screened). */
@@ -112,6 +110,11 @@ export class PipelineEngine implements VoiceEngine {
   ) {
     const { assistant, language } = setup;
     this.speaker = new Speaker(out, audioStages.ambience, { idle: () => this.onIdle() });
+    this.silence = new SilenceClock(assistant, {
+      idle: () => !this.hangingUp && !this.ended && !this.failing && !this.reply && !this.voicemail,
+      reengage: () => this.respond(null, REENGAGE_INSTRUCTIONS),
+      hangUp: () => void this.hangup('silence'),
+    });
     const overlap = {
       backchannels: new Backchannels(language, assistant.backchannel_words),
       falseInterruptionTimeoutMs: assistant.false_interruption_timeout_ms,
@@ -120,11 +123,10 @@ export class PipelineEngine implements VoiceEngine {
     this.turns = new Turns(assistant, overlap, {
       speechStarted: () => {
         this.stt.speechStarted?.();
-        this.silentSince = null;
-        this.reengaged = false;
+        this.silence.callerActive();
       },
       noise: () => {
-        if (!this.reply) this.silentSince ??= Date.now();
+        if (!this.reply) this.silence.quiet();
       },
       words: (text) => out.transcript?.('customer', text),
       interruptible: () => this.reply !== null && !this.failing && !this.hangingUp && !this.ended && !this.voicemail,
@@ -211,8 +213,6 @@ export class PipelineEngine implements VoiceEngine {
       logError: (message, error) => deps.logger.error(message, error, { call_id: call.id }),
       finished: (reply, cut) => this.replyFinished(reply, cut),
     };
-    this.silenceTimer = setInterval(() => this.checkSilence(), 250);
-    this.silenceTimer.unref();
     // A call the assistant comes back to (a warm transfer nobody answered) was screened when it began.
     if (setup.outbound && !setup.resumed) {
       this.screening = new Screening(out.rate, screeningPorts(call), { open: () => this.open(), verdict: (decision) => this.onVerdict(decision) });
@@ -236,7 +236,7 @@ export class PipelineEngine implements VoiceEngine {
     } else if (this.greetedBy) {
       this.respond(timingFrom(null));
     } else {
-      this.silentSince = Date.now();
+      this.silence.restart();
     }
   }
 
@@ -276,8 +276,7 @@ export class PipelineEngine implements VoiceEngine {
 
   digit(key: string): void {
     if (this.ended) return;
-    this.silentSince = null;
-    this.reengaged = false;
+    this.silence.callerActive();
     this.keypad.press(key);
   }
 
@@ -297,7 +296,7 @@ export class PipelineEngine implements VoiceEngine {
     if (backchannel && this.reply) return this.call.turn({ speaker: 'customer', text }, startedAt);
     if (!text) {
       // A noise without words: the silence goes on.
-      if (!this.reply && !this.turns.speaking) this.silentSince ??= Date.now();
+      if (!this.reply && !this.turns.speaking) this.silence.quiet();
       return;
     }
     if (this.reply) {
@@ -336,7 +335,7 @@ export class PipelineEngine implements VoiceEngine {
   private startReply(timing: TurnTiming | null): Reply {
     const reply = new Reply(this.replies, timing);
     this.reply = reply;
-    this.silentSince = null;
+    this.silence.pause();
     this.turns.assistantStarts();
     return reply;
   }
@@ -381,7 +380,7 @@ export class PipelineEngine implements VoiceEngine {
       this.respond(timingFrom(null));
       return;
     }
-    if (!this.turns.speaking) this.silentSince ??= Date.now();
+    if (!this.turns.speaking) this.silence.quiet();
   }
 
   private onIdle(): void {
@@ -392,19 +391,6 @@ export class PipelineEngine implements VoiceEngine {
   }
 
   // ------------------------------------------------------------------ silence, failures, the end
-
-  /** `re_engagement_interval` of silence: the assistant re-engages; then `max_silence_duration` more: the call ends. */
-  private checkSilence(): void {
-    if (this.silentSince === null || this.hangingUp || this.ended || this.failing || this.reply || this.voicemail) return;
-    const silent = Date.now() - this.silentSince;
-    const { re_engagement_interval, max_silence_duration } = this.setup.assistant;
-    if (!this.reengaged && silent >= re_engagement_interval * 1000) {
-      this.reengaged = true;
-      this.respond(null, REENGAGE);
-    } else if (this.reengaged && silent >= max_silence_duration * 1000) {
-      void this.hangup('silence');
-    }
-  }
 
   /**
    * A vendor failed: the assistant apologises in its language (TTS dead: with the apology kept
@@ -471,7 +457,7 @@ export class PipelineEngine implements VoiceEngine {
   private async hangup(reason: HangupReason, attempt = 1): Promise<void> {
     if (this.hangingUp && attempt === 1) return;
     this.hangingUp = reason;
-    if (reason !== 'transferred') clearInterval(this.silenceTimer);
+    if (reason !== 'transferred') this.silence.stop();
     try {
       await this.call.hangup(reason);
     } catch (error) {
@@ -499,7 +485,7 @@ export class PipelineEngine implements VoiceEngine {
     const pending = this.turns.unanswered;
     const unanswered = [this.heldTurn, pending.text].join(' ').trim();
     if (unanswered) this.call.turn({ speaker: 'customer', text: unanswered }, this.heldStartedAt ?? pending.startedAt);
-    clearInterval(this.silenceTimer);
+    this.silence.stop();
     this.screening?.close();
     this.keypad.close();
     this.turns.close();
