@@ -4,19 +4,22 @@ import type { ToolDeps } from '../../modules/calls/call.tools';
 import type { Runtime } from '../../runtime';
 import { jsonMessage } from '../../lib/json-message';
 import { dtmfTones } from '../codecs/dtmf';
-import { BASE64, decodePayload, encode, MULAW_RATE, payloadMs } from '../codecs/mulaw';
+import { BASE64, MULAW_RATE } from '../codecs/mulaw';
 import { Resampler } from '../codecs/resample';
 import type { MediaEnd, MediaOut, VoiceEngine } from '../engine';
 import { fillVariables, TRANSFER_UNANSWERED, type EngineSetup } from '../engine.setup';
 import type { LiveCall } from '../live-call';
-import { realtimeModel, realtimeSession } from '../services/openai.realtime';
+import { realtimeModel, realtimeSession, responseId, type RealtimeEvent } from '../services/openai.realtime';
 import type { AmdDecision } from '../amd/detector';
 import { Screening, screeningPorts, verdictAction } from '../amd/screening';
 import { runFunction, type CallActions } from '../tools';
 import { closingLine, TRANSFER_FAILED, type Ending } from '../tools/closing';
 import { KeypadGather, keypadTurn } from './keypad';
+import { RealtimeBarge } from './realtime-barge';
+import { RealtimeInput } from './realtime-input';
+import { RealtimeItems } from './realtime-items';
+import { RealtimePlayback } from './realtime-playback';
 import { REENGAGE_INSTRUCTIONS, SilenceClock } from './silence';
-import { interruptSpeechMs } from './pipeline/turns';
 
 /** The parts of the runtime the Realtime engine uses: its settings, the log, and what mid-call tools need. */
 export type RealtimeDeps = Pick<Runtime, 'config' | 'logger'> & ToolDeps;
@@ -28,17 +31,8 @@ export type RealtimeDeps = Pick<Runtime, 'config' | 'logger'> & ToolDeps;
  * call's 16 kHz is taken down to 8 kHz, and the answer up again.
  */
 
-/** Caller audio kept while the session is being set up: 2 s of 20 ms frames. */
-const PENDING_FRAMES = 100;
 /** How long the goodbye may take to play before the call is hung up anyway. */
 const GOODBYE_MS = 15_000;
-/** Turn starts kept while their transcripts are awaited. */
-const MAX_STARTS = 32;
-
-interface RealtimeEvent {
-  type: string;
-  [key: string]: unknown;
-}
 
 /**
  * One call's Realtime session. The caller's audio goes to `input_audio_buffer.append` once the
@@ -51,21 +45,14 @@ export class RealtimeEngine implements VoiceEngine {
   private readonly ws: WebSocket;
   private ready = false;
   private ended = false;
-  private pending: string[] = [];
-  /** A web call's audio to the session's 8 kHz and back (none for a phone call's). */
-  private readonly down: Resampler | null;
-  private readonly up: Resampler | null;
-  /** Marks sent to Twilio and not played yet, in order; a mark after DTMF tones (press_digits) says when they were heard. */
-  private marks: { name: string; item: string; endMs: number; tones?: () => void }[] = [];
-  /** Tones sent and not heard yet: told false when they are dropped (an interruption, the call's end). */
-  private tonesPending = new Set<(played: boolean) => void>();
+  /** The caller's audio to the session. */
+  private readonly input: RealtimeInput;
+  /** What was sent the caller and what they heard of it. */
+  private readonly playback: RealtimePlayback;
   /** The caller's keys, gathered into turns. */
   private readonly keypad = new KeypadGather((keys, startedAt) => this.onKeypad(keys, startedAt));
   /** A keypad turn came while a response was under way: one is asked for once it is done. */
   private respondAfter = false;
-  private markSeq = 0;
-  /** The model's audio item being played, and how much of it was sent and played. */
-  private item: { id: string; sentMs: number; playedMs: number } | null = null;
   private responding = false;
   private responseAudio = false;
   private toolRuns: Promise<void>[] = [];
@@ -76,18 +63,10 @@ export class RealtimeEngine implements VoiceEngine {
   /** Hang up for this reason once the audio sent so far has been played. */
   private afterGoodbye: HangupReason | null = null;
   private readonly silence: SilenceClock;
-  /**
-   * The caller's speech that may interrupt the assistant (`input_audio_buffer.speech_started`):
-   * its item, whether it has lasted `interrupt_sensitivity`'s time, and the timer until then.
-   */
-  private barge: { item: string; long: boolean; timer: NodeJS.Timeout | null } | null = null;
-  /** The words of each item being transcribed, so far (for a transport that shows them). */
-  private readonly wordsSoFar = new Map<string, string>();
-  /**
-   * When each item's turn began (ms since the epoch), until its transcript comes: a caller's
-   * when the API heard their speech start, an answer's when its first audio was sent.
-   */
-  private readonly startedAt = new Map<string, number>();
+  /** Whether the caller's speech interrupts the assistant. */
+  private readonly barge: RealtimeBarge;
+  /** When each item's turn began, and its words so far, until its transcript is done. */
+  private readonly items = new RealtimeItems();
   /** Outbound calls: who answered, found in the first seconds (src/voice/amd/), from the callee's audio and the session's transcripts. */
   private readonly screening: Screening | null;
   private opened = false;
@@ -103,8 +82,11 @@ export class RealtimeEngine implements VoiceEngine {
     private readonly setup: EngineSetup,
     private readonly out: MediaOut,
   ) {
-    this.down = out.rate === MULAW_RATE ? null : new Resampler(out.rate, MULAW_RATE);
-    this.up = out.rate === MULAW_RATE ? null : new Resampler(MULAW_RATE, out.rate);
+    // A web call's audio to the session's 8 kHz and back (a phone call's is the session's).
+    const wide = out.rate !== MULAW_RATE;
+    this.input = new RealtimeInput((event) => this.sendText(event), wide ? new Resampler(out.rate, MULAW_RATE) : null);
+    this.playback = new RealtimePlayback(out, wide ? new Resampler(MULAW_RATE, out.rate) : null);
+    this.barge = new RealtimeBarge(setup.assistant, (item) => this.items.wordsOf(item), () => this.interrupted());
     this.silence = new SilenceClock(setup.assistant, {
       idle: () => !this.hangingUp && !this.ended && !this.voicemail,
       reengage: () => this.send({ type: 'response.create', response: { instructions: REENGAGE_INSTRUCTIONS } }),
@@ -132,24 +114,11 @@ export class RealtimeEngine implements VoiceEngine {
   audio(pcm: Int16Array): void {
     if (this.ended) return;
     this.screening?.audio(pcm);
-    const narrow = this.down ? this.down.process(pcm) : pcm;
-    if (narrow.length === 0) return;
-    const payload = Buffer.from(encode(narrow)).toString('base64');
-    if (!this.ready) {
-      if (this.pending.push(payload) > PENDING_FRAMES) this.pending.shift();
-      return;
-    }
-    this.ws.send(`{"type":"input_audio_buffer.append","audio":"${payload}"}`);
+    this.input.push(pcm);
   }
 
   played(name: string): void {
-    const index = this.marks.findIndex((mark) => mark.name === name);
-    if (index < 0) return;
-    const heard = this.marks.splice(0, index + 1);
-    for (const each of heard) each.tones?.();
-    const mark = heard[heard.length - 1];
-    if (this.item?.id === mark.item) this.item.playedMs = mark.endMs;
-    if (this.marks.length > 0) return;
+    if (!this.playback.played(name)) return;
     if (this.afterGoodbye) void this.hangup(this.afterGoodbye);
     else if (!this.responding) this.silence.quiet();
   }
@@ -169,7 +138,7 @@ export class RealtimeEngine implements VoiceEngine {
     if (this.ended || this.hangingUp || !this.ready) return;
     const text = keypadTurn(keys);
     if (this.setup.assistant.allow_interruptions) {
-      this.stopBarge();
+      this.barge.stop();
       this.interrupted();
     }
     this.call.turn({ speaker: 'customer', text }, startedAt);
@@ -182,10 +151,10 @@ export class RealtimeEngine implements VoiceEngine {
     if (this.ended) return;
     this.ended = true;
     this.keypad.close();
-    this.dropTones();
+    this.playback.dropTones();
     this.silence.stop();
     this.screening?.close();
-    this.stopBarge();
+    this.barge.stop();
     this.ws.close();
     if (reason === 'customer') this.call.endedAtProvider();
     else if (reason === 'media-lost' && !this.hangingUp) await this.call.hangup('media-lost');
@@ -194,7 +163,11 @@ export class RealtimeEngine implements VoiceEngine {
   }
 
   private send(event: Record<string, unknown>): void {
-    if (this.ws.readyState === WebSocket.OPEN) this.ws.send(JSON.stringify(event));
+    this.sendText(JSON.stringify(event));
+  }
+
+  private sendText(event: string): void {
+    if (this.ws.readyState === WebSocket.OPEN) this.ws.send(event);
   }
 
   private onEvent(text: string): void {
@@ -207,11 +180,11 @@ export class RealtimeEngine implements VoiceEngine {
       case 'session.updated':
         return this.start();
       case 'input_audio_buffer.speech_started':
-        if (typeof event.item_id === 'string') this.began(event.item_id);
+        if (typeof event.item_id === 'string') this.items.began(event.item_id);
         return this.speechStarted(String(event.item_id));
       case 'input_audio_buffer.speech_stopped':
         // Too short to interrupt: the assistant speaks on.
-        if (this.barge && !this.barge.long) this.stopBarge();
+        this.barge.stopped();
         return;
       case 'response.created':
         // The session answers what it hears; a mailbox gets only the voicemail message, a callee not yet judged nothing.
@@ -227,19 +200,21 @@ export class RealtimeEngine implements VoiceEngine {
         return this.showWords('assistant', String(event.item_id), event.delta);
       case 'conversation.item.input_audio_transcription.delta':
         this.showWords('customer', String(event.item_id), event.delta);
-        return this.checkBarge(String(event.item_id), this.wordsSoFar.get(String(event.item_id)) ?? '');
-      case 'response.output_audio_transcript.done':
-        this.wordsSoFar.delete(String(event.item_id));
-        if (typeof event.transcript === 'string' && event.transcript) this.call.turn({ speaker: 'assistant', text: event.transcript }, this.startOf(String(event.item_id)));
+        return this.barge.heard(String(event.item_id), this.items.wordsOf(String(event.item_id)));
+      case 'response.output_audio_transcript.done': {
+        const at = this.items.done(String(event.item_id));
+        if (typeof event.transcript === 'string' && event.transcript) this.call.turn({ speaker: 'assistant', text: event.transcript }, at);
         return;
-      case 'conversation.item.input_audio_transcription.completed':
-        this.wordsSoFar.delete(String(event.item_id));
-        if (typeof event.transcript === 'string') this.checkBarge(String(event.item_id), event.transcript);
+      }
+      case 'conversation.item.input_audio_transcription.completed': {
+        const at = this.items.done(String(event.item_id));
+        if (typeof event.transcript === 'string') this.barge.heard(String(event.item_id), event.transcript);
         if (typeof event.transcript === 'string' && event.transcript.trim()) {
           this.screening?.final(event.transcript);
-          this.call.turn({ speaker: 'customer', text: event.transcript.trim() }, this.startOf(String(event.item_id)));
+          this.call.turn({ speaker: 'customer', text: event.transcript.trim() }, at);
         }
         return;
+      }
       case 'response.function_call_arguments.done':
         return this.functionCall(String(event.call_id), String(event.name), String(event.arguments ?? '{}'));
       case 'error': {
@@ -254,8 +229,7 @@ export class RealtimeEngine implements VoiceEngine {
   private start(): void {
     if (this.ready) return;
     this.ready = true;
-    for (const payload of this.pending) this.ws.send(`{"type":"input_audio_buffer.append","audio":"${payload}"}`);
-    this.pending = [];
+    this.input.open();
     if (this.opened) this.greet();
   }
 
@@ -278,10 +252,10 @@ export class RealtimeEngine implements VoiceEngine {
     if (action.act === 'talk') return;
     if (action.act === 'open') return this.open();
     this.voicemail = true;
-    this.stopBarge();
+    this.barge.stop();
     if (this.responding) this.send({ type: 'response.cancel' });
     this.out.clear();
-    this.marks = [];
+    this.playback.cut();
     if (action.act === 'hang-up') return void this.hangup(action.reason);
     void this.screening!.beepEnded(action.beepTimeoutMs).then(() => {
       if (this.ended || this.hangingUp) return;
@@ -306,84 +280,29 @@ export class RealtimeEngine implements VoiceEngine {
   private showWords(speaker: 'customer' | 'assistant', itemId: string, delta: unknown): void {
     if (typeof delta !== 'string' || !delta) return;
     // Kept for a barge-in's word count too, whether or not the transport shows them.
-    const words = (this.wordsSoFar.get(itemId) ?? '') + delta;
-    this.wordsSoFar.set(itemId, words);
-    this.out.transcript?.(speaker, words.trim());
+    this.out.transcript?.(speaker, this.items.add(itemId, delta).trim());
   }
 
   private speak(itemId: string, delta: string): void {
     if (this.ended || !BASE64.test(delta)) return;
     this.responseAudio = true;
-    if (this.item?.id !== itemId) {
-      this.item = { id: itemId, sentMs: 0, playedMs: 0 };
-      this.began(itemId);
-    }
-    this.item.sentMs += payloadMs(delta);
-    const pcm = decodePayload(delta);
-    this.out.media(this.up ? this.up.process(pcm) : pcm);
-    const name = `${++this.markSeq}`;
-    this.marks.push({ name, item: itemId, endMs: this.item.sentMs });
-    this.out.mark(name);
+    if (this.playback.speak(itemId, delta)) this.items.began(itemId);
   }
 
-  private began(itemId: string): void {
-    if (this.startedAt.has(itemId)) return;
-    // Items whose transcript never comes (a cut answer) are forgotten past a few.
-    if (this.startedAt.size >= MAX_STARTS) this.startedAt.delete(this.startedAt.keys().next().value!);
-    this.startedAt.set(itemId, Date.now());
-  }
-
-  private startOf(itemId: string): number | null {
-    const at = this.startedAt.get(itemId) ?? null;
-    this.startedAt.delete(itemId);
-    return at;
-  }
-
-  /**
-   * The caller started speaking. `allow_interruptions`, `interrupt_sensitivity` and
-   * `use_min_interrupt_words` / `min_interrupt_words` decide, as in the pipeline engine, whether
-   * it interrupts the assistant: once the speech has lasted long enough and, when asked, said
-   * enough words (the session's own interruption is off: `interrupt_response` false).
-   */
+  /** The caller started speaking: the silence is over, and their speech may interrupt the assistant (realtime-barge.ts). */
   private speechStarted(item: string): void {
     this.silence.callerActive();
-    if (!this.setup.assistant.allow_interruptions || this.voicemail) return;
-    this.stopBarge();
-    const barge: NonNullable<typeof this.barge> = { item, long: false, timer: null };
-    barge.timer = setTimeout(() => {
-      barge.timer = null;
-      barge.long = true;
-      this.checkBarge(item, this.wordsSoFar.get(item) ?? '');
-    }, interruptSpeechMs(this.setup.assistant.interrupt_sensitivity));
-    this.barge = barge;
-  }
-
-  /** The caller's speech of `item` has lasted long enough: it interrupts once its words are enough. */
-  private checkBarge(item: string, words: string): void {
-    const { barge } = this;
-    if (!barge || barge.item !== item || !barge.long) return;
-    const { use_min_interrupt_words, min_interrupt_words } = this.setup.assistant;
-    if (use_min_interrupt_words && words.split(/\s+/).filter(Boolean).length < min_interrupt_words) return;
-    this.stopBarge();
-    this.interrupted();
-  }
-
-  private stopBarge(): void {
-    if (this.barge?.timer) clearTimeout(this.barge.timer);
-    this.barge = null;
+    if (this.setup.assistant.allow_interruptions && !this.voicemail) this.barge.started(item);
   }
 
   /** The caller interrupted: what they have not heard yet is dropped, and the model's answer stopped and cut where they stopped hearing it. */
   private interrupted(): void {
-    if (this.marks.length === 0) return;
+    if (!this.playback.busy) return;
     if (this.responding) this.send({ type: 'response.cancel' });
     this.out.clear();
     // Only tones may be playing (a response with no audio before its press_digits): no answer to cut.
-    if (this.item && this.marks.some((mark) => mark.item === this.item!.id)) {
-      this.send({ type: 'conversation.item.truncate', item_id: this.item.id, content_index: 0, audio_end_ms: Math.floor(this.item.playedMs) });
-    }
-    this.marks = [];
-    this.dropTones();
+    const cut = this.playback.cut();
+    if (cut) this.send({ type: 'conversation.item.truncate', item_id: cut.itemId, content_index: 0, audio_end_ms: cut.playedMs });
     if (this.afterGoodbye) void this.hangup(this.afterGoodbye); // talked over the goodbye: nothing is left to hear
   }
 
@@ -403,27 +322,12 @@ export class RealtimeEngine implements VoiceEngine {
    * before its function call); resolves true once the caller has heard them, false when they
    * were dropped (an interruption, the call's end).
    */
-  private playTones(keys: string): Promise<boolean> {
-    if (this.ended || this.hangingUp) return Promise.resolve(false);
-    const pcm = dtmfTones(keys, this.out.rate);
-    const frame = (this.out.rate * 20) / 1000;
-    for (let at = 0; at < pcm.length; at += frame) this.out.media(pcm.slice(at, at + frame));
+  private async playTones(keys: string): Promise<boolean> {
+    if (this.ended || this.hangingUp) return false;
     const startedAt = Date.now();
-    return new Promise((resolve) => {
-      const settle = (played: boolean) => {
-        if (!this.tonesPending.delete(settle)) return;
-        if (played) this.call.turn({ speaker: 'assistant', text: keypadTurn(keys) }, startedAt);
-        resolve(played);
-      };
-      this.tonesPending.add(settle);
-      const name = `${++this.markSeq}`;
-      this.marks.push({ name, item: '', endMs: 0, tones: () => settle(true) });
-      this.out.mark(name);
-    });
-  }
-
-  private dropTones(): void {
-    for (const settle of [...this.tonesPending]) settle(false);
+    const played = await this.playback.tones(dtmfTones(keys, this.out.rate));
+    if (played) this.call.turn({ speaker: 'assistant', text: keypadTurn(keys) }, startedAt);
+    return played;
   }
 
   /** A function the model called: its output goes back to the session (response.done waits for it). */
@@ -463,12 +367,12 @@ export class RealtimeEngine implements VoiceEngine {
       }
       return this.hangupWhenHeard(this.ending);
     }
-    if (this.marks.length === 0) this.silence.quiet();
+    if (!this.playback.busy) this.silence.quiet();
   }
 
   /** Hangs up once Twilio has played what was sent (the goodbye: `played` sees the last mark), or after GOODBYE_MS. */
   private hangupWhenHeard(reason: HangupReason): void {
-    if (this.marks.length === 0) return void this.hangup(reason);
+    if (!this.playback.busy) return void this.hangup(reason);
     this.afterGoodbye = reason;
     setTimeout(() => {
       if (!this.ended) void this.hangup(reason);
@@ -493,10 +397,4 @@ export class RealtimeEngine implements VoiceEngine {
       }
     }
   }
-}
-
-/** The id of the response an event is about (`response.created`, `response.done`). */
-function responseId(event: RealtimeEvent): string | null {
-  const response = event.response as { id?: unknown } | undefined;
-  return typeof response?.id === 'string' ? response.id : null;
 }
