@@ -1,5 +1,4 @@
 import WebSocket from 'ws';
-import type { HangupReason } from '../../modules/calls/call.events';
 import type { ToolDeps } from '../../modules/calls/call.tools';
 import type { Runtime } from '../../runtime';
 import { jsonMessage } from '../../lib/json-message';
@@ -14,6 +13,7 @@ import type { AmdDecision } from '../amd/detector';
 import { Screening, screeningPorts, verdictAction } from '../amd/screening';
 import { runFunction, type CallActions } from '../tools';
 import { closingLine, TRANSFER_FAILED, type Ending } from '../tools/closing';
+import { CallHangup } from './hangup';
 import { KeypadGather, keypadTurn } from './keypad';
 import { RealtimeBarge } from './realtime-barge';
 import { RealtimeInput } from './realtime-input';
@@ -31,8 +31,6 @@ export type RealtimeDeps = Pick<Runtime, 'config' | 'logger'> & ToolDeps;
  * call's 16 kHz is taken down to 8 kHz, and the answer up again.
  */
 
-/** How long the goodbye may take to play before the call is hung up anyway. */
-const GOODBYE_MS = 15_000;
 
 /**
  * One call's Realtime session. The caller's audio goes to `input_audio_buffer.append` once the
@@ -59,9 +57,8 @@ export class RealtimeEngine implements VoiceEngine {
   /** A function ended the call (the end-call tool, a transfer): it closes once its last words are heard. */
   private ending: Ending | null = null;
   private goodbyeAsked = false;
-  private hangingUp: HangupReason | null = null;
-  /** Hang up for this reason once the audio sent so far has been played. */
-  private afterGoodbye: HangupReason | null = null;
+  /** The call's hang-up: at once, or once the audio sent so far has been played (a goodbye). */
+  private readonly hangup: CallHangup;
   private readonly silence: SilenceClock;
   /** Whether the caller's speech interrupts the assistant. */
   private readonly barge: RealtimeBarge;
@@ -86,11 +83,17 @@ export class RealtimeEngine implements VoiceEngine {
     const wide = out.rate !== MULAW_RATE;
     this.input = new RealtimeInput((event) => this.sendText(event), wide ? new Resampler(out.rate, MULAW_RATE) : null);
     this.playback = new RealtimePlayback(out, wide ? new Resampler(MULAW_RATE, out.rate) : null);
+    this.hangup = new CallHangup(call, runtime.logger, {
+      ended: () => this.ended,
+      playing: () => this.playback.busy,
+      leaving: () => this.silence.stop(),
+      transferFailed: () => this.transferFailed(),
+    });
     this.barge = new RealtimeBarge(setup.assistant, (item) => this.items.wordsOf(item), () => this.interrupted());
     this.silence = new SilenceClock(setup.assistant, {
-      idle: () => !this.hangingUp && !this.ended && !this.voicemail,
+      idle: () => !this.hangup.reason && !this.ended && !this.voicemail,
       reengage: () => this.send({ type: 'response.create', response: { instructions: REENGAGE_INSTRUCTIONS } }),
-      hangUp: () => void this.hangup('silence'),
+      hangUp: () => void this.hangup.now('silence'),
     });
     const openai = runtime.config.voice.openai!;
     const url = `${openai.realtimeUrl}?model=${encodeURIComponent(realtimeModel(setup.assistant, openai.realtimeModel))}`;
@@ -105,7 +108,7 @@ export class RealtimeEngine implements VoiceEngine {
     this.ws.on('close', (code) => {
       if (this.ended) return;
       call.failed(failure ?? `OpenAI Realtime closed the session (code ${code})`);
-      void this.hangup('engine-failed');
+      void this.hangup.now('engine-failed');
     });
     this.screening = setup.outbound && !setup.resumed ? new Screening(out.rate, screeningPorts(call), { open: () => this.open(), verdict: (decision) => this.onVerdict(decision) }) : null;
     if (!this.screening) this.opened = true;
@@ -119,7 +122,7 @@ export class RealtimeEngine implements VoiceEngine {
 
   played(name: string): void {
     if (!this.playback.played(name)) return;
-    if (this.afterGoodbye) void this.hangup(this.afterGoodbye);
+    if (this.hangup.afterHeard) this.hangup.heard();
     else if (!this.responding) this.silence.quiet();
   }
 
@@ -135,7 +138,7 @@ export class RealtimeEngine implements VoiceEngine {
    * caller's message; the answer to it is asked for now, or once the response under way is done.
    */
   private onKeypad(keys: string, startedAt: number): void {
-    if (this.ended || this.hangingUp || !this.ready) return;
+    if (this.ended || this.hangup.reason || !this.ready) return;
     const text = keypadTurn(keys);
     if (this.setup.assistant.allow_interruptions) {
       this.barge.stop();
@@ -157,7 +160,7 @@ export class RealtimeEngine implements VoiceEngine {
     this.barge.stop();
     this.ws.close();
     if (reason === 'customer') this.call.endedAtProvider();
-    else if (reason === 'media-lost' && !this.hangingUp) await this.call.hangup('media-lost');
+    else if (reason === 'media-lost' && !this.hangup.reason) await this.call.hangup('media-lost');
     await Promise.allSettled(this.toolRuns);
     await this.call.settled();
   }
@@ -235,7 +238,7 @@ export class RealtimeEngine implements VoiceEngine {
 
   /** An outbound call's opening, once the callee is heard from (or not: Screening). */
   private open(): void {
-    if (this.opened || this.ended || this.hangingUp) return;
+    if (this.opened || this.ended || this.hangup.reason) return;
     this.opened = true;
     if (this.ready) this.greet();
   }
@@ -246,7 +249,7 @@ export class RealtimeEngine implements VoiceEngine {
    * said by the model in the assistant's voice, else `end_call_on_voicemail` decides.
    */
   private onVerdict(decision: AmdDecision): void {
-    if (this.ended || this.hangingUp) return;
+    if (this.ended || this.hangup.reason) return;
     this.runtime.logger.info('voice: who answered', { call_id: this.call.id, answered_by: decision.verdict, source: decision.source, reason: decision.reason });
     const action = verdictAction(decision, this.setup);
     if (action.act === 'talk') return;
@@ -256,9 +259,9 @@ export class RealtimeEngine implements VoiceEngine {
     if (this.responding) this.send({ type: 'response.cancel' });
     this.out.clear();
     this.playback.cut();
-    if (action.act === 'hang-up') return void this.hangup(action.reason);
+    if (action.act === 'hang-up') return void this.hangup.now(action.reason);
     void this.screening!.beepEnded(action.beepTimeoutMs).then(() => {
-      if (this.ended || this.hangingUp) return;
+      if (this.ended || this.hangup.reason) return;
       this.messageAsked = true;
       this.send({ type: 'response.create', response: { instructions: `You reached a voicemail. Leave this message, saying exactly this, in its language, and nothing else: "${action.message}"` } });
     });
@@ -280,7 +283,8 @@ export class RealtimeEngine implements VoiceEngine {
   private showWords(speaker: 'customer' | 'assistant', itemId: string, delta: unknown): void {
     if (typeof delta !== 'string' || !delta) return;
     // Kept for a barge-in's word count too, whether or not the transport shows them.
-    this.out.transcript?.(speaker, this.items.add(itemId, delta).trim());
+    const words = this.items.add(itemId, delta);
+    this.out.transcript?.(speaker, words.trim());
   }
 
   private speak(itemId: string, delta: string): void {
@@ -303,7 +307,7 @@ export class RealtimeEngine implements VoiceEngine {
     // Only tones may be playing (a response with no audio before its press_digits): no answer to cut.
     const cut = this.playback.cut();
     if (cut) this.send({ type: 'conversation.item.truncate', item_id: cut.itemId, content_index: 0, audio_end_ms: cut.playedMs });
-    if (this.afterGoodbye) void this.hangup(this.afterGoodbye); // talked over the goodbye: nothing is left to hear
+    this.hangup.heard(); // talked over the goodbye: nothing is left to hear
   }
 
   /** What the model's functions do to this call. */
@@ -323,7 +327,7 @@ export class RealtimeEngine implements VoiceEngine {
    * were dropped (an interruption, the call's end).
    */
   private async playTones(keys: string): Promise<boolean> {
-    if (this.ended || this.hangingUp) return false;
+    if (this.ended || this.hangup.reason) return false;
     const startedAt = Date.now();
     const played = await this.playback.tones(dtmfTones(keys, this.out.rate));
     if (played) this.call.turn({ speaker: 'assistant', text: keypadTurn(keys) }, startedAt);
@@ -341,10 +345,10 @@ export class RealtimeEngine implements VoiceEngine {
   private async responseDone(id: string | null): Promise<void> {
     this.responding = false;
     if (this.voicemail) {
-      if (this.messageResponse !== null && id === this.messageResponse && !this.hangingUp) this.hangupWhenHeard('voicemail-message');
+      if (this.messageResponse !== null && id === this.messageResponse && !this.hangup.reason) this.hangup.whenHeard('voicemail-message');
       return;
     }
-    if (this.respondAfter && !this.ended && !this.hangingUp) {
+    if (this.respondAfter && !this.ended && !this.hangup.reason) {
       // The caller's keys came during the response: they are answered now (tools' outputs, if any, come into the same answer).
       this.respondAfter = false;
       await Promise.allSettled(this.toolRuns);
@@ -357,7 +361,7 @@ export class RealtimeEngine implements VoiceEngine {
       await Promise.allSettled(runs);
       if (!this.ending && !this.ended) return this.send({ type: 'response.create' });
     }
-    if (this.ending && !this.hangingUp) {
+    if (this.ending && !this.hangup.reason) {
       // The closing words: the assistant's own line, as written; else the model's, unless its answer had some.
       const line = closingLine(this.ending, this.setup);
       if (!this.goodbyeAsked && ('text' in line || !this.responseAudio)) {
@@ -365,36 +369,15 @@ export class RealtimeEngine implements VoiceEngine {
         const instructions = 'text' in line ? `Say exactly this to the customer, word for word, and nothing else: ${JSON.stringify(line.text)}` : line.instructions;
         return this.send({ type: 'response.create', response: { instructions } });
       }
-      return this.hangupWhenHeard(this.ending);
+      return this.hangup.whenHeard(this.ending);
     }
     if (!this.playback.busy) this.silence.quiet();
   }
 
-  /** Hangs up once Twilio has played what was sent (the goodbye: `played` sees the last mark), or after GOODBYE_MS. */
-  private hangupWhenHeard(reason: HangupReason): void {
-    if (!this.playback.busy) return void this.hangup(reason);
-    this.afterGoodbye = reason;
-    setTimeout(() => {
-      if (!this.ended) void this.hangup(reason);
-    }, GOODBYE_MS).unref();
-  }
-
-  private async hangup(reason: HangupReason): Promise<void> {
-    if (this.hangingUp) return;
-    this.hangingUp = reason;
-    if (reason !== 'transferred') this.silence.stop();
-    try {
-      await this.call.hangup(reason);
-    } catch (error) {
-      this.runtime.logger.error('voice: could not hang up a call', error, { call_id: this.call.id, reason });
-      if (reason === 'transferred' && !this.ended) {
-        // The provider refused the transfer: the call goes on, and the model tells the caller.
-        this.hangingUp = null;
-        this.afterGoodbye = null;
-        this.ending = null;
-        this.goodbyeAsked = false;
-        this.send({ type: 'response.create', response: { instructions: TRANSFER_FAILED } });
-      }
-    }
+  /** The provider refused the transfer: the call goes on, and the model tells the caller. */
+  private transferFailed(): void {
+    this.ending = null;
+    this.goodbyeAsked = false;
+    this.send({ type: 'response.create', response: { instructions: TRANSFER_FAILED } });
   }
 }
