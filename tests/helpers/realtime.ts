@@ -15,6 +15,8 @@ export interface RealtimeSession {
   /** Every client event received, parsed. */
   events: Record<string, any>[];
   send(event: Record<string, unknown>): void;
+  /** A text frame as it is: what no event of the API looks like. */
+  raw(text: string): void;
   /** The next client event of this type (received after `from`, an index into `events`). */
   next(type: string, from?: number, timeoutMs?: number): Promise<Record<string, any>>;
   closed: Promise<void>;
@@ -48,6 +50,7 @@ export async function startFakeRealtime(apiKey: string): Promise<FakeRealtime> {
       headers: req.headers,
       events: [],
       send: (event) => socket.send(JSON.stringify({ event_id: `event_${Math.random().toString(36).slice(2)}`, ...event })),
+      raw: (text) => socket.send(text),
       next(type, from = 0, timeoutMs = 10_000) {
         const found = session.events.slice(from).find((event) => event.type === type);
         if (found) return Promise.resolve(found);

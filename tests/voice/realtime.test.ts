@@ -386,6 +386,19 @@ it('the caller hanging up ends the call as ended_by_customer', async () => {
   expect(twilioFake.posts().some((r) => r.url.endsWith(`/Calls/${call.sid}.json`))).toBe(false);
 });
 
+it('refuses a frame of the Realtime API that is no event (null, a number, an array, a string, a type that is no text) without throwing, and the call goes on', async () => {
+  const call = await answeredCall();
+  const { media, model } = await stream(call);
+  for (const text of ['null', '5', '[]', '"response.done"', '{"type":7}', 'not json']) model.raw(text);
+  model.send({ type: 'conversation.item.input_audio_transcription.completed', item_id: 'u1', content_index: 0, transcript: 'Ainda estou aqui.' });
+  await until('the turn', async () => (await callRow(call.id)).turns, (turns) => turns.length === 1);
+  media.stop(call.sid);
+  media.close();
+  await model.closed;
+  await until('recorded', async () => (await callRow(call.id)).hangup_reason, (reason) => reason !== null);
+  expect((await callRow(call.id)).hangup_reason).toBe('customer');
+});
+
 it('a tool run that throws is answered to the model as a tool error, logged, and the model’s turn goes on', async () => {
   // An endpoint no request can be made to: the tool's run throws before any request.
   const [{ endpoint }] = await app.sql(`select endpoint from tools where name = 'check_order'`);

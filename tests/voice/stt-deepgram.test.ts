@@ -247,6 +247,27 @@ it('passes an empty speech_final that ends a turn whose words came before, and d
   ]);
 });
 
+it('refuses what is not a message of Deepgram’s (null, a number, an array, a string, fields of another type) without throwing, and the stream goes on', async () => {
+  const { events, heard, until } = listener();
+  open(PT, events);
+  const session = await fake.session();
+  const junk: unknown[] = [
+    null,
+    5,
+    [],
+    'Results',
+    { type: 5 },
+    { type: 'Results', start: 'x', duration: null, is_final: true, speech_final: 'yes', channel: { alternatives: [{ transcript: 5, words: 'many' }] } },
+    { type: 'Results', is_final: true, channel: 'x' },
+    { type: 'Results', is_final: true, channel: { alternatives: 'abc' } },
+    { type: 'Metadata', duration: 'lots' },
+  ];
+  for (const message of junk) session.send(message as never);
+  session.send({ type: 'Results', start: 1, duration: 0.5, is_final: true, speech_final: false, channel: { alternatives: [{ transcript: 'Bom dia', words: [] }] } } as never);
+  await until(() => heard.length > 0);
+  expect(heard).toEqual([{ event: 'transcript', transcript: { text: 'Bom dia', isFinal: true, speechFinal: false, fromFinalize: false, start: 1, duration: 0.5, words: [] } }]);
+});
+
 it('finalize() sends Finalize and Deepgram gives the words now, in a final marked from_finalize', async () => {
   fake.transcripts.push('Sim, pode ser.');
   const { events, until, transcripts } = listener();

@@ -117,6 +117,21 @@ describe('Cartesia TTS', () => {
     expect(session.characters).toBe('Olá. Tudo bem? Posso ajudar?Olá, tudo bem? Até já.こんにちは。元気ですか？'.length);
   });
 
+  it('refuses what is not a message of Cartesia’s (null, a number, an array, a string, a chunk whose data is no text) without throwing, and speaks on', async () => {
+    const session = open();
+    const socket = await fake.socket();
+    const heard = listen();
+    const utterance = session.utterance(heard.events);
+    utterance.push('Bom dia!');
+    const { context_id: id } = await socket.message(() => true);
+    for (const message of [null, 5, [], 'chunk', { type: 7, context_id: id }, { type: 'chunk', data: 5, context_id: id }, { type: 'chunk', data: { length: 2 }, context_id: id }]) {
+      socket.send(message as never);
+    }
+    utterance.end();
+    expect(await heard.end).toBe('done');
+    expect(joined(heard)).toEqual(fakeSpeech(0, speechSamples('Bom dia!'.length, 8000), 8000));
+  });
+
   it('maps the assistant’s speed onto Cartesia’s range, keeping normal normal', () => {
     expect([0.5, 0.75, 1, 1.5, 2].map(cartesiaSpeed)).toEqual([0.6, 0.8, 1, 1.25, 1.5]);
     expect([0.1, 3].map(cartesiaSpeed)).toEqual([0.6, 1.5]);

@@ -1,20 +1,25 @@
 import WebSocket from 'ws';
-import type { HangupReason } from '../../modules/calls/call.events';
 import type { ToolDeps } from '../../modules/calls/call.tools';
 import type { Runtime } from '../../runtime';
+import { jsonMessage } from '../../lib/json-message';
 import { dtmfTones } from '../codecs/dtmf';
-import { BASE64, decodePayload, encode, MULAW_RATE, payloadMs } from '../codecs/mulaw';
+import { BASE64, MULAW_RATE } from '../codecs/mulaw';
 import { Resampler } from '../codecs/resample';
 import type { MediaEnd, MediaOut, VoiceEngine } from '../engine';
 import { fillVariables, TRANSFER_UNANSWERED, type EngineSetup } from '../engine.setup';
 import type { LiveCall } from '../live-call';
-import { realtimeModel, realtimeSession } from '../services/openai.realtime';
+import { realtimeModel, realtimeSession, responseId, type RealtimeEvent } from '../services/openai.realtime';
 import type { AmdDecision } from '../amd/detector';
 import { Screening, screeningPorts, verdictAction } from '../amd/screening';
 import { runFunction, type CallActions } from '../tools';
 import { closingLine, TRANSFER_FAILED, type Ending } from '../tools/closing';
+import { CallHangup } from './hangup';
 import { KeypadGather, keypadTurn } from './keypad';
-import { interruptSpeechMs } from './pipeline/turns';
+import { RealtimeBarge } from './realtime-barge';
+import { RealtimeInput } from './realtime-input';
+import { RealtimeItems } from './realtime-items';
+import { RealtimePlayback } from './realtime-playback';
+import { REENGAGE_INSTRUCTIONS, SilenceClock } from './silence';
 
 /** The parts of the runtime the Realtime engine uses: its settings, the log, and what mid-call tools need. */
 export type RealtimeDeps = Pick<Runtime, 'config' | 'logger'> & ToolDeps;
@@ -26,17 +31,6 @@ export type RealtimeDeps = Pick<Runtime, 'config' | 'logger'> & ToolDeps;
  * call's 16 kHz is taken down to 8 kHz, and the answer up again.
  */
 
-/** Caller audio kept while the session is being set up: 2 s of 20 ms frames. */
-const PENDING_FRAMES = 100;
-/** How long the goodbye may take to play before the call is hung up anyway. */
-const GOODBYE_MS = 15_000;
-/** Turn starts kept while their transcripts are awaited. */
-const MAX_STARTS = 32;
-
-interface RealtimeEvent {
-  type: string;
-  [key: string]: unknown;
-}
 
 /**
  * One call's Realtime session. The caller's audio goes to `input_audio_buffer.append` once the
@@ -49,46 +43,27 @@ export class RealtimeEngine implements VoiceEngine {
   private readonly ws: WebSocket;
   private ready = false;
   private ended = false;
-  private pending: string[] = [];
-  /** A web call's audio to the session's 8 kHz and back (none for a phone call's). */
-  private readonly down: Resampler | null;
-  private readonly up: Resampler | null;
-  /** Marks sent to Twilio and not played yet, in order; a mark after DTMF tones (press_digits) says when they were heard. */
-  private marks: { name: string; item: string; endMs: number; tones?: () => void }[] = [];
-  /** Tones sent and not heard yet: told false when they are dropped (an interruption, the call's end). */
-  private tonesPending = new Set<(played: boolean) => void>();
+  /** The caller's audio to the session. */
+  private readonly input: RealtimeInput;
+  /** What was sent the caller and what they heard of it. */
+  private readonly playback: RealtimePlayback;
   /** The caller's keys, gathered into turns. */
   private readonly keypad = new KeypadGather((keys, startedAt) => this.onKeypad(keys, startedAt));
   /** A keypad turn came while a response was under way: one is asked for once it is done. */
   private respondAfter = false;
-  private markSeq = 0;
-  /** The model's audio item being played, and how much of it was sent and played. */
-  private item: { id: string; sentMs: number; playedMs: number } | null = null;
   private responding = false;
   private responseAudio = false;
   private toolRuns: Promise<void>[] = [];
   /** A function ended the call (the end-call tool, a transfer): it closes once its last words are heard. */
   private ending: Ending | null = null;
   private goodbyeAsked = false;
-  private hangingUp: HangupReason | null = null;
-  /** Hang up for this reason once the audio sent so far has been played. */
-  private afterGoodbye: HangupReason | null = null;
-  /** When the line went quiet (nobody speaking, nothing playing), and whether the assistant re-engaged since. */
-  private silentSince: number | null = null;
-  private reengaged = false;
-  private readonly silenceTimer: NodeJS.Timeout;
-  /**
-   * The caller's speech that may interrupt the assistant (`input_audio_buffer.speech_started`):
-   * its item, whether it has lasted `interrupt_sensitivity`'s time, and the timer until then.
-   */
-  private barge: { item: string; long: boolean; timer: NodeJS.Timeout | null } | null = null;
-  /** The words of each item being transcribed, so far (for a transport that shows them). */
-  private readonly wordsSoFar = new Map<string, string>();
-  /**
-   * When each item's turn began (ms since the epoch), until its transcript comes: a caller's
-   * when the API heard their speech start, an answer's when its first audio was sent.
-   */
-  private readonly startedAt = new Map<string, number>();
+  /** The call's hang-up: at once, or once the audio sent so far has been played (a goodbye). */
+  private readonly hangup: CallHangup;
+  private readonly silence: SilenceClock;
+  /** Whether the caller's speech interrupts the assistant. */
+  private readonly barge: RealtimeBarge;
+  /** When each item's turn began, and its words so far, until its transcript is done. */
+  private readonly items = new RealtimeItems();
   /** Outbound calls: who answered, found in the first seconds (src/voice/amd/), from the callee's audio and the session's transcripts. */
   private readonly screening: Screening | null;
   private opened = false;
@@ -104,8 +79,22 @@ export class RealtimeEngine implements VoiceEngine {
     private readonly setup: EngineSetup,
     private readonly out: MediaOut,
   ) {
-    this.down = out.rate === MULAW_RATE ? null : new Resampler(out.rate, MULAW_RATE);
-    this.up = out.rate === MULAW_RATE ? null : new Resampler(MULAW_RATE, out.rate);
+    // A web call's audio to the session's 8 kHz and back (a phone call's is the session's).
+    const wide = out.rate !== MULAW_RATE;
+    this.input = new RealtimeInput((event) => this.sendText(event), wide ? new Resampler(out.rate, MULAW_RATE) : null);
+    this.playback = new RealtimePlayback(out, wide ? new Resampler(MULAW_RATE, out.rate) : null);
+    this.hangup = new CallHangup(call, runtime.logger, {
+      ended: () => this.ended,
+      playing: () => this.playback.busy,
+      leaving: () => this.silence.stop(),
+      transferFailed: () => this.transferFailed(),
+    });
+    this.barge = new RealtimeBarge(setup.assistant, (item) => this.items.wordsOf(item), () => this.interrupted());
+    this.silence = new SilenceClock(setup.assistant, {
+      idle: () => !this.hangup.reason && !this.ended && !this.voicemail,
+      reengage: () => this.send({ type: 'response.create', response: { instructions: REENGAGE_INSTRUCTIONS } }),
+      hangUp: () => void this.hangup.now('silence'),
+    });
     const openai = runtime.config.voice.openai!;
     const url = `${openai.realtimeUrl}?model=${encodeURIComponent(realtimeModel(setup.assistant, openai.realtimeModel))}`;
     this.ws = new WebSocket(url, { headers: { authorization: `Bearer ${openai.apiKey}` }, perMessageDeflate: false });
@@ -119,10 +108,8 @@ export class RealtimeEngine implements VoiceEngine {
     this.ws.on('close', (code) => {
       if (this.ended) return;
       call.failed(failure ?? `OpenAI Realtime closed the session (code ${code})`);
-      void this.hangup('engine-failed');
+      void this.hangup.now('engine-failed');
     });
-    this.silenceTimer = setInterval(() => this.checkSilence(), 250);
-    this.silenceTimer.unref();
     this.screening = setup.outbound && !setup.resumed ? new Screening(out.rate, screeningPorts(call), { open: () => this.open(), verdict: (decision) => this.onVerdict(decision) }) : null;
     if (!this.screening) this.opened = true;
   }
@@ -130,32 +117,18 @@ export class RealtimeEngine implements VoiceEngine {
   audio(pcm: Int16Array): void {
     if (this.ended) return;
     this.screening?.audio(pcm);
-    const narrow = this.down ? this.down.process(pcm) : pcm;
-    if (narrow.length === 0) return;
-    const payload = Buffer.from(encode(narrow)).toString('base64');
-    if (!this.ready) {
-      if (this.pending.push(payload) > PENDING_FRAMES) this.pending.shift();
-      return;
-    }
-    this.ws.send(`{"type":"input_audio_buffer.append","audio":"${payload}"}`);
+    this.input.push(pcm);
   }
 
   played(name: string): void {
-    const index = this.marks.findIndex((mark) => mark.name === name);
-    if (index < 0) return;
-    const heard = this.marks.splice(0, index + 1);
-    for (const each of heard) each.tones?.();
-    const mark = heard[heard.length - 1];
-    if (this.item?.id === mark.item) this.item.playedMs = mark.endMs;
-    if (this.marks.length > 0) return;
-    if (this.afterGoodbye) void this.hangup(this.afterGoodbye);
-    else if (!this.responding) this.quiet();
+    if (!this.playback.played(name)) return;
+    if (this.hangup.afterHeard) this.hangup.heard();
+    else if (!this.responding) this.silence.quiet();
   }
 
   digit(key: string): void {
     if (this.ended) return;
-    this.silentSince = null;
-    this.reengaged = false;
+    this.silence.callerActive();
     this.keypad.press(key);
   }
 
@@ -165,10 +138,10 @@ export class RealtimeEngine implements VoiceEngine {
    * caller's message; the answer to it is asked for now, or once the response under way is done.
    */
   private onKeypad(keys: string, startedAt: number): void {
-    if (this.ended || this.hangingUp || !this.ready) return;
+    if (this.ended || this.hangup.reason || !this.ready) return;
     const text = keypadTurn(keys);
     if (this.setup.assistant.allow_interruptions) {
-      this.stopBarge();
+      this.barge.stop();
       this.interrupted();
     }
     this.call.turn({ speaker: 'customer', text }, startedAt);
@@ -181,39 +154,40 @@ export class RealtimeEngine implements VoiceEngine {
     if (this.ended) return;
     this.ended = true;
     this.keypad.close();
-    this.dropTones();
-    clearInterval(this.silenceTimer);
+    this.playback.dropTones();
+    this.silence.stop();
     this.screening?.close();
-    this.stopBarge();
+    this.barge.stop();
     this.ws.close();
     if (reason === 'customer') this.call.endedAtProvider();
-    else if (reason === 'media-lost' && !this.hangingUp) await this.call.hangup('media-lost');
+    else if (reason === 'media-lost' && !this.hangup.reason) await this.call.hangup('media-lost');
     await Promise.allSettled(this.toolRuns);
     await this.call.settled();
   }
 
   private send(event: Record<string, unknown>): void {
-    if (this.ws.readyState === WebSocket.OPEN) this.ws.send(JSON.stringify(event));
+    this.sendText(JSON.stringify(event));
+  }
+
+  private sendText(event: string): void {
+    if (this.ws.readyState === WebSocket.OPEN) this.ws.send(event);
   }
 
   private onEvent(text: string): void {
-    let event: RealtimeEvent;
-    try {
-      event = JSON.parse(text);
-    } catch {
-      return;
-    }
+    // Any JSON value may come (null, a number, an array): only an object naming its type is an event.
+    const event: RealtimeEvent | null = jsonMessage(text, 'type');
+    if (!event) return;
     switch (event.type) {
       case 'response.output_audio.delta':
         return this.speak(String(event.item_id), String(event.delta));
       case 'session.updated':
         return this.start();
       case 'input_audio_buffer.speech_started':
-        if (typeof event.item_id === 'string') this.began(event.item_id);
+        if (typeof event.item_id === 'string') this.items.began(event.item_id);
         return this.speechStarted(String(event.item_id));
       case 'input_audio_buffer.speech_stopped':
         // Too short to interrupt: the assistant speaks on.
-        if (this.barge && !this.barge.long) this.stopBarge();
+        this.barge.stopped();
         return;
       case 'response.created':
         // The session answers what it hears; a mailbox gets only the voicemail message, a callee not yet judged nothing.
@@ -221,7 +195,7 @@ export class RealtimeEngine implements VoiceEngine {
         else if (this.messageAsked) this.messageResponse ??= responseId(event);
         this.responding = true;
         this.responseAudio = false;
-        this.silentSince = null;
+        this.silence.pause();
         return;
       case 'response.done':
         return void this.responseDone(responseId(event));
@@ -229,19 +203,21 @@ export class RealtimeEngine implements VoiceEngine {
         return this.showWords('assistant', String(event.item_id), event.delta);
       case 'conversation.item.input_audio_transcription.delta':
         this.showWords('customer', String(event.item_id), event.delta);
-        return this.checkBarge(String(event.item_id), this.wordsSoFar.get(String(event.item_id)) ?? '');
-      case 'response.output_audio_transcript.done':
-        this.wordsSoFar.delete(String(event.item_id));
-        if (typeof event.transcript === 'string' && event.transcript) this.call.turn({ speaker: 'assistant', text: event.transcript }, this.startOf(String(event.item_id)));
+        return this.barge.heard(String(event.item_id), this.items.wordsOf(String(event.item_id)));
+      case 'response.output_audio_transcript.done': {
+        const at = this.items.done(String(event.item_id));
+        if (typeof event.transcript === 'string' && event.transcript) this.call.turn({ speaker: 'assistant', text: event.transcript }, at);
         return;
-      case 'conversation.item.input_audio_transcription.completed':
-        this.wordsSoFar.delete(String(event.item_id));
-        if (typeof event.transcript === 'string') this.checkBarge(String(event.item_id), event.transcript);
+      }
+      case 'conversation.item.input_audio_transcription.completed': {
+        const at = this.items.done(String(event.item_id));
+        if (typeof event.transcript === 'string') this.barge.heard(String(event.item_id), event.transcript);
         if (typeof event.transcript === 'string' && event.transcript.trim()) {
           this.screening?.final(event.transcript);
-          this.call.turn({ speaker: 'customer', text: event.transcript.trim() }, this.startOf(String(event.item_id)));
+          this.call.turn({ speaker: 'customer', text: event.transcript.trim() }, at);
         }
         return;
+      }
       case 'response.function_call_arguments.done':
         return this.functionCall(String(event.call_id), String(event.name), String(event.arguments ?? '{}'));
       case 'error': {
@@ -256,14 +232,13 @@ export class RealtimeEngine implements VoiceEngine {
   private start(): void {
     if (this.ready) return;
     this.ready = true;
-    for (const payload of this.pending) this.ws.send(`{"type":"input_audio_buffer.append","audio":"${payload}"}`);
-    this.pending = [];
+    this.input.open();
     if (this.opened) this.greet();
   }
 
   /** An outbound call's opening, once the callee is heard from (or not: Screening). */
   private open(): void {
-    if (this.opened || this.ended || this.hangingUp) return;
+    if (this.opened || this.ended || this.hangup.reason) return;
     this.opened = true;
     if (this.ready) this.greet();
   }
@@ -274,19 +249,19 @@ export class RealtimeEngine implements VoiceEngine {
    * said by the model in the assistant's voice, else `end_call_on_voicemail` decides.
    */
   private onVerdict(decision: AmdDecision): void {
-    if (this.ended || this.hangingUp) return;
+    if (this.ended || this.hangup.reason) return;
     this.runtime.logger.info('voice: who answered', { call_id: this.call.id, answered_by: decision.verdict, source: decision.source, reason: decision.reason });
     const action = verdictAction(decision, this.setup);
     if (action.act === 'talk') return;
     if (action.act === 'open') return this.open();
     this.voicemail = true;
-    this.stopBarge();
+    this.barge.stop();
     if (this.responding) this.send({ type: 'response.cancel' });
     this.out.clear();
-    this.marks = [];
-    if (action.act === 'hang-up') return void this.hangup(action.reason);
+    this.playback.cut();
+    if (action.act === 'hang-up') return void this.hangup.now(action.reason);
     void this.screening!.beepEnded(action.beepTimeoutMs).then(() => {
-      if (this.ended || this.hangingUp) return;
+      if (this.ended || this.hangup.reason) return;
       this.messageAsked = true;
       this.send({ type: 'response.create', response: { instructions: `You reached a voicemail. Leave this message, saying exactly this, in its language, and nothing else: "${action.message}"` } });
     });
@@ -301,93 +276,38 @@ export class RealtimeEngine implements VoiceEngine {
       const opening = fillVariables(assistant.initial_message, variables);
       this.send({ type: 'response.create', response: { instructions: `Open the call by saying exactly this, in its language: "${opening}"` } });
     } else {
-      this.silentSince = Date.now();
+      this.silence.restart();
     }
   }
 
   private showWords(speaker: 'customer' | 'assistant', itemId: string, delta: unknown): void {
     if (typeof delta !== 'string' || !delta) return;
     // Kept for a barge-in's word count too, whether or not the transport shows them.
-    const words = (this.wordsSoFar.get(itemId) ?? '') + delta;
-    this.wordsSoFar.set(itemId, words);
+    const words = this.items.add(itemId, delta);
     this.out.transcript?.(speaker, words.trim());
   }
 
   private speak(itemId: string, delta: string): void {
     if (this.ended || !BASE64.test(delta)) return;
     this.responseAudio = true;
-    if (this.item?.id !== itemId) {
-      this.item = { id: itemId, sentMs: 0, playedMs: 0 };
-      this.began(itemId);
-    }
-    this.item.sentMs += payloadMs(delta);
-    const pcm = decodePayload(delta);
-    this.out.media(this.up ? this.up.process(pcm) : pcm);
-    const name = `${++this.markSeq}`;
-    this.marks.push({ name, item: itemId, endMs: this.item.sentMs });
-    this.out.mark(name);
+    if (this.playback.speak(itemId, delta)) this.items.began(itemId);
   }
 
-  private began(itemId: string): void {
-    if (this.startedAt.has(itemId)) return;
-    // Items whose transcript never comes (a cut answer) are forgotten past a few.
-    if (this.startedAt.size >= MAX_STARTS) this.startedAt.delete(this.startedAt.keys().next().value!);
-    this.startedAt.set(itemId, Date.now());
-  }
-
-  private startOf(itemId: string): number | null {
-    const at = this.startedAt.get(itemId) ?? null;
-    this.startedAt.delete(itemId);
-    return at;
-  }
-
-  /**
-   * The caller started speaking. `allow_interruptions`, `interrupt_sensitivity` and
-   * `use_min_interrupt_words` / `min_interrupt_words` decide, as in the pipeline engine, whether
-   * it interrupts the assistant: once the speech has lasted long enough and, when asked, said
-   * enough words (the session's own interruption is off: `interrupt_response` false).
-   */
+  /** The caller started speaking: the silence is over, and their speech may interrupt the assistant (realtime-barge.ts). */
   private speechStarted(item: string): void {
-    this.silentSince = null;
-    this.reengaged = false;
-    if (!this.setup.assistant.allow_interruptions || this.voicemail) return;
-    this.stopBarge();
-    const barge: NonNullable<typeof this.barge> = { item, long: false, timer: null };
-    barge.timer = setTimeout(() => {
-      barge.timer = null;
-      barge.long = true;
-      this.checkBarge(item, this.wordsSoFar.get(item) ?? '');
-    }, interruptSpeechMs(this.setup.assistant.interrupt_sensitivity));
-    this.barge = barge;
-  }
-
-  /** The caller's speech of `item` has lasted long enough: it interrupts once its words are enough. */
-  private checkBarge(item: string, words: string): void {
-    const { barge } = this;
-    if (!barge || barge.item !== item || !barge.long) return;
-    const { use_min_interrupt_words, min_interrupt_words } = this.setup.assistant;
-    if (use_min_interrupt_words && words.split(/\s+/).filter(Boolean).length < min_interrupt_words) return;
-    this.stopBarge();
-    this.interrupted();
-  }
-
-  private stopBarge(): void {
-    if (this.barge?.timer) clearTimeout(this.barge.timer);
-    this.barge = null;
+    this.silence.callerActive();
+    if (this.setup.assistant.allow_interruptions && !this.voicemail) this.barge.started(item);
   }
 
   /** The caller interrupted: what they have not heard yet is dropped, and the model's answer stopped and cut where they stopped hearing it. */
   private interrupted(): void {
-    if (this.marks.length === 0) return;
+    if (!this.playback.busy) return;
     if (this.responding) this.send({ type: 'response.cancel' });
     this.out.clear();
     // Only tones may be playing (a response with no audio before its press_digits): no answer to cut.
-    if (this.item && this.marks.some((mark) => mark.item === this.item!.id)) {
-      this.send({ type: 'conversation.item.truncate', item_id: this.item.id, content_index: 0, audio_end_ms: Math.floor(this.item.playedMs) });
-    }
-    this.marks = [];
-    this.dropTones();
-    if (this.afterGoodbye) void this.hangup(this.afterGoodbye); // talked over the goodbye: nothing is left to hear
+    const cut = this.playback.cut();
+    if (cut) this.send({ type: 'conversation.item.truncate', item_id: cut.itemId, content_index: 0, audio_end_ms: cut.playedMs });
+    this.hangup.heard(); // talked over the goodbye: nothing is left to hear
   }
 
   /** What the model's functions do to this call. */
@@ -406,27 +326,12 @@ export class RealtimeEngine implements VoiceEngine {
    * before its function call); resolves true once the caller has heard them, false when they
    * were dropped (an interruption, the call's end).
    */
-  private playTones(keys: string): Promise<boolean> {
-    if (this.ended || this.hangingUp) return Promise.resolve(false);
-    const pcm = dtmfTones(keys, this.out.rate);
-    const frame = (this.out.rate * 20) / 1000;
-    for (let at = 0; at < pcm.length; at += frame) this.out.media(pcm.slice(at, at + frame));
+  private async playTones(keys: string): Promise<boolean> {
+    if (this.ended || this.hangup.reason) return false;
     const startedAt = Date.now();
-    return new Promise((resolve) => {
-      const settle = (played: boolean) => {
-        if (!this.tonesPending.delete(settle)) return;
-        if (played) this.call.turn({ speaker: 'assistant', text: keypadTurn(keys) }, startedAt);
-        resolve(played);
-      };
-      this.tonesPending.add(settle);
-      const name = `${++this.markSeq}`;
-      this.marks.push({ name, item: '', endMs: 0, tones: () => settle(true) });
-      this.out.mark(name);
-    });
-  }
-
-  private dropTones(): void {
-    for (const settle of [...this.tonesPending]) settle(false);
+    const played = await this.playback.tones(dtmfTones(keys, this.out.rate));
+    if (played) this.call.turn({ speaker: 'assistant', text: keypadTurn(keys) }, startedAt);
+    return played;
   }
 
   /** A function the model called: its output goes back to the session (response.done waits for it). */
@@ -440,10 +345,10 @@ export class RealtimeEngine implements VoiceEngine {
   private async responseDone(id: string | null): Promise<void> {
     this.responding = false;
     if (this.voicemail) {
-      if (this.messageResponse !== null && id === this.messageResponse && !this.hangingUp) this.hangupWhenHeard('voicemail-message');
+      if (this.messageResponse !== null && id === this.messageResponse && !this.hangup.reason) this.hangup.whenHeard('voicemail-message');
       return;
     }
-    if (this.respondAfter && !this.ended && !this.hangingUp) {
+    if (this.respondAfter && !this.ended && !this.hangup.reason) {
       // The caller's keys came during the response: they are answered now (tools' outputs, if any, come into the same answer).
       this.respondAfter = false;
       await Promise.allSettled(this.toolRuns);
@@ -456,7 +361,7 @@ export class RealtimeEngine implements VoiceEngine {
       await Promise.allSettled(runs);
       if (!this.ending && !this.ended) return this.send({ type: 'response.create' });
     }
-    if (this.ending && !this.hangingUp) {
+    if (this.ending && !this.hangup.reason) {
       // The closing words: the assistant's own line, as written; else the model's, unless its answer had some.
       const line = closingLine(this.ending, this.setup);
       if (!this.goodbyeAsked && ('text' in line || !this.responseAudio)) {
@@ -464,61 +369,15 @@ export class RealtimeEngine implements VoiceEngine {
         const instructions = 'text' in line ? `Say exactly this to the customer, word for word, and nothing else: ${JSON.stringify(line.text)}` : line.instructions;
         return this.send({ type: 'response.create', response: { instructions } });
       }
-      return this.hangupWhenHeard(this.ending);
+      return this.hangup.whenHeard(this.ending);
     }
-    if (this.marks.length === 0) this.quiet();
+    if (!this.playback.busy) this.silence.quiet();
   }
 
-  /** Hangs up once Twilio has played what was sent (the goodbye: `played` sees the last mark), or after GOODBYE_MS. */
-  private hangupWhenHeard(reason: HangupReason): void {
-    if (this.marks.length === 0) return void this.hangup(reason);
-    this.afterGoodbye = reason;
-    setTimeout(() => {
-      if (!this.ended) void this.hangup(reason);
-    }, GOODBYE_MS).unref();
+  /** The provider refused the transfer: the call goes on, and the model tells the caller. */
+  private transferFailed(): void {
+    this.ending = null;
+    this.goodbyeAsked = false;
+    this.send({ type: 'response.create', response: { instructions: TRANSFER_FAILED } });
   }
-
-  private async hangup(reason: HangupReason): Promise<void> {
-    if (this.hangingUp) return;
-    this.hangingUp = reason;
-    if (reason !== 'transferred') clearInterval(this.silenceTimer);
-    try {
-      await this.call.hangup(reason);
-    } catch (error) {
-      this.runtime.logger.error('voice: could not hang up a call', error, { call_id: this.call.id, reason });
-      if (reason === 'transferred' && !this.ended) {
-        // The provider refused the transfer: the call goes on, and the model tells the caller.
-        this.hangingUp = null;
-        this.afterGoodbye = null;
-        this.ending = null;
-        this.goodbyeAsked = false;
-        this.send({ type: 'response.create', response: { instructions: TRANSFER_FAILED } });
-      }
-    }
-  }
-
-  /** Nobody speaks and nothing plays: the silence clock starts. */
-  private quiet(): void {
-    if (this.silentSince === null) this.silentSince = Date.now();
-  }
-
-  /** re_engagement_interval of silence: the assistant re-engages; then max_silence_duration more: the call ends. */
-  private checkSilence(): void {
-    if (this.silentSince === null || this.hangingUp || this.ended || this.voicemail) return;
-    const silent = Date.now() - this.silentSince;
-    const { re_engagement_interval, max_silence_duration } = this.setup.assistant;
-    if (!this.reengaged && silent >= re_engagement_interval * 1000) {
-      this.reengaged = true;
-      this.silentSince = null;
-      this.send({ type: 'response.create', response: { instructions: 'The customer has been silent for a while. Briefly check, in the language of the conversation, whether they are still there.' } });
-    } else if (this.reengaged && silent >= max_silence_duration * 1000) {
-      void this.hangup('silence');
-    }
-  }
-}
-
-/** The id of the response an event is about (`response.created`, `response.done`). */
-function responseId(event: RealtimeEvent): string | null {
-  const response = event.response as { id?: unknown } | undefined;
-  return typeof response?.id === 'string' ? response.id : null;
 }

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import WebSocket from 'ws';
 import type { VendorAccess } from '../../config';
+import { jsonMessage } from '../../lib/json-message';
 import { CONNECTION_LOST, httpTransient, ServiceError, type TtsEvents, type TtsOptions, type TtsService, type TtsSession, type TtsUtterance } from './service';
 
 /**
@@ -222,12 +223,9 @@ class Connection {
   }
 
   private receive(text: string): void {
-    let message: CartesiaMessage;
-    try {
-      message = JSON.parse(text);
-    } catch {
-      return; // not Cartesia's: the utterance waiting on it stalls, and says so
-    }
+    // Not Cartesia's (not JSON, null, an array, no type): the utterance waiting on it stalls, and says so.
+    const message = jsonMessage(text, 'type') as CartesiaMessage | null;
+    if (!message) return;
     const utterance = message.context_id === undefined ? undefined : this.utterances.get(message.context_id);
     if (utterance) utterance.receive(message);
     // An error of no context is the socket's: every utterance on it is lost.
@@ -310,7 +308,7 @@ class CartesiaUtterance implements TtsUtterance {
   }
 
   receive(message: CartesiaMessage): void {
-    if (message.type === 'chunk' && message.data !== undefined) {
+    if (message.type === 'chunk' && typeof message.data === 'string') {
       this.heard = true;
       if (this.ended) this.arm();
       else this.disarm();
@@ -319,9 +317,10 @@ class CartesiaUtterance implements TtsUtterance {
     } else if (message.type === 'done') {
       this.finish();
     } else if (message.type === 'error') {
-      const code = message.error_code ? `, ${message.error_code}` : '';
+      // Only an identifier of the vendor's reaches a message, never its free text.
+      const code = typeof message.error_code === 'string' && /^[\w.-]{1,64}$/.test(message.error_code) ? `, ${message.error_code}` : '';
       const transient = httpTransient(message.status_code, undefined);
-      this.fail(new ServiceError('tts', 'refused', `Cartesia refused the request (${message.status_code ?? 'no status'}${code})`, transient));
+      this.fail(new ServiceError('tts', 'refused', `Cartesia refused the request (${Number.isInteger(message.status_code) ? message.status_code : 'no status'}${code})`, transient));
     }
   }
 

@@ -17,6 +17,7 @@
  */
 import WebSocket from 'ws';
 import type { VendorAccess } from '../../config';
+import { jsonMessage } from '../../lib/json-message';
 import {
   PHONE_STT_AUDIO,
   ServiceError,
@@ -258,13 +259,10 @@ class DeepgramStream implements SttStream {
     this.unanswered = 0;
     if (this.stallTimer) clearTimeout(this.stallTimer);
     this.stallTimer = null;
-    let message: DeepgramMessage;
-    try {
-      message = JSON.parse(text);
-    } catch {
-      return;
-    }
-    if (message.type === 'Metadata') this.reportedSeconds = message.duration;
+    // Any JSON value may come (null, a number, an array): only an object naming its type is Deepgram's.
+    const message = jsonMessage(text, 'type') as DeepgramMessage | null;
+    if (!message) return;
+    if (message.type === 'Metadata' && Number.isFinite(message.duration)) this.reportedSeconds = message.duration;
     if (this.state !== 'open') return;
     switch (message.type) {
       case 'Results':
@@ -284,15 +282,18 @@ class DeepgramStream implements SttStream {
    * a `speech_final` after final words (Deepgram's end of that turn).
    */
   private onResults(message: Extract<DeepgramMessage, { type: 'Results' }>): void {
+    // Read as untrusted: a field of another type than Deepgram documents is taken as absent.
     const alternative = message.channel?.alternatives?.[0];
-    const text = alternative?.transcript ?? '';
+    const text = typeof alternative?.transcript === 'string' ? alternative.transcript : '';
     const isFinal = message.is_final === true;
     const speechFinal = message.speech_final === true;
     if (isFinal && text) this.wordsInTurn = true;
     if (!text && message.from_finalize !== true && !(speechFinal && this.wordsInTurn)) return;
     if (speechFinal) this.wordsInTurn = false;
     const words = DeepgramStream.wordsOf(alternative?.words);
-    this.events.transcript({ text, isFinal, speechFinal, fromFinalize: message.from_finalize === true, start: message.start, duration: message.duration, words });
+    const start = Number.isFinite(message.start) ? message.start : 0;
+    const duration = Number.isFinite(message.duration) ? message.duration : 0;
+    this.events.transcript({ text, isFinal, speechFinal, fromFinalize: message.from_finalize === true, start, duration, words });
   }
 
   /** Deepgram's words with their times (a reconnect trims those heard twice by them); entries not shaped so are left out. */

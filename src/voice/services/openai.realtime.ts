@@ -9,6 +9,18 @@ import { callFunctions } from '../tools';
 
 const TRANSCRIBE_MODEL = 'gpt-4o-mini-transcribe';
 
+/** A server event: any object that names its type (read through jsonMessage), its fields untrusted. */
+export interface RealtimeEvent {
+  type: string;
+  [key: string]: unknown;
+}
+
+/** The id of the response an event is about (`response.created`, `response.done`). */
+export function responseId(event: RealtimeEvent): string | null {
+  const response = event.response as { id?: unknown } | undefined;
+  return typeof response?.id === 'string' ? response.id : null;
+}
+
 /** The Realtime model: the assistant's llm_model when it is a realtime model, else OPENAI_REALTIME_MODEL. */
 export function realtimeModel(assistant: Pick<Assistant, 'llm_model'>, fallback: string): string {
   return /realtime/i.test(assistant.llm_model) ? assistant.llm_model : fallback;

@@ -1,27 +1,24 @@
 import type { CallUsage } from '../../../modules/calls/call.entity';
 import type { HangupReason } from '../../../modules/calls/call.events';
-import type { ToolDeps } from '../../../modules/calls/call.tools';
-import type { Runtime } from '../../../runtime';
-import { dtmfTones } from '../../codecs/dtmf';
 import type { MediaEnd, MediaOut, VoiceEngine } from '../../engine';
-import { callKeyterms, callPrompt, fillVariables, TRANSFER_UNANSWERED, type EngineSetup } from '../../engine.setup';
+import { fillVariables, TRANSFER_UNANSWERED, type EngineSetup } from '../../engine.setup';
 import type { LiveCall } from '../../live-call';
 import type { AmdDecision } from '../../amd/detector';
 import { Screening, screeningPorts, verdictAction } from '../../amd/screening';
-import { ServiceError, type LlmService, type SttService, type SttStream, type TtsService, type TtsSession } from '../../services/service';
-import { callFunctions, runFunction, speakDuring, type CallActions } from '../../tools';
+import type { ServiceError, SttStream, TtsSession } from '../../services/service';
 import { closingLine, TRANSFER_FAILED, type Ending } from '../../tools/closing';
 import { KeypadGather, keypadTurn } from '../keypad';
-import { Conversation } from './context';
-import { endpointSilenceMs } from './endpointing';
-import { fillerAudio } from './fillers';
-import { Hearing, sttAudio, type Denoiser, type Vad } from './hearing';
-import { observe, timingFrom, turnLatency, type TurnTiming } from './latency';
-import { phrases } from './phrases';
-import { Reply, type ReplyContext } from './reply';
-import { Speaker, Spoken, type Ambience } from './speaker';
+import { CallHangup } from '../hangup';
+import { REENGAGE_INSTRUCTIONS, SilenceClock } from '../silence';
 import { keptApology } from './apology';
 import { Backchannels } from './backchannels';
+import { callReplies } from './call-replies';
+import { Hearing } from './hearing';
+import { observe, timingFrom, turnLatency, type TurnTiming } from './latency';
+import { sttOptions, ttsOptions, type PipelineAudio, type PipelineDeps, type PipelineServices } from './parts';
+import { phrases } from './phrases';
+import { Reply, type ReplyContext } from './reply';
+import { Speaker } from './speaker';
 import { Turns, type CallerTurn } from './turns';
 
 /**
@@ -33,34 +30,7 @@ import { Turns, type CallerTurn } from './turns';
  * cannot be interrupted, the silence clock, a vendor's failure and the call's end.
  */
 
-/** The parts of the runtime the pipeline engine uses. */
-export type PipelineDeps = Pick<Runtime, 'logger' | 'telemetry'> & ToolDeps;
-
-/** The vendors of one call, and the voice and model it speaks with. */
-export interface PipelineServices {
-  stt: SttService;
-  sttLanguage: string | null;
-  llm: LlmService;
-  model: string;
-  tts: TtsService;
-  voiceId: string | null;
-}
-
-/** The call's audio stages: the VAD, and the optional ones by the assistant's settings. */
-export interface PipelineAudio {
-  /** Silero's (a scripted one in the virtual-time tests). */
-  vad: Vad;
-  /** `noise_cancellation`. */
-  denoiser: Denoiser | null;
-  /** `ambient_sound_volume`: the bed under the whole call. */
-  ambience: Ambience | null;
-}
-
-/** Attempts at hanging up a call through its provider. */
-const HANGUP_ATTEMPTS = 3;
-/** How long a goodbye or an apology may take to be heard before the call is hung up anyway. */
-const GOODBYE_MS = 15_000;
-const REENGAGE = 'The customer has been silent for a while. Briefly check, in the language of the conversation, whether they are still there.';
+export type { PipelineAudio, PipelineDeps, PipelineServices } from './parts';
 
 export class PipelineEngine implements VoiceEngine {
   private readonly stt: SttStream;
@@ -81,14 +51,11 @@ export class PipelineEngine implements VoiceEngine {
   private readonly toolRuns = new Set<Promise<unknown>>();
   /** A function the model called ends the call (a goodbye, a transfer), once its words are heard. */
   private ending: Ending | null = null;
-  private hangingUp: HangupReason | null = null;
-  /** Hang up for this reason once what was sent is heard (a goodbye, an apology). */
-  private afterHeard: HangupReason | null = null;
+  /** The call's hang-up: at once, or once what was sent is heard (a goodbye, an apology). */
+  private readonly hangup: CallHangup;
   private failing = false;
   private ended = false;
-  private silentSince: number | null = null;
-  private reengaged = false;
-  private readonly silenceTimer: NodeJS.Timeout;
+  private readonly silence: SilenceClock;
   /** Outbound calls: who answered, found in the first seconds (src/voice/amd/); null for the others. */
   private screening: Screening | null = null;
   /** The assistant's opening has been given (at once when nothing is screened). */
@@ -112,22 +79,32 @@ export class PipelineEngine implements VoiceEngine {
   ) {
     const { assistant, language } = setup;
     this.speaker = new Speaker(out, audioStages.ambience, { idle: () => this.onIdle() });
-    const overlap = {
-      backchannels: new Backchannels(language, assistant.backchannel_words),
-      falseInterruptionTimeoutMs: assistant.false_interruption_timeout_ms,
-      finalWaitMs: services.stt.finalWaitMs,
-    };
-    this.turns = new Turns(assistant, overlap, {
+    this.hangup = new CallHangup(call, deps.logger, {
+      ended: () => this.ended,
+      playing: () => this.reply !== null || this.speaker.busy,
+      leaving: () => this.silence.stop(),
+      // The provider refused the transfer: the call goes on, and the model tells the caller.
+      transferFailed: () => {
+        this.ending = null;
+        this.respond(null, TRANSFER_FAILED);
+      },
+    });
+    this.silence = new SilenceClock(assistant, {
+      idle: () => !this.hangup.reason && !this.ended && !this.failing && !this.reply && !this.voicemail,
+      reengage: () => this.respond(null, REENGAGE_INSTRUCTIONS),
+      hangUp: () => void this.hangup.now('silence'),
+    });
+    const backchannels = new Backchannels(language, assistant.backchannel_words);
+    this.turns = new Turns(assistant, { backchannels, falseInterruptionTimeoutMs: assistant.false_interruption_timeout_ms, finalWaitMs: services.stt.finalWaitMs }, {
       speechStarted: () => {
         this.stt.speechStarted?.();
-        this.silentSince = null;
-        this.reengaged = false;
+        this.silence.callerActive();
       },
       noise: () => {
-        if (!this.reply) this.silentSince ??= Date.now();
+        if (!this.reply) this.silence.quiet();
       },
       words: (text) => out.transcript?.('customer', text),
-      interruptible: () => this.reply !== null && !this.failing && !this.hangingUp && !this.ended && !this.voicemail,
+      interruptible: () => this.reply !== null && !this.failing && !this.hangup.reason && !this.ended && !this.voicemail,
       interrupt: () => this.interrupt(),
       pause: () => {
         this.reply?.pause();
@@ -137,82 +114,32 @@ export class PipelineEngine implements VoiceEngine {
       turn: (turn) => this.onCallerTurn(turn),
       finalize: () => this.stt.finalize(),
     });
-    this.stt = services.stt.open(
-      {
-        language: services.sttLanguage,
-        endpointingMs: endpointSilenceMs(assistant.endpoint_sensitivity),
-        audio: sttAudio(out.rate),
-        keyterms: callKeyterms(assistant.keyterms, setup.variables),
+    this.stt = services.stt.open(sttOptions(setup, services, out.rate), {
+      transcript: (transcript) => {
+        if (this.ended) return;
+        if (transcript.isFinal && transcript.text.trim()) this.screening?.final(transcript.text);
+        this.turns.transcript(transcript);
       },
-      {
-        transcript: (transcript) => {
-          if (this.ended) return;
-          if (transcript.isFinal && transcript.text.trim()) this.screening?.final(transcript.text);
-          this.turns.transcript(transcript);
-        },
-        utteranceEnd: () => {
-          if (!this.ended) this.turns.utteranceEnd();
-        },
-        speechStarted: () => {},
-        failed: (error) => this.fail(error),
+      utteranceEnd: () => {
+        if (!this.ended) this.turns.utteranceEnd();
       },
-    );
-    const ttsOptions = {
-      voiceId: services.voiceId,
-      language,
-      speed: assistant.speech_speed,
-      stability: assistant.voice_stability,
-      similarity: assistant.voice_similarity,
-      sampleRate: out.rate,
-    };
-    this.tts = services.tts.open(ttsOptions);
+      speechStarted: () => {},
+      failed: (error) => this.fail(error),
+    });
+    const voice = ttsOptions(setup, services, out.rate);
+    this.tts = services.tts.open(voice);
     this.hearing = new Hearing(this.stt, audioStages.vad, audioStages.denoiser, this.turns, { logger: deps.logger, callId: call.id }, out.rate);
-    const actions: CallActions = {
-      endCall: () => {
-        this.ending ??= 'end-call-tool';
-      },
-      transfer: () => {
-        this.ending ??= 'transferred';
-      },
-      // The tones go after what the reply said so far, as a stretch of its audio (the tool runs within the reply).
-      pressDigits: async (keys) => {
-        const reply = this.reply;
-        if (!reply) return false;
-        const played = await reply.playTones(dtmfTones(keys, out.rate));
-        if (played) call.turn({ speaker: 'assistant', text: keypadTurn(keys) }, played.startedAt);
-        return played !== null;
-      },
-    };
-    const fillerText = phrases(language).filler;
-    const fillerKey = `${services.tts.vendor}|${services.voiceId}|${language}|${assistant.speech_speed}|${out.rate}|${fillerText}`;
-    this.replies = {
-      llm: { service: services.llm, model: services.model, temperature: assistant.llm_temperature },
-      tts: this.tts,
-      speaker: this.speaker,
-      conversation: new Conversation(),
-      systemPrompt: callPrompt(setup),
-      speech: { language: setup.language, pronunciations: assistant.pronunciations },
-      usage: this.usage,
-      functions: () => callFunctions(setup),
-      runFunction: (name, args) => runFunction(setup, name, args, { deps, call, actions }),
+    this.replies = callReplies(deps, call, setup, services, { tts: this.tts, speaker: this.speaker, usage: this.usage, out }, {
+      current: () => this.reply,
+      ending: () => this.ending,
+      end: (ending) => void (this.ending ??= ending),
       track: (run) => {
         this.toolRuns.add(run);
         void run.finally(() => this.toolRuns.delete(run)).catch(() => {});
       },
-      ending: () => {
-        if (!this.ending) return null;
-        const line = closingLine(this.ending, setup);
-        return { instructions: 'instructions' in line ? line.instructions : null };
-      },
-      filler: assistant.filler_audios ? () => fillerAudio(fillerKey, fillerText, this.tts) : null,
-      speakDuring: (name) => speakDuring(setup, name),
-      showWords: (text) => out.transcript?.('assistant', text),
       failed: (error) => this.fail(error),
-      logError: (message, error) => deps.logger.error(message, error, { call_id: call.id }),
       finished: (reply, cut) => this.replyFinished(reply, cut),
-    };
-    this.silenceTimer = setInterval(() => this.checkSilence(), 250);
-    this.silenceTimer.unref();
+    });
     // A call the assistant comes back to (a warm transfer nobody answered) was screened when it began.
     if (setup.outbound && !setup.resumed) {
       this.screening = new Screening(out.rate, screeningPorts(call), { open: () => this.open(), verdict: (decision) => this.onVerdict(decision) });
@@ -220,12 +147,12 @@ export class PipelineEngine implements VoiceEngine {
       this.open();
     }
     // After the opening was asked for, on a session of its own: it never keeps the opening waiting.
-    this.apology = keptApology(services.tts, ttsOptions, phrases(language).apology);
+    this.apology = keptApology(services.tts, voice, phrases(language).apology);
   }
 
   /** `who_speaks_first` and `initial_message`: the call's opening (an outbound call's once the callee is heard from, or not). */
   private open(): void {
-    if (this.opened || this.ended || this.hangingUp) return;
+    if (this.opened || this.ended || this.hangup.reason) return;
     this.opened = true;
     const { assistant, variables } = this.setup;
     // Back after a warm transfer nobody answered, the model tells the caller.
@@ -236,7 +163,7 @@ export class PipelineEngine implements VoiceEngine {
     } else if (this.greetedBy) {
       this.respond(timingFrom(null));
     } else {
-      this.silentSince = Date.now();
+      this.silence.restart();
     }
   }
 
@@ -246,7 +173,7 @@ export class PipelineEngine implements VoiceEngine {
    * `voicemail_beep_timeout_seconds`), else `end_call_on_voicemail` decides, as before.
    */
   private onVerdict(decision: AmdDecision): void {
-    if (this.ended || this.hangingUp) return;
+    if (this.ended || this.hangup.reason) return;
     this.deps.logger.info('voice: who answered', { call_id: this.call.id, answered_by: decision.verdict, source: decision.source, reason: decision.reason });
     const action = verdictAction(decision, this.setup);
     if (action.act === 'talk') return;
@@ -254,11 +181,11 @@ export class PipelineEngine implements VoiceEngine {
     this.voicemail = true;
     this.reply?.cancel();
     this.speaker.clear();
-    if (action.act === 'hang-up') return void this.hangup(action.reason);
+    if (action.act === 'hang-up') return void this.hangup.now(action.reason);
     void this.screening!.beepEnded(action.beepTimeoutMs).then(() => {
-      if (this.ended || this.hangingUp) return;
+      if (this.ended || this.hangup.reason) return;
       this.say(action.message, false);
-      this.hangupWhenHeard('voicemail-message');
+      this.hangup.whenHeard('voicemail-message');
     });
   }
 
@@ -276,8 +203,7 @@ export class PipelineEngine implements VoiceEngine {
 
   digit(key: string): void {
     if (this.ended) return;
-    this.silentSince = null;
-    this.reengaged = false;
+    this.silence.callerActive();
     this.keypad.press(key);
   }
 
@@ -285,7 +211,7 @@ export class PipelineEngine implements VoiceEngine {
 
   /** The caller's turn is over: what they said goes to the model, now or once the assistant is done. */
   private onCallerTurn({ text, backchannel, startedAt, speechEndedAt }: CallerTurn): void {
-    if (this.ended || this.hangingUp || this.failing) return;
+    if (this.ended || this.hangup.reason || this.failing) return;
     // A mailbox's greeting, or the callee's before the opening: in the transcript; the opening (or the message) answers it.
     if (this.voicemail || !this.opened) {
       if (!text) return;
@@ -297,7 +223,7 @@ export class PipelineEngine implements VoiceEngine {
     if (backchannel && this.reply) return this.call.turn({ speaker: 'customer', text }, startedAt);
     if (!text) {
       // A noise without words: the silence goes on.
-      if (!this.reply && !this.turns.speaking) this.silentSince ??= Date.now();
+      if (!this.reply && !this.turns.speaking) this.silence.quiet();
       return;
     }
     if (this.reply) {
@@ -315,7 +241,7 @@ export class PipelineEngine implements VoiceEngine {
    * cut where it was heard) when interruptions are allowed, else it is answered after it.
    */
   private onKeypad(keys: string, startedAt: number): void {
-    if (this.ended || this.hangingUp || this.failing) return;
+    if (this.ended || this.hangup.reason || this.failing) return;
     if (this.reply && this.setup.assistant.allow_interruptions) this.interrupt();
     this.onCallerTurn({ text: keypadTurn(keys), backchannel: false, startedAt, speechEndedAt: Date.now() });
   }
@@ -336,7 +262,7 @@ export class PipelineEngine implements VoiceEngine {
   private startReply(timing: TurnTiming | null): Reply {
     const reply = new Reply(this.replies, timing);
     this.reply = reply;
-    this.silentSince = null;
+    this.silence.pause();
     this.turns.assistantStarts();
     return reply;
   }
@@ -355,7 +281,7 @@ export class PipelineEngine implements VoiceEngine {
   private interrupt(): void {
     this.reply?.cancel();
     this.speaker.clear();
-    if (this.afterHeard) void this.hangup(this.afterHeard); // talked over the goodbye: nothing is left to hear
+    this.hangup.heard(); // talked over the goodbye: nothing is left to hear
   }
 
   /** Records the assistant's turn (cut to what was heard when `cut`), and moves on. */
@@ -375,36 +301,23 @@ export class PipelineEngine implements VoiceEngine {
     if (this.failing || this.ended) return;
     // Interrupted: what the caller said before belongs with what they are saying now.
     if (cut && this.heldTurn) this.takeHeldTurn();
-    if (this.ending && !this.afterHeard) return this.close(this.ending);
+    if (this.ending && !this.hangup.afterHeard) return this.close(this.ending);
     if (this.heldTurn) {
       this.takeHeldTurn();
       this.respond(timingFrom(null));
       return;
     }
-    if (!this.turns.speaking) this.silentSince ??= Date.now();
+    if (!this.turns.speaking) this.silence.quiet();
   }
 
   private onIdle(): void {
     if (this.ended) return;
     this.reply?.checkHeard();
     // A goodbye or an apology heard to its end (not a pause while TTS catches up).
-    if (this.afterHeard && !this.reply) void this.hangup(this.afterHeard);
+    if (!this.reply) this.hangup.heard();
   }
 
   // ------------------------------------------------------------------ silence, failures, the end
-
-  /** `re_engagement_interval` of silence: the assistant re-engages; then `max_silence_duration` more: the call ends. */
-  private checkSilence(): void {
-    if (this.silentSince === null || this.hangingUp || this.ended || this.failing || this.reply || this.voicemail) return;
-    const silent = Date.now() - this.silentSince;
-    const { re_engagement_interval, max_silence_duration } = this.setup.assistant;
-    if (!this.reengaged && silent >= re_engagement_interval * 1000) {
-      this.reengaged = true;
-      this.respond(null, REENGAGE);
-    } else if (this.reengaged && silent >= max_silence_duration * 1000) {
-      void this.hangup('silence');
-    }
-  }
 
   /**
    * A vendor failed: the assistant apologises in its language (TTS dead: with the apology kept
@@ -416,7 +329,7 @@ export class PipelineEngine implements VoiceEngine {
     const reason: HangupReason = `${error.part}-failed`;
     if (this.failing) {
       // The apology could not be spoken either: the kept one is played.
-      if (error.part === 'tts') this.sayKeptApology(this.afterHeard ?? reason);
+      if (error.part === 'tts') this.sayKeptApology(this.hangup.afterHeard ?? reason);
       return;
     }
     this.failing = true;
@@ -426,26 +339,24 @@ export class PipelineEngine implements VoiceEngine {
     this.speaker.clear();
     // Every TTS vendor of the call failed (services/fallback.tts.ts): only the kept apology can speak.
     if (error.part === 'tts') return this.sayKeptApology(reason);
-    this.afterHeard = reason;
+    this.hangup.afterHeard = reason;
     this.say(phrases(this.setup.language).apology, false);
-    this.hangupWhenHeard(reason);
+    this.hangup.whenHeard(reason);
   }
 
   /** Plays the apology kept at the call's start, then hangs up once it is heard; at once when none could be kept. */
   private sayKeptApology(reason: HangupReason): void {
     // Nothing hangs up on an idle speaker before the apology is queued; a live apology cut short gives way to it.
-    this.afterHeard = null;
+    this.hangup.afterHeard = null;
     this.reply?.cancel();
     this.speaker.clear();
     void this.apology.then((pcm) => {
-      if (this.ended || this.hangingUp) return;
+      if (this.ended || this.hangup.reason) return;
       if (pcm) {
-        const spoken = new Spoken();
-        this.speaker.play(spoken, pcm);
-        this.speaker.finish(spoken);
+        this.speaker.clip(pcm);
         this.call.turn({ speaker: 'assistant', text: phrases(this.setup.language).apology }, Date.now());
       }
-      this.hangupWhenHeard(reason);
+      this.hangup.whenHeard(reason);
     });
   }
 
@@ -453,42 +364,10 @@ export class PipelineEngine implements VoiceEngine {
   private close(ending: Ending): void {
     const line = closingLine(ending, this.setup);
     if ('text' in line) {
-      this.afterHeard = ending;
+      this.hangup.afterHeard = ending;
       this.say(line.text, true);
     }
-    this.hangupWhenHeard(ending);
-  }
-
-  /** Hangs up once the caller has heard what was sent (a goodbye, an apology), or after GOODBYE_MS. */
-  private hangupWhenHeard(reason: HangupReason): void {
-    this.afterHeard = reason;
-    if (!this.reply && !this.speaker.busy) return void this.hangup(reason);
-    setTimeout(() => {
-      if (!this.ended) void this.hangup(reason);
-    }, GOODBYE_MS).unref();
-  }
-
-  private async hangup(reason: HangupReason, attempt = 1): Promise<void> {
-    if (this.hangingUp && attempt === 1) return;
-    this.hangingUp = reason;
-    if (reason !== 'transferred') clearInterval(this.silenceTimer);
-    try {
-      await this.call.hangup(reason);
-    } catch (error) {
-      this.deps.logger.error('voice: could not hang up a call', error, { call_id: this.call.id, reason, attempt });
-      if (reason === 'transferred') return this.transferFailed();
-      // The provider may answer a second time; the line must not stay open with nobody on it.
-      if (attempt < HANGUP_ATTEMPTS && !this.ended) setTimeout(() => void this.hangup(reason, attempt + 1), 1000).unref();
-    }
-  }
-
-  /** The provider refused the transfer: the call goes on, and the model tells the caller. */
-  private transferFailed(): void {
-    if (this.ended) return;
-    this.hangingUp = null;
-    this.afterHeard = null;
-    this.ending = null;
-    this.respond(null, TRANSFER_FAILED);
+    this.hangup.whenHeard(ending);
   }
 
   async end(reason: MediaEnd): Promise<void> {
@@ -499,7 +378,7 @@ export class PipelineEngine implements VoiceEngine {
     const pending = this.turns.unanswered;
     const unanswered = [this.heldTurn, pending.text].join(' ').trim();
     if (unanswered) this.call.turn({ speaker: 'customer', text: unanswered }, this.heldStartedAt ?? pending.startedAt);
-    clearInterval(this.silenceTimer);
+    this.silence.stop();
     this.screening?.close();
     this.keypad.close();
     this.turns.close();
@@ -507,15 +386,13 @@ export class PipelineEngine implements VoiceEngine {
     const heard = this.hearing.close();
     try {
       if (reason === 'customer') this.call.endedAtProvider();
-      else if (reason === 'media-lost' && !this.hangingUp) await this.call.hangup('media-lost');
+      else if (reason === 'media-lost' && !this.hangup.reason) await this.call.hangup('media-lost');
     } catch (error) {
       this.deps.logger.error('voice: could not hang up a call whose media was lost', error, { call_id: this.call.id });
     } finally {
       const stt = await this.stt.close().catch(() => ({ seconds: 0 }));
       this.tts.close();
-      this.usage.stt_seconds = stt.seconds;
-      this.usage.tts_characters = this.tts.characters;
-      this.call.usage(this.usage);
+      this.call.usage({ ...this.usage, stt_seconds: stt.seconds, tts_characters: this.tts.characters });
       await Promise.allSettled([heard, ...this.toolRuns]);
       await this.call.settled();
     }

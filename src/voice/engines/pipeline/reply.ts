@@ -4,7 +4,7 @@ import type { CallFunction } from '../../tools';
 import type { AssistantMessage, Conversation } from './context';
 import { FILLER_TIMES, FillerClock, toolFiller, type FillerPhrase } from './filler-clock';
 import type { TurnTiming } from './latency';
-import { heardText, Segment } from './segment';
+import { heardText, resumePoint, Segment } from './segment';
 import { Spoken, type Speaker } from './speaker';
 import { type Pronunciation, SentenceSplitter, speechText } from './speech-text';
 
@@ -83,20 +83,13 @@ export class Reply {
     readonly timing: TurnTiming | null,
   ) {}
 
-  get cancelled(): boolean {
-    return this.cancelledNow;
-  }
-
   /** Says a text as it is (the opening, also in the model's context; an apology). */
   say(text: string, inContext: boolean): void {
     const message: AssistantMessage = { role: 'assistant', content: text };
     if (inContext) this.ctx.conversation.remember(message);
     const segment = this.segment(message);
     // Sentence by sentence, as the model's text is: a pause says its cut sentence again, not the whole text.
-    const splitter = new SentenceSplitter();
-    for (const sentence of splitter.push(text)) this.speak(segment, sentence);
-    const rest = splitter.flush();
-    if (rest) this.speak(segment, rest);
+    for (const sentence of SentenceSplitter.sentences(text)) this.speak(segment, sentence);
     this.endSegment(segment);
     this.written = true;
   }
@@ -290,19 +283,7 @@ export class Reply {
     }
     if (!segment.said) return; // nothing said yet: its audio, when it comes, waits for the resume
     segment.pending = [];
-    // The sentence being heard, by the share of the audio heard (as heardText cuts).
-    const { heardMs, queuedMs } = segment.spoken;
-    const at = segment.spokenFrom + (cut && queuedMs > 0 ? Math.round((segment.text.length - segment.spokenFrom) * Math.min(1, heardMs / queuedMs)) : 0);
-    let from = 0;
-    let index = 0;
-    for (let start = 0; index < segment.sentences.length; index++) {
-      const end = start + segment.sentences[index].length;
-      if (at < end || index === segment.sentences.length - 1) {
-        from = start;
-        break;
-      }
-      start = end + 1;
-    }
+    const { from, index } = resumePoint(segment, cut);
     segment.utterance?.cancel();
     segment.heardBefore = heardText(segment);
     const firstSentAt = segment.spoken.firstSentAt;

@@ -58,4 +58,20 @@ function heardSince(segment: Segment): string {
   return join(CJK.test(text) ? text.slice(0, at).trim() : '');
 }
 
+/**
+ * Where a segment cut by a pause is said again from: the start of the sentence being heard
+ * when it was cut (`cut`; by the share of its audio heard, as heardText cuts), or of the
+ * segment: that sentence's offset in `text`, and its index in `sentences`.
+ */
+export function resumePoint(segment: Segment, cut: boolean): { from: number; index: number } {
+  const { heardMs, queuedMs } = segment.spoken;
+  const at = segment.spokenFrom + (cut && queuedMs > 0 ? Math.round((segment.text.length - segment.spokenFrom) * Math.min(1, heardMs / queuedMs)) : 0);
+  for (let start = 0, index = 0; index < segment.sentences.length; index++) {
+    const end = start + segment.sentences[index].length;
+    if (at < end || index === segment.sentences.length - 1) return { from: start, index };
+    start = end + 1;
+  }
+  return { from: 0, index: segment.sentences.length };
+}
+
 const CJK = /[\u3040-\u30ff\u3400-\u9fff]/;

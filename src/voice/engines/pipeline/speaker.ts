@@ -126,6 +126,13 @@ export class Speaker {
     if (this.dueAt === null) this.start(Date.now());
   }
 
+  /** Plays a clip whole, as one stretch of speech of its own (the apology kept for a dead TTS). */
+  clip(pcm: Int16Array): void {
+    const spoken = new Spoken();
+    this.play(spoken, pcm);
+    this.finish(spoken);
+  }
+
   /** No more audio comes for this utterance: its last partial frame goes, padded with silence. */
   finish(spoken: Spoken): void {
     spoken.complete = true;

@@ -141,6 +141,14 @@ export class SentenceSplitter {
   /** Whether `pending` begins a line. */
   private lineStart = true;
 
+  /** A whole text's chunks, in order. */
+  static sentences(text: string): string[] {
+    const splitter = new SentenceSplitter();
+    const chunks = splitter.push(text);
+    const rest = splitter.flush();
+    return rest ? [...chunks, rest] : chunks;
+  }
+
   /** The chunks `text` completes, in order. */
   push(text: string): string[] {
     this.pending += text;
