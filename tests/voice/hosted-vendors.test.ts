@@ -1,5 +1,7 @@
 /**
  * @jest-environment ./tests/setup/native-addons-environment.js
+ *
+ * @ci-once pipeline calls in real time; the hosted servers' clients and the configuration run on every Node (stt-openai, tts-openai, config)
  */
 import { phrases } from '../../src/voice/engines/pipeline/phrases';
 import { speech } from '../helpers/caller';

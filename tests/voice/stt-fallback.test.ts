@@ -1,5 +1,7 @@
 /**
  * @jest-environment ./tests/setup/native-addons-environment.js
+ *
+ * @ci-once pipeline calls in real time; Deepgram's reconnect itself runs on every Node (stt-reconnect)
  */
 import { speech } from '../helpers/caller';
 import { until } from '../helpers/dialer';

@@ -1,5 +1,7 @@
 /**
  * @jest-environment ./tests/setup/native-addons-environment.js
+ *
+ * @ci-once pipeline calls in real time; the TTS chain's rule runs on every Node (tts-fallback)
  */
 import { phrases } from '../../src/voice/engines/pipeline/phrases';
 import { speech } from '../helpers/caller';
