@@ -1,4 +1,3 @@
-import { EventEmitter } from 'node:events';
 import { readFileSync } from 'node:fs';
 import { createServer, type Socket } from 'node:net';
 import type { AddressInfo } from 'node:net';
@@ -6,8 +5,9 @@ import path from 'node:path';
 import { encode } from '../../src/voice/codecs/mulaw';
 import { Resampler } from '../../src/voice/codecs/resample';
 import { deepgramLanguage, DeepgramStt, listenUrl, type DeepgramBounds } from '../../src/voice/services/deepgram.stt';
-import { ServiceError, type SttEvents, type SttOptions, type SttStream, type Transcript } from '../../src/voice/services/service';
+import { ServiceError, type SttEvents, type SttOptions, type SttStream } from '../../src/voice/services/service';
 import { startFakeDeepgram, type DeepgramSession, type FakeDeepgram } from '../helpers/fakes/deepgram';
+import { sttListener } from '../helpers/stt-listener';
 
 /**
  * Deepgram live STT against a local fake that speaks Deepgram's wire format and really listens
@@ -50,41 +50,6 @@ function noise(ms: number, peak: number): Uint8Array[] {
   return frames(encode(pcm));
 }
 
-type Heard = { event: 'transcript'; transcript: Transcript } | { event: 'speechStarted' } | { event: 'utteranceEnd' } | { event: 'failed'; error: ServiceError };
-
-/** SttEvents that keep what they hear, with a way to wait for it. */
-function listener() {
-  const heard: Heard[] = [];
-  const changed = new EventEmitter();
-  const note = (entry: Heard) => {
-    heard.push(entry);
-    changed.emit('change');
-  };
-  const events: SttEvents = {
-    transcript: (transcript) => note({ event: 'transcript', transcript }),
-    speechStarted: () => note({ event: 'speechStarted' }),
-    utteranceEnd: () => note({ event: 'utteranceEnd' }),
-    failed: (error) => note({ event: 'failed', error }),
-  };
-  const until = (check: () => boolean, timeoutMs = 10_000) =>
-    new Promise<void>((resolve, reject) => {
-      if (check()) return resolve();
-      const onChange = () => {
-        if (!check()) return;
-        clearTimeout(timer);
-        changed.off('change', onChange);
-        resolve();
-      };
-      const timer = setTimeout(() => {
-        changed.off('change', onChange);
-        reject(new Error(`the stream's events waited in vain; heard ${JSON.stringify(heard)}`));
-      }, timeoutMs);
-      changed.on('change', onChange);
-    });
-  const transcripts = () => heard.flatMap((entry) => (entry.event === 'transcript' ? [entry.transcript] : []));
-  const failures = () => heard.flatMap((entry) => (entry.event === 'failed' ? [entry.error] : []));
-  return { events, heard, until, transcripts, failures };
-}
 
 /** Sends the audio a second at a time, each second once the fake has the one before. */
 async function feed(stream: SttStream, session: DeepgramSession, audio: Uint8Array[]): Promise<void> {
@@ -122,7 +87,7 @@ afterEach(async () => {
 });
 
 it('asks for nova-3 on 8 kHz mu-law with the documented query, the language when there is one, and Token auth', async () => {
-  open(PT, listener().events);
+  open(PT, sttListener().events);
   const session = await fake.session();
   expect(session.path).toBe('/v1/listen');
   expect(Object.fromEntries(session.query)).toEqual({
@@ -139,7 +104,7 @@ it('asks for nova-3 on 8 kHz mu-law with the documented query, the language when
   });
   expect(session.headers.authorization).toBe(`Token ${KEY}`);
 
-  open({ language: null, endpointingMs: 800 }, listener().events);
+  open({ language: null, endpointingMs: 800 }, sttListener().events);
   const other = await fake.session();
   expect(other.query.has('language')).toBe(false);
   expect(other.query.get('endpointing')).toBe('800');
@@ -150,7 +115,7 @@ it('asks for nova-3 on 8 kHz mu-law with the documented query, the language when
 it('asks for the assistant’s keyterms as Deepgram documents keyterm prompting: one keyterm a term, a phrase’s spaces as %20', async () => {
   const keyterms = ['Vozgate', 'pedido A-1027', 'São & Cia'];
   expect(listenUrl('wss://api.deepgram.com/v1/listen', { ...PT, keyterms })).toMatch(/&keyterm=Vozgate&keyterm=pedido%20A-1027&keyterm=S%C3%A3o%20%26%20Cia$/);
-  open({ ...PT, keyterms }, listener().events);
+  open({ ...PT, keyterms }, sttListener().events);
   const session = await fake.session();
   expect(session.keyterms).toEqual(keyterms);
   expect(session.query.get('model')).toBe('nova-3');
@@ -160,7 +125,7 @@ it('asks for the assistant’s keyterms as Deepgram documents keyterm prompting:
 
 it('hears the sentence: SpeechStarted, interim words, one speech_final with the words, then UtteranceEnd', async () => {
   fake.transcripts.push(SENTENCE);
-  const { events, heard, until, transcripts } = listener();
+  const { events, heard, until, transcripts } = sttListener();
   const stream = open(PT, events);
   const session = await fake.session();
   const speech = sentence();
@@ -188,7 +153,7 @@ it('hears the sentence: SpeechStarted, interim words, one speech_final with the 
 it('the fake holds each final back by finalLatencyMs, and what follows it waits behind it (for benchmarks)', async () => {
   fake.transcripts.push(SENTENCE);
   fake.finalLatencyMs = 400;
-  const { events, heard, until, transcripts } = listener();
+  const { events, heard, until, transcripts } = sttListener();
   const stream = open(PT, events);
   const session = await fake.session();
   await feed(stream, session, [...silence(1000), ...sentence()]);
@@ -203,7 +168,7 @@ it('the fake holds each final back by finalLatencyMs, and what follows it waits 
 });
 
 it('hears nothing in silence or a low hiss: the empty results Deepgram sends for them are dropped', async () => {
-  const { events, heard, until } = listener();
+  const { events, heard, until } = sttListener();
   const stream = open(PT, events);
   const session = await fake.session();
   await feed(stream, session, [...silence(2000), ...noise(3000, 200), ...silence(1000)]);
@@ -218,7 +183,7 @@ it('hears nothing in silence or a low hiss: the empty results Deepgram sends for
 });
 
 it('passes an empty speech_final that ends a turn whose words came before, and drops the other empty results', async () => {
-  const { events, heard, until } = listener();
+  const { events, heard, until } = sttListener();
   open(PT, events);
   const session = await fake.session();
   const results = (transcript: string, isFinal: boolean, speechFinal: boolean) => ({
@@ -248,7 +213,7 @@ it('passes an empty speech_final that ends a turn whose words came before, and d
 });
 
 it('refuses what is not a message of Deepgram’s (null, a number, an array, a string, fields of another type) without throwing, and the stream goes on', async () => {
-  const { events, heard, until } = listener();
+  const { events, heard, until } = sttListener();
   open(PT, events);
   const session = await fake.session();
   const junk: unknown[] = [
@@ -270,7 +235,7 @@ it('refuses what is not a message of Deepgram’s (null, a number, an array, a s
 
 it('finalize() sends Finalize and Deepgram gives the words now, in a final marked from_finalize', async () => {
   fake.transcripts.push('Sim, pode ser.');
-  const { events, until, transcripts } = listener();
+  const { events, until, transcripts } = sttListener();
   // An endpointing longer than the test: only Finalize can end this utterance.
   const stream = open({ language: 'pt-BR', endpointingMs: 5000 }, events);
   const session = await fake.session();
@@ -291,7 +256,7 @@ it('finalize() sends Finalize and Deepgram gives the words now, in a final marke
 
 it('close() sends CloseStream and resolves the seconds of audio Deepgram reports; nothing is heard after it', async () => {
   fake.transcripts.push(SENTENCE);
-  const { events, heard, until } = listener();
+  const { events, heard, until } = sttListener();
   const stream = open(PT, events);
   const session = await fake.session();
   // The close comes in the middle of the sentence.
@@ -311,7 +276,7 @@ it('close() sends CloseStream and resolves the seconds of audio Deepgram reports
 
 it('close() resolves the seconds of audio sent when Deepgram’s Metadata never comes, and when the stream was lost first', async () => {
   fake.metadata = false;
-  const quiet = open(PT, listener().events);
+  const quiet = open(PT, sttListener().events);
   const first = await fake.session();
   const audio = [...silence(1000), ...sentence().slice(0, 30)];
   await feed(quiet, first, audio);
@@ -320,7 +285,7 @@ it('close() resolves the seconds of audio sent when Deepgram’s Metadata never 
   expect(first.sent.some((message) => message.type === 'Metadata')).toBe(false);
 
   // Deepgram heard (and bills) the audio of a stream that dropped before its close.
-  const { events, until, heard } = listener();
+  const { events, until, heard } = sttListener();
   const lost = open(PT, events);
   const second = await fake.session();
   const before = silence(1500);
@@ -331,7 +296,7 @@ it('close() resolves the seconds of audio sent when Deepgram’s Metadata never 
 });
 
 it('does not let a stalled Deepgram hold close() past its bound', async () => {
-  const stream = open(PT, listener().events, { closeMs: 200 });
+  const stream = open(PT, sttListener().events, { closeMs: 200 });
   const session = await fake.session();
   await feed(stream, session, silence(1000));
   session.stall();
@@ -343,7 +308,7 @@ it('does not let a stalled Deepgram hold close() past its bound', async () => {
 
 it('sends KeepAlive on its interval, which keeps the stream past Deepgram’s idle close (NET-0001); without it the stream drops', async () => {
   fake.idleCloseMs = 500;
-  const kept = listener();
+  const kept = sttListener();
   const stream = open(PT, kept.events, { keepAliveMs: 100 });
   const session = await fake.session();
   await feed(stream, session, silence(100));
@@ -352,7 +317,7 @@ it('sends KeepAlive on its interval, which keeps the stream past Deepgram’s id
   expect(session.closedWith).toBeNull();
   expect(kept.heard).toEqual([]);
 
-  const lost = listener();
+  const lost = sttListener();
   const quiet = open(PT, lost.events, { keepAliveMs: 60_000 });
   await feed(quiet, await fake.session(), silence(100));
   await lost.until(() => lost.heard.length > 0);
@@ -361,7 +326,7 @@ it('sends KeepAlive on its interval, which keeps the stream past Deepgram’s id
 });
 
 it('fails once as refused on a wrong key (HTTP 401), with no key in the message, and then says nothing more', async () => {
-  const { events, heard, until, failures } = listener();
+  const { events, heard, until, failures } = sttListener();
   const sessions = fake.sessions.length;
   const stream = open(PT, events, undefined, 'dg-wrong-key-7777');
   await until(() => heard.length > 0);
@@ -379,7 +344,7 @@ it('fails once as refused on a wrong key (HTTP 401), with no key in the message,
 
   // A revoked key: the right key, refused all the same.
   fake.refuse = true;
-  const revoked = listener();
+  const revoked = sttListener();
   open(PT, revoked.events);
   await revoked.until(() => revoked.heard.length > 0);
   expect(revoked.failures()).toMatchObject([{ part: 'stt', kind: 'refused' }]);
@@ -391,7 +356,7 @@ it.each<[string, string, (session: DeepgramSession) => void, RegExp]>([
   ['Deepgram closes with 1011 NET-0000', 'dropped', (session) => session.close(1011, 'NET-0000'), /1011 NET-0000/],
   ['Deepgram cannot decode the audio (1008 DATA-0000)', 'refused', (session) => session.close(1008, 'DATA-0000'), /1008 DATA-0000/],
 ])('fails once when %s (%s), and then says nothing more', async (_what, kind, end, message) => {
-  const { events, heard, until, failures } = listener();
+  const { events, heard, until, failures } = sttListener();
   const stream = open(PT, events);
   const session = await fake.session();
   await feed(stream, session, silence(1000));
@@ -407,7 +372,7 @@ it.each<[string, string, (session: DeepgramSession) => void, RegExp]>([
 });
 
 it('fails once as stalled when Deepgram stops answering the audio, and never while it answers', async () => {
-  const { events, heard, until, failures } = listener();
+  const { events, heard, until, failures } = sttListener();
   const stream = open(PT, events, { stallMs: 600 });
   const session = await fake.session();
   // Wall-clock time must pass here to show the bound is not a deadline for the whole stream:
@@ -434,7 +399,7 @@ it('fails once as stalled when the handshake never completes', async () => {
   const mute = createServer((socket) => sockets.push(socket));
   await new Promise<void>((resolve) => mute.listen(0, '127.0.0.1', resolve));
   try {
-    const { events, heard, until, failures } = listener();
+    const { events, heard, until, failures } = sttListener();
     const url = `ws://127.0.0.1:${(mute.address() as AddressInfo).port}/v1/listen`;
     const stream = new DeepgramStt({ apiKey: KEY, url, bounds: { connectMs: 300 } }).open(PT, events);
     await until(() => heard.length > 0);
@@ -449,7 +414,7 @@ it('fails once as stalled when the handshake never completes', async () => {
 });
 
 it('keeps the last 2 s of audio sent before the socket opens and sends it first, in order', async () => {
-  const stream = open(PT, listener().events);
+  const stream = open(PT, sttListener().events);
   // Three seconds of frames, each unlike the others, sent before the handshake can complete.
   const early = Array.from({ length: 3 * FRAMES_PER_SECOND }, (_, i) => Uint8Array.from({ length: FRAME_BYTES }, (_, j) => (i * 31 + j) & 0xff));
   for (const frame of early) stream.send(frame);
@@ -494,14 +459,14 @@ describe('a web call’s 16 kHz linear16', () => {
   }
 
   it('asks for encoding=linear16&sample_rate=16000, the rest of the query as for a phone call', async () => {
-    open(WIDE, listener().events);
+    open(WIDE, sttListener().events);
     const session = await fake.session();
     expect(Object.fromEntries(session.query)).toMatchObject({ model: 'nova-3', encoding: 'linear16', sample_rate: '16000', channels: '1', endpointing: '300', language: 'pt-BR' });
   });
 
   it('hears the sentence sent as 16 kHz little-endian PCM, at the times it was said', async () => {
     fake.transcripts.push(SENTENCE);
-    const { events, heard, until, transcripts } = listener();
+    const { events, heard, until, transcripts } = sttListener();
     const stream = open(WIDE, events);
     const session = await fake.session();
     const speech = wideSentence();
@@ -520,7 +485,7 @@ describe('a web call’s 16 kHz linear16', () => {
   });
 
   it('counts two bytes a sample: the seconds Deepgram reports, and those of the audio sent when its Metadata never comes', async () => {
-    const reported = open(WIDE, listener().events);
+    const reported = open(WIDE, sttListener().events);
     const first = await fake.session();
     const audio = [...wideSilence(1000), ...wideSentence().slice(0, 30)];
     await wideFeed(reported, first, audio);
@@ -528,14 +493,14 @@ describe('a web call’s 16 kHz linear16', () => {
     expect(first.sent.at(-1)).toMatchObject({ type: 'Metadata', duration: 1.6 });
 
     fake.metadata = false;
-    const quiet = open(WIDE, listener().events);
+    const quiet = open(WIDE, sttListener().events);
     const second = await fake.session();
     await wideFeed(quiet, second, audio);
     await expect(quiet.close()).resolves.toEqual({ seconds: 1.6 });
   });
 
   it('keeps the last 2 s of 16 kHz audio sent before the socket opens', async () => {
-    const stream = open(WIDE, listener().events);
+    const stream = open(WIDE, sttListener().events);
     const early = Array.from({ length: 3 * FRAMES_PER_SECOND }, (_, i) => Uint8Array.from({ length: WIDE_FRAME_BYTES }, (_, j) => (i * 31 + j) & 0xff));
     for (const frame of early) stream.send(frame);
     const session = await fake.session();

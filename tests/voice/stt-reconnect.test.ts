@@ -1,10 +1,10 @@
-import { EventEmitter } from 'node:events';
 import type { VendorEvent } from '../../src/modules/calls/call.vendor-events';
 import { encode } from '../../src/voice/codecs/mulaw';
 import { DeepgramStt, type DeepgramBounds } from '../../src/voice/services/deepgram.stt';
 import { ReconnectingStt, type ReconnectRule } from '../../src/voice/services/reconnecting.stt';
-import type { ServiceError, SttEvents, SttOptions, SttStream, Transcript } from '../../src/voice/services/service';
+import type { SttEvents, SttOptions, SttStream, Transcript } from '../../src/voice/services/service';
 import { startFakeDeepgram, type DeepgramSession, type FakeDeepgram } from '../helpers/fakes/deepgram';
+import { sttListener } from '../helpers/stt-listener';
 
 /**
  * Deepgram that does not end a call by itself (design.md, "Vendors that never end a call by
@@ -26,41 +26,6 @@ const tone = (seconds: number) => frames(encode(Int16Array.from({ length: second
 const silence = (seconds: number) => frames(new Uint8Array(seconds * RATE).fill(0xff));
 const bytesOf = (audio: Uint8Array[]) => Buffer.concat(audio);
 
-type Heard = { event: 'transcript'; transcript: Transcript } | { event: 'speechStarted' } | { event: 'utteranceEnd' } | { event: 'failed'; error: ServiceError };
-
-function listener() {
-  const heard: Heard[] = [];
-  const changed = new EventEmitter();
-  const note = (entry: Heard) => {
-    heard.push(entry);
-    changed.emit('change');
-  };
-  const events: SttEvents = {
-    transcript: (transcript) => note({ event: 'transcript', transcript }),
-    speechStarted: () => note({ event: 'speechStarted' }),
-    utteranceEnd: () => note({ event: 'utteranceEnd' }),
-    failed: (error) => note({ event: 'failed', error }),
-  };
-  const until = (check: () => boolean, timeoutMs = 10_000) =>
-    new Promise<void>((resolve, reject) => {
-      if (check()) return resolve();
-      const onChange = () => {
-        if (!check()) return;
-        clearTimeout(timer);
-        changed.off('change', onChange);
-        resolve();
-      };
-      const timer = setTimeout(() => {
-        changed.off('change', onChange);
-        reject(new Error(`the stream's events waited in vain; heard ${JSON.stringify(heard)}`));
-      }, timeoutMs);
-      changed.on('change', onChange);
-    });
-  const transcripts = () => heard.flatMap((entry) => (entry.event === 'transcript' ? [entry.transcript] : []));
-  const finals = () => transcripts().filter((t) => t.isFinal && t.text);
-  const failures = () => heard.flatMap((entry) => (entry.event === 'failed' ? [entry.error] : []));
-  return { events, heard, until, transcripts, finals, failures };
-}
 
 let fake: FakeDeepgram;
 let streams: SttStream[] = [];
@@ -106,7 +71,7 @@ function expectMonotonic(transcripts: Transcript[]): void {
 const flush = () => new Promise((resolve) => setTimeout(resolve, 300));
 
 it('reconnects a socket dropped mid-utterance: the last 2 s replayed first, the words after the drop heard, times monotonic, no final twice', async () => {
-  const { events, until, transcripts, finals, failures } = listener();
+  const { events, until, transcripts, finals, failures } = sttListener();
   const stream = open(events);
   const first = await fake.session();
   // The old socket hears A and the start of B; the new one hears the replay (A's tail, then B's start) and the rest of B.
@@ -139,7 +104,7 @@ it('reconnects a socket dropped mid-utterance: the last 2 s replayed first, the 
 });
 
 it('keeps the interim words said before the replay as final, so a drop deep in a long utterance loses none', async () => {
-  const { events, until, transcripts, finals } = listener();
+  const { events, until, transcripts, finals } = sttListener();
   const stream = open(events);
   const first = await fake.session();
   fake.transcripts.push('um dois três quatro cinco seis sete oito', 'cinco seis sete oito nove');
@@ -157,7 +122,7 @@ it('keeps the interim words said before the replay as final, so a drop deep in a
 });
 
 it('reconnects a stalled socket and hears the words said after it', async () => {
-  const { events, until, finals, failures } = listener();
+  const { events, until, finals, failures } = sttListener();
   const stream = open(events, { bounds: { stallMs: 600 } });
   const first = await fake.session();
   await feed(stream, first, silence(1));
@@ -175,7 +140,7 @@ it('reconnects a stalled socket and hears the words said after it', async () => 
 
 it('fails the stream at the third failure within 30 s, and not when 30 s passed since the first two', async () => {
   let now = 0;
-  const failing = listener();
+  const failing = sttListener();
   open(failing.events, { rule: { now: () => now } });
   for (const at of [0, 10_000, 20_000]) {
     now = at;
@@ -189,7 +154,7 @@ it('fails the stream at the third failure within 30 s, and not when 30 s passed 
 
   reports = [];
   now = 100_000;
-  const lasting = listener();
+  const lasting = sttListener();
   const stream = open(lasting.events, { rule: { now: () => now } });
   for (const at of [100_000, 101_000, 131_000]) {
     now = at;
@@ -204,7 +169,7 @@ it('fails the stream at the third failure within 30 s, and not when 30 s passed 
 });
 
 it('counts a reconnect that Deepgram does not take (HTTP 503) as a failure', async () => {
-  const { events, until, failures } = listener();
+  const { events, until, failures } = sttListener();
   open(events);
   const first = await fake.session();
   Object.assign(fake, { refuse: true, refuseStatus: 503 });
@@ -216,13 +181,13 @@ it('counts a reconnect that Deepgram does not take (HTTP 503) as a failure', asy
 });
 
 it('fails at once on a refusal, with no retry and no key in a message: a wrong key, a key revoked at the reconnect, audio Deepgram cannot decode', async () => {
-  const wrong = listener();
+  const wrong = sttListener();
   open(wrong.events, { apiKey: 'dg-wrong-key-000' });
   await wrong.until(() => wrong.failures().length === 1);
   expect(wrong.failures()[0]).toMatchObject({ part: 'stt', kind: 'refused', message: expect.stringContaining('HTTP 401') });
   expect(wrong.failures()[0].message).not.toContain('dg-wrong-key-000');
 
-  const revoked = listener();
+  const revoked = sttListener();
   open(revoked.events);
   const first = await fake.session();
   fake.refuse = true;
@@ -232,7 +197,7 @@ it('fails at once on a refusal, with no retry and no key in a message: a wrong k
   expect(reports).toHaveLength(1);
   fake.refuse = false;
 
-  const garbled = listener();
+  const garbled = sttListener();
   open(garbled.events);
   (await fake.session()).close(1008, 'DATA-0000');
   await garbled.until(() => garbled.failures().length === 1);
@@ -246,7 +211,7 @@ it('fails at once on a refusal, with no retry and no key in a message: a wrong k
 });
 
 it('keeps the audio and a finalize() of the time the socket reconnects, and sends them after the replay', async () => {
-  const { events, until, transcripts } = listener();
+  const { events, until, transcripts } = sttListener();
   let stream: SttStream | null = null;
   const meanwhile = silence(0.2);
   // The caller goes on, then stops speaking, while the new socket opens.
@@ -273,7 +238,7 @@ it('keeps the audio and a finalize() of the time the socket reconnects, and send
 });
 
 it('replays the last 2 s of a web call’s 16 kHz linear PCM (two bytes a sample), at the stream’s seconds', async () => {
-  const { events, until, finals } = listener();
+  const { events, until, finals } = sttListener();
   const stt = new ReconnectingStt(new DeepgramStt({ apiKey: KEY, url: fake.url }), (event) => reports.push(event));
   const stream = stt.open({ ...PT, audio: { encoding: 'linear16', sampleRate: 16000 } }, events);
   streams.push(stream);
@@ -295,7 +260,7 @@ it('replays the last 2 s of a web call’s 16 kHz linear PCM (two bytes a sample
 });
 
 it('asks the new socket for a Finalize the lost one never answered', async () => {
-  const { events, until, transcripts } = listener();
+  const { events, until, transcripts } = sttListener();
   const stream = open(events, { bounds: { stallMs: 600 } });
   const first = await fake.session();
   fake.transcripts.push('tchau', 'tchau');
