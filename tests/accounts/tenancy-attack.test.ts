@@ -136,6 +136,7 @@ const OPERATIONS: Record<string, Operation> = {
     variables: (o) => ({ input: assistantInput(o, o.sparePhones[0]) }),
     slots: [
       { at: 'input.voice_id', kind: 'voice' },
+      { at: 'input.fallback_voice_id', kind: 'voice' },
       { at: 'input.phone_number_id', kind: 'phone' },
       { at: 'input.tool_ids', kind: 'tool', list: true },
     ],
@@ -146,6 +147,7 @@ const OPERATIONS: Record<string, Operation> = {
     slots: [
       { at: 'id', kind: 'assistant' },
       { at: 'input.voice_id', kind: 'voice' },
+      { at: 'input.fallback_voice_id', kind: 'voice' },
       { at: 'input.phone_number_id', kind: 'phone' },
       { at: 'input.tool_ids', kind: 'tool', list: true },
     ],
@@ -292,6 +294,7 @@ interface RestCase {
 
 const ASSISTANT_SLOTS: Slot[] = [
   { at: 'body.voice_id', kind: 'voice' },
+  { at: 'body.fallback_voice_id', kind: 'voice' },
   { at: 'body.phone_number_id', kind: 'phone' },
   { at: 'body.tool_ids', kind: 'tool', list: true },
 ];

@@ -111,7 +111,8 @@ export async function createTenant(app: TestApp, firstId?: number): Promise<Tena
     }),
     'tool',
   );
-  const voice = await addVoice(app.orm.em.fork(), { name: `Private voice ${accountId}`, mode: 'pipeline', accountId });
+  // A vendor's voice, so that it may also be an assistant's fallback_voice_id.
+  const voice = await addVoice(app.orm.em.fork(), { name: `Private voice ${accountId}`, mode: 'pipeline', accountId, provider: { name: 'elevenlabs', voiceId: `private-${accountId}` } });
   const phone = await app.phoneNumber(accountId, freshNumber('72'), { sms: true });
   const sparePhones = [await app.phoneNumber(accountId, freshNumber('73')), await app.phoneNumber(accountId, freshNumber('73'))];
   const inboundPhone = freshNumber('74');
