@@ -9,7 +9,8 @@ import type { Task } from './task';
 export const ingestDocumentTask: Task<'knowledge:ingest'> = {
   async run(runtime, { document_id }, helpers) {
     try {
-      await ingestDocument(runtime.orm.em.fork(), document_id);
+      const { allowPrivateNetworkTargets, knowledge } = runtime.config;
+      await ingestDocument(runtime.orm.em.fork(), document_id, { allowPrivate: allowPrivateNetworkTargets, maxPages: knowledge.maxWebsitePages });
     } catch (error) {
       if (helpers.job.attempts >= helpers.job.max_attempts) await failDocument(runtime.orm.em.fork(), document_id, INGESTION_FAILED);
       throw error;

@@ -2,7 +2,8 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { enqueue } from '../../jobs/queue';
 import { chunkText, normaliseText } from './knowledge.chunking';
 import { UnreadableDocumentError, readDocument } from './knowledge.readers';
-import type { DocumentType } from './knowledge.rules';
+import { DEFAULT_RELATIVE_LINKS, type DocumentType } from './knowledge.rules';
+import { crawlWebsite, type CrawlOptions } from './knowledge.website';
 
 /** Chunks written per statement: a 10 MB text is about 15,000 of them. */
 const INSERT_BATCH = 500;
@@ -22,6 +23,25 @@ export async function failDocument(em: EntityManager, documentId: number, reason
   ]);
 }
 
+interface DocumentRow {
+  type: DocumentType;
+  source: Buffer | null;
+  url: string | null;
+  links: { link: string }[];
+  relative_links_limit: number | null;
+  knowledge_base_id: number;
+  language: string;
+}
+
+/** A document's texts: a website's pages, each chunked by itself (no chunk spans two pages), or the one text of the others. */
+async function textsOf(row: DocumentRow, options: CrawlOptions): Promise<string[]> {
+  if (row.type !== 'website') return [readDocument(row.type, row.source)];
+  const links = (row.links ?? []).map((item) => item.link);
+  const { pages, refused } = await crawlWebsite(row.url, links, row.relative_links_limit ?? DEFAULT_RELATIVE_LINKS, options);
+  if (pages.length === 0) throw new UnreadableDocumentError(`Nenhuma página foi lida: ${refused.slice(0, 3).join('; ') || 'nenhuma página'}`);
+  return pages.map((page) => page.text);
+}
+
 /**
  * Ingests a document: reads its text, normalises and chunks it (knowledge.chunking.ts), then in
  * ONE transaction replaces its chunks and marks it ready. A failure or a crash anywhere leaves
@@ -29,9 +49,9 @@ export async function failDocument(em: EntityManager, documentId: number, reason
  * document that cannot be read (binary, a type without a reader yet) fails for good with the reason.
  * A document deleted meanwhile is left alone.
  */
-export async function ingestDocument(em: EntityManager, documentId: number): Promise<void> {
-  const [row]: { type: DocumentType; source: Buffer | null; knowledge_base_id: number; language: string }[] = await em.execute(
-    `select d.type, d.source, d.knowledge_base_id, b.language
+export async function ingestDocument(em: EntityManager, documentId: number, crawl: CrawlOptions = { allowPrivate: false, maxPages: 50 }): Promise<void> {
+  const [row]: DocumentRow[] = await em.execute(
+    `select d.type, d.source, d.url, d.links, d.relative_links_limit, d.knowledge_base_id, b.language
        from knowledge_documents d join knowledge_bases b on b.id = d.knowledge_base_id
       where d.id = ?`,
     [documentId],
@@ -39,7 +59,7 @@ export async function ingestDocument(em: EntityManager, documentId: number): Pro
   if (!row) return;
   let chunks: string[];
   try {
-    chunks = chunkText(normaliseText(readDocument(row.type, row.source)));
+    chunks = (await textsOf(row, crawl)).flatMap((text) => chunkText(normaliseText(text)));
   } catch (error) {
     if (!(error instanceof UnreadableDocumentError)) throw error;
     return failDocument(em, documentId, error.message);

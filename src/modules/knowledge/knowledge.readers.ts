@@ -26,8 +26,8 @@ export function checkFile(type: DocumentType, bytes: Buffer): string | null {
 }
 
 /**
- * The text of a document, from what it was made from. PDF, DOCX and websites have no reader
- * yet: their documents fail with NOT_YET_SUPPORTED.
+ * The text of a document made from a text or a file. PDF and DOCX have no reader yet: their
+ * documents fail with NOT_YET_SUPPORTED. (Websites are read by knowledge.website.ts.)
  */
 export function readDocument(type: DocumentType, source: Buffer | null): string {
   if (type === 'text' || type === 'txt') {
