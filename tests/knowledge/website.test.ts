@@ -2,6 +2,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { startTestApp, type TestAccount, type TestApp } from '../helpers/app';
 import { ingestDocument } from '../../src/modules/knowledge/knowledge.ingest';
+import { readHtml } from '../../src/modules/knowledge/knowledge.website';
 
 /**
  * Website documents: a site of several pages served here, crawled through the guarded outbound
@@ -84,4 +85,16 @@ it('a page that robots.txt disallows, or that answers an error, is not read; non
   const { doc, requested } = await website({ links: [{ link: `${origin}/privado` }, { link: `${origin}/nada` }] }, { allowPrivate: true, maxPages: 50 });
   expect(doc).toMatchObject({ status: 'failed', failure_reason: expect.stringMatching(/robots\.txt.*HTTP 404/) });
   expect(requested).toEqual(['/robots.txt', '/nada']);
+});
+
+describe('readHtml', () => {
+  it('keeps the text and the links, drops what is not text, and stops at an unclosed script or comment', () => {
+    expect(readHtml('<p>a &lt;b&gt; &#231;&#x e9;</p><SCRIPT>x</script >c<a HREF=/d?e=1#f>d</a><a href="javascript:1">j</a>', 'http://h/x/')).toEqual({
+      text: ' a <b> ç&#x e9;\n\n c d  j ',
+      links: ['http://h/d?e=1'],
+    });
+    expect(readHtml('kept<script>never closed <p>lost</p>', 'http://h/')).toEqual({ text: 'kept ', links: [] });
+    expect(readHtml('kept<!-- never closed <p>lost', 'http://h/').text).toBe('kept');
+    expect(readHtml('kept < and more', 'http://h/').text).toBe('kept ');
+  });
 });

@@ -23,15 +23,86 @@ export interface Page {
 
 const USER_AGENT = 'vozgate-knowledge/1.0 (+robots.txt respected)';
 
-/** The text of an HTML page: scripts, styles and comments dropped, block ends as line breaks, entities decoded. */
-export function htmlText(html: string): string {
-  return decodeEntities(
-    html
-      .replace(/<!--[\s\S]*?-->/g, ' ')
-      .replace(/<(script|style|noscript|template|svg|head)\b[^>]*>[\s\S]*?<\/\1\s*>/gi, ' ')
-      .replace(/<(br|\/p|\/div|\/li|\/h[1-6]|\/tr|\/section|\/article|\/header|\/footer|\/blockquote|\/pre|\/table|\/ul|\/ol)\b[^>]*>/gi, '\n\n')
-      .replace(/<[^>]*>/g, ' '),
-  );
+/** Elements whose content is not text to index. */
+const SKIPPED = new Set(['script', 'style', 'noscript', 'template', 'svg', 'head', 'iframe', 'object']);
+/** Elements whose end is a paragraph's. */
+const BLOCKS = new Set(['br', 'p', 'div', 'li', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'tr', 'section', 'article', 'header', 'footer', 'blockquote', 'pre', 'table', 'ul', 'ol', 'dd', 'dt']);
+/** A tag longer than this is not looked into for its href (a crafted tag must not cost more than its length). */
+const MAX_LINK_TAG = 4096;
+const HREF = /\bhref\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s>]+))/i;
+
+/**
+ * The text of an HTML page and the http(s) links it has (absolute, without their fragment):
+ * scripts, styles and comments dropped, block ends as paragraph breaks, entities decoded.
+ * One pass with indexOf, never a regular expression over the page: a page is untrusted, and
+ * an unclosed `<script` or `<!--` repeated must cost its length, not its length squared.
+ */
+export function readHtml(html: string, base: string): { text: string; links: string[] } {
+  const out: string[] = [];
+  const links: string[] = [];
+  let pos = 0;
+  while (pos < html.length) {
+    const lt = html.indexOf('<', pos);
+    if (lt < 0) {
+      out.push(html.slice(pos));
+      break;
+    }
+    out.push(html.slice(pos, lt));
+    if (html.startsWith('<!--', lt)) {
+      const end = html.indexOf('-->', lt + 4);
+      if (end < 0) break;
+      pos = end + 3;
+      out.push(' ');
+      continue;
+    }
+    const gt = html.indexOf('>', lt + 1);
+    if (gt < 0) break;
+    const tag = html.slice(lt + 1, gt);
+    pos = gt + 1;
+    const element = /^(\/?)([a-zA-Z][a-zA-Z0-9]{0,15})/.exec(tag);
+    if (!element) {
+      out.push(' ');
+      continue;
+    }
+    const closing = element[1] === '/';
+    const name = element[2].toLowerCase();
+    if (!closing && SKIPPED.has(name) && !tag.endsWith('/')) {
+      pos = endOf(html, name, pos);
+      out.push(' ');
+      continue;
+    }
+    if (!closing && name === 'a' && tag.length <= MAX_LINK_TAG) {
+      const href = HREF.exec(tag);
+      const link = href ? absolute(decodeEntities(href[1] ?? href[2] ?? href[3]), base) : null;
+      if (link) links.push(link);
+    }
+    out.push(BLOCKS.has(name) && (closing || name === 'br') ? '\n\n' : ' ');
+  }
+  return { text: decodeEntities(out.join('')), links };
+}
+
+/** Where the element `name` that starts before `from` ends: after its closing tag, or the end of the page. */
+function endOf(html: string, name: string, from: number): number {
+  for (let at = from; ; ) {
+    const close = html.indexOf('</', at);
+    if (close < 0) return html.length;
+    if (html.slice(close + 2, close + 2 + name.length).toLowerCase() === name) {
+      const gt = html.indexOf('>', close);
+      return gt < 0 ? html.length : gt + 1;
+    }
+    at = close + 2;
+  }
+}
+
+function absolute(href: string, base: string): string | null {
+  try {
+    const url = new URL(href, base);
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') return null;
+    url.hash = '';
+    return url.toString();
+  } catch {
+    return null;
+  }
 }
 
 const NAMED: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'", nbsp: ' ' };
@@ -44,22 +115,6 @@ function decodeEntities(text: string): string {
     }
     return NAMED[name.toLowerCase()] ?? whole;
   });
-}
-
-/** The http(s) links of a page, absolute, without their fragment. */
-export function linksOf(html: string, base: string): string[] {
-  const links: string[] = [];
-  for (const match of html.matchAll(/<a\b[^>]*?\bhref\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s>]+))/gi)) {
-    try {
-      const url = new URL(decodeEntities(match[1] ?? match[2] ?? match[3]), base);
-      if (url.protocol !== 'http:' && url.protocol !== 'https:') continue;
-      url.hash = '';
-      links.push(url.toString());
-    } catch {
-      // Not a URL: not a link to follow.
-    }
-  }
-  return links;
 }
 
 /** The path prefixes robots.txt disallows to every agent (the `User-agent: *` groups). */
@@ -123,26 +178,30 @@ export async function crawlWebsite(url: string | null, links: string[], relative
   const refused: string[] = [];
   const seen = new Set<string>();
   let budget = options.maxPages;
-  /** Reads a page (a path robots.txt disallows is not requested, and costs nothing of the limits); answers its HTML when it has links to follow. */
-  const read = async (address: string): Promise<{ requested: boolean; html: string | null }> => {
+  /** Reads a page (a path robots.txt disallows is not requested, and costs nothing of the limits); answers the links it has. */
+  const read = async (address: string): Promise<{ requested: boolean; links: string[] }> => {
     const target = new URL(address);
     if (!(await allowedByRobots(target))) {
       refused.push(`${address}: proibida pelo robots.txt`);
-      return { requested: false, html: null };
+      return { requested: false, links: [] };
     }
     budget--;
     const answer = await fetchText(address, options);
     if (!answer) {
       refused.push(`${address}: inalcançável, ou um endereço interno que o serviço não chama`);
-      return { requested: true, html: null };
+      return { requested: true, links: [] };
     }
     if (answer.status < 200 || answer.status >= 300) {
       refused.push(`${address}: respondeu HTTP ${answer.status}`);
-      return { requested: true, html: null };
+      return { requested: true, links: [] };
     }
-    const html = /html/i.test(answer.type) || /^\s*</.test(answer.body);
-    pages.push({ url: address, text: html ? htmlText(answer.body) : answer.body });
-    return { requested: true, html: html ? answer.body : null };
+    if (!/html/i.test(answer.type) && !answer.body.trimStart().startsWith('<')) {
+      pages.push({ url: address, text: answer.body });
+      return { requested: true, links: [] };
+    }
+    const { text, links: found } = readHtml(answer.body, address);
+    pages.push({ url: address, text });
+    return { requested: true, links: found };
   };
 
   for (const link of links) {
@@ -161,12 +220,11 @@ export async function crawlWebsite(url: string | null, links: string[], relative
       const next = queue.shift()!;
       if (seen.has(next)) continue;
       seen.add(next);
-      const { requested, html } = await read(next);
+      const { requested, links: found } = await read(next);
       if (requested) followed++;
-      if (html === null) continue;
-      for (const found of linksOf(html, next)) {
+      for (const link of found) {
         // The queue is bounded too: a page of a million links reads no more pages than the limit.
-        if (new URL(found).host === start.host && !seen.has(found) && queue.length < 1000) queue.push(found);
+        if (new URL(link).host === start.host && !seen.has(link) && queue.length < 1000) queue.push(link);
       }
     }
   }
