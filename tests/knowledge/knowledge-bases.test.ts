@@ -1,5 +1,7 @@
 import { startTestApp, type TestAccount, type TestApp } from '../helpers/app';
 import { ingestDocument } from '../../src/modules/knowledge/knowledge.ingest';
+import { docxText } from '../../src/modules/knowledge/knowledge.docx';
+import { docx, zip } from '../helpers/docx';
 
 /**
  * Knowledge bases and their documents on the original platform's paths and envelopes (design.md,
@@ -279,7 +281,38 @@ describe('ingestion of text', () => {
     await req('DELETE', `/user/knowledgebases/${base}`, owner.token);
   });
 
-  it('PDF and DOCX documents are kept and fail with "not yet supported"; a txt that is not UTF-8 fails with its reason', async () => {
+  it('a DOCX made here is read: its paragraphs, runs joined, entities decoded; then searched', async () => {
+    const base = await createBase(owner.token, { name: 'Word' });
+    const file = docx([['Política de tro', 'cas: até 30 dias.'], ['Garantia & assistência <técnica> de 2 anos.']]);
+    const created = await upload(owner.token, base, { name: 'Manual', type: 'docx' }, file);
+    expect(created.status).toBe(201);
+    await ingestDocument(app.orm.em.fork(), created.body.data.id);
+    const read = await req('GET', `/user/knowledgebases/${base}/documents/${created.body.data.id}`, owner.token);
+    expect(read.body.data).toMatchObject({ status: 'ready', chunks_count: 1 });
+    const [chunk] = await app.sql('select content from knowledge_chunks where document_id = $1', [created.body.data.id]);
+    expect(chunk.content).toBe('Política de trocas: até 30 dias.\n\nGarantia & assistência <técnica> de 2 anos.');
+    const hits = await req('GET', `/user/knowledgebases/${base}/search?q=garantia`, owner.token);
+    expect(hits.body.data[0].document_id).toBe(created.body.data.id);
+    await req('DELETE', `/user/knowledgebases/${base}`, owner.token);
+  });
+
+  it('a DOCX that is no readable archive fails with its reason; one that inflates past the bound is not read', async () => {
+    const base = await createBase(owner.token, { name: 'Broken' });
+    const broken = await upload(owner.token, base, { name: 'Broken', type: 'docx' }, Buffer.concat([Buffer.from('PK\u0003\u0004'), Buffer.alloc(64)]));
+    expect(broken.status).toBe(201);
+    await ingestDocument(app.orm.em.fork(), broken.body.data.id);
+    const read = await req('GET', `/user/knowledgebases/${base}/documents/${broken.body.data.id}`, owner.token);
+    expect(read.body.data).toMatchObject({ status: 'failed', failure_reason: expect.stringContaining('DOCX') });
+    await req('DELETE', `/user/knowledgebases/${base}`, owner.token);
+    // A bomb: 1 MB of XML in a few kilobytes, read with a 64 KB bound.
+    const bomb = zip({ 'word/document.xml': `<w:t>${'a'.repeat(1024 * 1024)}</w:t>` });
+    expect(bomb.length).toBeLessThan(8 * 1024);
+    expect(docxText(bomb, 64 * 1024)).toBeNull();
+    expect(docxText(bomb, 2 * 1024 * 1024)).toHaveLength(1024 * 1024);
+    expect(docxText(zip({ 'word/document.xml': '<w:p><w:t>Guardado</w:t></w:p>' }, true), 1024)).toBe('Guardado\n\n');
+  });
+
+  it('PDF documents are kept and fail with "not yet supported"; a txt that is not UTF-8 fails with its reason', async () => {
     const base = await createBase(owner.token, { name: 'Later' });
     const pdf = await upload(owner.token, base, { name: 'Manual', type: 'pdf' }, '%PDF-1.4\n');
     await ingestDocument(app.orm.em.fork(), pdf.body.data.id);
