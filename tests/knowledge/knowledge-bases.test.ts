@@ -1,3 +1,4 @@
+import { Client } from 'pg';
 import { startTestApp, type TestAccount, type TestApp } from '../helpers/app';
 import { ingestDocument } from '../../src/modules/knowledge/knowledge.ingest';
 import { docxText } from '../../src/modules/knowledge/knowledge.docx';
@@ -278,6 +279,29 @@ describe('ingestion of text', () => {
     }
     await ingestDocument(app.orm.em.fork(), id);
     expect((await req('GET', `/user/knowledgebases/${base}/documents/${id}`, owner.token)).body.data).toMatchObject({ status: 'ready' });
+    await req('DELETE', `/user/knowledgebases/${base}`, owner.token);
+  });
+
+  it('a language change in flight is never passed by an ingestion: its chunks take the new language', async () => {
+    const base = await createBase(owner.token, { name: 'Language' });
+    const created = await req('POST', `/user/knowledgebases/${base}/documents`, owner.token, { name: 'A', type: 'text', content: 'Shipping is free.' });
+    // A language change as updateKnowledgeBase makes it, not yet committed.
+    const client = new Client({ connectionString: app.databaseUrl });
+    await client.connect();
+    try {
+      await client.query('begin');
+      await client.query(`select id from knowledge_bases where id = $1 for no key update`, [base]);
+      await client.query(`update knowledge_bases set language = 'english' where id = $1`, [base]);
+      await client.query(`update knowledge_chunks set language = 'english' where knowledge_base_id = $1`, [base]);
+      const ingesting = ingestDocument(app.orm.em.fork(), created.body.data.id);
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      await client.query('commit');
+      await ingesting;
+    } finally {
+      await client.end();
+    }
+    const chunks = await app.sql('select language::text as language from knowledge_chunks where document_id = $1', [created.body.data.id]);
+    expect(chunks).toEqual([{ language: 'english' }]);
     await req('DELETE', `/user/knowledgebases/${base}`, owner.token);
   });
 

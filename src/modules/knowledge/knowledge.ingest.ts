@@ -30,7 +30,6 @@ interface DocumentRow {
   links: { link: string }[];
   relative_links_limit: number | null;
   knowledge_base_id: number;
-  language: string;
 }
 
 /** A document's texts: a website's pages, each chunked by itself (no chunk spans two pages), or the one text of the others. */
@@ -51,8 +50,8 @@ async function textsOf(row: DocumentRow, options: CrawlOptions): Promise<string[
  */
 export async function ingestDocument(em: EntityManager, documentId: number, crawl: CrawlOptions = { allowPrivate: false, maxPages: 50 }): Promise<void> {
   const [row]: DocumentRow[] = await em.execute(
-    `select d.type, d.source, d.url, d.links, d.relative_links_limit, d.knowledge_base_id, b.language
-       from knowledge_documents d join knowledge_bases b on b.id = d.knowledge_base_id
+    `select d.type, d.source, d.url, d.links, d.relative_links_limit, d.knowledge_base_id
+       from knowledge_documents d
       where d.id = ?`,
     [documentId],
   );
@@ -66,8 +65,12 @@ export async function ingestDocument(em: EntityManager, documentId: number, craw
   }
   if (chunks.length === 0) return failDocument(em, documentId, 'O documento não tem texto.');
   await em.transactional(async (tx) => {
-    // Locked, so that a delete waits for this transaction or this one finds the document gone.
-    const [document] = await tx.execute('select id from knowledge_documents where id = ? for no key update', [documentId]);
+    // The base first, then the document (the order every writer of both takes): a new language
+    // (updateKnowledgeBase re-indexes the base's chunks under the base's lock) cannot pass this
+    // write, so no chunk keeps the old one; a delete of the document waits for this transaction,
+    // or this one finds it gone.
+    const [base]: { language: string }[] = await tx.execute('select language from knowledge_bases where id = ? for no key update', [row.knowledge_base_id]);
+    const [document] = base ? await tx.execute('select id from knowledge_documents where id = ? for no key update', [documentId]) : [];
     if (!document) return;
     await tx.execute('delete from knowledge_chunks where document_id = ?', [documentId]);
     for (let start = 0; start < chunks.length; start += INSERT_BATCH) {
@@ -75,7 +78,7 @@ export async function ingestDocument(em: EntityManager, documentId: number, craw
         `insert into knowledge_chunks (document_id, knowledge_base_id, ordinal, content, language)
          select ?, ?, t.ordinal - 1 + ?, t.content, ?::regconfig
            from jsonb_array_elements_text(?::jsonb) with ordinality as t(content, ordinal)`,
-        [documentId, row.knowledge_base_id, start, row.language, JSON.stringify(chunks.slice(start, start + INSERT_BATCH))],
+        [documentId, row.knowledge_base_id, start, base.language, JSON.stringify(chunks.slice(start, start + INSERT_BATCH))],
       );
     }
     await tx.execute(`update knowledge_documents set status = 'ready', failure = null, chunks_count = ?, updated_at = now() where id = ?`, [
