@@ -91,6 +91,14 @@ describe('search', () => {
     expect((await search(id, 'dias úteis pagamento produto', 2)).body.data).toHaveLength(2);
   });
 
+  it('keeps an excluded word excluded: "-word" is not OR\'d into a match of everything else', async () => {
+    const { id, docs } = await baseWith('portuguese', PORTUGUESE);
+    expect((await search(id, 'entrega grátis')).body.data.map((hit: any) => hit.document_id)).toContain(docs.entregas);
+    const excluded = (await search(id, 'entrega -interior')).body.data.map((hit: any) => hit.document_id);
+    expect(excluded).not.toContain(docs.entregas);
+    expect(excluded).toEqual([]);
+  });
+
   it('refuses a missing query or a limit out of range, each on its field', async () => {
     const { id } = await baseWith('portuguese', { a: 'Olá.' });
     const missing = await req('GET', `/user/knowledgebases/${id}/search`);

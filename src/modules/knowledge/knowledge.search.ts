@@ -24,9 +24,11 @@ export class KnowledgeSearchHit {
  * The query as PostgreSQL reads it: websearch_to_tsquery in the base's configuration (stems,
  * stop words dropped, "quoted phrases", -excluded words), its words then OR'd instead of AND'd:
  * people ask questions, and a question's words are rarely all in the chunk that answers it.
- * ts_rank_cd then puts first the chunks where more of them stand closer together.
+ * ts_rank_cd then puts first the chunks where more of them stand closer together. A query
+ * with an excluded word keeps its ANDs: `a | !b` would match nearly every chunk.
  */
-const QUERY = `replace(websearch_to_tsquery(?::regconfig, ?)::text, ' & ', ' | ')::tsquery`;
+const QUERY = `(select (case when strpos(w.t, '!') > 0 then w.t else replace(w.t, ' & ', ' | ') end)::tsquery
+                  from (select websearch_to_tsquery(?::regconfig, ?)::text as t) w)`;
 
 /** Full-text search of a base's chunks, best first (design.md, "Knowledge bases"). */
 export async function searchKnowledgeBase(scope: Scope, id: number, q: string | null | undefined, limit: number | null | undefined): Promise<KnowledgeSearchHit[]> {
