@@ -1,7 +1,8 @@
 import { Client } from 'pg';
 import { startTestApp, type TestAccount, type TestApp } from '../helpers/app';
+import { documentReaders } from '../../src/documents';
 import { ingestDocument } from '../../src/modules/knowledge/knowledge.ingest';
-import { docxText } from '../../src/modules/knowledge/knowledge.docx';
+import { docxReader } from '../../src/documents/docx.reader';
 import { docx, zip } from '../helpers/docx';
 
 /**
@@ -12,6 +13,7 @@ import { docx, zip } from '../helpers/docx';
 let app: TestApp;
 let me: TestAccount;
 let other: TestAccount;
+const readers = documentReaders();
 
 const LIMITS = { maxBases: 3, maxDocuments: 4, maxDocumentBytes: 64 * 1024, maxWebsitePages: 5 };
 
@@ -238,7 +240,7 @@ describe('ingestion of text', () => {
     const base = await createBase(owner.token, { name: 'Ingest' });
     const created = await req('POST', `/user/knowledgebases/${base}/documents`, owner.token, { name: 'Longo', type: 'text', content: text(40) });
     const id = created.body.data.id;
-    await ingestDocument(app.orm.em.fork(), id);
+    await ingestDocument(app.orm.em.fork(), id, { readers });
     const doc = (await req('GET', `/user/knowledgebases/${base}/documents/${id}`, owner.token)).body.data;
     expect(doc).toMatchObject({ status: 'ready', failure_reason: null });
     const chunks = await app.sql('select ordinal, content from knowledge_chunks where document_id = $1 order by ordinal', [id]);
@@ -255,7 +257,7 @@ describe('ingestion of text', () => {
     expect((await req('GET', `/user/knowledgebases/${base}`, owner.token)).body.data).toMatchObject({ status: 'ready', status_label: 'Ready' });
 
     // Ingesting again replaces the chunks, never adds to them.
-    await ingestDocument(app.orm.em.fork(), id);
+    await ingestDocument(app.orm.em.fork(), id, { readers });
     expect((await app.sql('select count(*)::int as n from knowledge_chunks where document_id = $1', [id]))[0].n).toBe(chunks.length);
 
     expect((await req('DELETE', `/user/knowledgebases/${base}`, owner.token)).status).toBe(200);
@@ -270,14 +272,14 @@ describe('ingestion of text', () => {
     await app.sql(`create function kb_crash() returns trigger language plpgsql as $$ begin raise exception 'crash between the steps'; end $$`);
     await app.sql(`create trigger kb_crash before update on knowledge_documents for each row when (new.status = 'ready' and new.id = ${Number(id)}) execute function kb_crash()`);
     try {
-      await expect(ingestDocument(app.orm.em.fork(), id)).rejects.toThrow();
+      await expect(ingestDocument(app.orm.em.fork(), id, { readers })).rejects.toThrow();
       expect(await app.sql('select id from knowledge_chunks where document_id = $1', [id])).toEqual([]);
       expect((await req('GET', `/user/knowledgebases/${base}/documents/${id}`, owner.token)).body.data).toMatchObject({ status: 'processing', chunks_count: 0 });
     } finally {
       await app.sql('drop trigger kb_crash on knowledge_documents');
       await app.sql('drop function kb_crash()');
     }
-    await ingestDocument(app.orm.em.fork(), id);
+    await ingestDocument(app.orm.em.fork(), id, { readers });
     expect((await req('GET', `/user/knowledgebases/${base}/documents/${id}`, owner.token)).body.data).toMatchObject({ status: 'ready' });
     await req('DELETE', `/user/knowledgebases/${base}`, owner.token);
   });
@@ -293,7 +295,7 @@ describe('ingestion of text', () => {
       await client.query(`select id from knowledge_bases where id = $1 for no key update`, [base]);
       await client.query(`update knowledge_bases set language = 'english' where id = $1`, [base]);
       await client.query(`update knowledge_chunks set language = 'english' where knowledge_base_id = $1`, [base]);
-      const ingesting = ingestDocument(app.orm.em.fork(), created.body.data.id);
+      const ingesting = ingestDocument(app.orm.em.fork(), created.body.data.id, { readers });
       await new Promise((resolve) => setTimeout(resolve, 300));
       await client.query('commit');
       await ingesting;
@@ -310,7 +312,7 @@ describe('ingestion of text', () => {
     const file = docx([['Política de tro', 'cas: até 30 dias.'], ['Garantia & assistência <técnica> de 2 anos.']]);
     const created = await upload(owner.token, base, { name: 'Manual', type: 'docx' }, file);
     expect(created.status).toBe(201);
-    await ingestDocument(app.orm.em.fork(), created.body.data.id);
+    await ingestDocument(app.orm.em.fork(), created.body.data.id, { readers });
     const read = await req('GET', `/user/knowledgebases/${base}/documents/${created.body.data.id}`, owner.token);
     expect(read.body.data).toMatchObject({ status: 'ready', chunks_count: 1 });
     const [chunk] = await app.sql('select content from knowledge_chunks where document_id = $1', [created.body.data.id]);
@@ -324,30 +326,26 @@ describe('ingestion of text', () => {
     const base = await createBase(owner.token, { name: 'Broken' });
     const broken = await upload(owner.token, base, { name: 'Broken', type: 'docx' }, Buffer.concat([Buffer.from('PK\u0003\u0004'), Buffer.alloc(64)]));
     expect(broken.status).toBe(201);
-    await ingestDocument(app.orm.em.fork(), broken.body.data.id);
+    await ingestDocument(app.orm.em.fork(), broken.body.data.id, { readers });
     const read = await req('GET', `/user/knowledgebases/${base}/documents/${broken.body.data.id}`, owner.token);
     expect(read.body.data).toMatchObject({ status: 'failed', failure_reason: expect.stringContaining('DOCX') });
     await req('DELETE', `/user/knowledgebases/${base}`, owner.token);
     // A bomb: 1 MB of XML in a few kilobytes, read with a 64 KB bound.
     const bomb = zip({ 'word/document.xml': `<w:t>${'a'.repeat(1024 * 1024)}</w:t>` });
     expect(bomb.length).toBeLessThan(8 * 1024);
-    expect(docxText(bomb, 64 * 1024)).toBeNull();
-    expect(docxText(bomb, 2 * 1024 * 1024)).toHaveLength(1024 * 1024);
-    expect(docxText(zip({ 'word/document.xml': '<w:p><w:t>Guardado</w:t></w:p>' }, true), 1024)).toBe('Guardado\n\n');
+    await expect(docxReader(64 * 1024)(bomb)).rejects.toThrow('passa de');
+    expect(await docxReader(2 * 1024 * 1024)(bomb)).toHaveLength(1024 * 1024);
+    expect(await docxReader(1024)(zip({ 'word/document.xml': '<w:p><w:t>Guardado</w:t></w:p>' }, true))).toBe('Guardado\n\n');
   });
 
-  it('PDF documents are kept and fail with "not yet supported"; a txt that is not UTF-8 fails with its reason', async () => {
+  it('a txt that is not UTF-8 fails with its reason', async () => {
     const base = await createBase(owner.token, { name: 'Later' });
-    const pdf = await upload(owner.token, base, { name: 'Manual', type: 'pdf' }, '%PDF-1.4\n');
-    await ingestDocument(app.orm.em.fork(), pdf.body.data.id);
-    const read = await req('GET', `/user/knowledgebases/${base}/documents/${pdf.body.data.id}`, owner.token);
-    expect(read.body.data).toMatchObject({ status: 'failed', status_label: 'Failed', failure_reason: 'not yet supported' });
-    expect((await req('GET', `/user/knowledgebases/${base}`, owner.token)).body.data.status).toBe('failed');
     const txt = await upload(owner.token, base, { name: 'T', type: 'txt' }, 'ok');
     await app.sql(`update knowledge_documents set source = '\\xff00'::bytea where id = $1`, [txt.body.data.id]);
-    await ingestDocument(app.orm.em.fork(), txt.body.data.id);
+    await ingestDocument(app.orm.em.fork(), txt.body.data.id, { readers });
     const failed = await req('GET', `/user/knowledgebases/${base}/documents/${txt.body.data.id}`, owner.token);
-    expect(failed.body.data).toMatchObject({ status: 'failed', failure_reason: 'O arquivo não é texto UTF-8.' });
+    expect(failed.body.data).toMatchObject({ status: 'failed', status_label: 'Failed', failure_reason: 'O arquivo não é texto UTF-8.' });
+    expect((await req('GET', `/user/knowledgebases/${base}`, owner.token)).body.data.status).toBe('failed');
     await req('DELETE', `/user/knowledgebases/${base}`, owner.token);
   });
 });

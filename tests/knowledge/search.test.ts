@@ -1,4 +1,5 @@
 import { startTestApp, type TestAccount, type TestApp } from '../helpers/app';
+import { documentReaders } from '../../src/documents';
 import { ingestDocument } from '../../src/modules/knowledge/knowledge.ingest';
 
 /**
@@ -7,6 +8,7 @@ import { ingestDocument } from '../../src/modules/knowledge/knowledge.ingest';
  */
 let app: TestApp;
 let me: TestAccount;
+const readers = documentReaders();
 
 beforeAll(async () => {
   app = await startTestApp();
@@ -24,7 +26,7 @@ async function baseWith(language: string, documents: Record<string, string>): Pr
   for (const [name, content] of Object.entries(documents)) {
     const created = await req('POST', `/user/knowledgebases/${id}/documents`, { name, type: 'text', content });
     docs[name] = created.body.data.id;
-    await ingestDocument(app.orm.em.fork(), docs[name]);
+    await ingestDocument(app.orm.em.fork(), docs[name], { readers });
   }
   return { id, docs };
 }

@@ -1,6 +1,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { startTestApp, type TestAccount, type TestApp } from '../helpers/app';
+import { documentReaders } from '../../src/documents';
 import { ingestDocument } from '../../src/modules/knowledge/knowledge.ingest';
 import { readHtml } from '../../src/modules/knowledge/knowledge.website';
 
@@ -51,7 +52,7 @@ async function website(body: Record<string, unknown>, options: { allowPrivate: b
   const created = await req('POST', `/user/knowledgebases/${kb}/documents`, { name: 'Site', type: 'website', ...body });
   expect(created.status).toBe(201);
   requested.length = 0;
-  await ingestDocument(app.orm.em.fork(), created.body.data.id, options);
+  await ingestDocument(app.orm.em.fork(), created.body.data.id, { readers: documentReaders(), crawl: options });
   const doc = (await req('GET', `/user/knowledgebases/${kb}/documents/${created.body.data.id}`)).body.data;
   const chunks = await app.sql('select content from knowledge_chunks where document_id = $1 order by ordinal', [doc.id]);
   return { kb, doc, texts: chunks.map((c: { content: string }) => c.content), requested: [...requested] };

@@ -1,5 +1,8 @@
+import { documentReaders } from '../../documents';
 import { INGESTION_FAILED, failDocument, ingestDocument } from '../../modules/knowledge/knowledge.ingest';
 import type { Task } from './task';
+
+const readers = documentReaders();
 
 /**
  * A knowledge-base document's ingestion. A run that fails is retried (its chunks are replaced
@@ -10,7 +13,7 @@ export const ingestDocumentTask: Task<'knowledge:ingest'> = {
   async run(runtime, { document_id }, helpers) {
     try {
       const { allowPrivateNetworkTargets, knowledge } = runtime.config;
-      await ingestDocument(runtime.orm.em.fork(), document_id, { allowPrivate: allowPrivateNetworkTargets, maxPages: knowledge.maxWebsitePages });
+      await ingestDocument(runtime.orm.em.fork(), document_id, { readers, crawl: { allowPrivate: allowPrivateNetworkTargets, maxPages: knowledge.maxWebsitePages } });
     } catch (error) {
       if (helpers.job.attempts >= helpers.job.max_attempts) await failDocument(runtime.orm.em.fork(), document_id, INGESTION_FAILED);
       throw error;

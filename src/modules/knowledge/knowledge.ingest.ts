@@ -2,6 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { enqueue } from '../../jobs/queue';
 import { chunkText, normaliseText } from './knowledge.chunking';
 import { UnreadableDocumentError, readDocument } from './knowledge.readers';
+import type { DocumentReaders } from './knowledge.ports';
 import { DEFAULT_RELATIVE_LINKS, type DocumentType } from './knowledge.rules';
 import { crawlWebsite, type CrawlOptions } from './knowledge.website';
 
@@ -32,11 +33,19 @@ interface DocumentRow {
   knowledge_base_id: number;
 }
 
+/** What ingestion reads with: the file formats' readers (a port) and the crawl's bounds. */
+export interface IngestDeps {
+  readers: DocumentReaders;
+  crawl?: CrawlOptions;
+}
+
+const DEFAULT_CRAWL: CrawlOptions = { allowPrivate: false, maxPages: 50 };
+
 /** A document's texts: a website's pages, each chunked by itself (no chunk spans two pages), or the one text of the others. */
-async function textsOf(row: DocumentRow, options: CrawlOptions): Promise<string[]> {
-  if (row.type !== 'website') return [readDocument(row.type, row.source)];
+async function textsOf(row: DocumentRow, deps: IngestDeps): Promise<string[]> {
+  if (row.type !== 'website') return [await readDocument(row.type, row.source, deps.readers)];
   const links = (row.links ?? []).map((item) => item.link);
-  const { pages, refused } = await crawlWebsite(row.url, links, row.relative_links_limit ?? DEFAULT_RELATIVE_LINKS, options);
+  const { pages, refused } = await crawlWebsite(row.url, links, row.relative_links_limit ?? DEFAULT_RELATIVE_LINKS, deps.crawl ?? DEFAULT_CRAWL);
   if (pages.length === 0) throw new UnreadableDocumentError(`Nenhuma página foi lida: ${refused.slice(0, 3).join('; ') || 'nenhuma página'}`);
   return pages.map((page) => page.text);
 }
@@ -45,10 +54,10 @@ async function textsOf(row: DocumentRow, options: CrawlOptions): Promise<string[
  * Ingests a document: reads its text, normalises and chunks it (knowledge.chunking.ts), then in
  * ONE transaction replaces its chunks and marks it ready. A failure or a crash anywhere leaves
  * it `processing` with the chunks it had (none, the first time), and the job is retried; a
- * document that cannot be read (binary, a type without a reader yet) fails for good with the reason.
+ * document that cannot be read (binary, a broken PDF or DOCX, a scan without text) fails for good with the reason.
  * A document deleted meanwhile is left alone.
  */
-export async function ingestDocument(em: EntityManager, documentId: number, crawl: CrawlOptions = { allowPrivate: false, maxPages: 50 }): Promise<void> {
+export async function ingestDocument(em: EntityManager, documentId: number, deps: IngestDeps): Promise<void> {
   const [row]: DocumentRow[] = await em.execute(
     `select d.type, d.source, d.url, d.links, d.relative_links_limit, d.knowledge_base_id
        from knowledge_documents d
@@ -58,7 +67,7 @@ export async function ingestDocument(em: EntityManager, documentId: number, craw
   if (!row) return;
   let chunks: string[];
   try {
-    chunks = (await textsOf(row, crawl)).flatMap((text) => chunkText(normaliseText(text)));
+    chunks = (await textsOf(row, deps)).flatMap((text) => chunkText(normaliseText(text)));
   } catch (error) {
     if (!(error instanceof UnreadableDocumentError)) throw error;
     return failDocument(em, documentId, error.message);

@@ -1,9 +1,6 @@
 import { FieldMessages } from '../../errors';
-import { docxText } from './knowledge.docx';
-import { NOT_YET_SUPPORTED, type DocumentType } from './knowledge.rules';
-
-/** The most XML a DOCX's body may inflate to (a zip bomb stops here). */
-const MAX_DOCX_XML_BYTES = 64 * 1024 * 1024;
+import type { DocumentReaders } from './knowledge.ports';
+import type { DocumentType } from './knowledge.rules';
 
 /** A document whose text cannot be read: its ingestion fails for good, with this reason (retrying would not help). */
 export class UnreadableDocumentError extends Error {}
@@ -29,20 +26,12 @@ export function checkFile(type: DocumentType, bytes: Buffer): string | null {
   return null;
 }
 
-/**
- * The text of a document made from a text or a file. PDF has no reader yet: its documents fail
- * with NOT_YET_SUPPORTED. (Websites are read by knowledge.website.ts.)
- */
-export function readDocument(type: DocumentType, source: Buffer | null): string {
-  if (type === 'text' || type === 'txt') {
-    const text = source ? utf8Text(source) : null;
-    if (text === null) throw new UnreadableDocumentError('O arquivo não é texto UTF-8.');
-    return text;
-  }
-  if (type === 'docx') {
-    const text = source ? docxText(source, MAX_DOCX_XML_BYTES) : null;
-    if (text === null) throw new UnreadableDocumentError('O arquivo não é um DOCX legível (corrompido, cifrado ou ZIP64).');
-    return text;
-  }
-  throw new UnreadableDocumentError(NOT_YET_SUPPORTED);
+/** The text of a document made from a text or a file (websites are read by knowledge.website.ts). */
+export async function readDocument(type: Exclude<DocumentType, 'website'>, source: Buffer | null, readers: DocumentReaders): Promise<string> {
+  if (!source) throw new UnreadableDocumentError('O documento não tem arquivo.');
+  if (type === 'pdf') return readers.pdf(source);
+  if (type === 'docx') return readers.docx(source);
+  const text = utf8Text(source);
+  if (text === null) throw new UnreadableDocumentError('O arquivo não é texto UTF-8.');
+  return text;
 }

@@ -32,6 +32,3 @@ export const CHUNK_OVERLAP = 100;
 export const SEARCH_DEFAULT_LIMIT = 5;
 export const SEARCH_MAX_LIMIT = 50;
 export const SEARCH_MAX_QUERY = 1000;
-
-/** The reason a document's ingestion failed for a type whose reader is not there yet. */
-export const NOT_YET_SUPPORTED = 'not yet supported';
