@@ -52,6 +52,19 @@ const ENGLISH = {
 };
 
 describe('search', () => {
+  it('answers only chunks with every word of the question when at least `limit` of them have them all', async () => {
+    const full = (n: number) => `Documento ${n}. A garantia cobre defeitos de fábrica durante dois anos. Para dúvidas, procure a assistência. A bateria tem seis meses.`;
+    const { id, docs } = await baseWith('portuguese', {
+      ...Object.fromEntries([1, 2, 3].map((n) => [`full${n}`, full(n)])),
+      // One of the words, many times and close together: ts_rank_cd of the words OR'd puts it above the others.
+      partial: 'Garantia, garantia, garantia: a garantia estendida é a garantia da garantia.',
+    });
+    const hits = await search(id, 'garantia bateria', 3);
+    expect(hits.body.data.map((hit: { document_id: number }) => hit.document_id).sort()).toEqual([docs.full1, docs.full2, docs.full3].sort());
+    // Fewer than `limit` with both: those with one of them are answered too.
+    expect((await search(id, 'garantia bateria', 4)).body.data.map((hit: { document_id: number }) => hit.document_id)).toContain(docs.partial);
+  });
+
   it('ranks the chunk that answers a question in Portuguese first', async () => {
     const { id, docs } = await baseWith('portuguese', PORTUGUESE);
     const cases: [string, keyof typeof PORTUGUESE][] = [

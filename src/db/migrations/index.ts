@@ -38,6 +38,7 @@ import { Migration20261201000000_voicemail } from './Migration20261201000000_voi
 import { Migration20261201010000_transfers } from './Migration20261201010000_transfers';
 import { Migration20261202000000_vendor_events } from './Migration20261202000000_vendor_events';
 import { Migration20261203000000_knowledge_bases } from './Migration20261203000000_knowledge_bases';
+import { Migration20261204000000_knowledge_chunks_base_tsv } from './Migration20261204000000_knowledge_chunks_base_tsv';
 
 /** Every migration, in order. Listed explicitly so that compiled and TypeScript runs agree. */
 export const migrations: MigrationObject[] = [
@@ -80,4 +81,5 @@ export const migrations: MigrationObject[] = [
   { name: 'Migration20261201010000_transfers', class: Migration20261201010000_transfers },
   { name: 'Migration20261202000000_vendor_events', class: Migration20261202000000_vendor_events },
   { name: 'Migration20261203000000_knowledge_bases', class: Migration20261203000000_knowledge_bases },
+  { name: 'Migration20261204000000_knowledge_chunks_base_tsv', class: Migration20261204000000_knowledge_chunks_base_tsv },
 ];

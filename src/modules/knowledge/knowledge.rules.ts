@@ -32,3 +32,9 @@ export const CHUNK_OVERLAP = 100;
 export const SEARCH_DEFAULT_LIMIT = 5;
 export const SEARCH_MAX_LIMIT = 50;
 export const SEARCH_MAX_QUERY = 1000;
+/**
+ * The most chunks one search ranks among those with all the query's words (and again among
+ * those with some, when fewer than the answer's limit have them all). A question of words
+ * every chunk has would otherwise rank the whole base.
+ */
+export const SEARCH_MAX_RANKED = 250;
