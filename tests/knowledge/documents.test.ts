@@ -55,10 +55,13 @@ it('a broken PDF and a scan (pages without a text layer) fail with their reasons
   expect(scan.doc).toMatchObject({ status: 'failed', failure_reason: expect.stringContaining('não tem texto (é uma digitalização') });
 });
 
-it('a PDF not read within the time bound fails, its worker terminated', async () => {
+it('a PDF not read within the time bound, or within the heap bound, fails, its worker ended', async () => {
   const read = pdfReader({ timeoutMs: 1 })(pdf([['Texto']]));
   await expect(read).rejects.toThrow(UnreadableDocumentError);
   await expect(read).rejects.toThrow('O PDF não pôde ser lido em 1 ms.');
+  // 2 MB is less than pdf.js itself needs: the thread runs out of memory, the process does not.
+  await expect(pdfReader({ maxHeapMb: 2 })(pdf([['Texto']]))).rejects.toThrow('O PDF não pôde ser lido com 2 MB de memória.');
+  expect(await pdfReader()(pdf([['Texto']]))).toBe('Texto');
 });
 
 it('a DOCX whose ZIP declares its body smaller than it is stops where the declaration ends', async () => {
