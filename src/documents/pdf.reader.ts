@@ -15,6 +15,8 @@ export interface PdfReaderOptions {
   timeoutMs?: number;
   /** The worker's heap (default 256 MB): a PDF of KB_MAX_DOCUMENT_BYTES that needs more fails. */
   maxHeapMb?: number;
+  /** pdf.js's module, as a file URL (a test's, to reach a worker that cannot load it). */
+  pdfjs?: string;
 }
 
 const PDFJS = pathToFileURL(require.resolve('pdfjs-dist/legacy/build/pdf.mjs')).href;
@@ -22,12 +24,19 @@ const PDFJS = pathToFileURL(require.resolve('pdfjs-dist/legacy/build/pdf.mjs')).
 /**
  * The worker: plain JavaScript, as a worker thread runs it whether vozgate runs compiled or under
  * the tests (whose module system it never sees); pdf.js is ESM only, so it is imported. It
- * answers with each page's text, or `{error, kind}` for a file pdf.js refuses.
+ * answers with each page's text, `{error, kind}` for a file pdf.js refuses, or `{fault}` when
+ * pdf.js itself could not be loaded (ours to fix, not the file's).
  */
 const WORKER = `
 const { parentPort, workerData } = require('node:worker_threads');
 (async () => {
-  const pdfjs = await import(workerData.pdfjs);
+  let pdfjs;
+  try {
+    pdfjs = await import(workerData.pdfjs);
+  } catch (error) {
+    parentPort.postMessage({ fault: String((error && error.message) || error).slice(0, 200) });
+    return;
+  }
   const task = pdfjs.getDocument({
     data: workerData.data,
     disableFontFace: true,
@@ -58,20 +67,20 @@ export function pdfReader(options: PdfReaderOptions = {}): (file: Buffer) => Pro
   const timeoutMs = options.timeoutMs ?? 30_000;
   const maxHeapMb = options.maxHeapMb ?? 256;
   return async (file) => {
-    const pages = await pagesOf(file, timeoutMs, maxHeapMb);
+    const pages = await pagesOf(file, timeoutMs, maxHeapMb, options.pdfjs ?? PDFJS);
     const text = pages.map((page) => page.trim()).filter(Boolean).join('\n\n');
     if (!text) throw new UnreadableDocumentError('O PDF não tem texto (é uma digitalização ou só imagens); envie um PDF com camada de texto.');
     return text;
   };
 }
 
-function pagesOf(file: Buffer, timeoutMs: number, maxHeapMb: number): Promise<string[]> {
+function pagesOf(file: Buffer, timeoutMs: number, maxHeapMb: number, pdfjs: string): Promise<string[]> {
   return new Promise((resolve, reject) => {
     // A copy the worker owns: pdf.js transfers (detaches) the buffer it is given.
     const data = new Uint8Array(file);
     const thread = new Worker(WORKER, {
       eval: true,
-      workerData: { pdfjs: PDFJS, data },
+      workerData: { pdfjs, data },
       transferList: [data.buffer],
       resourceLimits: { maxOldGenerationSizeMb: maxHeapMb, maxYoungGenerationSizeMb: Math.min(32, maxHeapMb), stackSizeMb: 4 },
       stdout: true,
@@ -90,8 +99,10 @@ function pagesOf(file: Buffer, timeoutMs: number, maxHeapMb: number): Promise<st
     };
     const unreadable = (reason: string) => settle(() => reject(new UnreadableDocumentError(reason)));
     const timer = setTimeout(() => unreadable(`O PDF não pôde ser lido em ${seconds(timeoutMs)}.`), timeoutMs);
-    thread.on('message', (answer: { pages?: string[]; error?: string; kind?: string }) => {
+    thread.on('message', (answer: { pages?: string[]; error?: string; kind?: string; fault?: string }) => {
       if (answer.pages) return settle(() => resolve(answer.pages as string[]));
+      // Not the file's fault: the job is retried, the document not failed.
+      if (answer.fault) return settle(() => reject(new Error(`pdf.js could not be loaded: ${answer.fault}`)));
       if (answer.kind === 'PasswordException') return unreadable('O PDF é protegido por senha.');
       unreadable('O arquivo não é um PDF legível (corrompido ou incompleto).');
     });

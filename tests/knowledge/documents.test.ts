@@ -64,6 +64,12 @@ it('a PDF not read within the time bound, or within the heap bound, fails, its w
   expect(await pdfReader()(pdf([['Texto']]))).toBe('Texto');
 });
 
+it('a worker that cannot load pdf.js fails the run, not the document: the job is retried', async () => {
+  const read = pdfReader({ pdfjs: 'file:///nonexistent/pdf.mjs' })(pdf([['Texto']]));
+  await expect(read).rejects.toThrow('pdf.js could not be loaded');
+  await expect(read).rejects.not.toBeInstanceOf(UnreadableDocumentError);
+});
+
 it('a DOCX whose ZIP declares its body smaller than it is stops where the declaration ends', async () => {
   const body = `<w:p><w:t>${'a'.repeat(1024 * 1024)}</w:t></w:p>`;
   const honest = zip({ 'word/document.xml': body });
