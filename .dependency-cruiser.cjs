@@ -9,9 +9,9 @@ module.exports = {
       severity: 'error',
       comment:
         'src/modules/ is the domain: it declares the ports it needs (placing calls, sending SMS, post-call analysis) and imports ' +
-        'no adapter (telephony, voice, rest) and no process root (runtime, boot, app, main, the worker entry points, the CLI) nor the span export (telemetry).',
+        'no adapter (telephony, voice, rest, the document readers) and no process root (runtime, boot, app, main, the worker entry points, the CLI) nor the span export (telemetry).',
       from: { path: '^src/modules/' },
-      to: { path: ['^src/(telephony|voice|rest|cli|web)/', '^src/(runtime|boot|app|main|worker|telemetry)\\.ts$', '^src/jobs/(runner\\.ts|tasks/)'] },
+      to: { path: ['^src/(telephony|voice|rest|cli|web|documents)/', '^src/(runtime|boot|app|main|worker|telemetry)\\.ts$', '^src/jobs/(runner\\.ts|tasks/)'] },
     },
     {
       name: 'no-circular',

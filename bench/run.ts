@@ -18,6 +18,7 @@ import { DEFAULT_BEFORE, runTurnsScenario, turnsCaseTable, turnsMarkdown } from 
 import { runVoiceScenario, type VoiceResult } from './voice';
 import { importTable, runImportScenario } from './import';
 import { amdMarkdown, runAmdBench } from './amd';
+import { kbMarkdown, runKbScenario } from './kb';
 
 /**
  * `npm run bench [-- --quick]`: every scenario against the floor (node:http + pg by hand),
@@ -57,9 +58,9 @@ const only = flags.only ?? [];
 const chosen = (scenario: Scenario) => only.length === 0 || only.some((text) => scenario.name.includes(text));
 /**
  * `--only dialer`, `--only subscriptions`, `--only voice`, `--only pipeline`, `--only webcall`, `--only turns` or
- * `--only amd` alone: that scenario, without the dataset. The pipeline and web calls run only so: they take minutes.
+ * `--only amd` or `--only kb` alone: that scenario, without the dataset. The pipeline and web calls run only so: they take minutes.
  */
-const alone = only.length === 1 && ['dialer', 'subscriptions', 'voice', 'pipeline', 'webcall', 'import', 'turns', 'amd'].includes(only[0]) ? only[0] : null;
+const alone = only.length === 1 && ['dialer', 'subscriptions', 'voice', 'pipeline', 'webcall', 'import', 'turns', 'amd', 'kb'].includes(only[0]) ? only[0] : null;
 const scale = SCALES[flags.quick ? 'quick' : 'full'];
 const duration = Number(flags.duration ?? (flags.quick ? 10 : 15));
 const warmup = Number(flags.warmup ?? (flags.quick ? 2 : 5));
@@ -651,7 +652,14 @@ async function main(): Promise<void> {
     // and the HTTP targets; the other scenarios' latest results stay as they were.
     if (alone) {
       const previous = existsSync(RESULTS) ? JSON.parse(readFileSync(RESULTS, 'utf8')) : {};
-      if (alone === 'import') {
+      if (alone === 'kb') {
+        // `--only kb`: knowledge-base search at 100,000 chunks a base (20,000 with --quick) and ingestion (bench/kb.ts).
+        const kb = await runKbScenario(database.url, flags.quick ? 20_000 : 100_000, 400, flags.quick ? 50 : 300, log);
+        const markdown = `${kbMarkdown(kb)}\nMade by \`npm run bench -- --only kb${flags.quick ? ' --quick' : ''}\`.\n`;
+        process.stdout.write(markdown);
+        // Its record is bench/results/kb.md alone (a full run's).
+        if (!flags.quick) await fs.writeFile(path.join(root, 'bench', 'results', 'kb.md'), markdown);
+      } else if (alone === 'import') {
         const leadImport = await runImportScenario(database.url, root, flags.quick ? 20_000 : 100_000, log, targetNode);
         process.stdout.write(`${importTable(leadImport)}\n`);
         await writeResults({ ...previous, import: leadImport });

@@ -35,6 +35,8 @@ export interface Config {
   secretsKey: Buffer | null;
   /** The plan's limit of mid-call tools per account. */
   maxToolsPerAccount: number;
+  /** Knowledge bases: bases per account, documents per base, bytes per document, pages per website document. */
+  knowledge: { maxBases: number; maxDocuments: number; maxDocumentBytes: number; maxWebsitePages: number };
   /** The plan's limit of an account's calls in flight (initiated, ringing or in progress). */
   maxParallelCalls: number;
   /** Wall-clock seconds all the mid-call tools of one call may take together. */
@@ -391,6 +393,10 @@ export const ENV = {
   LOG_SQL: flag({ default: false }),
   SECRETS_KEY: secretsKey({ default: undefined }),
   PLAN_MAX_TOOLS: integer(0, 1000)({ default: 5 }),
+  KB_MAX_BASES: integer(0, 10_000)({ default: 20 }),
+  KB_MAX_DOCUMENTS: integer(0, 100_000)({ default: 200 }),
+  KB_MAX_DOCUMENT_BYTES: integer(1024, 256 * 1024 * 1024)({ default: 10 * 1024 * 1024 }),
+  KB_MAX_WEBSITE_PAGES: integer(1, 10_000)({ default: 50 }),
   PLAN_MAX_PARALLEL_CALLS: integer(1, 10_000)({ default: 10 }),
   CALL_TOOLS_BUDGET_SECONDS: integer(1, 600)({ default: 30 }),
   TELEPHONY_PROVIDER: oneOf(['simulator', 'twilio'] as const)({ default: 'simulator' }),
@@ -507,6 +513,12 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
     logLevel: env.LOG_LEVEL,
     secretsKey: env.SECRETS_KEY ?? null,
     maxToolsPerAccount: env.PLAN_MAX_TOOLS,
+    knowledge: {
+      maxBases: env.KB_MAX_BASES,
+      maxDocuments: env.KB_MAX_DOCUMENTS,
+      maxDocumentBytes: env.KB_MAX_DOCUMENT_BYTES,
+      maxWebsitePages: env.KB_MAX_WEBSITE_PAGES,
+    },
     maxParallelCalls: env.PLAN_MAX_PARALLEL_CALLS,
     callToolsBudgetSeconds: env.CALL_TOOLS_BUDGET_SECONDS,
     telephony: {

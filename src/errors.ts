@@ -74,6 +74,12 @@ export const Messages = {
   leadImportFailed: 'A importação falhou por um erro interno; as linhas já importadas foram mantidas.',
   leadImportsInFlight: (limit: number, seconds: number) =>
     `Você já tem ${limit} importaç${limit === 1 ? 'ão' : 'ões'} de leads em andamento. Tente novamente em ${seconds} segundos, ou quando uma terminar.`,
+  knowledgeBaseNotFound: 'Base de conhecimento não encontrada',
+  knowledgeDocumentNotFound: 'Documento não encontrado',
+  knowledgeBasePlanLimit: (limit: number) =>
+    `Você atingiu o limite de ${limit} bases de conhecimento do seu plano. Exclua uma ou faça upgrade do seu plano para criar mais.`,
+  knowledgeDocumentPlanLimit: (limit: number) =>
+    `Esta base de conhecimento atingiu o limite de ${limit} documentos do seu plano. Exclua um ou faça upgrade do seu plano para adicionar mais.`,
   simulatorOnly: 'Chamadas recebidas simuladas só existem com o provedor de telefonia simulator.',
 
   leadCreated: 'Lead created successfully',
@@ -103,6 +109,13 @@ export const Messages = {
   dncRemoved: 'Number removed from the do-not-call list',
   webhookEndpointCreated: 'Webhook endpoint created successfully',
   webhookEndpointDeleted: 'Webhook endpoint deleted successfully',
+  // The original platform's own words for its knowledge bases.
+  knowledgeBaseCreated: 'Knowledgebase created successfully.',
+  knowledgeBaseUpdated: 'Knowledgebase updated successfully.',
+  knowledgeBaseDeleted: 'Knowledgebase deleted successfully.',
+  knowledgeDocumentCreated: 'Document created successfully. Processing will begin shortly.',
+  knowledgeDocumentUpdated: 'Document updated successfully.',
+  knowledgeDocumentDeleted: 'Document deleted successfully.',
 
   // The engine API's bounds (src/voice/engine.api.ts).
   engineGraceOver: (seconds: number) => `A chamada terminou há mais de ${seconds} segundos; o engine não pode mais consultá-la nem alterá-la.`,
@@ -165,6 +178,12 @@ export const FieldMessages = {
   unstorableText: (field: string) => `O campo ${field} contém caracteres não permitidos (NUL ou UTF-16 inválido).`,
   sameField: (field: string, other: string) => `Os campos ${field} e ${other} são o mesmo campo e foram enviados com valores diferentes.`,
   tooDeep: (field: string, max: number) => `O campo ${field} não pode ter mais de ${max} níveis de aninhamento.`,
+  // Knowledge-base documents.
+  fileRequiredForType: (type: string) => `O campo file é obrigatório para documentos do tipo ${type} (envie-o como multipart/form-data).`,
+  fileType: (field: string, type: string) => `O arquivo ${field} não é um ${type}.`,
+  fileNotText: (field: string) => `O arquivo ${field} deve ser texto codificado em UTF-8 (este parece binário).`,
+  contentTooLarge: (field: string, maxBytes: number) => `O campo ${field} não pode ter mais de ${maxBytes} bytes.`,
+  urlOrLinks: 'Envie url ou links (ao menos um) para um documento do tipo website.',
   // Lead imports (CSV files).
   fileTooLarge: (field: string, maxBytes: number) => `O arquivo ${field} não pode ter mais de ${maxBytes} bytes.`,
   fileNotUtf8: (field: string) => `O arquivo ${field} deve ser um CSV codificado em UTF-8.`,

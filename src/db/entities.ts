@@ -10,7 +10,9 @@ import { Model } from '../modules/catalog/model.entity';
 import { Voice } from '../modules/catalog/voice.entity';
 import { Sms } from '../modules/sms/sms.entity';
 import { Tool } from '../modules/tools/tool.entity';
+import { KnowledgeBase } from '../modules/knowledge/knowledge-base.entity';
+import { KnowledgeDocument } from '../modules/knowledge/knowledge-document.entity';
 import { Lead } from '../modules/leads/lead.entity';
 import { SecondaryContact } from '../modules/leads/secondary-contact.entity';
 
-export const entities = [Account, ApiToken, PhoneNumber, LedgerEntry, Campaign, Lead, SecondaryContact, Language, Model, Voice, Tool, Assistant, Call, Sms];
+export const entities = [Account, ApiToken, PhoneNumber, LedgerEntry, Campaign, Lead, SecondaryContact, Language, Model, Voice, Tool, KnowledgeBase, KnowledgeDocument, Assistant, Call, Sms];

@@ -8,6 +8,7 @@ import { UnauthenticatedError } from '../errors';
 import type { Scope } from '../modules/scope';
 import type { EventBus } from '../modules/events/event.bus';
 import type { CsvSource } from '../modules/leads/lead.import.source';
+import type { UploadedFile } from '../modules/knowledge/knowledge.service';
 import { createLoaders, type Loaders } from './loaders';
 
 /** One per HTTP request (or subscription), shared by the GraphQL endpoint and the REST shim. */
@@ -34,8 +35,8 @@ export interface GraphQLContext {
   readonly loaders: Loaders;
   /** The process's event stream (subscriptions only). */
   events?: EventBus;
-  /** A REST request's uploaded file, staged on disk by the shim (POST /user/leads/import's `file`). */
-  upload?: CsvSource;
+  /** A REST request's uploaded file, staged on disk by the shim (POST /user/leads/import's and a knowledge document's `file`). */
+  upload?: CsvSource & UploadedFile;
   /**
    * Drops the context's EntityManager and loaders, so that the next use makes new ones (a
    * subscription does, for each event).

@@ -13,6 +13,7 @@ import { EventResolver } from '../modules/events/event.resolver';
 import { LeadFieldsResolver, LeadResolver, leadFields } from '../modules/leads/lead.resolver';
 import { SmsResolver } from '../modules/sms/sms.resolver';
 import { ToolResolver } from '../modules/tools/tool.resolver';
+import { KnowledgeResolver } from '../modules/knowledge/knowledge.resolver';
 import { WebhookEndpointResolver } from '../modules/webhooks/endpoint.resolver';
 import { WebhookResolver } from '../modules/webhooks/webhook.resolver';
 import type { GraphQLContext } from './context';
@@ -31,6 +32,7 @@ export const resolvers = [
   PhoneNumberResolver,
   SmsResolver,
   ToolResolver,
+  KnowledgeResolver,
   WebhookEndpointResolver,
   WebhookResolver,
 ] as const;

@@ -31,6 +31,8 @@ export interface TaskPayloads {
   'leads:import': { import_id: number };
   /** Forgets a finished lead import's record once its retention is over (modules/leads/lead.import.ts). */
   'leads:import-forget': { import_id: number };
+  /** Reads a knowledge-base document, chunks it and indexes the chunks (modules/knowledge/knowledge.ingest.ts). */
+  'knowledge:ingest': { document_id: number };
 }
 
 export type TaskName = keyof TaskPayloads;
@@ -52,6 +54,7 @@ export const TASKS: { [T in TaskName]: TaskSpec<TaskPayloads[T]> } = {
   'twilio:time-limit': { maxAttempts: 3, key: { prefix: 'twilio:time-limit:', field: 'call_id' } },
   'leads:import': { maxAttempts: 10, key: { prefix: 'lead-import:', field: 'import_id' } },
   'leads:import-forget': { maxAttempts: 5, key: { prefix: 'lead-import-forget:', field: 'import_id' } },
+  'knowledge:ingest': { maxAttempts: 5, key: { prefix: 'knowledge-ingest:', field: 'document_id' } },
 };
 
 /** The job key of `task` for its key field's `value` (the key of the pending job, to find or replace it). */

@@ -1,18 +1,19 @@
 import { createReadStream, createWriteStream } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import type { IncomingMessage } from 'node:http';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { Transform } from 'node:stream';
 import busboy from 'busboy';
+import type { UploadedFile } from '../modules/knowledge/knowledge.service';
 import { CsvNotUtf8Error, type CsvSource } from '../modules/leads/lead.import.source';
 
 /**
  * A file part written to disk as it arrived: never whole in memory (five 18 MB uploads at
  * once were 700 MB of heap), read back a piece at a time, removed by `dispose`.
  */
-export interface StagedFile extends CsvSource {
+export interface StagedFile extends CsvSource, UploadedFile {
   dispose(): Promise<void>;
 }
 
@@ -36,6 +37,8 @@ function stagedFile(field: string, file: string, bytes: number, dispose: () => P
     field,
     bytes,
     dispose,
+    // Whole, for a reader that needs it so (a knowledge document, at most KB_MAX_DOCUMENT_BYTES).
+    buffer: () => readFile(file),
     async *text() {
       const decoder = new TextDecoder('utf-8', { fatal: true });
       const decode = (chunk?: Buffer) => {

@@ -161,6 +161,15 @@ export const EXAMPLES: Record<string, unknown> = {
   'removeDncNumber.phone_number': '+5511987650000',
   'createWebhookEndpoint.url': 'https://example.com/webhooks/vozgate',
   'createWebhookEndpoint.events': ['call.finished', 'lead.status_changed'],
+  kb: 1,
+  doc: 1,
+  'CreateKnowledgeBaseInput.name': 'Perguntas frequentes',
+  'CreateKnowledgeBaseInput.description': 'Horários, entregas e trocas da Loja Centro',
+  'UpdateKnowledgeBaseInput.name': 'Perguntas frequentes 2026',
+  'CreateKnowledgeDocumentInput.name': 'Entregas',
+  'CreateKnowledgeDocumentInput.type': 'text',
+  'CreateKnowledgeDocumentInput.content': 'Entregamos em todo o Brasil. A entrega é grátis em compras acima de R$ 100 e leva até 5 dias úteis.',
+  'UpdateKnowledgeDocumentInput.description': 'Prazos e custos de entrega',
   'ImportLeadsInput.csv': 'phone_number,customer_name\n+5511987654322,Ana Souza\n+5511987654323,Bruno Lima\n',
 };
 
@@ -174,6 +183,7 @@ export const TAGS = [
   { name: 'SMS', description: 'Text messages charged to the balance.' },
   { name: 'Account', description: 'The account and its phone numbers.' },
   { name: 'Webhook endpoints', description: 'The account’s subscriptions to events, signed as Standard Webhooks say.' },
+  { name: 'Knowledge bases', description: 'Documents an assistant can look things up in: websites, texts and files, chunked and searched with PostgreSQL’s full-text search.' },
   { name: 'Twilio', description: 'What Twilio requests of vozgate (TELEPHONY_PROVIDER=twilio).' },
   { name: 'Engine API', description: 'For external voice engines, with the call’s own token.' },
 ] as const;
@@ -200,6 +210,7 @@ const AREAS: Record<string, Tag> = {
   me: 'Account',
   'phone-numbers': 'Account',
   webhooks: 'Webhook endpoints',
+  knowledgebases: 'Knowledge bases',
 };
 
 export function tagOf(path: string): Tag {

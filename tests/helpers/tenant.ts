@@ -27,6 +27,11 @@ export interface Tenant extends TestAccount {
   liveCall: number;
   /** A lead import (queued: no worker runs here). */
   leadImport: number;
+  /** A knowledge base with a text document (processing: no worker runs here), and another of each that the suites may delete. */
+  knowledgeBase: number;
+  document: number;
+  spareKnowledgeBase: number;
+  spareDocument: number;
 }
 
 export type Kind = 'campaign' | 'spareCampaign' | 'lastCampaign' | 'lead' | 'tool' | 'voice' | 'phone' | 'assistant' | 'inboundNumber' | 'call' | 'liveCall' | 'sms' | 'delivery' | 'endpoint' | 'leadImport';
@@ -138,6 +143,11 @@ export async function createTenant(app: TestApp, firstId?: number): Promise<Tena
   const liveCall = await created(post('/api/user/make_call', { assistant_id: assistant.data.id, phone_number: freshNumber('77') }), 'live call');
   const endpoint = await created(post('/api/user/webhooks', { url: 'https://hooks.example.com/events', events: ['call.finished'] }), 'webhook endpoint');
   const leadImport = await created(post('/api/user/leads/import', { campaign_id: account.campaignId, csv: `phone_number\n${freshNumber('78')}\n` }), 'lead import');
+  const knowledgeBase = await created(post('/api/user/knowledgebases', { name: 'Loja' }), 'knowledge base');
+  const spareKnowledgeBase = await created(post('/api/user/knowledgebases', { name: 'Spare' }), 'knowledge base');
+  const documents = `/api/user/knowledgebases/${knowledgeBase.data.id}/documents`;
+  const document = await created(post(documents, { name: 'Preços', type: 'text', content: 'Entrega grátis acima de R$ 100.' }), 'document');
+  const spareDocument = await created(post(documents, { name: 'Spare', type: 'text', content: 'Apagar.' }), 'document');
   const delivery = randomUUID();
   await app.sql(
     `insert into webhook_deliveries (id, account_id, call_id, assistant_id, status, payload) values ($1, $2, $3, $4, 'delivered', '{}')`,
@@ -159,6 +169,10 @@ export async function createTenant(app: TestApp, firstId?: number): Promise<Tena
     endpoint: endpoint.data.id,
     liveCall: liveCall.call_id,
     leadImport: leadImport.data.id,
+    knowledgeBase: knowledgeBase.data.id,
+    document: document.data.id,
+    spareKnowledgeBase: spareKnowledgeBase.data.id,
+    spareDocument: spareDocument.data.id,
   };
 }
 
@@ -234,6 +248,18 @@ export const VALID_REST_REQUESTS: Record<string, (own: Tenant) => RestRequest> =
   'POST /user/dnc': () => ({ path: '/user/dnc', body: { phone_number: '+5511987650014' } }),
   'GET /user/webhooks': () => ({ path: '/user/webhooks' }),
   'POST /user/webhooks': () => ({ path: '/user/webhooks', body: { url: 'https://hooks.example.com/more', events: ['lead.status_changed'] } }),
+  'GET /user/knowledgebases': () => ({ path: '/user/knowledgebases' }),
+  'POST /user/knowledgebases': () => ({ path: '/user/knowledgebases', body: { name: 'Nova base', description: 'Perguntas' } }),
+  'GET /user/knowledgebases/{id}': (o) => ({ path: `/user/knowledgebases/${o.knowledgeBase}` }),
+  'PUT /user/knowledgebases/{id}': (o) => ({ path: `/user/knowledgebases/${o.knowledgeBase}`, body: { name: 'Loja 2' } }),
+  'GET /user/knowledgebases/{id}/search': (o) => ({ path: `/user/knowledgebases/${o.knowledgeBase}/search`, query: { q: 'entrega grátis', limit: 3 } }),
+  'GET /user/knowledgebases/{kb}/documents': (o) => ({ path: `/user/knowledgebases/${o.knowledgeBase}/documents` }),
+  'POST /user/knowledgebases/{kb}/documents': (o) => ({
+    path: `/user/knowledgebases/${o.knowledgeBase}/documents`,
+    body: { name: 'Horários', type: 'text', content: 'Abrimos às 9h.' },
+  }),
+  'GET /user/knowledgebases/{kb}/documents/{doc}': (o) => ({ path: `/user/knowledgebases/${o.knowledgeBase}/documents/${o.document}` }),
+  'PUT /user/knowledgebases/{kb}/documents/{doc}': (o) => ({ path: `/user/knowledgebases/${o.knowledgeBase}/documents/${o.document}`, body: { description: 'Tabela' } }),
   'POST /user/assistants/disable-webhook': (o) => ({ path: '/user/assistants/disable-webhook', body: { assistant_id: o.assistant } }),
   'POST /user/assistants/disable-inbound-webhook': (o) => ({ path: '/user/assistants/disable-inbound-webhook', body: { assistant_id: o.assistant } }),
   'POST /user/calls/{id}/hangup': (o) => ({ path: `/user/calls/${o.liveCall}/hangup` }),
@@ -245,4 +271,6 @@ export const VALID_REST_REQUESTS: Record<string, (own: Tenant) => RestRequest> =
   'DELETE /user/campaigns/{id}': (o) => ({ path: `/user/campaigns/${o.spareCampaigns[0]}` }),
   'DELETE /user/campaign/{id}': (o) => ({ path: `/user/campaign/${o.spareCampaigns[1]}` }),
   'DELETE /user/webhooks/{id}': (o) => ({ path: `/user/webhooks/${o.endpoint}` }),
+  'DELETE /user/knowledgebases/{kb}/documents/{doc}': (o) => ({ path: `/user/knowledgebases/${o.knowledgeBase}/documents/${o.spareDocument}` }),
+  'DELETE /user/knowledgebases/{id}': (o) => ({ path: `/user/knowledgebases/${o.spareKnowledgeBase}` }),
 };

@@ -46,7 +46,16 @@ beforeAll(async () => {
     assistant_name: 'Spare', voice_id: tenant.voice, language: 'Portuguese', llm_model: 'gpt-4o-mini', calls_direction: 'make',
     engine_type: 'pipeline', timezone: 'America/Sao_Paulo', initial_message: 'Oi', system_prompt: 'Seja breve.',
   });
+  const knowledgebase = await post('/api/user/knowledgebases', { name: 'Loja' });
+  const spareKnowledgebase = await post('/api/user/knowledgebases', { name: 'To delete' });
+  const documents = `/api/user/knowledgebases/${knowledgebase.body.data.id}/documents`;
+  const document = await post(documents, { name: 'Prices', type: 'text', content: 'Entrega grátis acima de R$ 100.' });
+  const spareDocument = await post(documents, { name: 'To delete', type: 'text', content: 'Apagar.' });
   ids = {
+    knowledgebase: knowledgebase.body.data.id,
+    spareKnowledgebase: spareKnowledgebase.body.data.id,
+    document: document.body.data.id,
+    spareDocument: spareDocument.body.data.id,
     assistant: tenant.assistant,
     call: tenant.call,
     campaign: tenant.campaignId,

@@ -39,6 +39,8 @@ import { Migration20261201010000_transfers } from './Migration20261201010000_tra
 import { Migration20261202000000_vendor_events } from './Migration20261202000000_vendor_events';
 import { Migration20261202010000_fallback_voice } from './Migration20261202010000_fallback_voice';
 import { Migration20261202030000_transcriber } from './Migration20261202030000_transcriber';
+import { Migration20261203000000_knowledge_bases } from './Migration20261203000000_knowledge_bases';
+import { Migration20261204000000_knowledge_chunks_base_tsv } from './Migration20261204000000_knowledge_chunks_base_tsv';
 
 /** Every migration, in order. Listed explicitly so that compiled and TypeScript runs agree. */
 export const migrations: MigrationObject[] = [
@@ -82,4 +84,6 @@ export const migrations: MigrationObject[] = [
   { name: 'Migration20261202000000_vendor_events', class: Migration20261202000000_vendor_events },
   { name: 'Migration20261202010000_fallback_voice', class: Migration20261202010000_fallback_voice },
   { name: 'Migration20261202030000_transcriber', class: Migration20261202030000_transcriber },
+  { name: 'Migration20261203000000_knowledge_bases', class: Migration20261203000000_knowledge_bases },
+  { name: 'Migration20261204000000_knowledge_chunks_base_tsv', class: Migration20261204000000_knowledge_chunks_base_tsv },
 ];

@@ -4,6 +4,7 @@ import type { TaskName } from '../queue';
 import { deliverWebhookTask } from './deliver-webhook';
 import { dialCampaignTask } from './dial-campaign';
 import { forgetLeadImportTask, importLeadsTask } from './import-leads';
+import { ingestDocumentTask } from './ingest-document';
 import { postCallTask } from './post-call';
 import { reconcileSmsTask } from './reconcile-sms';
 import { simulatorStepTask } from './simulator-step';
@@ -24,6 +25,7 @@ const TASK_HANDLERS: { [T in TaskName]: Task<T> } = {
   'twilio:time-limit': twilioTimeLimitTask,
   'leads:import': importLeadsTask,
   'leads:import-forget': forgetLeadImportTask,
+  'knowledge:ingest': ingestDocumentTask,
 };
 
 /** graphile-worker's task list of this process: the handlers it serves, on its runtime. */

@@ -3,6 +3,7 @@ import { callRoutes } from './calls';
 import { campaignRoutes } from './campaigns';
 import { dncRoutes } from './dnc';
 import { exportRoutes } from './exports';
+import { knowledgeRoutes } from './knowledge';
 import { leadRoutes } from './leads';
 import type { Route } from './route';
 import { phoneNumberRoutes, smsRoutes } from './sms';
@@ -12,4 +13,4 @@ import { webhookEndpointRoutes } from './webhooks';
 export type { Route, RouteRequest, RouteResponse } from './route';
 
 /** The whole REST API, below the `/api` base. */
-export const routes: Route[] = [...leadRoutes, ...campaignRoutes, ...toolRoutes, ...assistantRoutes, ...callRoutes, ...smsRoutes, ...phoneNumberRoutes, ...dncRoutes, ...webhookEndpointRoutes, ...exportRoutes];
+export const routes: Route[] = [...leadRoutes, ...campaignRoutes, ...toolRoutes, ...assistantRoutes, ...callRoutes, ...smsRoutes, ...phoneNumberRoutes, ...dncRoutes, ...webhookEndpointRoutes, ...exportRoutes, ...knowledgeRoutes];

@@ -1,0 +1,245 @@
+import { Client } from 'pg';
+import { loadConfig } from '../src/config';
+import { initOrm } from '../src/db/orm';
+import { documentReaders } from '../src/documents';
+import { createAccount } from '../src/modules/accounts/account.service';
+import { ingestDocument } from '../src/modules/knowledge/knowledge.ingest';
+import { createKnowledgeBase, createKnowledgeDocument } from '../src/modules/knowledge/knowledge.service';
+import { SEARCH_MAX_RANKED } from '../src/modules/knowledge/knowledge.rules';
+import { SEARCH_SQL, searchKnowledgeBase } from '../src/modules/knowledge/knowledge.search';
+import { dropDatabase, freshDatabase, percentile } from './process';
+
+/**
+ * `npm run bench -- --only kb` (issue 54): knowledge-base search and ingestion, on a database of
+ * its own. The chunks are Portuguese-like prose of about 800 characters (a fixed-seed generator:
+ * Portuguese's glue words, a shop's words and invented ones, 8,000 in all, drawn Zipf-like as
+ * words are in text; prose(), below), inserted in bulk with SQL:
+ * `chunks` in one account's base, then as many in each of two other accounts' bases. Measured:
+ * - full-text search (searchKnowledgeBase, the service the API and GraphQL call) over a few
+ *   hundred questions, p50/p99, in the first base alone and with the other accounts' chunks
+ *   beside it, with the plan of one question (EXPLAIN ANALYZE) each time;
+ * - ingestion through the real path (createKnowledgeDocument, then ingestDocument, as the job
+ *   runs it) of text documents, in chunks per second.
+ */
+export interface KbResult {
+  chunks_per_base: number;
+  bases: number;
+  queries: number;
+  search: { chunks_in_table: number; index: string; p50_ms: number; p99_ms: number; mean_hits: number }[];
+  plans: { chunks_in_table: number; index: string; plan: string }[];
+  ingestion: { documents: number; chunks: number; seconds: number; chunks_per_s: number };
+}
+
+/** A small, fast PRNG (mulberry32): the same text on every run. */
+function prng(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** Portuguese's commonest words, most of them the text-search configuration's stop words: the prose's glue. */
+const GLUE = ['de', 'a', 'o', 'que', 'e', 'do', 'da', 'em', 'um', 'para', 'com', 'não', 'uma', 'os', 'no', 'se', 'na', 'por', 'mais', 'as', 'dos', 'como', 'mas', 'ao', 'das', 'seu', 'sua', 'ou', 'quando', 'muito', 'nos', 'já', 'também', 'pelo', 'pela', 'até', 'isso', 'entre', 'depois', 'sem', 'mesmo', 'aos', 'ter', 'seus', 'quem', 'nas', 'esse', 'eles', 'essa', 'num', 'nem', 'suas', 'meu', 'às', 'minha', 'numa', 'pelos', 'qual', 'será', 'nós', 'lhe', 'deles', 'essas', 'esses', 'pelas', 'este', 'dele'];
+
+/** A shop's words, the commonest content words of its knowledge base. */
+const SHOP = [
+  'cliente', 'pedido', 'entrega', 'produto', 'garantia', 'reembolso', 'assinatura', 'plano', 'fatura', 'boleto', 'cartão', 'troca', 'devolução', 'frete',
+  'suporte', 'atendimento', 'conta', 'aplicativo', 'site', 'senha', 'cadastro', 'nota', 'fiscal', 'estoque', 'promoção', 'cupom', 'desconto',
+  'transportadora', 'prazo', 'pagamento', 'parcela', 'contrato', 'instalação', 'técnico', 'assistência', 'manual', 'bateria', 'carregador', 'tela',
+  'celular', 'geladeira', 'fogão', 'máquina', 'televisão', 'notebook', 'impressora', 'roteador', 'internet', 'linha', 'chip', 'portabilidade',
+  'solicitar', 'confirmar', 'enviar', 'disponível', 'processar', 'cancelar', 'aprovar', 'agendar', 'calcular', 'alterar', 'liberar', 'informar',
+  'parcelar', 'atualizar', 'verificar', 'rastrear', 'entregar', 'devolver', 'cobrar', 'trocar', 'registrar', 'suspender', 'dias', 'úteis', 'endereço',
+  'protocolo', 'defeito', 'fabricação', 'loja', 'região', 'capital', 'horário', 'comercial', 'crédito', 'taxa', 'serviço', 'embalagem', 'consumidor',
+];
+
+const SYLLABLES = ['ba', 'be', 'ca', 'ci', 'co', 'da', 'de', 'do', 'fa', 'fi', 'ga', 'go', 'la', 'le', 'li', 'lo', 'ma', 'me', 'mi', 'mo', 'na', 'ne', 'no', 'pa', 'pe', 'pi', 'po', 'ra', 're', 'ri', 'ro', 'sa', 'se', 'si', 'so', 'ta', 'te', 'ti', 'to', 'va', 've', 'vi', 'tra', 'pre', 'con', 'des', 'com', 'por', 'cla', 'gru'];
+const ENDINGS = ['o', 'a', 'ção', 'mento', 'dade', 'ar', 'er', 'ir', 'ista', 'ável', 'ante', 'ico', 'ia', 'ões', 'os', 'as'];
+
+/**
+ * The content words: the shop's, then word-like inventions to make a vocabulary of 8,000 (a
+ * knowledge base's size: its documents' words, names and terms), drawn Zipf-like (s = 1) as
+ * words are in text. So the commonest are in nearly every chunk, the hundredth in a few percent.
+ */
+function vocabulary(random: () => number): string[] {
+  const words = new Set(SHOP);
+  while (words.size < 8000) {
+    const length = 1 + Math.floor(random() * 3);
+    let word = '';
+    for (let i = 0; i < length; i++) word += SYLLABLES[Math.floor(random() * SYLLABLES.length)];
+    words.add(word + ENDINGS[Math.floor(random() * ENDINGS.length)]);
+  }
+  return [...words];
+}
+
+/** A sampler of ranks 0..n-1 with P(rank k) proportional to 1 / (k + 1). */
+function zipf(random: () => number, n: number): () => number {
+  const cumulative = new Float64Array(n);
+  let sum = 0;
+  for (let k = 0; k < n; k++) cumulative[k] = sum += 1 / (k + 1);
+  return () => {
+    const target = random() * sum;
+    let low = 0;
+    let high = n - 1;
+    while (low < high) {
+      const middle = (low + high) >> 1;
+      if (cumulative[middle] < target) low = middle + 1;
+      else high = middle;
+    }
+    return low;
+  };
+}
+
+interface Prose {
+  chunk(): string;
+  question(): string;
+}
+
+/** Chunks of about 800 characters of sentences, half their words glue, and questions of the same words. */
+function prose(random: () => number): Prose {
+  const words = vocabulary(random);
+  const rank = zipf(random, words.length);
+  const glue = () => GLUE[Math.floor(GLUE.length * random() ** 2)];
+  const sentence = () => {
+    const parts: string[] = [];
+    const length = 8 + Math.floor(random() * 10);
+    for (let i = 0; i < length; i++) parts.push(random() < 0.5 ? glue() : words[rank()]);
+    const text = parts.join(' ');
+    return `${text[0].toUpperCase()}${text.slice(1)}.`;
+  };
+  return {
+    chunk() {
+      const sentences: string[] = [];
+      let length = 0;
+      while (length < 760) {
+        const text = sentence();
+        sentences.push(text);
+        length += text.length + 1;
+      }
+      return sentences.join(' ');
+    },
+    question() {
+      const parts = [random() < 0.5 ? 'Qual' : 'Como'];
+      const content = 2 + Math.floor(random() * 4);
+      for (let i = 0; i < content; i++) parts.push(glue(), words[rank()]);
+      return `${parts.join(' ')}?`;
+    },
+  };
+}
+
+const INSERT_ROWS = 2000;
+
+export async function runKbScenario(adminUrl: string, chunksPerBase: number, queries: number, ingestDocuments: number, log: (line: string) => void): Promise<KbResult> {
+  const name = 'vozgate_bench_kb';
+  const databaseUrl = await freshDatabase(adminUrl, name);
+  const orm = await initOrm({ databaseUrl });
+  const config = loadConfig({ KB_MAX_DOCUMENTS: String(Math.max(200, ingestDocuments + 10)) });
+  const db = new Client({ connectionString: databaseUrl });
+  await db.connect();
+  try {
+    const text = prose(prng(54));
+    const bases: { accountId: number; baseId: number; documentId: number }[] = [];
+    for (let n = 0; n < 3; n++) {
+      const { account } = await createAccount(orm.em.fork(), { name: `KB ${n}`, balance: '10' });
+      const scope = { em: orm.em.fork(), accountId: account.id, config };
+      const base = await createKnowledgeBase(scope, { name: `Base ${n}` });
+      const document = await createKnowledgeDocument({ ...scope, em: orm.em.fork() }, base.id, { name: 'Bulk', type: 'text', content: 'carga' });
+      bases.push({ accountId: account.id, baseId: base.id, documentId: document.id });
+    }
+    const load = async (at: (typeof bases)[number]) => {
+      const started = performance.now();
+      for (let from = 0; from < chunksPerBase; from += INSERT_ROWS) {
+        const texts = Array.from({ length: Math.min(INSERT_ROWS, chunksPerBase - from) }, () => text.chunk());
+        await db.query(
+          `insert into knowledge_chunks (document_id, knowledge_base_id, ordinal, content, language)
+           select $1, $2, t.ordinal - 1 + $3, t.content, 'portuguese'::regconfig from jsonb_array_elements_text($4::jsonb) with ordinality as t(content, ordinal)`,
+          [at.documentId, at.baseId, from, JSON.stringify(texts)],
+        );
+      }
+      await db.query(`update knowledge_documents set status = 'ready', chunks_count = $2 where id = $1`, [at.documentId, chunksPerBase]);
+      await db.query('vacuum analyze knowledge_chunks');
+      log(`kb: ${chunksPerBase} chunks into base ${at.baseId} in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+    };
+    const asked = Array.from({ length: queries }, () => text.question());
+    const first = bases[0];
+    const scope = () => ({ em: orm.em.fork(), accountId: first.accountId, config });
+    const search: KbResult['search'] = [];
+    const plans: KbResult['plans'] = [];
+    const measure = async (index: string) => {
+      const [{ n }] = (await db.query('select count(*)::int as n from knowledge_chunks')).rows;
+      for (const q of asked.slice(0, 30)) await searchKnowledgeBase(scope(), first.baseId, q, 5); // warm-up
+      const times: number[] = [];
+      let hits = 0;
+      for (const q of asked) {
+        const started = performance.now();
+        hits += (await searchKnowledgeBase(scope(), first.baseId, q, 5)).length;
+        times.push(performance.now() - started);
+      }
+      times.sort((a, b) => a - b);
+      const row = { chunks_in_table: n, index, p50_ms: round(percentile(times, 50)), p99_ms: round(percentile(times, 99)), mean_hits: round(hits / asked.length) };
+      search.push(row);
+      log(`kb: search over ${n} chunks (${index}): p50 ${row.p50_ms} ms, p99 ${row.p99_ms} ms`);
+      plans.push({ chunks_in_table: n, index, plan: await explain(db, first.baseId, asked[0]) });
+    };
+    const COMPOSITE = 'GIN (knowledge_base_id, tsv)';
+    await load(first);
+    await measure(COMPOSITE);
+    await load(bases[1]);
+    await load(bases[2]);
+    await measure(COMPOSITE);
+    // The index before Migration20261204000000: GIN over tsv alone, every account's chunks in it.
+    await db.query('drop index knowledge_chunks_base_tsv_index');
+    await db.query('create index knowledge_chunks_tsv_index on knowledge_chunks using gin (tsv)');
+    await db.query('analyze knowledge_chunks');
+    await measure('GIN (tsv), before the migration');
+    await db.query('drop index knowledge_chunks_tsv_index');
+    await db.query('create index knowledge_chunks_base_tsv_index on knowledge_chunks using gin (knowledge_base_id, tsv)');
+
+    // Ingestion through the real path: documents of about 20,000 characters each.
+    const readers = documentReaders();
+    const ingestScope = { em: orm.em.fork(), accountId: first.accountId, config };
+    const ingestBase = await createKnowledgeBase(ingestScope, { name: 'Ingestion' });
+    const ids: number[] = [];
+    for (let n = 0; n < ingestDocuments; n++) {
+      const content = Array.from({ length: 25 }, () => text.chunk()).join('\n\n');
+      ids.push((await createKnowledgeDocument({ ...ingestScope, em: orm.em.fork() }, ingestBase.id, { name: `Doc ${n}`, type: 'text', content })).id);
+    }
+    const started = performance.now();
+    for (const id of ids) await ingestDocument(orm.em.fork(), id, { readers });
+    const seconds = (performance.now() - started) / 1000;
+    const [{ chunks }] = (await db.query('select count(*)::int as chunks from knowledge_chunks where knowledge_base_id = $1', [ingestBase.id])).rows;
+    const ingestion = { documents: ingestDocuments, chunks, seconds: round(seconds), chunks_per_s: Math.round(chunks / seconds) };
+    log(`kb: ingestion of ${ingestDocuments} documents (${chunks} chunks) in ${ingestion.seconds} s: ${ingestion.chunks_per_s} chunks/s`);
+    return { chunks_per_base: chunksPerBase, bases: 3, queries, search, plans, ingestion };
+  } finally {
+    await db.end();
+    await orm.close();
+    await dropDatabase(adminUrl, name);
+  }
+}
+
+const round = (value: number) => Math.round(value * 100) / 100;
+
+/** The search's plan for one question, with the service's SQL (knowledge.search.ts) and its values. */
+async function explain(db: Client, baseId: number, q: string): Promise<string> {
+  let n = 0;
+  const { rows } = await db.query(`explain (analyze, buffers, costs off) ${SEARCH_SQL.replace(/\?/g, () => `$${++n}`)}`, ['portuguese', q, baseId, SEARCH_MAX_RANKED, 5, baseId, SEARCH_MAX_RANKED, 5]);
+  return rows.map((row: Record<string, string>) => row['QUERY PLAN']).join('\n');
+}
+
+export function kbMarkdown(result: KbResult): string {
+  return [
+    `Knowledge-base search: ${result.queries} questions (2 to 5 content words with glue words between), top 5, one after another, through searchKnowledgeBase (at most ${SEARCH_MAX_RANKED} chunks ranked); ${result.chunks_per_base.toLocaleString('en')} chunks of ~800 characters in the searched base.`,
+    '',
+    '| chunks in the table | bases | index | p50 ms | p99 ms | hits per query |',
+    '|---:|---:|---|---:|---:|---:|',
+    ...result.search.map((row, i) => `| ${row.chunks_in_table.toLocaleString('en')} | ${i === 0 ? 1 : result.bases} | ${row.index} | ${row.p50_ms} | ${row.p99_ms} | ${row.mean_hits} |`),
+    '',
+    `Ingestion (createKnowledgeDocument, then ingestDocument as the job runs it, one after another): ${result.ingestion.documents} text documents of ~20,000 characters, ${result.ingestion.chunks.toLocaleString('en')} chunks in ${result.ingestion.seconds} s: **${result.ingestion.chunks_per_s.toLocaleString('en')} chunks/s**.`,
+    '',
+    ...result.plans.flatMap((plan) => [`Plan of one question with ${plan.chunks_in_table.toLocaleString('en')} chunks in the table, ${plan.index}:`, '', '```', plan.plan, '```', '']),
+  ].join('\n');
+}

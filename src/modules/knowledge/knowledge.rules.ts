@@ -1,0 +1,40 @@
+/** The knowledge bases' rules, one owner for the entities, the service, the inputs and the README. */
+
+export const DOCUMENT_TYPES = ['website', 'text', 'pdf', 'docx', 'txt'] as const;
+export type DocumentType = (typeof DOCUMENT_TYPES)[number];
+/** The types whose document is an uploaded file (multipart `file`). */
+export const FILE_TYPES: readonly DocumentType[] = ['pdf', 'docx', 'txt'];
+
+export const DOCUMENT_STATUSES = ['processing', 'ready', 'failed'] as const;
+export type DocumentStatus = (typeof DOCUMENT_STATUSES)[number];
+export const KNOWLEDGE_BASE_STATUSES = ['empty', 'processing', 'ready', 'failed'] as const;
+export type KnowledgeBaseStatus = (typeof KNOWLEDGE_BASE_STATUSES)[number];
+
+/**
+ * PostgreSQL's built-in text-search configurations, by the names a base's `language` takes.
+ * `simple` (no stemming, no stop words) is for the languages PostgreSQL has none for.
+ */
+export const SEARCH_LANGUAGES = [
+  'portuguese', 'english', 'spanish', 'german', 'french', 'italian', 'dutch', 'danish', 'finnish', 'hungarian', 'norwegian',
+  'romanian', 'russian', 'swedish', 'turkish', 'simple',
+] as const;
+export type SearchLanguage = (typeof SEARCH_LANGUAGES)[number];
+
+export const MAX_NAME = 255;
+export const MAX_DESCRIPTION = 255;
+/** The default of `relative_links_limit`, as the original platform's. */
+export const DEFAULT_RELATIVE_LINKS = 10;
+/** Chunks: at most CHUNK_CHARS characters, each starting with up to CHUNK_OVERLAP characters of the one before. */
+export const CHUNK_CHARS = 800;
+export const CHUNK_OVERLAP = 100;
+
+/** Search: `limit` from 1 to SEARCH_MAX_LIMIT, default SEARCH_DEFAULT_LIMIT; a query of at most SEARCH_MAX_QUERY characters. */
+export const SEARCH_DEFAULT_LIMIT = 5;
+export const SEARCH_MAX_LIMIT = 50;
+export const SEARCH_MAX_QUERY = 1000;
+/**
+ * The most chunks one search ranks among those with all the query's words (and again among
+ * those with some, when fewer than the answer's limit have them all). A question of words
+ * every chunk has would otherwise rank the whole base.
+ */
+export const SEARCH_MAX_RANKED = 250;
