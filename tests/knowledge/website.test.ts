@@ -14,6 +14,9 @@ let me: TestAccount;
 let site: http.Server;
 let origin: string;
 const requested: string[] = [];
+const ROBOTS = 'User-agent: *\nDisallow: /privado\n';
+/** The site's robots.txt: its body, or an HTTP status it answers instead. */
+let robots: string | number = ROBOTS;
 
 const PAGES: Record<string, string> = {
   '/': `<html><head><title>Loja</title><style>body { color: red }</style></head><body>
@@ -32,7 +35,7 @@ beforeAll(async () => {
   me = await app.account();
   site = http.createServer((req, res) => {
     requested.push(req.url ?? '');
-    if (req.url === '/robots.txt') return void res.end('User-agent: *\nDisallow: /privado\n');
+    if (req.url === '/robots.txt') return void (typeof robots === 'number' ? res.writeHead(robots).end() : res.end(robots));
     const page = PAGES[req.url ?? ''];
     if (!page) return void res.writeHead(404).end();
     res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(page.replace('PORT', String((site.address() as AddressInfo).port)));
@@ -88,14 +91,44 @@ it('a page that robots.txt disallows, or that answers an error, is not read; non
   expect(requested).toEqual(['/robots.txt', '/nada']);
 });
 
+it('reads robots.txt as RFC 9309 says: the group of its own agent over `*`, the longest rule, wildcards; a server error allows nothing', async () => {
+  const links = ['/trocas', '/entregas', '/horarios'].map((path) => ({ link: `${origin}${path}` }));
+  try {
+    robots = 'User-agent: *\nDisallow: /\n\nUser-agent: vozgate-knowledge\nAllow: /\nDisallow: /*regas$\n';
+    const ours = await website({ links }, { allowPrivate: true, maxPages: 50 });
+    expect(ours.requested).toEqual(['/robots.txt', '/trocas', '/horarios']);
+    expect(ours.texts).toEqual(['Trocas em até 30 dias com a nota fiscal.', 'Abrimos de segunda a sexta, das 9h às 18h.\n\nInício']);
+
+    robots = 'User-agent: *\nDisallow: /\nAllow: /trocas\n';
+    expect((await website({ links }, { allowPrivate: true, maxPages: 50 })).requested).toEqual(['/robots.txt', '/trocas']);
+
+    robots = 404;
+    expect((await website({ links }, { allowPrivate: true, maxPages: 50 })).requested).toEqual(['/robots.txt', '/trocas', '/entregas', '/horarios']);
+
+    robots = 503;
+    const down = await website({ links }, { allowPrivate: true, maxPages: 50 });
+    expect(down.requested).toEqual(['/robots.txt']);
+    expect(down.doc).toMatchObject({ status: 'failed', failure_reason: expect.stringContaining('robots.txt') });
+  } finally {
+    robots = ROBOTS;
+  }
+});
+
 describe('readHtml', () => {
-  it('keeps the text and the links, drops what is not text, and stops at an unclosed script or comment', () => {
+  it('keeps the text and the links, drops what is not text, and reads an unclosed script or comment as the end of the page', () => {
     expect(readHtml('<p>a &lt;b&gt; &#231;&#x e9;</p><SCRIPT>x</script >c<a HREF=/d?e=1#f>d</a><a href="javascript:1">j</a>', 'http://h/x/')).toEqual({
-      text: ' a <b> ç&#x e9;\n\n c d  j ',
+      text: ' a <b> ç&#x e9;\n\nc d  j ',
       links: ['http://h/d?e=1'],
     });
-    expect(readHtml('kept<script>never closed <p>lost</p>', 'http://h/')).toEqual({ text: 'kept ', links: [] });
+    expect(readHtml('kept<script>never closed <p>lost</p>', 'http://h/')).toEqual({ text: 'kept', links: [] });
     expect(readHtml('kept<!-- never closed <p>lost', 'http://h/').text).toBe('kept');
-    expect(readHtml('kept < and more', 'http://h/').text).toBe('kept ');
+    expect(readHtml('kept < and more', 'http://h/').text).toBe('kept < and more');
+    // A list whose items close themselves, in a template that is no text.
+    expect(readHtml('<template><script>x</script>y</template>z<ul><li>one<li>two</ul>', 'http://h/').text).toBe('z  one\n\n two\n\n\n\n');
+  });
+
+  it('costs the length of a page built to be slow (an unclosed tag, a comment, a script repeated)', () => {
+    const hostile = '<a href="'.repeat(20_000) + '<!--'.repeat(20_000) + '<script'.repeat(20_000);
+    expect(readHtml(hostile, 'http://h/').links).toEqual([]);
   });
 });

@@ -1,3 +1,5 @@
+import { Parser } from 'htmlparser2';
+import robotsParser from 'robots-parser';
 import { OutboundError, outboundRequest } from '../../lib/outbound';
 
 /**
@@ -21,82 +23,54 @@ export interface Page {
   text: string;
 }
 
+/** The crawler's name: robots.txt groups for it (by its product token) or for `*` apply. */
 const USER_AGENT = 'vozgate-knowledge/1.0 (+robots.txt respected)';
 
 /** Elements whose content is not text to index. */
 const SKIPPED = new Set(['script', 'style', 'noscript', 'template', 'svg', 'head', 'iframe', 'object']);
 /** Elements whose end is a paragraph's. */
 const BLOCKS = new Set(['br', 'p', 'div', 'li', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'tr', 'section', 'article', 'header', 'footer', 'blockquote', 'pre', 'table', 'ul', 'ol', 'dd', 'dt']);
-/** A tag longer than this is not looked into for its href (a crafted tag must not cost more than its length). */
-const MAX_LINK_TAG = 4096;
-const HREF = /\bhref\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s>]+))/i;
 
 /**
  * The text of an HTML page and the http(s) links it has (absolute, without their fragment):
  * scripts, styles and comments dropped, block ends as paragraph breaks, entities decoded.
- * One pass with indexOf, never a regular expression over the page: a page is untrusted, and
- * an unclosed `<script` or `<!--` repeated must cost its length, not its length squared.
+ * Read by htmlparser2, a tokenizer whose cost is the page's length whatever the page holds (a
+ * page is untrusted: an unclosed `<script` or `<!--` repeated costs no more than its bytes).
  */
 export function readHtml(html: string, base: string): { text: string; links: string[] } {
   const out: string[] = [];
   const links: string[] = [];
-  let pos = 0;
-  while (pos < html.length) {
-    const lt = html.indexOf('<', pos);
-    if (lt < 0) {
-      out.push(html.slice(pos));
-      break;
-    }
-    out.push(html.slice(pos, lt));
-    if (html.startsWith('<!--', lt)) {
-      const end = html.indexOf('-->', lt + 4);
-      if (end < 0) break;
-      pos = end + 3;
-      out.push(' ');
-      continue;
-    }
-    const gt = html.indexOf('>', lt + 1);
-    if (gt < 0) break;
-    const tag = html.slice(lt + 1, gt);
-    pos = gt + 1;
-    const element = /^(\/?)([a-zA-Z][a-zA-Z0-9]{0,15})/.exec(tag);
-    if (!element) {
-      out.push(' ');
-      continue;
-    }
-    const closing = element[1] === '/';
-    const name = element[2].toLowerCase();
-    if (!closing && SKIPPED.has(name) && !tag.endsWith('/')) {
-      pos = endOf(html, name, pos);
-      out.push(' ');
-      continue;
-    }
-    if (!closing && name === 'a' && tag.length <= MAX_LINK_TAG) {
-      const href = HREF.exec(tag);
-      const link = href ? absolute(decodeEntities(href[1] ?? href[2] ?? href[3]), base) : null;
-      if (link) links.push(link);
-    }
-    out.push(BLOCKS.has(name) && (closing || name === 'br') ? '\n\n' : ' ');
-  }
-  return { text: decodeEntities(out.join('')), links };
-}
-
-/** Where the element `name` that starts before `from` ends: after its closing tag, or the end of the page. */
-function endOf(html: string, name: string, from: number): number {
-  for (let at = from; ; ) {
-    const close = html.indexOf('</', at);
-    if (close < 0) return html.length;
-    if (html.slice(close + 2, close + 2 + name.length).toLowerCase() === name) {
-      const gt = html.indexOf('>', close);
-      return gt < 0 ? html.length : gt + 1;
-    }
-    at = close + 2;
-  }
+  /** Open elements whose content is skipped (a script inside a template counts twice). */
+  let skipping = 0;
+  const parser = new Parser(
+    {
+      onopentag(name, attributes) {
+        if (SKIPPED.has(name)) skipping++;
+        if (skipping > 0) return;
+        if (name === 'a' && attributes.href !== undefined) {
+          const link = absolute(attributes.href, base);
+          if (link) links.push(link);
+        }
+        // A tag between words keeps them apart (a menu's links are words of their own); a line break is a paragraph's.
+        out.push(name === 'br' ? '\n\n' : ' ');
+      },
+      ontext(text) {
+        if (skipping === 0) out.push(text);
+      },
+      onclosetag(name) {
+        if (SKIPPED.has(name)) skipping = Math.max(0, skipping - 1);
+        else if (skipping === 0 && name !== 'br') out.push(BLOCKS.has(name) ? '\n\n' : ' ');
+      },
+    },
+    { decodeEntities: true, lowerCaseTags: true, lowerCaseAttributeNames: true },
+  );
+  parser.end(html);
+  return { text: out.join(''), links };
 }
 
 function absolute(href: string, base: string): string | null {
   try {
-    const url = new URL(href, base);
+    const url = new URL(href.trim(), base);
     if (url.protocol !== 'http:' && url.protocol !== 'https:') return null;
     url.hash = '';
     return url.toString();
@@ -105,39 +79,17 @@ function absolute(href: string, base: string): string | null {
   }
 }
 
-const NAMED: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'", nbsp: ' ' };
-
-function decodeEntities(text: string): string {
-  return text.replace(/&(#x[0-9a-f]{1,6}|#\d{1,7}|[a-z]{2,8});/gi, (whole, name: string) => {
-    if (name[0] === '#') {
-      const code = name[1] === 'x' || name[1] === 'X' ? parseInt(name.slice(2), 16) : parseInt(name.slice(1), 10);
-      return code > 0 && code <= 0x10ffff && (code < 0xd800 || code > 0xdfff) ? String.fromCodePoint(code) : ' ';
-    }
-    return NAMED[name.toLowerCase()] ?? whole;
-  });
-}
-
-/** The path prefixes robots.txt disallows to every agent (the `User-agent: *` groups). */
-export function disallowedPaths(robots: string): string[] {
-  const rules: string[] = [];
-  let agents: string[] = [];
-  let inRules = false;
-  for (const raw of robots.split(/\r?\n/)) {
-    const line = raw.replace(/#.*/, '').trim();
-    const colon = line.indexOf(':');
-    if (colon < 0) continue;
-    const key = line.slice(0, colon).trim().toLowerCase();
-    const value = line.slice(colon + 1).trim();
-    if (key === 'user-agent') {
-      if (inRules) agents = [];
-      inRules = false;
-      agents.push(value.toLowerCase());
-    } else if (key === 'disallow' || key === 'allow') {
-      inRules = true;
-      if (key === 'disallow' && value && agents.includes('*')) rules.push(value);
-    }
-  }
-  return rules;
+/**
+ * What a site's robots.txt allows this crawler (RFC 9309, read by robots-parser: the group of
+ * its user agent, else `*`; the longest match of Allow and Disallow; `*` and `$`). A file that
+ * is not there (4xx) allows everything; a server error (5xx) allows nothing, as the RFC asks;
+ * a site not reached at all is left to its pages' requests, which say why.
+ */
+function robotsRule(origin: string, answer: { status: number; body: string } | null): (url: string) => boolean {
+  if (!answer || (answer.status >= 400 && answer.status < 500)) return () => true;
+  if (answer.status >= 500) return () => false;
+  const rules = robotsParser(`${origin}/robots.txt`, answer.status < 300 ? answer.body : '');
+  return (url) => rules.isAllowed(url, USER_AGENT) !== false;
 }
 
 async function fetchText(url: string, options: CrawlOptions): Promise<{ status: number; type: string; body: string } | null> {
@@ -164,14 +116,10 @@ export interface Crawl {
 }
 
 export async function crawlWebsite(url: string | null, links: string[], relativeLinks: number, options: CrawlOptions): Promise<Crawl> {
-  const robots = new Map<string, string[]>();
+  const robots = new Map<string, (url: string) => boolean>();
   const allowedByRobots = async (target: URL): Promise<boolean> => {
-    if (!robots.has(target.origin)) {
-      const answer = await fetchText(`${target.origin}/robots.txt`, options);
-      robots.set(target.origin, answer && answer.status >= 200 && answer.status < 300 ? disallowedPaths(answer.body) : []);
-    }
-    const path = `${target.pathname}${target.search}`;
-    return !robots.get(target.origin)!.some((prefix) => path.startsWith(prefix));
+    if (!robots.has(target.origin)) robots.set(target.origin, robotsRule(target.origin, await fetchText(`${target.origin}/robots.txt`, options)));
+    return robots.get(target.origin)!(target.toString());
   };
 
   const pages: Page[] = [];
