@@ -39,7 +39,15 @@ interface Slot {
   kind: Kind;
   /** The id is one element of a list. */
   list?: boolean;
+  /** Ids the case's own requests take instead of the tenant's (a deleting request's second id deletes another row). */
+  view?: (own: Tenant) => Partial<Tenant>;
 }
+
+/** The tenant as a case's own requests see it. */
+const viewed = (tenant: Tenant, slot: Slot): Tenant => (slot.view ? { ...tenant, ...slot.view(tenant) } : tenant);
+
+/** A second delete of a document takes the second spare. */
+const SECOND_SPARE = (o: Tenant) => ({ spareDocument: o.spareDocument2 });
 
 function withId<T extends object>(base: T, slot: Slot, id: unknown): T {
   const copy = structuredClone(base);
@@ -241,6 +249,52 @@ const OPERATIONS: Record<string, Operation> = {
     slots: [{ at: 'id', kind: 'endpoint' }],
   },
   deleteWebhookEndpoint: { document: 'mutation($id: Int!) { deleteWebhookEndpoint(id: $id) }', variables: (o) => ({ id: o.endpoint }), slots: [{ at: 'id', kind: 'endpoint' }] },
+  knowledgeBase: { document: 'query($id: Int!) { knowledgeBase(id: $id) { id name } }', variables: (o) => ({ id: o.knowledgeBase }), slots: [{ at: 'id', kind: 'knowledgeBase' }] },
+  knowledgeDocuments: {
+    document: 'query($knowledgebase_id: Int!) { knowledgeDocuments(knowledgebase_id: $knowledgebase_id) { id } }',
+    variables: (o) => ({ knowledgebase_id: o.knowledgeBase }),
+    slots: [{ at: 'knowledgebase_id', kind: 'knowledgeBase' }],
+  },
+  knowledgeDocument: {
+    document: 'query($id: Int!, $knowledgebase_id: Int!) { knowledgeDocument(id: $id, knowledgebase_id: $knowledgebase_id) { id name } }',
+    variables: (o) => ({ id: o.document, knowledgebase_id: o.knowledgeBase }),
+    slots: [
+      { at: 'id', kind: 'document' },
+      { at: 'knowledgebase_id', kind: 'knowledgeBase' },
+    ],
+  },
+  searchKnowledgeBase: {
+    document: 'query($id: Int!) { searchKnowledgeBase(id: $id, q: "entrega") { chunk_id } }',
+    variables: (o) => ({ id: o.knowledgeBase }),
+    slots: [{ at: 'id', kind: 'knowledgeBase' }],
+  },
+  createKnowledgeDocument: {
+    document: 'mutation($knowledgebase_id: Int!) { createKnowledgeDocument(knowledgebase_id: $knowledgebase_id, input: { name: "Horários", type: "text", content: "Abrimos às 9h." }) { id } }',
+    variables: (o) => ({ knowledgebase_id: o.knowledgeBase }),
+    slots: [{ at: 'knowledgebase_id', kind: 'knowledgeBase' }],
+  },
+  updateKnowledgeBase: {
+    document: 'mutation($id: Int!) { updateKnowledgeBase(id: $id, input: { description: "Perguntas" }) { id description } }',
+    variables: (o) => ({ id: o.knowledgeBase }),
+    slots: [{ at: 'id', kind: 'knowledgeBase' }],
+  },
+  updateKnowledgeDocument: {
+    document: 'mutation($id: Int!, $knowledgebase_id: Int!) { updateKnowledgeDocument(id: $id, knowledgebase_id: $knowledgebase_id, input: { description: "Tabela" }) { id description } }',
+    variables: (o) => ({ id: o.document, knowledgebase_id: o.knowledgeBase }),
+    slots: [
+      { at: 'id', kind: 'document' },
+      { at: 'knowledgebase_id', kind: 'knowledgeBase' },
+    ],
+  },
+  deleteKnowledgeDocument: {
+    document: 'mutation($id: Int!, $knowledgebase_id: Int!) { deleteKnowledgeDocument(id: $id, knowledgebase_id: $knowledgebase_id) }',
+    variables: (o) => ({ id: o.spareDocument, knowledgebase_id: o.knowledgeBase }),
+    slots: [
+      { at: 'id', kind: 'spareDocument' },
+      { at: 'knowledgebase_id', kind: 'knowledgeBase', view: SECOND_SPARE },
+    ],
+  },
+  deleteKnowledgeBase: { document: 'mutation($id: Int!) { deleteKnowledgeBase(id: $id) }', variables: (o) => ({ id: o.spareKnowledgeBase }), slots: [{ at: 'id', kind: 'spareKnowledgeBase' }] },
 };
 
 /** Arguments that carry an id without saying so in their name. */
@@ -274,7 +328,7 @@ describe('GraphQL: another account’s ids are missing ids', () => {
 
   const cases = Object.entries(OPERATIONS).flatMap(([name, op]) => op.slots.map((slot) => [`${name}(${slot.at})`, op, slot] as const));
   it.each(cases)('%s', async (_name, op, slot) => {
-    const send = (id: unknown) => app.graphql(op.document, withId(op.variables(attacker), slot, id), attacker.token);
+    const send = (id: unknown) => app.graphql(op.document, withId(op.variables(viewed(attacker, slot)), slot, id), attacker.token);
     const refused = await expectForeignLikeMissing(send, slot.kind);
     const own = await send(idOf(attacker, slot.kind));
     expect(own.body.errors).toBeUndefined();
@@ -290,6 +344,8 @@ interface RestCase {
   slots: Slot[];
   /** The kind of the `{id}` path parameter. */
   pathKind?: Kind;
+  /** The other ids in the path (`path.kb` for `{kb}`), each with its kind. */
+  params?: Slot[];
 }
 
 const ASSISTANT_SLOTS: Slot[] = [
@@ -357,6 +413,27 @@ const REST_CASES: Record<string, RestCase> = {
   'POST /user/dnc': { slots: [] },
   'GET /user/webhooks': { slots: [] },
   'POST /user/webhooks': { slots: [] },
+  'GET /user/knowledgebases': { slots: [] },
+  'POST /user/knowledgebases': { slots: [] },
+  'GET /user/knowledgebases/{id}': { slots: [], pathKind: 'knowledgeBase' },
+  'PUT /user/knowledgebases/{id}': { slots: [], pathKind: 'knowledgeBase' },
+  'GET /user/knowledgebases/{id}/search': { slots: [], pathKind: 'knowledgeBase' },
+  'GET /user/knowledgebases/{kb}/documents': { slots: [], params: [{ at: 'path.kb', kind: 'knowledgeBase' }] },
+  'POST /user/knowledgebases/{kb}/documents': { slots: [], params: [{ at: 'path.kb', kind: 'knowledgeBase' }] },
+  'GET /user/knowledgebases/{kb}/documents/{doc}': {
+    slots: [],
+    params: [
+      { at: 'path.kb', kind: 'knowledgeBase' },
+      { at: 'path.doc', kind: 'document' },
+    ],
+  },
+  'PUT /user/knowledgebases/{kb}/documents/{doc}': {
+    slots: [],
+    params: [
+      { at: 'path.kb', kind: 'knowledgeBase' },
+      { at: 'path.doc', kind: 'document' },
+    ],
+  },
   // The destructive ones last.
   'POST /user/assistants/disable-webhook': { slots: [{ at: 'body.assistant_id', kind: 'assistant' }] },
   'POST /user/assistants/disable-inbound-webhook': { slots: [{ at: 'body.assistant_id', kind: 'assistant' }] },
@@ -369,6 +446,14 @@ const REST_CASES: Record<string, RestCase> = {
   'DELETE /user/campaigns/{id}': { slots: [], pathKind: 'spareCampaign' },
   'DELETE /user/campaign/{id}': { slots: [], pathKind: 'lastCampaign' },
   'DELETE /user/webhooks/{id}': { slots: [], pathKind: 'endpoint' },
+  'DELETE /user/knowledgebases/{kb}/documents/{doc}': {
+    slots: [],
+    params: [
+      { at: 'path.doc', kind: 'spareDocument' },
+      { at: 'path.kb', kind: 'knowledgeBase', view: SECOND_SPARE },
+    ],
+  },
+  'DELETE /user/knowledgebases/{id}': { slots: [], pathKind: 'spareKnowledgeBase' },
 };
 
 function restSend(route: string, parts: RestRequest) {
@@ -384,18 +469,27 @@ describe('REST: another account’s ids are missing ids', () => {
     expect(Object.keys(REST_CASES).sort()).toEqual(table);
     expect(Object.keys(VALID_REST_REQUESTS).sort()).toEqual(table);
     for (const route of routes) {
-      expect([route.path, route.path.includes('{id}')]).toEqual([route.path, REST_CASES[`${route.method} ${route.path}`].pathKind !== undefined]);
+      const c = REST_CASES[`${route.method} ${route.path}`];
+      expect([route.path, route.path.includes('{id}')]).toEqual([route.path, c.pathKind !== undefined]);
+      // Every other id in the path has a case (a phone number in the path is no row's id).
+      const others = [...route.path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]).filter((name) => name !== 'id' && name !== 'phone_number');
+      expect([route.path, (c.params ?? []).map((slot) => slot.at.slice('path.'.length)).sort()]).toEqual([route.path, others.sort()]);
     }
   });
 
   const cases = Object.entries(REST_CASES).flatMap(([route, c]) => [
     ...(c.pathKind ? [[`${route} (path id)`, route, c, null] as const] : []),
-    ...c.slots.map((slot) => [`${route} (${slot.at})`, route, c, slot] as const),
+    ...[...(c.params ?? []), ...c.slots].map((slot) => [`${route} (${slot.at})`, route, c, slot] as const),
   ]);
   it.each(cases)('%s', async (_name, route, c, slot) => {
-    const own = VALID_REST_REQUESTS[route](attacker);
+    const own = VALID_REST_REQUESTS[route](slot ? viewed(attacker, slot) : attacker);
     const send = (id: unknown) => {
       if (!slot) return restSend(route, { ...own, path: own.path.replace(String(idOf(attacker, c.pathKind!)), String(id)) });
+      if (slot.at.startsWith('path.')) {
+        // The parameter's segment of the path, by its place in the route's template.
+        const at = route.split(' ')[1].split('/').indexOf(`{${slot.at.slice('path.'.length)}}`);
+        return restSend(route, { ...own, path: own.path.split('/').map((segment, i) => (i === at ? String(id) : segment)).join('/') });
+      }
       return restSend(route, withId(own, slot, id));
     };
     const kind = slot ? slot.kind : c.pathKind!;

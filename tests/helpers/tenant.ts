@@ -32,9 +32,31 @@ export interface Tenant extends TestAccount {
   document: number;
   spareKnowledgeBase: number;
   spareDocument: number;
+  /** A second document to delete: a route or operation with two ids deletes once a case. */
+  spareDocument2: number;
 }
 
-export type Kind = 'campaign' | 'spareCampaign' | 'lastCampaign' | 'lead' | 'tool' | 'voice' | 'phone' | 'assistant' | 'inboundNumber' | 'call' | 'liveCall' | 'sms' | 'delivery' | 'endpoint' | 'leadImport';
+export type Kind =
+  | 'campaign'
+  | 'spareCampaign'
+  | 'lastCampaign'
+  | 'lead'
+  | 'tool'
+  | 'voice'
+  | 'phone'
+  | 'assistant'
+  | 'inboundNumber'
+  | 'call'
+  | 'liveCall'
+  | 'sms'
+  | 'delivery'
+  | 'endpoint'
+  | 'leadImport'
+  | 'knowledgeBase'
+  | 'spareKnowledgeBase'
+  | 'document'
+  | 'spareDocument'
+  | 'spareDocument2';
 
 export function idOf(tenant: Tenant, kind: Kind): number | string {
   if (kind === 'campaign') return tenant.campaignId;
@@ -61,6 +83,11 @@ export const MISSING: Record<Kind, number | string> = {
   endpoint: 900_000_009,
   liveCall: 900_000_010,
   leadImport: 900_000_013,
+  knowledgeBase: 900_000_014,
+  spareKnowledgeBase: 900_000_015,
+  document: 900_000_016,
+  spareDocument: 900_000_017,
+  spareDocument2: 900_000_018,
 };
 
 /** An outbound assistant's input (REST body or GraphQL input) with a voice, a number and a tool of the tenant's. */
@@ -148,6 +175,7 @@ export async function createTenant(app: TestApp, firstId?: number): Promise<Tena
   const documents = `/api/user/knowledgebases/${knowledgeBase.data.id}/documents`;
   const document = await created(post(documents, { name: 'Preços', type: 'text', content: 'Entrega grátis acima de R$ 100.' }), 'document');
   const spareDocument = await created(post(documents, { name: 'Spare', type: 'text', content: 'Apagar.' }), 'document');
+  const spareDocument2 = await created(post(documents, { name: 'Spare 2', type: 'text', content: 'Apagar também.' }), 'document');
   const delivery = randomUUID();
   await app.sql(
     `insert into webhook_deliveries (id, account_id, call_id, assistant_id, status, payload) values ($1, $2, $3, $4, 'delivered', '{}')`,
@@ -173,6 +201,7 @@ export async function createTenant(app: TestApp, firstId?: number): Promise<Tena
     document: document.data.id,
     spareKnowledgeBase: spareKnowledgeBase.data.id,
     spareDocument: spareDocument.data.id,
+    spareDocument2: spareDocument2.data.id,
   };
 }
 
