@@ -233,46 +233,51 @@ export function virtualCall(settings: Partial<Assistant> = {}, options: VirtualO
   };
 
   // ------------------------------------------------------------- TTS
+  /** What the call's own session was given; the apology kept for a dead TTS is made on a session of its own (pipeline/apology.ts). */
   const spoken: string[] = [];
   let ttsFails = false;
+  let sessions = 0;
   const tts: TtsService = {
     vendor: 'scripted',
-    open: () => ({
-      characters: 0,
-      close: () => {},
-      utterance: (events: TtsEvents) => {
-        let cancelled = false;
-        let ended = false;
-        let pending = 0;
-        const timers = new Set<NodeJS.Timeout>();
-        const maybeDone = () => {
-          if (ended && pending === 0 && !cancelled) events.done();
-        };
-        return {
-          push: (text: string) => {
-            spoken.push(text);
-            pending++;
-            const timer = setTimeout(() => {
-              timers.delete(timer);
-              pending--;
-              if (cancelled) return;
-              if (ttsFails) return events.failed(new ServiceError('tts', 'dropped', 'the scripted voice failed'));
-              events.audio(new Int16Array((text.length * MS_PER_CHAR * 8000) / 1000).fill(1000));
+    open: () => {
+      const session = ++sessions;
+      return {
+        characters: 0,
+        close: () => {},
+        utterance: (events: TtsEvents) => {
+          let cancelled = false;
+          let ended = false;
+          let pending = 0;
+          const timers = new Set<NodeJS.Timeout>();
+          const maybeDone = () => {
+            if (ended && pending === 0 && !cancelled) events.done();
+          };
+          return {
+            push: (text: string) => {
+              if (session === 1) spoken.push(text);
+              pending++;
+              const timer = setTimeout(() => {
+                timers.delete(timer);
+                pending--;
+                if (cancelled) return;
+                if (ttsFails) return events.failed(new ServiceError('tts', 'dropped', 'the scripted voice failed'));
+                events.audio(new Int16Array((text.length * MS_PER_CHAR * 8000) / 1000).fill(1000));
+                maybeDone();
+              }, ttsFirstByteMs);
+              timers.add(timer);
+            },
+            end: () => {
+              ended = true;
               maybeDone();
-            }, ttsFirstByteMs);
-            timers.add(timer);
-          },
-          end: () => {
-            ended = true;
-            maybeDone();
-          },
-          cancel: () => {
-            cancelled = true;
-            for (const timer of timers) clearTimeout(timer);
-          },
-        };
-      },
-    }),
+            },
+            cancel: () => {
+              cancelled = true;
+              for (const timer of timers) clearTimeout(timer);
+            },
+          };
+        },
+      };
+    },
   };
 
   // ------------------------------------------------------------- the transport
