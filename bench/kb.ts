@@ -8,6 +8,7 @@ import { createKnowledgeBase, createKnowledgeDocument } from '../src/modules/kno
 import { SEARCH_MAX_RANKED } from '../src/modules/knowledge/knowledge.rules';
 import { SEARCH_SQL, searchKnowledgeBase } from '../src/modules/knowledge/knowledge.search';
 import { dropDatabase, freshDatabase, percentile } from './process';
+import { seededRandom } from '../src/lib/seeded-random';
 
 /**
  * `npm run bench -- --only kb` (issue 54): knowledge-base search and ingestion, on a database of
@@ -28,18 +29,6 @@ export interface KbResult {
   search: { chunks_in_table: number; index: string; p50_ms: number; p99_ms: number; mean_hits: number }[];
   plans: { chunks_in_table: number; index: string; plan: string }[];
   ingestion: { documents: number; chunks: number; seconds: number; chunks_per_s: number };
-}
-
-/** A small, fast PRNG (mulberry32): the same text on every run. */
-function prng(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 /** Portuguese's commonest words, most of them the text-search configuration's stop words: the prose's glue. */
@@ -140,7 +129,7 @@ export async function runKbScenario(adminUrl: string, chunksPerBase: number, que
   const db = new Client({ connectionString: databaseUrl });
   await db.connect();
   try {
-    const text = prose(prng(54));
+    const text = prose(seededRandom(54));
     const bases: { accountId: number; baseId: number; documentId: number }[] = [];
     for (let n = 0; n < 3; n++) {
       const { account } = await createAccount(orm.em.fork(), { name: `KB ${n}`, balance: '10' });

@@ -16,6 +16,7 @@ import { startFakeOpenAi } from '../tests/helpers/fakes/openai';
 import { dropDatabase, freshDatabase, percentile, startVozgate } from './process';
 import { incomingCall } from './twilio-call';
 import { concat, silence } from '../tests/helpers/espeak';
+import { seededRandom } from '../src/lib/seeded-random';
 
 /**
  * `npm run bench -- --only turns [--before REV | --no-before]`: the pipeline engine's
@@ -248,18 +249,6 @@ interface Track {
 
 // ------------------------------------------------------------------ sounds
 
-/** A seeded generator (mulberry32): the same noise on every run. */
-function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 /** A band-pass biquad (RBJ's cookbook, constant peak gain) over `input`, in place. */
 function bandPass(input: Float64Array, centreHz: number, q: number): Float64Array {
   const w = (2 * Math.PI * centreHz) / RATE;
@@ -298,7 +287,7 @@ function cough(rand: () => number): Int16Array {
 }
 
 function synthesise(name: NoiseName, seed: number): Int16Array {
-  const rand = random(seed);
+  const rand = seededRandom(seed);
   switch (name) {
     case 'cough':
       return cough(rand);

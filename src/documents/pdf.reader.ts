@@ -62,10 +62,14 @@ const { parentPort, workerData } = require('node:worker_threads');
 })().catch((error) => parentPort.postMessage({ error: String((error && error.message) || error).slice(0, 200), kind: (error && error.name) || '' }));
 `;
 
+/** The smallest heap a reader's thread is given: Node 24 aborts the process creating a thread with 2 MB. */
+const MIN_HEAP_MB = 8;
+
 /** A reader of PDFs with these bounds. */
 export function pdfReader(options: PdfReaderOptions = {}): (file: Buffer) => Promise<string> {
   const timeoutMs = options.timeoutMs ?? 30_000;
-  const maxHeapMb = options.maxHeapMb ?? 256;
+  // Below a few MB, Node 24 cannot even create the thread's heap, and that ends the whole process.
+  const maxHeapMb = Math.max(MIN_HEAP_MB, options.maxHeapMb ?? 256);
   return async (file) => {
     const pages = await pagesOf(file, timeoutMs, maxHeapMb, options.pdfjs ?? PDFJS);
     const text = pages.map((page) => page.trim()).filter(Boolean).join('\n\n');

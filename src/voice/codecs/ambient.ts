@@ -1,5 +1,6 @@
 import { mixUnder } from './mix';
 import type { SampleRate } from './resample';
+import { seededRandom } from '../../lib/seeded-random';
 
 /**
  * The ambient bed (design.md, "The pipeline engine (contract)": `ambient_sound_volume`): an
@@ -31,17 +32,6 @@ const TICK_DECAY = 0.002;
 const AIR = 0.35;
 const MURMUR = 0.3;
 const TICK_PEAK = 1.2;
-
-/** A small seeded generator (mulberry32): uniform in [0, 1). */
-function generator(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = Math.imul(state ^ (state >>> 15), state | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 2 ** 32;
-  };
-}
 
 /** `length` samples of roughly Gaussian noise of unit variance (a sum of three uniforms). */
 function noise(random: () => number, length: number): Float64Array {
@@ -101,8 +91,8 @@ function normalised(x: Float64Array): Float64Array {
 
 function render(rate: SampleRate): Int16Array {
   const length = AMBIENT_SECONDS * rate;
-  const random = generator(SEED);
-  const events = generator(SEED + 1);
+  const random = seededRandom(SEED);
+  const events = seededRandom(SEED + 1);
 
   // The rumble, which the other layers join.
   const bed = normalised(lowPass(lowPass(noise(random, length), 150, rate, true), 150, rate, true));
