@@ -7,7 +7,7 @@ import { startFakeDeepgram, type FakeDeepgram } from './fakes/deepgram';
 import { startFakeOpenAi, type FakeOpenAi } from './fakes/openai';
 import { TwilioMediaClient } from './media';
 import { startReceiver, type Receiver } from './receiver';
-import { startFakeTwilio, type FakeTwilio } from './twilio';
+import { startFakeTwilio, streamParameters, type FakeTwilio } from './twilio';
 import { TURNS_COLUMN } from './turns';
 
 /**
@@ -150,7 +150,7 @@ export class PipelineCalls {
     const id = res.body.call_id as number;
     const { provider_call_id: sid } = await until('placed', () => this.callRow(id), (row) => row.provider_call_id !== null);
     const twiml = new URLSearchParams(twilioFake.posts().find((r) => new URLSearchParams(r.body).get('To') === phone)!.body).get('Twiml')!;
-    const parameters = Object.fromEntries([...twiml.matchAll(/<Parameter name="(\w+)" value="([^"]+)"\/>/g)].map((m) => [m[1], m[2]]));
+    const parameters = streamParameters(twiml);
     await twilioFake.request(app.config.publicUrl, `/telephony/twilio/status?call=${id}`, { CallSid: sid, CallStatus: 'in-progress' });
     const media = await TwilioMediaClient.connect(this.mediaUrl());
     media.start(parameters, sid);
@@ -176,6 +176,24 @@ export class PipelineCalls {
   /** What TTS was given, in order. */
   speechInputs(): string[] {
     return this.openai.speechRequests.map((r) => r.body.input as string);
+  }
+
+  /** Resolves once vozgate has sent the caller no audio for `ms` (the assistant finished speaking). */
+  async quiet(live: LiveCall, ms = 300): Promise<void> {
+    let count = -1;
+    await until('the assistant to finish speaking', async () => {
+      const now = live.heard().length;
+      const still = now === count;
+      count = now;
+      await new Promise((resolve) => setTimeout(resolve, ms));
+      return still;
+    }, Boolean, 30_000);
+  }
+
+  /** The call's vendor events (`vendor_retried`, `vendor_switched`), each its status and detail, in order. */
+  async vendorEvents(id: number): Promise<Record<string, unknown>[]> {
+    const rows = await this.app.sql(`select status, detail from call_events where call_id = $1 and status like 'vendor%' order by id`, [id]);
+    return rows.map((row: { status: string; detail: Record<string, unknown> }) => ({ status: row.status, ...row.detail }));
   }
 }
 

@@ -86,3 +86,8 @@ function callsApi(fake: FakeTwilio, request: Received, res: ServerResponse): voi
   if (status !== null) return json(res, status, { code: 20500, message: 'Internal Server Error', status });
   json(res, 201, { ...call, status: 'queued', account_sid: fake.accountSid });
 }
+
+/** The `<Parameter>`s of a `<Stream>` in TwiML (the media stream's token, call and the rest), by name. */
+export function streamParameters(twiml: string): Record<string, string> {
+  return Object.fromEntries([...twiml.matchAll(/<Parameter name="(\w+)" value="([^"]+)"\/>/g)].map((m) => [m[1], m[2]]));
+}

@@ -35,8 +35,7 @@ const call = (assistant: number, variables: Record<string, unknown> = {}) => cal
 const hangUp = (live: LiveCall) => calls.hangUp(live);
 const hungUp = (live: LiveCall) => calls.hungUp(live);
 const speechInputs = () => calls.speechInputs();
-const vendorEvents = async (id: number) =>
-  (await app.sql(`select status, detail from call_events where call_id = $1 and status like 'vendor%' order by id`, [id])).map((row) => ({ status: row.status, ...row.detail }));
+const vendorEvents = (id: number) => calls.vendorEvents(id);
 const saidToCaller = () => speechInputs().join(' ');
 
 it('retries a 429 once and the caller hears the answer: one vendor_retried event, counted in /metrics', async () => {

@@ -12,7 +12,7 @@ import { concat, espeak, silence, tone } from '../helpers/espeak';
 import { startFakeDeepgram, type FakeDeepgram } from '../helpers/fakes/deepgram';
 import { startFakeOpenAi, type FakeOpenAi } from '../helpers/fakes/openai';
 import { TwilioMediaClient } from '../helpers/media';
-import { startFakeTwilio, type FakeTwilio } from '../helpers/twilio';
+import { startFakeTwilio, streamParameters, type FakeTwilio } from '../helpers/twilio';
 import { TURNS_COLUMN } from '../helpers/turns';
 
 /**
@@ -107,7 +107,7 @@ async function dial(settings: Record<string, unknown>): Promise<Dialled> {
     (rows) => rows.length === 1 && rows[0].provider_call_id !== null,
   );
   const twiml = new URLSearchParams(twilioFake.posts().find((r) => new URLSearchParams(r.body).get('To') === phone)!.body).get('Twiml')!;
-  const parameters = Object.fromEntries([...twiml.matchAll(/<Parameter name="(\w+)" value="([^"]+)"\/>/g)].map((m) => [m[1], m[2]]));
+  const parameters = streamParameters(twiml);
   const sid = row.provider_call_id as string;
   await twilioFake.request(app.config.publicUrl, `/telephony/twilio/status?call=${row.id}`, { CallSid: sid, CallStatus: 'in-progress' });
   const media = await TwilioMediaClient.connect(`${app.config.publicUrl.replace(/^http/, 'ws')}/telephony/twilio/media`);

@@ -42,17 +42,7 @@ const call = (assistant: number, variables: Record<string, unknown> = {}) => cal
 const hangUp = (live: LiveCall) => calls.hangUp(live);
 const hungUp = (live: LiveCall) => calls.hungUp(live);
 const speechInputs = () => calls.speechInputs();
-/** Waits until vozgate has sent no audio for a while (the assistant finished speaking). */
-async function quiet(live: LiveCall, ms = 300): Promise<void> {
-  let count = -1;
-  await until('the assistant to finish speaking', async () => {
-    const now = live.heard().length;
-    const still = now === count;
-    count = now;
-    await new Promise((resolve) => setTimeout(resolve, ms));
-    return still;
-  }, Boolean, 30_000);
-}
+const quiet = (live: LiveCall, ms?: number) => calls.quiet(live, ms);
 
 it('opens the call, hears the caller, answers through the model with the prompt, history and tools, runs a tool, and ends the call after the goodbye is heard', async () => {
   tools.respond = (_request, res) => {

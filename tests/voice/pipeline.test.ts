@@ -8,7 +8,7 @@ import { startTestApp, type TestAccount, type TestApp, NO_VENDORS } from '../hel
 import { until } from '../helpers/dialer';
 import { toneFrames, TwilioMediaClient } from '../helpers/media';
 import { startReceiver, type Receiver } from '../helpers/receiver';
-import { startFakeTwilio, type FakeTwilio } from '../helpers/twilio';
+import { startFakeTwilio, streamParameters, type FakeTwilio } from '../helpers/twilio';
 
 /**
  * Pipeline assistants: the TwiML streams to PIPELINE_ENGINE_URL, and the engine there runs
@@ -95,7 +95,7 @@ async function placed(variables: Record<string, unknown> = {}) {
   const id = res.body.call_id as number;
   await until('placed', async () => (await callRow(id)).provider_call_id, (sid) => sid !== null);
   const twiml = new URLSearchParams(twilioFake.posts().find((r) => new URLSearchParams(r.body).get('To') === phone)!.body).get('Twiml')!;
-  const parameters = Object.fromEntries([...twiml.matchAll(/<Parameter name="(\w+)" value="([^"]+)"\/>/g)].map((m) => [m[1], m[2]]));
+  const parameters = streamParameters(twiml);
   return { id, sid: (await callRow(id)).provider_call_id as string, twiml, parameters };
 }
 

@@ -5,7 +5,7 @@ import { until } from '../helpers/dialer';
 import { concat, espeak, silence, tone } from '../helpers/espeak';
 import { toneFrames, TwilioMediaClient } from '../helpers/media';
 import { startFakeRealtime, type FakeRealtime, type RealtimeSession } from '../helpers/realtime';
-import { startFakeTwilio, type FakeTwilio } from '../helpers/twilio';
+import { startFakeTwilio, streamParameters, type FakeTwilio } from '../helpers/twilio';
 
 /**
  * Answering machines found by the Realtime engine (design.md, "Calls that act"): the callee's
@@ -68,7 +68,7 @@ async function dial(settings: Record<string, unknown>) {
   const id = res.body.call_id as number;
   const [{ provider_call_id: sid }] = await until('placed', () => app.sql('select provider_call_id from calls where id = $1', [id]), (rows) => rows[0].provider_call_id !== null);
   const twiml = new URLSearchParams(twilioFake.posts().find((r) => new URLSearchParams(r.body).get('To') === phone)!.body).get('Twiml')!;
-  const parameters = Object.fromEntries([...twiml.matchAll(/<Parameter name="(\w+)" value="([^"]+)"\/>/g)].map((m) => [m[1], m[2]]));
+  const parameters = streamParameters(twiml);
   await twilioFake.request(app.config.publicUrl, `/telephony/twilio/status?call=${id}`, { CallSid: sid, CallStatus: 'in-progress' });
   const media = await TwilioMediaClient.connect(`${app.config.publicUrl.replace(/^http/, 'ws')}/telephony/twilio/media`);
   media.start(parameters, sid);

@@ -5,7 +5,7 @@ import { toneFrames, TwilioMediaClient } from '../helpers/media';
 import { decode } from '../../src/voice/codecs/mulaw';
 import { startFakeRealtime, type FakeRealtime, type RealtimeSession } from '../helpers/realtime';
 import { startReceiver, type Receiver } from '../helpers/receiver';
-import { startFakeTwilio, type FakeTwilio } from '../helpers/twilio';
+import { startFakeTwilio, streamParameters, type FakeTwilio } from '../helpers/twilio';
 import { TURNS_COLUMN } from '../helpers/turns';
 
 /**
@@ -101,7 +101,7 @@ async function answeredCall(variables: Record<string, unknown> = {}) {
   await until('placed', async () => (await callRow(id)).provider_call_id, (sid) => sid !== null);
   const { provider_call_id: sid } = await callRow(id);
   const twiml = new URLSearchParams(twilioFake.posts().find((r) => new URLSearchParams(r.body).get('To') === phone)!.body).get('Twiml')!;
-  const parameters = Object.fromEntries([...twiml.matchAll(/<Parameter name="(\w+)" value="([^"]+)"\/>/g)].map((m) => [m[1], m[2]]));
+  const parameters = streamParameters(twiml);
   await status(id, sid, 'in-progress');
   return { id, sid: sid as string, parameters };
 }

@@ -30,19 +30,8 @@ afterAll(() => calls?.close());
 afterEach(() => calls.reset());
 
 const saidToCaller = () => calls.speechInputs().join(' ');
-/** Resolves once vozgate sent no audio to the caller for `ms` (the assistant finished speaking). */
-async function quiet(live: LiveCall, ms = 300): Promise<void> {
-  let count = -1;
-  await until('the assistant to finish speaking', async () => {
-    const now = live.heard().length;
-    const still = now === count;
-    count = now;
-    await new Promise((resolve) => setTimeout(resolve, ms));
-    return still;
-  }, Boolean, 30_000);
-}
-const vendorEvents = async (id: number) =>
-  (await app.sql(`select status, detail from call_events where call_id = $1 and status like 'vendor%' order by id`, [id])).map((row) => ({ status: row.status, ...row.detail }));
+const quiet = (live: LiveCall, ms?: number) => calls.quiet(live, ms);
+const vendorEvents = (id: number) => calls.vendorEvents(id);
 
 it('reopens a Deepgram stream that drops mid-call and answers the next turn: one vendor_retried event, counted in /metrics', async () => {
   const sessionsBefore = deepgram.sessions.length;

@@ -13,7 +13,7 @@ import { startFakeOpenAi, type FakeOpenAi } from '../helpers/fakes/openai';
 import { toneFrames, TwilioMediaClient } from '../helpers/media';
 import { startFakeRealtime, type FakeRealtime, type RealtimeSession } from '../helpers/realtime';
 import { startReceiver, type Receiver } from '../helpers/receiver';
-import { startFakeTwilio, type FakeTwilio } from '../helpers/twilio';
+import { startFakeTwilio, streamParameters, type FakeTwilio } from '../helpers/twilio';
 
 /**
  * A cold transfer (transfer_call, design.md "Calls that act"), end to end on real sockets, on
@@ -85,7 +85,7 @@ async function call(assistant: number) {
   const id = res.body.call_id as number;
   const { provider_call_id: sid } = await until('placed', () => callRow(id), (row) => row.provider_call_id !== null);
   const twiml = new URLSearchParams(twilioFake.posts().find((r) => new URLSearchParams(r.body).get('To') === phone)!.body).get('Twiml')!;
-  const parameters = Object.fromEntries([...twiml.matchAll(/<Parameter name="(\w+)" value="([^"]+)"\/>/g)].map((m) => [m[1], m[2]]));
+  const parameters = streamParameters(twiml);
   await twilioFake.request(app.config.publicUrl, `/telephony/twilio/status?call=${id}`, { CallSid: sid, CallStatus: 'in-progress' });
   const media = await TwilioMediaClient.connect(mediaUrl());
   media.start(parameters, sid);
@@ -282,7 +282,7 @@ describe('a warm transfer (pipeline engine)', () => {
     );
     const twiml = back.find((t) => t.includes('name="resume"'))!;
     expect(twiml).toContain('<Parameter name="resume" value="transfer"/>');
-    const parameters = Object.fromEntries([...twiml.matchAll(/<Parameter name="(\w+)" value="([^"]+)"\/>/g)].map((m) => [m[1], m[2]]));
+    const parameters = streamParameters(twiml);
     expect(await callRow(live.id)).toMatchObject({ status: 'in-progress', hangup_reason: null, transferred_to: null, transfer_status: 'no-answer' });
     // The first stream's token is spent; the resume token works once.
     const media = await TwilioMediaClient.connect(mediaUrl());
@@ -317,6 +317,23 @@ describe('the Realtime engine', () => {
     model.send({ type: 'response.done', response: { id: `resp_${item}`, status: 'completed' } });
   }
 
+  /** A warm transfer on the Realtime engine: the model calls transfer_call, then says the message; the call and its session, and how many times SALES was dialled before. */
+  async function warmTransfer() {
+    const [{ id: voice }] = await app.sql(`select id from voices where name = 'coral' and mode = 'multimodal'`);
+    const warm = await app.outboundAssistant(me, { ...transfers, transfer_mode: 'warm', engine_type: 'multimodal', voice_id: voice, llm_model: 'gpt-realtime', who_speaks_first: 'Customer' });
+    const live = await call(warm);
+    const model = await realtime.session();
+    await model.next('session.update');
+    const from = model.events.length;
+    respond(model, 'item_fc', [], '', [
+      { type: 'response.function_call_arguments.done', response_id: 'resp_item_fc', item_id: 'item_fc', output_index: 0, call_id: 'call_transfer', name: 'transfer_call', arguments: JSON.stringify({ number: SALES }) },
+    ]);
+    await model.next('response.create', from);
+    const dialled = twilioFake.made.filter((made) => made.to === SALES).length;
+    respond(model, 'item_msg', toneFrames(4, 500), MESSAGE);
+    return { live, model, dialled };
+  }
+
   it('a cold transfer: the model is asked to say the message word for word, and the call is dialled once it has played', async () => {
     const before = await balance();
     const live = await call(assistant);
@@ -345,18 +362,7 @@ describe('the Realtime engine', () => {
   });
 
   it('a warm transfer nobody answers: the assistant comes back on a new session with the conversation so far, and says so', async () => {
-    const [{ id: voice }] = await app.sql(`select id from voices where name = 'coral' and mode = 'multimodal'`);
-    const warm = await app.outboundAssistant(me, { ...transfers, transfer_mode: 'warm', engine_type: 'multimodal', voice_id: voice, llm_model: 'gpt-realtime', who_speaks_first: 'Customer' });
-    const live = await call(warm);
-    const model = await realtime.session();
-    await model.next('session.update');
-    const from = model.events.length;
-    respond(model, 'item_fc', [], '', [
-      { type: 'response.function_call_arguments.done', response_id: 'resp_item_fc', item_id: 'item_fc', output_index: 0, call_id: 'call_transfer', name: 'transfer_call', arguments: JSON.stringify({ number: SALES }) },
-    ]);
-    await model.next('response.create', from);
-    const dialled = twilioFake.made.filter((made) => made.to === SALES).length;
-    respond(model, 'item_msg', toneFrames(4, 500), MESSAGE);
+    const { live, model, dialled } = await warmTransfer();
     expect(await transferTwiml(live.sid)).toContain('<Conference startConferenceOnEnter="false"');
     await until('the person dialled', async () => twilioFake.made.filter((made) => made.to === SALES).length, (n) => n > dialled, 20_000);
     const legSid = twilioFake.made.filter((made) => made.to === SALES).at(-1)!.sid;
@@ -369,7 +375,7 @@ describe('the Realtime engine', () => {
       async () => twilioFake.posts().filter((r) => r.url.endsWith(`/Calls/${live.sid}.json`)).map((r) => new URLSearchParams(r.body).get('Twiml') ?? '').find((t) => t.includes('name="resume"')),
       (found) => found !== undefined,
     );
-    const parameters = Object.fromEntries([...twiml!.matchAll(/<Parameter name="(\w+)" value="([^"]+)"\/>/g)].map((m) => [m[1], m[2]]));
+    const parameters = streamParameters(twiml!);
     const media = await TwilioMediaClient.connect(mediaUrl());
     media.start(parameters, live.sid);
     const again = await realtime.session();
@@ -384,19 +390,8 @@ describe('the Realtime engine', () => {
   });
 
   it('a warm transfer the person answers: the caller waits in the conference, the person is briefed and joins; both legs charged', async () => {
-    const [{ id: voice }] = await app.sql(`select id from voices where name = 'coral' and mode = 'multimodal'`);
-    const warm = await app.outboundAssistant(me, { ...transfers, transfer_mode: 'warm', engine_type: 'multimodal', voice_id: voice, llm_model: 'gpt-realtime', who_speaks_first: 'Customer' });
     const before = await balance();
-    const live = await call(warm);
-    const model = await realtime.session();
-    await model.next('session.update');
-    const from = model.events.length;
-    respond(model, 'item_fc', [], '', [
-      { type: 'response.function_call_arguments.done', response_id: 'resp_item_fc', item_id: 'item_fc', output_index: 0, call_id: 'call_transfer', name: 'transfer_call', arguments: JSON.stringify({ number: SALES }) },
-    ]);
-    await model.next('response.create', from);
-    const dialled = twilioFake.made.filter((made) => made.to === SALES).length;
-    respond(model, 'item_msg', toneFrames(4, 500), MESSAGE);
+    const { live, model, dialled } = await warmTransfer();
     expect(await transferTwiml(live.sid)).toContain(`<Conference startConferenceOnEnter="false" endConferenceOnExit="true" beep="false">vozgate-transfer-${live.id}</Conference>`);
     await until('the person dialled', async () => twilioFake.made.filter((made) => made.to === SALES).length, (n) => n > dialled, 20_000);
     const leg = new URLSearchParams(twilioFake.posts().filter((r) => r.url.endsWith('/Calls.json') && new URLSearchParams(r.body).get('To') === SALES).at(-1)!.body);

@@ -44,8 +44,7 @@ afterEach(() => {
 });
 
 const voice = async (name: string) => (await app.sql(`select id, provider_voice_id from voices where name = $1 and account_id is null`, [name]))[0] as { id: number; provider_voice_id: string };
-const vendorEvents = async (id: number) =>
-  (await app.sql(`select status, detail from call_events where call_id = $1 and status like 'vendor%' order by id`, [id])).map((row) => ({ status: row.status, ...row.detail }));
+const vendorEvents = (id: number) => calls.vendorEvents(id);
 /** Everything Cartesia was given, its voice and its words. */
 const cartesiaInputs = () => cartesia.sockets.flatMap((socket) => socket.messages).filter((message) => message.transcript);
 const cartesiaSaid = () => cartesiaInputs().map((message) => message.transcript).join('');
