@@ -2,7 +2,7 @@ import OpenAI, { APIConnectionError, APIError } from 'openai';
 import type { VendorAccess } from '../../config';
 import { causes } from '../../db/availability';
 import { samplingFields, type ModelParams } from '../../modules/catalog/model.params';
-import { ServiceError, type LlmChunk, type LlmRequest, type LlmService, type LlmToolCall, type ServicePart } from './service';
+import { httpTransient, parseRetryAfter, ServiceError, type LlmChunk, type LlmRequest, type LlmService, type LlmToolCall, type ServicePart } from './service';
 
 /**
  * OpenAI-compatible chat completions, streamed (design.md, "The pipeline engine", the LLM row).
@@ -58,7 +58,8 @@ export function openAiFailure(part: ServicePart, vendor: string, error: unknown)
   if (error instanceof APIError && !(error instanceof APIConnectionError)) {
     const code = typeof error.code === 'string' && ERROR_CODE.test(error.code) ? ` (${error.code})` : '';
     const answer = error.status === undefined ? 'ended its stream with an error' : `answered HTTP ${error.status}`;
-    const transient = error.status === 429 || (error.status !== undefined && error.status >= 500) ? { retryAfterMs: retryAfterMs(error.headers) } : null;
+    // OpenAI also says `retry-after-ms`: the wait is read from the headers, the rule is every vendor's.
+    const transient = httpTransient(error.status, undefined) && { retryAfterMs: retryAfterMs(error.headers) };
     return new ServiceError(part, 'refused', `${vendor} ${answer}${code}`, transient);
   }
   const reason = [...causes(error)].map(({ code }) => code).find((code): code is string => typeof code === 'string' && /^[A-Z_]+$/.test(code));
@@ -68,12 +69,7 @@ export function openAiFailure(part: ServicePart, vendor: string, error: unknown)
 /** `Retry-After` (seconds or an HTTP date) or OpenAI's `retry-after-ms`, in ms; null when absent or unreadable. */
 export function retryAfterMs(headers: Headers | undefined): number | null {
   const ms = Number(headers?.get('retry-after-ms') ?? NaN);
-  if (Number.isFinite(ms) && ms >= 0) return ms;
-  const value = headers?.get('retry-after')?.trim();
-  if (!value) return null;
-  if (/^\d+(\.\d+)?$/.test(value)) return Number(value) * 1000;
-  const at = Date.parse(value);
-  return Number.isNaN(at) ? null : Math.max(0, at - Date.now());
+  return Number.isFinite(ms) && ms >= 0 ? ms : parseRetryAfter(headers?.get('retry-after'));
 }
 
 /** The provider's endpoint for a model of the catalogue, else OpenAI's: the rule lives with what an assistant needs to speak. */

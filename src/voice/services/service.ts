@@ -39,17 +39,22 @@ export class ServiceError extends Error {
 /** A connection lost or never made: worth a second attempt, with no wait named. */
 export const CONNECTION_LOST = { retryAfterMs: null } as const;
 
+/** A `Retry-After` value (seconds or an HTTP date) in ms; null when absent or unreadable. */
+export function parseRetryAfter(retryAfter: string | string[] | null | undefined): number | null {
+  const value = (Array.isArray(retryAfter) ? retryAfter[0] : retryAfter)?.trim();
+  if (!value) return null;
+  if (/^\d+(\.\d+)?$/.test(value)) return Number(value) * 1000;
+  const at = Date.parse(value);
+  return Number.isNaN(at) ? null : Math.max(0, at - Date.now());
+}
+
 /**
  * Whether an HTTP status a vendor answered is worth a second attempt (429, 5xx), with its
- * `Retry-After` (seconds or an HTTP date) in ms when it is readable.
+ * `Retry-After` in ms when it is readable.
  */
 export function httpTransient(status: number | undefined, retryAfter: string | string[] | undefined): { retryAfterMs: number | null } | null {
   if (status === undefined || (status !== 429 && status < 500)) return null;
-  const value = (Array.isArray(retryAfter) ? retryAfter[0] : retryAfter)?.trim();
-  if (!value) return { retryAfterMs: null };
-  if (/^\d+(\.\d+)?$/.test(value)) return { retryAfterMs: Number(value) * 1000 };
-  const at = Date.parse(value);
-  return { retryAfterMs: Number.isNaN(at) ? null : Math.max(0, at - Date.now()) };
+  return { retryAfterMs: parseRetryAfter(retryAfter) };
 }
 
 // ---------------------------------------------------------------- speech to text
