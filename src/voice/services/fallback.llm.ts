@@ -25,6 +25,11 @@ export const MAX_RETRY_WAIT_MS = 1000;
 /** The wait before a retry when the vendor named none. */
 export const RETRY_WAIT_MS = 250;
 
+/** How long to wait before the one retry of a transient failure: its `Retry-After`, at most MAX_RETRY_WAIT_MS; else RETRY_WAIT_MS. */
+export function retryWaitMs(transient: { retryAfterMs: number | null }): number {
+  return Math.min(transient.retryAfterMs ?? RETRY_WAIT_MS, MAX_RETRY_WAIT_MS);
+}
+
 export class FallbackLlm implements LlmService {
   /** The model now answering: the first that did not fail. */
   private current = 0;
@@ -53,7 +58,7 @@ export class FallbackLlm implements LlmService {
         if (error.transient && !retried) {
           retried = true;
           this.report({ type: 'vendor_retried', part: 'llm', vendor: model, reason: error.message });
-          await wait(Math.min(error.transient.retryAfterMs ?? RETRY_WAIT_MS, MAX_RETRY_WAIT_MS), signal);
+          await wait(retryWaitMs(error.transient), signal);
           if (signal.aborted) return;
           continue;
         }

@@ -1,5 +1,5 @@
 import type { VendorEvent } from '../../modules/calls/call.vendor-events';
-import { MAX_RETRY_WAIT_MS, RETRY_WAIT_MS } from './fallback.llm';
+import { retryWaitMs } from './fallback.llm';
 import { ServiceError, type TtsEvents, type TtsOptions, type TtsService, type TtsSession, type TtsUtterance } from './service';
 
 /**
@@ -192,7 +192,7 @@ class FallbackUtterance implements TtsUtterance {
     }
     if (error.transient && !this.retried) {
       this.retried = true;
-      const wait = Math.min(error.transient.retryAfterMs ?? RETRY_WAIT_MS, MAX_RETRY_WAIT_MS);
+      const wait = retryWaitMs(error.transient);
       this.session.report({ type: 'vendor_retried', part: 'tts', vendor: this.session.choices[this.vendor].service.vendor, reason: error.message });
       // Bumped so that nothing of the failed attempt counts, while the wait keeps its place.
       const id = ++this.attempts;
