@@ -157,6 +157,7 @@ runInBrowser(
       'Language model gpt-4o-mini retried: OpenAI answered HTTP 429',
       'Text-to-speech: elevenlabs → cartesia: ElevenLabs closed the socket',
     ]);
+    await screenshot(page, 'call-untimed');
     problems.push(...(await axe(page, 'call-untimed')));
     expect(problems).toEqual([]);
     expect(pageErrors).toEqual([]);
