@@ -10,3 +10,14 @@ export interface DocumentReaders {
   /** A DOCX's body text, its paragraphs separated by blank lines. */
   docx(file: Buffer): Promise<string>;
 }
+
+/**
+ * An embeddings model behind the OpenAI-compatible `/embeddings` (EMBEDDINGS_MODEL; an adapter
+ * outside the domain implements it, boot plugs it in). Rejects when the model cannot answer.
+ */
+export interface Embedder {
+  /** The model's name, kept with the vectors it made: vectors of two models are not compared. */
+  readonly model: string;
+  /** One vector per text, in the texts' order. */
+  embed(texts: readonly string[]): Promise<Float32Array[]>;
+}

@@ -1,8 +1,10 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
 import { Field, Float, Int, ObjectType } from 'type-graphql';
 import { FieldErrorCollector, FieldMessages } from '../../errors';
 import { checkIntRange } from '../../lib/checks';
 import type { Scope } from '../scope';
 import { SEARCH_DEFAULT_LIMIT, SEARCH_MAX_LIMIT, SEARCH_MAX_QUERY, SEARCH_MAX_RANKED } from './knowledge.rules';
+import type { Embedder } from './knowledge.ports';
 import { requireKnowledgeBase } from './knowledge.service';
 
 @ObjectType('KnowledgeSearchHit', { simpleResolvers: true, description: 'A chunk of a document that matches a search, with its score (higher is better).' })
@@ -55,8 +57,43 @@ export const SEARCH_SQL = `with q as materialized (${QUERIES}),
     order by score desc, h.id
     limit ?`;
 
-/** Full-text search of a base's chunks, best first (design.md, "Knowledge bases"). */
-export async function searchKnowledgeBase(scope: Scope, id: number, q: string | null | undefined, limit: number | null | undefined): Promise<KnowledgeSearchHit[]> {
+/** What a search runs with from outside the domain: the embeddings' model, when one is configured. */
+export interface SearchDeps {
+  embedder?: Embedder | null;
+}
+
+/**
+ * A base's chunks for `text` (already checked: not blank, at most SEARCH_MAX_QUERY), best first;
+ * the one search the API, GraphQL and calls (search_knowledge_base, `prompt` mode) run.
+ */
+export async function searchBase(
+  em: EntityManager,
+  base: { id: number; language: string },
+  text: string,
+  limit: number,
+  _deps: SearchDeps = {},
+): Promise<KnowledgeSearchHit[]> {
+  const rows: { chunk_id: number; document_id: number; content: string; score: number }[] = await em.execute(SEARCH_SQL, [
+    base.language,
+    text,
+    base.id,
+    SEARCH_MAX_RANKED,
+    limit,
+    base.id,
+    SEARCH_MAX_RANKED,
+    limit,
+  ]);
+  return rows.map((row) => ({ chunk_id: row.chunk_id, document_id: row.document_id, content: row.content, score: Number(row.score) }));
+}
+
+/** Search of a base of the account's, its arguments checked (design.md, "Knowledge bases"). */
+export async function searchKnowledgeBase(
+  scope: Scope,
+  id: number,
+  q: string | null | undefined,
+  limit: number | null | undefined,
+  deps: SearchDeps = {},
+): Promise<KnowledgeSearchHit[]> {
   const errors = new FieldErrorCollector();
   const text = (q ?? '').trim();
   if (!text) errors.add('q', FieldMessages.required('q'));
@@ -65,9 +102,5 @@ export async function searchKnowledgeBase(scope: Scope, id: number, q: string | 
   checkIntRange(errors, 'limit', count, 1, SEARCH_MAX_LIMIT);
   errors.throwIfAny();
   const base = await requireKnowledgeBase(scope, id);
-  const rows: { chunk_id: number; document_id: number; content: string; score: number }[] = await scope.em.execute(
-    SEARCH_SQL,
-    [base.language, text, base.id, SEARCH_MAX_RANKED, count, base.id, SEARCH_MAX_RANKED, count],
-  );
-  return rows.map((row) => ({ chunk_id: row.chunk_id, document_id: row.document_id, content: row.content, score: Number(row.score) }));
+  return searchBase(scope.em, base, text, count, deps);
 }
