@@ -144,6 +144,7 @@ export const FieldMessages = {
   invalidSelection: (field: string) => `O ${field} selecionado é inválido.`,
   timezone: (field: string) => `O campo ${field} deve ser um fuso horário válido no formato Área/Cidade (por exemplo America/Sao_Paulo).`,
   requiredWhenWebhookActive: 'O campo webhook_url é obrigatório quando is_webhook_active é verdadeiro.',
+  knowledgeBaseModeMultimodal: 'O knowledgebase_mode prompt só está disponível para assistentes pipeline; assistentes multimodal usam function_call.',
   voiceEngineMismatch: (engine: string) => `A voz selecionada não é compatível com o engine_type ${engine}.`,
   language: 'O idioma selecionado é inválido; use o campo name da lista de idiomas.',
   toolParameterName: (field: string) => `O campo ${field} deve começar com uma letra e conter apenas letras e underscores (_).`,

@@ -6,6 +6,7 @@ import { transcriptText } from '../modules/calls/call.conversation';
 import { turnsOfCall } from '../modules/calls/call.turns';
 import { Tool } from '../modules/tools/tool.entity';
 import { WEB_PROVIDER } from '../modules/calls/call.web-provider';
+import type { CallKnowledgeBase } from './live-call';
 
 /** What an engine needs to run a call: its assistant (with its voice), tools, language and variables. */
 export interface EngineSetup {
@@ -37,6 +38,8 @@ export interface EngineSetup {
   resumed: { transcript: string } | null;
   /** An outbound call: its first seconds screen for answering machines (src/voice/amd/). */
   outbound: boolean;
+  /** The assistant's knowledge base (of its account) and its `knowledgebase_mode`; null: none, or deleted. */
+  knowledgeBase: CallKnowledgeBase | null;
 }
 
 export async function engineSetup(em: EntityManager, call: Pick<Call, 'id' | 'assistant_id' | 'input_variables' | 'provider' | 'type'>, resumed = false): Promise<EngineSetup | null> {
@@ -50,6 +53,12 @@ export async function engineSetup(em: EntityManager, call: Pick<Call, 'id' | 'as
   );
   const fallbacks: { name: string; provider: string | null; params: unknown }[] = assistant.fallback_models.length
     ? await em.execute(`select name, provider, params from models where type = 'llm' and name in (select jsonb_array_elements_text(?::jsonb))`, [JSON.stringify(assistant.fallback_models)])
+    : [];
+  const [knowledgeBase] = assistant.knowledgebase_id
+    ? await em.execute<{ id: number; language: string }[]>('select id, language from knowledge_bases where id = ? and account_id = ?', [
+        assistant.knowledgebase_id,
+        assistant.account.id,
+      ])
     : [];
   const [fallbackVoice] = assistant.fallback_voice_id
     ? await em.execute<{ provider: string | null; provider_voice_id: string | null }[]>('select provider, provider_voice_id from voices where id = ?', [assistant.fallback_voice_id])
@@ -72,6 +81,7 @@ export async function engineSetup(em: EntityManager, call: Pick<Call, 'id' | 'as
     phoneLine: call.provider !== WEB_PROVIDER,
     resumed: resumed ? { transcript: transcriptText((await turnsOfCall(em, call.id)).filter((turn) => turn.speaker !== 'system')) } : null,
     outbound: call.type === 'outbound',
+    knowledgeBase: knowledgeBase ? { ...knowledgeBase, mode: assistant.knowledgebase_mode } : null,
   };
 }
 

@@ -1,6 +1,10 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { answeredByNow, recordAnsweredBy, type AnsweredByVerdict } from '../modules/calls/call.answered-by';
-import type { Turn } from '../modules/calls/call.conversation';
+import type { Turn, TurnRetrieval } from '../modules/calls/call.conversation';
+import type { KnowledgeBaseMode } from '../modules/assistants/assistant.entity';
+import { CALL_SEARCH_RESULTS, SEARCH_MAX_QUERY } from '../modules/knowledge/knowledge.rules';
+import { searchBase, type KnowledgeSearchHit } from '../modules/knowledge/knowledge.search';
+import type { Embedder } from '../modules/knowledge/knowledge.ports';
 import { Call, type AnsweredBy, type CallUsage, type ToolCallRecord } from '../modules/calls/call.entity';
 import type { HangupReason } from '../modules/calls/call.events';
 import { reserveTransfer, type TransferRefusal } from '../modules/calls/call.transfer';
@@ -11,8 +15,18 @@ import { voiceVendorEvents } from '../metrics';
 import type { Runtime } from '../runtime';
 import { briefing } from './briefing';
 
-/** The parts of the runtime a live call writes through. */
-export type LiveCallDeps = Pick<Runtime, 'orm' | 'lifecycle' | 'telephony' | 'logger'>;
+/** The parts of the runtime a live call writes through (and searches its assistant's knowledge base with). */
+export type LiveCallDeps = Pick<Runtime, 'orm' | 'lifecycle' | 'telephony' | 'logger'> & { embedder?: Embedder | null };
+
+/** A call's assistant's knowledge base: its id, its text-search language, and how the assistant uses it. */
+export interface CallKnowledgeBase {
+  id: number;
+  language: string;
+  mode: KnowledgeBaseMode;
+}
+
+/** The turn left for searches no answer of the assistant's followed (the call ended first). */
+const UNANSWERED_SEARCH = 'Busca na base de conhecimento sem resposta antes do fim da chamada.';
 
 /** What a transport is told of a live call as it happens. */
 export interface LiveCallHooks {
@@ -34,6 +48,8 @@ const DETAIL_CHARS = 300;
 export class LiveCall {
   /** The writes in the order they were made (a turn never overtakes the one before). */
   private writes: Promise<unknown> = Promise.resolve();
+  /** Knowledge-base searches not yet on a turn: the assistant's next turn carries them. */
+  private retrievals: TurnRetrieval[] = [];
 
   constructor(
     private readonly runtime: LiveCallDeps,
@@ -46,6 +62,10 @@ export class LiveCall {
    * after the call has ended (a late transcription) it joins the transcript too.
    */
   turn(turn: Turn, startedAt: number | null = null): void {
+    if (turn.speaker === 'assistant' && this.retrievals.length) {
+      turn = { ...turn, retrievals: [...(turn.retrievals ?? []), ...this.retrievals] };
+      this.retrievals = [];
+    }
     this.writes = this.writes
       .then(() => appendTurn(this.runtime.orm.em.fork(), this.id, turn, startedAt))
       .catch((error: unknown) => this.runtime.logger.error('voice: could not record a call’s progress', error, { call_id: this.id }));
@@ -151,8 +171,21 @@ export class LiveCall {
     return briefing(this.runtime.lifecycle.config.voice.openai, await turnsOfCall(em, call.id), assistant.language ?? null);
   }
 
-  /** Waits for the writes under way. */
+  /**
+   * Searches the assistant's knowledge base (the model's query, or the caller's turn in `prompt`
+   * mode): the best CALL_SEARCH_RESULTS chunks. The search is kept with the assistant's next turn.
+   */
+  async searchKnowledge(base: CallKnowledgeBase, query: string, mode: KnowledgeBaseMode): Promise<KnowledgeSearchHit[]> {
+    const text = query.trim().slice(0, SEARCH_MAX_QUERY);
+    const hits = await searchBase(this.runtime.orm.em.fork(), base, text, CALL_SEARCH_RESULTS, { embedder: this.runtime.embedder ?? null });
+    const chunks = hits.map(({ chunk_id, document_id, score }) => ({ chunk_id, document_id, score }));
+    this.retrievals.push({ knowledgebase_id: base.id, mode, query: text, chunks });
+    return hits;
+  }
+
+  /** Waits for the writes under way; searches no answer followed are kept on a turn of their own. */
   settled(): Promise<unknown> {
+    if (this.retrievals.length) this.turn({ speaker: 'system', text: UNANSWERED_SEARCH, retrievals: this.retrievals.splice(0) });
     return this.writes;
   }
 

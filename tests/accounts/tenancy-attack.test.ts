@@ -147,6 +147,7 @@ const OPERATIONS: Record<string, Operation> = {
       { at: 'input.fallback_voice_id', kind: 'voice' },
       { at: 'input.phone_number_id', kind: 'phone' },
       { at: 'input.tool_ids', kind: 'tool', list: true },
+      { at: 'input.knowledgebase_id', kind: 'knowledgeBase' },
     ],
   },
   updateAssistant: {
@@ -158,6 +159,7 @@ const OPERATIONS: Record<string, Operation> = {
       { at: 'input.fallback_voice_id', kind: 'voice' },
       { at: 'input.phone_number_id', kind: 'phone' },
       { at: 'input.tool_ids', kind: 'tool', list: true },
+      { at: 'input.knowledgebase_id', kind: 'knowledgeBase' },
     ],
   },
   enableInboundWebhook: {

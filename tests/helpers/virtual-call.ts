@@ -328,6 +328,7 @@ export function virtualCall(settings: Partial<Assistant> = {}, options: VirtualO
     outbound: false,
     phoneLine: options.phoneLine ?? true,
     resumed: null,
+    knowledgeBase: null,
   };
   const logger = { info: () => {}, debug: () => {}, warn: () => {}, error: (message: string) => record.errors.push(message) };
   engine = new PipelineEngine(

@@ -38,6 +38,10 @@ export type CreateAssistantInput = {
   is_webhook_active?: boolean | null | undefined;
   /** At most 50, each 1 to 100 characters; `{{variables}}` are filled per call. Null or [] clears them. */
   keyterms?: Array<string> | null | undefined;
+  /** A knowledge base of the account’s (knowledgeBases). Null clears it. */
+  knowledgebase_id?: number | null | undefined;
+  /** function_call (the default) or prompt (pipeline assistants only). */
+  knowledgebase_mode?: string | null | undefined;
   /** A name from the languages list; required unless language_id is sent. */
   language?: string | null | undefined;
   /** The id of a language from `languages`, instead of `language` (the same one if both are sent). */
@@ -246,6 +250,10 @@ export type UpdateAssistantInput = {
   is_webhook_active?: boolean | null | undefined;
   /** At most 50, each 1 to 100 characters; `{{variables}}` are filled per call. Null or [] clears them. */
   keyterms?: Array<string> | null | undefined;
+  /** A knowledge base of the account’s (knowledgeBases). Null clears it. */
+  knowledgebase_id?: number | null | undefined;
+  /** function_call (the default) or prompt (pipeline assistants only). */
+  knowledgebase_mode?: string | null | undefined;
   language?: string | null | undefined;
   /** The id of a language from `languages`, instead of `language` (the same one if both are sent). */
   language_id?: number | null | undefined;

@@ -14,6 +14,9 @@ export const WHO_SPEAKS_FIRST = ['AI assistant', 'Customer'] as const;
 export const POST_CALL_TYPES = ['string', 'number', 'bool'] as const;
 /** How `transfer_call` hands the caller over (design.md, "Calls that act"). */
 export const TRANSFER_MODES = ['cold', 'warm'] as const;
+/** How an assistant uses its knowledge base: a function the model calls, or the caller's turn searched and its chunks put in the model's context (pipeline only). */
+export const KNOWLEDGE_BASE_MODES = ['function_call', 'prompt'] as const;
+export type KnowledgeBaseMode = (typeof KNOWLEDGE_BASE_MODES)[number];
 export type TransferMode = (typeof TRANSFER_MODES)[number];
 
 @ObjectType('PostCallSchemaItem', { simpleResolvers: true, description: 'A value to extract from the conversation after the call.' })
@@ -93,6 +96,8 @@ export interface AssistantSettings {
   transfer_numbers: TransferNumber[];
   transfer_mode: TransferMode;
   transfer_message: string | null;
+  knowledgebase_id: number | null;
+  knowledgebase_mode: KnowledgeBaseMode;
 }
 
 /** What an assistant gets for each optional field left out on create (the README lists them too). */
@@ -136,6 +141,8 @@ export const ASSISTANT_DEFAULTS: Readonly<AssistantSettings> = Object.freeze({
   transfer_numbers: [],
   transfer_mode: 'cold',
   transfer_message: null,
+  knowledgebase_id: null,
+  knowledgebase_mode: 'function_call',
 });
 
 @ObjectType('Assistant', { simpleResolvers: true, description: 'An AI voice assistant and its whole configuration.' })
@@ -377,6 +384,16 @@ export class Assistant implements AssistantSettings {
   @Field(() => String, { nullable: true, description: 'Said to the caller, as written, before the transfer; null: the model says it in its own words.' })
   @Property({ type: 'text', nullable: true })
   transfer_message!: string | null;
+
+  @Field(() => Int, { nullable: true, description: 'A knowledge base of the account’s that the assistant looks things up in during its calls; null: none.' })
+  @Property({ type: 'integer', nullable: true })
+  knowledgebase_id: number | null = null;
+
+  @Field(() => String, {
+    description: `${KNOWLEDGE_BASE_MODES.join(' or ')}: the model calls search_knowledge_base when it needs to, or (pipeline only) each of the caller’s turns is searched and the best chunks are put in the model’s context.`,
+  })
+  @Property({ length: 16 })
+  knowledgebase_mode!: KnowledgeBaseMode;
 
   @Field(() => String, { description: 'YYYY-MM-DD HH:MM:SS, UTC.' })
   @Property({ type: SpecTimestampType, onCreate: () => nowSpecTimestamp() })

@@ -166,6 +166,12 @@ abstract class AssistantOptionalInput {
   @Field(() => String, { nullable: true, description: `${TRANSFER_MODES.join(' or ')}.` })
   transfer_mode?: string | null;
 
+  @Field(() => Int, { nullable: true, description: 'A knowledge base of the account’s (knowledgeBases). Null clears it.' })
+  knowledgebase_id?: number | null;
+
+  @Field(() => String, { nullable: true, description: 'function_call (the default) or prompt (pipeline assistants only).' })
+  knowledgebase_mode?: string | null;
+
   @Field(() => String, { nullable: true, description: 'At most 500 characters; null or blank: the model says it in its own words.' })
   transfer_message?: string | null;
 }

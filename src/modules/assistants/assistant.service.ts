@@ -10,11 +10,13 @@ import { ENGINE_TYPES, Voice, type EngineType } from '../catalog/voice.entity';
 import type { Scope } from '../scope';
 import { BUILT_IN_TRANSCRIBERS } from './assistant.voice';
 import { Tool } from '../tools/tool.entity';
+import { KnowledgeBase } from '../knowledge/knowledge-base.entity';
 import {
   ASSISTANT_DEFAULTS,
   Assistant,
   CALLS_DIRECTIONS,
   ENDPOINT_TYPES,
+  KNOWLEDGE_BASE_MODES,
   POST_CALL_TYPES,
   TRANSFER_MODES,
   WHO_SPEAKS_FIRST,
@@ -104,6 +106,7 @@ const NULLABLE = new Set([
   'voicemail_message',
   'transfer_numbers',
   'transfer_message',
+  'knowledgebase_id',
 ]);
 
 /** The assistant's column values that a request sets, after every check. */
@@ -198,6 +201,9 @@ function checkValues(input: Input, errors: FieldErrorCollector): Changes {
     else changes.voicemail_message = message === '' ? null : message;
   }
   if (input.pronunciations !== undefined) changes.pronunciations = checkPronunciations(errors, input.pronunciations ?? []);
+  if (input.knowledgebase_mode != null && checkOneOf(errors, 'knowledgebase_mode', input.knowledgebase_mode, KNOWLEDGE_BASE_MODES)) {
+    changes.knowledgebase_mode = input.knowledgebase_mode;
+  }
   if (input.transfer_mode != null && checkOneOf(errors, 'transfer_mode', input.transfer_mode, TRANSFER_MODES)) {
     changes.transfer_mode = input.transfer_mode;
   }
@@ -365,6 +371,18 @@ async function resolve(scope: Scope, input: Input, current?: Assistant): Promise
     if (!voice) errors.add('voice_id', FieldMessages.invalidSelection('voice_id'));
     else if (engine && voice.mode !== engine) errors.add('voice_id', FieldMessages.voiceEngineMismatch(engine));
     else resolved.voice = voice;
+  }
+
+  if (input.knowledgebase_id === null) changes.knowledgebase_id = null;
+  else if (input.knowledgebase_id !== undefined) {
+    const owned = input.knowledgebase_id >= 1 && (await scope.em.count(KnowledgeBase, { id: input.knowledgebase_id, account: scope.accountId })) > 0;
+    if (owned) changes.knowledgebase_id = input.knowledgebase_id;
+    else errors.add('knowledgebase_id', FieldMessages.invalidSelection('knowledgebase_id'));
+  }
+  // The original platform's rule: the Realtime engine has no turn of the caller's to search before it answers.
+  const mode = changes.knowledgebase_mode ?? current?.knowledgebase_mode ?? ASSISTANT_DEFAULTS.knowledgebase_mode;
+  if (mode === 'prompt' && engine === 'multimodal' && !errors.has('knowledgebase_mode') && !errors.has('engine_type')) {
+    errors.add('knowledgebase_mode', FieldMessages.knowledgeBaseModeMultimodal);
   }
 
   if (input.transfer_numbers !== undefined) changes.transfer_numbers = checkTransferNumbers(errors, input.transfer_numbers ?? [], scope.config.defaultPhoneRegion);

@@ -15,6 +15,20 @@ export interface Turn {
   duration_ms?: number;
   /** An answer of the pipeline engine: when each step of it came (design.md, "The pipeline engine"). */
   latency?: TurnLatency;
+  /** The knowledge-base searches the turn was answered with (design.md, "Knowledge bases"). */
+  retrievals?: TurnRetrieval[];
+}
+
+/**
+ * One search of the assistant's knowledge base during a call: what was asked (the model's
+ * `search_knowledge_base` query, or in `prompt` mode the caller's turn), and the chunks found,
+ * best first, with their scores.
+ */
+export interface TurnRetrieval {
+  knowledgebase_id: number;
+  mode: 'function_call' | 'prompt';
+  query: string;
+  chunks: { chunk_id: number; document_id: number; score: number }[];
 }
 
 /**

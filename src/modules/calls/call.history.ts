@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { GraphQLJSONObject } from 'graphql-scalars';
-import { Field, Int, ObjectType } from 'type-graphql';
-import type { Turn, TurnLatency } from './call.conversation';
+import { Field, Float, Int, ObjectType } from 'type-graphql';
+import type { Turn, TurnLatency, TurnRetrieval } from './call.conversation';
 
 /**
  * What happened on a call, for a call's page: its status changes (the call_events rows) and
@@ -42,6 +42,33 @@ export class CallTurnLatency implements TurnLatency {
   first_audio_ms!: number | null;
 }
 
+@ObjectType('CallTurnRetrievedChunk', { simpleResolvers: true, description: 'A chunk a knowledge-base search found, with its score (higher is better).' })
+export class CallTurnRetrievedChunk {
+  @Field(() => Int)
+  chunk_id!: number;
+
+  @Field(() => Int)
+  document_id!: number;
+
+  @Field(() => Float)
+  score!: number;
+}
+
+@ObjectType('CallTurnRetrieval', { simpleResolvers: true, description: 'A search of the assistant’s knowledge base that the turn was answered with.' })
+export class CallTurnRetrieval implements TurnRetrieval {
+  @Field(() => Int)
+  knowledgebase_id!: number;
+
+  @Field(() => String, { description: 'function_call: the model’s search_knowledge_base; prompt: the caller’s turn, searched before the model answered.' })
+  mode!: TurnRetrieval['mode'];
+
+  @Field(() => String, { description: 'What was searched for.' })
+  query!: string;
+
+  @Field(() => [CallTurnRetrievedChunk], { description: 'Best first; empty when nothing matched.' })
+  chunks!: CallTurnRetrievedChunk[];
+}
+
 @ObjectType('CallTurn', { simpleResolvers: true, description: 'One turn of the conversation, in the order it was said.' })
 export class CallTurn {
   @Field(() => String, { description: 'assistant, customer or system.' })
@@ -61,6 +88,9 @@ export class CallTurn {
 
   @Field(() => CallTurnLatency, { nullable: true, description: 'The pipeline engine’s answers: when each step of it came.' })
   latency!: TurnLatency | null;
+
+  @Field(() => [CallTurnRetrieval], { description: 'The knowledge-base searches this answer was written with; empty for most turns.' })
+  retrievals!: TurnRetrieval[];
 }
 
 export function turnView(turn: Turn): CallTurn {
@@ -70,6 +100,7 @@ export function turnView(turn: Turn): CallTurn {
     at_ms: typeof turn.at_ms === 'number' ? turn.at_ms : null,
     duration_ms: typeof turn.duration_ms === 'number' ? turn.duration_ms : null,
     latency: turn.latency ?? null,
+    retrievals: turn.retrievals ?? [],
   };
 }
 

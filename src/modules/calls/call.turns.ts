@@ -29,16 +29,20 @@ interface TurnRow {
   speaker: Turn['speaker'];
   text: string;
   at_ms: number | null;
-  timing: Pick<Turn, 'duration_ms' | 'latency'> | null;
+  timing: Pick<Turn, 'duration_ms' | 'latency' | 'retrievals'> | null;
 }
 
 function turnOf(row: TurnRow): Turn {
   return { speaker: row.speaker, text: row.text, ...(row.at_ms === null ? {} : { at_ms: row.at_ms }), ...row.timing };
 }
 
-/** What a turn carries beside its words and start: JSON, or null when nothing. */
+/** What a turn carries beside its words and start (the `timing` column): JSON, or null when nothing. */
 function timingOf(turn: Turn): string | null {
-  const timing = { ...(turn.duration_ms === undefined ? {} : { duration_ms: turn.duration_ms }), ...(turn.latency ? { latency: turn.latency } : {}) };
+  const timing = {
+    ...(turn.duration_ms === undefined ? {} : { duration_ms: turn.duration_ms }),
+    ...(turn.latency ? { latency: turn.latency } : {}),
+    ...(turn.retrievals?.length ? { retrievals: turn.retrievals } : {}),
+  };
   return Object.keys(timing).length ? JSON.stringify(timing) : null;
 }
 

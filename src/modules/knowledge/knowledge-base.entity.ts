@@ -7,7 +7,7 @@ import { KNOWLEDGE_BASE_STATUSES, SEARCH_LANGUAGES, type KnowledgeBaseStatus } f
 @ObjectType('KnowledgeBase', { simpleResolvers: true, description: 'Documents an assistant can look things up in.' })
 @Entity({ tableName: 'knowledge_bases' })
 export class KnowledgeBase {
-  [OptionalProps]?: 'description' | 'language' | 'created_at' | 'updated_at' | 'status' | 'status_label' | 'documents_count';
+  [OptionalProps]?: 'description' | 'language' | 'created_at' | 'updated_at' | 'status' | 'status_label' | 'documents_count' | 'assistants_count';
 
   @Field(() => Int)
   @PrimaryKey()
@@ -48,6 +48,10 @@ export class KnowledgeBase {
   /** Not a column: filled by the service. */
   @Field(() => Int)
   documents_count = 0;
+
+  /** Not a column: filled by the service. */
+  @Field(() => Int, { description: 'The account’s assistants that use it.' })
+  assistants_count = 0;
 }
 
 export const labelOf = (value: string): string => value.charAt(0).toUpperCase() + value.slice(1);

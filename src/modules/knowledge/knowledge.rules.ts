@@ -38,3 +38,5 @@ export const SEARCH_MAX_QUERY = 1000;
  * every chunk has would otherwise rank the whole base.
  */
 export const SEARCH_MAX_RANKED = 250;
+/** The chunks a search during a call gives the model (search_knowledge_base, and `prompt` mode): enough to answer, little to read. */
+export const CALL_SEARCH_RESULTS = 3;

@@ -42,23 +42,24 @@ function checkLanguage(errors: FieldErrorCollector, language: string | null | un
   return checkOneOf(errors, 'language', name, SEARCH_LANGUAGES) ? name : undefined;
 }
 
-/** The bases' statuses and document counts, from their documents, in one statement. */
+/** The bases' statuses and counts, from their documents and the assistants that use them, in one statement. */
 async function withStats(scope: Scope, bases: KnowledgeBase[]): Promise<KnowledgeBase[]> {
   if (bases.length === 0) return bases;
-  const rows: { id: number; documents: number; processing: number; failed: number }[] = await scope.em.execute(
-    `select d.knowledge_base_id as id, count(*)::int as documents,
-            count(*) filter (where d.status = 'processing')::int as processing,
-            count(*) filter (where d.status = 'failed')::int as failed
-       from knowledge_documents d
-      where d.knowledge_base_id = any(?::int[])
-      group by d.knowledge_base_id`,
+  const rows: { id: number; documents: number; processing: number; failed: number; assistants: number }[] = await scope.em.execute(
+    `select b.id, d.documents, d.processing, d.failed, (select count(*) from assistants a where a.knowledgebase_id = b.id)::int as assistants
+       from unnest(?::int[]) as b(id),
+            lateral (select count(*)::int as documents,
+                            count(*) filter (where status = 'processing')::int as processing,
+                            count(*) filter (where status = 'failed')::int as failed
+                       from knowledge_documents where knowledge_base_id = b.id) d`,
     [`{${bases.map((base) => base.id).join(',')}}`],
   );
   const stats = new Map(rows.map((row) => [row.id, row]));
   for (const base of bases) {
     const row = stats.get(base.id);
     base.documents_count = row?.documents ?? 0;
-    base.status = !row ? 'empty' : row.processing > 0 ? 'processing' : row.failed > 0 ? 'failed' : 'ready';
+    base.assistants_count = row?.assistants ?? 0;
+    base.status = !row?.documents ? 'empty' : row.processing > 0 ? 'processing' : row.failed > 0 ? 'failed' : 'ready';
   }
   return bases;
 }

@@ -18,7 +18,7 @@ const ASSISTANT_FIELDS = `
     end_call_tool { description }
     llm_temperature voice_stability voice_similarity speech_speed allow_interruptions filler_audios
     re_engagement_interval max_call_duration max_silence_duration end_call_on_voicemail noise_cancellation record_call
-    who_speaks_first keyterms fallback_models fallback_voice_id transcriber pronunciations { word say_as } backchannel_words false_interruption_timeout_ms voicemail_message voicemail_beep_timeout_seconds
+    who_speaks_first keyterms fallback_models fallback_voice_id transcriber knowledgebase_id knowledgebase_mode pronunciations { word say_as } backchannel_words false_interruption_timeout_ms voicemail_message voicemail_beep_timeout_seconds
     transfer_numbers { number description } transfer_mode transfer_message
     created_at updated_at voice_ready voice_missing
   }`;

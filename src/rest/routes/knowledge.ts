@@ -9,7 +9,7 @@ import { queryVariables, type Route, type RouteRequest } from './route';
  * server's ten tools, and its API reference): lists and reads as `{data}`, writes as
  * `{message, data}`, deletes as `{message}`.
  */
-const BASE_FIELDS = 'id name description language status status_label documents_count created_at updated_at';
+const BASE_FIELDS = 'id name description language status status_label documents_count assistants_count created_at updated_at';
 const DOCUMENT_FIELDS = `id knowledgebase_id name description type type_label url links { link } relative_links_limit source_bytes
   status status_label failure_reason chunks_count created_at updated_at`;
 

@@ -1,6 +1,6 @@
 import type { ToolDeps } from '../../modules/calls/call.tools';
 import type { Logger } from '../../log';
-import type { LiveCall } from '../live-call';
+import type { CallKnowledgeBase, LiveCall } from '../live-call';
 
 /** A function the model may call: its name, what it is for, and its JSON-schema parameters. */
 export interface CallFunction {
@@ -55,4 +55,6 @@ export type FunctionSetup = {
   assistant: { end_call_tool_description: string | null; transfer_numbers: readonly { number: string; description: string }[] };
   /** The call is on a phone line (a web call has no number to hand over nor menu to navigate). */
   phoneLine: boolean;
+  /** The assistant's knowledge base and how it is used on the call; null: none. */
+  knowledgeBase: CallKnowledgeBase | null;
 };

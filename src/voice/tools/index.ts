@@ -3,13 +3,14 @@ import { runAssistantTool, toolFunction } from './assistant-tool';
 import { endCall } from './end-call';
 import { pressDigits } from './press-digits';
 import type { BuiltInFunction, CallFunction, FunctionContext, FunctionSetup } from './function';
+import { searchKnowledgeBase } from './search-knowledge-base';
 import { transferCall } from './transfer-call';
 
 export type { CallActions, CallFunction, FunctionContext } from './function';
 export { toolArguments, toolFunction } from './assistant-tool';
 
 /** The built-in functions, offered after the assistant's tools (one file each; the next act is one more line). */
-const BUILT_IN: readonly BuiltInFunction[] = [endCall, transferCall, pressDigits];
+const BUILT_IN: readonly BuiltInFunction[] = [endCall, transferCall, pressDigits, searchKnowledgeBase];
 
 type CallTools = FunctionSetup & { tools: Tool[] };
 
@@ -33,7 +34,7 @@ export function callFunctions(setup: CallTools): CallFunction[] {
 }
 
 /** The end-call function as the model sees it on this assistant's calls (the engine API gives it apart). */
-export const endCallFunction = (assistant: FunctionSetup['assistant']): CallFunction => endCall.offer({ assistant, phoneLine: true })!;
+export const endCallFunction = (assistant: FunctionSetup['assistant']): CallFunction => endCall.offer({ assistant, phoneLine: true, knowledgeBase: null })!;
 
 /** What is said while the function `name` runs long: its tool's `speak_during` (none for a built-in). */
 export function speakDuring(setup: CallTools, name: string): string | null {

@@ -54,6 +54,7 @@ export function callReplies(
       return played !== null;
     },
   };
+  const knowledgeBase = setup.knowledgeBase?.mode === 'prompt' ? setup.knowledgeBase : null;
   const fillerText = phrases(language).filler;
   const fillerKey = `${services.tts.vendor}|${services.voiceId}|${language}|${assistant.speech_speed}|${out.rate}|${fillerText}`;
   return {
@@ -64,6 +65,7 @@ export function callReplies(
     systemPrompt: callPrompt(setup),
     speech: { language, pronunciations: assistant.pronunciations },
     usage: media.usage,
+    lookup: knowledgeBase ? async (callerText) => knowledgeNote(await call.searchKnowledge(knowledgeBase, callerText, 'prompt')) : null,
     functions: () => callFunctions(setup),
     runFunction: (name, args) => runFunction(setup, name, args, { deps, call, actions }),
     track: (run) => hooks.track(run),
@@ -80,4 +82,11 @@ export function callReplies(
     logError: (message, error) => deps.logger.error(message, error, { call_id: call.id }),
     finished: (reply, cut) => hooks.finished(reply, cut),
   };
+}
+
+/** `prompt` mode: the chunks found for the caller's turn, as the model is given them (null: none found). */
+export function knowledgeNote(hits: readonly { content: string }[]): string | null {
+  if (hits.length === 0) return null;
+  const excerpts = hits.map((hit, index) => `[${index + 1}] ${hit.content}`).join('\n\n');
+  return `Excerpts of the company’s knowledge base that may answer the caller’s last words. Answer from them when they do; do not say you were given them.\n\n${excerpts}`;
 }

@@ -12,11 +12,23 @@ const MAX_CONTEXT_MESSAGES = 200;
 export class Conversation {
   private readonly messages: LlmMessage[] = [];
 
-  /** A request's messages: the system prompt, the conversation so far, and instructions for this answer. */
-  request(systemPrompt: string, instructions?: string): LlmMessage[] {
+  /**
+   * A request's messages: the system prompt, the conversation so far, and what this answer only
+   * is given (the knowledge base's excerpts in `prompt` mode, instructions), none of it kept.
+   */
+  request(systemPrompt: string, ...notes: (string | null | undefined)[]): LlmMessage[] {
     const messages: LlmMessage[] = [{ role: 'system', content: systemPrompt }, ...this.messages];
-    if (instructions) messages.push({ role: 'system', content: instructions });
+    for (const note of notes) if (note) messages.push({ role: 'system', content: note });
     return messages;
+  }
+
+  /** What the caller said last (the turn an answer answers), or null before they spoke. */
+  lastCallerText(): string | null {
+    for (let i = this.messages.length - 1; i >= 0; i--) {
+      const message = this.messages[i];
+      if (message.role === 'user') return typeof message.content === 'string' ? message.content : null;
+    }
+    return null;
   }
 
   /** Adds a message (bounded); answers it, to be written or cut later. */

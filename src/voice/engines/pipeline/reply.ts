@@ -35,6 +35,12 @@ export interface ReplyContext {
   readonly speech: { language: string | null; pronunciations: readonly Pronunciation[] };
   /** What the vendors report the call used (the model's tokens are added here). */
   readonly usage: CallUsage;
+  /**
+   * `prompt` mode: the assistant's knowledge base searched for the caller's words, its best
+   * chunks as a note for the model (null: nothing found); rejects when the search fails. Null
+   * when the assistant has no knowledge base in that mode.
+   */
+  readonly lookup: ((callerText: string) => Promise<string | null>) | null;
   /** The functions offered to the model (none once the call is ending). */
   functions(): CallFunction[];
   /** Runs a function the model called; never rejects. */
@@ -99,8 +105,10 @@ export class Reply {
     const { ctx } = this;
     if (ctx.filler) this.fillers.start(null, 1);
     try {
+      const excerpts = await this.excerpts();
+      if (this.cancelledNow) return;
       for (let round = 0; round < MAX_TOOL_ROUNDS && !this.cancelledNow; round++) {
-        const messages = ctx.conversation.request(ctx.systemPrompt, instructions);
+        const messages = ctx.conversation.request(ctx.systemPrompt, excerpts, instructions);
         const message = ctx.conversation.remember<AssistantMessage>({ role: 'assistant', content: '' });
         const segment = this.segment(message);
         let written = '';
@@ -148,6 +156,23 @@ export class Reply {
       ctx.failed(new ServiceError('llm', 'dropped', 'the reply failed'));
     } finally {
       this.fillers.stop();
+    }
+  }
+
+  /**
+   * `prompt` mode: what the knowledge base has for the caller's turn this reply answers (an
+   * opening or a re-engagement answers none). A failed search is logged and the model answers
+   * without it: the caller is never kept waiting on the knowledge base.
+   */
+  private async excerpts(): Promise<string | null> {
+    const { lookup, conversation } = this.ctx;
+    const callerText = this.timing && lookup ? conversation.lastCallerText() : null;
+    if (!callerText) return null;
+    try {
+      return await lookup!(callerText);
+    } catch (error) {
+      this.ctx.logError('voice: a knowledge-base search failed', error);
+      return null;
     }
   }
 
