@@ -103,7 +103,8 @@ const chunksOf = (chunks: string[]) => ({
  *
  * The chunks are inserted only by ingestDocument's transaction, after it has locked the base
  * and the document and deleted the old chunks, BATCH a statement; the statement's text carries
- * the document's id and its batch's first ordinal. A backend running (or just past) the insert
+ * the document's id and its batch's first ordinal (MikroORM's `execute` inlines the values;
+ * pg_stat_activity keeps a statement's first 1 kB). A backend running (or just past) the insert
  * of the third batch or a later one has written two batches or more in this run, and cannot be
  * there before; one still four batches short of the last cannot commit before the kill lands.
  */
