@@ -1,3 +1,6 @@
+/**
+ * @ci-once worker processes killed mid-transaction, about a minute of real time; the ingestion's SQL runs the same on every Node
+ */
 import { createHash } from 'node:crypto';
 import { enqueue, jobKey } from '../../src/jobs/queue';
 import { chunkText, normaliseText } from '../../src/modules/knowledge/knowledge.chunking';
