@@ -107,6 +107,11 @@ export interface VirtualOptions {
   transferRefusal?: string;
   /** The provider refuses the transfer itself (the call then goes on). */
   transferFails?: boolean;
+  /**
+   * The assistant has a knowledge base (`prompt` mode unless said): each search answers
+   * `contents` as its chunks `searchMs` after it is asked, or fails then (`fails`).
+   */
+  knowledge?: { mode?: 'prompt' | 'function_call'; searchMs: number; contents?: string[]; fails?: boolean };
 }
 
 export function virtualCall(settings: Partial<Assistant> = {}, options: VirtualOptions = {}) {
@@ -124,6 +129,8 @@ export function virtualCall(settings: Partial<Assistant> = {}, options: VirtualO
     errors: [] as string[],
     /** The numbers a transfer was asked to, in order. */
     transfers: [] as string[],
+    /** What the knowledge base was asked, in order. */
+    searches: [] as { query: string; mode: string }[],
   };
   const live = {
     id: 1,
@@ -142,6 +149,13 @@ export function virtualCall(settings: Partial<Assistant> = {}, options: VirtualO
     },
     endedAtProvider: () => {},
     settled: async () => {},
+    searchKnowledge: (_base: unknown, query: string, mode: string) => {
+      record.searches.push({ query, mode });
+      const { searchMs, contents = [], fails = false } = options.knowledge!;
+      return new Promise((resolve, reject) =>
+        setTimeout(() => (fails ? reject(new Error('the search failed')) : resolve(contents.map((content, index) => ({ chunk_id: index + 1, document_id: 1, content, score: 1 / (index + 1) })))), searchMs),
+      );
+    },
   } as unknown as LiveCall;
 
   // ------------------------------------------------------------- the caller, the VAD and the STT
@@ -328,7 +342,7 @@ export function virtualCall(settings: Partial<Assistant> = {}, options: VirtualO
     outbound: false,
     phoneLine: options.phoneLine ?? true,
     resumed: null,
-    knowledgeBase: null,
+    knowledgeBase: options.knowledge ? { id: 1, language: 'portuguese', mode: options.knowledge.mode ?? 'prompt' } : null,
   };
   const logger = { info: () => {}, debug: () => {}, warn: () => {}, error: (message: string) => record.errors.push(message) };
   engine = new PipelineEngine(

@@ -635,3 +635,73 @@ describe('the keypad', () => {
     await web.end();
   });
 });
+
+describe('a knowledge base in prompt mode', () => {
+  const chunk = 'Aos sábados a loja abre das 9h às 13h.';
+
+  it('the caller’s turn is searched before the model is asked; its chunks are a note in that request only', async () => {
+    const call = virtualCall(customerFirst, { knowledge: { searchMs: 200, contents: [chunk] } });
+    call.llm.reply({ text: 'Abrimos até a uma.' }, { text: 'De nada!' });
+    await call.caller.says('Que horas abrem no sábado?', 1000);
+    await advance(700 + 150);
+    expect(call.record.searches).toEqual([{ query: 'Que horas abrem no sábado?', mode: 'prompt' }]);
+    expect(call.llm.requests).toHaveLength(0); // the search is still under way
+    await advance(100 + 200);
+    expect(call.llm.requests).toHaveLength(1);
+    const messages = call.llm.requests[0].messages;
+    expect(messages.at(-2)).toEqual({ role: 'user', content: 'Que horas abrem no sábado?' });
+    expect(messages.at(-1)).toMatchObject({ role: 'system', content: expect.stringContaining(`[1] ${chunk}`) });
+    await advance(300 + 400 + audioMs('Abrimos até a uma.') + 200);
+
+    await call.caller.says('Obrigado.', 600);
+    await advance(700 + 200 + 300);
+    expect(call.record.searches.map((search) => search.query)).toEqual(['Que horas abrem no sábado?', 'Obrigado.']);
+    const second = call.llm.requests[1].messages;
+    expect(second.filter((message: any) => message.role === 'system' && message.content.includes(chunk))).toHaveLength(1); // its own note, not the first's
+    expect(second.at(-1)?.role).toBe('system');
+    expect(second.at(-2)).toEqual({ role: 'user', content: 'Obrigado.' });
+    await call.end();
+  });
+
+  it('a barge-in while the base is searched: the model is never asked for the turn the caller went on from', async () => {
+    const call = virtualCall(customerFirst, { knowledge: { searchMs: 2500, contents: [chunk] } });
+    call.llm.reply({ text: 'Pois não.' });
+    await call.caller.says('Que horas abrem no sábado?', 1000);
+    await advance(1000); // the turn is over, the base is being searched
+    expect(call.record.searches).toHaveLength(1);
+    await call.caller.says('E no domingo?', 800);
+    await advance(700 + 2600);
+    expect(call.llm.requests).toHaveLength(1);
+    expect(call.llm.requests[0].messages.filter((message: any) => message.role === 'user').map((message: any) => message.content)).toEqual([
+      'Que horas abrem no sábado?',
+      'E no domingo?',
+    ]);
+    expect(call.record.searches.map((search) => search.query)).toEqual(['Que horas abrem no sábado?', 'E no domingo?']);
+    await advance(300 + 400 + audioMs('Pois não.') + 200);
+    expect(call.turns()).toEqual(['customer: Que horas abrem no sábado?', 'customer: E no domingo?', 'assistant: Pois não.']);
+    await call.end();
+  });
+
+  it('a search that fails: logged, and the model answers without a note', async () => {
+    const call = virtualCall(customerFirst, { knowledge: { searchMs: 100, fails: true } });
+    call.llm.reply({ text: 'Vou verificar.' });
+    await call.caller.says('Que horas abrem?', 1000);
+    await advance(700 + 200 + 300);
+    expect(call.llm.requests).toHaveLength(1);
+    expect(call.llm.requests[0].messages.at(-1)).toEqual({ role: 'user', content: 'Que horas abrem?' });
+    expect(call.record.errors).toEqual(['voice: a knowledge-base search failed']);
+    await advance(400 + audioMs('Vou verificar.') + 200);
+    expect(call.turns()).toEqual(['customer: Que horas abrem?', 'assistant: Vou verificar.']);
+    await call.end();
+  });
+
+  it('no search in function_call mode: the model is offered search_knowledge_base instead', async () => {
+    const call = virtualCall(customerFirst, { knowledge: { mode: 'function_call', searchMs: 100, contents: [chunk] } });
+    call.llm.reply({ text: 'Pois não.' });
+    await call.caller.says('Que horas abrem?', 1000);
+    await advance(700 + 200);
+    expect(call.record.searches).toEqual([]);
+    expect(call.llm.requests[0].tools.map((tool: any) => tool.function?.name ?? tool.name)).toContain('search_knowledge_base');
+    await call.end();
+  });
+});
