@@ -9,7 +9,7 @@ import { setTurns } from '../helpers/turns';
  * recording shows each turn at its `at_ms`, a click on a turn seeks the player there (the
  * recording answers Range requests) and highlights it, and the call's status changes are
  * listed in order; a call recorded before turns had times keeps its estimated times, marked,
- * and shows a pipeline answer's latency; the overview pages through the whole ledger
+ * and shows a pipeline answer's latency and knowledge-base searches; the overview pages through the whole ledger
  * (me.ledgerFeed) with "Show older changes", and a call that ends meanwhile joins on top. axe-core on each; screenshots go to
  * test-results/console/.
  */
@@ -46,7 +46,12 @@ beforeAll(async () => {
   );
   await setTurns(app.sql, row.id, [
     { speaker: 'customer', text: 'Oi, quem fala?' },
-    { speaker: 'assistant', text: 'Olá! Aqui é a Ana, da Loja Centro.', latency: { stt_final_ms: 120, llm_first_token_ms: 380, tts_first_byte_ms: 610, first_audio_ms: 700 } },
+    {
+      speaker: 'assistant',
+      text: 'Olá! Aqui é a Ana, da Loja Centro.',
+      latency: { stt_final_ms: 120, llm_first_token_ms: 380, tts_first_byte_ms: 610, first_audio_ms: 700 },
+      retrievals: [{ knowledgebase_id: 1, mode: 'function_call', query: 'nome da loja', chunks: [{ chunk_id: 12, document_id: 3, score: 0.4123 }, { chunk_id: 7, document_id: 2, score: 0.2 }] }],
+    },
   ]);
   untimedCall = row.id;
   // Its vendors: the language model retried once, then the speech replaced (as src/voice/live-call.ts records them).
@@ -151,6 +156,9 @@ runInBrowser(
     const answer = page.locator('.transcript li').nth(1);
     expect(await answer.locator('.turn-latency').innerText()).toBe('Answered in 700 ms · speech-to-text 120 ms · first token 380 ms · first audio from TTS 610 ms');
     expect(await page.locator('.transcript li').nth(0).locator('.turn-latency').count()).toBe(0);
+    // The knowledge-base search it was answered with.
+    expect(await answer.locator('.turn-retrieval').innerText()).toBe('Knowledge base, searched by the model: “nome da loja” → chunk 12 of document 3 (0.41), chunk 7 of document 2 (0.20)');
+    expect(await page.locator('.transcript li').nth(0).locator('.turn-retrieval').count()).toBe(0);
     // Each vendor event in words, after its status.
     expect(await page.locator('.events li').evaluateAll((items) => items.map((item) => item.getAttribute('data-event')))).toEqual(['vendor_retried', 'vendor_switched']);
     expect(await page.locator('.events .event-detail').allInnerTexts()).toEqual([

@@ -248,6 +248,7 @@ const SYSTEM_LINES: [RegExp, (...captured: string[]) => string][] = [
   [/^Chamada encerrada: a síntese de voz falhou\.$/, () => HANGUP_REASONS['tts-failed']],
   [/^O cliente encerrou a chamada\.$/, () => HANGUP_REASONS.customer],
   [/^end_call: conversa concluída$/, () => 'end_call: conversation finished'],
+  [/^Busca na base de conhecimento sem resposta antes do fim da chamada\.$/, () => 'The knowledge base was searched, and the call ended before an answer.'],
 ];
 
 export function systemLine(text: string): string {

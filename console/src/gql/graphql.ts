@@ -461,7 +461,7 @@ export type ConsoleCallQueryVariables = Exact<{
 }>;
 
 
-export type ConsoleCallQuery = { call: { id: number, type: string, status: string, answered_by: string | null, hangup_reason: string | null, hangup_detail: string | null, transferred_to: string | null, transfer_status: string | null, transfer_duration: number | null, assistant_id: number | null, assistant_name: string, assistant_phone_number: string, client_phone_number: string, campaign_id: number | null, campaign_name: string | null, lead_id: number | null, attempt: number | null, duration: number, carrier_cost: number, total_cost: number, recording_url: string | null, transcript: string, variables: Record<string, unknown>, evaluation: Record<string, unknown> | null, webhook_response: Record<string, unknown> | null, created_at: string, updated_at: string, turns: Array<{ speaker: string, text: string, at_ms: number | null, duration_ms: number | null, latency: { stt_final_ms: number | null, llm_first_token_ms: number | null, tts_first_byte_ms: number | null, first_audio_ms: number | null } | null }>, events: Array<{ status: string, at: string, detail: Record<string, unknown> | null }>, latency: { p50_ms: number, p95_ms: number, turns: number } | null, usage: { llm_input_tokens: number, llm_output_tokens: number, stt_seconds: number, tts_characters: number } | null, webhook_deliveries: Array<{ id: string, status: string, event_type: string | null, created_at: string, next_attempt_at: string | null, attempts: Array<{ attempt: number, status_code: number | null, error: string | null, latency_ms: number, created_at: string }> }> } };
+export type ConsoleCallQuery = { call: { id: number, type: string, status: string, answered_by: string | null, hangup_reason: string | null, hangup_detail: string | null, transferred_to: string | null, transfer_status: string | null, transfer_duration: number | null, assistant_id: number | null, assistant_name: string, assistant_phone_number: string, client_phone_number: string, campaign_id: number | null, campaign_name: string | null, lead_id: number | null, attempt: number | null, duration: number, carrier_cost: number, total_cost: number, recording_url: string | null, transcript: string, variables: Record<string, unknown>, evaluation: Record<string, unknown> | null, webhook_response: Record<string, unknown> | null, created_at: string, updated_at: string, turns: Array<{ speaker: string, text: string, at_ms: number | null, duration_ms: number | null, latency: { stt_final_ms: number | null, llm_first_token_ms: number | null, tts_first_byte_ms: number | null, first_audio_ms: number | null } | null, retrievals: Array<{ mode: string, query: string, chunks: Array<{ chunk_id: number, document_id: number, score: number }> }> }>, events: Array<{ status: string, at: string, detail: Record<string, unknown> | null }>, latency: { p50_ms: number, p95_ms: number, turns: number } | null, usage: { llm_input_tokens: number, llm_output_tokens: number, stt_seconds: number, tts_characters: number } | null, webhook_deliveries: Array<{ id: string, status: string, event_type: string | null, created_at: string, next_attempt_at: string | null, attempts: Array<{ attempt: number, status_code: number | null, error: string | null, latency_ms: number, created_at: string }> }> } };
 
 export type ConsoleCallLiveSubscriptionVariables = Exact<{
   id: number;
@@ -1231,6 +1231,15 @@ export const ConsoleCallDocument = new TypedDocumentString(`
         llm_first_token_ms
         tts_first_byte_ms
         first_audio_ms
+      }
+      retrievals {
+        mode
+        query
+        chunks {
+          chunk_id
+          document_id
+          score
+        }
       }
     }
     events {

@@ -188,6 +188,9 @@ function Conversation({ call }: { call: Call }) {
                 <div>
                   <p className="turn-text">{turn.text}</p>
                   {turn.latency?.first_audio_ms != null && <Latency latency={turn.latency} />}
+                  {turn.retrievals.map((retrieval, at) => (
+                    <Retrieval key={at} retrieval={retrieval} />
+                  ))}
                 </div>
               </li>
             ))}
@@ -210,6 +213,19 @@ function Latency({ latency }: { latency: NonNullable<TranscriptTurn['latency']> 
     <p className="turn-latency" data-latency={latency.first_audio_ms ?? undefined}>
       Answered in <strong>{formatCount(latency.first_audio_ms)} ms</strong>
       {steps.length > 0 && <span className="muted"> · {steps.map(([name, ms]) => `${name} ${formatCount(ms)} ms`).join(' · ')}</span>}
+    </p>
+  );
+}
+
+/** A knowledge-base search the answer was written with: what was asked, and the chunks found with their scores. */
+function Retrieval({ retrieval }: { retrieval: TranscriptTurn['retrievals'][number] }) {
+  const how = retrieval.mode === 'prompt' ? 'Knowledge base, searched for the caller’s words' : 'Knowledge base, searched by the model';
+  const found = retrieval.chunks.length
+    ? retrieval.chunks.map((chunk) => `chunk ${chunk.chunk_id} of document ${chunk.document_id} (${chunk.score.toPrecision(2)})`).join(', ')
+    : 'nothing found';
+  return (
+    <p className="turn-retrieval" data-retrieval={retrieval.mode}>
+      {how}: “{retrieval.query}” <span className="muted">→ {found}</span>
     </p>
   );
 }

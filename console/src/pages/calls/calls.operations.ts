@@ -108,6 +108,15 @@ export const CallDocument = graphql(`
           tts_first_byte_ms
           first_audio_ms
         }
+        retrievals {
+          mode
+          query
+          chunks {
+            chunk_id
+            document_id
+            score
+          }
+        }
       }
       events {
         status

@@ -7,6 +7,8 @@ export interface ApiTurn {
   at_ms?: number | null;
   duration_ms?: number | null;
   latency?: { stt_final_ms?: number | null; llm_first_token_ms?: number | null; tts_first_byte_ms?: number | null; first_audio_ms?: number | null } | null;
+  /** The knowledge-base searches the turn was answered with. */
+  retrievals?: { mode: string; query: string; chunks: { chunk_id: number; document_id: number; score: number }[] }[];
 }
 
 /** One turn of a call's conversation, with where it falls in the recording (seconds). */
@@ -19,6 +21,7 @@ export interface TranscriptTurn {
   /** The API did not time this turn: its place is shared out from the call's length. */
   estimated: boolean;
   latency: ApiTurn['latency'];
+  retrievals: NonNullable<ApiTurn['retrievals']>;
 }
 
 const ROLES: Record<string, TranscriptTurn['role']> = {
@@ -57,7 +60,7 @@ export function placeTurns(turns: ApiTurn[], transcript: string, duration: numbe
     const start = starts[index];
     const next = starts.slice(index + 1).find((at) => at > start);
     const end = typeof turn.duration_ms === 'number' ? start + turn.duration_ms / 1000 : (next ?? Math.max(duration, start));
-    return { speaker: turn.speaker, role: turn.role, text: turn.text, latency: turn.latency, start, end, estimated: false };
+    return { speaker: turn.speaker, role: turn.role, text: turn.text, latency: turn.latency, retrievals: turn.retrievals, start, end, estimated: false };
   });
 }
 
@@ -76,7 +79,7 @@ type Said = Omit<TranscriptTurn, 'start' | 'end' | 'estimated'> & Pick<ApiTurn, 
 
 function fromApi(turn: ApiTurn): Said {
   const { role, label } = speakerOf(turn.speaker);
-  return { speaker: label, role, text: spoken(role, turn.text), at_ms: turn.at_ms, duration_ms: turn.duration_ms, latency: turn.latency ?? null };
+  return { speaker: label, role, text: spoken(role, turn.text), at_ms: turn.at_ms, duration_ms: turn.duration_ms, latency: turn.latency ?? null, retrievals: turn.retrievals ?? [] };
 }
 
 /** The transcript's text ("Assistente: ...\nCliente: ...") as turns. */
@@ -85,9 +88,9 @@ function parseTranscript(transcript: string): Said[] {
   for (const line of transcript.split('\n')) {
     const match = /^([^:]{1,40}):\s?(.*)$/.exec(line);
     const role = match ? ROLES[match[1].trim().toLowerCase()] : undefined;
-    if (match && role) turns.push({ speaker: SPEAKERS[role], role, text: spoken(role, match[2]), latency: null });
+    if (match && role) turns.push({ speaker: SPEAKERS[role], role, text: spoken(role, match[2]), latency: null, retrievals: [] });
     else if (turns.length && line.trim()) turns[turns.length - 1].text += `\n${line}`;
-    else if (line.trim()) turns.push({ speaker: '', role: 'system', text: systemLine(line), latency: null });
+    else if (line.trim()) turns.push({ speaker: '', role: 'system', text: systemLine(line), latency: null, retrievals: [] });
   }
   return turns;
 }
