@@ -116,6 +116,7 @@ export const Messages = {
   knowledgeDocumentCreated: 'Document created successfully. Processing will begin shortly.',
   knowledgeDocumentUpdated: 'Document updated successfully.',
   knowledgeDocumentDeleted: 'Document deleted successfully.',
+  knowledgeDocumentReingesting: 'Document queued for processing. Its chunks are replaced once it is read again.',
 
   // The engine API's bounds (src/voice/engine.api.ts).
   engineGraceOver: (seconds: number) => `A chamada terminou há mais de ${seconds} segundos; o engine não pode mais consultá-la nem alterá-la.`,

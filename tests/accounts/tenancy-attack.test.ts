@@ -288,6 +288,14 @@ const OPERATIONS: Record<string, Operation> = {
       { at: 'knowledgebase_id', kind: 'knowledgeBase' },
     ],
   },
+  reingestKnowledgeDocument: {
+    document: 'mutation($id: Int!, $knowledgebase_id: Int!) { reingestKnowledgeDocument(id: $id, knowledgebase_id: $knowledgebase_id) { id status } }',
+    variables: (o) => ({ id: o.document, knowledgebase_id: o.knowledgeBase }),
+    slots: [
+      { at: 'id', kind: 'document' },
+      { at: 'knowledgebase_id', kind: 'knowledgeBase' },
+    ],
+  },
   deleteKnowledgeDocument: {
     document: 'mutation($id: Int!, $knowledgebase_id: Int!) { deleteKnowledgeDocument(id: $id, knowledgebase_id: $knowledgebase_id) }',
     variables: (o) => ({ id: o.spareDocument, knowledgebase_id: o.knowledgeBase }),
@@ -430,6 +438,13 @@ const REST_CASES: Record<string, RestCase> = {
     ],
   },
   'PUT /user/knowledgebases/{kb}/documents/{doc}': {
+    slots: [],
+    params: [
+      { at: 'path.kb', kind: 'knowledgeBase' },
+      { at: 'path.doc', kind: 'document' },
+    ],
+  },
+  'POST /user/knowledgebases/{kb}/documents/{doc}/reingest': {
     slots: [],
     params: [
       { at: 'path.kb', kind: 'knowledgeBase' },

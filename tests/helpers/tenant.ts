@@ -289,6 +289,7 @@ export const VALID_REST_REQUESTS: Record<string, (own: Tenant) => RestRequest> =
   }),
   'GET /user/knowledgebases/{kb}/documents/{doc}': (o) => ({ path: `/user/knowledgebases/${o.knowledgeBase}/documents/${o.document}` }),
   'PUT /user/knowledgebases/{kb}/documents/{doc}': (o) => ({ path: `/user/knowledgebases/${o.knowledgeBase}/documents/${o.document}`, body: { description: 'Tabela' } }),
+  'POST /user/knowledgebases/{kb}/documents/{doc}/reingest': (o) => ({ path: `/user/knowledgebases/${o.knowledgeBase}/documents/${o.document}/reingest` }),
   'POST /user/assistants/disable-webhook': (o) => ({ path: '/user/assistants/disable-webhook', body: { assistant_id: o.assistant } }),
   'POST /user/assistants/disable-inbound-webhook': (o) => ({ path: '/user/assistants/disable-inbound-webhook', body: { assistant_id: o.assistant } }),
   'POST /user/calls/{id}/hangup': (o) => ({ path: `/user/calls/${o.liveCall}/hangup` }),

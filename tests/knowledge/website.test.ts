@@ -2,6 +2,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { startTestApp, type TestAccount, type TestApp } from '../helpers/app';
 import { documentReaders } from '../../src/documents';
+import { jobKey } from '../../src/jobs/queue';
 import { ingestDocument } from '../../src/modules/knowledge/knowledge.ingest';
 import { readHtml } from '../../src/modules/knowledge/knowledge.website';
 
@@ -131,4 +132,48 @@ describe('readHtml', () => {
     const hostile = '<a href="'.repeat(20_000) + '<!--'.repeat(20_000) + '<script'.repeat(20_000);
     expect(readHtml(hostile, 'http://h/').links).toEqual([]);
   });
+});
+
+it('re-ingesting a website reads it again: processing (the old chunks still searched) until its new chunks replace them; a failed document is tried again likewise', async () => {
+  const before = PAGES['/horarios'];
+  try {
+    const { kb, doc } = await website({ links: [{ link: `${origin}/horarios` }], relative_links_limit: 1 }, { allowPrivate: true, maxPages: 50 });
+    expect(doc.status).toBe('ready');
+    const search = async (q: string) => (await req('GET', `/user/knowledgebases/${kb}/search?q=${encodeURIComponent(q)}`)).body.data.map((hit: any) => hit.content);
+    expect(await search('segunda sexta')).toEqual([expect.stringContaining('das 9h às 18h')]);
+
+    PAGES['/horarios'] = '<p>Novo horário: de segunda a sábado, das 8h às 20h.</p>';
+    const again = await req('POST', `/user/knowledgebases/${kb}/documents/${doc.id}/reingest`);
+    expect(again.status).toBe(200);
+    expect(again.body).toEqual({ message: 'Document queued for processing. Its chunks are replaced once it is read again.', data: expect.objectContaining({ id: doc.id, status: 'processing' }) });
+    const [job] = await app.sql(`select count(*)::int as n from graphile_worker.jobs where key = $1`, [jobKey('knowledge:ingest', String(doc.id))]);
+    expect(job.n).toBe(1);
+    expect(await search('segunda sexta')).toEqual([expect.stringContaining('das 9h às 18h')]); // the old chunks until the new replace them
+
+    await ingestDocument(app.orm.em.fork(), doc.id, { readers: documentReaders(), crawl: { allowPrivate: true, maxPages: 50 } });
+    expect((await req('GET', `/user/knowledgebases/${kb}/documents/${doc.id}`)).body.data.status).toBe('ready');
+    expect(await search('segunda')).toEqual([expect.stringContaining('das 8h às 20h')]);
+    expect(await search('18h')).toEqual([]);
+
+    // The site down: the document fails; once it is back, re-ingesting makes it ready.
+    delete PAGES['/horarios'];
+    await req('POST', `/user/knowledgebases/${kb}/documents/${doc.id}/reingest`);
+    await ingestDocument(app.orm.em.fork(), doc.id, { readers: documentReaders(), crawl: { allowPrivate: true, maxPages: 50 } });
+    expect((await req('GET', `/user/knowledgebases/${kb}/documents/${doc.id}`)).body.data).toMatchObject({ status: 'failed', failure_reason: expect.any(String) });
+    PAGES['/horarios'] = before;
+    const retried = await req('POST', `/user/knowledgebases/${kb}/documents/${doc.id}/reingest`);
+    expect(retried.body.data).toMatchObject({ status: 'processing', failure_reason: null });
+    await ingestDocument(app.orm.em.fork(), doc.id, { readers: documentReaders(), crawl: { allowPrivate: true, maxPages: 50 } });
+    expect((await req('GET', `/user/knowledgebases/${kb}/documents/${doc.id}`)).body.data).toMatchObject({ status: 'ready', failure_reason: null });
+    expect(await search('segunda sexta')).toEqual([expect.stringContaining('das 9h às 18h')]);
+  } finally {
+    PAGES['/horarios'] = before;
+  }
+});
+
+it('re-ingesting a document of another base, or one that is not there, is a 404', async () => {
+  const kb = (await req('POST', '/user/knowledgebases', { name: 'Outra' })).body.data.id;
+  const missing = await req('POST', `/user/knowledgebases/${kb}/documents/999999/reingest`);
+  expect(missing.status).toBe(404);
+  expect(missing.body).toEqual({ message: 'Documento não encontrado', code: 'NOT_FOUND' });
 });

@@ -9,6 +9,7 @@ import {
   createKnowledgeDocument,
   deleteKnowledgeBase,
   deleteKnowledgeDocument,
+  reingestKnowledgeDocument,
   getKnowledgeBase,
   listKnowledgeBases,
   listKnowledgeDocuments,
@@ -84,6 +85,17 @@ export class KnowledgeResolver {
     @Ctx() ctx: GraphQLContext,
   ): Promise<KnowledgeDocument> {
     return updateKnowledgeDocument(scopeOf(ctx), knowledgeBaseId, id, input);
+  }
+
+  @Mutation(() => KnowledgeDocument, {
+    description: 'Reads the document again (a website that changed, a document that failed): processing until its new chunks replace the old, which stay searchable meanwhile.',
+  })
+  reingestKnowledgeDocument(
+    @Arg('knowledgebase_id', () => Int) knowledgeBaseId: number,
+    @Arg('id', () => Int) id: number,
+    @Ctx() ctx: GraphQLContext,
+  ): Promise<KnowledgeDocument> {
+    return reingestKnowledgeDocument(scopeOf(ctx), knowledgeBaseId, id);
   }
 
   @Mutation(() => Boolean, { description: 'Deletes the document and its chunks.' })

@@ -240,6 +240,27 @@ export async function updateKnowledgeDocument(scope: Scope, knowledgeBaseId: num
   return document;
 }
 
+/**
+ * Reads a document again (a website that changed, a document that failed): `processing`, its
+ * reason cleared, and its ingestion job, in one transaction; it keeps its chunks, searchable,
+ * until the new ones replace them in the ingestion's own transaction. A document still being
+ * ingested gets one more run after the one under way (the job's key replaces a job not yet
+ * started).
+ */
+export async function reingestKnowledgeDocument(scope: Scope, knowledgeBaseId: number, id: number): Promise<KnowledgeDocument> {
+  await requireKnowledgeDocument(scope, knowledgeBaseId, id);
+  await scope.em.transactional(async (em) => {
+    const [document] = await em.execute(
+      `update knowledge_documents set status = 'processing', failure = null, updated_at = now() where id = ? and knowledge_base_id = ? returning id`,
+      [id, knowledgeBaseId],
+    );
+    if (!document) throw new NotFoundError(Messages.knowledgeDocumentNotFound);
+    await enqueueIngestion(em, id);
+  });
+  scope.em.clear();
+  return requireKnowledgeDocument(scope, knowledgeBaseId, id);
+}
+
 /** Deletes a document with its chunks; its ingestion, if still running, finds it gone and stops. */
 export async function deleteKnowledgeDocument(scope: Scope, knowledgeBaseId: number, id: number): Promise<void> {
   await requireKnowledgeBase(scope, knowledgeBaseId);

@@ -160,6 +160,16 @@ export const knowledgeRoutes: Route[] = [
     notFound: Messages.knowledgeDocumentNotFound,
   },
   {
+    method: 'POST',
+    path: '/user/knowledgebases/{kb}/documents/{doc}/reingest',
+    summary: 'Read a document again (a website that changed, a document that failed): processing until its new chunks replace the old, which stay searchable meanwhile',
+    envelope: messageAnd(),
+    document: `mutation ReingestKnowledgeDocument($kb: Int!, $doc: Int!) { reingestKnowledgeDocument(knowledgebase_id: $kb, id: $doc) { ${DOCUMENT_FIELDS} } }`,
+    variables: (req) => ({ kb: req.params.kb, doc: req.params.doc }),
+    respond: (data) => ({ body: { message: Messages.knowledgeDocumentReingesting, data: data.reingestKnowledgeDocument } }),
+    notFound: Messages.knowledgeDocumentNotFound,
+  },
+  {
     method: 'DELETE',
     path: '/user/knowledgebases/{kb}/documents/{doc}',
     summary: 'Delete a document and its chunks',
