@@ -41,6 +41,7 @@ import { Migration20261202010000_fallback_voice } from './Migration2026120201000
 import { Migration20261202030000_transcriber } from './Migration20261202030000_transcriber';
 import { Migration20261203000000_knowledge_bases } from './Migration20261203000000_knowledge_bases';
 import { Migration20261204000000_knowledge_chunks_base_tsv } from './Migration20261204000000_knowledge_chunks_base_tsv';
+import { Migration20261205000000_knowledge_embeddings_model } from './Migration20261205000000_knowledge_embeddings_model';
 
 /** Every migration, in order. Listed explicitly so that compiled and TypeScript runs agree. */
 export const migrations: MigrationObject[] = [
@@ -86,4 +87,5 @@ export const migrations: MigrationObject[] = [
   { name: 'Migration20261202030000_transcriber', class: Migration20261202030000_transcriber },
   { name: 'Migration20261203000000_knowledge_bases', class: Migration20261203000000_knowledge_bases },
   { name: 'Migration20261204000000_knowledge_chunks_base_tsv', class: Migration20261204000000_knowledge_chunks_base_tsv },
+  { name: 'Migration20261205000000_knowledge_embeddings_model', class: Migration20261205000000_knowledge_embeddings_model },
 ];

@@ -3,9 +3,19 @@ import { Field, Float, Int, ObjectType } from 'type-graphql';
 import { FieldErrorCollector, FieldMessages } from '../../errors';
 import { checkIntRange } from '../../lib/checks';
 import type { Scope } from '../scope';
-import { SEARCH_DEFAULT_LIMIT, SEARCH_MAX_LIMIT, SEARCH_MAX_QUERY, SEARCH_MAX_RANKED } from './knowledge.rules';
+import {
+  EMBED_QUESTION_MS,
+  HYBRID_DEPTH,
+  SEARCH_DEFAULT_LIMIT,
+  SEARCH_MAX_LIMIT,
+  SEARCH_MAX_QUERY,
+  SEARCH_MAX_RANKED,
+  VECTOR_CACHE_BYTES,
+  VECTOR_WHOLE_BASE_CHUNKS,
+} from './knowledge.rules';
 import type { Embedder } from './knowledge.ports';
 import { requireKnowledgeBase } from './knowledge.service';
+import { fuse, nearest, normalise, vectorSet, VectorCache, type VectorSet } from './knowledge.vectors';
 
 @ObjectType('KnowledgeSearchHit', { simpleResolvers: true, description: 'A chunk of a document that matches a search, with its score (higher is better).' })
 export class KnowledgeSearchHit {
@@ -18,7 +28,9 @@ export class KnowledgeSearchHit {
   @Field(() => String)
   content!: string;
 
-  @Field(() => Float, { description: 'PostgreSQL’s ts_rank_cd of the chunk for the query.' })
+  @Field(() => Float, {
+    description: 'With embeddings (EMBEDDINGS_MODEL): the reciprocal-rank fusion of its full-text and vector ranks, Σ 1/(60 + rank); else PostgreSQL’s ts_rank_cd of the chunk for the query.',
+  })
   score!: number;
 }
 
@@ -60,19 +72,20 @@ export const SEARCH_SQL = `with q as materialized (${QUERIES}),
 /** What a search runs with from outside the domain: the embeddings' model, when one is configured. */
 export interface SearchDeps {
   embedder?: Embedder | null;
+  /** How long the question's vector is waited for (default EMBED_QUESTION_MS); then full text alone. */
+  embedTimeoutMs?: number;
+  /** The vectors of the bases ranked whole (default: the process's, VECTOR_CACHE_BYTES). */
+  vectors?: VectorCache;
+  /** The most chunks of a base ranked whole by vectors (default VECTOR_WHOLE_BASE_CHUNKS); the bench and tests change it. */
+  wholeBaseChunks?: number;
 }
 
-/**
- * A base's chunks for `text` (already checked: not blank, at most SEARCH_MAX_QUERY), best first;
- * the one search the API, GraphQL and calls (search_knowledge_base, `prompt` mode) run.
- */
-export async function searchBase(
-  em: EntityManager,
-  base: { id: number; language: string },
-  text: string,
-  limit: number,
-  _deps: SearchDeps = {},
-): Promise<KnowledgeSearchHit[]> {
+type Hit = KnowledgeSearchHit;
+
+const processVectors = new VectorCache(VECTOR_CACHE_BYTES);
+
+/** The full-text ranking: the first `limit` chunks, best first, scored by ts_rank_cd. */
+async function fullText(em: EntityManager, base: { id: number; language: string }, text: string, limit: number): Promise<Hit[]> {
   const rows: { chunk_id: number; document_id: number; content: string; score: number }[] = await em.execute(SEARCH_SQL, [
     base.language,
     text,
@@ -84,6 +97,122 @@ export async function searchBase(
     limit,
   ]);
   return rows.map((row) => ({ chunk_id: row.chunk_id, document_id: row.document_id, content: row.content, score: Number(row.score) }));
+}
+
+/** The question's vector, or null when the model fails or is slower than `timeoutMs`: a search never fails for the embeddings. */
+async function questionVector(embedder: Embedder, text: string, timeoutMs: number): Promise<Float32Array | null> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<null>((resolve) => (timer = setTimeout(() => resolve(null), timeoutMs)));
+  try {
+    const vector = await Promise.race([embedder.embed([text]).then((vectors) => vectors[0] ?? null, () => null), late]);
+    return vector ? normalise(Float32Array.from(vector)) : null;
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/**
+ * The base's documents embedded by `model`, as a version: how many, their chunks, the newest
+ * id and update. Ingestion (which sets updated_at), a delete and a new document each change it,
+ * so a cached set of vectors read at another version is read again.
+ */
+async function vectorVersion(em: EntityManager, baseId: number, model: string): Promise<{ version: string; chunks: number }> {
+  const [row]: { documents: number; chunks: number; newest: number | null; updated: string | null }[] = await em.execute(
+    `select count(*)::int as documents, coalesce(sum(chunks_count), 0)::int as chunks, max(id) as newest, max(updated_at)::text as updated
+       from knowledge_documents
+      where knowledge_base_id = ? and embeddings_model = ? and status = 'ready'`,
+    [baseId, model],
+  );
+  return { version: `${row.documents}:${row.chunks}:${row.newest}:${row.updated}`, chunks: row.chunks };
+}
+
+/** Rows of chunk ids and vectors read per statement when a base's vectors are loaded (about 12 MB at 1536 dimensions). */
+const LOAD_ROWS = 1000;
+
+/** Every vector of the base's documents embedded by `model`, read in pages by id. */
+async function loadBase(em: EntityManager, baseId: number, model: string, dimensions: number): Promise<VectorSet> {
+  const rows: { id: number; v: Buffer | null }[] = [];
+  for (let after = 0; ; ) {
+    const page: { id: number; v: Buffer | null }[] = await em.execute(
+      `select c.id, array_send(c.embedding) as v
+         from knowledge_chunks c join knowledge_documents d on d.id = c.document_id
+        where c.knowledge_base_id = ? and d.embeddings_model = ? and c.embedding is not null and c.id > ?
+        order by c.id
+        limit ?`,
+      [baseId, model, after, LOAD_ROWS],
+    );
+    rows.push(...page);
+    if (page.length < LOAD_ROWS) break;
+    after = page[page.length - 1].id;
+  }
+  return vectorSet(rows, dimensions);
+}
+
+/** The vectors of these chunks, of documents embedded by `model`. */
+async function vectorsOf(em: EntityManager, ids: number[], model: string, dimensions: number): Promise<VectorSet> {
+  if (ids.length === 0) return vectorSet([], dimensions);
+  const rows: { id: number; v: Buffer | null }[] = await em.execute(
+    `select c.id, array_send(c.embedding) as v
+       from knowledge_chunks c join knowledge_documents d on d.id = c.document_id
+      where c.id = any(?::int[]) and d.embeddings_model = ?`,
+    [`{${ids.join(',')}}`, model],
+  );
+  return vectorSet(rows, dimensions);
+}
+
+/**
+ * Hybrid search: the full-text ranking and the vectors' (cosine with the question's vector) fused
+ * by reciprocal rank (RRF_K = 60), each giving its first HYBRID_DEPTH chunks; the score is the
+ * fused one. The vectors rank the whole base when it has at most VECTOR_WHOLE_BASE_CHUNKS chunks
+ * of the model's (so a chunk that shares no word with the question can be found), else the
+ * full-text candidates. Without the question's vector (the model failed or was late) the
+ * full-text ranking alone is fused.
+ */
+async function hybrid(em: EntityManager, base: { id: number; language: string }, text: string, limit: number, embedder: Embedder, deps: SearchDeps): Promise<Hit[]> {
+  const asked = questionVector(embedder, text, deps.embedTimeoutMs ?? EMBED_QUESTION_MS);
+  const [textual, { version, chunks }] = await Promise.all([
+    fullText(em, base, text, Math.max(limit, HYBRID_DEPTH)),
+    vectorVersion(em, base.id, embedder.model),
+  ]);
+  const question = await asked;
+  let nearby: number[] = [];
+  if (question && chunks > 0) {
+    const set =
+      chunks <= (deps.wholeBaseChunks ?? VECTOR_WHOLE_BASE_CHUNKS)
+        ? await (deps.vectors ?? processVectors).get(base.id, `${embedder.model}:${question.length}:${version}`, () => loadBase(em, base.id, embedder.model, question.length))
+        : await vectorsOf(em, textual.map((hit) => hit.chunk_id), embedder.model, question.length);
+    nearby = nearest(set, question, HYBRID_DEPTH);
+  }
+  const fused = fuse([textual.map((hit) => hit.chunk_id), nearby]).slice(0, limit);
+  const known = new Map(textual.map((hit) => [hit.chunk_id, hit]));
+  const missing = fused.filter(({ id }) => !known.has(id)).map(({ id }) => id);
+  if (missing.length > 0) {
+    const rows: { chunk_id: number; document_id: number; content: string }[] = await em.execute(
+      'select id as chunk_id, document_id, content from knowledge_chunks where id = any(?::int[]) and knowledge_base_id = ?',
+      [`{${missing.join(',')}}`, base.id],
+    );
+    for (const row of rows) known.set(row.chunk_id, { ...row, score: 0 });
+  }
+  // A chunk deleted between the rankings and the read of its text is left out.
+  return fused.flatMap(({ id, score }) => {
+    const hit = known.get(id);
+    return hit ? [{ chunk_id: hit.chunk_id, document_id: hit.document_id, content: hit.content, score }] : [];
+  });
+}
+
+/**
+ * A base's chunks for `text` (already checked: not blank, at most SEARCH_MAX_QUERY), best first;
+ * the one search the API, GraphQL and calls (search_knowledge_base, `prompt` mode) run: hybrid
+ * with an embedder, else full text.
+ */
+export async function searchBase(
+  em: EntityManager,
+  base: { id: number; language: string },
+  text: string,
+  limit: number,
+  deps: SearchDeps = {},
+): Promise<KnowledgeSearchHit[]> {
+  return deps.embedder ? hybrid(em, base, text, limit, deps.embedder, deps) : fullText(em, base, text, limit);
 }
 
 /** Search of a base of the account's, its arguments checked (design.md, "Knowledge bases"). */

@@ -16,7 +16,7 @@ export const DIMENSIONS = 16;
 
 /** Words by the concept (an axis of the first ones) they mean. */
 const CONCEPTS: string[][] = [
-  ['quanto', 'custa', 'custo', 'preço', 'valor', 'mensalidade', 'pagar', 'cobrado', 'price', 'cost', 'fee'],
+  ['quanto', 'custa', 'custo', 'preço', 'valor', 'mensalidade', 'mês', 'parcela', 'assinatura', 'pagar', 'cobrado', 'price', 'cost', 'fee'],
   ['horário', 'abre', 'aberto', 'fecha', 'funcionamento', 'hours', 'open'],
   ['cancelar', 'cancelamento', 'encerrar', 'desistir', 'cancel'],
   ['entrega', 'frete', 'envio', 'shipping', 'delivery'],
