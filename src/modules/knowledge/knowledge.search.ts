@@ -37,13 +37,15 @@ export class KnowledgeSearchHit {
 /**
  * The query as PostgreSQL reads it: websearch_to_tsquery in the base's configuration (stems,
  * stop words dropped, "quoted phrases", -excluded words), `strict`; and its words OR'd instead
- * of AND'd, `loose`: people ask questions, and a question's words are rarely all in the chunk
- * that answers it. ts_rank_cd of `loose` then puts first the chunks where more of them stand
+ * of AND'd, `rank`: people ask questions, and a question's words are rarely all in the chunk
+ * that answers it. ts_rank_cd of `rank` then puts first the chunks where more of them stand
  * closer together. A query with an excluded word keeps its ANDs: `a | !b` would match nearly
- * every chunk.
+ * every chunk. `loose`, the query that finds the chunks with some of the words, is `rank`
+ * unless the words too common in the base were left out of it (the first value; null: none).
  */
-const QUERIES = `select w.t::tsquery as strict, (case when strpos(w.t, '!') > 0 then w.t else replace(w.t, ' & ', ' | ') end)::tsquery as loose
-                   from (select websearch_to_tsquery(?::regconfig, ?)::text as t) w`;
+const QUERIES = `select w.t::tsquery as strict, r.t::tsquery as rank, coalesce(?::tsquery, r.t::tsquery) as loose
+                   from (select websearch_to_tsquery(?::regconfig, ?)::text as t) w,
+                        lateral (select case when strpos(w.t, '!') > 0 then w.t else replace(w.t, ' & ', ' | ') end as t) r`;
 
 /**
  * Ranking reads each candidate's tsv, so the candidates are bounded: the chunks with every word
@@ -51,15 +53,15 @@ const QUERIES = `select w.t::tsquery as strict, (case when strpos(w.t, '!') > 0 
  * have them all, the chunks with some of them too (`loose`: the second branch's gate is an
  * InitPlan, so otherwise its index is not even read). A question of common words then costs
  * about the same in a base of 100,000 chunks as in one of 1,000 (bench/results/kb.md).
- * Its values: the language, the query, the base, SEARCH_MAX_RANKED, the limit, the base,
- * SEARCH_MAX_RANKED, the limit.
+ * Its values: the loose query (or null), the language, the query, the base, SEARCH_MAX_RANKED,
+ * the limit, the base, SEARCH_MAX_RANKED, the limit.
  */
 export const SEARCH_SQL = `with q as materialized (${QUERIES}),
      strict as materialized (
        select c.id, c.document_id, c.content, c.tsv from knowledge_chunks c
         where c.knowledge_base_id = ? and c.tsv @@ (select strict from q)
         limit ?)
-   select h.id as chunk_id, h.document_id, h.content, ts_rank_cd(h.tsv, (select loose from q)) as score
+   select h.id as chunk_id, h.document_id, h.content, ts_rank_cd(h.tsv, (select rank from q)) as score
      from (select * from strict
            union all
            (select c.id, c.document_id, c.content, c.tsv from knowledge_chunks c
@@ -68,6 +70,64 @@ export const SEARCH_SQL = `with q as materialized (${QUERIES}),
              limit ?)) h
     order by score desc, h.id
     limit ?`;
+
+/**
+ * The words of a question too common in a large base are left out of the query that finds the
+ * chunks with some of its words: GIN builds the bitmap of every chunk with any of them before
+ * the first is read, and one word in most chunks made that most of the base (bench/results/kb.md:
+ * p99 72 ms at 100,000 chunks). The words are taken rarest first while the share of the base's
+ * chunks that have them adds up to at most LOOSE_SHARE (always the rarest), each word's share
+ * read from a sample of the base (ts_stat over its first COMMON_SAMPLE chunks), kept per process
+ * until the base's documents change. Bases under PRUNE_FROM_CHUNKS chunks keep every word: their
+ * bitmaps are small. The ranking still counts every word.
+ */
+const PRUNE_FROM_CHUNKS = 5_000;
+const COMMON_SAMPLE = 2_000;
+const LOOSE_SHARE = 0.1;
+const BASES_SAMPLED = 200;
+const sampled = new Map<number, { version: string; shares: Map<string, number> }>();
+
+/** The lexemes of a plain conjunction (`'a' & 'b'`), as tsquery's text writes them; null for anything else (phrases, exclusions). */
+function plainLexemes(query: string): string[] | null {
+  if (!/^'(?:[^'\\]|''|\\.)+'(?: & '(?:[^'\\]|''|\\.)+')*$/.test(query)) return null;
+  return [...query.matchAll(/'((?:[^'\\]|''|\\.)+)'/g)].map((match) => match[1].replace(/''/g, "'").replace(/\\(.)/g, '$1'));
+}
+
+const quoteLexeme = (lexeme: string) => `'${lexeme.replace(/\\/g, '\\\\').replace(/'/g, "''")}'`;
+
+async function looseQuery(em: EntityManager, base: { id: number; language: string }, text: string): Promise<string | null> {
+  const [row]: { t: string; chunks: number; version: string }[] = await em.execute(
+    `select websearch_to_tsquery(?::regconfig, ?)::text as t, coalesce(sum(chunks_count), 0)::int as chunks,
+            concat_ws(':', count(*), sum(chunks_count), max(id), max(updated_at)) as version
+       from knowledge_documents where knowledge_base_id = ? and status = 'ready'`,
+    [base.language, text, base.id],
+  );
+  if (!row || row.chunks < PRUNE_FROM_CHUNKS) return null;
+  const lexemes = plainLexemes(row.t);
+  if (!lexemes || lexemes.length < 2) return null;
+  let entry = sampled.get(base.id);
+  if (!entry || entry.version !== row.version) {
+    const stats: { word: string; ndoc: number }[] = await em.execute(
+      `select word, ndoc from ts_stat(format('select tsv from knowledge_chunks where knowledge_base_id = %s order by id limit %s', ?::int, ?::int))`,
+      [base.id, COMMON_SAMPLE],
+    );
+    const size = Math.min(COMMON_SAMPLE, row.chunks);
+    entry = { version: row.version, shares: new Map(stats.map((stat) => [stat.word, stat.ndoc / size])) };
+    sampled.delete(base.id);
+    sampled.set(base.id, entry);
+    if (sampled.size > BASES_SAMPLED) sampled.delete(sampled.keys().next().value!);
+  }
+  const shares = entry.shares;
+  const rarest = [...new Set(lexemes)].sort((a, b) => (shares.get(a) ?? 0) - (shares.get(b) ?? 0));
+  const kept: string[] = [];
+  let share = 0;
+  for (const lexeme of rarest) {
+    share += shares.get(lexeme) ?? 0;
+    if (kept.length > 0 && share > LOOSE_SHARE) break;
+    kept.push(lexeme);
+  }
+  return kept.length === rarest.length ? null : kept.map(quoteLexeme).join(' | ');
+}
 
 /** What a search runs with from outside the domain: the embeddings' model, when one is configured. */
 export interface SearchDeps {
@@ -86,7 +146,9 @@ const processVectors = new VectorCache(VECTOR_CACHE_BYTES);
 
 /** The full-text ranking: the first `limit` chunks, best first, scored by ts_rank_cd. */
 async function fullText(em: EntityManager, base: { id: number; language: string }, text: string, limit: number): Promise<Hit[]> {
+  const loose = await looseQuery(em, base, text);
   const rows: { chunk_id: number; document_id: number; content: string; score: number }[] = await em.execute(SEARCH_SQL, [
+    loose,
     base.language,
     text,
     base.id,
