@@ -6,7 +6,9 @@ import { createAccount } from '../src/modules/accounts/account.service';
 import { ingestDocument } from '../src/modules/knowledge/knowledge.ingest';
 import { createKnowledgeBase, createKnowledgeDocument } from '../src/modules/knowledge/knowledge.service';
 import { SEARCH_MAX_RANKED } from '../src/modules/knowledge/knowledge.rules';
-import { SEARCH_SQL, searchKnowledgeBase } from '../src/modules/knowledge/knowledge.search';
+import { SEARCH_SQL, searchKnowledgeBase, type SearchDeps } from '../src/modules/knowledge/knowledge.search';
+import type { Embedder } from '../src/modules/knowledge/knowledge.ports';
+import { vectorLiteral } from '../src/modules/knowledge/knowledge.vectors';
 import { dropDatabase, freshDatabase, percentile } from './process';
 import { seededRandom } from '../src/lib/seeded-random';
 
@@ -27,6 +29,8 @@ export interface KbResult {
   bases: number;
   queries: number;
   search: { chunks_in_table: number; index: string; p50_ms: number; p99_ms: number; mean_hits: number }[];
+  hybrid: { chunks_in_base: number; path: string; p50_ms: number; p99_ms: number }[];
+  ingestion_embedded: { documents: number; chunks: number; seconds: number; chunks_per_s: number };
   plans: { chunks_in_table: number; index: string; plan: string }[];
   ingestion: { documents: number; chunks: number; seconds: number; chunks_per_s: number };
 }
@@ -120,6 +124,21 @@ function prose(random: () => number): Prose {
 }
 
 const INSERT_ROWS = 2000;
+/** The bench's vectors: OpenAI's text-embedding-3-small's length. */
+const DIMENSIONS = 1536;
+
+/**
+ * An embeddings model in process that answers at once (a vector from a fixed-seed generator per
+ * text): the hybrid rows time vozgate's side, the model's latency excluded, as the target says.
+ */
+function instantEmbedder(random: () => number): Embedder {
+  return {
+    model: 'bench-embedding',
+    async embed(texts) {
+      return texts.map(() => Float32Array.from({ length: DIMENSIONS }, () => random() - 0.5));
+    },
+  };
+}
 
 export async function runKbScenario(adminUrl: string, chunksPerBase: number, queries: number, ingestDocuments: number, log: (line: string) => void): Promise<KbResult> {
   const name = 'vozgate_bench_kb';
@@ -157,6 +176,17 @@ export async function runKbScenario(adminUrl: string, chunksPerBase: number, que
     const scope = () => ({ em: orm.em.fork(), accountId: first.accountId, config });
     const search: KbResult['search'] = [];
     const plans: KbResult['plans'] = [];
+    const timeQuestions = async (baseId: number, deps: SearchDeps) => {
+      for (const q of asked.slice(0, 30)) await searchKnowledgeBase(scope(), baseId, q, 5, deps); // warm-up (and the vectors' cache)
+      const times: number[] = [];
+      for (const q of asked) {
+        const started = performance.now();
+        await searchKnowledgeBase(scope(), baseId, q, 5, deps);
+        times.push(performance.now() - started);
+      }
+      times.sort((a, b) => a - b);
+      return { p50_ms: round(percentile(times, 50)), p99_ms: round(percentile(times, 99)) };
+    };
     const measure = async (index: string) => {
       const [{ n }] = (await db.query('select count(*)::int as n from knowledge_chunks')).rows;
       for (const q of asked.slice(0, 30)) await searchKnowledgeBase(scope(), first.baseId, q, 5); // warm-up
@@ -187,6 +217,42 @@ export async function runKbScenario(adminUrl: string, chunksPerBase: number, que
     await db.query('drop index knowledge_chunks_tsv_index');
     await db.query('create index knowledge_chunks_base_tsv_index on knowledge_chunks using gin (knowledge_base_id, tsv)');
 
+    // Hybrid: the first base's chunks given vectors (one vector for all: the cost of a search
+    // does not depend on their values), ranked over the full-text candidates; and a base of
+    // VECTOR_WHOLE_BASE_CHUNKS chunks with vectors of their own, ranked whole from memory.
+    const embedder = instantEmbedder(seededRandom(55));
+    const hybrid: KbResult['hybrid'] = [];
+    const started0 = performance.now();
+    const [one] = await embedder.embed(['x']);
+    await db.query('update knowledge_chunks set embedding = $2::real[] where knowledge_base_id = $1', [first.baseId, vectorLiteral(one)]);
+    await db.query(`update knowledge_documents set embeddings_model = $2 where knowledge_base_id = $1`, [first.baseId, embedder.model]);
+    await db.query('vacuum analyze knowledge_chunks');
+    log(`kb: vectors for ${chunksPerBase} chunks in ${((performance.now() - started0) / 1000).toFixed(1)} s`);
+    hybrid.push({ chunks_in_base: chunksPerBase, path: 'vectors of the full-text candidates', ...(await timeQuestions(first.baseId, { embedder })) });
+    log(`kb: hybrid over ${chunksPerBase} chunks: p50 ${hybrid[0].p50_ms} ms, p99 ${hybrid[0].p99_ms} ms`);
+    const small = { em: orm.em.fork(), accountId: first.accountId, config };
+    const smallBase = await createKnowledgeBase(small, { name: 'Whole' });
+    const smallDocument = await createKnowledgeDocument({ ...small, em: orm.em.fork() }, smallBase.id, { name: 'Bulk', type: 'text', content: 'carga' });
+    const WHOLE = 10_000;
+    for (let from = 0; from < WHOLE; from += 500) {
+      const texts = Array.from({ length: 500 }, () => text.chunk());
+      const vectors = (await embedder.embed(texts)).map(vectorLiteral);
+      await db.query(
+        `insert into knowledge_chunks (document_id, knowledge_base_id, ordinal, content, language, embedding)
+         select $1, $2, t.ordinal - 1 + $3, t.content, 'portuguese'::regconfig, e.value::real[]
+           from jsonb_array_elements_text($4::jsonb) with ordinality as t(content, ordinal)
+           join jsonb_array_elements_text($5::jsonb) with ordinality as e(value, ordinal) using (ordinal)`,
+        [smallDocument.id, smallBase.id, from, JSON.stringify(texts), JSON.stringify(vectors)],
+      );
+    }
+    await db.query(`update knowledge_documents set status = 'ready', chunks_count = $2, embeddings_model = $3 where id = $1`, [smallDocument.id, WHOLE, embedder.model]);
+    await db.query('vacuum analyze knowledge_chunks');
+    const loadStarted = performance.now();
+    await searchKnowledgeBase(scope(), smallBase.id, asked[0], 5, { embedder });
+    const loadMs = round(performance.now() - loadStarted);
+    hybrid.push({ chunks_in_base: WHOLE, path: `whole base from memory (first search, reading its vectors: ${loadMs} ms)`, ...(await timeQuestions(smallBase.id, { embedder })) });
+    log(`kb: hybrid over ${WHOLE} chunks (whole): p50 ${hybrid[1].p50_ms} ms, p99 ${hybrid[1].p99_ms} ms, cold ${loadMs} ms`);
+
     // Ingestion through the real path: documents of about 20,000 characters each.
     const readers = documentReaders();
     const ingestScope = { em: orm.em.fork(), accountId: first.accountId, config };
@@ -196,13 +262,19 @@ export async function runKbScenario(adminUrl: string, chunksPerBase: number, que
       const content = Array.from({ length: 25 }, () => text.chunk()).join('\n\n');
       ids.push((await createKnowledgeDocument({ ...ingestScope, em: orm.em.fork() }, ingestBase.id, { name: `Doc ${n}`, type: 'text', content })).id);
     }
-    const started = performance.now();
-    for (const id of ids) await ingestDocument(orm.em.fork(), id, { readers });
-    const seconds = (performance.now() - started) / 1000;
-    const [{ chunks }] = (await db.query('select count(*)::int as chunks from knowledge_chunks where knowledge_base_id = $1', [ingestBase.id])).rows;
-    const ingestion = { documents: ingestDocuments, chunks, seconds: round(seconds), chunks_per_s: Math.round(chunks / seconds) };
-    log(`kb: ingestion of ${ingestDocuments} documents (${chunks} chunks) in ${ingestion.seconds} s: ${ingestion.chunks_per_s} chunks/s`);
-    return { chunks_per_base: chunksPerBase, bases: 3, queries, search, plans, ingestion };
+    const ingest = async (deps: { readers: typeof readers; embedder?: Embedder }) => {
+      const started = performance.now();
+      for (const id of ids) await ingestDocument(orm.em.fork(), id, deps);
+      const seconds = (performance.now() - started) / 1000;
+      const [{ chunks }] = (await db.query('select count(*)::int as chunks from knowledge_chunks where knowledge_base_id = $1', [ingestBase.id])).rows;
+      return { documents: ingestDocuments, chunks, seconds: round(seconds), chunks_per_s: Math.round(chunks / seconds) };
+    };
+    const ingestion = await ingest({ readers });
+    log(`kb: ingestion of ${ingestDocuments} documents (${ingestion.chunks} chunks) in ${ingestion.seconds} s: ${ingestion.chunks_per_s} chunks/s`);
+    // Again, each document's chunks replaced, now with vectors of 1536 dimensions (the model's latency excluded).
+    const embedded = await ingest({ readers, embedder });
+    log(`kb: ingestion with embeddings: ${embedded.chunks_per_s} chunks/s`);
+    return { chunks_per_base: chunksPerBase, bases: 3, queries, search, plans, ingestion, hybrid, ingestion_embedded: embedded };
   } finally {
     await db.end();
     await orm.close();
@@ -215,7 +287,7 @@ const round = (value: number) => Math.round(value * 100) / 100;
 /** The search's plan for one question, with the service's SQL (knowledge.search.ts) and its values. */
 async function explain(db: Client, baseId: number, q: string): Promise<string> {
   let n = 0;
-  const { rows } = await db.query(`explain (analyze, buffers, costs off) ${SEARCH_SQL.replace(/\?/g, () => `$${++n}`)}`, ['portuguese', q, baseId, SEARCH_MAX_RANKED, 5, baseId, SEARCH_MAX_RANKED, 5]);
+  const { rows } = await db.query(`explain (analyze, buffers, costs off) ${SEARCH_SQL.replace(/\?/g, () => `$${++n}`)}`, [null, 'portuguese', q, baseId, SEARCH_MAX_RANKED, 5, baseId, SEARCH_MAX_RANKED, 5]);
   return rows.map((row: Record<string, string>) => row['QUERY PLAN']).join('\n');
 }
 
@@ -227,7 +299,13 @@ export function kbMarkdown(result: KbResult): string {
     '|---:|---:|---|---:|---:|---:|',
     ...result.search.map((row, i) => `| ${row.chunks_in_table.toLocaleString('en')} | ${i === 0 ? 1 : result.bases} | ${row.index} | ${row.p50_ms} | ${row.p99_ms} | ${row.mean_hits} |`),
     '',
-    `Ingestion (createKnowledgeDocument, then ingestDocument as the job runs it, one after another): ${result.ingestion.documents} text documents of ~20,000 characters, ${result.ingestion.chunks.toLocaleString('en')} chunks in ${result.ingestion.seconds} s: **${result.ingestion.chunks_per_s.toLocaleString('en')} chunks/s**.`,
+    `Hybrid search (EMBEDDINGS_MODEL; an embeddings model in process that answers at once, vectors of ${DIMENSIONS} dimensions: the model's latency excluded), the same questions:`,
+    '',
+    '| chunks in the base | vectors ranked | p50 ms | p99 ms |',
+    '|---:|---|---:|---:|',
+    ...result.hybrid.map((row) => `| ${row.chunks_in_base.toLocaleString('en')} | ${row.path} | ${row.p50_ms} | ${row.p99_ms} |`),
+    '',
+    `Ingestion (createKnowledgeDocument, then ingestDocument as the job runs it, one after another): ${result.ingestion.documents} text documents of ~20,000 characters, ${result.ingestion.chunks.toLocaleString('en')} chunks in ${result.ingestion.seconds} s: **${result.ingestion.chunks_per_s.toLocaleString('en')} chunks/s**; with embeddings (${DIMENSIONS} dimensions, the model's latency excluded): ${result.ingestion_embedded.seconds} s, **${result.ingestion_embedded.chunks_per_s.toLocaleString('en')} chunks/s**.`,
     '',
     ...result.plans.flatMap((plan) => [`Plan of one question with ${plan.chunks_in_table.toLocaleString('en')} chunks in the table, ${plan.index}:`, '', '```', plan.plan, '```', '']),
   ].join('\n');

@@ -16,6 +16,7 @@ import { TwilioVoice } from './telephony/twilio';
 import { heartbeatStaleMs } from './jobs/heartbeat';
 import { mediaLoadReports } from './voice/load.report';
 import { openAiAnalyst } from './voice/post-call';
+import { OpenAiEmbedder } from './documents/openai.embedder';
 
 export interface Booted {
   database: Database;
@@ -76,6 +77,7 @@ export function createRuntime(parts: { orm: MikroORM; config: Config; secrets: S
     logger,
     mediaLoad: mediaLoadReports(heartbeatStaleMs(config.workers.heartbeatMs)),
     telemetry: parts.telemetry ?? null,
+    embedder: config.embeddings ? new OpenAiEmbedder(config.embeddings) : null,
   };
 }
 

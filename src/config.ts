@@ -37,6 +37,11 @@ export interface Config {
   maxToolsPerAccount: number;
   /** Knowledge bases: bases per account, documents per base, bytes per document, pages per website document. */
   knowledge: { maxBases: number; maxDocuments: number; maxDocumentBytes: number; maxWebsitePages: number };
+  /**
+   * The embeddings model of knowledge-base search (EMBEDDINGS_MODEL through the OpenAI-compatible
+   * `/embeddings` at EMBEDDINGS_BASE_URL with EMBEDDINGS_API_KEY); null: full-text search only.
+   */
+  embeddings: (VendorAccess & { model: string }) | null;
   /** The plan's limit of an account's calls in flight (initiated, ringing or in progress). */
   maxParallelCalls: number;
   /** Wall-clock seconds all the mid-call tools of one call may take together. */
@@ -224,6 +229,13 @@ const oneOf = <T extends string>(allowed: readonly T[]) =>
 
 const text = rule((raw) => raw);
 
+/** A model's name as a vendor's API takes it; kept with what it made (knowledge_documents.embeddings_model), so at most 200 characters. */
+const modelName = rule((raw) => {
+  const name = raw.trim();
+  if (name.length > 200 || /[\u0000-\u001f]/.test(name)) throw new Error("must be a model's name of at most 200 characters");
+  return name;
+});
+
 const currency = rule((raw) => {
   if (!/^[A-Z]{3}$/.test(raw)) throw new Error('must be an ISO 4217 code of three capital letters, such as EUR or BRL');
   return raw;
@@ -397,6 +409,9 @@ export const ENV = {
   KB_MAX_DOCUMENTS: integer(0, 100_000)({ default: 200 }),
   KB_MAX_DOCUMENT_BYTES: integer(1024, 256 * 1024 * 1024)({ default: 10 * 1024 * 1024 }),
   KB_MAX_WEBSITE_PAGES: integer(1, 10_000)({ default: 50 }),
+  EMBEDDINGS_MODEL: modelName({ default: undefined }),
+  EMBEDDINGS_BASE_URL: httpUrl({ default: undefined }),
+  EMBEDDINGS_API_KEY: text({ default: undefined }),
   PLAN_MAX_PARALLEL_CALLS: integer(1, 10_000)({ default: 10 }),
   CALL_TOOLS_BUDGET_SECONDS: integer(1, 600)({ default: 30 }),
   TELEPHONY_PROVIDER: oneOf(['simulator', 'twilio'] as const)({ default: 'simulator' }),
@@ -462,7 +477,7 @@ export const ENV = {
 };
 
 /** Variables whose values never appear in an error message. */
-const SECRET = new Set(['SECRETS_KEY', 'TWILIO_AUTH_TOKEN', 'OPENAI_API_KEY', 'DEEPGRAM_API_KEY', 'ELEVENLABS_API_KEY', 'CARTESIA_API_KEY', 'LLM_PROVIDERS', 'TTS_PROVIDERS', 'STT_PROVIDERS', 'METRICS_TOKEN', 'DATABASE_URL']);
+const SECRET = new Set(['SECRETS_KEY', 'TWILIO_AUTH_TOKEN', 'OPENAI_API_KEY', 'DEEPGRAM_API_KEY', 'ELEVENLABS_API_KEY', 'CARTESIA_API_KEY', 'LLM_PROVIDERS', 'TTS_PROVIDERS', 'STT_PROVIDERS', 'METRICS_TOKEN', 'DATABASE_URL', 'EMBEDDINGS_API_KEY']);
 
 /** Reads and checks every variable at once; a ConfigError names each bad one. */
 export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
@@ -490,6 +505,9 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
     for (const [provider, { keyEnv }] of Object.entries(env[variable])) {
       if (keyEnv && !given[keyEnv]) problems.push(`${variable} names ${keyEnv} for "${provider}", and it is not set`);
     }
+  }
+  if (env.EMBEDDINGS_MODEL && !(env.EMBEDDINGS_API_KEY ?? env.OPENAI_API_KEY)) {
+    problems.push('EMBEDDINGS_MODEL needs EMBEDDINGS_API_KEY (or OPENAI_API_KEY); unset EMBEDDINGS_MODEL to search by full text only');
   }
   if (problems.length) throw new ConfigError(`bad configuration:\n  ${problems.join('\n  ')}`);
 
@@ -519,6 +537,9 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
       maxDocumentBytes: env.KB_MAX_DOCUMENT_BYTES,
       maxWebsitePages: env.KB_MAX_WEBSITE_PAGES,
     },
+    embeddings: env.EMBEDDINGS_MODEL
+      ? { model: env.EMBEDDINGS_MODEL, url: (env.EMBEDDINGS_BASE_URL ?? env.OPENAI_BASE_URL).replace(/\/+$/, ''), apiKey: (env.EMBEDDINGS_API_KEY ?? env.OPENAI_API_KEY)!.trim() }
+      : null,
     maxParallelCalls: env.PLAN_MAX_PARALLEL_CALLS,
     callToolsBudgetSeconds: env.CALL_TOOLS_BUDGET_SECONDS,
     telephony: {

@@ -4,6 +4,7 @@ import type { SecretBox } from './lib/secrets';
 import type { Logger } from './log';
 import type { LifecycleDeps, TelephonyProvider } from './modules/calls/call.ports';
 import type { MediaLoad } from './modules/campaigns/dialer';
+import type { Embedder } from './modules/knowledge/knowledge.ports';
 import type { SmsProvider } from './modules/sms/sms.ports';
 import type { Telemetry } from './telemetry';
 
@@ -20,4 +21,6 @@ export interface Runtime {
   mediaLoad: MediaLoad;
   /** The span export (OTEL_EXPORTER_OTLP_ENDPOINT); null when it is off. */
   telemetry: Telemetry | null;
+  /** Knowledge-base embeddings (EMBEDDINGS_MODEL): ingestion and search (API and calls) use it; null: full text only. */
+  embedder: Embedder | null;
 }

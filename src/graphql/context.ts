@@ -9,6 +9,7 @@ import type { Scope } from '../modules/scope';
 import type { EventBus } from '../modules/events/event.bus';
 import type { CsvSource } from '../modules/leads/lead.import.source';
 import type { UploadedFile } from '../modules/knowledge/knowledge.service';
+import type { Embedder } from '../modules/knowledge/knowledge.ports';
 import { createLoaders, type Loaders } from './loaders';
 
 /** One per HTTP request (or subscription), shared by the GraphQL endpoint and the REST shim. */
@@ -30,6 +31,8 @@ export interface GraphQLContext {
   /** What the call state machine needs (a hangup ends a call through it). */
   lifecycle: LifecycleDeps;
   sms: SmsProvider;
+  /** Knowledge-base embeddings (EMBEDDINGS_MODEL); none: search is full text only. */
+  embedder?: Embedder | null;
   /** Admission control of this process (new web calls); none: every call is admitted. */
   admission?: CallAdmission;
   readonly loaders: Loaders;

@@ -4,7 +4,6 @@ import type { Turn, TurnRetrieval } from '../modules/calls/call.conversation';
 import type { KnowledgeBaseMode } from '../modules/assistants/assistant.entity';
 import { CALL_SEARCH_RESULTS, SEARCH_MAX_QUERY } from '../modules/knowledge/knowledge.rules';
 import { searchBase, type KnowledgeSearchHit } from '../modules/knowledge/knowledge.search';
-import type { Embedder } from '../modules/knowledge/knowledge.ports';
 import { Call, type AnsweredBy, type CallUsage, type ToolCallRecord } from '../modules/calls/call.entity';
 import type { HangupReason } from '../modules/calls/call.events';
 import { reserveTransfer, type TransferRefusal } from '../modules/calls/call.transfer';
@@ -16,7 +15,7 @@ import type { Runtime } from '../runtime';
 import { briefing } from './briefing';
 
 /** The parts of the runtime a live call writes through (and searches its assistant's knowledge base with). */
-export type LiveCallDeps = Pick<Runtime, 'orm' | 'lifecycle' | 'telephony' | 'logger'> & { embedder?: Embedder | null };
+export type LiveCallDeps = Pick<Runtime, 'orm' | 'lifecycle' | 'telephony' | 'logger' | 'embedder'>;
 
 /** A call's assistant's knowledge base: its id, its text-search language, and how the assistant uses it. */
 export interface CallKnowledgeBase {
@@ -177,7 +176,7 @@ export class LiveCall {
    */
   async searchKnowledge(base: CallKnowledgeBase, query: string, mode: KnowledgeBaseMode): Promise<KnowledgeSearchHit[]> {
     const text = query.trim().slice(0, SEARCH_MAX_QUERY);
-    const hits = await searchBase(this.runtime.orm.em.fork(), base, text, CALL_SEARCH_RESULTS, { embedder: this.runtime.embedder ?? null });
+    const hits = await searchBase(this.runtime.orm.em.fork(), base, text, CALL_SEARCH_RESULTS, { embedder: this.runtime.embedder });
     const chunks = hits.map(({ chunk_id, document_id, score }) => ({ chunk_id, document_id, score }));
     this.retrievals.push({ knowledgebase_id: base.id, mode, query: text, chunks });
     return hits;

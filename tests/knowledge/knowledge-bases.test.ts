@@ -50,7 +50,7 @@ describe('knowledge bases', () => {
       message: 'Knowledgebase created successfully.',
       data: {
         id: expect.any(Number), name: 'Produtos', description: 'Catálogo', language: 'portuguese', status: 'empty', status_label: 'Empty',
-        documents_count: 0, created_at: expect.stringMatching(ISO), updated_at: expect.stringMatching(ISO),
+        documents_count: 0, assistants_count: 0, created_at: expect.stringMatching(ISO), updated_at: expect.stringMatching(ISO),
       },
     });
     const id = created.body.data.id;

@@ -114,6 +114,23 @@ describe('search', () => {
     expect(excluded).toEqual([]);
   });
 
+  it('leaves the words too common in a large base out of the search for chunks with some of the words', async () => {
+    const { id, docs } = await baseWith('portuguese', { bulk: 'carga' });
+    // 6,000 chunks with "garantia", one of them with "bateria" too: the base is past the bound (5,000).
+    await app.orm.em.fork().execute(
+      `insert into knowledge_chunks (document_id, knowledge_base_id, ordinal, content, language)
+       select ?, ?, n, case when n = 3000 then 'A garantia da bateria.' else 'A garantia número ' || n || '.' end, 'portuguese'
+         from generate_series(1, 6000) n`,
+      [docs.bulk, id],
+    );
+    await app.orm.em.fork().execute('update knowledge_documents set chunks_count = 6001 where id = ?', [docs.bulk]);
+    // Only one chunk has both; "garantia", in every chunk, is not searched alone: nothing else is answered.
+    const hits = (await search(id, 'garantia bateria celular')).body.data;
+    expect(hits.map((hit: { content: string }) => hit.content)).toEqual(['A garantia da bateria.']);
+    // A word the sample does not know counts as rare: a question of it alone still finds it.
+    expect((await search(id, 'número 4321')).body.data.map((hit: { content: string }) => hit.content)).toEqual(['A garantia número 4321.']);
+  });
+
   it('refuses a missing query or a limit out of range, each on its field', async () => {
     const { id } = await baseWith('portuguese', { a: 'Olá.' });
     const missing = await req('GET', `/user/knowledgebases/${id}/search`);

@@ -42,6 +42,7 @@ import { Migration20261202030000_transcriber } from './Migration20261202030000_t
 import { Migration20261203000000_knowledge_bases } from './Migration20261203000000_knowledge_bases';
 import { Migration20261204000000_knowledge_chunks_base_tsv } from './Migration20261204000000_knowledge_chunks_base_tsv';
 import { Migration20261205000000_assistant_knowledge } from './Migration20261205000000_assistant_knowledge';
+import { Migration20261205010000_knowledge_embeddings_model } from './Migration20261205010000_knowledge_embeddings_model';
 
 /** Every migration, in order. Listed explicitly so that compiled and TypeScript runs agree. */
 export const migrations: MigrationObject[] = [
@@ -88,4 +89,5 @@ export const migrations: MigrationObject[] = [
   { name: 'Migration20261203000000_knowledge_bases', class: Migration20261203000000_knowledge_bases },
   { name: 'Migration20261204000000_knowledge_chunks_base_tsv', class: Migration20261204000000_knowledge_chunks_base_tsv },
   { name: 'Migration20261205000000_assistant_knowledge', class: Migration20261205000000_assistant_knowledge },
+  { name: 'Migration20261205010000_knowledge_embeddings_model', class: Migration20261205010000_knowledge_embeddings_model },
 ];

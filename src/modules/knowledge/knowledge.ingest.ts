@@ -2,8 +2,9 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { enqueue } from '../../jobs/queue';
 import { chunkText, normaliseText } from './knowledge.chunking';
 import { UnreadableDocumentError, readDocument } from './knowledge.readers';
-import type { DocumentReaders } from './knowledge.ports';
+import type { DocumentReaders, Embedder } from './knowledge.ports';
 import { DEFAULT_RELATIVE_LINKS, type DocumentType } from './knowledge.rules';
+import { vectorLiteral } from './knowledge.vectors';
 import { crawlWebsite, type CrawlOptions } from './knowledge.website';
 
 /** Chunks written per statement: a 10 MB text is about 15,000 of them. */
@@ -33,10 +34,22 @@ interface DocumentRow {
   knowledge_base_id: number;
 }
 
-/** What ingestion reads with: the file formats' readers (a port) and the crawl's bounds. */
+/** What ingestion reads with: the file formats' readers (a port) and the crawl's bounds; the embeddings' model when one is configured. */
 export interface IngestDeps {
   readers: DocumentReaders;
   crawl?: CrawlOptions;
+  embedder?: Embedder | null;
+  /**
+   * The job's last attempt: a failure of the embeddings then keeps the chunks without vectors
+   * (the document `ready`, searched by full text) instead of failing the run; a document is
+   * never lost for the embeddings.
+   */
+  lastAttempt?: boolean;
+}
+
+/** What a run did that its caller logs: the chunks kept without vectors, and why. */
+export interface IngestOutcome {
+  withoutVectors?: string;
 }
 
 const DEFAULT_CRAWL: CrawlOptions = { allowPrivate: false, maxPages: 50 };
@@ -57,22 +70,39 @@ async function textsOf(row: DocumentRow, deps: IngestDeps): Promise<string[]> {
  * document that cannot be read (binary, a broken PDF or DOCX, a scan without text) fails for good with the reason.
  * A document deleted meanwhile is left alone.
  */
-export async function ingestDocument(em: EntityManager, documentId: number, deps: IngestDeps): Promise<void> {
+export async function ingestDocument(em: EntityManager, documentId: number, deps: IngestDeps): Promise<IngestOutcome> {
   const [row]: DocumentRow[] = await em.execute(
     `select d.type, d.source, d.url, d.links, d.relative_links_limit, d.knowledge_base_id
        from knowledge_documents d
       where d.id = ?`,
     [documentId],
   );
-  if (!row) return;
+  if (!row) return {};
   let chunks: string[];
   try {
     chunks = (await textsOf(row, deps)).flatMap((text) => chunkText(normaliseText(text)));
   } catch (error) {
     if (!(error instanceof UnreadableDocumentError)) throw error;
-    return failDocument(em, documentId, error.message);
+    await failDocument(em, documentId, error.message);
+    return {};
   }
-  if (chunks.length === 0) return failDocument(em, documentId, 'O documento não tem texto.');
+  if (chunks.length === 0) {
+    await failDocument(em, documentId, 'O documento não tem texto.');
+    return {};
+  }
+  // Before the transaction: the model may take seconds, and no lock waits on it.
+  let vectors: string[] | null = null;
+  const outcome: IngestOutcome = {};
+  if (deps.embedder) {
+    try {
+      const answered = await deps.embedder.embed(chunks);
+      if (answered.length !== chunks.length) throw new Error(`the model answered ${answered.length} vectors for ${chunks.length} chunks`);
+      vectors = answered.map(vectorLiteral);
+    } catch (error) {
+      if (!deps.lastAttempt) throw error;
+      outcome.withoutVectors = error instanceof Error ? error.message : String(error);
+    }
+  }
   await em.transactional(async (tx) => {
     // The base first, then the document (the order every writer of both takes): a new language
     // (updateKnowledgeBase re-indexes the base's chunks under the base's lock) cannot pass this
@@ -83,16 +113,19 @@ export async function ingestDocument(em: EntityManager, documentId: number, deps
     if (!document) return;
     await tx.execute('delete from knowledge_chunks where document_id = ?', [documentId]);
     for (let start = 0; start < chunks.length; start += INSERT_BATCH) {
+      const end = start + INSERT_BATCH;
       await tx.execute(
-        `insert into knowledge_chunks (document_id, knowledge_base_id, ordinal, content, language)
-         select ?, ?, t.ordinal - 1 + ?, t.content, ?::regconfig
-           from jsonb_array_elements_text(?::jsonb) with ordinality as t(content, ordinal)`,
-        [documentId, row.knowledge_base_id, start, base.language, JSON.stringify(chunks.slice(start, start + INSERT_BATCH))],
+        `insert into knowledge_chunks (document_id, knowledge_base_id, ordinal, content, language, embedding)
+         select ?, ?, t.ordinal - 1 + ?, t.content, ?::regconfig, e.value::real[]
+           from jsonb_array_elements_text(?::jsonb) with ordinality as t(content, ordinal)
+           left join jsonb_array_elements_text(?::jsonb) with ordinality as e(value, ordinal) using (ordinal)`,
+        [documentId, row.knowledge_base_id, start, base.language, JSON.stringify(chunks.slice(start, end)), JSON.stringify(vectors ? vectors.slice(start, end) : [])],
       );
     }
-    await tx.execute(`update knowledge_documents set status = 'ready', failure = null, chunks_count = ?, updated_at = now() where id = ?`, [
-      chunks.length,
-      documentId,
-    ]);
+    await tx.execute(
+      `update knowledge_documents set status = 'ready', failure = null, chunks_count = ?, embeddings_model = ?, updated_at = clock_timestamp() where id = ?`,
+      [chunks.length, vectors ? deps.embedder!.model : null, documentId],
+    );
   });
+  return outcome;
 }

@@ -108,13 +108,13 @@ export class KnowledgeResolver {
     return true;
   }
 
-  @Query(() => [KnowledgeSearchHit], { description: 'Full-text search of a base’s chunks, best first: for people testing their documents.' })
+  @Query(() => [KnowledgeSearchHit], { description: 'Search of a base’s chunks, best first (full text, fused with the embeddings’ ranking when EMBEDDINGS_MODEL is set): for people testing their documents.' })
   searchKnowledgeBase(
     @Arg('id', () => Int) id: number,
     @Arg('q', () => String) q: string,
     @Arg('limit', () => Int, { nullable: true, description: '1 to 50; default 5.' }) limit: number | null,
     @Ctx() ctx: GraphQLContext,
   ): Promise<KnowledgeSearchHit[]> {
-    return searchKnowledgeBase(scopeOf(ctx), id, q, limit);
+    return searchKnowledgeBase(scopeOf(ctx), id, q, limit, { embedder: ctx.embedder });
   }
 }

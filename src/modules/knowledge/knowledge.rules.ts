@@ -40,3 +40,17 @@ export const SEARCH_MAX_QUERY = 1000;
 export const SEARCH_MAX_RANKED = 250;
 /** The chunks a search during a call gives the model (search_knowledge_base, and `prompt` mode): enough to answer, little to read. */
 export const CALL_SEARCH_RESULTS = 3;
+
+/**
+ * Hybrid search (EMBEDDINGS_MODEL): a base with at most VECTOR_WHOLE_BASE_CHUNKS chunks of the
+ * model's vectors is ranked whole by them, from memory (about 15 ms at 10,000 chunks of 1536
+ * dimensions on one core: bench/results/kb.md); a larger one ranks by them the full-text
+ * candidates only. The vectors in memory take at most VECTOR_CACHE_BYTES a process (10,000
+ * chunks of 1536 dimensions are 61 MB). Each ranking gives the fusion its first
+ * HYBRID_DEPTH chunks; the question's vector is waited for at most EMBED_QUESTION_MS, then the
+ * search answers by full text alone.
+ */
+export const VECTOR_WHOLE_BASE_CHUNKS = 10_000;
+export const VECTOR_CACHE_BYTES = 256 * 1024 * 1024;
+export const HYBRID_DEPTH = 50;
+export const EMBED_QUESTION_MS = 2_000;

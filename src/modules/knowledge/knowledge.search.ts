@@ -3,9 +3,19 @@ import { Field, Float, Int, ObjectType } from 'type-graphql';
 import { FieldErrorCollector, FieldMessages } from '../../errors';
 import { checkIntRange } from '../../lib/checks';
 import type { Scope } from '../scope';
-import { SEARCH_DEFAULT_LIMIT, SEARCH_MAX_LIMIT, SEARCH_MAX_QUERY, SEARCH_MAX_RANKED } from './knowledge.rules';
+import {
+  EMBED_QUESTION_MS,
+  HYBRID_DEPTH,
+  SEARCH_DEFAULT_LIMIT,
+  SEARCH_MAX_LIMIT,
+  SEARCH_MAX_QUERY,
+  SEARCH_MAX_RANKED,
+  VECTOR_CACHE_BYTES,
+  VECTOR_WHOLE_BASE_CHUNKS,
+} from './knowledge.rules';
 import type { Embedder } from './knowledge.ports';
 import { requireKnowledgeBase } from './knowledge.service';
+import { fuse, nearest, normalise, vectorSet, VectorCache, type VectorSet } from './knowledge.vectors';
 
 @ObjectType('KnowledgeSearchHit', { simpleResolvers: true, description: 'A chunk of a document that matches a search, with its score (higher is better).' })
 export class KnowledgeSearchHit {
@@ -18,20 +28,24 @@ export class KnowledgeSearchHit {
   @Field(() => String)
   content!: string;
 
-  @Field(() => Float, { description: 'PostgreSQL’s ts_rank_cd of the chunk for the query.' })
+  @Field(() => Float, {
+    description: 'With embeddings (EMBEDDINGS_MODEL): the reciprocal-rank fusion of its full-text and vector ranks, Σ 1/(60 + rank); else PostgreSQL’s ts_rank_cd of the chunk for the query.',
+  })
   score!: number;
 }
 
 /**
  * The query as PostgreSQL reads it: websearch_to_tsquery in the base's configuration (stems,
  * stop words dropped, "quoted phrases", -excluded words), `strict`; and its words OR'd instead
- * of AND'd, `loose`: people ask questions, and a question's words are rarely all in the chunk
- * that answers it. ts_rank_cd of `loose` then puts first the chunks where more of them stand
+ * of AND'd, `rank`: people ask questions, and a question's words are rarely all in the chunk
+ * that answers it. ts_rank_cd of `rank` then puts first the chunks where more of them stand
  * closer together. A query with an excluded word keeps its ANDs: `a | !b` would match nearly
- * every chunk.
+ * every chunk. `loose`, the query that finds the chunks with some of the words, is `rank`
+ * unless the words too common in the base were left out of it (the first value; null: none).
  */
-const QUERIES = `select w.t::tsquery as strict, (case when strpos(w.t, '!') > 0 then w.t else replace(w.t, ' & ', ' | ') end)::tsquery as loose
-                   from (select websearch_to_tsquery(?::regconfig, ?)::text as t) w`;
+const QUERIES = `select w.t::tsquery as strict, r.t::tsquery as rank, coalesce(?::tsquery, r.t::tsquery) as loose
+                   from (select websearch_to_tsquery(?::regconfig, ?)::text as t) w,
+                        lateral (select case when strpos(w.t, '!') > 0 then w.t else replace(w.t, ' & ', ' | ') end as t) r`;
 
 /**
  * Ranking reads each candidate's tsv, so the candidates are bounded: the chunks with every word
@@ -39,15 +53,15 @@ const QUERIES = `select w.t::tsquery as strict, (case when strpos(w.t, '!') > 0 
  * have them all, the chunks with some of them too (`loose`: the second branch's gate is an
  * InitPlan, so otherwise its index is not even read). A question of common words then costs
  * about the same in a base of 100,000 chunks as in one of 1,000 (bench/results/kb.md).
- * Its values: the language, the query, the base, SEARCH_MAX_RANKED, the limit, the base,
- * SEARCH_MAX_RANKED, the limit.
+ * Its values: the loose query (or null), the language, the query, the base, SEARCH_MAX_RANKED,
+ * the limit, the base, SEARCH_MAX_RANKED, the limit.
  */
 export const SEARCH_SQL = `with q as materialized (${QUERIES}),
      strict as materialized (
        select c.id, c.document_id, c.content, c.tsv from knowledge_chunks c
         where c.knowledge_base_id = ? and c.tsv @@ (select strict from q)
         limit ?)
-   select h.id as chunk_id, h.document_id, h.content, ts_rank_cd(h.tsv, (select loose from q)) as score
+   select h.id as chunk_id, h.document_id, h.content, ts_rank_cd(h.tsv, (select rank from q)) as score
      from (select * from strict
            union all
            (select c.id, c.document_id, c.content, c.tsv from knowledge_chunks c
@@ -57,23 +71,84 @@ export const SEARCH_SQL = `with q as materialized (${QUERIES}),
     order by score desc, h.id
     limit ?`;
 
+/**
+ * The words of a question too common in a large base are left out of the query that finds the
+ * chunks with some of its words: GIN builds the bitmap of every chunk with any of them before
+ * the first is read, and one word in most chunks made that most of the base (bench/results/kb.md:
+ * p99 72 ms at 100,000 chunks). The words are taken rarest first while the share of the base's
+ * chunks that have them adds up to at most LOOSE_SHARE (always the rarest), each word's share
+ * read from a sample of the base (ts_stat over its first COMMON_SAMPLE chunks), kept per process
+ * until the base's documents change. Bases under PRUNE_FROM_CHUNKS chunks keep every word: their
+ * bitmaps are small. The ranking still counts every word.
+ */
+const PRUNE_FROM_CHUNKS = 5_000;
+const COMMON_SAMPLE = 2_000;
+const LOOSE_SHARE = 0.1;
+const BASES_SAMPLED = 200;
+const sampled = new Map<number, { version: string; shares: Map<string, number> }>();
+
+/** The lexemes of a plain conjunction (`'a' & 'b'`), as tsquery's text writes them; null for anything else (phrases, exclusions). */
+function plainLexemes(query: string): string[] | null {
+  if (!/^'(?:[^'\\]|''|\\.)+'(?: & '(?:[^'\\]|''|\\.)+')*$/.test(query)) return null;
+  return [...query.matchAll(/'((?:[^'\\]|''|\\.)+)'/g)].map((match) => match[1].replace(/''/g, "'").replace(/\\(.)/g, '$1'));
+}
+
+const quoteLexeme = (lexeme: string) => `'${lexeme.replace(/\\/g, '\\\\').replace(/'/g, "''")}'`;
+
+async function looseQuery(em: EntityManager, base: { id: number; language: string }, text: string): Promise<string | null> {
+  const [row]: { t: string; chunks: number; version: string }[] = await em.execute(
+    `select websearch_to_tsquery(?::regconfig, ?)::text as t, coalesce(sum(chunks_count), 0)::int as chunks,
+            concat_ws(':', count(*), sum(chunks_count), max(id), max(updated_at)) as version
+       from knowledge_documents where knowledge_base_id = ? and status = 'ready'`,
+    [base.language, text, base.id],
+  );
+  if (!row || row.chunks < PRUNE_FROM_CHUNKS) return null;
+  const lexemes = plainLexemes(row.t);
+  if (!lexemes || lexemes.length < 2) return null;
+  let entry = sampled.get(base.id);
+  if (!entry || entry.version !== row.version) {
+    const stats: { word: string; ndoc: number }[] = await em.execute(
+      `select word, ndoc from ts_stat(format('select tsv from knowledge_chunks where knowledge_base_id = %s order by id limit %s', ?::int, ?::int))`,
+      [base.id, COMMON_SAMPLE],
+    );
+    const size = Math.min(COMMON_SAMPLE, row.chunks);
+    entry = { version: row.version, shares: new Map(stats.map((stat) => [stat.word, stat.ndoc / size])) };
+    sampled.delete(base.id);
+    sampled.set(base.id, entry);
+    if (sampled.size > BASES_SAMPLED) sampled.delete(sampled.keys().next().value!);
+  }
+  const shares = entry.shares;
+  const rarest = [...new Set(lexemes)].sort((a, b) => (shares.get(a) ?? 0) - (shares.get(b) ?? 0));
+  const kept: string[] = [];
+  let share = 0;
+  for (const lexeme of rarest) {
+    share += shares.get(lexeme) ?? 0;
+    if (kept.length > 0 && share > LOOSE_SHARE) break;
+    kept.push(lexeme);
+  }
+  return kept.length === rarest.length ? null : kept.map(quoteLexeme).join(' | ');
+}
+
 /** What a search runs with from outside the domain: the embeddings' model, when one is configured. */
 export interface SearchDeps {
   embedder?: Embedder | null;
+  /** How long the question's vector is waited for (default EMBED_QUESTION_MS); then full text alone. */
+  embedTimeoutMs?: number;
+  /** The vectors of the bases ranked whole (default: the process's, VECTOR_CACHE_BYTES). */
+  vectors?: VectorCache;
+  /** The most chunks of a base ranked whole by vectors (default VECTOR_WHOLE_BASE_CHUNKS); the bench and tests change it. */
+  wholeBaseChunks?: number;
 }
 
-/**
- * A base's chunks for `text` (already checked: not blank, at most SEARCH_MAX_QUERY), best first;
- * the one search the API, GraphQL and calls (search_knowledge_base, `prompt` mode) run.
- */
-export async function searchBase(
-  em: EntityManager,
-  base: { id: number; language: string },
-  text: string,
-  limit: number,
-  _deps: SearchDeps = {},
-): Promise<KnowledgeSearchHit[]> {
+type Hit = KnowledgeSearchHit;
+
+const processVectors = new VectorCache(VECTOR_CACHE_BYTES);
+
+/** The full-text ranking: the first `limit` chunks, best first, scored by ts_rank_cd. */
+async function fullText(em: EntityManager, base: { id: number; language: string }, text: string, limit: number): Promise<Hit[]> {
+  const loose = await looseQuery(em, base, text);
   const rows: { chunk_id: number; document_id: number; content: string; score: number }[] = await em.execute(SEARCH_SQL, [
+    loose,
     base.language,
     text,
     base.id,
@@ -84,6 +159,122 @@ export async function searchBase(
     limit,
   ]);
   return rows.map((row) => ({ chunk_id: row.chunk_id, document_id: row.document_id, content: row.content, score: Number(row.score) }));
+}
+
+/** The question's vector, or null when the model fails or is slower than `timeoutMs`: a search never fails for the embeddings. */
+async function questionVector(embedder: Embedder, text: string, timeoutMs: number): Promise<Float32Array | null> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<null>((resolve) => (timer = setTimeout(() => resolve(null), timeoutMs)));
+  try {
+    const vector = await Promise.race([embedder.embed([text]).then((vectors) => vectors[0] ?? null, () => null), late]);
+    return vector ? normalise(Float32Array.from(vector)) : null;
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/**
+ * The base's documents embedded by `model`, as a version: how many, their chunks, the newest
+ * id and update. Ingestion (which sets updated_at), a delete and a new document each change it,
+ * so a cached set of vectors read at another version is read again.
+ */
+async function vectorVersion(em: EntityManager, baseId: number, model: string): Promise<{ version: string; chunks: number }> {
+  const [row]: { documents: number; chunks: number; newest: number | null; updated: string | null }[] = await em.execute(
+    `select count(*)::int as documents, coalesce(sum(chunks_count), 0)::int as chunks, max(id) as newest, max(updated_at)::text as updated
+       from knowledge_documents
+      where knowledge_base_id = ? and embeddings_model = ? and status = 'ready'`,
+    [baseId, model],
+  );
+  return { version: `${row.documents}:${row.chunks}:${row.newest}:${row.updated}`, chunks: row.chunks };
+}
+
+/** Rows of chunk ids and vectors read per statement when a base's vectors are loaded (about 12 MB at 1536 dimensions). */
+const LOAD_ROWS = 1000;
+
+/** Every vector of the base's documents embedded by `model`, read in pages by id. */
+async function loadBase(em: EntityManager, baseId: number, model: string, dimensions: number): Promise<VectorSet> {
+  const rows: { id: number; v: Buffer | null }[] = [];
+  for (let after = 0; ; ) {
+    const page: { id: number; v: Buffer | null }[] = await em.execute(
+      `select c.id, array_send(c.embedding) as v
+         from knowledge_chunks c join knowledge_documents d on d.id = c.document_id
+        where c.knowledge_base_id = ? and d.embeddings_model = ? and c.embedding is not null and c.id > ?
+        order by c.id
+        limit ?`,
+      [baseId, model, after, LOAD_ROWS],
+    );
+    rows.push(...page);
+    if (page.length < LOAD_ROWS) break;
+    after = page[page.length - 1].id;
+  }
+  return vectorSet(rows, dimensions);
+}
+
+/** The vectors of these chunks, of documents embedded by `model`. */
+async function vectorsOf(em: EntityManager, ids: number[], model: string, dimensions: number): Promise<VectorSet> {
+  if (ids.length === 0) return vectorSet([], dimensions);
+  const rows: { id: number; v: Buffer | null }[] = await em.execute(
+    `select c.id, array_send(c.embedding) as v
+       from knowledge_chunks c join knowledge_documents d on d.id = c.document_id
+      where c.id = any(?::int[]) and d.embeddings_model = ?`,
+    [`{${ids.join(',')}}`, model],
+  );
+  return vectorSet(rows, dimensions);
+}
+
+/**
+ * Hybrid search: the full-text ranking and the vectors' (cosine with the question's vector) fused
+ * by reciprocal rank (RRF_K = 60), each giving its first HYBRID_DEPTH chunks; the score is the
+ * fused one. The vectors rank the whole base when it has at most VECTOR_WHOLE_BASE_CHUNKS chunks
+ * of the model's (so a chunk that shares no word with the question can be found), else the
+ * full-text candidates. Without the question's vector (the model failed or was late) the
+ * full-text ranking alone is fused.
+ */
+async function hybrid(em: EntityManager, base: { id: number; language: string }, text: string, limit: number, embedder: Embedder, deps: SearchDeps): Promise<Hit[]> {
+  const asked = questionVector(embedder, text, deps.embedTimeoutMs ?? EMBED_QUESTION_MS);
+  const [textual, { version, chunks }] = await Promise.all([
+    fullText(em, base, text, Math.max(limit, HYBRID_DEPTH)),
+    vectorVersion(em, base.id, embedder.model),
+  ]);
+  const question = await asked;
+  let nearby: number[] = [];
+  if (question && chunks > 0) {
+    const set =
+      chunks <= (deps.wholeBaseChunks ?? VECTOR_WHOLE_BASE_CHUNKS)
+        ? await (deps.vectors ?? processVectors).get(base.id, `${embedder.model}:${question.length}:${version}`, () => loadBase(em, base.id, embedder.model, question.length))
+        : await vectorsOf(em, textual.map((hit) => hit.chunk_id), embedder.model, question.length);
+    nearby = nearest(set, question, HYBRID_DEPTH);
+  }
+  const fused = fuse([textual.map((hit) => hit.chunk_id), nearby]).slice(0, limit);
+  const known = new Map(textual.map((hit) => [hit.chunk_id, hit]));
+  const missing = fused.filter(({ id }) => !known.has(id)).map(({ id }) => id);
+  if (missing.length > 0) {
+    const rows: { chunk_id: number; document_id: number; content: string }[] = await em.execute(
+      'select id as chunk_id, document_id, content from knowledge_chunks where id = any(?::int[]) and knowledge_base_id = ?',
+      [`{${missing.join(',')}}`, base.id],
+    );
+    for (const row of rows) known.set(row.chunk_id, { ...row, score: 0 });
+  }
+  // A chunk deleted between the rankings and the read of its text is left out.
+  return fused.flatMap(({ id, score }) => {
+    const hit = known.get(id);
+    return hit ? [{ chunk_id: hit.chunk_id, document_id: hit.document_id, content: hit.content, score }] : [];
+  });
+}
+
+/**
+ * A base's chunks for `text` (already checked: not blank, at most SEARCH_MAX_QUERY), best first;
+ * the one search the API, GraphQL and calls (search_knowledge_base, `prompt` mode) run: hybrid
+ * with an embedder, else full text.
+ */
+export async function searchBase(
+  em: EntityManager,
+  base: { id: number; language: string },
+  text: string,
+  limit: number,
+  deps: SearchDeps = {},
+): Promise<KnowledgeSearchHit[]> {
+  return deps.embedder ? hybrid(em, base, text, limit, deps.embedder, deps) : fullText(em, base, text, limit);
 }
 
 /** Search of a base of the account's, its arguments checked (design.md, "Knowledge bases"). */
