@@ -24,6 +24,13 @@ export interface CallKnowledgeBase {
   mode: KnowledgeBaseMode;
 }
 
+/**
+ * How long a search during a call waits for the question's vector before it answers by full
+ * text alone: the caller is waiting (an embeddings model answers in a few hundred milliseconds;
+ * the API's own searches wait longer).
+ */
+const CALL_EMBED_MS = 800;
+
 /** The turn left for searches no answer of the assistant's followed (the call ended first). */
 const UNANSWERED_SEARCH = 'Busca na base de conhecimento sem resposta antes do fim da chamada.';
 
@@ -176,7 +183,7 @@ export class LiveCall {
    */
   async searchKnowledge(base: CallKnowledgeBase, query: string, mode: KnowledgeBaseMode): Promise<KnowledgeSearchHit[]> {
     const text = query.trim().slice(0, SEARCH_MAX_QUERY);
-    const hits = await searchBase(this.runtime.orm.em.fork(), base, text, CALL_SEARCH_RESULTS, { embedder: this.runtime.embedder });
+    const hits = await searchBase(this.runtime.orm.em.fork(), base, text, CALL_SEARCH_RESULTS, { embedder: this.runtime.embedder, embedTimeoutMs: CALL_EMBED_MS });
     const chunks = hits.map(({ chunk_id, document_id, score }) => ({ chunk_id, document_id, score }));
     this.retrievals.push({ knowledgebase_id: base.id, mode, query: text, chunks });
     return hits;
