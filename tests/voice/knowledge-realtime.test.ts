@@ -3,6 +3,7 @@ import { until } from '../helpers/dialer';
 import { toneFrames, TwilioMediaClient } from '../helpers/media';
 import { startFakeRealtime, type FakeRealtime, type RealtimeSession } from '../helpers/realtime';
 import { startFakeTwilio, streamParameters, type FakeTwilio } from '../helpers/twilio';
+import { fakeEmbeddings, type FakeEmbeddings } from '../helpers/fakes/embeddings';
 
 /**
  * A multimodal assistant with a knowledge base, on the Realtime engine end to end (design.md,
@@ -15,6 +16,7 @@ const API_KEY = 'sk-test-realtime-key';
 let app: TestApp;
 let twilioFake: FakeTwilio;
 let realtime: FakeRealtime;
+let embeddings: FakeEmbeddings;
 let me: TestAccount;
 let assistant: number;
 let base: number;
@@ -28,11 +30,13 @@ const DOCUMENTS = {
 beforeAll(async () => {
   twilioFake = await startFakeTwilio();
   realtime = await startFakeRealtime(API_KEY);
+  embeddings = await fakeEmbeddings();
   app = await startTestApp(
     {
       telephony: { provider: 'twilio', simulatorSpeed: 1000, twilio: twilioFake.settings() },
       voice: { openai: { apiKey: API_KEY, realtimeUrl: realtime.url, realtimeModel: 'gpt-realtime', baseUrl: 'http://127.0.0.1:9', postCallModel: 'gpt-4o-mini' }, pipelineEngineUrl: null, pipeline: NO_VENDORS },
       allowPrivateNetworkTargets: true,
+      embeddings: { model: 'text-embedding-3-small', url: embeddings.url, apiKey: 'sk-test-embeddings' },
     },
     { workers: true },
   );
@@ -60,9 +64,25 @@ afterAll(async () => {
   await app?.close();
   await realtime?.close();
   await twilioFake?.close();
+  await embeddings?.close();
 });
 
 const callRow = async (id: number) => (await app.sql('select provider_call_id from calls where id = $1', [id]))[0];
+
+/** Places a call of the assistant and opens its media stream and Realtime session. */
+async function answered(phone: string) {
+  const placed = await app.request('POST', '/api/user/make_call', { token: me.token, body: { phone_number: phone, assistant_id: assistant } });
+  expect(placed.status).toBe(200);
+  const id = placed.body.call_id as number;
+  const { provider_call_id: sid } = await until('placed', () => callRow(id), (row) => row.provider_call_id !== null);
+  const twiml = new URLSearchParams(twilioFake.posts().find((r) => new URLSearchParams(r.body).get('To') === phone)!.body).get('Twiml')!;
+  await twilioFake.request(app.config.publicUrl, `/telephony/twilio/status?call=${id}`, { CallSid: sid, CallStatus: 'in-progress' });
+  const media = await TwilioMediaClient.connect(`${app.config.publicUrl.replace(/^http/, 'ws')}/telephony/twilio/media`);
+  media.start(streamParameters(twiml), sid);
+  const model: RealtimeSession = await realtime.session();
+  await model.next('session.update');
+  return { id, sid: sid as string, media, model };
+}
 
 it('offers search_knowledge_base in the session, answers the model’s call with the right chunk, and keeps the search on the answer’s turn', async () => {
   const phone = '+5511930007000';
@@ -111,5 +131,25 @@ it('offers search_knowledge_base in the session, answers the model’s call with
   expect(answer.speaker).toBe('assistant');
   expect(answer.retrievals).toEqual([{ knowledgebase_id: base, mode: 'function_call', query: 'warranty length', chunks: expect.any(Array) }]);
   expect(answer.retrievals[0].chunks[0]).toEqual({ chunk_id: chunks.garantia.id, document_id: chunks.garantia.document_id, score: expect.any(Number) });
+  media.close();
+});
+
+it('a search during a call waits at most 800 ms for the question’s vector, then answers by full text (the caller is waiting)', async () => {
+  const { id, sid, media, model } = await answered('+5511930007001');
+  embeddings.script.push({ kind: 'delay', ms: 5000 });
+  const from = model.events.length;
+  const asked = Date.now();
+  model.send({ type: 'response.created', response: { id: 'resp_slow' } });
+  model.send({ type: 'response.function_call_arguments.done', response_id: 'resp_slow', item_id: 'item_slow', output_index: 0, call_id: 'call_slow', name: 'search_knowledge_base', arguments: '{"query":"warranty"}' });
+  model.send({ type: 'response.done', response: { id: 'resp_slow', status: 'completed' } });
+  const output = await model.next('conversation.item.create', from);
+  const waited = Date.now() - asked;
+  expect(JSON.parse(output.item.output).results[0]).toEqual({ content: chunks.garantia.content, score: expect.any(Number) });
+  expect(embeddings.requests.at(-1)).toMatchObject({ input: ['warranty'] });
+  expect(waited).toBeGreaterThanOrEqual(750);
+  expect(waited).toBeLessThan(1900); // not the API's 2 s, nor the model's 5 s
+  media.stop(sid);
+  await model.closed;
+  await twilioFake.request(app.config.publicUrl, `/telephony/twilio/status?call=${id}`, { CallSid: sid, CallStatus: 'completed', CallDuration: '3' });
   media.close();
 });
