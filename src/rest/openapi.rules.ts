@@ -184,6 +184,7 @@ export const TAGS = [
   { name: 'Account', description: 'The account and its phone numbers.' },
   { name: 'Webhook endpoints', description: 'The account’s subscriptions to events, signed as Standard Webhooks say.' },
   { name: 'Knowledge bases', description: 'Documents an assistant can look things up in: websites, texts and files, chunked and searched with PostgreSQL’s full-text search.' },
+  { name: 'Conversations', description: 'The same assistant over text: its prompt, variables, tools and knowledge base, with human takeover.' },
   { name: 'Twilio', description: 'What Twilio requests of vozgate (TELEPHONY_PROVIDER=twilio).' },
   { name: 'Engine API', description: 'For external voice engines, with the call’s own token.' },
 ] as const;
@@ -211,6 +212,9 @@ const AREAS: Record<string, Tag> = {
   'phone-numbers': 'Account',
   webhooks: 'Webhook endpoints',
   knowledgebases: 'Knowledge bases',
+  conversations: 'Conversations',
+  automate: 'Conversations',
+  ai: 'Conversations',
 };
 
 export function tagOf(path: string): Tag {
