@@ -1,3 +1,6 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import Ajv from 'ajv';
 import { NO_VENDORS, startTestApp, type TestAccount, type TestApp } from '../helpers/app';
 import { until } from '../helpers/dialer';
 import { startFakeOpenAi, type FakeOpenAi } from '../helpers/fakes/openai';
@@ -304,5 +307,37 @@ describe('GraphQL', () => {
     expect(read.body.data.conversation).toEqual({ type: 'api', messages: [{ role: 'user', content: 'Olá' }, { role: 'assistant', content: 'Oi!' }] });
     const missing = await app.graphql('query { conversation(uuid: "00000000-0000-4000-8000-000000000000") { uuid } }', {}, me.token);
     expect(missing.body.errors[0]).toMatchObject({ message: 'Conversa não encontrada', extensions: { code: 'NOT_FOUND' } });
+  });
+});
+
+describe('the MCP server’s conversation tools', () => {
+  /** Their requests as tests/fixtures/legacy-clients.json recorded them, replayed with the AI on and the model answering. */
+  const fixture = JSON.parse(readFileSync(path.join(__dirname, '..', 'fixtures', 'legacy-clients.json'), 'utf8'));
+  const TOOLS = ['list_conversations', 'create_conversation', 'get_conversation', 'send_message', 'disable_conversation_ai', 'enable_conversation_ai', 'generate_ai_reply'];
+
+  it('succeed, each answer what the server reads', async () => {
+    const ajv = new Ajv({ allErrors: true, strict: false });
+    const byName = new Map<string, any>(fixture.operations.filter((op: any) => op.client === 'famulor-mcp').map((op: any) => [op.operation, op]));
+    const ids: Record<string, string | number> = { assistant, customer: 'mcp-customer' };
+    const fill = (text: string) =>
+      text.replace(/\{(\w+)(:string)?\}/g, (_, name: string) => String(ids[name]));
+    const fillBody = (body: Record<string, unknown> | undefined) =>
+      body && Object.fromEntries(Object.entries(body).map(([k, v]) => [k, typeof v === 'string' ? (/^\{\w+\}$/.test(v) ? (ids[v.slice(1, -1)] as unknown) : fill(v)) : v]));
+    openai.defaultChat = () => ({ text: 'Hallo! Wie kann ich helfen?' });
+    try {
+      for (const name of TOOLS) {
+        const op = byName.get(name);
+        expect([name, op?.feature]).toEqual([name, undefined]);
+        const query = op.query ? `?${new URLSearchParams(Object.entries(op.query).map(([k, v]) => [k, String(v)]))}` : '';
+        const res = await app.request(op.method, `${fill(op.path)}${query}`, { token: me.token, body: fillBody(op.body) });
+        expect([name, res.status < 300]).toEqual([name, true]);
+        const valid = ajv.compile(fixture.schemas[op.reads]);
+        expect([name, valid(res.body), ajv.errorsText(valid.errors)]).toEqual([name, true, 'No errors']);
+        if (name === 'create_conversation') ids.uuid = res.body.data.uuid;
+        if (name === 'send_message' || name === 'generate_ai_reply') expect(res.body.data.reply).toMatchObject({ role: 'assistant', content: 'Hallo! Wie kann ich helfen?' });
+      }
+    } finally {
+      openai.defaultChat = () => ({ text: 'Hello! How can I help you today?' });
+    }
   });
 });
