@@ -328,7 +328,7 @@ describe('the MCP server’s conversation tools', () => {
       for (const name of TOOLS) {
         const op = byName.get(name);
         expect([name, op?.feature]).toEqual([name, undefined]);
-        const query = op.query ? `?${new URLSearchParams(Object.entries(op.query).map(([k, v]) => [k, String(v)]))}` : '';
+        const query = op.query ? `?${new URLSearchParams(Object.entries(op.query).map(([k, v]): [string, string] => [k, String(v)]))}` : '';
         const res = await app.request(op.method, `${fill(op.path)}${query}`, { token: me.token, body: fillBody(op.body) });
         expect([name, res.status < 300]).toEqual([name, true]);
         const valid = ajv.compile(fixture.schemas[op.reads]);
