@@ -1,3 +1,4 @@
+import { DEMO_CONVERSATION, DEMO_CUSTOMER } from '../modules/conversations/conversation.rules';
 import { MAX_PER_PAGE } from '../graphql/pagination';
 import { ASSISTANT_RULES } from '../modules/assistants/assistant.service';
 import { CALLS_DIRECTIONS, ENDPOINT_TYPES, POST_CALL_TYPES, TRANSFER_MODES, WHO_SPEAKS_FIRST } from '../modules/assistants/assistant.entity';
@@ -129,6 +130,10 @@ export const EXAMPLES: Record<string, unknown> = {
   phone_number: '+5511987654321',
   campaign_id: 1,
   assistant_id: 1,
+  uuid: DEMO_CONVERSATION,
+  'SendConversationMessageInput.message': 'Olá! Meu pedido já saiu?',
+  'GenerateAiReplyInput.message': 'Meu pedido já saiu?',
+  'GenerateAiReplyInput.customer_identifier': DEMO_CUSTOMER,
   'CreateLeadInput.variables': { customer_name: 'Ana', email: 'ana@example.com' },
   'UpdateLeadInput.variables': { order: 'A-1027' },
   'MakeCallInput.variables': { customer_name: 'Ana', order: 'A-1027' },

@@ -24,3 +24,11 @@ export const MAX_PER_PAGE = 100;
 
 /** The messages of a conversation the model is given (the newest), as the pipeline's context keeps. */
 export const HISTORY_MESSAGES = 200;
+
+/**
+ * The demo account's conversation (src/seed.ts): an api conversation with DEMO_CUSTOMER that a
+ * person has taken over, so that the reference page's examples work on a first start without
+ * an LLM key (its messages are kept, not answered).
+ */
+export const DEMO_CONVERSATION = '00000000-0000-4000-8000-00000000de00';
+export const DEMO_CUSTOMER = 'crm-demo-1';

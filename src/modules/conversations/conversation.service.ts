@@ -10,6 +10,8 @@ import { inTurn } from './conversation.queue';
 import {
   CONVERSATION_TYPES,
   DEFAULT_PER_PAGE,
+  DEMO_CONVERSATION,
+  DEMO_CUSTOMER,
   DEFAULT_TYPE,
   HISTORY_MESSAGES,
   MAX_CUSTOMER_IDENTIFIER,
@@ -282,4 +284,12 @@ export async function setConversationAi(scope: Scope, uuid: string, enabled: boo
     : [];
   if (!row) throw new NotFoundError(Messages.conversationNotFound);
   return toConversation(row);
+}
+
+/** The demo account's conversation (DEMO_CONVERSATION), on a first start. */
+export async function seedDemoConversation(em: EntityManager, accountId: number, assistantId: number): Promise<void> {
+  await em.execute(
+    `insert into conversations (uuid, account_id, assistant_id, type, external_identifier, ai_enabled) values (?, ?, ?, 'api', ?, false)`,
+    [DEMO_CONVERSATION, accountId, assistantId, DEMO_CUSTOMER],
+  );
 }

@@ -85,16 +85,6 @@ export const conversationRoutes: Route[] = [
   },
   {
     method: 'POST',
-    path: '/automate/conversations/{uuid}/enable-ai',
-    summary: 'End a human takeover: the assistant answers the customer’s messages again',
-    envelope: messageAnd(),
-    document: `mutation EnableConversationAi($uuid: String!) { enableConversationAi(uuid: $uuid) { ${CONVERSATION} } }`,
-    variables: (req) => ({ uuid: req.params.uuid }),
-    respond: (data) => ({ body: { message: Messages.conversationAiEnabled, data: data.enableConversationAi } }),
-    notFound: Messages.conversationNotFound,
-  },
-  {
-    method: 'POST',
     path: '/automate/conversations/{uuid}/disable-ai',
     summary: 'Human takeover: the assistant stays silent; a person answers through POST /conversations/{uuid}/messages with sender human',
     envelope: messageAnd(),
@@ -105,4 +95,15 @@ export const conversationRoutes: Route[] = [
   },
   generateReply('/ai/generate-reply'),
   generateReply('/user/ai/generate-reply'),
+  // Last: the examples of the reference page run in this order on the demo's conversation, whose AI is off.
+  {
+    method: 'POST',
+    path: '/automate/conversations/{uuid}/enable-ai',
+    summary: 'End a human takeover: the assistant answers the customer’s messages again',
+    envelope: messageAnd(),
+    document: `mutation EnableConversationAi($uuid: String!) { enableConversationAi(uuid: $uuid) { ${CONVERSATION} } }`,
+    variables: (req) => ({ uuid: req.params.uuid }),
+    respond: (data) => ({ body: { message: Messages.conversationAiEnabled, data: data.enableConversationAi } }),
+    notFound: Messages.conversationNotFound,
+  },
 ];
