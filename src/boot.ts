@@ -17,6 +17,7 @@ import { heartbeatStaleMs } from './jobs/heartbeat';
 import { mediaLoadReports } from './voice/load.report';
 import { openAiAnalyst } from './voice/post-call';
 import { OpenAiEmbedder } from './documents/openai.embedder';
+import { ChatReplier } from './chat/chat.replier';
 
 export interface Booted {
   database: Database;
@@ -67,6 +68,7 @@ export function createTelephony(config: Config, secrets: SecretBox, logger?: Log
 export function createRuntime(parts: { orm: MikroORM; config: Config; secrets: SecretBox; logger?: Logger; telemetry?: Telemetry | null }): Runtime {
   const { orm, config, secrets } = parts;
   const logger = parts.logger ?? createLogger();
+  const embedder = config.embeddings ? new OpenAiEmbedder(config.embeddings) : null;
   return {
     orm,
     config,
@@ -77,7 +79,8 @@ export function createRuntime(parts: { orm: MikroORM; config: Config; secrets: S
     logger,
     mediaLoad: mediaLoadReports(heartbeatStaleMs(config.workers.heartbeatMs)),
     telemetry: parts.telemetry ?? null,
-    embedder: config.embeddings ? new OpenAiEmbedder(config.embeddings) : null,
+    embedder,
+    replier: new ChatReplier({ orm, config, secrets, logger, embedder }),
   };
 }
 

@@ -80,6 +80,10 @@ export const Messages = {
     `Você atingiu o limite de ${limit} bases de conhecimento do seu plano. Exclua uma ou faça upgrade do seu plano para criar mais.`,
   knowledgeDocumentPlanLimit: (limit: number) =>
     `Esta base de conhecimento atingiu o limite de ${limit} documentos do seu plano. Exclua um ou faça upgrade do seu plano para adicionar mais.`,
+  conversationNotFound: 'Conversa não encontrada',
+  conversationModelFailed: 'O modelo do assistente não respondeu. A mensagem foi guardada sem resposta; envie-a de novo para tentar outra vez.',
+  conversationModelMissing:
+    'Este servidor não tem um modelo de linguagem para responder conversas: defina OPENAI_API_KEY (ou o provedor do modelo do assistente em LLM_PROVIDERS) e reinicie-o.',
   simulatorOnly: 'Chamadas recebidas simuladas só existem com o provedor de telefonia simulator.',
 
   leadCreated: 'Lead created successfully',
@@ -116,6 +120,11 @@ export const Messages = {
   knowledgeDocumentCreated: 'Document created successfully. Processing will begin shortly.',
   knowledgeDocumentUpdated: 'Document updated successfully.',
   knowledgeDocumentDeleted: 'Document deleted successfully.',
+  conversationCreated: 'Conversation created successfully',
+  conversationMessageSent: 'Message sent successfully',
+  conversationAiEnabled: 'AI replies enabled for the conversation',
+  conversationAiDisabled: 'AI replies disabled for the conversation: a person answers with sender human',
+  aiReplyGenerated: 'Reply generated successfully',
   knowledgeDocumentReingesting: 'Document queued for processing. Its chunks are replaced once it is read again.',
 
   // The engine API's bounds (src/voice/engine.api.ts).
@@ -186,6 +195,11 @@ export const FieldMessages = {
   fileNotText: (field: string) => `O arquivo ${field} deve ser texto codificado em UTF-8 (este parece binário).`,
   contentTooLarge: (field: string, maxBytes: number) => `O campo ${field} não pode ter mais de ${maxBytes} bytes.`,
   urlOrLinks: 'Envie url ou links (ao menos um) para um documento do tipo website.',
+  // Conversations.
+  conversationChannelLater: (type: string) =>
+    `Conversas do tipo ${type} chegam pelo webhook de mensagens do Twilio, que este servidor ainda não oferece; use test, widget ou api.`,
+  humanWhileAiOn: 'Mensagens com sender human só são aceitas com a IA da conversa desativada (POST /automate/conversations/{uuid}/disable-ai).',
+  cursor: 'O cursor é inválido: use o next_cursor de uma página anterior.',
   // Lead imports (CSV files).
   fileTooLarge: (field: string, maxBytes: number) => `O arquivo ${field} não pode ter mais de ${maxBytes} bytes.`,
   fileNotUtf8: (field: string) => `O arquivo ${field} deve ser um CSV codificado em UTF-8.`,

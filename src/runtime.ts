@@ -5,6 +5,7 @@ import type { Logger } from './log';
 import type { LifecycleDeps, TelephonyProvider } from './modules/calls/call.ports';
 import type { MediaLoad } from './modules/campaigns/dialer';
 import type { Embedder } from './modules/knowledge/knowledge.ports';
+import type { ConversationReplier } from './modules/conversations/conversation.ports';
 import type { SmsProvider } from './modules/sms/sms.ports';
 import type { Telemetry } from './telemetry';
 
@@ -23,4 +24,6 @@ export interface Runtime {
   telemetry: Telemetry | null;
   /** Knowledge-base embeddings (EMBEDDINGS_MODEL): ingestion and search (API and calls) use it; null: full text only. */
   embedder: Embedder | null;
+  /** The assistants' replies over text (conversations): the pipeline engine's model, tools and knowledge base. */
+  replier: ConversationReplier;
 }

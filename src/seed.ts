@@ -5,6 +5,7 @@ import type { Config } from './config';
 import { CreateAssistantInput } from './modules/assistants/assistant.inputs';
 import { createAssistant } from './modules/assistants/assistant.service';
 import { createCampaign } from './modules/campaigns/campaign.service';
+import { seedDemoConversation } from './modules/conversations/conversation.service';
 
 export interface DemoSeed {
   accountId: number;
@@ -43,7 +44,8 @@ export function demoAssistantInput(phoneNumberId: number): CreateAssistantInput 
 /**
  * On an empty database, a demo account to try the API with: a balance, an SMS-capable phone
  * number, an outbound assistant on it, and a campaign of that assistant (a draft: nothing is
- * dialled until it is started). Returns null when the database already has accounts.
+ * dialled until it is started), and a conversation a person has taken over (its messages need no
+ * LLM key). Returns null when the database already has accounts.
  */
 export async function seedDemo(orm: MikroORM, config: Config): Promise<DemoSeed | null> {
   return orm.em.fork().transactional(async (em) => {
@@ -55,6 +57,7 @@ export async function seedDemo(orm: MikroORM, config: Config): Promise<DemoSeed 
     const scope = { em, accountId: account.id, config };
     const assistant = await createAssistant(scope, demoAssistantInput(phone.id));
     const campaign = await createCampaign(scope, { name: 'Campanha demo', assistant_id: assistant.id });
+    await seedDemoConversation(em, account.id, assistant.id);
     return { accountId: account.id, token, campaignId: campaign.id, phoneNumberId: phone.id, assistantId: assistant.id };
   });
 }

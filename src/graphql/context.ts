@@ -10,6 +10,7 @@ import type { EventBus } from '../modules/events/event.bus';
 import type { CsvSource } from '../modules/leads/lead.import.source';
 import type { UploadedFile } from '../modules/knowledge/knowledge.service';
 import type { Embedder } from '../modules/knowledge/knowledge.ports';
+import type { ConversationReplier } from '../modules/conversations/conversation.ports';
 import { createLoaders, type Loaders } from './loaders';
 
 /** One per HTTP request (or subscription), shared by the GraphQL endpoint and the REST shim. */
@@ -33,6 +34,8 @@ export interface GraphQLContext {
   sms: SmsProvider;
   /** Knowledge-base embeddings (EMBEDDINGS_MODEL); none: search is full text only. */
   embedder?: Embedder | null;
+  /** The assistants' replies over text (src/chat/); none: conversations are stored, never answered (503). */
+  replier?: ConversationReplier | null;
   /** Admission control of this process (new web calls); none: every call is admitted. */
   admission?: CallAdmission;
   readonly loaders: Loaders;

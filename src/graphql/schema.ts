@@ -14,6 +14,7 @@ import { LeadFieldsResolver, LeadResolver, leadFields } from '../modules/leads/l
 import { SmsResolver } from '../modules/sms/sms.resolver';
 import { ToolResolver } from '../modules/tools/tool.resolver';
 import { KnowledgeResolver } from '../modules/knowledge/knowledge.resolver';
+import { ConversationResolver } from '../modules/conversations/conversation.resolver';
 import { WebhookEndpointResolver } from '../modules/webhooks/endpoint.resolver';
 import { WebhookResolver } from '../modules/webhooks/webhook.resolver';
 import type { GraphQLContext } from './context';
@@ -33,6 +34,7 @@ export const resolvers = [
   SmsResolver,
   ToolResolver,
   KnowledgeResolver,
+  ConversationResolver,
   WebhookEndpointResolver,
   WebhookResolver,
 ] as const;

@@ -1,3 +1,4 @@
+import { DEMO_CONVERSATION, DEMO_CUSTOMER } from '../modules/conversations/conversation.rules';
 import { MAX_PER_PAGE } from '../graphql/pagination';
 import { ASSISTANT_RULES } from '../modules/assistants/assistant.service';
 import { CALLS_DIRECTIONS, ENDPOINT_TYPES, POST_CALL_TYPES, TRANSFER_MODES, WHO_SPEAKS_FIRST } from '../modules/assistants/assistant.entity';
@@ -129,6 +130,10 @@ export const EXAMPLES: Record<string, unknown> = {
   phone_number: '+5511987654321',
   campaign_id: 1,
   assistant_id: 1,
+  uuid: DEMO_CONVERSATION,
+  'SendConversationMessageInput.message': 'Olá! Meu pedido já saiu?',
+  'GenerateAiReplyInput.message': 'Meu pedido já saiu?',
+  'GenerateAiReplyInput.customer_identifier': DEMO_CUSTOMER,
   'CreateLeadInput.variables': { customer_name: 'Ana', email: 'ana@example.com' },
   'UpdateLeadInput.variables': { order: 'A-1027' },
   'MakeCallInput.variables': { customer_name: 'Ana', order: 'A-1027' },
@@ -184,6 +189,7 @@ export const TAGS = [
   { name: 'Account', description: 'The account and its phone numbers.' },
   { name: 'Webhook endpoints', description: 'The account’s subscriptions to events, signed as Standard Webhooks say.' },
   { name: 'Knowledge bases', description: 'Documents an assistant can look things up in: websites, texts and files, chunked and searched with PostgreSQL’s full-text search.' },
+  { name: 'Conversations', description: 'The same assistant over text: its prompt, variables, tools and knowledge base, with human takeover.' },
   { name: 'Twilio', description: 'What Twilio requests of vozgate (TELEPHONY_PROVIDER=twilio).' },
   { name: 'Engine API', description: 'For external voice engines, with the call’s own token.' },
 ] as const;
@@ -211,6 +217,9 @@ const AREAS: Record<string, Tag> = {
   'phone-numbers': 'Account',
   webhooks: 'Webhook endpoints',
   knowledgebases: 'Knowledge bases',
+  conversations: 'Conversations',
+  automate: 'Conversations',
+  ai: 'Conversations',
 };
 
 export function tagOf(path: string): Tag {

@@ -25,11 +25,26 @@ export interface CallKnowledgeBase {
 }
 
 /**
- * How long a search during a call waits for the question's vector before it answers by full
- * text alone: the caller is waiting (an embeddings model answers in a few hundred milliseconds;
- * the API's own searches wait longer).
+ * How long an assistant's search waits for the question's vector before it answers by full
+ * text alone: the caller (or the customer in a chat) is waiting, and an embeddings model answers
+ * in a few hundred milliseconds; the API's own searches wait longer.
  */
-const CALL_EMBED_MS = 800;
+const ASSISTANT_EMBED_MS = 800;
+
+/**
+ * An assistant's search of its knowledge base (the model's query, or the customer's words in
+ * `prompt` mode), on a call or in a conversation: the best CALL_SEARCH_RESULTS chunks, and the
+ * query as it was searched.
+ */
+export async function assistantSearch(
+  deps: Pick<Runtime, 'orm' | 'embedder'>,
+  base: CallKnowledgeBase,
+  query: string,
+): Promise<{ text: string; hits: KnowledgeSearchHit[] }> {
+  const text = query.trim().slice(0, SEARCH_MAX_QUERY);
+  const hits = await searchBase(deps.orm.em.fork(), base, text, CALL_SEARCH_RESULTS, { embedder: deps.embedder, embedTimeoutMs: ASSISTANT_EMBED_MS });
+  return { text, hits };
+}
 
 /** The turn left for searches no answer of the assistant's followed (the call ended first). */
 const UNANSWERED_SEARCH = 'Busca na base de conhecimento sem resposta antes do fim da chamada.';
@@ -182,8 +197,7 @@ export class LiveCall {
    * mode): the best CALL_SEARCH_RESULTS chunks. The search is kept with the assistant's next turn.
    */
   async searchKnowledge(base: CallKnowledgeBase, query: string, mode: KnowledgeBaseMode): Promise<KnowledgeSearchHit[]> {
-    const text = query.trim().slice(0, SEARCH_MAX_QUERY);
-    const hits = await searchBase(this.runtime.orm.em.fork(), base, text, CALL_SEARCH_RESULTS, { embedder: this.runtime.embedder, embedTimeoutMs: CALL_EMBED_MS });
+    const { text, hits } = await assistantSearch(this.runtime, base, query);
     const chunks = hits.map(({ chunk_id, document_id, score }) => ({ chunk_id, document_id, score }));
     this.retrievals.push({ knowledgebase_id: base.id, mode, query: text, chunks });
     return hits;

@@ -208,6 +208,38 @@ const OPERATIONS: Record<string, Operation> = {
     variables: (o) => ({ to: o.inboundNumber, from: '+5511987650004' }),
     slots: [{ at: 'to', kind: 'inboundNumber' }],
   },
+  conversations: {
+    document: 'query($assistant_id: Int) { conversations(assistant_id: $assistant_id) { data { uuid } next_cursor } }',
+    variables: (o) => ({ assistant_id: o.assistant }),
+    slots: [{ at: 'assistant_id', kind: 'assistant' }],
+  },
+  conversation: { document: 'query($uuid: String!) { conversation(uuid: $uuid) { uuid messages { role } } }', variables: (o) => ({ uuid: o.conversation }), slots: [{ at: 'uuid', kind: 'conversation' }] },
+  createConversation: {
+    document: 'mutation($input: CreateConversationInput!) { createConversation(input: $input) { uuid } }',
+    variables: (o) => ({ input: { assistant_id: o.assistant, type: 'widget' } }),
+    slots: [{ at: 'input.assistant_id', kind: 'assistant' }],
+  },
+  sendConversationMessage: {
+    document: 'mutation($uuid: String!) { sendConversationMessage(uuid: $uuid, input: { message: "Olá", sender: "human" }) { uuid message { role } } }',
+    variables: (o) => ({ uuid: o.conversation }),
+    slots: [{ at: 'uuid', kind: 'conversation' }],
+  },
+  disableConversationAi: {
+    document: 'mutation($uuid: String!) { disableConversationAi(uuid: $uuid) { uuid ai_enabled } }',
+    variables: (o) => ({ uuid: o.conversation }),
+    slots: [{ at: 'uuid', kind: 'conversation' }],
+  },
+  generateAiReply: {
+    document: 'mutation($input: GenerateAiReplyInput!) { generateAiReply(input: $input) { uuid reply { content } } }',
+    variables: (o) => ({ input: { assistant_id: o.assistant, customer_identifier: o.customerIdentifier, message: 'Oi' } }),
+    slots: [{ at: 'input.assistant_id', kind: 'assistant' }],
+  },
+  // After the conversation's other cases: the AI on, its messages would need a model.
+  enableConversationAi: {
+    document: 'mutation($uuid: String!) { enableConversationAi(uuid: $uuid) { uuid ai_enabled } }',
+    variables: (o) => ({ uuid: o.conversation }),
+    slots: [{ at: 'uuid', kind: 'conversation' }],
+  },
   // The destructive ones last: their own-id run removes the attacker's fixture.
   disableWebhook: {
     document: 'mutation($assistant_id: Int!) { disableWebhook(assistant_id: $assistant_id) { id } }',
@@ -308,7 +340,14 @@ const OPERATIONS: Record<string, Operation> = {
 };
 
 /** Arguments that carry an id without saying so in their name. */
-const UNNAMED_IDS = ['sendSms.input.from', 'simulateInboundCall.to'];
+const UNNAMED_IDS = [
+  'sendSms.input.from',
+  'simulateInboundCall.to',
+  'conversation.uuid',
+  'sendConversationMessage.uuid',
+  'enableConversationAi.uuid',
+  'disableConversationAi.uuid',
+];
 const ID_NAME = /^(id|.+_id|.+_ids)$/;
 /** Ids of the shared catalogue (languages, models): the same for every account, owned by none. */
 const CATALOGUE_IDS = /\.(language_id|llm_model_id)$/;
@@ -451,6 +490,15 @@ const REST_CASES: Record<string, RestCase> = {
       { at: 'path.doc', kind: 'document' },
     ],
   },
+  'GET /user/conversations': { slots: [{ at: 'query.assistant_id', kind: 'assistant' }] },
+  'POST /conversations': { slots: [{ at: 'body.assistant_id', kind: 'assistant' }] },
+  'GET /conversations/{uuid}': { slots: [], params: [{ at: 'path.uuid', kind: 'conversation' }] },
+  'POST /conversations/{uuid}/messages': { slots: [], params: [{ at: 'path.uuid', kind: 'conversation' }] },
+  'POST /automate/conversations/{uuid}/disable-ai': { slots: [], params: [{ at: 'path.uuid', kind: 'conversation' }] },
+  'POST /ai/generate-reply': { slots: [{ at: 'body.assistant_id', kind: 'assistant' }] },
+  'POST /user/ai/generate-reply': { slots: [{ at: 'body.assistant_id', kind: 'assistant' }] },
+  // After the conversation's other cases: the AI on, its messages would need a model.
+  'POST /automate/conversations/{uuid}/enable-ai': { slots: [], params: [{ at: 'path.uuid', kind: 'conversation' }] },
   // The destructive ones last.
   'POST /user/assistants/disable-webhook': { slots: [{ at: 'body.assistant_id', kind: 'assistant' }] },
   'POST /user/assistants/disable-inbound-webhook': { slots: [{ at: 'body.assistant_id', kind: 'assistant' }] },

@@ -34,6 +34,12 @@ export interface Tenant extends TestAccount {
   spareDocument: number;
   /** A second document to delete: a route or operation with two ids deletes once a case. */
   spareDocument2: number;
+  /**
+   * An api conversation (POST /ai/generate-reply's, for `customerIdentifier`) that a person has
+   * taken over: messages to it are kept and not answered, so no model is needed.
+   */
+  conversation: string;
+  customerIdentifier: string;
 }
 
 export type Kind =
@@ -56,7 +62,8 @@ export type Kind =
   | 'spareKnowledgeBase'
   | 'document'
   | 'spareDocument'
-  | 'spareDocument2';
+  | 'spareDocument2'
+  | 'conversation';
 
 export function idOf(tenant: Tenant, kind: Kind): number | string {
   if (kind === 'campaign') return tenant.campaignId;
@@ -88,6 +95,7 @@ export const MISSING: Record<Kind, number | string> = {
   document: 900_000_016,
   spareDocument: 900_000_017,
   spareDocument2: 900_000_018,
+  conversation: '00000000-0000-4000-8000-0000000000c1',
 };
 
 /** An outbound assistant's input (REST body or GraphQL input) with a voice, a number and a tool of the tenant's. */
@@ -176,6 +184,11 @@ export async function createTenant(app: TestApp, firstId?: number): Promise<Tena
   const document = await created(post(documents, { name: 'Preços', type: 'text', content: 'Entrega grátis acima de R$ 100.' }), 'document');
   const spareDocument = await created(post(documents, { name: 'Spare', type: 'text', content: 'Apagar.' }), 'document');
   const spareDocument2 = await created(post(documents, { name: 'Spare 2', type: 'text', content: 'Apagar também.' }), 'document');
+  const conversation = await created(post('/api/conversations', { assistant_id: assistant.data.id, type: 'api' }), 'conversation');
+  const customerIdentifier = `crm-${accountId}`;
+  // As POST /ai/generate-reply would have opened it for this customer.
+  await app.sql('update conversations set external_identifier = $1 where uuid = $2', [customerIdentifier, conversation.data.uuid]);
+  await created(post(`/api/automate/conversations/${conversation.data.uuid}/disable-ai`, undefined), 'human takeover');
   const delivery = randomUUID();
   await app.sql(
     `insert into webhook_deliveries (id, account_id, call_id, assistant_id, status, payload) values ($1, $2, $3, $4, 'delivered', '{}')`,
@@ -202,6 +215,8 @@ export async function createTenant(app: TestApp, firstId?: number): Promise<Tena
     spareKnowledgeBase: spareKnowledgeBase.data.id,
     spareDocument: spareDocument.data.id,
     spareDocument2: spareDocument2.data.id,
+    conversation: conversation.data.uuid,
+    customerIdentifier,
   };
 }
 
@@ -290,6 +305,15 @@ export const VALID_REST_REQUESTS: Record<string, (own: Tenant) => RestRequest> =
   'GET /user/knowledgebases/{kb}/documents/{doc}': (o) => ({ path: `/user/knowledgebases/${o.knowledgeBase}/documents/${o.document}` }),
   'PUT /user/knowledgebases/{kb}/documents/{doc}': (o) => ({ path: `/user/knowledgebases/${o.knowledgeBase}/documents/${o.document}`, body: { description: 'Tabela' } }),
   'POST /user/knowledgebases/{kb}/documents/{doc}/reingest': (o) => ({ path: `/user/knowledgebases/${o.knowledgeBase}/documents/${o.document}/reingest` }),
+  'GET /user/conversations': (o) => ({ path: '/user/conversations', query: { assistant_id: o.assistant, per_page: 20 } }),
+  'POST /conversations': (o) => ({ path: '/conversations', body: { assistant_id: o.assistant, type: 'widget', variables: { customer_name: 'Ana' } } }),
+  'GET /conversations/{uuid}': (o) => ({ path: `/conversations/${o.conversation}` }),
+  'POST /conversations/{uuid}/messages': (o) => ({ path: `/conversations/${o.conversation}/messages`, body: { message: 'Olá, aqui é a loja.', sender: 'human' } }),
+  'POST /automate/conversations/{uuid}/disable-ai': (o) => ({ path: `/automate/conversations/${o.conversation}/disable-ai` }),
+  'POST /ai/generate-reply': (o) => ({ path: '/ai/generate-reply', body: { assistant_id: o.assistant, customer_identifier: o.customerIdentifier, message: 'Oi' } }),
+  'POST /user/ai/generate-reply': (o) => ({ path: '/user/ai/generate-reply', body: { assistant_id: o.assistant, customer_identifier: o.customerIdentifier, message: 'Oi de novo' } }),
+  // Last of the conversations': the AI on, their messages would need a model.
+  'POST /automate/conversations/{uuid}/enable-ai': (o) => ({ path: `/automate/conversations/${o.conversation}/enable-ai` }),
   'POST /user/assistants/disable-webhook': (o) => ({ path: '/user/assistants/disable-webhook', body: { assistant_id: o.assistant } }),
   'POST /user/assistants/disable-inbound-webhook': (o) => ({ path: '/user/assistants/disable-inbound-webhook', body: { assistant_id: o.assistant } }),
   'POST /user/calls/{id}/hangup': (o) => ({ path: `/user/calls/${o.liveCall}/hangup` }),

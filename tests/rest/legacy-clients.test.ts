@@ -31,7 +31,7 @@ const validators = Object.fromEntries(Object.entries(fixture.schemas).map(([name
 
 let app: TestApp;
 let tenant: Tenant;
-let ids: Record<string, number>;
+let ids: Record<string, number | string>;
 
 beforeAll(async () => {
   // Vendors configured (never reached), so that every route's valid request, a web call's start
@@ -69,6 +69,9 @@ beforeAll(async () => {
     lastCampaign: tenant.spareCampaigns[1],
     spareTool: spareTool.body.data.id,
     spareAssistant: spareAssistant.body.data.id,
+    // A conversation a person has taken over (tests/helpers/tenant.ts): its messages need no model.
+    uuid: tenant.conversation,
+    customer: tenant.customerIdentifier,
   };
 });
 afterAll(() => app?.close());

@@ -1,6 +1,7 @@
 import { assistantRoutes } from './assistants';
 import { callRoutes } from './calls';
 import { campaignRoutes } from './campaigns';
+import { conversationRoutes } from './conversations';
 import { dncRoutes } from './dnc';
 import { exportRoutes } from './exports';
 import { knowledgeRoutes } from './knowledge';
@@ -13,4 +14,4 @@ import { webhookEndpointRoutes } from './webhooks';
 export type { Route, RouteRequest, RouteResponse } from './route';
 
 /** The whole REST API, below the `/api` base. */
-export const routes: Route[] = [...leadRoutes, ...campaignRoutes, ...toolRoutes, ...assistantRoutes, ...callRoutes, ...smsRoutes, ...phoneNumberRoutes, ...dncRoutes, ...webhookEndpointRoutes, ...exportRoutes, ...knowledgeRoutes];
+export const routes: Route[] = [...leadRoutes, ...campaignRoutes, ...toolRoutes, ...assistantRoutes, ...callRoutes, ...smsRoutes, ...phoneNumberRoutes, ...dncRoutes, ...webhookEndpointRoutes, ...exportRoutes, ...knowledgeRoutes, ...conversationRoutes];

@@ -1,4 +1,4 @@
-import { llmAccess, pipelinePlan, ttsChain, voiceMissing } from '../../modules/assistants/assistant.voice';
+import { pipelinePlan, ttsChain, voiceMissing } from '../../modules/assistants/assistant.voice';
 import type { VendorEvent } from '../../modules/calls/call.vendor-events';
 import { TTS_PROVIDERS } from '../../modules/catalog/voice.entity';
 import type { PipelineVendors, VendorAccess } from '../../config';
@@ -9,9 +9,8 @@ import type { LiveCall } from '../live-call';
 import { CartesiaTts } from '../services/cartesia.tts';
 import { deepgramLanguage, DeepgramStt } from '../services/deepgram.stt';
 import { ElevenLabsTts } from '../services/elevenlabs.tts';
-import { FallbackLlm } from '../services/fallback.llm';
+import { assistantLlm } from '../services/llm-chain';
 import { FallbackTts } from '../services/fallback.tts';
-import { OpenAiLlm } from '../services/openai.llm';
 import { OpenAiStt } from '../services/openai.stt';
 import { OpenAiTts } from '../services/openai.tts';
 import { ReconnectingStt } from '../services/reconnecting.stt';
@@ -70,11 +69,8 @@ export async function startEngine(deps: EngineDeps, live: LiveCall, setup: Engin
 export function pipelineServices(vendors: PipelineVendors, setup: EngineSetup, report: (event: VendorEvent) => void = () => {}): PipelineServices | string {
   const { stt, llm, tts, ownVoice, missing } = pipelinePlan(vendors, { ...setup, transcriber: setup.assistant.transcriber });
   if (missing.length || !stt || !llm || !tts) return `pipeline assistants need ${missing.join(', ')}`;
-  const model = setup.assistant.llm_model;
-  const fallbacks = setup.fallbackModels.flatMap(({ name, provider, params }) => {
-    const access = llmAccess(vendors, provider);
-    return access && name !== model ? [{ model: name, service: new OpenAiLlm({ ...access, models: { [name]: params } }) }] : [];
-  });
+  const chain = assistantLlm(vendors, setup, report);
+  if (!chain) return `pipeline assistants need ${missing.join(', ')}`;
   const configured = ttsVendors(vendors);
   const voiceId = ownVoice ? setup.providerVoiceId : null;
   const fallbackVoice = setup.fallbackVoice && { vendor: setup.fallbackVoice.provider, voiceId: setup.fallbackVoice.providerVoiceId };
@@ -84,7 +80,7 @@ export function pipelineServices(vendors: PipelineVendors, setup: EngineSetup, r
     ...('access' in stt
       ? { stt: new ReconnectingStt(new DeepgramStt(stt.access), report), sttLanguage: deepgramLanguage(setup.language) }
       : { stt: new OpenAiStt({ ...stt.server, vendor: stt.vendor }), sttLanguage: setup.language }),
-    llm: new FallbackLlm([{ model, service: new OpenAiLlm({ ...llm, models: { [model]: setup.modelParams } }) }, ...fallbacks], report),
+    llm: chain,
     model: setup.assistant.llm_model,
     tts: new FallbackTts(
       ttsChain([...configured.keys()], { vendor: tts.vendor, voiceId }, fallbackVoice).map((choice) => ({ service: configured.get(choice.vendor)!(), voiceId: choice.voiceId })),

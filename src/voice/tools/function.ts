@@ -30,10 +30,16 @@ export interface CallActions {
   transfer(): void;
 }
 
+/**
+ * What the functions write to and search through: a live call's (a chat reply keeps the
+ * same records of its own, src/chat/).
+ */
+export type FunctionCall = Pick<LiveCall, 'id' | 'toolCall' | 'searchKnowledge' | 'reserveTransfer'>;
+
 /** What a function of the call runs with. */
 export interface FunctionContext {
   deps: ToolDeps & { logger: Logger };
-  call: LiveCall;
+  call: FunctionCall;
   actions: CallActions;
 }
 

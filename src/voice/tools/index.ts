@@ -6,7 +6,7 @@ import type { BuiltInFunction, CallFunction, FunctionContext, FunctionSetup } fr
 import { searchKnowledgeBase } from './search-knowledge-base';
 import { transferCall } from './transfer-call';
 
-export type { CallActions, CallFunction, FunctionContext } from './function';
+export type { CallActions, CallFunction, FunctionCall, FunctionContext } from './function';
 export { toolArguments, toolFunction } from './assistant-tool';
 
 /** The built-in functions, offered after the assistant's tools (one file each; the next act is one more line). */

@@ -20,7 +20,7 @@ import { type Pronunciation, SentenceSplitter, speechText } from './speech-text'
  */
 
 /** The model may call tools this many times in one reply. */
-const MAX_TOOL_ROUNDS = 5;
+export const MAX_TOOL_ROUNDS = 5;
 /** What the model is told of tools still running when the caller spoke (their real results replace it when they come). */
 export const TOOL_INTERRUPTED = '{"error":"the caller spoke before the tool answered"}';
 

@@ -1,0 +1,122 @@
+import { DomainError, Messages, NotFoundError } from '../errors';
+import type { ConversationReplier, ReplyRequest, ReplyResult } from '../modules/conversations/conversation.ports';
+import { WEB_PROVIDER } from '../modules/calls/call.web-provider';
+import type { Runtime } from '../runtime';
+import { callPrompt, engineSetup, type EngineSetup } from '../voice/engine.setup';
+import { knowledgeNote } from '../voice/engines/pipeline/call-replies';
+import { Conversation, type AssistantMessage } from '../voice/engines/pipeline/context';
+import { MAX_TOOL_ROUNDS } from '../voice/engines/pipeline/reply';
+import { assistantSearch } from '../voice/live-call';
+import { assistantLlm } from '../voice/services/llm-chain';
+import { ServiceError, type LlmService, type LlmToolCall } from '../voice/services/service';
+import { callFunctions, runFunction, type CallActions, type CallFunction, type FunctionCall } from '../voice/tools';
+
+/** The parts of the runtime a conversation's reply uses. */
+export type ChatDeps = Pick<Runtime, 'orm' | 'config' | 'secrets' | 'logger' | 'embedder'>;
+
+/** Built-in functions of a phone call that mean nothing in a chat (the conversation's close comes later). */
+const CALL_ONLY = new Set(['endCall']);
+/** What the model is told of tools it asked for once the reply's time for tools is spent. */
+const TOOLS_OUT_OF_TIME = JSON.stringify({ error: 'no time left for tools in this reply' });
+
+/** Nothing in a chat is a call's to end, transfer or dial (none of these is offered in one). */
+const NO_CALL: CallActions = { endCall: () => {}, transfer: () => {}, pressDigits: async () => false };
+
+/**
+ * The assistant's brain over text: the pipeline engine's (design.md, "Conversations"). The
+ * assistant's prompt with the conversation's variables, the conversation so far, its mid-call
+ * tools through the guarded client (all of a reply's tools within CALL_TOOLS_BUDGET_SECONDS),
+ * its knowledge base (`search_knowledge_base`, or the best chunks as a note in `prompt` mode),
+ * and its model with its fallback models, at most MAX_TOOL_ROUNDS rounds, the last without
+ * tools so that it ends in words.
+ */
+export class ChatReplier implements ConversationReplier {
+  constructor(private readonly deps: ChatDeps) {}
+
+  async reply(request: ReplyRequest): Promise<ReplyResult> {
+    const { deps } = this;
+    const setup = await engineSetup(deps.orm.em.fork(), {
+      id: 0,
+      assistant_id: request.assistantId,
+      input_variables: request.variables,
+      provider: WEB_PROVIDER,
+      type: 'web',
+    });
+    if (!setup || setup.assistant.account.id !== request.accountId) throw new NotFoundError(Messages.assistantNotFound);
+    const llm = assistantLlm(deps.config.voice.pipeline, setup, (event) => deps.logger.info('chat: the model’s fallback', { ...event }));
+    if (!llm) throw new DomainError('UNAVAILABLE', Messages.conversationModelMissing, undefined, { retry_after: 60 });
+
+    const conversation = new Conversation();
+    for (const message of request.history) {
+      // A person of the business speaks for it: the model reads their words as its own side's.
+      conversation.remember(message.role === 'user' ? { role: 'user', content: message.content } : { role: 'assistant', content: message.content });
+    }
+    try {
+      return await this.answer(setup, llm, conversation);
+    } catch (error) {
+      if (!(error instanceof ServiceError)) throw error;
+      deps.logger.warn('chat: the model failed', { assistant_id: request.assistantId, reason: error.message });
+      throw new DomainError('PROVIDER_FAILURE', Messages.conversationModelFailed);
+    }
+  }
+
+  private async answer(setup: EngineSetup, llm: LlmService, conversation: Conversation): Promise<ReplyResult> {
+    const { deps } = this;
+    const usage = { llm_input_tokens: 0, llm_output_tokens: 0 };
+    const call: FunctionCall = {
+      // A conversation is no call: its tools' log lines carry call_id 0, and their records are not kept yet (README).
+      id: 0,
+      toolCall: () => {},
+      searchKnowledge: async (base, query) => (await assistantSearch(deps, base, query)).hits,
+      reserveTransfer: async () => 'not-in-progress',
+    };
+    const offered = callFunctions(setup).filter((fn) => !CALL_ONLY.has(fn.name));
+    const run = (fn: LlmToolCall) =>
+      offered.some((each) => each.name === fn.function.name)
+        ? runFunction(setup, fn.function.name, fn.function.arguments, { deps, call, actions: NO_CALL })
+        : Promise.resolve(JSON.stringify({ error: 'unknown tool' }));
+    const note = await this.knowledgeNote(setup, conversation);
+    const deadline = Date.now() + deps.config.callToolsBudgetSeconds * 1000;
+    const said: string[] = [];
+    const signal = new AbortController().signal;
+    for (let round = 0; round < MAX_TOOL_ROUNDS; round++) {
+      const functions: CallFunction[] = round < MAX_TOOL_ROUNDS - 1 ? offered : [];
+      const messages = conversation.request(callPrompt(setup), note);
+      const message = conversation.remember<AssistantMessage>({ role: 'assistant', content: '' });
+      const calls: LlmToolCall[] = [];
+      let written = '';
+      const { model, temperature } = { model: setup.assistant.llm_model, temperature: setup.assistant.llm_temperature };
+      for await (const chunk of llm.complete({ model, temperature, messages, tools: functions }, signal)) {
+        if (chunk.type === 'text') written += chunk.text;
+        else if (chunk.type === 'tool_call') calls.push(chunk.call);
+        else {
+          usage.llm_input_tokens += chunk.inputTokens;
+          usage.llm_output_tokens += chunk.outputTokens;
+        }
+      }
+      message.content = written;
+      if (written.trim()) said.push(written.trim());
+      if (calls.length === 0) break;
+      message.tool_calls = calls;
+      const outputs = Date.now() < deadline ? await Promise.all(calls.map(run)) : calls.map(() => TOOLS_OUT_OF_TIME);
+      conversation.answerTools(message, outputs);
+    }
+    const text = said.join(' ');
+    // An answer of no words is no answer: the customer's message waits for another try.
+    if (!text) throw new ServiceError('llm', 'refused', 'the model answered no words');
+    return { text, usage };
+  }
+
+  /** `prompt` mode: the base's best chunks for the customer's last message, as the pipeline gives them (a failed search: none). */
+  private async knowledgeNote(setup: EngineSetup, conversation: Conversation): Promise<string | null> {
+    const base = setup.knowledgeBase?.mode === 'prompt' ? setup.knowledgeBase : null;
+    const text = base ? conversation.lastCallerText() : null;
+    if (!base || !text) return null;
+    try {
+      return knowledgeNote((await assistantSearch(this.deps, base, text)).hits);
+    } catch (error) {
+      this.deps.logger.error('chat: a knowledge-base search failed', error);
+      return null;
+    }
+  }
+}

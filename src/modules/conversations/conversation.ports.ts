@@ -1,0 +1,24 @@
+import type { MessageRole } from './conversation.rules';
+
+/** What the assistant is asked to answer: its conversation so far, the last message the one to answer. */
+export interface ReplyRequest {
+  accountId: number;
+  assistantId: number;
+  /** The conversation's variables (the assistant's own go under them). */
+  variables: Record<string, unknown>;
+  history: { role: MessageRole; content: string }[];
+}
+
+export interface ReplyResult {
+  text: string;
+  usage: { llm_input_tokens: number; llm_output_tokens: number };
+}
+
+/**
+ * The assistant's brain over text (src/chat/ implements it with the pipeline engine's model,
+ * tools and knowledge base). `reply` rejects with a DomainError the client may see (the
+ * model failed: PROVIDER_FAILURE; no model configured: UNAVAILABLE); anything else is a bug.
+ */
+export interface ConversationReplier {
+  reply(request: ReplyRequest): Promise<ReplyResult>;
+}

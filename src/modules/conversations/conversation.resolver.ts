@@ -1,0 +1,94 @@
+import DataLoader from 'dataloader';
+import { Arg, Authorized, Ctx, FieldResolver, Int, Mutation, Query, Resolver, Root } from 'type-graphql';
+import { scopeOf, type GraphQLContext } from '../../graphql/context';
+import { CreateConversationInput, GenerateAiReplyInput, SendConversationMessageInput } from './conversation.inputs';
+import {
+  createConversation,
+  generateAiReply,
+  listConversations,
+  messagesOf,
+  requireConversation,
+  sendConversationMessage,
+  setConversationAi,
+} from './conversation.service';
+import { Conversation, ConversationExchange, ConversationMessage, ConversationPage } from './conversation.types';
+
+/** A request's loader of conversations' messages: a page of conversations reads them in one statement. */
+const loaders = new WeakMap<GraphQLContext['loaders'], DataLoader<string, ConversationMessage[]>>();
+function messagesLoader(ctx: GraphQLContext): DataLoader<string, ConversationMessage[]> {
+  // Keyed by the context's loaders, which a subscription renews with its EntityManager.
+  let loader = loaders.get(ctx.loaders);
+  if (!loader) {
+    loader = new DataLoader((ids: readonly string[]) => messagesOf(ctx.em, ids));
+    loaders.set(ctx.loaders, loader);
+  }
+  return loader;
+}
+
+@Authorized()
+@Resolver(() => Conversation)
+export class ConversationResolver {
+  @Query(() => ConversationPage, { description: 'The account’s conversations, newest first, by cursor (`next_cursor`).' })
+  conversations(
+    @Ctx() ctx: GraphQLContext,
+    @Arg('type', () => String, { nullable: true }) type?: string | null,
+    @Arg('assistant_id', () => Int, { nullable: true }) assistantId?: number | null,
+    @Arg('customer_phone', () => String, { nullable: true }) customerPhone?: string | null,
+    @Arg('external_identifier', () => String, { nullable: true }) externalIdentifier?: string | null,
+    @Arg('per_page', () => Int, { nullable: true, description: '1 to 100; default 15.' }) perPage?: number | null,
+    @Arg('cursor', () => String, { nullable: true, description: 'The previous page’s next_cursor.' }) cursor?: string | null,
+  ): Promise<ConversationPage> {
+    return listConversations(scopeOf(ctx), {
+      type,
+      assistant_id: assistantId,
+      customer_phone: customerPhone,
+      external_identifier: externalIdentifier,
+      per_page: perPage,
+      cursor,
+    });
+  }
+
+  @Query(() => Conversation)
+  conversation(@Arg('uuid', () => String) uuid: string, @Ctx() ctx: GraphQLContext): Promise<Conversation> {
+    return requireConversation(scopeOf(ctx), uuid);
+  }
+
+  @FieldResolver(() => [ConversationMessage], { description: 'Oldest first.' })
+  messages(@Root() conversation: Conversation, @Ctx() ctx: GraphQLContext): Promise<ConversationMessage[]> {
+    return messagesLoader(ctx).load(conversation.id);
+  }
+
+  @Mutation(() => Conversation, { description: 'Opens a conversation with one of the account’s assistants (test: free).' })
+  createConversation(@Arg('input', () => CreateConversationInput) input: CreateConversationInput, @Ctx() ctx: GraphQLContext): Promise<Conversation> {
+    return createConversation(scopeOf(ctx), input);
+  }
+
+  @Mutation(() => ConversationExchange, {
+    description:
+      'Sends a message: the customer’s, answered by the assistant (its prompt, tools and knowledge base) while the AI is on; or, with sender human while it is off, a person’s. Messages to one conversation are answered one at a time, in order.',
+  })
+  sendConversationMessage(
+    @Arg('uuid', () => String) uuid: string,
+    @Arg('input', () => SendConversationMessageInput) input: SendConversationMessageInput,
+    @Ctx() ctx: GraphQLContext,
+  ): Promise<ConversationExchange> {
+    return sendConversationMessage(scopeOf(ctx), uuid, input, ctx.replier);
+  }
+
+  @Mutation(() => Conversation, { description: 'Human takeover ends: the assistant answers the customer’s messages again.' })
+  enableConversationAi(@Arg('uuid', () => String) uuid: string, @Ctx() ctx: GraphQLContext): Promise<Conversation> {
+    return setConversationAi(scopeOf(ctx), uuid, true);
+  }
+
+  @Mutation(() => Conversation, { description: 'Human takeover: the assistant stays silent; a person answers with sender human.' })
+  disableConversationAi(@Arg('uuid', () => String) uuid: string, @Ctx() ctx: GraphQLContext): Promise<Conversation> {
+    return setConversationAi(scopeOf(ctx), uuid, false);
+  }
+
+  @Mutation(() => ConversationExchange, {
+    description: 'The assistant’s reply to a customer known by customer_identifier: their api conversation with the assistant goes on from one request to the next.',
+  })
+  generateAiReply(@Arg('input', () => GenerateAiReplyInput) input: GenerateAiReplyInput, @Ctx() ctx: GraphQLContext): Promise<ConversationExchange> {
+    return generateAiReply(scopeOf(ctx), input, ctx.replier);
+  }
+}

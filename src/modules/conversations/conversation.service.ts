@@ -1,0 +1,295 @@
+import { randomUUID } from 'node:crypto';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { DomainError, FieldErrorCollector, FieldMessages, Messages, NotFoundError, ValidationError } from '../../errors';
+import { checkIntRange, checkLength, checkOneOf, checkPositiveInt } from '../../lib/checks';
+import { requireAssistant } from '../assistants/assistant.service';
+import type { Scope } from '../scope';
+import type { CreateConversationInput, GenerateAiReplyInput, SendConversationMessageInput } from './conversation.inputs';
+import type { ConversationReplier } from './conversation.ports';
+import { inTurn } from './conversation.queue';
+import {
+  CONVERSATION_TYPES,
+  DEFAULT_PER_PAGE,
+  DEMO_CONVERSATION,
+  DEMO_CUSTOMER,
+  DEFAULT_TYPE,
+  HISTORY_MESSAGES,
+  MAX_CUSTOMER_IDENTIFIER,
+  MAX_MESSAGE,
+  MAX_PER_PAGE,
+  OPEN_TYPES,
+  SENDERS,
+  type MessageRole,
+  type Sender,
+} from './conversation.rules';
+import { Conversation, ConversationExchange, ConversationMessage, ConversationPage } from './conversation.types';
+
+const COLUMNS = `id::text, uuid::text, type, assistant_id, customer_phone, external_identifier, variables, ai_enabled,
+  llm_input_tokens, llm_output_tokens, total_cost::text, created_at, updated_at`;
+
+interface ConversationRow {
+  id: string;
+  uuid: string;
+  type: string;
+  assistant_id: number | null;
+  customer_phone: string | null;
+  external_identifier: string | null;
+  variables: Record<string, unknown>;
+  ai_enabled: boolean;
+  llm_input_tokens: string | number;
+  llm_output_tokens: string | number;
+  total_cost: string;
+  created_at: Date;
+  updated_at: Date;
+}
+
+interface MessageRow {
+  role: string;
+  content: string;
+  created_at: Date;
+}
+
+function toConversation(row: ConversationRow): Conversation {
+  return Object.assign(new Conversation(), {
+    id: row.id,
+    uuid: row.uuid,
+    type: row.type,
+    assistant_id: row.assistant_id,
+    customer_phone: row.customer_phone,
+    external_identifier: row.external_identifier,
+    variables: row.variables,
+    ai_enabled: row.ai_enabled,
+    usage: { llm_input_tokens: Number(row.llm_input_tokens), llm_output_tokens: Number(row.llm_output_tokens) },
+    total_cost: row.total_cost,
+    created_at: new Date(row.created_at).toISOString(),
+    updated_at: new Date(row.updated_at).toISOString(),
+  });
+}
+
+function toMessage(row: MessageRow): ConversationMessage {
+  return Object.assign(new ConversationMessage(), { role: row.role, content: row.content, created_at: new Date(row.created_at).toISOString() });
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** The account's conversation; another account's, or a uuid of nothing (or no uuid at all), is not found alike. */
+export async function requireConversation(scope: Scope, uuid: string): Promise<Conversation> {
+  const [row] = UUID.test(uuid)
+    ? await scope.em.execute<ConversationRow[]>(`select ${COLUMNS} from conversations where uuid = ? and account_id = ?`, [uuid, scope.accountId])
+    : [];
+  if (!row) throw new NotFoundError(Messages.conversationNotFound);
+  return toConversation(row);
+}
+
+/** The messages of each conversation, oldest first (one statement for a page of them). */
+export async function messagesOf(em: EntityManager, ids: readonly string[]): Promise<ConversationMessage[][]> {
+  const rows = await em.execute<(MessageRow & { conversation_id: string })[]>(
+    'select conversation_id::text, role, content, created_at from conversation_messages where conversation_id = any(?::bigint[]) order by id',
+    // As an array literal: the query builder would spread a JS array into a list of parameters.
+    [`{${ids.join(',')}}`],
+  );
+  const byConversation = new Map<string, ConversationMessage[]>(ids.map((id) => [id, []]));
+  for (const row of rows) byConversation.get(row.conversation_id)?.push(toMessage(row));
+  return ids.map((id) => byConversation.get(id) ?? []);
+}
+
+export interface ConversationFilters {
+  type?: string | null;
+  assistant_id?: number | null;
+  customer_phone?: string | null;
+  external_identifier?: string | null;
+  per_page?: number | null;
+  cursor?: string | null;
+}
+
+/** The cursor of the page after the conversation `id` (the pages go newest first). */
+const cursorOf = (id: string) => Buffer.from(`c:${id}`).toString('base64url');
+
+function cursorId(cursor: string): string | null {
+  const match = /^c:([1-9][0-9]{0,17})$/.exec(Buffer.from(cursor, 'base64url').toString('utf8'));
+  return match ? match[1] : null;
+}
+
+/** The account's conversations, newest first, by cursor (`next_cursor`), with the MCP server's filters. */
+export async function listConversations(scope: Scope, filters: ConversationFilters): Promise<ConversationPage> {
+  const errors = new FieldErrorCollector();
+  if (filters.type != null) checkOneOf(errors, 'type', filters.type, CONVERSATION_TYPES);
+  if (filters.assistant_id != null) checkPositiveInt(errors, 'assistant_id', filters.assistant_id);
+  const perPage = filters.per_page ?? DEFAULT_PER_PAGE;
+  checkIntRange(errors, 'per_page', perPage, 1, MAX_PER_PAGE);
+  const after = filters.cursor ? cursorId(filters.cursor) : null;
+  if (filters.cursor && !after) errors.add('cursor', FieldMessages.cursor);
+  errors.throwIfAny();
+
+  const where = ['account_id = ?'];
+  const params: unknown[] = [scope.accountId];
+  const filter = (sql: string, value: unknown) => {
+    where.push(sql);
+    params.push(value);
+  };
+  if (filters.type != null) filter('type = ?', filters.type);
+  if (filters.assistant_id != null) filter('assistant_id = ?', filters.assistant_id);
+  if (filters.customer_phone) filter('customer_phone = ?', filters.customer_phone);
+  if (filters.external_identifier) filter('external_identifier = ?', filters.external_identifier);
+  if (after) filter('id < ?::bigint', after);
+  // By the table's id: COLUMNS shows it as text, which would sort 10 before 9.
+  const rows = await scope.em.execute<ConversationRow[]>(`select ${COLUMNS} from conversations c where ${where.join(' and ')} order by c.id desc limit ?`, [
+    ...params,
+    perPage + 1,
+  ]);
+  const data = rows.slice(0, perPage).map(toConversation);
+  return Object.assign(new ConversationPage(), { data, per_page: perPage, next_cursor: rows.length > perPage ? cursorOf(data[data.length - 1].id) : null });
+}
+
+/** Opens a conversation with one of the account's assistants. */
+export async function createConversation(scope: Scope, input: CreateConversationInput): Promise<Conversation> {
+  const errors = new FieldErrorCollector();
+  checkPositiveInt(errors, 'assistant_id', input.assistant_id);
+  const type = input.type ?? DEFAULT_TYPE;
+  checkType(errors, type);
+  errors.throwIfAny();
+  await requireAssistant(scope, input.assistant_id);
+  const [row] = await scope.em.execute<ConversationRow[]>(
+    `insert into conversations (uuid, account_id, assistant_id, type, variables) values (?, ?, ?, ?, ?::jsonb) returning ${COLUMNS}`,
+    [randomUUID(), scope.accountId, input.assistant_id, type, JSON.stringify(input.variables ?? {})],
+  );
+  return toConversation(row);
+}
+
+function checkType(errors: FieldErrorCollector, type: string): void {
+  if (!checkOneOf(errors, 'type', type, CONVERSATION_TYPES)) return;
+  if (!OPEN_TYPES.includes(type as (typeof OPEN_TYPES)[number])) errors.add('type', FieldMessages.conversationChannelLater(type));
+}
+
+/** A message to a conversation: the customer's (answered by the assistant while the AI is on), or a person's (`sender: human`, while it is off). */
+export async function sendConversationMessage(
+  scope: Scope,
+  uuid: string,
+  input: SendConversationMessageInput,
+  replier: ConversationReplier | null | undefined,
+): Promise<ConversationExchange> {
+  const errors = new FieldErrorCollector();
+  const text = checkLength(errors, 'message', input.message, 1, MAX_MESSAGE);
+  const sender = input.sender ?? 'user';
+  checkOneOf(errors, 'sender', sender, SENDERS);
+  errors.throwIfAny();
+  const conversation = await requireConversation(scope, uuid);
+  if (sender === 'human' && conversation.ai_enabled) throw new ValidationError({ sender: [FieldMessages.humanWhileAiOn] });
+  if (sender === 'user' && conversation.ai_enabled) needsReplier(conversation, replier);
+  return exchange(scope, conversation.id, text!, sender as Sender, replier);
+}
+
+/**
+ * POST /ai/generate-reply: the assistant's reply to a customer known by `customer_identifier`,
+ * whose `api` conversation with the assistant goes on from one request to the next (opened by
+ * the first; while a person has taken it over, the message is kept and nothing answered).
+ */
+export async function generateAiReply(scope: Scope, input: GenerateAiReplyInput, replier: ConversationReplier | null | undefined): Promise<ConversationExchange> {
+  const errors = new FieldErrorCollector();
+  checkPositiveInt(errors, 'assistant_id', input.assistant_id);
+  const customer = checkLength(errors, 'customer_identifier', input.customer_identifier, 1, MAX_CUSTOMER_IDENTIFIER);
+  const text = checkLength(errors, 'message', input.message, 1, MAX_MESSAGE);
+  errors.throwIfAny();
+  await requireAssistant(scope, input.assistant_id);
+  if (!replier) throw modelMissing();
+  const variables = JSON.stringify(input.variables ?? {});
+  // The customer's conversation, made by the first of two racing requests (the unique index).
+  await scope.em.execute(
+    `insert into conversations (uuid, account_id, assistant_id, type, external_identifier, variables) values (?, ?, ?, 'api', ?, ?::jsonb)
+     on conflict (assistant_id, external_identifier) where type = 'api' and external_identifier is not null
+     do update set variables = conversations.variables || excluded.variables`,
+    [randomUUID(), scope.accountId, input.assistant_id, customer, variables],
+  );
+  const [row] = await scope.em.execute<{ id: string }[]>(
+    `select id::text from conversations where assistant_id = ? and type = 'api' and external_identifier = ? and account_id = ?`,
+    [input.assistant_id, customer, scope.accountId],
+  );
+  return exchange(scope, row.id, text!, 'user', replier);
+}
+
+function needsReplier(conversation: Conversation, replier: ConversationReplier | null | undefined): asserts replier is ConversationReplier {
+  if (conversation.assistant_id === null) throw new NotFoundError(Messages.assistantNotFound);
+  if (!replier) throw modelMissing();
+}
+
+const modelMissing = () => new DomainError('UNAVAILABLE', Messages.conversationModelMissing, undefined, { retry_after: 60 });
+
+/**
+ * Stores a message and, when the assistant answers it, its reply: one message of a conversation
+ * at a time, in the order they came (the row locked for the whole exchange; inTurn keeps the
+ * waiting ones in this process off the database). The message is kept whatever the model
+ * does; the reply is stored whole, with its usage, or not at all.
+ */
+function exchange(scope: Scope, id: string, text: string, sender: Sender, replier: ConversationReplier | null | undefined): Promise<ConversationExchange> {
+  return inTurn(id, async () => {
+    let failure: unknown = null;
+    const result = await scope.em.fork().transactional(async (tx) => {
+      // No key update: the message's foreign key check (key share) is not blocked by it.
+      const [locked] = await tx.execute<ConversationRow[]>(`select ${COLUMNS} from conversations where id = ? for no key update`, [id]);
+      const conversation = toConversation(locked);
+      // The AI may have been turned on or off while this message waited.
+      if (sender === 'human' && conversation.ai_enabled) throw new ValidationError({ sender: [FieldMessages.humanWhileAiOn] });
+      const answers = sender === 'user' && conversation.ai_enabled;
+      if (answers) needsReplier(conversation, replier);
+      const [message] = await tx.execute<MessageRow[]>(
+        'insert into conversation_messages (conversation_id, role, content, created_at) values (?, ?, ?, clock_timestamp()) returning role, content, created_at',
+        [id, sender, text],
+      );
+      let reply: ConversationMessage | null = null;
+      if (answers) {
+        const history = await tx.execute<{ role: MessageRole; content: string }[]>(
+          'select role, content from (select id, role, content from conversation_messages where conversation_id = ? order by id desc limit ?) m order by id',
+          [id, HISTORY_MESSAGES],
+        );
+        try {
+          const answer = await replier!.reply({ accountId: scope.accountId, assistantId: conversation.assistant_id!, variables: conversation.variables, history });
+          const [row] = await tx.execute<MessageRow[]>(
+            `insert into conversation_messages (conversation_id, role, content, created_at) values (?, 'assistant', ?, clock_timestamp()) returning role, content, created_at`,
+            [id, answer.text],
+          );
+          reply = toMessage(row);
+          await tx.execute('update conversations set llm_input_tokens = llm_input_tokens + ?, llm_output_tokens = llm_output_tokens + ? where id = ?', [
+            answer.usage.llm_input_tokens,
+            answer.usage.llm_output_tokens,
+            id,
+          ]);
+        } catch (error) {
+          // The customer's message stays: the transaction commits it without a reply.
+          failure = error;
+        }
+      }
+      const [after] = await tx.execute<ConversationRow[]>(`update conversations set updated_at = clock_timestamp() where id = ? returning ${COLUMNS}`, [id]);
+      const updated = toConversation(after);
+      return Object.assign(new ConversationExchange(), {
+        uuid: updated.uuid,
+        message: toMessage(message),
+        reply,
+        ai_enabled: updated.ai_enabled,
+        usage: updated.usage,
+        total_cost: updated.total_cost,
+      });
+    });
+    if (failure) throw failure;
+    return result;
+  });
+}
+
+/** Human takeover: the AI off (a person answers, with `sender: human`), or on again. */
+export async function setConversationAi(scope: Scope, uuid: string, enabled: boolean): Promise<Conversation> {
+  const [row] = UUID.test(uuid)
+    ? await scope.em.execute<ConversationRow[]>(
+        `update conversations set ai_enabled = ?, updated_at = now() where uuid = ? and account_id = ? returning ${COLUMNS}`,
+        [enabled, uuid, scope.accountId],
+      )
+    : [];
+  if (!row) throw new NotFoundError(Messages.conversationNotFound);
+  return toConversation(row);
+}
+
+/** The demo account's conversation (DEMO_CONVERSATION), on a first start. */
+export async function seedDemoConversation(em: EntityManager, accountId: number, assistantId: number): Promise<void> {
+  await em.execute(
+    `insert into conversations (uuid, account_id, assistant_id, type, external_identifier, ai_enabled) values (?, ?, ?, 'api', ?, false)`,
+    [DEMO_CONVERSATION, accountId, assistantId, DEMO_CUSTOMER],
+  );
+}
