@@ -80,22 +80,12 @@ async function answered(phone: string) {
   const media = await TwilioMediaClient.connect(`${app.config.publicUrl.replace(/^http/, 'ws')}/telephony/twilio/media`);
   media.start(streamParameters(twiml), sid);
   const model: RealtimeSession = await realtime.session();
-  await model.next('session.update');
-  return { id, sid: sid as string, media, model };
+  const session = await model.next('session.update');
+  return { id, sid: sid as string, media, model, session };
 }
 
 it('offers search_knowledge_base in the session, answers the model’s call with the right chunk, and keeps the search on the answer’s turn', async () => {
-  const phone = '+5511930007000';
-  const placed = await app.request('POST', '/api/user/make_call', { token: me.token, body: { phone_number: phone, assistant_id: assistant } });
-  expect(placed.status).toBe(200);
-  const id = placed.body.call_id as number;
-  const { provider_call_id: sid } = await until('placed', () => callRow(id), (row) => row.provider_call_id !== null);
-  const twiml = new URLSearchParams(twilioFake.posts().find((r) => new URLSearchParams(r.body).get('To') === phone)!.body).get('Twiml')!;
-  await twilioFake.request(app.config.publicUrl, `/telephony/twilio/status?call=${id}`, { CallSid: sid, CallStatus: 'in-progress' });
-  const media = await TwilioMediaClient.connect(`${app.config.publicUrl.replace(/^http/, 'ws')}/telephony/twilio/media`);
-  media.start(streamParameters(twiml), sid);
-  const model: RealtimeSession = await realtime.session();
-  const session = await model.next('session.update');
+  const { id, sid, media, model, session } = await answered('+5511930007000');
   const offered = session.session.tools.find((tool: any) => tool.name === 'search_knowledge_base');
   expect(offered).toMatchObject({ type: 'function', name: 'search_knowledge_base', parameters: { type: 'object', required: ['query'] } });
 
