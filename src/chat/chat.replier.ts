@@ -6,7 +6,7 @@ import { callPrompt, engineSetup, type EngineSetup } from '../voice/engine.setup
 import { knowledgeNote } from '../voice/engines/pipeline/call-replies';
 import { Conversation, type AssistantMessage } from '../voice/engines/pipeline/context';
 import { MAX_TOOL_ROUNDS } from '../voice/engines/pipeline/reply';
-import { assistantSearch } from '../voice/live-call';
+import { assistantSearch } from '../voice/assistant-search';
 import { assistantLlm } from '../voice/services/llm-chain';
 import { ServiceError, type LlmService, type LlmToolCall } from '../voice/services/service';
 import { callFunctions, runFunction, type CallActions, type CallFunction, type FunctionCall } from '../voice/tools';

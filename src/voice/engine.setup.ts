@@ -6,7 +6,7 @@ import { transcriptText } from '../modules/calls/call.conversation';
 import { turnsOfCall } from '../modules/calls/call.turns';
 import { Tool } from '../modules/tools/tool.entity';
 import { WEB_PROVIDER } from '../modules/calls/call.web-provider';
-import type { CallKnowledgeBase } from './live-call';
+import type { CallKnowledgeBase } from './assistant-search';
 
 /** What an engine needs to run a call: its assistant (with its voice), tools, language and variables. */
 export interface EngineSetup {

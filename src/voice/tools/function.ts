@@ -1,6 +1,7 @@
 import type { ToolDeps } from '../../modules/calls/call.tools';
 import type { Logger } from '../../log';
-import type { CallKnowledgeBase, LiveCall } from '../live-call';
+import type { CallKnowledgeBase } from '../assistant-search';
+import type { LiveCall } from '../live-call';
 
 /** A function the model may call: its name, what it is for, and its JSON-schema parameters. */
 export interface CallFunction {
