@@ -35,9 +35,11 @@ export const SEARCH_MAX_QUERY = 1000;
 /**
  * The most chunks one search ranks among those with all the query's words (and again among
  * those with some, when fewer than the answer's limit have them all). A question of words
- * every chunk has would otherwise rank the whole base.
+ * every chunk has would otherwise rank the whole base; ts_rank_cd costs about 35 µs a chunk
+ * of 800 characters, so 250 of them were a third of a search (bench/results/kb.md). Twice
+ * HYBRID_DEPTH, so that hybrid search still fuses 50 full-text chunks.
  */
-export const SEARCH_MAX_RANKED = 250;
+export const SEARCH_MAX_RANKED = 100;
 /** The chunks a search during a call gives the model (search_knowledge_base, and `prompt` mode): enough to answer, little to read. */
 export const CALL_SEARCH_RESULTS = 3;
 
