@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { Client } from 'pg';
 import { ormConfig } from '../../src/db/orm';
 import { createAccount } from '../../src/modules/accounts/account.service';
-import { nearest, packVectors, unpackVector, vectorSet } from '../../src/modules/knowledge/knowledge.vectors';
+import { nearest, packVectors, unpackVector, vectorSet, vectorSetOfPages } from '../../src/modules/knowledge/knowledge.vectors';
 
 /**
  * The chunks' vectors packed (`knowledge_chunks.embedding bytea`, float32 big-endian as
@@ -40,6 +40,25 @@ describe('packed vectors', () => {
     const set = vectorSet(rows, 3);
     expect(Array.from(set.ids)).toEqual([1, 2, 3]);
     expect(nearest(set, Float32Array.from([0, 1, 0]), 3)).toEqual([2, 3, 1]);
+    expect(nearest(set, Float32Array.from([0, 1, 0]), 2)).toEqual([2, 3]);
+    // Equals in the order of their ids, whatever the rows' order; more asked than there are: all.
+    const ties = vectorSet([9, 4, 7, 5].map((id) => ({ id, v: packVectors([[1, id === 5 ? 0 : 1, 0]]) })), 3);
+    expect(nearest(ties, Float32Array.from([0.7071067690849304, 0.7071067690849304, 0]), 10)).toEqual([4, 7, 9, 5]);
+    expect(nearest(ties, Float32Array.from([0.7071067690849304, 0.7071067690849304, 0]), 2)).toEqual([4, 7]);
+  });
+
+  it('read a base’s vectors from pages of bytes one after another, leaving out a page that does not split evenly', () => {
+    const a = [Float32Array.from([3, 4]), Float32Array.from([0, 2])];
+    const set = vectorSetOfPages(
+      [
+        { ids: [1, 2], bytes: packVectors(a) },
+        { ids: [3], bytes: packVectors([[1, 0, 0]]) },
+        { ids: [4], bytes: packVectors([[0, -1]]) },
+      ],
+      2,
+    );
+    expect(Array.from(set.ids)).toEqual([1, 2, 4]);
+    expect(Array.from(set.values)).toEqual([0.6000000238418579, 0.800000011920929, 0, 1, 0, -1]);
   });
 });
 

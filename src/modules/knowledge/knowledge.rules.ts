@@ -45,14 +45,16 @@ export const CALL_SEARCH_RESULTS = 3;
 
 /**
  * Hybrid search (EMBEDDINGS_MODEL): a base with at most VECTOR_WHOLE_BASE_CHUNKS chunks of the
- * model's vectors is ranked whole by them, from memory (about 15 ms at 10,000 chunks of 1536
- * dimensions on one core: bench/results/kb.md); a larger one ranks by them the full-text
- * candidates only. The vectors in memory take at most VECTOR_CACHE_BYTES a process (10,000
- * chunks of 1536 dimensions are 61 MB). Each ranking gives the fusion its first
- * HYBRID_DEPTH chunks; the question's vector is waited for at most EMBED_QUESTION_MS, then the
- * search answers by full text alone.
+ * model's vectors is ranked whole by them, from memory; a larger one ranks by them the
+ * full-text candidates only. The bound is what is read from PostgreSQL well within a second
+ * the first time (about 0.15 s per 1,000 vectors of 1536 dimensions here, PostgreSQL's text
+ * encoding of bytea most of it) and ranked within a search's budget (bench/results/kb.md);
+ * it was 10,000: 10.8 s to read as `real[]`, 1.5 s packed, and 50-80 ms a search to rank.
+ * The vectors in memory take at most VECTOR_CACHE_BYTES a process. Each ranking gives the
+ * fusion its first HYBRID_DEPTH chunks; the question's vector is waited for at most
+ * EMBED_QUESTION_MS, then the search answers by full text alone.
  */
-export const VECTOR_WHOLE_BASE_CHUNKS = 10_000;
+export const VECTOR_WHOLE_BASE_CHUNKS = 3_000;
 export const VECTOR_CACHE_BYTES = 256 * 1024 * 1024;
 export const HYBRID_DEPTH = 50;
 export const EMBED_QUESTION_MS = 2_000;

@@ -15,7 +15,7 @@ import {
 } from './knowledge.rules';
 import type { Embedder } from './knowledge.ports';
 import { requireKnowledgeBase } from './knowledge.service';
-import { fuse, nearest, normalise, vectorSet, VectorCache, type VectorSet } from './knowledge.vectors';
+import { fuse, nearest, normalise, vectorSet, vectorSetOfPages, VectorCache, type VectorSet } from './knowledge.vectors';
 
 @ObjectType('KnowledgeSearchHit', { simpleResolvers: true, description: 'A chunk of a document that matches a search, with its score (higher is better).' })
 export class KnowledgeSearchHit {
@@ -229,26 +229,33 @@ async function questionVector(embedder: Embedder, text: string, timeoutMs: numbe
   }
 }
 
-/** Rows of chunk ids and vectors read per statement when a base's vectors are loaded (about 12 MB at 1536 dimensions). */
+/** Chunks whose vectors are read per statement when a base's vectors are loaded (6 MB at 1536 dimensions). */
 const LOAD_ROWS = 1000;
 
-/** Every vector of the base's documents embedded by `model`, read in pages by id. */
+/**
+ * Every vector of the base's documents embedded by `model`, read in pages by id, each page's
+ * vectors as one base64 text: bytea's text output (hex) cost PostgreSQL itself 1.3 s for 10,000
+ * vectors of 1536 dimensions, base64 of one value a page half of that (bench/results/kb.md).
+ * Vectors of another length than the question's are left out here, so a page's bytes split evenly.
+ */
 async function loadBase(em: EntityManager, baseId: number, model: string, dimensions: number): Promise<VectorSet> {
-  const rows: { id: number; v: Buffer | null }[] = [];
+  const pages: { ids: number[]; bytes: Buffer }[] = [];
   for (let after = 0; ; ) {
-    const page: { id: number; v: Buffer | null }[] = await em.execute(
-      `select c.id, c.embedding as v
-         from knowledge_chunks c join knowledge_documents d on d.id = c.document_id
-        where c.knowledge_base_id = ? and d.embeddings_model = ? and c.embedding is not null and c.id > ?
-        order by c.id
-        limit ?`,
-      [baseId, model, after, LOAD_ROWS],
+    const [page]: { ids: number[] | null; v: string | null }[] = await em.execute(
+      `select array_agg(p.id order by p.id) as ids, encode(string_agg(p.embedding, ''::bytea order by p.id), 'base64') as v
+         from (select c.id, c.embedding
+                 from knowledge_chunks c join knowledge_documents d on d.id = c.document_id
+                where c.knowledge_base_id = ? and d.embeddings_model = ? and length(c.embedding) = ? and c.id > ?
+                order by c.id
+                limit ?) p`,
+      [baseId, model, dimensions * 4, after, LOAD_ROWS],
     );
-    rows.push(...page);
-    if (page.length < LOAD_ROWS) break;
-    after = page[page.length - 1].id;
+    const ids = page?.ids ?? [];
+    if (ids.length > 0) pages.push({ ids, bytes: Buffer.from(page.v!, 'base64') });
+    if (ids.length < LOAD_ROWS) break;
+    after = ids[ids.length - 1];
   }
-  return vectorSet(rows, dimensions);
+  return vectorSetOfPages(pages, dimensions);
 }
 
 /** The vectors of these chunks, of documents embedded by `model`. */
