@@ -238,11 +238,11 @@ export async function runKbScenario(
     /** Measures with GIN over tsv alone (the index before Migration20261204000000), then puts the composite back. */
     const withTsvAlone = async (bases: number) => {
       await db.query('drop index knowledge_chunks_base_tsv_index');
-      await db.query('create index knowledge_chunks_tsv_index on knowledge_chunks using gin (tsv) with (fastupdate = off)');
+      await db.query('create index knowledge_chunks_tsv_index on knowledge_chunks using gin (tsv) with (gin_pending_list_limit = 256)');
       await db.query('analyze knowledge_chunks');
       await measure(TSV_ALONE, bases);
       await db.query('drop index knowledge_chunks_tsv_index');
-      await db.query('create index knowledge_chunks_base_tsv_index on knowledge_chunks using gin (knowledge_base_id, tsv) with (fastupdate = off)');
+      await db.query('create index knowledge_chunks_base_tsv_index on knowledge_chunks using gin (knowledge_base_id, tsv) with (gin_pending_list_limit = 256)');
       await db.query('analyze knowledge_chunks');
     };
     const hybrid: KbResult['hybrid'] = [];

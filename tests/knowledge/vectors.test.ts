@@ -63,7 +63,7 @@ describe('packed vectors', () => {
 });
 
 describe('the migration of vectors written as real[]', () => {
-  it('converts each to its float32 bytes, keeps a chunk without one without, and turns GIN’s pending list off', async () => {
+  it('converts each to its float32 bytes, keeps a chunk without one without, and bounds GIN’s pending list to 256 kB', async () => {
     const database = `vozgate_test_${randomBytes(6).toString('hex')}`;
     const admin = new Client({ connectionString: process.env.TEST_DATABASE_URL });
     await admin.connect();
@@ -94,7 +94,7 @@ describe('the migration of vectors written as real[]', () => {
       expect(unpackVector(rows[0].embedding)).toEqual(Float32Array.from(EDGES));
       expect(rows[1].embedding).toBeNull();
       const [index] = await orm.em.fork().execute(`select reloptions from pg_class where relname = 'knowledge_chunks_base_tsv_index'`);
-      expect(index.reloptions).toEqual(['fastupdate=off']);
+      expect(index.reloptions).toEqual(['gin_pending_list_limit=256']);
     } finally {
       await orm.close();
       await admin.query(`drop database if exists ${database} with (force)`);
