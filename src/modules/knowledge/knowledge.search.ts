@@ -71,7 +71,19 @@ interface Queries {
  * Its values: the base, strictIndex or strict, strict or null (twice), SEARCH_MAX_RANKED, the
  * limit, the base, loose, strict, SEARCH_MAX_RANKED, rank, the limit.
  */
-function searchSql(ids: boolean): string {
+/**
+ * What the statement answers of its ranked chunks: their content; their ids alone; or their ids
+ * with their vectors of the model's (base64: PostgreSQL's hex of bytea costs twice as much, and
+ * reading them here saves hybrid search a statement).
+ */
+const ANSWERS = {
+  content: 'select r.id as chunk_id, c.document_id, c.content, r.score from ranked r join knowledge_chunks c on c.id = r.id',
+  ids: 'select r.id as chunk_id, r.score from ranked r',
+  vectors: `select r.id as chunk_id, r.score, case when d.embeddings_model = ? then encode(c.embedding, 'base64') end as v
+               from ranked r join knowledge_chunks c on c.id = r.id join knowledge_documents d on d.id = c.document_id`,
+};
+
+function searchSql(answer: 'content' | 'ids' | 'vectors'): string {
   return `with strict as materialized (
        select c.id, c.tsv from knowledge_chunks c
         where c.knowledge_base_id = ? and c.tsv @@ ?::tsquery and (?::tsquery is null or ts_match_vq(c.tsv, ?::tsquery))
@@ -87,11 +99,13 @@ function searchSql(ids: boolean): string {
               lateral (select ts_rank_cd(h.tsv, ?::tsquery) as score) r
         order by r.score desc, h.id
         limit ?)
-   ${ids ? 'select r.id as chunk_id, r.score from ranked r' : 'select r.id as chunk_id, c.document_id, c.content, r.score from ranked r join knowledge_chunks c on c.id = r.id'}
+   ${ANSWERS[answer]}
     order by r.score desc, r.id`;
 }
-export const SEARCH_SQL = searchSql(false);
-const IDS_SQL = searchSql(true);
+export const SEARCH_SQL = searchSql('content');
+const IDS_SQL = searchSql('ids');
+/** One more value: the model whose vectors are read. */
+const VECTORS_SQL = searchSql('vectors');
 
 /** SEARCH_SQL's values, in its order. */
 export function searchValues(baseId: number, queries: Queries, limit: number): unknown[] {
@@ -206,15 +220,20 @@ type Hit = KnowledgeSearchHit;
 const processVectors = new VectorCache(VECTOR_CACHE_BYTES);
 
 /** The full-text ranking: the first `limit` chunks, best first, scored by ts_rank_cd; without their content when `ids`. */
-async function fullText(em: EntityManager, base: { id: number }, terms: Terms, limit: number, ids = false): Promise<Hit[]> {
+async function fullText(em: EntityManager, base: { id: number }, terms: Terms, limit: number): Promise<Hit[]> {
   // Only stop words, or none: no chunk matches an empty query.
   if (!terms.tsquery) return [];
   const queries = await queriesOf(em, base.id, terms);
-  const rows: { chunk_id: number; document_id?: number; content?: string; score: number }[] = await em.execute(
-    ids ? IDS_SQL : SEARCH_SQL,
-    searchValues(base.id, queries, limit),
-  );
-  return rows.map((row) => ({ chunk_id: row.chunk_id, document_id: row.document_id ?? 0, content: row.content ?? '', score: Number(row.score) }));
+  const rows: { chunk_id: number; document_id: number; content: string; score: number }[] = await em.execute(SEARCH_SQL, searchValues(base.id, queries, limit));
+  return rows.map((row) => ({ ...row, score: Number(row.score) }));
+}
+
+/** The full-text ranking's ids, best first, and (with `model`) their vectors of the model's, base64. */
+async function fullTextIds(em: EntityManager, base: { id: number }, terms: Terms, limit: number, model: string | null): Promise<{ chunk_id: number; v?: string | null }[]> {
+  if (!terms.tsquery) return [];
+  const queries = await queriesOf(em, base.id, terms);
+  const values = searchValues(base.id, queries, limit);
+  return em.execute(model === null ? IDS_SQL : VECTORS_SQL, model === null ? values : [...values, model]);
 }
 
 /** The question's vector, or null when the model fails or is slower than `timeoutMs`: a search never fails for the embeddings. */
@@ -258,18 +277,6 @@ async function loadBase(em: EntityManager, baseId: number, model: string, dimens
   return vectorSetOfPages(pages, dimensions);
 }
 
-/** The vectors of these chunks, of documents embedded by `model`. */
-async function vectorsOf(em: EntityManager, ids: number[], model: string, dimensions: number): Promise<VectorSet> {
-  if (ids.length === 0) return vectorSet([], dimensions);
-  const rows: { id: number; v: Buffer | null }[] = await em.execute(
-    `select c.id, c.embedding as v
-       from knowledge_chunks c join knowledge_documents d on d.id = c.document_id
-      where c.id = any(?::int[]) and d.embeddings_model = ?`,
-    [`{${ids.join(',')}}`, model],
-  );
-  return vectorSet(rows, dimensions);
-}
-
 /**
  * Hybrid search: the full-text ranking and the vectors' (cosine with the question's vector) fused
  * by reciprocal rank (RRF_K = 60), each giving its first HYBRID_DEPTH chunks; the score is the
@@ -281,14 +288,15 @@ async function vectorsOf(em: EntityManager, ids: number[], model: string, dimens
 async function hybrid(em: EntityManager, base: { id: number; language: string }, text: string, limit: number, embedder: Embedder, deps: SearchDeps): Promise<Hit[]> {
   const asked = questionVector(embedder, text, deps.embedTimeoutMs ?? EMBED_QUESTION_MS);
   const terms = await termsOf(em, base, text, embedder.model);
-  const textual = await fullText(em, base, terms, Math.max(limit, HYBRID_DEPTH), true);
+  const whole = terms.modelChunks > 0 && terms.modelChunks <= (deps.wholeBaseChunks ?? VECTOR_WHOLE_BASE_CHUNKS);
+  // A larger base's vectors are its full-text candidates', read with them.
+  const textual = await fullTextIds(em, base, terms, Math.max(limit, HYBRID_DEPTH), whole || terms.modelChunks === 0 ? null : embedder.model);
   const question = await asked;
   let nearby: number[] = [];
   if (question && terms.modelChunks > 0) {
-    const set =
-      terms.modelChunks <= (deps.wholeBaseChunks ?? VECTOR_WHOLE_BASE_CHUNKS)
-        ? await (deps.vectors ?? processVectors).get(base.id, `${embedder.model}:${question.length}:${terms.version}`, () => loadBase(em, base.id, embedder.model, question.length))
-        : await vectorsOf(em, textual.map((hit) => hit.chunk_id), embedder.model, question.length);
+    const set = whole
+      ? await (deps.vectors ?? processVectors).get(base.id, `${embedder.model}:${question.length}:${terms.version}`, () => loadBase(em, base.id, embedder.model, question.length))
+      : vectorSet(textual.map((row) => ({ id: row.chunk_id, v: row.v ? Buffer.from(row.v, 'base64') : null })), question.length);
     nearby = nearest(set, question, HYBRID_DEPTH);
   }
   const fused = fuse([textual.map((hit) => hit.chunk_id), nearby]).slice(0, limit);
