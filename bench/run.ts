@@ -18,7 +18,7 @@ import { DEFAULT_BEFORE, runTurnsScenario, turnsCaseTable, turnsMarkdown } from 
 import { runVoiceScenario, type VoiceResult } from './voice';
 import { importTable, runImportScenario } from './import';
 import { amdMarkdown, runAmdBench } from './amd';
-import { kbMarkdown, runKbScenario } from './kb';
+import { KB_PARTS, kbMarkdown, runKbScenario, type KbPart } from './kb';
 
 /**
  * `npm run bench [-- --quick]`: every scenario against the floor (node:http + pg by hand),
@@ -49,6 +49,8 @@ const { values: flags } = parseArgs({
     /** `--only turns`: the older revision measured beside this tree (bench/turns.ts), or none with `--no-before`. */
     before: { type: 'string', default: DEFAULT_BEFORE },
     'no-before': { type: 'boolean', default: false },
+    /** `--only kb --part search|hybrid|ingestion`, repeatable: those parts of the scenario alone (bench/kb.ts); their results are printed, not kept. */
+    part: { type: 'string', multiple: true },
   },
 });
 /** The Node binary the floor and vozgate run on (`--node PATH`; by default the benchmark's own). */
@@ -654,11 +656,13 @@ async function main(): Promise<void> {
       const previous = existsSync(RESULTS) ? JSON.parse(readFileSync(RESULTS, 'utf8')) : {};
       if (alone === 'kb') {
         // `--only kb`: knowledge-base search at 100,000 chunks a base (20,000 with --quick) and ingestion (bench/kb.ts).
-        const kb = await runKbScenario(database.url, flags.quick ? 20_000 : 100_000, 400, flags.quick ? 50 : 300, log);
+        const parts = (flags.part ?? []).filter((part): part is KbPart => (KB_PARTS as readonly string[]).includes(part));
+        if (parts.length !== (flags.part ?? []).length) throw new Error(`--part takes ${KB_PARTS.join(', ')}`);
+        const kb = await runKbScenario(database.url, flags.quick ? 20_000 : 100_000, 400, flags.quick ? 50 : 300, log, { parts, rounds: Number(flags.rounds ?? 3) });
         const markdown = `${kbMarkdown(kb)}\nMade by \`npm run bench -- --only kb${flags.quick ? ' --quick' : ''}\`.\n`;
         process.stdout.write(markdown);
-        // Its record is bench/results/kb.md alone (a full run's).
-        if (!flags.quick) await fs.writeFile(path.join(root, 'bench', 'results', 'kb.md'), markdown);
+        // Its record is bench/results/kb.md alone (a full run's, every part).
+        if (!flags.quick && parts.length === 0) await fs.writeFile(path.join(root, 'bench', 'results', 'kb.md'), markdown);
       } else if (alone === 'import') {
         const leadImport = await runImportScenario(database.url, root, flags.quick ? 20_000 : 100_000, log, targetNode);
         process.stdout.write(`${importTable(leadImport)}\n`);

@@ -4,7 +4,7 @@ import { OpenAiEmbedder } from '../../src/documents/openai.embedder';
 import { ingestDocumentTask } from '../../src/jobs/tasks/ingest-document';
 import { ingestDocument } from '../../src/modules/knowledge/knowledge.ingest';
 import { searchBase } from '../../src/modules/knowledge/knowledge.search';
-import { RRF_K } from '../../src/modules/knowledge/knowledge.vectors';
+import { RRF_K, unpackVector } from '../../src/modules/knowledge/knowledge.vectors';
 import { fakeEmbeddings, fakeVector, type FakeEmbeddings } from '../helpers/fakes/embeddings';
 
 /**
@@ -65,8 +65,12 @@ describe('hybrid search', () => {
     const { docs } = await baseWith({ precos: DOCUMENTS.precos });
     const [row] = await app.orm.em.fork().execute('select d.embeddings_model, c.embedding from knowledge_documents d join knowledge_chunks c on c.document_id = d.id where d.id = ?', [docs.precos]);
     expect(row.embeddings_model).toBe(MODEL);
-    // float32 values, exactly as the model answered them.
-    expect(Float32Array.from(row.embedding)).toEqual(fakeVector(DOCUMENTS.precos));
+    // Packed float32 values, big-endian as float4send writes them, exactly as the model answered them.
+    const answered = fakeVector(DOCUMENTS.precos);
+    expect(row.embedding).toBeInstanceOf(Buffer);
+    expect(row.embedding).toHaveLength(answered.length * 4);
+    expect(unpackVector(row.embedding)).toEqual(answered);
+    expect(row.embedding.readFloatBE(4 * answered.findIndex((value) => value !== 0))).toBe(answered.find((value) => value !== 0));
     expect(fake.requests).toEqual([{ model: MODEL, input: [DOCUMENTS.precos], encoding_format: 'base64', authorization: 'Bearer sk-test' }]);
   });
 

@@ -131,6 +131,25 @@ describe('search', () => {
     expect((await search(id, 'número 4321')).body.data.map((hit: { content: string }) => hit.content)).toEqual(['A garantia número 4321.']);
   });
 
+  it('answers only chunks with every word when the words most chunks have are left out of the index: they are checked on each chunk', async () => {
+    const { id } = await baseWith('portuguese', { bulk: 'carga' });
+    // 6,000 chunks with "garantia" (in more than 20% of them: checked, not searched in the index);
+    // 8 with "bateria" too, far apart; 4 with "bateria" alone, many times (ranked above the 8 were they let in).
+    await app.orm.em.fork().execute(
+      `insert into knowledge_chunks (document_id, knowledge_base_id, ordinal, content, language)
+       select (select id from knowledge_documents where knowledge_base_id = ?), ?, n,
+              case when n <= 8 then 'A garantia vale por um ano inteiro desde a data da compra registrada na nota, e cobre a bateria ' || n || '.'
+                   when n <= 12 then 'Bateria, bateria, bateria: a bateria avulsa ' || n || '.'
+                   else 'A garantia número ' || n || '.' end, 'portuguese'
+         from generate_series(1, 6000) n`,
+      [id, id],
+    );
+    await app.orm.em.fork().execute('update knowledge_documents set chunks_count = 6001 where knowledge_base_id = ?', [id]);
+    const hits = (await search(id, 'garantia bateria', 5)).body.data.map((hit: { content: string }) => hit.content);
+    expect(hits).toHaveLength(5);
+    for (const content of hits) expect(content).toMatch(/^A garantia vale .* bateria \d\.$/);
+  });
+
   it('refuses a missing query or a limit out of range, each on its field', async () => {
     const { id } = await baseWith('portuguese', { a: 'Olá.' });
     const missing = await req('GET', `/user/knowledgebases/${id}/search`);

@@ -4,7 +4,7 @@ import { chunkText, normaliseText } from './knowledge.chunking';
 import { UnreadableDocumentError, readDocument } from './knowledge.readers';
 import type { DocumentReaders, Embedder } from './knowledge.ports';
 import { DEFAULT_RELATIVE_LINKS, type DocumentType } from './knowledge.rules';
-import { vectorLiteral } from './knowledge.vectors';
+import { packVectors } from './knowledge.vectors';
 import { crawlWebsite, type CrawlOptions } from './knowledge.website';
 
 /** Chunks written per statement: a 10 MB text is about 15,000 of them. */
@@ -91,13 +91,15 @@ export async function ingestDocument(em: EntityManager, documentId: number, deps
     return {};
   }
   // Before the transaction: the model may take seconds, and no lock waits on it.
-  let vectors: string[] | null = null;
+  let vectors: Buffer | null = null;
+  let width = 0;
   const outcome: IngestOutcome = {};
   if (deps.embedder) {
     try {
       const answered = await deps.embedder.embed(chunks);
       if (answered.length !== chunks.length) throw new Error(`the model answered ${answered.length} vectors for ${chunks.length} chunks`);
-      vectors = answered.map(vectorLiteral);
+      vectors = packVectors(answered);
+      width = vectors.length / chunks.length;
     } catch (error) {
       if (!deps.lastAttempt) throw error;
       outcome.withoutVectors = error instanceof Error ? error.message : String(error);
@@ -114,12 +116,22 @@ export async function ingestDocument(em: EntityManager, documentId: number, deps
     await tx.execute('delete from knowledge_chunks where document_id = ?', [documentId]);
     for (let start = 0; start < chunks.length; start += INSERT_BATCH) {
       const end = start + INSERT_BATCH;
+      // The batch's vectors as one parameter (a Buffer goes in binary), each chunk's its slice.
       await tx.execute(
         `insert into knowledge_chunks (document_id, knowledge_base_id, ordinal, content, language, embedding)
-         select ?, ?, t.ordinal - 1 + ?, t.content, ?::regconfig, e.value::real[]
-           from jsonb_array_elements_text(?::jsonb) with ordinality as t(content, ordinal)
-           left join jsonb_array_elements_text(?::jsonb) with ordinality as e(value, ordinal) using (ordinal)`,
-        [documentId, row.knowledge_base_id, start, base.language, JSON.stringify(chunks.slice(start, end)), JSON.stringify(vectors ? vectors.slice(start, end) : [])],
+         select ?, ?, t.ordinal - 1 + ?, t.content, ?::regconfig,
+                case when p.width > 0 then substring(p.bytes from (t.ordinal::int - 1) * p.width + 1 for p.width) end
+           from jsonb_array_elements_text(?::jsonb) with ordinality as t(content, ordinal),
+                (select ?::bytea as bytes, ?::int as width) p`,
+        [
+          documentId,
+          row.knowledge_base_id,
+          start,
+          base.language,
+          JSON.stringify(chunks.slice(start, end)),
+          vectors ? vectors.subarray(start * width, Math.min(end, chunks.length) * width) : Buffer.alloc(0),
+          vectors ? width : 0,
+        ],
       );
     }
     await tx.execute(

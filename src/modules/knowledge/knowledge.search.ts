@@ -15,7 +15,7 @@ import {
 } from './knowledge.rules';
 import type { Embedder } from './knowledge.ports';
 import { requireKnowledgeBase } from './knowledge.service';
-import { fuse, nearest, normalise, vectorSet, VectorCache, type VectorSet } from './knowledge.vectors';
+import { fuse, nearest, normalise, vectorSet, vectorSetOfPages, VectorCache, type VectorSet } from './knowledge.vectors';
 
 @ObjectType('KnowledgeSearchHit', { simpleResolvers: true, description: 'A chunk of a document that matches a search, with its score (higher is better).' })
 export class KnowledgeSearchHit {
@@ -41,11 +41,19 @@ export class KnowledgeSearchHit {
  * that answers it. ts_rank_cd of `rank` then puts first the chunks where more of them stand
  * closer together. A query with an excluded word keeps its ANDs: `a | !b` would match nearly
  * every chunk. `loose`, the query that finds the chunks with some of the words, is `rank`
- * unless the words too common in the base were left out of it (the first value; null: none).
+ * unless the words too common in the base were left out of it.
+ * The three are values of the search's statement, not computed in it: the planner then reads
+ * each word's frequency from the column's statistics, and for words most chunks have walks the
+ * base's chunks until it has enough instead of building GIN's bitmap of nearly all of them
+ * (bench/results/kb.md: 57 ms to 0.6 ms for a question of the two commonest words).
  */
-const QUERIES = `select w.t::tsquery as strict, r.t::tsquery as rank, coalesce(?::tsquery, r.t::tsquery) as loose
-                   from (select websearch_to_tsquery(?::regconfig, ?)::text as t) w,
-                        lateral (select case when strpos(w.t, '!') > 0 then w.t else replace(w.t, ' & ', ' | ') end as t) r`;
+interface Queries {
+  strict: string;
+  rank: string;
+  loose: string;
+  /** `strict` without its words most chunks have, for the index (null: `strict` itself); `strict` is then checked on the rows it finds. */
+  strictIndex: string | null;
+}
 
 /**
  * Ranking reads each candidate's tsv, so the candidates are bounded: the chunks with every word
@@ -53,23 +61,57 @@ const QUERIES = `select w.t::tsquery as strict, r.t::tsquery as rank, coalesce(?
  * have them all, the chunks with some of them too (`loose`: the second branch's gate is an
  * InitPlan, so otherwise its index is not even read). A question of common words then costs
  * about the same in a base of 100,000 chunks as in one of 1,000 (bench/results/kb.md).
- * Its values: the loose query (or null), the language, the query, the base, SEARCH_MAX_RANKED,
- * the limit, the base, SEARCH_MAX_RANKED, the limit.
+ * The chunks' content is read for the answer's rows only; `ids` leaves it out (hybrid search
+ * reads it for the fused answer).
+ * The chunks with every word are found by the index with the words most chunks have left out
+ * (strictIndex), then checked for all of them: GIN pays for each such word at every chunk the
+ * others find (a leaf of its posting tree decoded each time: 5 ms for 2 chunks with 4 such words
+ * in bench/results/kb.md), the check once a chunk. ts_match_vq is `@@` that the planner cannot
+ * take for the index.
+ * Its values: the base, strictIndex or strict, strict or null (twice), SEARCH_MAX_RANKED, the
+ * limit, the base, loose, strict, SEARCH_MAX_RANKED, rank, the limit.
  */
-export const SEARCH_SQL = `with q as materialized (${QUERIES}),
-     strict as materialized (
-       select c.id, c.document_id, c.content, c.tsv from knowledge_chunks c
-        where c.knowledge_base_id = ? and c.tsv @@ (select strict from q)
+/**
+ * What the statement answers of its ranked chunks: their content; their ids alone; or their ids
+ * with their vectors of the model's (base64: PostgreSQL's hex of bytea costs twice as much, and
+ * reading them here saves hybrid search a statement).
+ */
+const ANSWERS = {
+  content: 'select r.id as chunk_id, c.document_id, c.content, r.score from ranked r join knowledge_chunks c on c.id = r.id',
+  ids: 'select r.id as chunk_id, r.score from ranked r',
+  vectors: `select r.id as chunk_id, r.score, case when d.embeddings_model = ? then encode(c.embedding, 'base64') end as v
+               from ranked r join knowledge_chunks c on c.id = r.id join knowledge_documents d on d.id = c.document_id`,
+};
+
+function searchSql(answer: 'content' | 'ids' | 'vectors'): string {
+  return `with strict as materialized (
+       select c.id, c.tsv from knowledge_chunks c
+        where c.knowledge_base_id = ? and c.tsv @@ ?::tsquery and (?::tsquery is null or ts_match_vq(c.tsv, ?::tsquery))
+        limit ?),
+     ranked as (
+       select h.id, r.score
+         from (select s.id, s.tsv from strict s
+               union all
+               (select c.id, c.tsv from knowledge_chunks c
+                 where (select count(*) from strict) < ?
+                   and c.knowledge_base_id = ? and c.tsv @@ ?::tsquery and not c.tsv @@ ?::tsquery
+                 limit ?)) h,
+              lateral (select ts_rank_cd(h.tsv, ?::tsquery) as score) r
+        order by r.score desc, h.id
         limit ?)
-   select h.id as chunk_id, h.document_id, h.content, ts_rank_cd(h.tsv, (select rank from q)) as score
-     from (select * from strict
-           union all
-           (select c.id, c.document_id, c.content, c.tsv from knowledge_chunks c
-             where (select count(*) from strict) < ?
-               and c.knowledge_base_id = ? and c.tsv @@ (select loose from q) and not c.tsv @@ (select strict from q)
-             limit ?)) h
-    order by score desc, h.id
-    limit ?`;
+   ${ANSWERS[answer]}
+    order by r.score desc, r.id`;
+}
+export const SEARCH_SQL = searchSql('content');
+const IDS_SQL = searchSql('ids');
+/** One more value: the model whose vectors are read. */
+const VECTORS_SQL = searchSql('vectors');
+
+/** SEARCH_SQL's values, in its order. */
+export function searchValues(baseId: number, queries: Queries, limit: number): unknown[] {
+  const checked = queries.strictIndex === null ? null : queries.strict;
+  return [baseId, queries.strictIndex ?? queries.strict, checked, checked, SEARCH_MAX_RANKED, limit, baseId, queries.loose, queries.strict, SEARCH_MAX_RANKED, queries.rank, limit];
+}
 
 /**
  * The words of a question too common in a large base are left out of the query that finds the
@@ -84,6 +126,10 @@ export const SEARCH_SQL = `with q as materialized (${QUERIES}),
 const PRUNE_FROM_CHUNKS = 5_000;
 const COMMON_SAMPLE = 2_000;
 const LOOSE_SHARE = 0.1;
+/** A word in more than this share of a large base's chunks is checked on the chunks the question's rarer words find, not searched in the index. */
+const COMMON_SHARE = 0.2;
+/** The chunks the index may find for the check of the words left out of it (about 3 µs each). */
+const CHECKED_ROWS = 1_000;
 const BASES_SAMPLED = 200;
 const sampled = new Map<number, { version: string; shares: Map<string, number> }>();
 
@@ -95,29 +141,37 @@ function plainLexemes(query: string): string[] | null {
 
 const quoteLexeme = (lexeme: string) => `'${lexeme.replace(/\\/g, '\\\\').replace(/'/g, "''")}'`;
 
-async function looseQuery(em: EntityManager, base: { id: number; language: string }, text: string): Promise<string | null> {
-  const [row]: { t: string; chunks: number; version: string }[] = await em.execute(
+/**
+ * What a search reads first, in one statement: the question as tsquery text, and the base's
+ * ready documents as a version (how many, their chunks, the newest id and update: ingestion,
+ * which sets updated_at, a delete and a new document each change it), with their chunks, and
+ * the chunks of those embedded by `model` (none without one).
+ */
+interface Terms {
+  tsquery: string;
+  chunks: number;
+  version: string;
+  modelChunks: number;
+}
+
+async function termsOf(em: EntityManager, base: { id: number; language: string }, text: string, model: string | null): Promise<Terms> {
+  const [row]: { t: string; chunks: number; version: string; model_chunks: number }[] = await em.execute(
     `select websearch_to_tsquery(?::regconfig, ?)::text as t, coalesce(sum(chunks_count), 0)::int as chunks,
-            concat_ws(':', count(*), sum(chunks_count), max(id), max(updated_at)) as version
+            concat_ws(':', count(*), sum(chunks_count), max(id), max(updated_at)) as version,
+            coalesce(sum(chunks_count) filter (where embeddings_model = ?), 0)::int as model_chunks
        from knowledge_documents where knowledge_base_id = ? and status = 'ready'`,
-    [base.language, text, base.id],
+    [base.language, text, model, base.id],
   );
-  if (!row || row.chunks < PRUNE_FROM_CHUNKS) return null;
-  const lexemes = plainLexemes(row.t);
-  if (!lexemes || lexemes.length < 2) return null;
-  let entry = sampled.get(base.id);
-  if (!entry || entry.version !== row.version) {
-    const stats: { word: string; ndoc: number }[] = await em.execute(
-      `select word, ndoc from ts_stat(format('select tsv from knowledge_chunks where knowledge_base_id = %s order by id limit %s', ?::int, ?::int))`,
-      [base.id, COMMON_SAMPLE],
-    );
-    const size = Math.min(COMMON_SAMPLE, row.chunks);
-    entry = { version: row.version, shares: new Map(stats.map((stat) => [stat.word, stat.ndoc / size])) };
-    sampled.delete(base.id);
-    sampled.set(base.id, entry);
-    if (sampled.size > BASES_SAMPLED) sampled.delete(sampled.keys().next().value!);
-  }
-  const shares = entry.shares;
+  return { tsquery: row.t, chunks: row.chunks, version: row.version, modelChunks: row.model_chunks };
+}
+
+/** The queries of a question (Queries), the words too common in a large base left out of `loose` and of `strictIndex`. */
+async function queriesOf(em: EntityManager, baseId: number, terms: Terms): Promise<Queries> {
+  const strict = terms.tsquery;
+  const rank = strict.includes('!') ? strict : strict.replaceAll(' & ', ' | ');
+  const lexemes = terms.chunks < PRUNE_FROM_CHUNKS ? null : plainLexemes(strict);
+  if (!lexemes || lexemes.length < 2) return { strict, rank, loose: rank, strictIndex: null };
+  const shares = await sharesOf(em, baseId, terms);
   const rarest = [...new Set(lexemes)].sort((a, b) => (shares.get(a) ?? 0) - (shares.get(b) ?? 0));
   const kept: string[] = [];
   let share = 0;
@@ -126,7 +180,39 @@ async function looseQuery(em: EntityManager, base: { id: number; language: strin
     if (kept.length > 0 && share > LOOSE_SHARE) break;
     kept.push(lexeme);
   }
-  return kept.length === rarest.length ? null : kept.map(quoteLexeme).join(' | ');
+  // The rarest word, every word not too common, and more words while those would still find
+  // more than CHECKED_ROWS chunks (each checked then: a word of 10% alone had 7,600 checked).
+  const indexed: string[] = [];
+  let found = terms.chunks;
+  for (const lexeme of rarest) {
+    const own = shares.get(lexeme) ?? 0;
+    if (indexed.length > 0 && own > COMMON_SHARE && found <= CHECKED_ROWS) continue;
+    indexed.push(lexeme);
+    found *= own;
+  }
+  return {
+    strict,
+    rank,
+    loose: kept.length === rarest.length ? rank : kept.map(quoteLexeme).join(' | '),
+    strictIndex: indexed.length === rarest.length ? null : indexed.map(quoteLexeme).join(' & '),
+  };
+}
+
+/** Each word's share of the base's chunks, read from a sample (PRUNE_FROM_CHUNKS' comment), kept per process until its documents change. */
+async function sharesOf(em: EntityManager, baseId: number, terms: Terms): Promise<Map<string, number>> {
+  let entry = sampled.get(baseId);
+  if (!entry || entry.version !== terms.version) {
+    const stats: { word: string; ndoc: number }[] = await em.execute(
+      `select word, ndoc from ts_stat(format('select tsv from knowledge_chunks where knowledge_base_id = %s order by id limit %s', ?::int, ?::int))`,
+      [baseId, COMMON_SAMPLE],
+    );
+    const size = Math.min(COMMON_SAMPLE, terms.chunks);
+    entry = { version: terms.version, shares: new Map(stats.map((stat) => [stat.word, stat.ndoc / size])) };
+    sampled.delete(baseId);
+    sampled.set(baseId, entry);
+    if (sampled.size > BASES_SAMPLED) sampled.delete(sampled.keys().next().value!);
+  }
+  return entry.shares;
 }
 
 /** What a search runs with from outside the domain: the embeddings' model, when one is configured. */
@@ -144,21 +230,21 @@ type Hit = KnowledgeSearchHit;
 
 const processVectors = new VectorCache(VECTOR_CACHE_BYTES);
 
-/** The full-text ranking: the first `limit` chunks, best first, scored by ts_rank_cd. */
-async function fullText(em: EntityManager, base: { id: number; language: string }, text: string, limit: number): Promise<Hit[]> {
-  const loose = await looseQuery(em, base, text);
-  const rows: { chunk_id: number; document_id: number; content: string; score: number }[] = await em.execute(SEARCH_SQL, [
-    loose,
-    base.language,
-    text,
-    base.id,
-    SEARCH_MAX_RANKED,
-    limit,
-    base.id,
-    SEARCH_MAX_RANKED,
-    limit,
-  ]);
-  return rows.map((row) => ({ chunk_id: row.chunk_id, document_id: row.document_id, content: row.content, score: Number(row.score) }));
+/** The full-text ranking: the first `limit` chunks, best first, scored by ts_rank_cd; without their content when `ids`. */
+async function fullText(em: EntityManager, base: { id: number }, terms: Terms, limit: number): Promise<Hit[]> {
+  // Only stop words, or none: no chunk matches an empty query.
+  if (!terms.tsquery) return [];
+  const queries = await queriesOf(em, base.id, terms);
+  const rows: { chunk_id: number; document_id: number; content: string; score: number }[] = await em.execute(SEARCH_SQL, searchValues(base.id, queries, limit));
+  return rows.map((row) => ({ ...row, score: Number(row.score) }));
+}
+
+/** The full-text ranking's ids, best first, and (with `model`) their vectors of the model's, base64. */
+async function fullTextIds(em: EntityManager, base: { id: number }, terms: Terms, limit: number, model: string | null): Promise<{ chunk_id: number; v?: string | null }[]> {
+  if (!terms.tsquery) return [];
+  const queries = await queriesOf(em, base.id, terms);
+  const values = searchValues(base.id, queries, limit);
+  return em.execute(model === null ? IDS_SQL : VECTORS_SQL, model === null ? values : [...values, model]);
 }
 
 /** The question's vector, or null when the model fails or is slower than `timeoutMs`: a search never fails for the embeddings. */
@@ -173,53 +259,33 @@ async function questionVector(embedder: Embedder, text: string, timeoutMs: numbe
   }
 }
 
-/**
- * The base's documents embedded by `model`, as a version: how many, their chunks, the newest
- * id and update. Ingestion (which sets updated_at), a delete and a new document each change it,
- * so a cached set of vectors read at another version is read again.
- */
-async function vectorVersion(em: EntityManager, baseId: number, model: string): Promise<{ version: string; chunks: number }> {
-  const [row]: { documents: number; chunks: number; newest: number | null; updated: string | null }[] = await em.execute(
-    `select count(*)::int as documents, coalesce(sum(chunks_count), 0)::int as chunks, max(id) as newest, max(updated_at)::text as updated
-       from knowledge_documents
-      where knowledge_base_id = ? and embeddings_model = ? and status = 'ready'`,
-    [baseId, model],
-  );
-  return { version: `${row.documents}:${row.chunks}:${row.newest}:${row.updated}`, chunks: row.chunks };
-}
-
-/** Rows of chunk ids and vectors read per statement when a base's vectors are loaded (about 12 MB at 1536 dimensions). */
+/** Chunks whose vectors are read per statement when a base's vectors are loaded (6 MB at 1536 dimensions). */
 const LOAD_ROWS = 1000;
 
-/** Every vector of the base's documents embedded by `model`, read in pages by id. */
+/**
+ * Every vector of the base's documents embedded by `model`, read in pages by id, each page's
+ * vectors as one base64 text: bytea's text output (hex) cost PostgreSQL itself 1.3 s for 10,000
+ * vectors of 1536 dimensions, base64 of one value a page half of that (bench/results/kb.md).
+ * Vectors of another length than the question's are left out here, so a page's bytes split evenly.
+ */
 async function loadBase(em: EntityManager, baseId: number, model: string, dimensions: number): Promise<VectorSet> {
-  const rows: { id: number; v: Buffer | null }[] = [];
+  const pages: { ids: number[]; bytes: Buffer }[] = [];
   for (let after = 0; ; ) {
-    const page: { id: number; v: Buffer | null }[] = await em.execute(
-      `select c.id, array_send(c.embedding) as v
-         from knowledge_chunks c join knowledge_documents d on d.id = c.document_id
-        where c.knowledge_base_id = ? and d.embeddings_model = ? and c.embedding is not null and c.id > ?
-        order by c.id
-        limit ?`,
-      [baseId, model, after, LOAD_ROWS],
+    const [page]: { ids: number[] | null; v: string | null }[] = await em.execute(
+      `select array_agg(p.id order by p.id) as ids, encode(string_agg(p.embedding, ''::bytea order by p.id), 'base64') as v
+         from (select c.id, c.embedding
+                 from knowledge_chunks c join knowledge_documents d on d.id = c.document_id
+                where c.knowledge_base_id = ? and d.embeddings_model = ? and length(c.embedding) = ? and c.id > ?
+                order by c.id
+                limit ?) p`,
+      [baseId, model, dimensions * 4, after, LOAD_ROWS],
     );
-    rows.push(...page);
-    if (page.length < LOAD_ROWS) break;
-    after = page[page.length - 1].id;
+    const ids = page?.ids ?? [];
+    if (ids.length > 0) pages.push({ ids, bytes: Buffer.from(page.v!, 'base64') });
+    if (ids.length < LOAD_ROWS) break;
+    after = ids[ids.length - 1];
   }
-  return vectorSet(rows, dimensions);
-}
-
-/** The vectors of these chunks, of documents embedded by `model`. */
-async function vectorsOf(em: EntityManager, ids: number[], model: string, dimensions: number): Promise<VectorSet> {
-  if (ids.length === 0) return vectorSet([], dimensions);
-  const rows: { id: number; v: Buffer | null }[] = await em.execute(
-    `select c.id, array_send(c.embedding) as v
-       from knowledge_chunks c join knowledge_documents d on d.id = c.document_id
-      where c.id = any(?::int[]) and d.embeddings_model = ?`,
-    [`{${ids.join(',')}}`, model],
-  );
-  return vectorSet(rows, dimensions);
+  return vectorSetOfPages(pages, dimensions);
 }
 
 /**
@@ -232,29 +298,25 @@ async function vectorsOf(em: EntityManager, ids: number[], model: string, dimens
  */
 async function hybrid(em: EntityManager, base: { id: number; language: string }, text: string, limit: number, embedder: Embedder, deps: SearchDeps): Promise<Hit[]> {
   const asked = questionVector(embedder, text, deps.embedTimeoutMs ?? EMBED_QUESTION_MS);
-  const [textual, { version, chunks }] = await Promise.all([
-    fullText(em, base, text, Math.max(limit, HYBRID_DEPTH)),
-    vectorVersion(em, base.id, embedder.model),
-  ]);
+  const terms = await termsOf(em, base, text, embedder.model);
+  const whole = terms.modelChunks > 0 && terms.modelChunks <= (deps.wholeBaseChunks ?? VECTOR_WHOLE_BASE_CHUNKS);
+  // A larger base's vectors are its full-text candidates', read with them.
+  const textual = await fullTextIds(em, base, terms, Math.max(limit, HYBRID_DEPTH), whole || terms.modelChunks === 0 ? null : embedder.model);
   const question = await asked;
   let nearby: number[] = [];
-  if (question && chunks > 0) {
-    const set =
-      chunks <= (deps.wholeBaseChunks ?? VECTOR_WHOLE_BASE_CHUNKS)
-        ? await (deps.vectors ?? processVectors).get(base.id, `${embedder.model}:${question.length}:${version}`, () => loadBase(em, base.id, embedder.model, question.length))
-        : await vectorsOf(em, textual.map((hit) => hit.chunk_id), embedder.model, question.length);
+  if (question && terms.modelChunks > 0) {
+    const set = whole
+      ? await (deps.vectors ?? processVectors).get(base.id, `${embedder.model}:${question.length}:${terms.version}`, () => loadBase(em, base.id, embedder.model, question.length))
+      : vectorSet(textual.map((row) => ({ id: row.chunk_id, v: row.v ? Buffer.from(row.v, 'base64') : null })), question.length);
     nearby = nearest(set, question, HYBRID_DEPTH);
   }
   const fused = fuse([textual.map((hit) => hit.chunk_id), nearby]).slice(0, limit);
-  const known = new Map(textual.map((hit) => [hit.chunk_id, hit]));
-  const missing = fused.filter(({ id }) => !known.has(id)).map(({ id }) => id);
-  if (missing.length > 0) {
-    const rows: { chunk_id: number; document_id: number; content: string }[] = await em.execute(
-      'select id as chunk_id, document_id, content from knowledge_chunks where id = any(?::int[]) and knowledge_base_id = ?',
-      [`{${missing.join(',')}}`, base.id],
-    );
-    for (const row of rows) known.set(row.chunk_id, { ...row, score: 0 });
-  }
+  if (fused.length === 0) return [];
+  const rows: { chunk_id: number; document_id: number; content: string }[] = await em.execute(
+    'select id as chunk_id, document_id, content from knowledge_chunks where id = any(?::int[]) and knowledge_base_id = ?',
+    [`{${fused.map(({ id }) => id).join(',')}}`, base.id],
+  );
+  const known = new Map(rows.map((row) => [row.chunk_id, row]));
   // A chunk deleted between the rankings and the read of its text is left out.
   return fused.flatMap(({ id, score }) => {
     const hit = known.get(id);
@@ -274,7 +336,7 @@ export async function searchBase(
   limit: number,
   deps: SearchDeps = {},
 ): Promise<KnowledgeSearchHit[]> {
-  return deps.embedder ? hybrid(em, base, text, limit, deps.embedder, deps) : fullText(em, base, text, limit);
+  return deps.embedder ? hybrid(em, base, text, limit, deps.embedder, deps) : fullText(em, base, await termsOf(em, base, text, null), limit);
 }
 
 /** Search of a base of the account's, its arguments checked (design.md, "Knowledge bases"). */
@@ -294,4 +356,10 @@ export async function searchKnowledgeBase(
   errors.throwIfAny();
   const base = await requireKnowledgeBase(scope, id);
   return searchBase(scope.em, base, text, count, deps);
+}
+
+/** The full-text statement and its values for a question, as a search runs it: for the bench's plans (EXPLAIN). */
+export async function fullTextStatement(em: EntityManager, base: { id: number; language: string }, text: string, limit: number): Promise<{ sql: string; values: unknown[] }> {
+  const queries = await queriesOf(em, base.id, await termsOf(em, base, text, null));
+  return { sql: SEARCH_SQL, values: searchValues(base.id, queries, limit) };
 }

@@ -1,31 +1,44 @@
 /**
- * The chunks' vectors (`knowledge_chunks.embedding real[]`): how they are written and read
- * compactly, compared (cosine), and kept in memory for the bases small enough to rank whole.
+ * The chunks' vectors (`knowledge_chunks.embedding`, a `bytea` of float32 values, big-endian as
+ * PostgreSQL's float4send writes them): how they are written and read, compared (cosine), and
+ * kept in memory for the bases small enough to rank whole.
  *
+ * Why packed bytes and not the design's `real[]` (pgvector is missing here): a `real[]` is
+ * written as a text literal (9 digits a value, parsed by PostgreSQL) and read as `array_send`
+ * (8 bytes a value, hex over the text protocol); the bytes are written as they are (a Buffer
+ * parameter goes in binary) and read at 4 bytes a value (bench/results/kb.md: ingestion with
+ * vectors and the read of a base's vectors several times faster).
  * Why in process and not in SQL: cosine over `real[]` in SQL (unnest) costs about 0.45 ms a
- * row at 1536 dimensions, 900 ms for 2,000 rows; the same rows as `array_send` bytes (8 bytes a
- * value) decoded here and dotted with the question cost a few microseconds each.
+ * row at 1536 dimensions; the bytes decoded here and dotted with the question cost a few
+ * microseconds each.
  */
 
-/** A vector as PostgreSQL's `real[]` input: 9 significant digits give back the same float32. */
-export function vectorLiteral(vector: Float32Array): string {
-  let text = '{';
-  for (let i = 0; i < vector.length; i++) text += (i ? ',' : '') + vector[i].toPrecision(9);
-  return `${text}}`;
+/** Vectors of one length, one after another, as `embedding` holds each (float32, big-endian). */
+export function packVectors(vectors: readonly ArrayLike<number>[]): Buffer {
+  const width = vectors.length > 0 ? vectors[0].length : 0;
+  const bytes = Buffer.allocUnsafe(vectors.length * width * 4);
+  vectors.forEach((vector, row) => {
+    if (vector.length !== width) throw new Error(`vectors of ${vector.length} and ${width} dimensions`);
+    for (let i = 0, at = row * width * 4; i < width; i++, at += 4) bytes.writeFloatBE(vector[i], at);
+  });
+  return bytes;
 }
 
-/**
- * A `real[]` from `array_send` (PostgreSQL's binary array format, big-endian): dimensions,
- * a null flag, the element type, each dimension's length and lower bound, then each element's
- * length (4, or -1 for a null) and value. Null for anything else than a one-dimensional array
- * without nulls.
- */
-export function decodeArraySend(bytes: Buffer): Float32Array | null {
-  if (bytes.length < 12 || bytes.readInt32BE(0) !== 1 || bytes.readInt32BE(4) !== 0) return null;
-  const length = bytes.readInt32BE(12);
-  if (bytes.length !== 20 + length * 8) return null;
-  const vector = new Float32Array(length);
-  for (let i = 0, at = 20; i < length; i++, at += 8) vector[i] = bytes.readFloatBE(at + 4);
+const LITTLE_ENDIAN = new Uint8Array(Uint16Array.of(1).buffer)[0] === 1;
+
+/** Float32 values from packed big-endian bytes (a multiple of 4 long), into `into` at `offset`. */
+export function unpackInto(bytes: Buffer, into: Float32Array, offset = 0): void {
+  const target = new Uint8Array(into.buffer, into.byteOffset + offset * 4, bytes.length);
+  target.set(bytes);
+  // swap32 turns the big-endian values into the machine's order (little-endian: x86, ARM) in place.
+  if (LITTLE_ENDIAN) Buffer.from(target.buffer, target.byteOffset, target.length).swap32();
+}
+
+/** A vector from `embedding`'s bytes; null for bytes that are no whole number of float32 values. */
+export function unpackVector(bytes: Buffer): Float32Array | null {
+  if (bytes.length === 0 || bytes.length % 4 !== 0) return null;
+  const vector = new Float32Array(bytes.length / 4);
+  unpackInto(bytes, vector);
   return vector;
 }
 
@@ -45,33 +58,55 @@ export interface VectorSet {
   values: Float32Array;
 }
 
-/** The `count` ids of `set` nearest `question` (normalised), nearest first. */
+/** The `count` ids of `set` nearest `question` (normalised), nearest first (the lower id first among equals). */
 export function nearest(set: VectorSet, question: Float32Array, count: number): number[] {
-  if (question.length !== set.dimensions || set.ids.length === 0) return [];
-  const { dimensions, values } = set;
-  const scores = new Float32Array(set.ids.length);
-  for (let row = 0, at = 0; row < scores.length; row++, at += dimensions) {
+  if (question.length !== set.dimensions || set.ids.length === 0 || count <= 0) return [];
+  const { dimensions, values, ids } = set;
+  // The best `count` so far, best first: a row below the worst of them costs one comparison
+  // (a sort of every row's index cost more than the dot products at 10,000 rows).
+  const best: { id: number; score: number }[] = [];
+  const better = (score: number, id: number, than: { id: number; score: number }) => score > than.score || (score === than.score && id < than.id);
+  for (let row = 0, at = 0; row < ids.length; row++, at += dimensions) {
     let dot = 0;
     for (let i = 0; i < dimensions; i++) dot += values[at + i] * question[i];
-    scores[row] = dot;
+    const id = ids[row];
+    if (best.length === count && !better(dot, id, best[count - 1])) continue;
+    let place = best.length === count ? count - 1 : best.length;
+    while (place > 0 && better(dot, id, best[place - 1])) place--;
+    if (best.length === count) best.pop();
+    best.splice(place, 0, { id, score: dot });
   }
-  const order = Array.from(scores.keys());
-  // A partial selection would save little at 10,000 rows; the sort of indices costs ~1 ms there.
-  order.sort((a, b) => scores[b] - scores[a] || set.ids[a] - set.ids[b]);
-  return order.slice(0, count).map((row) => set.ids[row]);
+  return best.map((entry) => entry.id);
 }
 
-/** One set of vectors from rows of ids and `array_send` bytes; rows of other lengths than `dimensions` are left out. */
+/** One set of vectors from rows of ids and `embedding` bytes; rows of other lengths than `dimensions` are left out. */
 export function vectorSet(rows: { id: number; v: Buffer | null }[], dimensions: number): VectorSet {
   const ids: number[] = [];
   const values = new Float32Array(rows.length * dimensions);
   for (const row of rows) {
-    const vector = row.v && decodeArraySend(row.v);
-    if (!vector || vector.length !== dimensions) continue;
-    values.set(normalise(vector), ids.length * dimensions);
+    if (!row.v || row.v.length !== dimensions * 4) continue;
+    const at = ids.length * dimensions;
+    unpackInto(row.v, values, at);
+    normalise(values.subarray(at, at + dimensions));
     ids.push(row.id);
   }
   return { ids: Int32Array.from(ids), dimensions, values: values.subarray(0, ids.length * dimensions) };
+}
+
+/** One set of vectors from pages of ids and their vectors' bytes one after another; a page whose bytes do not match its ids is left out. */
+export function vectorSetOfPages(pages: { ids: number[]; bytes: Buffer }[], dimensions: number): VectorSet {
+  const whole = pages.filter((page) => page.bytes.length === page.ids.length * dimensions * 4);
+  const count = whole.reduce((sum, page) => sum + page.ids.length, 0);
+  const ids = new Int32Array(count);
+  const values = new Float32Array(count * dimensions);
+  let row = 0;
+  for (const page of whole) {
+    ids.set(page.ids, row);
+    unpackInto(page.bytes, values, row * dimensions);
+    row += page.ids.length;
+  }
+  for (let at = 0; at < values.length; at += dimensions) normalise(values.subarray(at, at + dimensions));
+  return { ids, dimensions, values };
 }
 
 /** Reciprocal rank fusion's constant (Cormack, Clarke and Büttcher, 2009; Elasticsearch's and OpenSearch's default). */
