@@ -1,5 +1,7 @@
 import DataLoader from 'dataloader';
-import { Arg, Authorized, Ctx, FieldResolver, Int, Mutation, Query, Resolver, Root } from 'type-graphql';
+import { Arg, Authorized, Ctx, FieldResolver, Int, Mutation, Query, Resolver, Root, Subscription } from 'type-graphql';
+import { UnauthenticatedError } from '../../errors';
+import type { ConversationPiece } from '../events/event.bus';
 import { scopeOf, type GraphQLContext } from '../../graphql/context';
 import { CreateConversationInput, GenerateAiReplyInput, SendConversationMessageInput } from './conversation.inputs';
 import {
@@ -10,8 +12,10 @@ import {
   requireConversation,
   sendConversationMessage,
   setConversationAi,
+  storedMessage,
 } from './conversation.service';
-import { Conversation, ConversationExchange, ConversationMessage, ConversationPage } from './conversation.types';
+import { conversationPieces } from './conversation.stream';
+import { Conversation, ConversationExchange, ConversationMessage, ConversationPage, ConversationUpdate } from './conversation.types';
 
 /** A request's loader of conversations' messages: a page of conversations reads them in one statement. */
 const loaders = new WeakMap<GraphQLContext['loaders'], DataLoader<string, ConversationMessage[]>>();
@@ -90,5 +94,29 @@ export class ConversationResolver {
   })
   generateAiReply(@Arg('input', () => GenerateAiReplyInput) input: GenerateAiReplyInput, @Ctx() ctx: GraphQLContext): Promise<ConversationExchange> {
     return generateAiReply(scopeOf(ctx), input, ctx.replier);
+  }
+
+  @Subscription(() => ConversationUpdate, {
+    description:
+      'A conversation as it goes on: the assistant’s reply piece by piece as the model writes it (`delta`), then each message as stored (`message`). Another account’s uuid is not found, like a missing one.',
+    subscribe: async ({ args, context }) => {
+      const ctx = context as GraphQLContext;
+      if (ctx.accountId === null || !ctx.events) throw new UnauthenticatedError();
+      // Listening first: nothing written between the check and the listening is missed.
+      const pieces = conversationPieces(ctx.events, ctx.accountId, String(args.uuid));
+      try {
+        await requireConversation(scopeOf(ctx), String(args.uuid));
+      } catch (error) {
+        await pieces.return!();
+        throw error;
+      }
+      return pieces;
+    },
+  })
+  async conversationUpdated(@Root() piece: ConversationPiece, @Ctx() ctx: GraphQLContext, @Arg('uuid', () => String) uuid: string): Promise<ConversationUpdate> {
+    // A fresh ORM context for each piece, so that a long subscription keeps nothing.
+    ctx.renew();
+    const message = piece.m ? await storedMessage(scopeOf(ctx), uuid, piece.m) : null;
+    return Object.assign(new ConversationUpdate(), { uuid, delta: piece.d ?? null, message });
   }
 }

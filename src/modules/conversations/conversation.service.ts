@@ -7,6 +7,7 @@ import type { Scope } from '../scope';
 import type { CreateConversationInput, GenerateAiReplyInput, SendConversationMessageInput } from './conversation.inputs';
 import type { ConversationReplier } from './conversation.ports';
 import { inTurn } from './conversation.queue';
+import { announceMessage, ReplyStream } from './conversation.stream';
 import {
   CONVERSATION_TYPES,
   DEFAULT_PER_PAGE,
@@ -44,6 +45,7 @@ interface ConversationRow {
 }
 
 interface MessageRow {
+  id: string;
   role: string;
   content: string;
   created_at: Date;
@@ -91,6 +93,16 @@ export async function messagesOf(em: EntityManager, ids: readonly string[]): Pro
   const byConversation = new Map<string, ConversationMessage[]>(ids.map((id) => [id, []]));
   for (const row of rows) byConversation.get(row.conversation_id)?.push(toMessage(row));
   return ids.map((id) => byConversation.get(id) ?? []);
+}
+
+/** A stored message of the account's conversation `uuid` (null: not one of it). */
+export async function storedMessage(scope: Scope, uuid: string, messageId: string): Promise<ConversationMessage | null> {
+  const [row] = await scope.em.execute<MessageRow[]>(
+    `select m.id::text, m.role, m.content, m.created_at from conversation_messages m join conversations c on c.id = m.conversation_id
+     where m.id = ?::bigint and c.uuid = ? and c.account_id = ?`,
+    [messageId, uuid, scope.accountId],
+  );
+  return row ? toMessage(row) : null;
 }
 
 export interface ConversationFilters {
@@ -223,6 +235,8 @@ const modelMissing = () => new DomainError('UNAVAILABLE', Messages.conversationM
 function exchange(scope: Scope, id: string, text: string, sender: Sender, replier: ConversationReplier | null | undefined): Promise<ConversationExchange> {
   return inTurn(id, async () => {
     let failure: unknown = null;
+    // Outside the exchange's transaction: its pieces go out as they are written, not at commit.
+    const publisher = scope.em.fork();
     const result = await scope.em.fork().transactional(async (tx) => {
       // No key update: the message's foreign key check (key share) is not blocked by it.
       const [locked] = await tx.execute<ConversationRow[]>(`select ${COLUMNS} from conversations where id = ? for no key update`, [id]);
@@ -232,21 +246,31 @@ function exchange(scope: Scope, id: string, text: string, sender: Sender, replie
       const answers = sender === 'user' && conversation.ai_enabled;
       if (answers) needsReplier(conversation, replier);
       const [message] = await tx.execute<MessageRow[]>(
-        'insert into conversation_messages (conversation_id, role, content, created_at) values (?, ?, ?, clock_timestamp()) returning role, content, created_at',
+        'insert into conversation_messages (conversation_id, role, content, created_at) values (?, ?, ?, clock_timestamp()) returning id::text, role, content, created_at',
         [id, sender, text],
       );
+      await announceMessage(tx, scope.accountId, conversation.uuid, message.id);
       let reply: ConversationMessage | null = null;
       if (answers) {
         const history = await tx.execute<{ role: MessageRole; content: string }[]>(
           'select role, content from (select id, role, content from conversation_messages where conversation_id = ? order by id desc limit ?) m order by id',
           [id, HISTORY_MESSAGES],
         );
+        const stream = new ReplyStream(publisher, scope.accountId, conversation.uuid);
         try {
-          const answer = await replier!.reply({ accountId: scope.accountId, assistantId: conversation.assistant_id!, variables: conversation.variables, history });
+          const answer = await replier!.reply({
+            accountId: scope.accountId,
+            assistantId: conversation.assistant_id!,
+            variables: conversation.variables,
+            history,
+            onText: (delta) => stream.write(delta),
+          });
+          await stream.flush();
           const [row] = await tx.execute<MessageRow[]>(
-            `insert into conversation_messages (conversation_id, role, content, created_at) values (?, 'assistant', ?, clock_timestamp()) returning role, content, created_at`,
+            `insert into conversation_messages (conversation_id, role, content, created_at) values (?, 'assistant', ?, clock_timestamp()) returning id::text, role, content, created_at`,
             [id, answer.text],
           );
+          await announceMessage(tx, scope.accountId, conversation.uuid, row.id);
           reply = toMessage(row);
           await tx.execute('update conversations set llm_input_tokens = llm_input_tokens + ?, llm_output_tokens = llm_output_tokens + ? where id = ?', [
             answer.usage.llm_input_tokens,

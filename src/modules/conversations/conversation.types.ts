@@ -94,3 +94,18 @@ export class ConversationExchange {
   @Field(() => Float)
   total_cost!: string;
 }
+
+@ObjectType('ConversationUpdate', {
+  simpleResolvers: true,
+  description: 'A piece of the assistant’s reply as it is written (`delta`), or a message stored (`message`: the customer’s, a person’s, or the whole reply after its pieces).',
+})
+export class ConversationUpdate {
+  @Field(() => String)
+  uuid!: string;
+
+  @Field(() => String, { nullable: true, description: 'Text of the reply being written, in order; null on a stored message.' })
+  delta!: string | null;
+
+  @Field(() => ConversationMessage, { nullable: true })
+  message!: ConversationMessage | null;
+}
