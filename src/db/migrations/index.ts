@@ -43,6 +43,7 @@ import { Migration20261203000000_knowledge_bases } from './Migration202612030000
 import { Migration20261204000000_knowledge_chunks_base_tsv } from './Migration20261204000000_knowledge_chunks_base_tsv';
 import { Migration20261205000000_assistant_knowledge } from './Migration20261205000000_assistant_knowledge';
 import { Migration20261205010000_knowledge_embeddings_model } from './Migration20261205010000_knowledge_embeddings_model';
+import { Migration20261207000000_conversation_close } from './Migration20261207000000_conversation_close';
 import { Migration20261206000000_conversations } from './Migration20261206000000_conversations';
 
 /** Every migration, in order. Listed explicitly so that compiled and TypeScript runs agree. */
@@ -92,4 +93,5 @@ export const migrations: MigrationObject[] = [
   { name: 'Migration20261205000000_assistant_knowledge', class: Migration20261205000000_assistant_knowledge },
   { name: 'Migration20261205010000_knowledge_embeddings_model', class: Migration20261205010000_knowledge_embeddings_model },
   { name: 'Migration20261206000000_conversations', class: Migration20261206000000_conversations },
+  { name: 'Migration20261207000000_conversation_close', class: Migration20261207000000_conversation_close },
 ];

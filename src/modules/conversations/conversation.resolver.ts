@@ -1,10 +1,13 @@
 import DataLoader from 'dataloader';
 import { Arg, Authorized, Ctx, FieldResolver, Int, Mutation, Query, Resolver, Root, Subscription } from 'type-graphql';
 import { UnauthenticatedError } from '../../errors';
+import { Assistant } from '../assistants/assistant.entity';
+import { disableConversationEndedWebhook, enableConversationEndedWebhook } from '../assistants/assistant.service';
 import type { ConversationPiece } from '../events/event.bus';
 import { scopeOf, type GraphQLContext } from '../../graphql/context';
 import { CreateConversationInput, GenerateAiReplyInput, SendConversationMessageInput } from './conversation.inputs';
 import {
+  closeConversation,
   createConversation,
   generateAiReply,
   listConversations,
@@ -79,6 +82,13 @@ export class ConversationResolver {
     return sendConversationMessage(scopeOf(ctx), uuid, input, ctx.replier);
   }
 
+  @Mutation(() => Conversation, {
+    description: 'Closes the conversation: no more messages; then the assistant’s post_call_schema is extracted from the transcript and its conversation-ended webhook posted.',
+  })
+  closeConversation(@Arg('uuid', () => String) uuid: string, @Ctx() ctx: GraphQLContext): Promise<Conversation> {
+    return closeConversation(scopeOf(ctx), uuid);
+  }
+
   @Mutation(() => Conversation, { description: 'Human takeover ends: the assistant answers the customer’s messages again.' })
   enableConversationAi(@Arg('uuid', () => String) uuid: string, @Ctx() ctx: GraphQLContext): Promise<Conversation> {
     return setConversationAi(scopeOf(ctx), uuid, true);
@@ -94,6 +104,20 @@ export class ConversationResolver {
   })
   generateAiReply(@Arg('input', () => GenerateAiReplyInput) input: GenerateAiReplyInput, @Ctx() ctx: GraphQLContext): Promise<ConversationExchange> {
     return generateAiReply(scopeOf(ctx), input, ctx.replier);
+  }
+
+  @Mutation(() => Assistant, { description: 'The assistant’s conversation-ended webhook on: each closed conversation is posted to webhook_url, signed as the post-call webhook is.' })
+  enableConversationEndedWebhook(
+    @Arg('assistant_id', () => Int) assistantId: number,
+    @Arg('webhook_url', () => String) webhookUrl: string,
+    @Ctx() ctx: GraphQLContext,
+  ): Promise<Assistant> {
+    return enableConversationEndedWebhook(scopeOf(ctx), assistantId, webhookUrl);
+  }
+
+  @Mutation(() => Assistant, { description: 'The assistant’s conversation-ended webhook off.' })
+  disableConversationEndedWebhook(@Arg('assistant_id', () => Int) assistantId: number, @Ctx() ctx: GraphQLContext): Promise<Assistant> {
+    return disableConversationEndedWebhook(scopeOf(ctx), assistantId);
   }
 
   @Subscription(() => ConversationUpdate, {

@@ -6,6 +6,7 @@ import { requireAssistant } from '../assistants/assistant.service';
 import type { Scope } from '../scope';
 import type { CreateConversationInput, GenerateAiReplyInput, SendConversationMessageInput } from './conversation.inputs';
 import type { ConversationReplier } from './conversation.ports';
+import { closedError, closeRow } from './conversation.close';
 import { inTurn } from './conversation.queue';
 import { announceMessage, ReplyStream } from './conversation.stream';
 import {
@@ -26,7 +27,7 @@ import {
 import { Conversation, ConversationExchange, ConversationMessage, ConversationPage } from './conversation.types';
 
 const COLUMNS = `id::text, uuid::text, type, assistant_id, customer_phone, external_identifier, variables, ai_enabled,
-  llm_input_tokens, llm_output_tokens, total_cost::text, created_at, updated_at`;
+  llm_input_tokens, llm_output_tokens, total_cost::text, created_at, updated_at, closed_at, extracted_variables, evaluation`;
 
 interface ConversationRow {
   id: string;
@@ -42,6 +43,9 @@ interface ConversationRow {
   total_cost: string;
   created_at: Date;
   updated_at: Date;
+  closed_at: Date | null;
+  extracted_variables: Record<string, unknown> | null;
+  evaluation: Record<string, unknown> | null;
 }
 
 interface MessageRow {
@@ -65,6 +69,9 @@ function toConversation(row: ConversationRow): Conversation {
     total_cost: row.total_cost,
     created_at: new Date(row.created_at).toISOString(),
     updated_at: new Date(row.updated_at).toISOString(),
+    closed_at: row.closed_at ? new Date(row.closed_at).toISOString() : null,
+    extracted_variables: row.extracted_variables,
+    evaluation: row.evaluation,
   });
 }
 
@@ -186,6 +193,7 @@ export async function sendConversationMessage(
   checkOneOf(errors, 'sender', sender, SENDERS);
   errors.throwIfAny();
   const conversation = await requireConversation(scope, uuid);
+  if (conversation.closed_at) throw closedError();
   if (sender === 'human' && conversation.ai_enabled) throw new ValidationError({ sender: [FieldMessages.humanWhileAiOn] });
   if (sender === 'user' && conversation.ai_enabled) needsReplier(conversation, replier);
   return exchange(scope, conversation.id, text!, sender as Sender, replier);
@@ -208,12 +216,12 @@ export async function generateAiReply(scope: Scope, input: GenerateAiReplyInput,
   // The customer's conversation, made by the first of two racing requests (the unique index).
   await scope.em.execute(
     `insert into conversations (uuid, account_id, assistant_id, type, external_identifier, variables) values (?, ?, ?, 'api', ?, ?::jsonb)
-     on conflict (assistant_id, external_identifier) where type = 'api' and external_identifier is not null
+     on conflict (assistant_id, external_identifier) where type = 'api' and external_identifier is not null and closed_at is null
      do update set variables = conversations.variables || excluded.variables`,
     [randomUUID(), scope.accountId, input.assistant_id, customer, variables],
   );
   const [row] = await scope.em.execute<{ id: string }[]>(
-    `select id::text from conversations where assistant_id = ? and type = 'api' and external_identifier = ? and account_id = ?`,
+    `select id::text from conversations where assistant_id = ? and type = 'api' and external_identifier = ? and account_id = ? and closed_at is null`,
     [input.assistant_id, customer, scope.accountId],
   );
   return exchange(scope, row.id, text!, 'user', replier);
@@ -241,6 +249,8 @@ function exchange(scope: Scope, id: string, text: string, sender: Sender, replie
       // No key update: the message's foreign key check (key share) is not blocked by it.
       const [locked] = await tx.execute<ConversationRow[]>(`select ${COLUMNS} from conversations where id = ? for no key update`, [id]);
       const conversation = toConversation(locked);
+      // It may have been closed while this message waited.
+      if (conversation.closed_at) throw closedError();
       // The AI may have been turned on or off while this message waited.
       if (sender === 'human' && conversation.ai_enabled) throw new ValidationError({ sender: [FieldMessages.humanWhileAiOn] });
       const answers = sender === 'user' && conversation.ai_enabled;
@@ -296,6 +306,19 @@ function exchange(scope: Scope, id: string, text: string, sender: Sender, replie
     if (failure) throw failure;
     return result;
   });
+}
+
+/**
+ * POST /conversations/{uuid}/close: no more messages (409 CONFLICT after: the request is
+ * well formed, the conversation's state refuses it); its post-call work and
+ * conversation-ended webhook go on the job queue with the close. Closing a closed one is a
+ * conflict too.
+ */
+export async function closeConversation(scope: Scope, uuid: string): Promise<Conversation> {
+  const conversation = await requireConversation(scope, uuid);
+  const closed = await scope.em.fork().transactional((tx) => closeRow(tx, conversation.id));
+  if (!closed) throw closedError();
+  return requireConversation(scope, uuid);
 }
 
 /** Human takeover: the AI off (a person answers, with `sender: human`), or on again. */
