@@ -46,6 +46,8 @@ export interface Config {
   maxParallelCalls: number;
   /** Wall-clock seconds all the mid-call tools of one call may take together. */
   callToolsBudgetSeconds: number;
+  /** A conversation with no message for this long is closed by the sweeper (then its post-call work and webhook). */
+  conversationIdleMinutes: number;
   /** Divides campaigns' retry intervals (tests and demos run the dialer on a fast clock). */
   dialerTimeScale: number;
   telephony: {
@@ -414,6 +416,7 @@ export const ENV = {
   EMBEDDINGS_API_KEY: text({ default: undefined }),
   PLAN_MAX_PARALLEL_CALLS: integer(1, 10_000)({ default: 10 }),
   CALL_TOOLS_BUDGET_SECONDS: integer(1, 600)({ default: 30 }),
+  CONVERSATION_IDLE_MINUTES: integer(1, 43200)({ default: 1440 }),
   TELEPHONY_PROVIDER: oneOf(['simulator', 'twilio'] as const)({ default: 'simulator' }),
   SIMULATOR_SPEED: positiveNumber({ default: 10 }),
   DIALER_TIME_SCALE: positiveNumber({ default: 1 }),
@@ -542,6 +545,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
       : null,
     maxParallelCalls: env.PLAN_MAX_PARALLEL_CALLS,
     callToolsBudgetSeconds: env.CALL_TOOLS_BUDGET_SECONDS,
+    conversationIdleMinutes: env.CONVERSATION_IDLE_MINUTES,
     telephony: {
       provider: env.TELEPHONY_PROVIDER,
       simulatorSpeed: env.SIMULATOR_SPEED,

@@ -81,6 +81,7 @@ export const Messages = {
   knowledgeDocumentPlanLimit: (limit: number) =>
     `Esta base de conhecimento atingiu o limite de ${limit} documentos do seu plano. Exclua um ou faça upgrade do seu plano para adicionar mais.`,
   conversationNotFound: 'Conversa não encontrada',
+  conversationClosed: 'A conversa foi encerrada e não recebe mais mensagens.',
   conversationModelFailed: 'O modelo do assistente não respondeu. A mensagem foi guardada sem resposta; envie-a de novo para tentar outra vez.',
   conversationModelMissing:
     'Este servidor não tem um modelo de linguagem para responder conversas: defina OPENAI_API_KEY (ou o provedor do modelo do assistente em LLM_PROVIDERS) e reinicie-o.',
@@ -122,6 +123,9 @@ export const Messages = {
   knowledgeDocumentDeleted: 'Document deleted successfully.',
   conversationCreated: 'Conversation created successfully',
   conversationMessageSent: 'Message sent successfully',
+  conversationClosedOk: 'Conversation closed successfully',
+  conversationEndedWebhookEnabled: 'Conversation ended webhook enabled successfully',
+  conversationEndedWebhookDisabled: 'Conversation ended webhook disabled successfully',
   conversationAiEnabled: 'AI replies enabled for the conversation',
   conversationAiDisabled: 'AI replies disabled for the conversation: a person answers with sender human',
   aiReplyGenerated: 'Reply generated successfully',

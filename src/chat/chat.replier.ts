@@ -52,7 +52,7 @@ export class ChatReplier implements ConversationReplier {
       conversation.remember(message.role === 'user' ? { role: 'user', content: message.content } : { role: 'assistant', content: message.content });
     }
     try {
-      return await this.answer(setup, llm, conversation);
+      return await this.answer(setup, llm, conversation, request.onText);
     } catch (error) {
       if (!(error instanceof ServiceError)) throw error;
       deps.logger.warn('chat: the model failed', { assistant_id: request.assistantId, reason: error.message });
@@ -60,7 +60,7 @@ export class ChatReplier implements ConversationReplier {
     }
   }
 
-  private async answer(setup: EngineSetup, llm: LlmService, conversation: Conversation): Promise<ReplyResult> {
+  private async answer(setup: EngineSetup, llm: LlmService, conversation: Conversation, onText?: (delta: string) => void): Promise<ReplyResult> {
     const { deps } = this;
     const usage = { llm_input_tokens: 0, llm_output_tokens: 0 };
     const call: FunctionCall = {
@@ -87,7 +87,12 @@ export class ChatReplier implements ConversationReplier {
       let written = '';
       const { model, temperature } = { model: setup.assistant.llm_model, temperature: setup.assistant.llm_temperature };
       for await (const chunk of llm.complete({ model, temperature, messages, tools: functions }, signal)) {
-        if (chunk.type === 'text') written += chunk.text;
+        if (chunk.type === 'text') {
+          // A round after words already said starts a new sentence of the same reply (said.join).
+          if (!written && said.length && chunk.text) onText?.(' ');
+          written += chunk.text;
+          onText?.(chunk.text);
+        }
         else if (chunk.type === 'tool_call') calls.push(chunk.call);
         else {
           usage.llm_input_tokens += chunk.inputTokens;

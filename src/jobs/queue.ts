@@ -33,6 +33,12 @@ export interface TaskPayloads {
   'leads:import-forget': { import_id: number };
   /** Reads a knowledge-base document, chunks it and indexes the chunks (modules/knowledge/knowledge.ingest.ts). */
   'knowledge:ingest': { document_id: number };
+  /** A closed conversation's post-call extraction (modules/conversations/conversation.close.ts). */
+  'conversations:ended': { conversation_id: string };
+  /** One attempt of a closed conversation's conversation-ended webhook (modules/conversations/conversation.close.ts). */
+  'conversations:webhook': { conversation_id: string };
+  /** Closes the conversations idle for CONVERSATION_IDLE_MINUTES, every minute (jobs/tasks/conversations.ts). */
+  'conversations:idle': Record<string, never>;
 }
 
 export type TaskName = keyof TaskPayloads;
@@ -55,6 +61,10 @@ export const TASKS: { [T in TaskName]: TaskSpec<TaskPayloads[T]> } = {
   'leads:import': { maxAttempts: 10, key: { prefix: 'lead-import:', field: 'import_id' } },
   'leads:import-forget': { maxAttempts: 5, key: { prefix: 'lead-import-forget:', field: 'import_id' } },
   'knowledge:ingest': { maxAttempts: 5, key: { prefix: 'knowledge-ingest:', field: 'document_id' } },
+  'conversations:ended': { maxAttempts: 6, key: { prefix: 'conversation-ended:', field: 'conversation_id' } },
+  // Its retries are jobs of their own, on the webhooks' schedule (a running job's key goes to the new one).
+  'conversations:webhook': { maxAttempts: 1, key: { prefix: 'conversation-webhook:', field: 'conversation_id' } },
+  'conversations:idle': { maxAttempts: 1 },
 };
 
 /** The job key of `task` for its key field's `value` (the key of the pending job, to find or replace it). */

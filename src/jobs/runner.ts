@@ -106,7 +106,11 @@ export async function startWorkers(runtime: Runtime, databaseUrl: string): Promi
       noHandleSignals: true,
       events,
       taskList: tracked,
-      crontab: `* * * * * calls:sweep ?max=${TASKS['calls:sweep'].maxAttempts}`,
+      // graphile-worker's cron runs each entry once a minute across every worker process.
+      crontab: [
+        `* * * * * calls:sweep ?max=${TASKS['calls:sweep'].maxAttempts}`,
+        `* * * * * conversations:idle ?max=${TASKS['conversations:idle'].maxAttempts}`,
+      ].join('\n'),
       logger: new QueueLogger(() => (level, message) => {
         if (level === 'error') logger.error(`job queue: ${message}`);
         else if (level === 'warning') logger.warn(`job queue: ${message}`);

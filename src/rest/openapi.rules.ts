@@ -158,6 +158,7 @@ export const EXAMPLES: Record<string, unknown> = {
   'CreateAssistantInput.system_prompt': 'Você confirma a entrega de pedidos com os clientes da Loja Centro. Seja breve e educada.',
   'UpdateAssistantInput.speech_speed': 1.1,
   'enableInboundWebhook.webhook_url': 'https://example.com/webhooks/calls',
+  'enableConversationEndedWebhook.webhook_url': 'https://example.com/webhooks/conversations',
   'SendSmsInput.from': 1,
   'SendSmsInput.to': '+5511987654321',
   'SendSmsInput.body': 'Seu pedido A-1027 saiu para entrega.',

@@ -240,6 +240,22 @@ const OPERATIONS: Record<string, Operation> = {
     variables: (o) => ({ uuid: o.conversation }),
     slots: [{ at: 'uuid', kind: 'conversation' }],
   },
+  // Last of the conversation's: its own-id run closes the attacker's conversation.
+  closeConversation: {
+    document: 'mutation($uuid: String!) { closeConversation(uuid: $uuid) { uuid closed_at } }',
+    variables: (o) => ({ uuid: o.conversation }),
+    slots: [{ at: 'uuid', kind: 'conversation' }],
+  },
+  enableConversationEndedWebhook: {
+    document: 'mutation($assistant_id: Int!, $webhook_url: String!) { enableConversationEndedWebhook(assistant_id: $assistant_id, webhook_url: $webhook_url) { id } }',
+    variables: (o) => ({ assistant_id: o.assistant, webhook_url: 'https://hooks.example.com/chat' }),
+    slots: [{ at: 'assistant_id', kind: 'assistant' }],
+  },
+  disableConversationEndedWebhook: {
+    document: 'mutation($assistant_id: Int!) { disableConversationEndedWebhook(assistant_id: $assistant_id) { id } }',
+    variables: (o) => ({ assistant_id: o.assistant }),
+    slots: [{ at: 'assistant_id', kind: 'assistant' }],
+  },
   // The destructive ones last: their own-id run removes the attacker's fixture.
   disableWebhook: {
     document: 'mutation($assistant_id: Int!) { disableWebhook(assistant_id: $assistant_id) { id } }',
@@ -347,6 +363,7 @@ const UNNAMED_IDS = [
   'sendConversationMessage.uuid',
   'enableConversationAi.uuid',
   'disableConversationAi.uuid',
+  'closeConversation.uuid',
 ];
 const ID_NAME = /^(id|.+_id|.+_ids)$/;
 /** Ids of the shared catalogue (languages, models): the same for every account, owned by none. */
@@ -499,6 +516,10 @@ const REST_CASES: Record<string, RestCase> = {
   'POST /user/ai/generate-reply': { slots: [{ at: 'body.assistant_id', kind: 'assistant' }] },
   // After the conversation's other cases: the AI on, its messages would need a model.
   'POST /automate/conversations/{uuid}/enable-ai': { slots: [], params: [{ at: 'path.uuid', kind: 'conversation' }] },
+  // Last of the conversation's: its own-id run closes the attacker's conversation.
+  'POST /conversations/{uuid}/close': { slots: [], params: [{ at: 'path.uuid', kind: 'conversation' }] },
+  'POST /user/assistants/enable-conversation-ended-webhook': { slots: [{ at: 'body.assistant_id', kind: 'assistant' }] },
+  'POST /user/assistants/disable-conversation-ended-webhook': { slots: [{ at: 'body.assistant_id', kind: 'assistant' }] },
   // The destructive ones last.
   'POST /user/assistants/disable-webhook': { slots: [{ at: 'body.assistant_id', kind: 'assistant' }] },
   'POST /user/assistants/disable-inbound-webhook': { slots: [{ at: 'body.assistant_id', kind: 'assistant' }] },

@@ -314,6 +314,12 @@ export const VALID_REST_REQUESTS: Record<string, (own: Tenant) => RestRequest> =
   'POST /user/ai/generate-reply': (o) => ({ path: '/user/ai/generate-reply', body: { assistant_id: o.assistant, customer_identifier: o.customerIdentifier, message: 'Oi de novo' } }),
   // Last of the conversations': the AI on, their messages would need a model.
   'POST /automate/conversations/{uuid}/enable-ai': (o) => ({ path: `/automate/conversations/${o.conversation}/enable-ai` }),
+  'POST /conversations/{uuid}/close': (o) => ({ path: `/conversations/${o.conversation}/close` }),
+  'POST /user/assistants/enable-conversation-ended-webhook': (o) => ({
+    path: '/user/assistants/enable-conversation-ended-webhook',
+    body: { assistant_id: o.assistant, webhook_url: 'https://hooks.example.com/chat' },
+  }),
+  'POST /user/assistants/disable-conversation-ended-webhook': (o) => ({ path: '/user/assistants/disable-conversation-ended-webhook', body: { assistant_id: o.assistant } }),
   'POST /user/assistants/disable-webhook': (o) => ({ path: '/user/assistants/disable-webhook', body: { assistant_id: o.assistant } }),
   'POST /user/assistants/disable-inbound-webhook': (o) => ({ path: '/user/assistants/disable-inbound-webhook', body: { assistant_id: o.assistant } }),
   'POST /user/calls/{id}/hangup': (o) => ({ path: `/user/calls/${o.liveCall}/hangup` }),

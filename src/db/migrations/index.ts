@@ -45,6 +45,7 @@ import { Migration20261205000000_assistant_knowledge } from './Migration20261205
 import { Migration20261205010000_knowledge_embeddings_model } from './Migration20261205010000_knowledge_embeddings_model';
 import { Migration20261206000000_conversations } from './Migration20261206000000_conversations';
 import { Migration20261206054000_knowledge_packed_vectors } from './Migration20261206054000_knowledge_packed_vectors';
+import { Migration20261207000000_conversation_close } from './Migration20261207000000_conversation_close';
 
 /** Every migration, in order. Listed explicitly so that compiled and TypeScript runs agree. */
 export const migrations: MigrationObject[] = [
@@ -94,4 +95,5 @@ export const migrations: MigrationObject[] = [
   { name: 'Migration20261205010000_knowledge_embeddings_model', class: Migration20261205010000_knowledge_embeddings_model },
   { name: 'Migration20261206000000_conversations', class: Migration20261206000000_conversations },
   { name: 'Migration20261206054000_knowledge_packed_vectors', class: Migration20261206054000_knowledge_packed_vectors },
+  { name: 'Migration20261207000000_conversation_close', class: Migration20261207000000_conversation_close },
 ];

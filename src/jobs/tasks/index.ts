@@ -1,6 +1,7 @@
 import type { TaskList } from 'graphile-worker';
 import type { Runtime } from '../../runtime';
 import type { TaskName } from '../queue';
+import { conversationEndedTask, conversationIdleTask, conversationWebhookTask } from './conversations';
 import { deliverWebhookTask } from './deliver-webhook';
 import { dialCampaignTask } from './dial-campaign';
 import { forgetLeadImportTask, importLeadsTask } from './import-leads';
@@ -26,6 +27,9 @@ const TASK_HANDLERS: { [T in TaskName]: Task<T> } = {
   'leads:import': importLeadsTask,
   'leads:import-forget': forgetLeadImportTask,
   'knowledge:ingest': ingestDocumentTask,
+  'conversations:ended': conversationEndedTask,
+  'conversations:webhook': conversationWebhookTask,
+  'conversations:idle': conversationIdleTask,
 };
 
 /** graphile-worker's task list of this process: the handlers it serves, on its runtime. */

@@ -505,3 +505,27 @@ export async function disableWebhook(scope: Scope, assistantId: number): Promise
   await scope.em.flush();
   return assistant;
 }
+
+/**
+ * The conversation-ended webhook (design.md, "Conversations"): closed conversations are posted
+ * to `webhookUrl`, signed as the post-call webhook is; validated as enableWebhook's.
+ */
+export async function enableConversationEndedWebhook(scope: Scope, assistantId: number, webhookUrl: string): Promise<Assistant> {
+  const errors = new FieldErrorCollector();
+  if (assistantId < 1) errors.add('assistant_id', FieldMessages.invalidSelection('assistant_id'));
+  const url = checkHttpUrl(errors, 'webhook_url', webhookUrl);
+  errors.throwIfAny(Messages.invalidData);
+  return setConversationEndedWebhook(scope, assistantId, url);
+}
+
+/** Turns the conversation-ended webhook off: conversations closed from now on are not posted. */
+export function disableConversationEndedWebhook(scope: Scope, assistantId: number): Promise<Assistant> {
+  return setConversationEndedWebhook(scope, assistantId, null);
+}
+
+async function setConversationEndedWebhook(scope: Scope, assistantId: number, url: string | null): Promise<Assistant> {
+  const assistant = await requireAssistant(scope, assistantId);
+  // A column of its own, outside the entity: only the conversations' close reads it.
+  await scope.em.execute('update assistants set conversation_ended_webhook_url = ?, updated_at = now() where id = ?', [url, assistant.id]);
+  return assistant;
+}

@@ -7,6 +7,8 @@ export interface ReplyRequest {
   /** The conversation's variables (the assistant's own go under them). */
   variables: Record<string, unknown>;
   history: { role: MessageRole; content: string }[];
+  /** Each piece of the reply's text as the model writes it (it must not throw nor wait). */
+  onText?: (delta: string) => void;
 }
 
 export interface ReplyResult {

@@ -1,8 +1,13 @@
 import DataLoader from 'dataloader';
-import { Arg, Authorized, Ctx, FieldResolver, Int, Mutation, Query, Resolver, Root } from 'type-graphql';
+import { Arg, Authorized, Ctx, FieldResolver, Int, Mutation, Query, Resolver, Root, Subscription } from 'type-graphql';
+import { UnauthenticatedError } from '../../errors';
+import { Assistant } from '../assistants/assistant.entity';
+import { disableConversationEndedWebhook, enableConversationEndedWebhook } from '../assistants/assistant.service';
+import type { ConversationPiece } from '../events/event.bus';
 import { scopeOf, type GraphQLContext } from '../../graphql/context';
 import { CreateConversationInput, GenerateAiReplyInput, SendConversationMessageInput } from './conversation.inputs';
 import {
+  closeConversation,
   createConversation,
   generateAiReply,
   listConversations,
@@ -10,8 +15,10 @@ import {
   requireConversation,
   sendConversationMessage,
   setConversationAi,
+  storedMessage,
 } from './conversation.service';
-import { Conversation, ConversationExchange, ConversationMessage, ConversationPage } from './conversation.types';
+import { conversationPieces } from './conversation.stream';
+import { Conversation, ConversationExchange, ConversationMessage, ConversationPage, ConversationUpdate } from './conversation.types';
 
 /** A request's loader of conversations' messages: a page of conversations reads them in one statement. */
 const loaders = new WeakMap<GraphQLContext['loaders'], DataLoader<string, ConversationMessage[]>>();
@@ -75,6 +82,13 @@ export class ConversationResolver {
     return sendConversationMessage(scopeOf(ctx), uuid, input, ctx.replier);
   }
 
+  @Mutation(() => Conversation, {
+    description: 'Closes the conversation: no more messages; then the assistant’s post_call_schema is extracted from the transcript and its conversation-ended webhook posted.',
+  })
+  closeConversation(@Arg('uuid', () => String) uuid: string, @Ctx() ctx: GraphQLContext): Promise<Conversation> {
+    return closeConversation(scopeOf(ctx), uuid);
+  }
+
   @Mutation(() => Conversation, { description: 'Human takeover ends: the assistant answers the customer’s messages again.' })
   enableConversationAi(@Arg('uuid', () => String) uuid: string, @Ctx() ctx: GraphQLContext): Promise<Conversation> {
     return setConversationAi(scopeOf(ctx), uuid, true);
@@ -90,5 +104,43 @@ export class ConversationResolver {
   })
   generateAiReply(@Arg('input', () => GenerateAiReplyInput) input: GenerateAiReplyInput, @Ctx() ctx: GraphQLContext): Promise<ConversationExchange> {
     return generateAiReply(scopeOf(ctx), input, ctx.replier);
+  }
+
+  @Mutation(() => Assistant, { description: 'The assistant’s conversation-ended webhook on: each closed conversation is posted to webhook_url, signed as the post-call webhook is.' })
+  enableConversationEndedWebhook(
+    @Arg('assistant_id', () => Int) assistantId: number,
+    @Arg('webhook_url', () => String) webhookUrl: string,
+    @Ctx() ctx: GraphQLContext,
+  ): Promise<Assistant> {
+    return enableConversationEndedWebhook(scopeOf(ctx), assistantId, webhookUrl);
+  }
+
+  @Mutation(() => Assistant, { description: 'The assistant’s conversation-ended webhook off.' })
+  disableConversationEndedWebhook(@Arg('assistant_id', () => Int) assistantId: number, @Ctx() ctx: GraphQLContext): Promise<Assistant> {
+    return disableConversationEndedWebhook(scopeOf(ctx), assistantId);
+  }
+
+  @Subscription(() => ConversationUpdate, {
+    description:
+      'A conversation as it goes on: the assistant’s reply piece by piece as the model writes it (`delta`), then each message as stored (`message`). Another account’s uuid is not found, like a missing one.',
+    subscribe: async ({ args, context }) => {
+      const ctx = context as GraphQLContext;
+      if (ctx.accountId === null || !ctx.events) throw new UnauthenticatedError();
+      // Listening first: nothing written between the check and the listening is missed.
+      const pieces = conversationPieces(ctx.events, ctx.accountId, String(args.uuid));
+      try {
+        await requireConversation(scopeOf(ctx), String(args.uuid));
+      } catch (error) {
+        await pieces.return!();
+        throw error;
+      }
+      return pieces;
+    },
+  })
+  async conversationUpdated(@Root() piece: ConversationPiece, @Ctx() ctx: GraphQLContext, @Arg('uuid', () => String) uuid: string): Promise<ConversationUpdate> {
+    // A fresh ORM context for each piece, so that a long subscription keeps nothing.
+    ctx.renew();
+    const message = piece.m ? await storedMessage(scopeOf(ctx), uuid, piece.m) : null;
+    return Object.assign(new ConversationUpdate(), { uuid, delta: piece.d ?? null, message });
   }
 }

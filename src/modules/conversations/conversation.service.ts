@@ -6,7 +6,9 @@ import { requireAssistant } from '../assistants/assistant.service';
 import type { Scope } from '../scope';
 import type { CreateConversationInput, GenerateAiReplyInput, SendConversationMessageInput } from './conversation.inputs';
 import type { ConversationReplier } from './conversation.ports';
+import { closedError, closeRow } from './conversation.close';
 import { inTurn } from './conversation.queue';
+import { announceMessage, ReplyStream } from './conversation.stream';
 import {
   CONVERSATION_TYPES,
   DEFAULT_PER_PAGE,
@@ -25,7 +27,7 @@ import {
 import { Conversation, ConversationExchange, ConversationMessage, ConversationPage } from './conversation.types';
 
 const COLUMNS = `id::text, uuid::text, type, assistant_id, customer_phone, external_identifier, variables, ai_enabled,
-  llm_input_tokens, llm_output_tokens, total_cost::text, created_at, updated_at`;
+  llm_input_tokens, llm_output_tokens, total_cost::text, created_at, updated_at, closed_at, extracted_variables, evaluation`;
 
 interface ConversationRow {
   id: string;
@@ -41,9 +43,13 @@ interface ConversationRow {
   total_cost: string;
   created_at: Date;
   updated_at: Date;
+  closed_at: Date | null;
+  extracted_variables: Record<string, unknown> | null;
+  evaluation: Record<string, unknown> | null;
 }
 
 interface MessageRow {
+  id: string;
   role: string;
   content: string;
   created_at: Date;
@@ -63,6 +69,9 @@ function toConversation(row: ConversationRow): Conversation {
     total_cost: row.total_cost,
     created_at: new Date(row.created_at).toISOString(),
     updated_at: new Date(row.updated_at).toISOString(),
+    closed_at: row.closed_at ? new Date(row.closed_at).toISOString() : null,
+    extracted_variables: row.extracted_variables,
+    evaluation: row.evaluation,
   });
 }
 
@@ -91,6 +100,16 @@ export async function messagesOf(em: EntityManager, ids: readonly string[]): Pro
   const byConversation = new Map<string, ConversationMessage[]>(ids.map((id) => [id, []]));
   for (const row of rows) byConversation.get(row.conversation_id)?.push(toMessage(row));
   return ids.map((id) => byConversation.get(id) ?? []);
+}
+
+/** A stored message of the account's conversation `uuid` (null: not one of it). */
+export async function storedMessage(scope: Scope, uuid: string, messageId: string): Promise<ConversationMessage | null> {
+  const [row] = await scope.em.execute<MessageRow[]>(
+    `select m.id::text, m.role, m.content, m.created_at from conversation_messages m join conversations c on c.id = m.conversation_id
+     where m.id = ?::bigint and c.uuid = ? and c.account_id = ?`,
+    [messageId, uuid, scope.accountId],
+  );
+  return row ? toMessage(row) : null;
 }
 
 export interface ConversationFilters {
@@ -174,6 +193,7 @@ export async function sendConversationMessage(
   checkOneOf(errors, 'sender', sender, SENDERS);
   errors.throwIfAny();
   const conversation = await requireConversation(scope, uuid);
+  if (conversation.closed_at) throw closedError();
   if (sender === 'human' && conversation.ai_enabled) throw new ValidationError({ sender: [FieldMessages.humanWhileAiOn] });
   if (sender === 'user' && conversation.ai_enabled) needsReplier(conversation, replier);
   return exchange(scope, conversation.id, text!, sender as Sender, replier);
@@ -196,12 +216,12 @@ export async function generateAiReply(scope: Scope, input: GenerateAiReplyInput,
   // The customer's conversation, made by the first of two racing requests (the unique index).
   await scope.em.execute(
     `insert into conversations (uuid, account_id, assistant_id, type, external_identifier, variables) values (?, ?, ?, 'api', ?, ?::jsonb)
-     on conflict (assistant_id, external_identifier) where type = 'api' and external_identifier is not null
+     on conflict (assistant_id, external_identifier) where type = 'api' and external_identifier is not null and closed_at is null
      do update set variables = conversations.variables || excluded.variables`,
     [randomUUID(), scope.accountId, input.assistant_id, customer, variables],
   );
   const [row] = await scope.em.execute<{ id: string }[]>(
-    `select id::text from conversations where assistant_id = ? and type = 'api' and external_identifier = ? and account_id = ?`,
+    `select id::text from conversations where assistant_id = ? and type = 'api' and external_identifier = ? and account_id = ? and closed_at is null`,
     [input.assistant_id, customer, scope.accountId],
   );
   return exchange(scope, row.id, text!, 'user', replier);
@@ -223,30 +243,44 @@ const modelMissing = () => new DomainError('UNAVAILABLE', Messages.conversationM
 function exchange(scope: Scope, id: string, text: string, sender: Sender, replier: ConversationReplier | null | undefined): Promise<ConversationExchange> {
   return inTurn(id, async () => {
     let failure: unknown = null;
+    // Outside the exchange's transaction: its pieces go out as they are written, not at commit.
+    const publisher = scope.em.fork();
     const result = await scope.em.fork().transactional(async (tx) => {
       // No key update: the message's foreign key check (key share) is not blocked by it.
       const [locked] = await tx.execute<ConversationRow[]>(`select ${COLUMNS} from conversations where id = ? for no key update`, [id]);
       const conversation = toConversation(locked);
+      // It may have been closed while this message waited.
+      if (conversation.closed_at) throw closedError();
       // The AI may have been turned on or off while this message waited.
       if (sender === 'human' && conversation.ai_enabled) throw new ValidationError({ sender: [FieldMessages.humanWhileAiOn] });
       const answers = sender === 'user' && conversation.ai_enabled;
       if (answers) needsReplier(conversation, replier);
       const [message] = await tx.execute<MessageRow[]>(
-        'insert into conversation_messages (conversation_id, role, content, created_at) values (?, ?, ?, clock_timestamp()) returning role, content, created_at',
+        'insert into conversation_messages (conversation_id, role, content, created_at) values (?, ?, ?, clock_timestamp()) returning id::text, role, content, created_at',
         [id, sender, text],
       );
+      await announceMessage(tx, scope.accountId, conversation.uuid, message.id);
       let reply: ConversationMessage | null = null;
       if (answers) {
         const history = await tx.execute<{ role: MessageRole; content: string }[]>(
           'select role, content from (select id, role, content from conversation_messages where conversation_id = ? order by id desc limit ?) m order by id',
           [id, HISTORY_MESSAGES],
         );
+        const stream = new ReplyStream(publisher, scope.accountId, conversation.uuid);
         try {
-          const answer = await replier!.reply({ accountId: scope.accountId, assistantId: conversation.assistant_id!, variables: conversation.variables, history });
+          const answer = await replier!.reply({
+            accountId: scope.accountId,
+            assistantId: conversation.assistant_id!,
+            variables: conversation.variables,
+            history,
+            onText: (delta) => stream.write(delta),
+          });
+          await stream.flush();
           const [row] = await tx.execute<MessageRow[]>(
-            `insert into conversation_messages (conversation_id, role, content, created_at) values (?, 'assistant', ?, clock_timestamp()) returning role, content, created_at`,
+            `insert into conversation_messages (conversation_id, role, content, created_at) values (?, 'assistant', ?, clock_timestamp()) returning id::text, role, content, created_at`,
             [id, answer.text],
           );
+          await announceMessage(tx, scope.accountId, conversation.uuid, row.id);
           reply = toMessage(row);
           await tx.execute('update conversations set llm_input_tokens = llm_input_tokens + ?, llm_output_tokens = llm_output_tokens + ? where id = ?', [
             answer.usage.llm_input_tokens,
@@ -272,6 +306,19 @@ function exchange(scope: Scope, id: string, text: string, sender: Sender, replie
     if (failure) throw failure;
     return result;
   });
+}
+
+/**
+ * POST /conversations/{uuid}/close: no more messages (409 CONFLICT after: the request is
+ * well formed, the conversation's state refuses it); its post-call work and
+ * conversation-ended webhook go on the job queue with the close. Closing a closed one is a
+ * conflict too.
+ */
+export async function closeConversation(scope: Scope, uuid: string): Promise<Conversation> {
+  const conversation = await requireConversation(scope, uuid);
+  const closed = await scope.em.fork().transactional((tx) => closeRow(tx, conversation.id));
+  if (!closed) throw closedError();
+  return requireConversation(scope, uuid);
 }
 
 /** Human takeover: the AI off (a person answers, with `sender: human`), or on again. */

@@ -60,6 +60,15 @@ export class Conversation {
 
   @Field(() => String, { description: 'ISO 8601, UTC: the last message.' })
   updated_at!: string;
+
+  @Field(() => String, { nullable: true, description: 'ISO 8601, UTC; null while open. A closed conversation takes no more messages.' })
+  closed_at!: string | null;
+
+  @Field(() => GraphQLJSONObject, { nullable: true, description: 'The assistant’s post_call_schema values from the transcript, once the closed conversation’s post-call work is done.' })
+  extracted_variables!: Record<string, unknown> | null;
+
+  @Field(() => GraphQLJSONObject, { nullable: true, description: 'With the assistant’s post_call_evaluation: sentiment, outcome, score (0-10).' })
+  evaluation!: Record<string, unknown> | null;
 }
 
 @ObjectType('ConversationPage', { description: 'Newest first; `next_cursor` (null on the last page) asks for the next page.' })
@@ -93,4 +102,19 @@ export class ConversationExchange {
 
   @Field(() => Float)
   total_cost!: string;
+}
+
+@ObjectType('ConversationUpdate', {
+  simpleResolvers: true,
+  description: 'A piece of the assistant’s reply as it is written (`delta`), or a message stored (`message`: the customer’s, a person’s, or the whole reply after its pieces).',
+})
+export class ConversationUpdate {
+  @Field(() => String)
+  uuid!: string;
+
+  @Field(() => String, { nullable: true, description: 'Text of the reply being written, in order; null on a stored message.' })
+  delta!: string | null;
+
+  @Field(() => ConversationMessage, { nullable: true })
+  message!: ConversationMessage | null;
 }

@@ -15,6 +15,23 @@ export interface BusEvent {
 
 type Listener = (event: BusEvent) => void;
 
+/**
+ * Pieces of conversations as they are written (conversation.stream.ts): NOTIFYs on their own
+ * channel, not events (no row, no webhook), their JSON the payload itself.
+ */
+export const CONVERSATIONS_CHANNEL = 'vozgate_conversations';
+export interface ConversationPiece {
+  /** The account. */
+  a: number;
+  /** The conversation's uuid. */
+  u: string;
+  /** Text of the reply being written. */
+  d?: string;
+  /** A message stored: its id. */
+  m?: string;
+}
+type PieceListener = (piece: ConversationPiece) => void;
+
 /** Events a slow subscriber may have waiting before its stream is ended. */
 const MAX_QUEUED = 1000;
 const RECONNECT_MS = [100, 500, 1000, 2000, 5000];
@@ -28,6 +45,7 @@ const RECONNECT_MS = [100, 500, 1000, 2000, 5000];
 export class EventBus {
   private client: Client | null = null;
   private readonly listeners = new Map<number, Set<Listener>>();
+  private readonly pieceListeners = new Map<number, Set<PieceListener>>();
   private pending: string[] = [];
   private reading: Promise<void> | null = null;
   private stopped = false;
@@ -42,6 +60,7 @@ export class EventBus {
     const client = new Client({ connectionString: this.databaseUrl });
     client.on('notification', (message) => {
       if (message.channel === EVENTS_CHANNEL && message.payload && this.listeners.size > 0) this.enqueue(message.payload.split(','));
+      if (message.channel === CONVERSATIONS_CHANNEL && message.payload && this.pieceListeners.size > 0) this.piece(message.payload);
     });
     client.on('error', (error) => {
       this.logger?.warn('events: the LISTEN connection broke', { message: error.message });
@@ -50,7 +69,7 @@ export class EventBus {
     client.on('end', () => this.broken(client));
     try {
       await client.connect();
-      await client.query(`listen ${EVENTS_CHANNEL}`);
+      await client.query(`listen ${EVENTS_CHANNEL}; listen ${CONVERSATIONS_CHANNEL}`);
     } catch (error) {
       client.removeAllListeners();
       client.on('error', () => {});
@@ -137,6 +156,27 @@ export class EventBus {
     };
   }
 
+  /** Calls `listener` with each piece of the account's conversations from now on; answers how to stop. */
+  listenConversations(accountId: number, listener: PieceListener): () => void {
+    let set = this.pieceListeners.get(accountId);
+    if (!set) this.pieceListeners.set(accountId, (set = new Set()));
+    set.add(listener);
+    return () => {
+      set!.delete(listener);
+      if (set!.size === 0) this.pieceListeners.delete(accountId);
+    };
+  }
+
+  private piece(payload: string): void {
+    let piece: ConversationPiece;
+    try {
+      piece = JSON.parse(payload) as ConversationPiece;
+    } catch {
+      return;
+    }
+    for (const listener of this.pieceListeners.get(piece.a) ?? []) listener(piece);
+  }
+
   /** Notifications arriving together are read together. */
   private enqueue(ids: string[]): void {
     this.pending.push(...ids);
@@ -168,6 +208,7 @@ export class EventBus {
     this.client = null;
     for (const set of this.listeners.values()) set.clear();
     this.listeners.clear();
+    this.pieceListeners.clear();
     if (client) {
       client.removeAllListeners();
       client.on('error', () => {});

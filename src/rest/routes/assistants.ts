@@ -220,6 +220,30 @@ export const assistantRoutes: Route[] = [
     respond: () => ({ body: { message: Messages.webhookEnabled, data: [] } }),
     validationMessage: Messages.invalidData,
   },
+  {
+    method: 'POST',
+    path: '/user/assistants/enable-conversation-ended-webhook',
+    summary: 'Turn the assistant’s conversation-ended webhook on: each closed conversation (its messages, transcript and extracted variables) is posted to webhook_url, signed as the post-call webhook is',
+    body: ['assistant_id', 'webhook_url'],
+    envelope: webhookAnswer(),
+    document: `mutation EnableConversationEndedWebhook($assistant_id: Int!, $webhook_url: String!) {
+      enableConversationEndedWebhook(assistant_id: $assistant_id, webhook_url: $webhook_url) { id }
+    }`,
+    variables: (req) => (isPlainObject(req.body) ? { assistant_id: req.body.assistant_id, webhook_url: req.body.webhook_url } : {}),
+    respond: () => ({ body: { message: Messages.conversationEndedWebhookEnabled, data: [] } }),
+    validationMessage: Messages.invalidData,
+  },
+  {
+    method: 'POST',
+    path: '/user/assistants/disable-conversation-ended-webhook',
+    summary: 'Turn the assistant’s conversation-ended webhook off',
+    body: ['assistant_id'],
+    envelope: webhookAnswer(),
+    document: `mutation DisableConversationEndedWebhook($assistant_id: Int!) { disableConversationEndedWebhook(assistant_id: $assistant_id) { id } }`,
+    variables: (req) => ({ assistant_id: isPlainObject(req.body) ? req.body.assistant_id : undefined }),
+    respond: () => ({ body: { message: Messages.conversationEndedWebhookDisabled, data: [] } }),
+    validationMessage: Messages.invalidData,
+  },
   { ...disableWebhook, path: '/user/assistants/disable-webhook' },
   // Existing clients of the original platform call this name for the same operation.
   { ...disableWebhook, path: '/user/assistants/disable-inbound-webhook' },

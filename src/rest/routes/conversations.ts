@@ -10,7 +10,7 @@ import { queryVariables, type Route } from './route';
  */
 const MESSAGE = 'role content created_at';
 const CONVERSATION = `uuid type assistant_id customer_phone external_identifier variables ai_enabled
-  usage { llm_input_tokens llm_output_tokens } total_cost created_at updated_at`;
+  usage { llm_input_tokens llm_output_tokens } total_cost created_at updated_at closed_at extracted_variables evaluation`;
 const EXCHANGE = `uuid message { ${MESSAGE} } reply { ${MESSAGE} } ai_enabled usage { llm_input_tokens llm_output_tokens } total_cost`;
 
 const dataOnly = (inner: JsonSchema): JsonSchema => ({ type: 'object', properties: { data: inner }, required: ['data'] });
@@ -74,7 +74,7 @@ export const conversationRoutes: Route[] = [
       'Send a message (at most 2,000 characters): the customer’s, answered by the assistant in the same answer while the AI is on (one message of a conversation at a time, in order); or, with sender human while the AI is off, a person’s',
     body: 'input',
     rejectUnknownFields: true,
-    errors: ['PROVIDER_FAILURE', 'UNAVAILABLE'],
+    errors: ['PROVIDER_FAILURE', 'UNAVAILABLE', 'CONFLICT'],
     envelope: messageAnd(),
     document: `mutation SendConversationMessage($uuid: String!, $input: SendConversationMessageInput!) {
       sendConversationMessage(uuid: $uuid, input: $input) { ${EXCHANGE} }
@@ -104,6 +104,19 @@ export const conversationRoutes: Route[] = [
     document: `mutation EnableConversationAi($uuid: String!) { enableConversationAi(uuid: $uuid) { ${CONVERSATION} } }`,
     variables: (req) => ({ uuid: req.params.uuid }),
     respond: (data) => ({ body: { message: Messages.conversationAiEnabled, data: data.enableConversationAi } }),
+    notFound: Messages.conversationNotFound,
+  },
+  // After enable-ai: the reference page's examples close the demo's conversation last.
+  {
+    method: 'POST',
+    path: '/conversations/{uuid}/close',
+    summary:
+      'Close the conversation: it takes no more messages (409 after, and on a second close); then the assistant’s post_call_schema is extracted from the transcript and its conversation-ended webhook posted',
+    errors: ['CONFLICT'],
+    envelope: messageAnd(),
+    document: `mutation CloseConversation($uuid: String!) { closeConversation(uuid: $uuid) { ${CONVERSATION} } }`,
+    variables: (req) => ({ uuid: req.params.uuid }),
+    respond: (data) => ({ body: { message: Messages.conversationClosedOk, data: data.closeConversation } }),
     notFound: Messages.conversationNotFound,
   },
 ];

@@ -1,0 +1,231 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { DomainError, Messages } from '../../errors';
+import { enqueue } from '../../jobs/queue';
+import { OutboundError, outboundRequest, type OutboundResponse } from '../../lib/outbound';
+import { Assistant } from '../assistants/assistant.entity';
+import type { Call } from '../calls/call.entity';
+import type { LifecycleDeps, PostCallAnalysis } from '../calls/call.ports';
+import { JSON_TYPES } from '../calls/call.post-call';
+import { famulorSignature, retryDelaySeconds, sign, webhookSecret } from '../webhooks/webhook.service';
+
+/**
+ * A conversation's close (design.md, "Conversations"): by `POST /conversations/{uuid}/close`
+ * or after CONVERSATION_IDLE_MINUTES without a message. It takes no more messages; then, on
+ * the job queue, the assistant's `post_call_schema` is extracted (and the conversation
+ * evaluated) from the transcript by the calls' post-call analyst, and the assistant's
+ * conversation-ended webhook is posted, signed as its post-call webhook is, with the
+ * post-call webhooks' retries.
+ */
+
+export const closedError = () => new DomainError('CONFLICT', Messages.conversationClosed);
+
+/**
+ * Closes the conversation `id` in the caller's transaction, once: answers false when it was
+ * already closed. Its post-call job commits with the close.
+ */
+export async function closeRow(tx: EntityManager, id: string): Promise<boolean> {
+  const [row] = await tx.execute<{ id: string }[]>(
+    'update conversations set closed_at = now(), post_call_pending = true where id = ? and closed_at is null returning id::text',
+    [id],
+  );
+  if (!row) return false;
+  await enqueue(tx, 'conversations:ended', { conversation_id: row.id });
+  return true;
+}
+
+/**
+ * The sweeper's idle close: every open conversation whose last message is older than
+ * `idleMinutes`. Concurrent sweeps (several workers) skip each other's rows, and the
+ * `closed_at is null` of the update closes each one once whatever they race.
+ */
+export async function closeIdleConversations(em: EntityManager, idleMinutes: number, batch = 500): Promise<number> {
+  let total = 0;
+  for (;;) {
+    const closed = await em.fork().transactional(async (tx) => {
+      const rows = await tx.execute<{ id: string }[]>(
+        `select id::text from conversations where closed_at is null and updated_at < now() - make_interval(mins => ?)
+         order by updated_at limit ? for update skip locked`,
+        [idleMinutes, batch],
+      );
+      let count = 0;
+      for (const row of rows) if (await closeRow(tx, row.id)) count++;
+      return { count, full: rows.length === batch };
+    });
+    total += closed.count;
+    if (!closed.full) return total;
+  }
+}
+
+interface ClosedRow {
+  id: string;
+  uuid: string;
+  account_id: number;
+  assistant_id: number | null;
+  type: string;
+  customer_phone: string | null;
+  external_identifier: string | null;
+  variables: Record<string, unknown>;
+  post_call_pending: boolean;
+  extracted_variables: Record<string, unknown> | null;
+  evaluation: Record<string, unknown> | null;
+  webhook_attempts: number;
+  created_at: Date;
+  closed_at: Date;
+}
+
+const CLOSED_COLUMNS = `id::text, uuid::text, account_id, assistant_id, type, customer_phone, external_identifier, variables, post_call_pending,
+  extracted_variables, evaluation, webhook_attempts, created_at, closed_at`;
+
+async function messagesOf(em: EntityManager, id: string) {
+  return em.execute<{ role: string; content: string; created_at: Date }[]>(
+    'select role, content, created_at from conversation_messages where conversation_id = ? order by id',
+    [id],
+  );
+}
+
+/** The transcript as calls write theirs: a line per message, `role: text`. */
+const transcriptOf = (messages: { role: string; content: string }[]) => messages.map((m) => `${m.role}: ${m.content}`).join('\n');
+
+function typedVariables(assistant: Assistant, given: Record<string, unknown> | undefined): Record<string, unknown> {
+  const variables: Record<string, unknown> = {};
+  for (const item of assistant.post_call_schema) {
+    const value = given?.[item.name];
+    if (value !== null && value !== undefined && typeof value === JSON_TYPES[item.type]) variables[item.name] = value;
+  }
+  return variables;
+}
+
+/**
+ * The job of `conversations:ended`: the analyst asked outside any transaction (a failure is
+ * retried; after the last attempt the conversation goes on without extraction), then the
+ * values and the webhook's first attempt committed together, once (`post_call_pending`).
+ */
+export async function runConversationEnded(em: EntityManager, deps: LifecycleDeps, id: string, lastAttempt: boolean): Promise<void> {
+  const [conversation] = await em.execute<ClosedRow[]>(`select ${CLOSED_COLUMNS} from conversations where id = ?`, [id]);
+  if (!conversation?.post_call_pending) return;
+  const assistant = conversation.assistant_id ? await em.fork().findOne(Assistant, { id: conversation.assistant_id }) : null;
+  let analysis: PostCallAnalysis = {};
+  if (assistant && deps.analyst && (assistant.post_call_schema.length > 0 || assistant.post_call_evaluation)) {
+    const transcript = transcriptOf(await messagesOf(em, id));
+    try {
+      // The analyst reads a call's variables and transcript: a conversation gives it its own.
+      analysis = await deps.analyst.analyse(assistant, { input_variables: conversation.variables, transcript } as Call);
+    } catch (error) {
+      if (!lastAttempt) throw error;
+      deps.logger?.error('conversations: the post-call model failed on every attempt; closed without extraction', error, { conversation_id: id });
+    }
+  }
+  await em.fork().transactional(async (tx) => {
+    const [pending] = await tx.execute<{ id: string }[]>('select id::text from conversations where id = ? and post_call_pending for update', [id]);
+    if (!pending) return;
+    const variables = assistant && analysis.variables ? typedVariables(assistant, analysis.variables) : null;
+    const given = analysis.evaluation;
+    const evaluation =
+      assistant?.post_call_evaluation && typeof given?.sentiment === 'string' && typeof given.outcome === 'string' && typeof given.score === 'number'
+        ? { sentiment: given.sentiment, outcome: given.outcome, score: Math.min(10, Math.max(0, given.score)) }
+        : null;
+    await tx.execute('update conversations set post_call_pending = false, extracted_variables = ?::jsonb, evaluation = ?::jsonb where id = ?', [
+      variables ? JSON.stringify(variables) : null,
+      evaluation ? JSON.stringify(evaluation) : null,
+      id,
+    ]);
+    if (assistant && (await endedWebhookUrl(tx, assistant.id))) await enqueue(tx, 'conversations:webhook', { conversation_id: id });
+  });
+}
+
+async function endedWebhookUrl(em: EntityManager, assistantId: number): Promise<string | null> {
+  const [row] = await em.execute<{ url: string | null }[]>('select conversation_ended_webhook_url as url from assistants where id = ?', [assistantId]);
+  return row?.url ?? null;
+}
+
+/** What the conversation-ended webhook carries. */
+export async function endedPayload(em: EntityManager, conversation: ClosedRow): Promise<Record<string, unknown>> {
+  const messages = await messagesOf(em, conversation.id);
+  return {
+    event: 'conversation.ended',
+    uuid: conversation.uuid,
+    type: conversation.type,
+    assistant_id: conversation.assistant_id,
+    customer_phone: conversation.customer_phone,
+    external_identifier: conversation.external_identifier,
+    input_variables: conversation.variables,
+    extracted_variables: conversation.extracted_variables ?? {},
+    evaluation: conversation.evaluation,
+    messages: messages.map((m) => ({ role: m.role, content: m.content, created_at: new Date(m.created_at).toISOString() })),
+    transcript: transcriptOf(messages),
+    created_at: new Date(conversation.created_at).toISOString(),
+    closed_at: new Date(conversation.closed_at).toISOString(),
+  };
+}
+
+const STORED_BODY_CHARS = 4096;
+
+/**
+ * One attempt of the conversation-ended webhook (the job of `conversations:webhook`): signed
+ * with the account's secret as the post-call webhook is (Standard Webhooks, and
+ * x-famulor-signature), its webhook-id the same on every retry; through the guarded client;
+ * 2xx delivered, timeouts, connection errors, 429 and 5xx retried on WEBHOOK_RETRY_SCHEDULE,
+ * anything else given up. The receiver's last answer is kept on the conversation.
+ */
+export async function deliverEndedWebhook(em: EntityManager, deps: LifecycleDeps, id: string): Promise<void> {
+  const [conversation] = await em.execute<ClosedRow[]>(`select ${CLOSED_COLUMNS} from conversations where id = ?`, [id]);
+  if (!conversation?.assistant_id) return;
+  const url = await endedWebhookUrl(em, conversation.assistant_id);
+  if (!url) {
+    await em.execute('update conversations set webhook_response = ?::jsonb where id = ?', [JSON.stringify({ error: 'webhook disabled' }), id]);
+    return;
+  }
+  const body = JSON.stringify(await endedPayload(em, conversation));
+  const webhookId = `msg_conv_${conversation.uuid.replaceAll('-', '')}`;
+  const secret = await webhookSecret(em.fork(), deps.secrets, conversation.account_id);
+  const timestamp = Math.floor(Date.now() / 1000);
+  const result = await outboundRequest({
+    url,
+    method: 'POST',
+    headers: {
+      'content-type': 'application/json',
+      'user-agent': 'vozgate-webhooks/1',
+      'webhook-id': webhookId,
+      'webhook-timestamp': String(timestamp),
+      'webhook-signature': sign(secret, webhookId, timestamp, body),
+      'x-famulor-signature': famulorSignature(secret, body),
+    },
+    body,
+    timeoutMs: deps.config.webhooks.timeoutMs,
+    connectTimeoutMs: deps.config.webhooks.connectTimeoutMs,
+    allowPrivate: deps.config.allowPrivateNetworkTargets,
+  }).catch((error: unknown) => {
+    if (error instanceof OutboundError) return error;
+    throw error;
+  });
+  const attempt = conversation.webhook_attempts + 1;
+  const response = result instanceof OutboundError ? null : result;
+  const retryable =
+    result instanceof OutboundError
+      ? result.kind === 'timeout' || result.kind === 'connection' || result.kind === 'dns'
+      : result.status === 429 || result.status >= 500;
+  const stored = response ? storedResponse(response) : { error: `${(result as OutboundError).kind}: ${(result as OutboundError).message}`.slice(0, 255) };
+  await em.fork().transactional(async (tx) => {
+    await tx.execute('update conversations set webhook_attempts = ?, webhook_response = ?::jsonb where id = ?', [
+      attempt,
+      JSON.stringify({ ...stored, attempt, webhook_id: webhookId }),
+      id,
+    ]);
+    if (retryable && attempt <= deps.config.webhooks.retrySchedule.length) {
+      const next = new Date(Date.now() + retryDelaySeconds(deps.config, attempt, retryAfterOf(response)) * 1000);
+      // A job of its own, not this one's retry: the schedule is the webhooks', not the queue's backoff.
+      await enqueue(tx, 'conversations:webhook', { conversation_id: id }, next);
+    }
+  });
+  deps.logger?.info('conversation-ended webhook attempt', { conversation_id: id, attempt, status: response?.status ?? null, retry: retryable });
+}
+
+function retryAfterOf(response: OutboundResponse | null): number | null {
+  const value = response?.headers['retry-after'];
+  const text = Array.isArray(value) ? value[0] : value;
+  return text && /^\d+$/.test(text.trim()) ? Number(text.trim()) : null;
+}
+
+function storedResponse(response: OutboundResponse): Record<string, unknown> {
+  return { status: response.status, body: response.body.slice(0, STORED_BODY_CHARS) };
+}

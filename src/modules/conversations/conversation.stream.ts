@@ -1,0 +1,104 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Logger } from '../../log';
+import { CONVERSATIONS_CHANNEL, type ConversationPiece, type EventBus } from '../events/event.bus';
+
+/**
+ * A conversation's reply as the model writes it, to `conversationUpdated` subscribers of every
+ * API process: NOTIFYs on their own channel (a token is no event to keep), one at a time in
+ * order, the text written meanwhile gathered into the next. So the reply never waits for a
+ * subscriber, and a slow database sends fewer, longer pieces instead of queueing them.
+ */
+export class ReplyStream {
+  private buffer = '';
+  private sending: Promise<void> | null = null;
+
+  constructor(
+    private readonly em: EntityManager,
+    private readonly accountId: number,
+    private readonly uuid: string,
+    private readonly logger?: Logger,
+  ) {}
+
+  write(delta: string): void {
+    if (!delta) return;
+    this.buffer += delta;
+    this.sending ??= this.send();
+  }
+
+  /** Everything written is sent (before the stored reply is announced, so that it comes last). */
+  async flush(): Promise<void> {
+    while (this.sending) await this.sending;
+  }
+
+  private async send(): Promise<void> {
+    try {
+      while (this.buffer) {
+        // A NOTIFY payload holds 8,000 bytes: a piece of PIECE_CHARS characters, escaped as JSON, fits.
+        const delta = this.buffer.slice(0, PIECE_CHARS);
+        this.buffer = this.buffer.slice(delta.length);
+        await notify(this.em, { a: this.accountId, u: this.uuid, d: delta });
+      }
+    } catch (error) {
+      // Subscribers miss some text, and still get the stored reply; the reply goes on.
+      this.buffer = '';
+      this.logger?.warn('conversations: a piece of a reply could not be streamed', { message: (error as Error).message });
+    } finally {
+      this.sending = null;
+    }
+  }
+}
+
+const PIECE_CHARS = 1000;
+
+/** The stored message `messageId` announced to subscribers, at the commit of `tx` (which stored it). */
+export function announceMessage(tx: EntityManager, accountId: number, uuid: string, messageId: string): Promise<void> {
+  return notify(tx, { a: accountId, u: uuid, m: messageId });
+}
+
+async function notify(em: EntityManager, piece: ConversationPiece): Promise<void> {
+  await em.execute('select pg_notify(?, ?)', [CONVERSATIONS_CHANNEL, JSON.stringify(piece)]);
+}
+
+/** Pieces a slow subscriber may have waiting before its stream is ended (as the event bus's). */
+const MAX_QUEUED = 1000;
+
+/** The pieces of one conversation of the account, as a subscription's source. */
+export function conversationPieces(bus: EventBus, accountId: number, uuid: string, logger?: Logger): AsyncIterableIterator<ConversationPiece> {
+  const queue: ConversationPiece[] = [];
+  let waiting: ((result: IteratorResult<ConversationPiece>) => void) | null = null;
+  let done = false;
+  const finish = () => {
+    if (done) return;
+    done = true;
+    unlisten();
+    waiting?.({ value: undefined, done: true });
+    waiting = null;
+  };
+  const unlisten = bus.listenConversations(accountId, (piece) => {
+    if (done || piece.u !== uuid) return;
+    if (waiting) {
+      const resolve = waiting;
+      waiting = null;
+      resolve({ value: piece, done: false });
+    } else if (queue.length < MAX_QUEUED) {
+      queue.push(piece);
+    } else {
+      logger?.warn('conversations: a subscriber fell too far behind; its stream is ended', { account_id: accountId });
+      finish();
+    }
+  });
+  return {
+    next: () => {
+      if (queue.length) return Promise.resolve({ value: queue.shift()!, done: false });
+      if (done) return Promise.resolve({ value: undefined, done: true });
+      return new Promise((resolve) => (waiting = resolve));
+    },
+    return: () => {
+      finish();
+      return Promise.resolve({ value: undefined, done: true });
+    },
+    [Symbol.asyncIterator]() {
+      return this;
+    },
+  };
+}

@@ -1,0 +1,107 @@
+import { createClient, type Client } from 'graphql-ws';
+import WebSocket from 'ws';
+import { NO_VENDORS, startTestApp, type TestAccount, type TestApp } from '../helpers/app';
+import { until } from '../helpers/dialer';
+import { startFakeOpenAi, type FakeOpenAi } from '../helpers/fakes/openai';
+
+/**
+ * `conversationUpdated` over graphql-ws on a real socket: the assistant's reply piece by piece
+ * as the fake OpenAI streams it, then the stored message; another account's uuid refused like
+ * a missing one.
+ */
+const OPENAI_KEY = 'sk-test-conversation-stream';
+
+let app: TestApp;
+let openai: FakeOpenAi;
+let me: TestAccount;
+let assistant: number;
+const clients: Client[] = [];
+
+beforeAll(async () => {
+  openai = await startFakeOpenAi(OPENAI_KEY);
+  app = await startTestApp({
+    voice: { openai: null, pipelineEngineUrl: null, pipeline: { ...NO_VENDORS, openai: { apiKey: OPENAI_KEY, url: openai.url } } },
+  });
+  me = await app.account({ balance: '10' });
+  assistant = await app.outboundAssistant(me, { system_prompt: 'Você atende a Loja Centro.' });
+});
+afterAll(async () => {
+  for (const client of clients) await client.dispose();
+  await app?.close();
+  await openai?.close();
+});
+
+function connect(token: string): Client {
+  const client = createClient({
+    url: app.url.replace('http', 'ws') + '/graphql',
+    webSocketImpl: WebSocket,
+    connectionParams: { Authorization: `Bearer ${token}` },
+    retryAttempts: 0,
+    lazy: false,
+    onNonLazyError: () => {},
+  });
+  clients.push(client);
+  return client;
+}
+
+const UPDATES = 'subscription Updates($uuid: String!) { conversationUpdated(uuid: $uuid) { uuid delta message { role content } } }';
+
+function collect(client: Client, uuid: string) {
+  const items: { uuid: string; delta: string | null; message: { role: string; content: string } | null; at: number }[] = [];
+  const errors: any[] = [];
+  let completed = false;
+  client.subscribe<any>(
+    { query: UPDATES, variables: { uuid } },
+    {
+      next: (result) => (result.errors ? errors.push(...result.errors) : items.push({ ...result.data.conversationUpdated, at: Date.now() })),
+      error: (error) => errors.push(error),
+      complete: () => (completed = true),
+    },
+  );
+  return { items, errors, done: () => completed };
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const open = async () => (await app.request('POST', '/api/conversations', { token: me.token, body: { assistant_id: assistant } })).body.data.uuid as string;
+
+it('streams the assistant’s reply token by token as it is written, then the messages as stored', async () => {
+  const uuid = await open();
+  const seen = collect(connect(me.token), uuid);
+  await sleep(300); // the subscription is registered
+  const reply = 'Temos três cadeiras azuis na Loja Centro hoje.';
+  openai.chat.push({ text: reply, tokenMs: 40 });
+  const sent = await app.request('POST', `/api/conversations/${uuid}/messages`, { token: me.token, body: { message: 'Tem cadeira?' } });
+  const answeredAt = Date.now();
+  expect(sent.status).toBe(200);
+  await until('the stored reply', async () => seen.items.filter((item) => item.message).length, (stored) => stored === 2);
+
+  expect(seen.errors).toEqual([]);
+  const deltas = seen.items.slice(0, -2);
+  expect(deltas.every((item) => item.delta && !item.message)).toBe(true);
+  // The fake writes the reply a word at a time, 40 ms apart: they come as they are written,
+  // before the reply is whole (and the answer given).
+  expect(deltas.length).toBeGreaterThanOrEqual(4);
+  expect(deltas.map((item) => item.delta).join('')).toBe(reply);
+  expect(deltas[0].at).toBeLessThan(answeredAt);
+  // Then the messages as stored, at the exchange's commit: the customer's, the reply.
+  expect(seen.items.slice(-2)).toMatchObject([
+    { uuid, delta: null, message: { role: 'user', content: 'Tem cadeira?' } },
+    { uuid, delta: null, message: { role: 'assistant', content: reply } },
+  ]);
+});
+
+it('refuses another account’s conversation exactly like a missing one', async () => {
+  const uuid = await open();
+  const other = await app.account();
+  const theirs = collect(connect(other.token), uuid);
+  const missing = collect(connect(other.token), '00000000-0000-4000-8000-000000000001');
+  await until('both refusals', async () => theirs.errors.length + missing.errors.length, (count) => count === 2);
+  expect(theirs.errors).toEqual(missing.errors);
+  expect(theirs.errors[0]).toMatchObject({ message: 'Conversa não encontrada', extensions: { code: 'NOT_FOUND' } });
+
+  // And nothing of the conversation reaches them afterwards.
+  openai.chat.push({ text: 'Olá!' });
+  await app.request('POST', `/api/conversations/${uuid}/messages`, { token: me.token, body: { message: 'Oi' } });
+  await sleep(300);
+  expect(theirs.items).toEqual([]);
+});
