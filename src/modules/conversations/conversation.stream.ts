@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Logger } from '../../log';
-import { CONVERSATIONS_CHANNEL, type ConversationPiece, type EventBus } from '../events/event.bus';
+import { CONVERSATIONS_CHANNEL, subscriberStream, type ConversationPiece, type EventBus } from '../events/event.bus';
 
 /**
  * A conversation's reply as the model writes it, to `conversationUpdated` subscribers of every
@@ -59,46 +59,13 @@ async function notify(em: EntityManager, piece: ConversationPiece): Promise<void
   await em.execute('select pg_notify(?, ?)', [CONVERSATIONS_CHANNEL, JSON.stringify(piece)]);
 }
 
-/** Pieces a slow subscriber may have waiting before its stream is ended (as the event bus's). */
-const MAX_QUEUED = 1000;
-
 /** The pieces of one conversation of the account, as a subscription's source. */
 export function conversationPieces(bus: EventBus, accountId: number, uuid: string, logger?: Logger): AsyncIterableIterator<ConversationPiece> {
-  const queue: ConversationPiece[] = [];
-  let waiting: ((result: IteratorResult<ConversationPiece>) => void) | null = null;
-  let done = false;
-  const finish = () => {
-    if (done) return;
-    done = true;
-    unlisten();
-    waiting?.({ value: undefined, done: true });
-    waiting = null;
-  };
-  const unlisten = bus.listenConversations(accountId, (piece) => {
-    if (done || piece.u !== uuid) return;
-    if (waiting) {
-      const resolve = waiting;
-      waiting = null;
-      resolve({ value: piece, done: false });
-    } else if (queue.length < MAX_QUEUED) {
-      queue.push(piece);
-    } else {
-      logger?.warn('conversations: a subscriber fell too far behind; its stream is ended', { account_id: accountId });
-      finish();
-    }
-  });
-  return {
-    next: () => {
-      if (queue.length) return Promise.resolve({ value: queue.shift()!, done: false });
-      if (done) return Promise.resolve({ value: undefined, done: true });
-      return new Promise((resolve) => (waiting = resolve));
-    },
-    return: () => {
-      finish();
-      return Promise.resolve({ value: undefined, done: true });
-    },
-    [Symbol.asyncIterator]() {
-      return this;
-    },
-  };
+  return subscriberStream<ConversationPiece>(
+    (push) =>
+      bus.listenConversations(accountId, (piece) => {
+        if (piece.u === uuid) push(piece);
+      }),
+    () => logger?.warn('conversations: a subscriber fell too far behind; its stream is ended', { account_id: accountId }),
+  );
 }

@@ -117,43 +117,12 @@ export class EventBus {
    * source). A subscriber that falls MAX_QUEUED events behind has its stream ended.
    */
   iterate(accountId: number, accept: (event: BusEvent) => boolean): AsyncIterableIterator<BusEvent> {
-    const queue: BusEvent[] = [];
-    let waiting: ((result: IteratorResult<BusEvent>) => void) | null = null;
-    let done = false;
-    const finish = () => {
-      if (done) return;
-      done = true;
-      unlisten();
-      waiting?.({ value: undefined, done: true });
-      waiting = null;
-    };
-    const unlisten = this.listen(accountId, (event) => {
-      if (done || !accept(event)) return;
-      if (waiting) {
-        const resolve = waiting;
-        waiting = null;
-        resolve({ value: event, done: false });
-      } else if (queue.length < MAX_QUEUED) {
-        queue.push(event);
-      } else {
-        this.logger?.warn('events: a subscriber fell too far behind; its stream is ended', { account_id: accountId });
-        finish();
-      }
-    });
-    return {
-      next: () => {
-        if (queue.length) return Promise.resolve({ value: queue.shift()!, done: false });
-        if (done) return Promise.resolve({ value: undefined, done: true });
-        return new Promise((resolve) => (waiting = resolve));
-      },
-      return: () => {
-        finish();
-        return Promise.resolve({ value: undefined, done: true });
-      },
-      [Symbol.asyncIterator]() {
-        return this;
-      },
-    };
+    return subscriberStream<BusEvent>(
+      (push) => this.listen(accountId, (event) => {
+        if (accept(event)) push(event);
+      }),
+      () => this.logger?.warn('events: a subscriber fell too far behind; its stream is ended', { account_id: accountId }),
+    );
   }
 
   /** Calls `listener` with each piece of the account's conversations from now on; answers how to stop. */
@@ -215,4 +184,50 @@ export class EventBus {
       await client.end().catch(() => {});
     }
   }
+}
+
+/**
+ * What a subscriber reads from a listener (`listen` takes the push and answers how to stop), as
+ * an async iterator: each value in order, those it has not read yet queued up to MAX_QUEUED;
+ * one more and its stream is ended (`behind` says so), so that a slow subscriber never holds
+ * the process's memory nor slows the others.
+ */
+export function subscriberStream<T>(listen: (push: (value: T) => void) => () => void, behind: () => void): AsyncIterableIterator<T> {
+  const queue: T[] = [];
+  let waiting: ((result: IteratorResult<T>) => void) | null = null;
+  let done = false;
+  const finish = () => {
+    if (done) return;
+    done = true;
+    unlisten();
+    waiting?.({ value: undefined, done: true });
+    waiting = null;
+  };
+  const unlisten = listen((value) => {
+    if (done) return;
+    if (waiting) {
+      const resolve = waiting;
+      waiting = null;
+      resolve({ value, done: false });
+    } else if (queue.length < MAX_QUEUED) {
+      queue.push(value);
+    } else {
+      behind();
+      finish();
+    }
+  });
+  return {
+    next: () => {
+      if (queue.length) return Promise.resolve({ value: queue.shift()!, done: false });
+      if (done) return Promise.resolve({ value: undefined, done: true });
+      return new Promise((resolve) => (waiting = resolve));
+    },
+    return: () => {
+      finish();
+      return Promise.resolve({ value: undefined, done: true });
+    },
+    [Symbol.asyncIterator]() {
+      return this;
+    },
+  };
 }
