@@ -1,12 +1,12 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { DomainError, Messages } from '../../errors';
 import { enqueue } from '../../jobs/queue';
-import { OutboundError, outboundRequest, type OutboundResponse } from '../../lib/outbound';
+import { OutboundError, type OutboundResponse } from '../../lib/outbound';
 import { Assistant } from '../assistants/assistant.entity';
 import type { Call } from '../calls/call.entity';
 import type { LifecycleDeps, PostCallAnalysis } from '../calls/call.ports';
 import { JSON_TYPES } from '../calls/call.post-call';
-import { famulorSignature, retryDelaySeconds, sign, webhookSecret } from '../webhooks/webhook.service';
+import { classify, postSigned, retryDelaySeconds, webhookSecret } from '../webhooks/webhook.service';
 
 /**
  * A conversation's close (design.md, "Conversations"): by `POST /conversations/{uuid}/close`
@@ -178,32 +178,10 @@ export async function deliverEndedWebhook(em: EntityManager, deps: LifecycleDeps
   const body = JSON.stringify(await endedPayload(em, conversation));
   const webhookId = `msg_conv_${conversation.uuid.replaceAll('-', '')}`;
   const secret = await webhookSecret(em.fork(), deps.secrets, conversation.account_id);
-  const timestamp = Math.floor(Date.now() / 1000);
-  const result = await outboundRequest({
-    url,
-    method: 'POST',
-    headers: {
-      'content-type': 'application/json',
-      'user-agent': 'vozgate-webhooks/1',
-      'webhook-id': webhookId,
-      'webhook-timestamp': String(timestamp),
-      'webhook-signature': sign(secret, webhookId, timestamp, body),
-      'x-famulor-signature': famulorSignature(secret, body),
-    },
-    body,
-    timeoutMs: deps.config.webhooks.timeoutMs,
-    connectTimeoutMs: deps.config.webhooks.connectTimeoutMs,
-    allowPrivate: deps.config.allowPrivateNetworkTargets,
-  }).catch((error: unknown) => {
-    if (error instanceof OutboundError) return error;
-    throw error;
-  });
+  const result = await postSigned(deps.config, { url, secret }, webhookId, body);
   const attempt = conversation.webhook_attempts + 1;
+  const outcome = classify(result);
   const response = result instanceof OutboundError ? null : result;
-  const retryable =
-    result instanceof OutboundError
-      ? result.kind === 'timeout' || result.kind === 'connection' || result.kind === 'dns'
-      : result.status === 429 || result.status >= 500;
   const stored = response ? storedResponse(response) : { error: `${(result as OutboundError).kind}: ${(result as OutboundError).message}`.slice(0, 255) };
   await em.fork().transactional(async (tx) => {
     await tx.execute('update conversations set webhook_attempts = ?, webhook_response = ?::jsonb where id = ?', [
@@ -211,19 +189,13 @@ export async function deliverEndedWebhook(em: EntityManager, deps: LifecycleDeps
       JSON.stringify({ ...stored, attempt, webhook_id: webhookId }),
       id,
     ]);
-    if (retryable && attempt <= deps.config.webhooks.retrySchedule.length) {
-      const next = new Date(Date.now() + retryDelaySeconds(deps.config, attempt, retryAfterOf(response)) * 1000);
+    if (outcome.kind === 'retry' && attempt <= deps.config.webhooks.retrySchedule.length) {
+      const next = new Date(Date.now() + retryDelaySeconds(deps.config, attempt, outcome.retryAfterSeconds) * 1000);
       // A job of its own, not this one's retry: the schedule is the webhooks', not the queue's backoff.
       await enqueue(tx, 'conversations:webhook', { conversation_id: id }, next);
     }
   });
-  deps.logger?.info('conversation-ended webhook attempt', { conversation_id: id, attempt, status: response?.status ?? null, retry: retryable });
-}
-
-function retryAfterOf(response: OutboundResponse | null): number | null {
-  const value = response?.headers['retry-after'];
-  const text = Array.isArray(value) ? value[0] : value;
-  return text && /^\d+$/.test(text.trim()) ? Number(text.trim()) : null;
+  deps.logger?.info('conversation-ended webhook attempt', { conversation_id: id, attempt, status: response?.status ?? null, retry: outcome.kind === 'retry' });
 }
 
 function storedResponse(response: OutboundResponse): Record<string, unknown> {

@@ -116,13 +116,14 @@ interface DeliveryRow {
   payload: Record<string, unknown>;
 }
 
-type Outcome =
+export type Outcome =
   | { kind: 'delivered'; response: OutboundResponse }
   | { kind: 'retry'; response?: OutboundResponse; error?: string; retryAfterSeconds: number | null }
   | { kind: 'failed'; response?: OutboundResponse; error?: string }
   | { kind: 'gone'; response: OutboundResponse };
 
-function classify(result: OutboundResponse | OutboundError): Outcome {
+/** What an attempt's answer means: delivered, worth a retry (a timeout, a lost connection, 429, 5xx), failed for good, or gone (410). */
+export function classify(result: OutboundResponse | OutboundError): Outcome {
   if (result instanceof OutboundError) {
     const retryable = result.kind === 'timeout' || result.kind === 'connection' || result.kind === 'dns';
     // A blocked address says how to allow it in the attempt itself: its reader may not see the server's log.
@@ -159,6 +160,35 @@ function storedResponse(response: OutboundResponse): Record<string, unknown> {
     headers: response.headers,
     body: response.body.length > STORED_BODY_BYTES ? response.body.slice(0, STORED_BODY_BYTES) : response.body,
   };
+}
+
+/**
+ * One signed POST of a webhook's body through the guarded outbound client: the Standard
+ * Webhooks headers (`webhook-id`, the same on every retry of it, `webhook-timestamp`,
+ * `webhook-signature`) and the original platform's `x-famulor-signature`. A failure of the
+ * exchange (a timeout, a refused address) is answered as the OutboundError, not thrown.
+ */
+export async function postSigned(config: Config, target: { url: string; secret: string }, webhookId: string, body: string): Promise<OutboundResponse | OutboundError> {
+  const timestamp = Math.floor(Date.now() / 1000);
+  return outboundRequest({
+    url: target.url,
+    method: 'POST',
+    headers: {
+      'content-type': 'application/json',
+      'user-agent': 'vozgate-webhooks/1',
+      'webhook-id': webhookId,
+      'webhook-timestamp': String(timestamp),
+      'webhook-signature': sign(target.secret, webhookId, timestamp, body),
+      'x-famulor-signature': famulorSignature(target.secret, body),
+    },
+    body,
+    timeoutMs: config.webhooks.timeoutMs,
+    connectTimeoutMs: config.webhooks.connectTimeoutMs,
+    allowPrivate: config.allowPrivateNetworkTargets,
+  }).catch((error: unknown) => {
+    if (error instanceof OutboundError) return error;
+    throw error;
+  });
 }
 
 /** `sha256=` + hex HMAC-SHA256 of the body, keyed by the secret as given: what the original platform's clients verify. */
@@ -211,26 +241,7 @@ export async function deliver(em: EntityManager, deps: WebhookDeps, deliveryId: 
   const { url, secret } = target;
   const attempt = delivery.attempts + 1;
   const body = JSON.stringify(delivery.payload);
-  const timestamp = Math.floor(Date.now() / 1000);
-  const result = await outboundRequest({
-    url,
-    method: 'POST',
-    headers: {
-      'content-type': 'application/json',
-      'user-agent': 'vozgate-webhooks/1',
-      'webhook-id': delivery.id,
-      'webhook-timestamp': String(timestamp),
-      'webhook-signature': sign(secret, delivery.id, timestamp, body),
-      'x-famulor-signature': famulorSignature(secret, body),
-    },
-    body,
-    timeoutMs: deps.config.webhooks.timeoutMs,
-    connectTimeoutMs: deps.config.webhooks.connectTimeoutMs,
-    allowPrivate: deps.config.allowPrivateNetworkTargets,
-  }).catch((error: unknown) => {
-    if (error instanceof OutboundError) return error;
-    throw error;
-  });
+  const result = await postSigned(deps.config, { url, secret }, delivery.id, body);
 
   let outcome = classify(result);
   const retry = attempt - delivery.round_offset;
