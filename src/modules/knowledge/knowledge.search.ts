@@ -107,10 +107,14 @@ const IDS_SQL = searchSql('ids');
 /** One more value: the model whose vectors are read. */
 const VECTORS_SQL = searchSql('vectors');
 
-/** SEARCH_SQL's values, in its order. */
-export function searchValues(baseId: number, queries: Queries, limit: number): unknown[] {
+/**
+ * SEARCH_SQL's values, in its order: `limit` rows answered, the chunks with some of the words
+ * looked for only when fewer than `gate` have them all (hybrid search answers more rows than
+ * the answer's limit for the fusion, and looks for the loose ones as often as full text does).
+ */
+export function searchValues(baseId: number, queries: Queries, limit: number, gate = limit): unknown[] {
   const checked = queries.strictIndex === null ? null : queries.strict;
-  return [baseId, queries.strictIndex ?? queries.strict, checked, checked, SEARCH_MAX_RANKED, limit, baseId, queries.loose, queries.strict, SEARCH_MAX_RANKED, queries.rank, limit];
+  return [baseId, queries.strictIndex ?? queries.strict, checked, checked, SEARCH_MAX_RANKED, gate, baseId, queries.loose, queries.strict, SEARCH_MAX_RANKED, queries.rank, limit];
 }
 
 /**
@@ -240,10 +244,10 @@ async function fullText(em: EntityManager, base: { id: number }, terms: Terms, l
 }
 
 /** The full-text ranking's ids, best first, and (with `model`) their vectors of the model's, base64. */
-async function fullTextIds(em: EntityManager, base: { id: number }, terms: Terms, limit: number, model: string | null): Promise<{ chunk_id: number; v?: string | null }[]> {
+async function fullTextIds(em: EntityManager, base: { id: number }, terms: Terms, limit: number, gate: number, model: string | null): Promise<{ chunk_id: number; v?: string | null }[]> {
   if (!terms.tsquery) return [];
   const queries = await queriesOf(em, base.id, terms);
-  const values = searchValues(base.id, queries, limit);
+  const values = searchValues(base.id, queries, limit, gate);
   return em.execute(model === null ? IDS_SQL : VECTORS_SQL, model === null ? values : [...values, model]);
 }
 
@@ -301,7 +305,7 @@ async function hybrid(em: EntityManager, base: { id: number; language: string },
   const terms = await termsOf(em, base, text, embedder.model);
   const whole = terms.modelChunks > 0 && terms.modelChunks <= (deps.wholeBaseChunks ?? VECTOR_WHOLE_BASE_CHUNKS);
   // A larger base's vectors are its full-text candidates', read with them.
-  const textual = await fullTextIds(em, base, terms, Math.max(limit, HYBRID_DEPTH), whole || terms.modelChunks === 0 ? null : embedder.model);
+  const textual = await fullTextIds(em, base, terms, Math.max(limit, HYBRID_DEPTH), limit, whole || terms.modelChunks === 0 ? null : embedder.model);
   const question = await asked;
   let nearby: number[] = [];
   if (question && terms.modelChunks > 0) {
