@@ -1,7 +1,6 @@
 import type { Config } from '../config';
 import type { Assistant } from '../modules/assistants/assistant.entity';
-import type { Call } from '../modules/calls/call.entity';
-import type { PostCallAnalysis, PostCallAnalyst } from '../modules/calls/call.ports';
+import type { PostCallAnalysis, PostCallAnalyst, PostCallInput } from '../modules/calls/call.ports';
 import { JSON_TYPES } from '../modules/calls/call.post-call';
 import { samplingFields, type ModelParams } from '../modules/catalog/model.params';
 
@@ -49,7 +48,7 @@ export function postCallSchema(assistant: Pick<Assistant, 'post_call_schema' | '
 }
 
 /** Asks the model; throws on anything but a usable answer (the job is tried again). */
-async function analyse(config: OpenAiSettings, params: ModelParams | null, assistant: Assistant, call: Call): Promise<PostCallAnalysis> {
+async function analyse(config: OpenAiSettings, params: ModelParams | null, assistant: Assistant, call: PostCallInput): Promise<PostCallAnalysis> {
   const response = await fetch(`${config.baseUrl}/chat/completions`, {
     method: 'POST',
     headers: { authorization: `Bearer ${config.apiKey}`, 'content-type': 'application/json' },

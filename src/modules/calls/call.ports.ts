@@ -48,6 +48,9 @@ export interface TelephonyProvider {
   stop?(drainMs: number): Promise<void>;
 }
 
+/** What the post-call model reads: the variables a call (or a conversation) was given, and its transcript. */
+export type PostCallInput = Pick<Call, 'input_variables' | 'transcript'>;
+
 /** What a model made of a call's transcript: the values of the assistant's `post_call_schema`, and its evaluation. */
 export interface PostCallAnalysis {
   variables?: Record<string, unknown>;
@@ -59,7 +62,7 @@ export interface PostCallAnalysis {
  * completions); throws on anything but a usable answer, and the job is tried again.
  */
 export interface PostCallAnalyst {
-  analyse(assistant: Assistant, call: Call): Promise<PostCallAnalysis>;
+  analyse(assistant: Assistant, said: PostCallInput): Promise<PostCallAnalysis>;
 }
 
 /** What the call state machine (call.lifecycle.ts) needs from outside: boot.ts plugs it in. */

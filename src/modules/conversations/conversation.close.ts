@@ -3,7 +3,6 @@ import { DomainError, Messages } from '../../errors';
 import { enqueue } from '../../jobs/queue';
 import { OutboundError, type OutboundResponse } from '../../lib/outbound';
 import { Assistant } from '../assistants/assistant.entity';
-import type { Call } from '../calls/call.entity';
 import type { LifecycleDeps, PostCallAnalysis } from '../calls/call.ports';
 import { JSON_TYPES } from '../calls/call.post-call';
 import { classify, postSigned, retryDelaySeconds, webhookSecret } from '../webhooks/webhook.service';
@@ -109,7 +108,7 @@ export async function runConversationEnded(em: EntityManager, deps: LifecycleDep
     const transcript = transcriptOf(await messagesOf(em, id));
     try {
       // The analyst reads a call's variables and transcript: a conversation gives it its own.
-      analysis = await deps.analyst.analyse(assistant, { input_variables: conversation.variables, transcript } as Call);
+      analysis = await deps.analyst.analyse(assistant, { input_variables: conversation.variables, transcript });
     } catch (error) {
       if (!lastAttempt) throw error;
       deps.logger?.error('conversations: the post-call model failed on every attempt; closed without extraction', error, { conversation_id: id });
