@@ -1,7 +1,7 @@
 import type { VendorAccess } from '../config';
 import type { Embedder } from '../modules/knowledge/knowledge.ports';
 import { retryWaitMs } from '../voice/services/fallback.llm';
-import { httpTransient, parseRetryAfter } from '../voice/services/service';
+import { httpTransient, retryAfterMs } from '../voice/services/service';
 
 /**
  * The OpenAI-compatible embeddings API (EMBEDDINGS_MODEL), read at the source: OpenAI's API
@@ -107,17 +107,11 @@ export class OpenAiEmbedder implements Embedder {
       throw new EmbeddingsError(`${this.vendor}: ${timedOut ? `no complete answer within ${timeoutMs} ms` : 'the connection failed'}`, { retryAfterMs: null });
     }
     if (response.status !== 200) {
-      const transient = httpTransient(response.status, undefined) && { retryAfterMs: retryAfter(response.headers) };
+      const transient = httpTransient(response.status, undefined) && { retryAfterMs: retryAfterMs(response.headers) };
       throw new EmbeddingsError(`${this.vendor} answered HTTP ${response.status}${errorCode(body)}`, transient);
     }
     return parseAnswer(body, texts.length, this.vendor);
   }
-}
-
-/** `retry-after-ms` (OpenAI's) or `Retry-After`, in ms. */
-function retryAfter(headers: Headers): number | null {
-  const ms = Number(headers.get('retry-after-ms') ?? NaN);
-  return Number.isFinite(ms) && ms >= 0 ? ms : parseRetryAfter(headers.get('retry-after'));
 }
 
 /** ` (code)` of an OpenAI error body `{"error": {code}}` when it is an identifier; the vendor's message is never repeated. */

@@ -1,6 +1,6 @@
 import type { VendorEvent } from '../../src/modules/calls/call.vendor-events';
 import { FallbackLlm, MAX_RETRY_WAIT_MS, RETRY_WAIT_MS } from '../../src/voice/services/fallback.llm';
-import { retryAfterMs } from '../../src/voice/services/openai.llm';
+import { retryAfterMs } from '../../src/voice/services/service';
 import { ServiceError, type LlmChunk, type LlmRequest, type LlmService } from '../../src/voice/services/service';
 
 /**

@@ -234,7 +234,7 @@ type Hit = KnowledgeSearchHit;
 
 const processVectors = new VectorCache(VECTOR_CACHE_BYTES);
 
-/** The full-text ranking: the first `limit` chunks, best first, scored by ts_rank_cd; without their content when `ids`. */
+/** The full-text ranking: the first `limit` chunks with their content, best first, scored by ts_rank_cd. */
 async function fullText(em: EntityManager, base: { id: number }, terms: Terms, limit: number): Promise<Hit[]> {
   // Only stop words, or none: no chunk matches an empty query.
   if (!terms.tsquery) return [];

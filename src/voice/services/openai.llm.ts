@@ -2,7 +2,7 @@ import OpenAI, { APIConnectionError, APIError } from 'openai';
 import type { VendorAccess } from '../../config';
 import { causes } from '../../db/availability';
 import { samplingFields, type ModelParams } from '../../modules/catalog/model.params';
-import { httpTransient, parseRetryAfter, ServiceError, type LlmChunk, type LlmRequest, type LlmService, type LlmToolCall, type ServicePart } from './service';
+import { httpTransient, retryAfterMs, ServiceError, type LlmChunk, type LlmRequest, type LlmService, type LlmToolCall, type ServicePart } from './service';
 
 /**
  * OpenAI-compatible chat completions, streamed (design.md, "The pipeline engine", the LLM row).
@@ -64,12 +64,6 @@ export function openAiFailure(part: ServicePart, vendor: string, error: unknown)
   }
   const reason = [...causes(error)].map(({ code }) => code).find((code): code is string => typeof code === 'string' && /^[A-Z_]+$/.test(code));
   return new ServiceError(part, 'dropped', `${vendor}: the connection was lost${reason ? ` (${reason})` : ''}`, { retryAfterMs: null });
-}
-
-/** `Retry-After` (seconds or an HTTP date) or OpenAI's `retry-after-ms`, in ms; null when absent or unreadable. */
-export function retryAfterMs(headers: Headers | undefined): number | null {
-  const ms = Number(headers?.get('retry-after-ms') ?? NaN);
-  return Number.isFinite(ms) && ms >= 0 ? ms : parseRetryAfter(headers?.get('retry-after'));
 }
 
 /** The provider's endpoint for a model of the catalogue, else OpenAI's: the rule lives with what an assistant needs to speak. */

@@ -48,6 +48,12 @@ export function parseRetryAfter(retryAfter: string | string[] | null | undefined
   return Number.isNaN(at) ? null : Math.max(0, at - Date.now());
 }
 
+/** `Retry-After` (seconds or an HTTP date) or OpenAI's `retry-after-ms`, in ms; null when absent or unreadable. */
+export function retryAfterMs(headers: Headers | undefined): number | null {
+  const ms = Number(headers?.get('retry-after-ms') ?? NaN);
+  return Number.isFinite(ms) && ms >= 0 ? ms : parseRetryAfter(headers?.get('retry-after'));
+}
+
 /**
  * Whether an HTTP status a vendor answered is worth a second attempt (429, 5xx), with its
  * `Retry-After` in ms when it is readable.
