@@ -14,10 +14,11 @@ import { Resampler } from './resample';
  * in)` on 480 float samples of 48 kHz audio in the int16 range, `rnnoise_destroy(st)`.
  *
  * One module per process, loaded on first use and shared by every call; each call has its own
- * RNNoise state and its own input and output frames on the module's heap. Cost, measured here:
- * about 0.3 ms of CPU per 10 ms frame, and 0.25 ms of resampling per 20 ms chunk: too much for
- * the event loop's thread, so calls use it on the voice worker thread (vad/denoiser.ts), which
- * loads this file.
+ * RNNoise state and its own input and output frames on the module's heap. Cost, measured on the
+ * 2-core machine of bench/results/pipeline-noise-worker-s25.md: about 0.45 ms of CPU per 20 ms
+ * chunk for RNNoise (2.2% of a core a call; its scalar build 2.9%) and 0.16 ms for the
+ * resampling around it (0.8%): too much for the event loop's thread, so calls use it on the
+ * voice worker thread (vad/denoiser.ts), which loads this file.
  *
  * Latency: the denoised audio comes out DENOISE_LATENCY_SAMPLES (about 14 ms) after the audio
  * that went in: RNNoise's overlap-add gives a frame back one frame (10 ms) late, and the two

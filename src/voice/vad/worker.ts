@@ -4,9 +4,9 @@ import { Worker } from 'node:worker_threads';
 /**
  * The voice worker thread: one per process, shared by every call, for the work on callers' audio
  * that would otherwise hold the event loop. It runs Silero VAD (silero.ts; onnxruntime-node runs
- * a session on the thread that calls it) and RNNoise (denoiser.ts; 4 to 5% of a core per call,
- * which on the event loop's thread made the main thread 65% busy at 10 calls). The event loop
- * only moves the bytes.
+ * a session on the thread that calls it) and RNNoise (denoiser.ts; about 3% of a core per call
+ * with its resampling, which on the event loop's thread made the main thread 65% busy at 10
+ * calls). The event loop only moves the bytes.
  */
 
 /** Samples of the model's input: the 64 of context, then the 512 of the frame. */

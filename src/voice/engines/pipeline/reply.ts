@@ -1,12 +1,14 @@
-import type { CallUsage } from '../../../modules/calls/call.entity';
-import { ServiceError, type LlmService, type LlmToolCall, type TtsSession, type TtsUtterance } from '../../services/service';
-import type { CallFunction } from '../../tools';
-import type { AssistantMessage, Conversation } from './context';
+import { ServiceError, type LlmToolCall, type TtsUtterance } from '../../services/service';
+import type { AssistantMessage } from './context';
 import { FILLER_TIMES, FillerClock, toolFiller, type FillerPhrase } from './filler-clock';
 import type { TurnTiming } from './latency';
+import type { ReplyContextOf } from './reply-context';
 import { heardText, resumePoint, Segment } from './segment';
-import { Spoken, type Speaker } from './speaker';
-import { type Pronunciation, SentenceSplitter, speechText } from './speech-text';
+import { Spoken } from './speaker';
+import { SentenceSplitter, speechText } from './speech-text';
+
+/** What a reply needs of its call (reply-context.ts). */
+export type ReplyContext = ReplyContextOf<Reply>;
 
 /**
  * One answer of the assistant (design.md, "The pipeline engine, round 2"): the model's stream
@@ -23,49 +25,6 @@ import { type Pronunciation, SentenceSplitter, speechText } from './speech-text'
 export const MAX_TOOL_ROUNDS = 5;
 /** What the model is told of tools still running when the caller spoke (their real results replace it when they come). */
 export const TOOL_INTERRUPTED = '{"error":"the caller spoke before the tool answered"}';
-
-/** What a reply needs of its call. */
-export interface ReplyContext {
-  readonly llm: { service: LlmService; model: string; temperature: number };
-  readonly tts: TtsSession;
-  readonly speaker: Speaker;
-  readonly conversation: Conversation;
-  readonly systemPrompt: string;
-  /** How text is said (speech-text.ts): the call's language (ISO 639-1) and the assistant's `pronunciations`. */
-  readonly speech: { language: string | null; pronunciations: readonly Pronunciation[] };
-  /** What the vendors report the call used (the model's tokens are added here). */
-  readonly usage: CallUsage;
-  /**
-   * `prompt` mode: the assistant's knowledge base searched for the caller's words, its best
-   * chunks as a note for the model (null: nothing found); rejects when the search fails. Null
-   * when the assistant has no knowledge base in that mode.
-   */
-  readonly lookup: ((callerText: string) => Promise<string | null>) | null;
-  /** The functions offered to the model (none once the call is ending). */
-  functions(): CallFunction[];
-  /** Runs a function the model called; never rejects. */
-  runFunction(name: string, args: string): Promise<string>;
-  /** Tool runs in progress: the call's end waits for their records. */
-  track(run: Promise<unknown>): void;
-  /**
-   * Whether a function the model called ends the call (it hung up, or transferred it), and what
-   * the model is then asked to say if its answer had no words (null: nothing; the engine says
-   * the assistant's own line).
-   */
-  ending(): { instructions: string | null } | null;
-  /** `filler_audios`: the filler's audio, or null when the assistant has none. */
-  readonly filler: (() => Promise<Int16Array | null>) | null;
-  /** The `speak_during` of the tool a function of `functions()` runs (null: none). */
-  speakDuring(name: string): string | null;
-  /** What the assistant is saying so far, for a transport that shows it. */
-  showWords(text: string): void;
-  /** A vendor failed (the engine apologises and hangs up). */
-  failed(error: ServiceError): void;
-  /** A bug, not a vendor: logged. */
-  logError(message: string, error: unknown): void;
-  /** The reply is over: written and heard to its end, or cut (`cut`). */
-  finished(reply: Reply, cut: boolean): void;
-}
 
 export class Reply {
   private readonly controller = new AbortController();
