@@ -16,6 +16,7 @@ import { profileMarkdown, summariseProfile, type CpuProfile } from './profile';
 import { runSubscriptionsScenario, type SubscriptionsResult } from './subscriptions';
 import { DEFAULT_BEFORE, runTurnsScenario, turnsCaseTable, turnsMarkdown } from './turns';
 import { runVoiceScenario, type VoiceResult } from './voice';
+import { chatTable, runChatScenario } from './chat';
 import { importTable, runImportScenario } from './import';
 import { amdMarkdown, runAmdBench } from './amd';
 import { KB_PARTS, kbMarkdown, runKbScenario, type KbPart } from './kb';
@@ -51,6 +52,8 @@ const { values: flags } = parseArgs({
     'no-before': { type: 'boolean', default: false },
     /** `--only kb --part search|hybrid|ingestion`, repeatable: those parts of the scenario alone (bench/kb.ts); their results are printed, not kept. */
     part: { type: 'string', multiple: true },
+    /** `--only chat --conversations N`: that many conversations at once (200 by default; bench/chat.ts). */
+    conversations: { type: 'string' },
   },
 });
 /** The Node binary the floor and vozgate run on (`--node PATH`; by default the benchmark's own). */
@@ -60,9 +63,9 @@ const only = flags.only ?? [];
 const chosen = (scenario: Scenario) => only.length === 0 || only.some((text) => scenario.name.includes(text));
 /**
  * `--only dialer`, `--only subscriptions`, `--only voice`, `--only pipeline`, `--only webcall`, `--only turns` or
- * `--only amd` or `--only kb` alone: that scenario, without the dataset. The pipeline and web calls run only so: they take minutes.
+ * `--only amd`, `--only kb` or `--only chat` alone: that scenario, without the dataset. The pipeline and web calls run only so: they take minutes.
  */
-const alone = only.length === 1 && ['dialer', 'subscriptions', 'voice', 'pipeline', 'webcall', 'import', 'turns', 'amd', 'kb'].includes(only[0]) ? only[0] : null;
+const alone = only.length === 1 && ['dialer', 'subscriptions', 'voice', 'pipeline', 'webcall', 'import', 'turns', 'amd', 'kb', 'chat'].includes(only[0]) ? only[0] : null;
 const scale = SCALES[flags.quick ? 'quick' : 'full'];
 const duration = Number(flags.duration ?? (flags.quick ? 10 : 15));
 const warmup = Number(flags.warmup ?? (flags.quick ? 2 : 5));
@@ -663,6 +666,16 @@ async function main(): Promise<void> {
         process.stdout.write(markdown);
         // Its record is bench/results/kb.md alone (a full run's, every part).
         if (!flags.quick && parts.length === 0) await fs.writeFile(path.join(root, 'bench', 'results', 'kb.md'), markdown);
+      } else if (alone === 'chat') {
+        // `--only chat`: conversations over text, 200 at once (bench/chat.ts); its record is bench/results/chat.md.
+        const conversations = Number(flags.conversations ?? 200);
+        const chat = await runChatScenario(database.url, root, { conversations, messages: flags.quick ? 3 : 5, rounds: Number(flags.rounds ?? 3) }, log, targetNode);
+        const markdown = `${chatTable(chat)}\n\nMade by \`npm run bench -- --only chat${flags.quick ? ' --quick' : ''}${flags.conversations ? ` --conversations ${conversations}` : ''}\`.\n`;
+        process.stdout.write(markdown);
+        if (!flags.quick && !flags.conversations) {
+          await fs.writeFile(path.join(root, 'bench', 'results', 'chat.md'), markdown);
+          await writeResults({ ...previous, chat });
+        }
       } else if (alone === 'import') {
         const leadImport = await runImportScenario(database.url, root, flags.quick ? 20_000 : 100_000, log, targetNode);
         process.stdout.write(`${importTable(leadImport)}\n`);

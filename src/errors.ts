@@ -83,6 +83,7 @@ export const Messages = {
   conversationNotFound: 'Conversa não encontrada',
   conversationClosed: 'A conversa foi encerrada e não recebe mais mensagens.',
   conversationModelFailed: 'O modelo do assistente não respondeu. A mensagem foi guardada sem resposta; envie-a de novo para tentar outra vez.',
+  conversationReplying: 'A resposta à mensagem anterior desta conversa ainda está sendo escrita. Tente de novo em alguns segundos.',
   conversationModelMissing:
     'Este servidor não tem um modelo de linguagem para responder conversas: defina OPENAI_API_KEY (ou o provedor do modelo do assistente em LLM_PROVIDERS) e reinicie-o.',
   simulatorOnly: 'Chamadas recebidas simuladas só existem com o provedor de telefonia simulator.',

@@ -23,13 +23,21 @@ export const closedError = () => new DomainError('CONFLICT', Messages.conversati
  * already closed. Its post-call job commits with the close.
  */
 export async function closeRow(tx: EntityManager, id: string): Promise<boolean> {
-  const [row] = await tx.execute<{ id: string }[]>(
-    'update conversations set closed_at = now(), post_call_pending = true where id = ? and closed_at is null returning id::text',
+  const [row] = await tx.execute<{ id: string; replying_until: Date | null }[]>(
+    `update conversations set closed_at = now(), post_call_pending = true where id = ? and closed_at is null
+     returning id::text, case when reply_lease_until > now() then reply_lease_until end as replying_until`,
     [id],
   );
   if (!row) return false;
-  await enqueue(tx, 'conversations:ended', { conversation_id: row.id });
+  // A reply being written is stored after the close (its message came before): the post-call
+  // work reads the transcript once the reply's lease is over.
+  await enqueue(tx, 'conversations:ended', { conversation_id: row.id }, row.replying_until ? new Date(row.replying_until) : undefined);
   return true;
+}
+
+/** A reply stored after its conversation closed: the post-call work, waiting for it, runs now. */
+export async function repliedAfterClose(tx: EntityManager, id: string): Promise<void> {
+  await enqueue(tx, 'conversations:ended', { conversation_id: id });
 }
 
 /**

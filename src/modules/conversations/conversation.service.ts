@@ -5,8 +5,8 @@ import { checkIntRange, checkLength, checkOneOf, checkPositiveInt } from '../../
 import { requireAssistant } from '../assistants/assistant.service';
 import type { Scope } from '../scope';
 import type { CreateConversationInput, GenerateAiReplyInput, SendConversationMessageInput } from './conversation.inputs';
-import type { ConversationReplier } from './conversation.ports';
-import { closedError, closeRow } from './conversation.close';
+import type { ConversationReplier, ReplyResult } from './conversation.ports';
+import { closedError, closeRow, repliedAfterClose } from './conversation.close';
 import { inTurn } from './conversation.queue';
 import { announceMessage, ReplyStream } from './conversation.stream';
 import {
@@ -234,77 +234,127 @@ function needsReplier(conversation: Conversation, replier: ConversationReplier |
 
 const modelMissing = () => new DomainError('UNAVAILABLE', Messages.conversationModelMissing, undefined, { retry_after: 60 });
 
+/** How long a reply may take: past it, another process presumes its writer dead and answers the next message. */
+const REPLY_LEASE_SECONDS = 120;
+/** How long a message waits for a reply another process is writing before it is refused (503, retry). */
+const REPLY_WAIT_MS = 30_000;
+const REPLY_POLL_MS = 100;
+
+/** A message stored, and what its reply needs: null when nobody answers it. */
+interface Turn {
+  message: ConversationMessage;
+  conversation: Conversation;
+  reply: { lease: string; history: { role: MessageRole; content: string }[] } | null;
+}
+
 /**
  * Stores a message and, when the assistant answers it, its reply: one message of a conversation
- * at a time, in the order they came (the row locked for the whole exchange; inTurn keeps the
- * waiting ones in this process off the database). The message is kept whatever the model
- * does; the reply is stored whole, with its usage, or not at all.
+ * at a time, in the order they came. No database connection waits on the model: the message is
+ * stored in a short transaction that also takes the conversation's reply lease, the model
+ * answers, and a second one stores the reply with its usage and gives the lease back. A message
+ * meanwhile waits in this process (inTurn) or, on another, for the lease. The message is kept
+ * whatever the model does; the reply is stored whole, or not at all.
  */
 function exchange(scope: Scope, id: string, text: string, sender: Sender, replier: ConversationReplier | null | undefined): Promise<ConversationExchange> {
   return inTurn(id, async () => {
+    const turn = await beginTurn(scope, id, text, sender, replier);
+    if (!turn.reply) return exchanged(turn.message, null, turn.conversation);
+    const { lease, history } = turn.reply;
+    const stream = new ReplyStream(scope.em.fork(), scope.accountId, turn.conversation.uuid);
+    let answer: ReplyResult | null = null;
     let failure: unknown = null;
-    // Outside the exchange's transaction: its pieces go out as they are written, not at commit.
-    const publisher = scope.em.fork();
-    const result = await scope.em.fork().transactional(async (tx) => {
+    try {
+      answer = await replier!.reply({
+        accountId: scope.accountId,
+        assistantId: turn.conversation.assistant_id!,
+        variables: turn.conversation.variables,
+        history,
+        onText: (delta) => stream.write(delta),
+      });
+    } catch (error) {
+      failure = error;
+    }
+    await stream.flush();
+    const { reply, conversation } = await scope.em.fork().transactional(async (tx) => {
+      let stored: ConversationMessage | null = null;
+      if (answer) {
+        const [row] = await tx.execute<MessageRow[]>(
+          `insert into conversation_messages (conversation_id, role, content, created_at) values (?, 'assistant', ?, clock_timestamp()) returning id::text, role, content, created_at`,
+          [id, answer.text],
+        );
+        await announceMessage(tx, scope.accountId, turn.conversation.uuid, row.id);
+        stored = toMessage(row);
+      }
+      // The lease given back, unless it ran out and another process holds it now.
+      const [after] = await tx.execute<ConversationRow[]>(
+        `update conversations set llm_input_tokens = llm_input_tokens + ?, llm_output_tokens = llm_output_tokens + ?, updated_at = clock_timestamp(),
+           reply_lease_until = case when reply_lease = ? then null else reply_lease_until end,
+           reply_lease = case when reply_lease = ? then null else reply_lease end
+         where id = ? returning ${COLUMNS}`,
+        [answer?.usage.llm_input_tokens ?? 0, answer?.usage.llm_output_tokens ?? 0, lease, lease, id],
+      );
+      if (after.closed_at) await repliedAfterClose(tx, id);
+      return { reply: stored, conversation: toConversation(after) };
+    });
+    // The customer's message stays, without a reply.
+    if (failure) throw failure;
+    return exchanged(turn.message, reply, conversation);
+  });
+}
+
+/**
+ * Stores the message in a short transaction, once no reply of the conversation is being
+ * written (by another process: this one's wait in inTurn), and takes the reply's lease when
+ * the assistant answers it.
+ */
+async function beginTurn(scope: Scope, id: string, text: string, sender: Sender, replier: ConversationReplier | null | undefined): Promise<Turn> {
+  const deadline = Date.now() + REPLY_WAIT_MS;
+  for (;;) {
+    const turn = await scope.em.fork().transactional(async (tx): Promise<Turn | null> => {
       // No key update: the message's foreign key check (key share) is not blocked by it.
-      const [locked] = await tx.execute<ConversationRow[]>(`select ${COLUMNS} from conversations where id = ? for no key update`, [id]);
+      const [locked] = await tx.execute<(ConversationRow & { replying: boolean })[]>(
+        `select ${COLUMNS}, coalesce(reply_lease_until > now(), false) as replying from conversations where id = ? for no key update`,
+        [id],
+      );
       const conversation = toConversation(locked);
-      // It may have been closed while this message waited.
+      // It may have been closed, or its AI turned on or off, while this message waited.
       if (conversation.closed_at) throw closedError();
-      // The AI may have been turned on or off while this message waited.
       if (sender === 'human' && conversation.ai_enabled) throw new ValidationError({ sender: [FieldMessages.humanWhileAiOn] });
       const answers = sender === 'user' && conversation.ai_enabled;
       if (answers) needsReplier(conversation, replier);
+      if (locked.replying) return null;
       const [message] = await tx.execute<MessageRow[]>(
         'insert into conversation_messages (conversation_id, role, content, created_at) values (?, ?, ?, clock_timestamp()) returning id::text, role, content, created_at',
         [id, sender, text],
       );
       await announceMessage(tx, scope.accountId, conversation.uuid, message.id);
-      let reply: ConversationMessage | null = null;
-      if (answers) {
-        const history = await tx.execute<{ role: MessageRole; content: string }[]>(
-          'select role, content from (select id, role, content from conversation_messages where conversation_id = ? order by id desc limit ?) m order by id',
-          [id, HISTORY_MESSAGES],
-        );
-        const stream = new ReplyStream(publisher, scope.accountId, conversation.uuid);
-        try {
-          const answer = await replier!.reply({
-            accountId: scope.accountId,
-            assistantId: conversation.assistant_id!,
-            variables: conversation.variables,
-            history,
-            onText: (delta) => stream.write(delta),
-          });
-          await stream.flush();
-          const [row] = await tx.execute<MessageRow[]>(
-            `insert into conversation_messages (conversation_id, role, content, created_at) values (?, 'assistant', ?, clock_timestamp()) returning id::text, role, content, created_at`,
-            [id, answer.text],
-          );
-          await announceMessage(tx, scope.accountId, conversation.uuid, row.id);
-          reply = toMessage(row);
-          await tx.execute('update conversations set llm_input_tokens = llm_input_tokens + ?, llm_output_tokens = llm_output_tokens + ? where id = ?', [
-            answer.usage.llm_input_tokens,
-            answer.usage.llm_output_tokens,
-            id,
-          ]);
-        } catch (error) {
-          // The customer's message stays: the transaction commits it without a reply.
-          failure = error;
-        }
-      }
-      const [after] = await tx.execute<ConversationRow[]>(`update conversations set updated_at = clock_timestamp() where id = ? returning ${COLUMNS}`, [id]);
-      const updated = toConversation(after);
-      return Object.assign(new ConversationExchange(), {
-        uuid: updated.uuid,
-        message: toMessage(message),
-        reply,
-        ai_enabled: updated.ai_enabled,
-        usage: updated.usage,
-        total_cost: updated.total_cost,
-      });
+      const lease = answers ? randomUUID() : null;
+      const [after] = await tx.execute<ConversationRow[]>(
+        `update conversations set updated_at = clock_timestamp(), reply_lease = ?, reply_lease_until = now() + make_interval(secs => ?) where id = ? returning ${COLUMNS}`,
+        [lease, lease ? REPLY_LEASE_SECONDS : null, id],
+      );
+      const history = answers
+        ? await tx.execute<{ role: MessageRole; content: string }[]>(
+            'select role, content from (select id, role, content from conversation_messages where conversation_id = ? order by id desc limit ?) m order by id',
+            [id, HISTORY_MESSAGES],
+          )
+        : [];
+      return { message: toMessage(message), conversation: toConversation(after), reply: lease ? { lease, history } : null };
     });
-    if (failure) throw failure;
-    return result;
+    if (turn) return turn;
+    if (Date.now() > deadline) throw new DomainError('UNAVAILABLE', Messages.conversationReplying, undefined, { retry_after: 5 });
+    await new Promise((resolve) => setTimeout(resolve, REPLY_POLL_MS));
+  }
+}
+
+function exchanged(message: ConversationMessage, reply: ConversationMessage | null, conversation: Conversation): ConversationExchange {
+  return Object.assign(new ConversationExchange(), {
+    uuid: conversation.uuid,
+    message,
+    reply,
+    ai_enabled: conversation.ai_enabled,
+    usage: conversation.usage,
+    total_cost: conversation.total_cost,
   });
 }
 

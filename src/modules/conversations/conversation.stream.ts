@@ -5,12 +5,17 @@ import { CONVERSATIONS_CHANNEL, subscriberStream, type ConversationPiece, type E
 /**
  * A conversation's reply as the model writes it, to `conversationUpdated` subscribers of every
  * API process: NOTIFYs on their own channel (a token is no event to keep), one at a time in
- * order, the text written meanwhile gathered into the next. So the reply never waits for a
- * subscriber, and a slow database sends fewer, longer pieces instead of queueing them.
+ * order, at most one every PIECE_MS, the text written meanwhile gathered into the next. So the
+ * reply never waits for a subscriber, a model that writes a token every few milliseconds costs
+ * the database a statement every PIECE_MS, not one a token, and a slow database sends fewer,
+ * longer pieces instead of queueing them.
  */
 export class ReplyStream {
   private buffer = '';
   private sending: Promise<void> | null = null;
+  /** The reply is whole: what is left goes at once, without the wait between pieces. */
+  private whole = false;
+  private hurry: (() => void) | null = null;
 
   constructor(
     private readonly em: EntityManager,
@@ -27,6 +32,8 @@ export class ReplyStream {
 
   /** Everything written is sent (before the stored reply is announced, so that it comes last). */
   async flush(): Promise<void> {
+    this.whole = true;
+    this.hurry?.();
     while (this.sending) await this.sending;
   }
 
@@ -37,6 +44,15 @@ export class ReplyStream {
         const delta = this.buffer.slice(0, PIECE_CHARS);
         this.buffer = this.buffer.slice(delta.length);
         await notify(this.em, { a: this.accountId, u: this.uuid, d: delta });
+        if (this.whole) continue;
+        await new Promise<void>((resolve) => {
+          const timer = setTimeout(resolve, PIECE_MS);
+          this.hurry = () => {
+            clearTimeout(timer);
+            resolve();
+          };
+        });
+        this.hurry = null;
       }
     } catch (error) {
       // Subscribers miss some text, and still get the stored reply; the reply goes on.
@@ -49,6 +65,8 @@ export class ReplyStream {
 }
 
 const PIECE_CHARS = 1000;
+/** The least time between two pieces of a reply: a subscriber's screen still sees the words come. */
+const PIECE_MS = 30;
 
 /** The stored message `messageId` announced to subscribers, at the commit of `tx` (which stored it). */
 export function announceMessage(tx: EntityManager, accountId: number, uuid: string, messageId: string): Promise<void> {

@@ -1,0 +1,177 @@
+import { initOrm } from '../src/db/orm';
+import { createAccount } from '../src/modules/accounts/account.service';
+import { startFakeOpenAi } from '../tests/helpers/fakes/openai';
+import { cpuMs, dropDatabase, freshDatabase, percentile, startVozgate } from './process';
+
+/**
+ * Conversations over text (issue 55): `conversations` at once, each sending `messages` messages
+ * one after the other through `POST /api/conversations/{uuid}/messages` (the assistant's reply
+ * in the answer), to one API process on a database of its own. The model is the tests' fake
+ * OpenAI, streaming a fixed answer word by word (its first token LLM_FIRST_TOKEN_MS after the
+ * request, a word every LLM_TOKEN_MS after it). A reply's added latency is the client's time
+ * for the request less the time the fake spent on that reply's model request (from the
+ * request's arrival to its last byte, as the fake saw it): what vozgate adds around the model
+ * (HTTP, the token, the conversation's transactions and its stream), at that concurrency.
+ * CPU per reply is the server process's CPU time over the measured replies. Each round opens
+ * its own conversations; a round of one message each warms the process up first.
+ */
+export interface ChatRound {
+  replies: number;
+  errors: number;
+  seconds: number;
+  added_p50_ms: number;
+  added_p95_ms: number;
+  added_p99_ms: number;
+  added_max_ms: number;
+  /** The fake model's own time for a reply (its request to its last byte), p50. */
+  model_p50_ms: number;
+  cpu_ms_per_reply: number;
+  /** The server's share of one core over the round. */
+  server_cpu_pct: number;
+}
+
+export interface ChatResult {
+  conversations: number;
+  messages: number;
+  llm_first_token_ms: number;
+  llm_token_ms: number;
+  rounds: ChatRound[];
+}
+
+const LLM_FIRST_TOKEN_MS = 300;
+const LLM_TOKEN_MS = 10;
+const ANSWER = 'Claro! Seu pedido 4521 foi confirmado e chega amanhã entre 9h e 12h. Posso ajudar em algo mais?';
+
+export async function runChatScenario(
+  adminUrl: string,
+  root: string,
+  options: { conversations: number; messages: number; rounds: number },
+  log: (line: string) => void,
+  node = process.execPath,
+): Promise<ChatResult> {
+  const database = 'vozgate_bench_chat';
+  const databaseUrl = await freshDatabase(adminUrl, database);
+  const orm = await initOrm({ databaseUrl });
+  const { token } = await createAccount(orm.em.fork(), { name: 'Chat bench', balance: '1000' });
+  const [{ id: voice }] = await orm.em.fork().execute(`select id from voices where mode = 'pipeline' order by id limit 1`);
+  await orm.close();
+  const openai = await startFakeOpenAi('sk-bench-chat');
+  /** The fake's time for each reply, by the marker that begins the customer's message it answers. */
+  const modelMs = new Map<string, number>();
+  openai.defaultChat = (body) => {
+    const arrived = performance.now();
+    const asked = [...body.messages].reverse().find((message: { role: string }) => message.role === 'user')?.content as string;
+    const marker = /^\[(\S+)\]/.exec(asked ?? '')?.[1];
+    // The fake keeps the request (with this body) once this answer is chosen.
+    if (marker)
+      queueMicrotask(() => {
+        const request = [...openai.chatRequests].reverse().find((each) => each.body === body);
+        void request?.outcome.then(() => modelMs.set(marker, performance.now() - arrived));
+      });
+    return { text: ANSWER, firstTokenMs: LLM_FIRST_TOKEN_MS, tokenMs: LLM_TOKEN_MS };
+  };
+  const server = await startVozgate(root, databaseUrl, { OPENAI_API_KEY: 'sk-bench-chat', OPENAI_BASE_URL: openai.url, LOG_LEVEL: 'warn' }, process.env.CHAT_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.CHAT_PROF}`] : [], node);
+  const base = `http://127.0.0.1:${server.port}/api`;
+  const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
+  const post = async (path: string, body: unknown) => {
+    const res = await fetch(`${base}${path}`, { method: 'POST', headers, body: JSON.stringify(body) });
+    const text = await res.text();
+    if (res.status >= 300) throw new Error(`POST ${path}: ${res.status} ${text.slice(0, 200)}`);
+    return JSON.parse(text) as { data: Record<string, any> };
+  };
+  try {
+    const assistant = (
+      await post('/user/assistant', {
+        assistant_name: 'Chat bench',
+        voice_id: voice,
+        language: 'Portuguese',
+        llm_model: 'gpt-4o-mini',
+        calls_direction: 'receive',
+        engine_type: 'pipeline',
+        timezone: 'America/Sao_Paulo',
+        initial_message: 'Olá!',
+        system_prompt: 'Você confirma pedidos da {{loja}}. Seja breve.',
+        variables: { loja: 'Loja Centro' },
+      })
+    ).data.id as number;
+    const open = () => Promise.all(Array.from({ length: options.conversations }, () => post('/conversations', { assistant_id: assistant }).then(({ data }) => data.uuid as string)));
+    const say = (uuid: string, marker: string) => post(`/conversations/${uuid}/messages`, { message: `[${marker}] Oi, queria confirmar o meu pedido.` });
+
+    // Warm-up: every conversation of a round's size once.
+    const warm = await open();
+    await Promise.all(warm.map((uuid, c) => say(uuid, `w${c}`)));
+
+    const rounds: ChatRound[] = [];
+    for (let round = 1; round <= options.rounds; round++) {
+      const uuids = await open();
+      modelMs.clear();
+      const took = new Map<string, number>();
+      let errors = 0;
+      const cpuBefore = cpuMs(server.child.pid!);
+      const started = performance.now();
+      await Promise.all(
+        uuids.map(async (uuid, c) => {
+          for (let m = 0; m < options.messages; m++) {
+            const marker = `r${round}c${c}m${m}`;
+            const sent = performance.now();
+            try {
+              await say(uuid, marker);
+              took.set(marker, performance.now() - sent);
+            } catch (error) {
+              errors++;
+              if (errors <= 3) log(`chat: ${(error as Error).message}`);
+            }
+          }
+        }),
+      );
+      const seconds = (performance.now() - started) / 1000;
+      const cpu = cpuMs(server.child.pid!) - cpuBefore;
+      // The fake's timers settle a moment after the answers went out.
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      const added: number[] = [];
+      const model: number[] = [];
+      for (const [marker, ms] of took) {
+        const own = modelMs.get(marker);
+        if (own === undefined) continue;
+        added.push(ms - own);
+        model.push(own);
+      }
+      added.sort((a, b) => a - b);
+      model.sort((a, b) => a - b);
+      const round1 = (n: number) => Math.round(n * 10) / 10;
+      const row: ChatRound = {
+        replies: added.length,
+        errors,
+        seconds: round1(seconds),
+        added_p50_ms: round1(percentile(added, 50)),
+        added_p95_ms: round1(percentile(added, 95)),
+        added_p99_ms: round1(percentile(added, 99)),
+        added_max_ms: round1(added.at(-1) ?? 0),
+        model_p50_ms: round1(percentile(model, 50)),
+        cpu_ms_per_reply: round1(cpu / Math.max(1, added.length)),
+        server_cpu_pct: round1((cpu / (seconds * 1000)) * 100),
+      };
+      log(`chat: round ${round}: ${JSON.stringify(row)}`);
+      rounds.push(row);
+    }
+    return { conversations: options.conversations, messages: options.messages, llm_first_token_ms: LLM_FIRST_TOKEN_MS, llm_token_ms: LLM_TOKEN_MS, rounds };
+  } finally {
+    server.child.kill('SIGTERM');
+    await new Promise((resolve) => (server.child.exitCode !== null ? resolve(null) : server.child.once('exit', resolve)));
+    await openai.close();
+    await dropDatabase(adminUrl, database);
+  }
+}
+
+export function chatTable(r: ChatResult): string {
+  return [
+    `${r.conversations} conversations at once, ${r.messages} messages each in turn; the fake model's first token ${r.llm_first_token_ms} ms after the request, a word every ${r.llm_token_ms} ms. Added: the client's time less the model's own, per reply. Target: added p99 <= 20 ms.`,
+    '',
+    '| round | replies | errors | s | added p50 ms | p95 | p99 | max | model p50 ms | CPU ms per reply | server CPU (% of a core) |',
+    '|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
+    ...r.rounds.map(
+      (row, i) =>
+        `| ${i + 1} | ${row.replies} | ${row.errors} | ${row.seconds} | ${row.added_p50_ms} | ${row.added_p95_ms} | ${row.added_p99_ms} | ${row.added_max_ms} | ${row.model_p50_ms} | ${row.cpu_ms_per_reply} | ${row.server_cpu_pct} |`,
+    ),
+  ].join('\n');
+}
