@@ -370,6 +370,21 @@ describe('speech over the assistant that is no interruption', () => {
     await call.end();
   });
 
+  it('an acknowledgement that paused the reply lets it speak again as soon as its final words show it, not after the 2 s', async () => {
+    const call = virtualCall({ initial_message: opening });
+    await advance(2000); // into the second sentence
+    await call.caller.says('Entendi.', 650); // long enough to pause it (575 ms)
+    const paused = call.media.sentMs;
+    await advance(300 + 500); // its final 300 ms after the speech, then the sentence's audio (100 ms to the first byte)
+    expect(call.media.sentMs).toBeGreaterThan(paused + 200);
+    expect(call.spoken.filter((text) => text === 'Tenho uma oferta especial para você hoje.')).toHaveLength(2);
+    await advance(9000);
+    expect(call.turns().filter((turn) => turn.startsWith('customer'))).toEqual(['customer: Entendi.']);
+    expect(call.turns().filter((turn) => turn.startsWith('assistant'))).toEqual([`assistant: ${opening}`]);
+    expect(call.llm.requests).toHaveLength(0);
+    await call.end();
+  });
+
   it('a word that comes after the pause cuts the reply to what the caller heard before it paused', async () => {
     const call = virtualCall({ initial_message: opening, interrupt_sensitivity: 5 }); // 150 ms pause it, the words come at 600 ms
     call.llm.reply({ text: 'Pois não.' });

@@ -147,7 +147,7 @@ it('runs a call on the Realtime engine: the session from the assistant, audio bo
       input: {
         format: { type: 'audio/pcmu' },
         transcription: { model: 'gpt-4o-mini-transcribe', language: 'pt' },
-        turn_detection: { type: 'server_vad', threshold: 0.5, create_response: true, interrupt_response: false },
+        turn_detection: { type: 'server_vad', threshold: 0.5, create_response: false, interrupt_response: false },
       },
       output: { format: { type: 'audio/pcmu' }, voice: 'coral', speed: 1 },
     },
@@ -451,7 +451,7 @@ describe('an assistant the caller speaks to first, that cannot be interrupted, a
     const { media, model } = await stream(call);
     expect(model.url).toBe('/?model=gpt-realtime'); // llm_model is not a realtime model: OPENAI_REALTIME_MODEL
     const { session } = await model.next('session.update');
-    expect(session.audio.input.turn_detection).toEqual({ type: 'semantic_vad', eagerness: 'high', create_response: true, interrupt_response: false });
+    expect(session.audio.input.turn_detection).toEqual({ type: 'semantic_vad', eagerness: 'high', create_response: false, interrupt_response: false });
     expect(session.tools.map((t: { name: string }) => t.name)).toEqual(['endCall', 'press_digits']);
 
     media.echoMarks = false;
@@ -524,6 +524,43 @@ describe('barge-in by the assistant’s interrupt settings (the session’s own 
     await media.next((m) => m.event === 'clear');
     await model.next('response.cancel', from);
     expect(await model.next('conversation.item.truncate', from)).toMatchObject({ item_id: 'item_long', content_index: 0 });
+    media.stop(call.sid);
+    media.close();
+    await status(call.id, call.sid, 'completed');
+  });
+
+  it('an acknowledgement or a cough over the answer is no turn: the session never answers it by itself, and a barge-in is answered once its speech stops', async () => {
+    const previous = assistant;
+    assistant = wordy;
+    const call = await answeredCall().finally(() => (assistant = previous));
+    const { media, model } = await stream(call);
+    await model.next('response.create'); // the opening asked for
+    media.echoMarks = false; // the answer is still being heard
+    const answer = toneFrames(25, 550);
+    say(model, 'item_answer', answer, 'Temos três planos.');
+    await until('the answer’s audio sent', async () => media.messages.filter((m) => m.event === 'media').length, (n) => n >= answer.length);
+    const from = model.events.length;
+
+    // "Aham", long enough to interrupt by time (150 ms) but one word of the three asked; then a cough.
+    model.send({ type: 'input_audio_buffer.speech_started', audio_start_ms: 1000, item_id: 'u_aham' });
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    model.send({ type: 'conversation.item.input_audio_transcription.delta', item_id: 'u_aham', content_index: 0, delta: 'Aham.' });
+    model.vadStop('u_aham', 1400);
+    model.send({ type: 'input_audio_buffer.speech_started', audio_start_ms: 2000, item_id: 'u_cough' });
+    model.vadStop('u_cough', 2080);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(model.autoResponses).toEqual([]);
+    expect(model.events.slice(from).map((e) => e.type)).not.toContain('response.create');
+    expect(media.messages.some((m) => m.event === 'clear')).toBe(false);
+
+    // A barge-in: the answer cut, and the caller's turn answered once it is committed.
+    model.send({ type: 'input_audio_buffer.speech_started', audio_start_ms: 3000, item_id: 'u_real' });
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    model.send({ type: 'conversation.item.input_audio_transcription.delta', item_id: 'u_real', content_index: 0, delta: 'Espera aí moça' });
+    await media.next((m) => m.event === 'clear');
+    model.vadStop('u_real', 3900);
+    await model.next('response.create', from, 3000);
+    expect(model.autoResponses).toEqual([]);
     media.stop(call.sid);
     media.close();
     await status(call.id, call.sid, 'completed');

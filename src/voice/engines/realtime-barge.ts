@@ -16,6 +16,8 @@ export interface BargeSettings {
 export class RealtimeBarge {
   /** The caller's speech that may interrupt: its item, whether it has lasted long enough, and the timer until then. */
   private barge: { item: string; long: boolean; timer: NodeJS.Timeout | null } | null = null;
+  /** The caller's latest speech, while it has not interrupted the assistant. */
+  private unheeded: string | null = null;
 
   constructor(
     private readonly settings: BargeSettings,
@@ -27,6 +29,7 @@ export class RealtimeBarge {
   /** The caller started speaking (`input_audio_buffer.speech_started`). */
   started(item: string): void {
     this.stop();
+    this.unheeded = item;
     const barge: NonNullable<typeof this.barge> = { item, long: false, timer: null };
     barge.timer = setTimeout(() => {
       barge.timer = null;
@@ -48,7 +51,13 @@ export class RealtimeBarge {
     const { use_min_interrupt_words, min_interrupt_words } = this.settings;
     if (use_min_interrupt_words && words.split(/\s+/).filter(Boolean).length < min_interrupt_words) return;
     this.stop();
+    this.unheeded = null;
     this.interrupt();
+  }
+
+  /** Whether the caller's speech `item` ended without interrupting (a cough, an "aham", too few words). */
+  passedOver(item: string): boolean {
+    return this.unheeded === item;
   }
 
   stop(): void {

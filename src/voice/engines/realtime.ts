@@ -49,7 +49,7 @@ export class RealtimeEngine implements VoiceEngine {
   private readonly playback: RealtimePlayback;
   /** The caller's keys, gathered into turns. */
   private readonly keypad = new KeypadGather((keys, startedAt) => this.onKeypad(keys, startedAt));
-  /** A keypad turn came while a response was under way: one is asked for once it is done. */
+  /** A turn of the caller (speech, keys) came while a response was under way: one is asked for once it is done. */
   private respondAfter = false;
   private responding = false;
   private responseAudio = false;
@@ -189,8 +189,10 @@ export class RealtimeEngine implements VoiceEngine {
         // Too short to interrupt: the assistant speaks on.
         this.barge.stopped();
         return;
+      case 'input_audio_buffer.committed':
+        return this.callerTurn(String(event.item_id));
       case 'response.created':
-        // The session answers what it hears; a mailbox gets only the voicemail message, a callee not yet judged nothing.
+        // Whoever asked for it (the session's own answers are off): a mailbox gets only the voicemail message, a callee not yet judged nothing.
         if (this.voicemail ? !this.messageAsked : !this.opened) this.send({ type: 'response.cancel' });
         else if (this.messageAsked) this.messageResponse ??= responseId(event);
         this.responding = true;
@@ -299,6 +301,18 @@ export class RealtimeEngine implements VoiceEngine {
     if (this.setup.assistant.allow_interruptions && !this.voicemail) this.barge.started(item);
   }
 
+  /**
+   * The session committed the caller's speech (its VAD stop): the model answers it, now or once
+   * the response under way is done. Speech over the assistant that did not interrupt it (a cough,
+   * an acknowledgement) is no turn: the assistant speaks on, and the model is not asked.
+   */
+  private callerTurn(item: string): void {
+    if (!this.ready || !this.opened || this.voicemail || this.ending || this.hangup.reason || this.ended) return;
+    if (this.barge.passedOver(item) && (this.playback.busy || this.responding)) return;
+    if (this.responding) this.respondAfter = true;
+    else this.send({ type: 'response.create' });
+  }
+
   /** The caller interrupted: what they have not heard yet is dropped, and the model's answer stopped and cut where they stopped hearing it. */
   private interrupted(): void {
     if (!this.playback.busy) return;
@@ -349,7 +363,7 @@ export class RealtimeEngine implements VoiceEngine {
       return;
     }
     if (this.respondAfter && !this.ended && !this.hangup.reason) {
-      // The caller's keys came during the response: they are answered now (tools' outputs, if any, come into the same answer).
+      // The caller's turn came during the response: it is answered now (tools' outputs, if any, come into the same answer).
       this.respondAfter = false;
       await Promise.allSettled(this.toolRuns);
       this.toolRuns = [];

@@ -42,8 +42,10 @@ export function realtimeSession(setup: EngineSetup): Record<string, unknown> {
       input: {
         format: { type: 'audio/pcmu' },
         transcription: { model: TRANSCRIBE_MODEL, ...(setup.language ? { language: setup.language } : {}) },
-        // The engine interrupts the assistant itself, by the assistant's interrupt settings (engines/realtime.ts).
-        turn_detection: { ...turnDetection, create_response: true, interrupt_response: false },
+        // The engine interrupts the assistant itself, by the assistant's interrupt settings, and asks
+        // for the answer to a turn it takes: the session's own answer at each VAD stop would answer a
+        // cough or an "aham" said over the assistant (engines/realtime.ts).
+        turn_detection: { ...turnDetection, create_response: false, interrupt_response: false },
         noise_reduction: assistant.noise_cancellation ? { type: 'near_field' } : null,
       },
       output: { format: { type: 'audio/pcmu' }, voice: setup.voice, speed: assistant.speech_speed },

@@ -144,6 +144,7 @@ export class Turns {
     // The speech that paused the reply is over: a word that interrupts may still come, for so long.
     if (this.pausedReply && !this.falseInterruption && this.silenceMs > INTERRUPT_PAUSE_MS) {
       this.falseInterruption = setTimeout(() => this.resumeReply(), Math.max(0, this.overlap.falseInterruptionTimeoutMs - this.silenceMs));
+      this.resumeIfAcknowledged();
     }
     const endpointMs = endpointSilenceMs(this.settings.endpoint_sensitivity);
     if (this.speakingNow && this.silenceMs >= endpointMs) {
@@ -206,6 +207,7 @@ export class Turns {
     this.showWords();
     if (transcript.speechFinal) this.sttTurnOver = true;
     if (this.speakingNow) this.maybeInterrupt();
+    this.resumeIfAcknowledged();
     if (this.awaitingFinal && (transcript.fromFinalize || transcript.speechFinal)) return this.commit();
     // The STT's end of turn (`endpoint_type` ai).
     if (this.sttEndsTurns && transcript.speechFinal && this.heard.length) this.sttTurnEnd();
@@ -328,6 +330,19 @@ export class Turns {
     if (!this.pausedReply) return;
     this.pausedReply = false;
     this.events.resume();
+  }
+
+  /**
+   * The speech that paused the reply is over and its final words are only acknowledgements
+   * ("entendi", "mhm"): no word that interrupts is coming from it, so the reply speaks again at
+   * once rather than after `false_interruption_timeout_ms` of silence. Words still to come
+   * (an interim) or speech still going keep the wait.
+   */
+  private resumeIfAcknowledged(): void {
+    if (!this.pausedReply || this.silenceMs <= INTERRUPT_PAUSE_MS || this.interim) return;
+    if (!this.overlap.backchannels.only(this.said())) return;
+    this.stopFalseInterruption();
+    this.resumeReply();
   }
 
   private stopFalseInterruption(): void {
