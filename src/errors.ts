@@ -86,6 +86,9 @@ export const Messages = {
   conversationReplying: 'A resposta à mensagem anterior desta conversa ainda está sendo escrita. Tente de novo em alguns segundos.',
   conversationModelMissing:
     'Este servidor não tem um modelo de linguagem para responder conversas: defina OPENAI_API_KEY (ou o provedor do modelo do assistente em LLM_PROVIDERS) e reinicie-o.',
+  /** The text sent once to a customer who opted out by text (STOP), and to one who opted in again (START). */
+  smsOptedOut: 'Você não receberá mais mensagens deste número. Responda START para voltar a recebê-las.',
+  smsOptedIn: 'Você voltará a receber mensagens deste número. Responda STOP para não recebê-las mais.',
   simulatorOnly: 'Chamadas recebidas simuladas só existem com o provedor de telefonia simulator.',
 
   leadCreated: 'Lead created successfully',
@@ -202,7 +205,7 @@ export const FieldMessages = {
   urlOrLinks: 'Envie url ou links (ao menos um) para um documento do tipo website.',
   // Conversations.
   conversationChannelLater: (type: string) =>
-    `Conversas do tipo ${type} chegam pelo webhook de mensagens do Twilio, que este servidor ainda não oferece; use test, widget ou api.`,
+    `Conversas do tipo ${type} são abertas pela primeira mensagem do cliente, pelo webhook de mensagens do Twilio (POST /telephony/twilio/messaging); pela API, use test, widget ou api.`,
   humanWhileAiOn: 'Mensagens com sender human só são aceitas com a IA da conversa desativada (POST /automate/conversations/{uuid}/disable-ai).',
   cursor: 'O cursor é inválido: use o next_cursor de uma página anterior.',
   // Lead imports (CSV files).

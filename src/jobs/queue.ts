@@ -39,6 +39,8 @@ export interface TaskPayloads {
   'conversations:webhook': { conversation_id: string };
   /** Closes the conversations idle for CONVERSATION_IDLE_MINUTES, every minute (jobs/tasks/conversations.ts). */
   'conversations:idle': Record<string, never>;
+  /** Answers a customer's SMS or WhatsApp message (Twilio's MessageSid) that the messaging webhook stored (modules/conversations/conversation.inbound.ts). */
+  'conversations:inbound': { message_sid: string; opt_out_type: string | null };
 }
 
 export type TaskName = keyof TaskPayloads;
@@ -65,6 +67,8 @@ export const TASKS: { [T in TaskName]: TaskSpec<TaskPayloads[T]> } = {
   // Its retries are jobs of their own, on the webhooks' schedule (a running job's key goes to the new one).
   'conversations:webhook': { maxAttempts: 1, key: { prefix: 'conversation-webhook:', field: 'conversation_id' } },
   'conversations:idle': { maxAttempts: 1 },
+  // A message is answered once whatever the attempt (handled_at): a retry after a crash answers what is left.
+  'conversations:inbound': { maxAttempts: 5, key: { prefix: 'conversation-inbound:', field: 'message_sid' } },
 };
 
 /** The job key of `task` for its key field's `value` (the key of the pending job, to find or replace it). */

@@ -3,7 +3,7 @@ import type { JsonSchema } from './openapi.components';
 /**
  * What Twilio requests of vozgate (design.md, "Telephony: Twilio"), described beside the REST
  * API: outside /api, signed with X-Twilio-Signature instead of a bearer token, served only
- * with TELEPHONY_PROVIDER=twilio.
+ * with TELEPHONY_PROVIDER=twilio (the messaging webhook: with SMS_PROVIDER=twilio).
  */
 const form = (properties: Record<string, string>, required: string[]): JsonSchema => ({
   required: true,
@@ -127,5 +127,38 @@ export const TWILIO_OPENAPI_PATHS: Record<string, JsonSchema> = {
       'A `completed` recording’s RecordingUrl becomes the call’s `recording_url`.',
       form({ ...CALL, RecordingSid: 'RE...', RecordingUrl: 'Twilio’s URL of the recording.', RecordingStatus: 'in-progress, completed or absent.' }, ['CallSid', 'RecordingUrl']),
     ),
+  },
+  '/telephony/twilio/messaging': {
+    servers: ROOT,
+    post: {
+      summary: 'An incoming SMS or WhatsApp message: set as the messaging webhook ("A message comes in", HTTP POST) of each Twilio number and WhatsApp sender',
+      description:
+        'Served with SMS_PROVIDER=twilio (404 otherwise), signed with TWILIO_AUTH_TOKEN like the voice callbacks. For a number whose inbound assistant (the one that answers its calls) exists, the message opens or continues ' +
+        'the sender’s open conversation (`type` sms, or whatsapp for `whatsapp:` addresses; `customer_phone` E.164) and is stored once per MessageSid (a retried or raced delivery stores and answers nothing more). ' +
+        'The answer is an empty TwiML Response at once; the reply is written on the job queue and sent through the Messages API (to the `whatsapp:` address for WhatsApp), charged like an SMS and counted in the conversation’s `total_cost`. ' +
+        'An opt-out keyword (STOP, STOPALL, UNSUBSCRIBE, CANCEL, END, QUIT, OPTOUT, REVOKE, SAIR, PARAR, CANCELAR, DESCADASTRAR, BAJA) puts the sender on the do-not-call list, confirmed once (not when OptOutType says Twilio answered it); ' +
+        'START or UNSTOP takes a sender who opted out by text off it. A sender on the list, a conversation a person has taken over (disable-ai) or a closed one gets no reply; the message is stored. ' +
+        'A number no inbound assistant answers: the same empty Response, nothing stored.',
+      tags: ['Twilio'],
+      security: [],
+      parameters: [SIGNATURE],
+      requestBody: form(
+        {
+          MessageSid: 'Twilio’s message (SM... or MM...): the key that makes a retried delivery a no-op.',
+          AccountSid: 'The Twilio account (AC...).',
+          From: 'The customer: E.164, or whatsapp:+E164.',
+          To: 'The account’s number: E.164, or whatsapp:+E164.',
+          Body: 'The text (at most 2,000 characters kept).',
+          NumMedia: 'Attached media (not read).',
+          OptOutType: 'STOP, START or HELP when Twilio’s Advanced Opt-Out handled the keyword and answered it itself.',
+        },
+        ['MessageSid', 'From', 'To'],
+      ),
+      responses: {
+        '200': { description: 'Empty TwiML: the reply goes out through the Messages API.', content: { 'text/xml': { schema: { type: 'string' }, example: '<?xml version="1.0" encoding="UTF-8"?><Response/>' } } },
+        '403': REFUSED['403'],
+        '404': { description: 'Not served: SMS_PROVIDER is not twilio.', content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } },
+      },
+    },
   },
 };

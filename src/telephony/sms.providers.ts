@@ -29,6 +29,11 @@ export class SimulatorSms implements SmsProvider {
 /** Connection errors that mean the request never reached the provider. */
 const NOT_SENT = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'ERR_INVALID_URL']);
 
+/** A number as Twilio's Messages API addresses it on the message's channel: WhatsApp's are `whatsapp:+E164`. */
+function address(message: Pick<OutgoingSms, 'channel'>, number: string): string {
+  return message.channel === 'whatsapp' ? `whatsapp:${number}` : number;
+}
+
 interface TwilioMessage {
   sid?: unknown;
   status?: unknown;
@@ -40,7 +45,8 @@ interface TwilioMessage {
 
 /**
  * Twilio's Messages API: a form-encoded POST to
- * `{base}/2010-04-01/Accounts/{AccountSid}/Messages.json` with basic auth; 201 answers the
+ * `{base}/2010-04-01/Accounts/{AccountSid}/Messages.json` with basic auth (WhatsApp's
+ * messages too, their `From` and `To` as `whatsapp:+E164`); 201 answers the
  * message with its `sid`, errors answer `{code, message, more_info, status}`. Messages are
  * read back with `GET .../Messages/{Sid}.json`, or listed by `To` and `From`.
  */
@@ -56,7 +62,8 @@ export class TwilioSms implements SmsProvider {
   async send(message: OutgoingSms): Promise<{ sid: string }> {
     let answer: TwilioAnswer;
     try {
-      answer = await this.rest.send('/Messages.json', { method: 'POST', form: new URLSearchParams({ From: message.from, To: message.to, Body: message.body }) });
+      const form = new URLSearchParams({ From: address(message, message.from), To: address(message, message.to), Body: message.body });
+      answer = await this.rest.send('/Messages.json', { method: 'POST', form });
     } catch (error) {
       const code = (error as { cause?: { code?: string } }).cause?.code;
       if (code && NOT_SENT.has(code)) throw new SmsProviderError(`twilio: not reached (${code})`);
@@ -79,7 +86,7 @@ export class TwilioSms implements SmsProvider {
   async find(query: OutgoingSms & { sid: string | null; createdAfter: Date }): Promise<ProviderMessage[]> {
     const { status, body } = query.sid
       ? await this.rest.send(`/Messages/${encodeURIComponent(query.sid)}.json`, { method: 'GET' })
-      : await this.rest.send('/Messages.json', { method: 'GET', query: new URLSearchParams({ To: query.to, From: query.from, PageSize: '100' }) });
+      : await this.rest.send('/Messages.json', { method: 'GET', query: new URLSearchParams({ To: address(query, query.to), From: address(query, query.from), PageSize: '100' }) });
     if (status === 404) return [];
     if (status !== 200) throw new Error(`twilio: HTTP ${status} reading messages`);
     const payload = body as (TwilioMessage & { messages?: TwilioMessage[] }) | null;

@@ -13,8 +13,9 @@ import { applyCallEvent } from '../modules/calls/call.lifecycle';
 import { transferEnded } from '../modules/calls/call.transfer';
 import type { CallAdmission, LifecycleDeps } from '../modules/calls/call.ports';
 import { admitCall, reserveForCalls, startCall } from '../modules/calls/call.service';
+import { receiveInbound } from '../modules/conversations/conversation.inbound';
 import type { Runtime } from '../runtime';
-import { answeredByOf, HANGUP_TWIML, mediaStreamUrl, rejectTwiml, streamTwiml, validTwilioSignature } from './twilio.wire';
+import { answeredByOf, EMPTY_TWIML, HANGUP_TWIML, mediaStreamUrl, rejectTwiml, streamTwiml, validTwilioSignature } from './twilio.wire';
 
 /** The parts of the runtime Twilio's callbacks use. */
 type CallbackDeps = Pick<Runtime, 'config' | 'lifecycle' | 'orm' | 'telephony' | 'secrets' | 'logger'> & {
@@ -37,7 +38,9 @@ const WEBHOOKS: Record<string, TwilioWebhook | undefined> = {
   '/telephony/twilio/amd': 'amd',
   '/telephony/twilio/recording': 'recording',
 };
-export const TWILIO_WEBHOOK_PATHS = Object.keys(WEBHOOKS);
+/** Twilio's incoming-message webhook (SMS and WhatsApp), served with SMS_PROVIDER=twilio. */
+const MESSAGING_PATH = '/telephony/twilio/messaging';
+export const TWILIO_WEBHOOK_PATHS = [...Object.keys(WEBHOOKS), MESSAGING_PATH];
 
 /**
  * A refused callback says why in the log, since Twilio only shows the 403: the URL the
@@ -54,6 +57,47 @@ function logRefusedSignature(logger: CallbackDeps['logger'], url: URL, publicUrl
   );
 }
 
+/**
+ * The form parameters of a POST signed with `authToken`; null when it is refused (405, or 403
+ * for a missing or wrong signature, logged), the answer then sent.
+ */
+async function signedParams(runtime: CallbackDeps, authToken: string, req: IncomingMessage, res: ServerResponse, url: URL): Promise<Record<string, string> | null> {
+  if (req.method !== 'POST') {
+    sendError(res, 'METHOD_NOT_ALLOWED', Messages.methodNotAllowed);
+    return null;
+  }
+  const params = Object.fromEntries(new URLSearchParams((await readBody(req, runtime.config.maxBodyBytes)).toString('utf8')));
+  const signature = req.headers['x-twilio-signature'];
+  if (!validTwilioSignature(authToken, url.toString(), params, typeof signature === 'string' ? signature : undefined)) {
+    logRefusedSignature(runtime.logger, url, runtime.config.publicUrl, typeof signature === 'string' && signature !== '');
+    sendError(res, 'FORBIDDEN', Messages.forbidden);
+    return null;
+  }
+  return params;
+}
+
+/**
+ * POST /telephony/twilio/messaging, the "A message comes in" webhook of the account's numbers
+ * (SMS, and WhatsApp senders, whose From and To are `whatsapp:+E164`): signed like the voice
+ * callbacks. The message is stored in the sender's conversation with the number's inbound
+ * assistant and its answer queued; Twilio gets an empty TwiML Response at once (the reply goes
+ * out through the Messages API, so a slow model never makes Twilio time out). A number no
+ * inbound assistant answers: the same answer, nothing stored.
+ */
+async function messagingWebhook(runtime: CallbackDeps, req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
+  const twilio = runtime.config.sms.twilio;
+  if (!twilio) return sendError(res, 'NOT_FOUND', Messages.routeNotFound);
+  const params = await signedParams(runtime, twilio.authToken, req, res, url);
+  if (!params) return;
+  const message = { sid: params.MessageSid ?? '', from: params.From ?? '', to: params.To ?? '', body: params.Body ?? '', optOutType: params.OptOutType || undefined };
+  const outcome = await receiveInbound(runtime.orm.em.fork(), runtime.config, message);
+  if (outcome === 'unanswered-number') runtime.logger.info('twilio: a message to a number no inbound assistant answers was not stored', { to: message.to });
+  else if (outcome === 'invalid') runtime.logger.warn('twilio: a message without a valid MessageSid, From or To was not stored', { message_sid: message.sid.slice(0, 64) });
+  else if (outcome === 'repeated') runtime.logger.info('twilio: a message delivered again was already stored', { message_sid: message.sid });
+  res.writeHead(200, { 'content-type': 'text/xml; charset=utf-8', 'content-length': Buffer.byteLength(EMPTY_TWIML) });
+  res.end(EMPTY_TWIML);
+}
+
 /** Seconds past max_call_duration before vozgate hangs up a call Twilio's TimeLimit did not end. */
 const TIME_LIMIT_GRACE_SECONDS = 2;
 
@@ -65,16 +109,12 @@ const TIME_LIMIT_GRACE_SECONDS = 2;
  * matched by their CallSid.
  */
 export async function twilioWebhook(runtime: CallbackDeps, req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
+  if (url.pathname === MESSAGING_PATH) return messagingWebhook(runtime, req, res, url);
   const kind = WEBHOOKS[url.pathname];
   const twilio = runtime.config.telephony.twilio;
   if (!kind || !twilio || runtime.telephony.name !== 'twilio') return sendError(res, 'NOT_FOUND', Messages.routeNotFound);
-  if (req.method !== 'POST') return sendError(res, 'METHOD_NOT_ALLOWED', Messages.methodNotAllowed);
-  const params = Object.fromEntries(new URLSearchParams((await readBody(req, runtime.config.maxBodyBytes)).toString('utf8')));
-  const signature = req.headers['x-twilio-signature'];
-  if (!validTwilioSignature(twilio.authToken, url.toString(), params, typeof signature === 'string' ? signature : undefined)) {
-    logRefusedSignature(runtime.logger, url, runtime.config.publicUrl, typeof signature === 'string' && signature !== '');
-    return sendError(res, 'FORBIDDEN', Messages.forbidden);
-  }
+  const params = await signedParams(runtime, twilio.authToken, req, res, url);
+  if (!params) return;
   const em = runtime.orm.em.fork();
   if (kind === 'voice') {
     const twiml = await answerIncoming(em, runtime, params);

@@ -104,6 +104,9 @@ export function briefingTwiml(callId: number, briefing: string, language: string
 /** How long a transfer's number rings before Twilio gives up on it (Dial's `timeout`). */
 export const TRANSFER_RING_SECONDS = 30;
 
+/** TwiML that asks nothing more of Twilio (a message is answered later, through the Messages API). */
+export const EMPTY_TWIML = '<?xml version="1.0" encoding="UTF-8"?><Response/>';
+
 /** TwiML that ends the call (after its transferred leg). */
 export const HANGUP_TWIML = '<Response><Hangup/></Response>';
 

@@ -46,6 +46,7 @@ import { Migration20261205010000_knowledge_embeddings_model } from './Migration2
 import { Migration20261206000000_conversations } from './Migration20261206000000_conversations';
 import { Migration20261206054000_knowledge_packed_vectors } from './Migration20261206054000_knowledge_packed_vectors';
 import { Migration20261207000000_conversation_close } from './Migration20261207000000_conversation_close';
+import { Migration20261208000000_inbound_messages } from './Migration20261208000000_inbound_messages';
 import { Migration20261209000000_conversation_reply_lease } from './Migration20261209000000_conversation_reply_lease';
 
 /** Every migration, in order. Listed explicitly so that compiled and TypeScript runs agree. */
@@ -97,5 +98,6 @@ export const migrations: MigrationObject[] = [
   { name: 'Migration20261206000000_conversations', class: Migration20261206000000_conversations },
   { name: 'Migration20261206054000_knowledge_packed_vectors', class: Migration20261206054000_knowledge_packed_vectors },
   { name: 'Migration20261207000000_conversation_close', class: Migration20261207000000_conversation_close },
+  { name: 'Migration20261208000000_inbound_messages', class: Migration20261208000000_inbound_messages },
   { name: 'Migration20261209000000_conversation_reply_lease', class: Migration20261209000000_conversation_reply_lease },
 ];

@@ -1,4 +1,5 @@
 import { closeIdleConversations, deliverEndedWebhook, runConversationEnded } from '../../modules/conversations/conversation.close';
+import { answerInbound } from '../../modules/conversations/conversation.inbound';
 import type { Task } from './task';
 
 /** A closed conversation's post-call extraction; its last attempt goes on without it. */
@@ -18,4 +19,9 @@ export const conversationIdleTask: Task<'conversations:idle'> = {
     const closed = await closeIdleConversations(runtime.orm.em.fork(), runtime.config.conversationIdleMinutes);
     if (closed > 0) runtime.logger.info(`conversations: closed ${closed} idle conversation(s)`);
   },
+};
+
+/** A customer's SMS or WhatsApp message (the messaging webhook stored it): the assistant's answer, sent through the SMS provider. */
+export const conversationInboundTask: Task<'conversations:inbound'> = {
+  run: (runtime, { message_sid, opt_out_type }) => answerInbound(runtime.orm.em.fork(), runtime, message_sid, opt_out_type),
 };

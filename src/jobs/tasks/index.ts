@@ -1,7 +1,7 @@
 import type { TaskList } from 'graphile-worker';
 import type { Runtime } from '../../runtime';
 import type { TaskName } from '../queue';
-import { conversationEndedTask, conversationIdleTask, conversationWebhookTask } from './conversations';
+import { conversationEndedTask, conversationIdleTask, conversationInboundTask, conversationWebhookTask } from './conversations';
 import { deliverWebhookTask } from './deliver-webhook';
 import { dialCampaignTask } from './dial-campaign';
 import { forgetLeadImportTask, importLeadsTask } from './import-leads';
@@ -30,6 +30,7 @@ const TASK_HANDLERS: { [T in TaskName]: Task<T> } = {
   'conversations:ended': conversationEndedTask,
   'conversations:webhook': conversationWebhookTask,
   'conversations:idle': conversationIdleTask,
+  'conversations:inbound': conversationInboundTask,
 };
 
 /** graphile-worker's task list of this process: the handlers it serves, on its runtime. */

@@ -26,8 +26,13 @@ import {
 } from './conversation.rules';
 import { Conversation, ConversationExchange, ConversationMessage, ConversationPage } from './conversation.types';
 
+/**
+ * `total_cost`: the conversation's own (its model's, none yet) plus the SMS its replies went
+ * out as (sms and whatsapp conversations), those that stand: a refused one was refunded.
+ */
 const COLUMNS = `id::text, uuid::text, type, assistant_id, customer_phone, external_identifier, variables, ai_enabled,
-  llm_input_tokens, llm_output_tokens, total_cost::text, created_at, updated_at, closed_at, extracted_variables, evaluation`;
+  llm_input_tokens, llm_output_tokens, created_at, updated_at, closed_at, extracted_variables, evaluation,
+  (total_cost + coalesce((select sum(s.total_cost) from sms_messages s where s.conversation_id = conversations.id and s.status <> 'failed'), 0))::text as total_cost`;
 
 interface ConversationRow {
   id: string;
@@ -152,7 +157,7 @@ export async function listConversations(scope: Scope, filters: ConversationFilte
   if (filters.external_identifier) filter('external_identifier = ?', filters.external_identifier);
   if (after) filter('id < ?::bigint', after);
   // By the table's id: COLUMNS shows it as text, which would sort 10 before 9.
-  const rows = await scope.em.execute<ConversationRow[]>(`select ${COLUMNS} from conversations c where ${where.join(' and ')} order by c.id desc limit ?`, [
+  const rows = await scope.em.execute<ConversationRow[]>(`select ${COLUMNS} from conversations where ${where.join(' and ')} order by conversations.id desc limit ?`, [
     ...params,
     perPage + 1,
   ]);

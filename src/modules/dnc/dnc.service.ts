@@ -32,18 +32,27 @@ export function listDnc(scope: Scope): Promise<DncNumber[]> {
  */
 export async function addDnc(scope: Scope, phoneNumber: string): Promise<DncNumber> {
   const phone = e164(scope, phoneNumber);
-  await scope.em.transactional(async (em) => {
-    await em.execute('insert into dnc_numbers (account_id, phone_number) values (?, ?) on conflict do nothing', [scope.accountId, phone]);
-    // The dialer would find them listed anyway; marking them now shows it at once.
-    const rows: Record<string, any>[] = await em.execute(
-      `update leads l set status = 'blacklisted', next_attempt_at = null, updated_at = now()
-       where l.account_id = ? and l.phone_number = ? and ${LEAD_DIALABLE} returning *`,
-      [scope.accountId, phone],
-    );
-    await emitEvents(em, leadEvents(scope.accountId, rows));
-  });
+  await scope.em.transactional((em) => listNumber(em, scope.accountId, phone, null));
   const [row]: DncNumber[] = await scope.em.execute(`select ${COLUMNS} from dnc_numbers where account_id = ? and phone_number = ?`, [scope.accountId, phone]);
   return row;
+}
+
+/**
+ * Puts `phone` (E.164) on the account's list, in the caller's transaction, saying why (null:
+ * through the API; `sms_stop`: the customer opted out by text); listed already, nothing
+ * changes. Answers whether it was added. The account's leads at that number that wait for a
+ * call become `blacklisted`.
+ */
+export async function listNumber(em: EntityManager, accountId: number, phone: string, reason: string | null): Promise<boolean> {
+  const added = await em.execute('insert into dnc_numbers (account_id, phone_number, reason) values (?, ?, ?) on conflict do nothing returning 1', [accountId, phone, reason]);
+  // The dialer would find them listed anyway; marking them now shows it at once.
+  const rows: Record<string, any>[] = await em.execute(
+    `update leads l set status = 'blacklisted', next_attempt_at = null, updated_at = now()
+     where l.account_id = ? and l.phone_number = ? and ${LEAD_DIALABLE} returning *`,
+    [accountId, phone],
+  );
+  await emitEvents(em, leadEvents(accountId, rows));
+  return added.length > 0;
 }
 
 export async function removeDnc(scope: Scope, phoneNumber: string): Promise<void> {

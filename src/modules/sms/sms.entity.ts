@@ -5,11 +5,12 @@ import { Account } from '../accounts/account.entity';
 
 export const SMS_STATUSES = ['sending', 'sent', 'failed'] as const;
 export type SmsStatus = (typeof SMS_STATUSES)[number];
+export type SmsChannel = 'sms' | 'whatsapp';
 
 /** An SMS sent from one of the account's numbers; the API shows it as an SmsRecord. */
 @Entity({ tableName: 'sms_messages' })
 export class Sms {
-  [OptionalProps]?: 'sms_sid' | 'error' | 'created_at' | 'updated_at';
+  [OptionalProps]?: 'sms_sid' | 'error' | 'created_at' | 'updated_at' | 'channel';
 
   @PrimaryKey()
   id!: number;
@@ -46,6 +47,10 @@ export class Sms {
 
   @Property({ length: 32 })
   provider!: string;
+
+  /** `whatsapp`: sent to the `whatsapp:` addresses of `from` and `to` through the same Messages API. */
+  @Property({ length: 16 })
+  channel: SmsChannel = 'sms';
 
   @Property({ length: 64, nullable: true })
   sms_sid: string | null = null;

@@ -6,6 +6,8 @@ export interface OutgoingSms {
   from: string;
   to: string;
   body: string;
+  /** `whatsapp`: `from` and `to` (E.164) are WhatsApp addresses (Twilio's `whatsapp:+E164`); unset: an SMS. */
+  channel?: 'sms' | 'whatsapp';
 }
 
 /** A message as the provider has it, when asked after the fact. */

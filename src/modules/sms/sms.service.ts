@@ -10,14 +10,14 @@ import { checkOneOf, checkPositiveInt } from '../../lib/checks';
 import { checkPaging, type ListArgs } from '../../lib/listing';
 import { smsOutcomes } from '../../metrics';
 import { parsePhone, toE164 } from '../../lib/phone';
-import { SmsOutcomeUnknown, SmsProviderError, type SmsProvider } from './sms.ports';
+import { SmsOutcomeUnknown, SmsProviderError, type OutgoingSms, type SmsProvider } from './sms.ports';
 import { Account } from '../accounts/account.entity';
 import { adjustBalance, noteLowBalance } from '../accounts/account.service';
 import { emitEvents } from '../events/event.outbox';
 import { claimKey, storeResponse, type KeyRef } from '../idempotency/idempotency.service';
 import type { Scope } from '../scope';
 import { countSegments } from './segments';
-import { SMS_STATUSES, Sms } from './sms.entity';
+import { SMS_STATUSES, Sms, type SmsChannel } from './sms.entity';
 import type { SmsRecord } from './sms.record';
 
 export const MAX_SMS_BODY = 300;
@@ -114,38 +114,15 @@ export async function sendSms(
     if (!to) throw new ValidationError({ to: [FieldMessages.phone('to')] }, Messages.recipientInvalid);
     if (sender.listed) throw new ValidationError({ phone_number: [FieldMessages.doNotCall] });
 
-    const { encoding, segments } = countSegments(input.body);
-    const price = new Decimal(segmentPrice(scope.config, recipient?.country));
-    const cost = price.times(segments).toFixed(4);
-    // The reservation in one statement: the balance taken if it covers the cost, and only
-    // then the message (`sending`), its ledger row and its reconciliation job. Whatever
-    // happens to this process from here on, the message gets settled.
-    const runAt = new Date(Date.now() + smsConfig.timeoutMs + smsConfig.reconcileAfterMs).toISOString();
-    const [reservedRow]: Record<string, unknown>[] = await tx.execute(
-      `with debit as (
-         update accounts set balance = balance - ?::numeric, updated_at = now() where id = ? and balance - ?::numeric >= 0 returning balance),
-       sms as (
-         insert into sms_messages (account_id, phone_number_id, "from", "to", body, encoding, segments, segment_price, total_cost, status, provider)
-         select ?, ?, ?, ?, ?, ?, ?, ?, ?, 'sending', ? from debit returning *),
-       ledger as (
-         insert into ledger_entries (account_id, amount, balance_after, kind, reference)
-         select ?, -?::numeric, debit.balance, 'sms', 'sms:' || sms.id from debit, sms),
-       job as (
-         select ${addJobSql('sms:reconcile', 'sms.id', '?::timestamptz')} from sms)
-       select sms.*, debit.balance::text as balance_after from sms, debit, job`,
-      [
-        cost, scope.accountId, cost,
-        scope.accountId, sender.id, sender.number, to, input.body, encoding, segments, price.toFixed(4), cost, provider.name,
-        scope.accountId, cost,
-        runAt,
-      ],
-    );
-    if (!reservedRow) throw new DomainError('INSUFFICIENT_BALANCE', Messages.insufficientBalance);
-    const after = String(reservedRow.balance_after);
-    await noteLowBalance(tx, scope.accountId, new Decimal(after).plus(cost), after, scope.config.balanceLowThreshold);
-    const sms = { id: Number(reservedRow.id), from: sender.number, to, body: input.body };
-    if (ref) await storeResponse(tx, ref, { sms_id: sms.id } satisfies KeyedSms);
-    return { kind: 'reserved' as const, sms: { reference: sms.id, from: sms.from, to: sms.to, body: sms.body } };
+    const sms = await reserveSms(tx, scope.config, provider, {
+      accountId: scope.accountId,
+      sender,
+      to,
+      country: recipient?.country,
+      body: input.body,
+    });
+    if (ref) await storeResponse(tx, ref, { sms_id: sms.reference } satisfies KeyedSms);
+    return { kind: 'reserved' as const, sms };
   });
 
   if (reserved.kind === 'in-flight') throw new DomainError('CONFLICT', Messages.idempotencyInFlight);
@@ -156,19 +133,81 @@ export async function sendSms(
     throw new DomainError('PROVIDER_FAILURE', Messages.smsFailed, undefined, { error: keyed.detail });
   }
 
-  const { sms } = reserved;
+  return answer(await deliverSms(scope.em, provider, reserved.sms));
+}
+
+/** A message to reserve: its sender (one of the account's numbers), recipient (E.164) and text. */
+export interface SmsToReserve {
+  accountId: number;
+  sender: { id: number; number: string };
+  to: string;
+  /** The recipient's region (parsePhone's), for its price. */
+  country: string | undefined;
+  body: string;
+  channel?: SmsChannel;
+  /** The conversation the message is a reply of (its cost is counted there). */
+  conversationId?: string | null;
+}
+
+/**
+ * The reservation of an SMS, in the caller's transaction and in one statement: the balance
+ * taken if it covers the cost, and only then the message (`sending`), its ledger row and its
+ * reconciliation job. Whatever happens to this process after the commit, the message gets
+ * settled. INSUFFICIENT_BALANCE when the balance does not cover it (nothing written). The
+ * caller has made the spec's checks (sender, recipient, do-not-call list).
+ */
+export async function reserveSms(tx: EntityManager, config: Config, provider: SmsProvider, message: SmsToReserve): Promise<OutgoingSms> {
+  const { encoding, segments } = countSegments(message.body);
+  const price = new Decimal(segmentPrice(config, message.country));
+  const cost = price.times(segments).toFixed(4);
+  const channel = message.channel ?? 'sms';
+  const runAt = new Date(Date.now() + config.sms.timeoutMs + config.sms.reconcileAfterMs).toISOString();
+  const [reservedRow]: Record<string, unknown>[] = await tx.execute(
+    `with debit as (
+       update accounts set balance = balance - ?::numeric, updated_at = now() where id = ? and balance - ?::numeric >= 0 returning balance),
+     sms as (
+       insert into sms_messages (account_id, phone_number_id, "from", "to", body, encoding, segments, segment_price, total_cost, status, provider, channel, conversation_id)
+       select ?, ?, ?, ?, ?, ?, ?, ?, ?, 'sending', ?, ?, ?::bigint from debit returning *),
+     ledger as (
+       insert into ledger_entries (account_id, amount, balance_after, kind, reference)
+       select ?, -?::numeric, debit.balance, 'sms', 'sms:' || sms.id from debit, sms),
+     job as (
+       select ${addJobSql('sms:reconcile', 'sms.id', '?::timestamptz')} from sms)
+     select sms.*, debit.balance::text as balance_after from sms, debit, job`,
+    [
+      cost, message.accountId, cost,
+      message.accountId, message.sender.id, message.sender.number, message.to, message.body, encoding, segments, price.toFixed(4), cost, provider.name, channel,
+      message.conversationId ?? null,
+      message.accountId, cost,
+      runAt,
+    ],
+  );
+  if (!reservedRow) throw new DomainError('INSUFFICIENT_BALANCE', Messages.insufficientBalance);
+  const after = String(reservedRow.balance_after);
+  await noteLowBalance(tx, message.accountId, new Decimal(after).plus(cost), after, config.balanceLowThreshold);
+  const outgoing: OutgoingSms = { reference: Number(reservedRow.id), from: message.sender.number, to: message.to, body: message.body };
+  if (channel !== 'sms') outgoing.channel = channel;
+  return outgoing;
+}
+
+/**
+ * Sends a reserved message (after the reservation committed) and settles it by the
+ * provider's answer: `sent`, or `failed` with the charge given back; when nobody can tell,
+ * it stays `sending` for its reconciliation job. Answers the message as it then stands.
+ */
+export async function deliverSms(em: EntityManager, provider: SmsProvider, sms: OutgoingSms): Promise<Sms> {
   let sid: string;
   try {
     ({ sid } = await provider.send(sms));
   } catch (error) {
-    if (error instanceof SmsProviderError) return answer(await settleSms(scope.em.fork(), sms.reference, { state: 'refused', detail: error.detail }));
+    if (error instanceof SmsProviderError) return settleSms(em.fork(), sms.reference, { state: 'refused', detail: error.detail });
     if (error instanceof SmsOutcomeUnknown) {
       smsOutcomes.inc({ outcome: 'pending' });
-      return answer(await scope.em.fork().findOneOrFail(Sms, { id: sms.reference }));
+      return em.fork().findOneOrFail(Sms, { id: sms.reference });
     }
     throw error;
   }
-  return answer(await settleSms(scope.em.fork(), sms.reference, { state: 'accepted', sid }));
+  return settleSms(em.fork(), sms.reference, { state: 'accepted', sid });
 }
 
 /**
@@ -213,7 +252,8 @@ export async function reconcileSms(em: EntityManager, provider: SmsProvider, sms
   const sms = await em.findOne(Sms, { id: smsId });
   if (!sms || sms.status !== 'sending') return;
   const createdAfter = new Date(Date.parse(`${sms.created_at.replace(' ', 'T')}Z`) - 60_000);
-  const candidates = await provider.find({ reference: sms.id, from: sms.from, to: sms.to, body: sms.body, sid: sms.sms_sid, createdAfter });
+  const channel = sms.channel === 'whatsapp' ? { channel: sms.channel } : {};
+  const candidates = await provider.find({ reference: sms.id, from: sms.from, to: sms.to, body: sms.body, ...channel, sid: sms.sms_sid, createdAfter });
   const taken = candidates.length
     ? new Set((await em.find(Sms, { sms_sid: { $in: candidates.map((c) => c.sid) }, id: { $ne: sms.id } }, { fields: ['sms_sid'] })).map((m) => m.sms_sid))
     : new Set<string | null>();
