@@ -11,6 +11,7 @@ import { deliverSms, reserveSms } from '../sms/sms.service';
 import type { ConversationReplier } from './conversation.ports';
 import { inTurn } from './conversation.queue';
 import { announceMessage } from './conversation.stream';
+import { giveBackLease, pollPause, REPLY_WAIT_MS, REPLYING, takeLease } from './conversation.lease';
 import { HISTORY_MESSAGES, keywordOf, MAX_MESSAGE, OPT_IN_KEYWORDS, OPT_OUT_KEYWORDS, OPT_OUT_REASON, type MessageRole } from './conversation.rules';
 
 /**
@@ -108,8 +109,10 @@ interface LockedConversation {
 /**
  * The job of `conversations:inbound`: answers the inbound message `sid`, and first the
  * messages of its conversation that came before it and wait for their answer, in order. Each
- * is answered at most once: the decision is committed with the message marked handled, and
- * the SMS it sends is reserved in that transaction and delivered after it.
+ * is answered at most once: the decision is committed with the message marked handled (and,
+ * when the assistant answers, the conversation's reply lease taken); the model answers
+ * outside any transaction; the reply is stored, its SMS reserved and the lease given back in a
+ * second one, and the SMS delivered after it.
  */
 export async function answerInbound(em: EntityManager, deps: InboundDeps, sid: string, optOutType: string | null): Promise<void> {
   const [target] = await em.execute<{ id: string; conversation_id: string }[]>(
@@ -126,47 +129,96 @@ export async function answerInbound(em: EntityManager, deps: InboundDeps, sid: s
   });
 }
 
+/** The number an inbound conversation's replies go out from. */
+interface Sender {
+  id: number;
+  number: string;
+  sms_enabled: boolean;
+  expired: boolean;
+}
+
+/** What answers a message: a fixed text (a keyword's confirmation), or the assistant's model under the reply's lease. */
+type Decision =
+  | { kind: 'text'; text: string }
+  | { kind: 'model'; history: { role: MessageRole; content: string }[] };
+
 async function answerOne(em: EntityManager, deps: InboundDeps, conversationId: string, messageId: string, optOutType: string | null): Promise<void> {
   const { config, logger } = deps;
-  const outgoing = await em.fork().transactional(async (tx) => {
-    // The conversation's row lock orders this reply with the API's messages (conversation.service.ts).
-    const [conversation] = await tx.execute<LockedConversation[]>(
-      `select id::text, uuid::text, account_id, assistant_id, type, customer_phone, variables, ai_enabled, closed_at is not null as closed
-       from conversations where id = ? for no key update`,
-      [conversationId],
-    );
-    const [message] = await tx.execute<{ content: string }[]>(
-      `update conversation_messages set handled_at = clock_timestamp() where id = ? and handled_at is null returning content`,
-      [messageId],
-    );
-    if (!message) return null; // answered by an earlier run
-    await tx.execute('update conversations set updated_at = clock_timestamp() where id = ?', [conversationId]);
-    const reply = await decide(tx, deps, conversation, messageId, message.content, optOutType);
-    if (!reply) return null;
-    const [sender] = conversation.assistant_id
-      ? await tx.execute<{ id: number; number: string; sms_enabled: boolean; expired: boolean }[]>(
-          `select p.id, p.number, p.sms_enabled, coalesce(p.subscription_expires_at < current_date, false) as expired
-           from assistants a join phone_numbers p on p.id = a.phone_number_id where a.id = ?`,
-          [conversation.assistant_id],
-        )
-      : [];
-    if (!sender || !sender.sms_enabled || sender.expired) {
-      logger.info('conversations: an inbound message is not answered: the assistant’s number cannot send SMS', { conversation: conversation.uuid });
-      return null;
+  const deadline = Date.now() + REPLY_WAIT_MS;
+  let decided: { conversation: LockedConversation; sender: Sender; decision: Decision; lease: string | null } | null | 'replying';
+  for (;;) {
+    decided = await em.fork().transactional(async (tx) => {
+      // The reply's lease orders this reply with the API's messages (conversation.service.ts).
+      const [conversation] = await tx.execute<(LockedConversation & { replying: boolean })[]>(
+        `select id::text, uuid::text, account_id, assistant_id, type, customer_phone, variables, ai_enabled, closed_at is not null as closed, ${REPLYING}
+         from conversations where id = ? for no key update`,
+        [conversationId],
+      );
+      if (conversation.replying) return 'replying' as const;
+      const [message] = await tx.execute<{ content: string }[]>(
+        `update conversation_messages set handled_at = clock_timestamp() where id = ? and handled_at is null returning content`,
+        [messageId],
+      );
+      if (!message) return null; // answered by an earlier run
+      await tx.execute('update conversations set updated_at = clock_timestamp() where id = ?', [conversationId]);
+      const decision = await decide(tx, deps, conversation, messageId, message.content, optOutType);
+      if (!decision) return null;
+      const [sender] = conversation.assistant_id
+        ? await tx.execute<Sender[]>(
+            `select p.id, p.number, p.sms_enabled, coalesce(p.subscription_expires_at < current_date, false) as expired
+             from assistants a join phone_numbers p on p.id = a.phone_number_id where a.id = ?`,
+            [conversation.assistant_id],
+          )
+        : [];
+      if (!sender || !sender.sms_enabled || sender.expired) {
+        logger.info('conversations: an inbound message is not answered: the assistant’s number cannot send SMS', { conversation: conversation.uuid });
+        return null;
+      }
+      const lease = decision.kind === 'model' ? await takeLease(tx, conversationId) : null;
+      return { conversation, sender, decision, lease };
+    });
+    if (decided !== 'replying') break;
+    // A reply the API is writing (a message sent to this conversation through it): this one comes after it.
+    if (Date.now() > deadline) throw new Error(`conversation ${conversationId}: a reply is still being written; the job is tried again`);
+    await pollPause();
+  }
+  if (!decided) return;
+  const { conversation, sender, decision, lease } = decided;
+  let text: string | null = decision.kind === 'text' ? decision.text : null;
+  let usage = { llm_input_tokens: 0, llm_output_tokens: 0 };
+  if (decision.kind === 'model') {
+    try {
+      const answer = await deps.replier.reply({ accountId: conversation.account_id, assistantId: conversation.assistant_id!, variables: conversation.variables, history: decision.history });
+      ({ text, usage } = answer);
+    } catch (error) {
+      if (!(error instanceof DomainError)) logger.error('conversations: an inbound message’s reply failed', error, { conversation: conversation.uuid });
+      else logger.info('conversations: the assistant’s model did not answer an inbound message', { conversation: conversation.uuid, reason: error.code });
     }
-    const text = [...reply.text].slice(0, MAX_REPLY).join('');
-    if (!text.trim()) return null;
+  }
+  const body = text === null ? '' : [...text].slice(0, MAX_REPLY).join('');
+  const outgoing = await em.fork().transactional(async (tx) => {
+    if (lease) await giveBackLease(tx, conversationId, lease);
+    if (!body.trim()) return null;
     try {
       const sms = await reserveSms(tx, config, deps.sms, {
         accountId: conversation.account_id,
         sender,
         to: conversation.customer_phone,
         country: parsePhone(conversation.customer_phone, null)?.country,
-        body: text,
+        body,
         channel: conversation.type,
         conversationId,
       });
-      await reply.store(text);
+      const [row] = await tx.execute<{ id: string }[]>(
+        `insert into conversation_messages (conversation_id, role, content, created_at) values (?, 'assistant', ?, clock_timestamp()) returning id::text`,
+        [conversation.id, body],
+      );
+      await announceMessage(tx, conversation.account_id, conversation.uuid, row.id);
+      await tx.execute('update conversations set llm_input_tokens = llm_input_tokens + ?, llm_output_tokens = llm_output_tokens + ? where id = ?', [
+        usage.llm_input_tokens,
+        usage.llm_output_tokens,
+        conversation.id,
+      ]);
       return sms;
     } catch (error) {
       if (!(error instanceof DomainError)) throw error;
@@ -184,7 +236,7 @@ async function answerOne(em: EntityManager, deps: InboundDeps, conversationId: s
  * do-not-call list and is confirmed once (not when Twilio's own opt-out answered it); an
  * opt-in keyword takes a customer who opted out by text off it, confirmed; a listed customer,
  * a closed conversation, a person's takeover or a message without text get nothing; else the
- * assistant answers (its model's failure: nothing, the message stays).
+ * assistant's model answers (with the conversation up to this message).
  */
 async function decide(
   tx: EntityManager,
@@ -193,43 +245,22 @@ async function decide(
   messageId: string,
   content: string,
   optOutType: string | null,
-): Promise<{ text: string; store(text: string): Promise<void> } | null> {
+): Promise<Decision | null> {
   const { account_id: accountId, customer_phone: phone } = conversation;
-  const storeAs = (usage?: { llm_input_tokens: number; llm_output_tokens: number }) => async (text: string) => {
-    const [row] = await tx.execute<{ id: string }[]>(
-      `insert into conversation_messages (conversation_id, role, content, created_at) values (?, 'assistant', ?, clock_timestamp()) returning id::text`,
-      [conversation.id, text],
-    );
-    await announceMessage(tx, accountId, conversation.uuid, row.id);
-    if (usage) {
-      await tx.execute('update conversations set llm_input_tokens = llm_input_tokens + ?, llm_output_tokens = llm_output_tokens + ? where id = ?', [
-        usage.llm_input_tokens,
-        usage.llm_output_tokens,
-        conversation.id,
-      ]);
-    }
-  };
   const keyword = keywordOf(content);
   const [listed] = await tx.execute<{ reason: string | null }[]>('select reason from dnc_numbers where account_id = ? and phone_number = ?', [accountId, phone]);
   if (keyword && OPT_OUT_KEYWORDS.has(keyword)) {
     const added = await listNumber(tx, accountId, phone, OPT_OUT_REASON);
-    return added && !optOutType ? { text: Messages.smsOptedOut, store: storeAs() } : null;
+    return added && !optOutType ? { kind: 'text', text: Messages.smsOptedOut } : null;
   }
   if (keyword && OPT_IN_KEYWORDS.has(keyword) && listed?.reason === OPT_OUT_REASON) {
     await tx.execute('delete from dnc_numbers where account_id = ? and phone_number = ?', [accountId, phone]);
-    return optOutType ? null : { text: Messages.smsOptedIn, store: storeAs() };
+    return optOutType ? null : { kind: 'text', text: Messages.smsOptedIn };
   }
   if (listed || conversation.closed || !conversation.ai_enabled || conversation.assistant_id === null || !content.trim()) return null;
   const history = await tx.execute<{ role: MessageRole; content: string }[]>(
     `select role, content from (select id, role, content from conversation_messages where conversation_id = ? and id <= ?::bigint order by id desc limit ?) m order by id`,
     [conversation.id, messageId, HISTORY_MESSAGES],
   );
-  try {
-    const answer = await deps.replier.reply({ accountId, assistantId: conversation.assistant_id, variables: conversation.variables, history });
-    return { text: answer.text, store: storeAs(answer.usage) };
-  } catch (error) {
-    if (!(error instanceof DomainError)) throw error;
-    deps.logger.info('conversations: the assistant’s model did not answer an inbound message', { conversation: conversation.uuid, reason: error.code });
-    return null;
-  }
+  return { kind: 'model', history };
 }

@@ -7,6 +7,7 @@ import type { Scope } from '../scope';
 import type { CreateConversationInput, GenerateAiReplyInput, SendConversationMessageInput } from './conversation.inputs';
 import type { ConversationReplier, ReplyResult } from './conversation.ports';
 import { closedError, closeRow, repliedAfterClose } from './conversation.close';
+import { giveBackLease, pollPause, REPLY_WAIT_MS, REPLYING, takeLease } from './conversation.lease';
 import { inTurn } from './conversation.queue';
 import { announceMessage, ReplyStream } from './conversation.stream';
 import {
@@ -239,12 +240,6 @@ function needsReplier(conversation: Conversation, replier: ConversationReplier |
 
 const modelMissing = () => new DomainError('UNAVAILABLE', Messages.conversationModelMissing, undefined, { retry_after: 60 });
 
-/** How long a reply may take: past it, another process presumes its writer dead and answers the next message. */
-const REPLY_LEASE_SECONDS = 120;
-/** How long a message waits for a reply another process is writing before it is refused (503, retry). */
-const REPLY_WAIT_MS = 30_000;
-const REPLY_POLL_MS = 100;
-
 /** A message stored, and what its reply needs: null when nobody answers it. */
 interface Turn {
   message: ConversationMessage;
@@ -290,13 +285,11 @@ function exchange(scope: Scope, id: string, text: string, sender: Sender, replie
         await announceMessage(tx, scope.accountId, turn.conversation.uuid, row.id);
         stored = toMessage(row);
       }
-      // The lease given back, unless it ran out and another process holds it now.
+      await giveBackLease(tx, id, lease);
       const [after] = await tx.execute<ConversationRow[]>(
-        `update conversations set llm_input_tokens = llm_input_tokens + ?, llm_output_tokens = llm_output_tokens + ?, updated_at = clock_timestamp(),
-           reply_lease_until = case when reply_lease = ? then null else reply_lease_until end,
-           reply_lease = case when reply_lease = ? then null else reply_lease end
+        `update conversations set llm_input_tokens = llm_input_tokens + ?, llm_output_tokens = llm_output_tokens + ?, updated_at = clock_timestamp()
          where id = ? returning ${COLUMNS}`,
-        [answer?.usage.llm_input_tokens ?? 0, answer?.usage.llm_output_tokens ?? 0, lease, lease, id],
+        [answer?.usage.llm_input_tokens ?? 0, answer?.usage.llm_output_tokens ?? 0, id],
       );
       if (after.closed_at) await repliedAfterClose(tx, id);
       return { reply: stored, conversation: toConversation(after) };
@@ -318,7 +311,7 @@ async function beginTurn(scope: Scope, id: string, text: string, sender: Sender,
     const turn = await scope.em.fork().transactional(async (tx): Promise<Turn | null> => {
       // No key update: the message's foreign key check (key share) is not blocked by it.
       const [locked] = await tx.execute<(ConversationRow & { replying: boolean })[]>(
-        `select ${COLUMNS}, coalesce(reply_lease_until > now(), false) as replying from conversations where id = ? for no key update`,
+        `select ${COLUMNS}, ${REPLYING} from conversations where id = ? for no key update`,
         [id],
       );
       const conversation = toConversation(locked);
@@ -333,11 +326,8 @@ async function beginTurn(scope: Scope, id: string, text: string, sender: Sender,
         [id, sender, text],
       );
       await announceMessage(tx, scope.accountId, conversation.uuid, message.id);
-      const lease = answers ? randomUUID() : null;
-      const [after] = await tx.execute<ConversationRow[]>(
-        `update conversations set updated_at = clock_timestamp(), reply_lease = ?, reply_lease_until = now() + make_interval(secs => ?) where id = ? returning ${COLUMNS}`,
-        [lease, lease ? REPLY_LEASE_SECONDS : null, id],
-      );
+      const lease = answers ? await takeLease(tx, id) : null;
+      const [after] = await tx.execute<ConversationRow[]>(`update conversations set updated_at = clock_timestamp() where id = ? returning ${COLUMNS}`, [id]);
       const history = answers
         ? await tx.execute<{ role: MessageRole; content: string }[]>(
             'select role, content from (select id, role, content from conversation_messages where conversation_id = ? order by id desc limit ?) m order by id',
@@ -348,7 +338,7 @@ async function beginTurn(scope: Scope, id: string, text: string, sender: Sender,
     });
     if (turn) return turn;
     if (Date.now() > deadline) throw new DomainError('UNAVAILABLE', Messages.conversationReplying, undefined, { retry_after: 5 });
-    await new Promise((resolve) => setTimeout(resolve, REPLY_POLL_MS));
+    await pollPause();
   }
 }
 
