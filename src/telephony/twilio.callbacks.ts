@@ -10,7 +10,7 @@ import { ENGINE_VERDICT_SQL } from '../modules/calls/call.answered-by';
 import { Call } from '../modules/calls/call.entity';
 import { hangupEvent, HANGUPS, isHangupReason, type CallEvent } from '../modules/calls/call.events';
 import { applyCallEvent } from '../modules/calls/call.lifecycle';
-import { transferEnded } from '../modules/calls/call.transfer';
+import { transferEnded } from '../modules/calls/call.transfer-leg';
 import type { CallAdmission, LifecycleDeps } from '../modules/calls/call.ports';
 import { admitCall, reserveForCalls, startCall } from '../modules/calls/call.service';
 import type { Runtime } from '../runtime';
@@ -92,7 +92,7 @@ export async function twilioWebhook(runtime: CallbackDeps, req: IncomingMessage,
     // The transfer's Dial ended (its action): a cold transfer's leg, how and for how long (a
     // warm one's leg reports itself); then the call ends.
     if (call && !call.transfer_call_sid && (!params.CallSid || params.CallSid === call.provider_call_id)) {
-      await transferEnded(em, call.id, params.DialCallStatus ?? 'completed', Number(params.DialCallDuration ?? 0) || 0);
+      await transferEnded(em, runtime.config, call.id, params.DialCallStatus ?? 'completed', Number(params.DialCallDuration ?? 0) || 0);
     }
     res.writeHead(200, { 'content-type': 'text/xml; charset=utf-8', 'content-length': Buffer.byteLength(HANGUP_TWIML) });
     return void res.end(HANGUP_TWIML);
@@ -150,7 +150,7 @@ async function handleTwilioCallback(em: EntityManager, runtime: CallbackDeps, ki
  */
 async function transferLeg(em: EntityManager, runtime: CallbackDeps, call: Call, params: Record<string, string>): Promise<void> {
   const status = params.CallStatus;
-  if (status === 'completed') await transferEnded(em, call.id, 'completed', Number(params.CallDuration ?? 0) || 0);
+  if (status === 'completed') await transferEnded(em, runtime.config, call.id, 'completed', Number(params.CallDuration ?? 0) || 0);
   else if (['busy', 'no-answer', 'failed', 'canceled'].includes(status)) await runtime.telephony.resumeAfterTransfer?.(em, runtime.lifecycle, call, status);
 }
 

@@ -7,7 +7,8 @@ import { Assistant } from '../modules/assistants/assistant.entity';
 import { Call } from '../modules/calls/call.entity';
 import { hangupEvent, type CallEvent, type HangupReason } from '../modules/calls/call.events';
 import { applyCallEvent } from '../modules/calls/call.lifecycle';
-import { transferEnded, transferMade } from '../modules/calls/call.transfer';
+import { transferMade } from '../modules/calls/call.transfer';
+import { transferEnded } from '../modules/calls/call.transfer-leg';
 import type { LifecycleDeps, TelephonyProvider } from '../modules/calls/call.ports';
 import { applyTwilioStatus } from './twilio.callbacks';
 import { TwilioRest, type TwilioSettings } from './twilio.rest';
@@ -194,7 +195,7 @@ export class TwilioVoice implements TelephonyProvider {
    * of its own, which tells them.
    */
   async resumeAfterTransfer(em: EntityManager, deps: LifecycleDeps, call: Call, status: string): Promise<void> {
-    await transferEnded(em, call.id, status, 0);
+    await transferEnded(em, deps.config, call.id, status, 0);
     const [resumed] = await em.execute(
       `update calls set hangup_reason = null, transferred_to = null where id = ? and hangup_reason = 'transferred' and finished_at is null and media_resumed_at is null returning id`,
       [call.id],
