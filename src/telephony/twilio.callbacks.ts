@@ -141,6 +141,8 @@ async function handleTwilioCallback(em: EntityManager, runtime: CallbackDeps, ki
     return;
   }
   await applyTwilioStatus(em, deps, call, { status: params.CallStatus, duration: params.CallDuration, answeredBy: params.AnsweredBy, errorCode: params.ErrorCode });
+  // The caller gone before the person's leg ended (ringing, briefed, held): nobody is left to join it.
+  if (FINAL_TWILIO_STATUSES.has(params.CallStatus)) await runtime.telephony.endTransferLeg?.(em, deps, call.id);
 }
 
 /**
@@ -153,6 +155,9 @@ async function transferLeg(em: EntityManager, runtime: CallbackDeps, call: Call,
   if (status === 'completed') await transferEnded(em, runtime.config, call.id, 'completed', Number(params.CallDuration ?? 0) || 0);
   else if (['busy', 'no-answer', 'failed', 'canceled'].includes(status)) await runtime.telephony.resumeAfterTransfer?.(em, runtime.lifecycle, call, status);
 }
+
+/** Twilio's statuses of a call that is over. */
+const FINAL_TWILIO_STATUSES = new Set(['completed', 'busy', 'no-answer', 'failed', 'canceled']);
 
 /** A call's status as Twilio reports it, in a callback or in its Call resource. */
 export interface TwilioReport {
