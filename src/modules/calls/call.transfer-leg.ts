@@ -35,7 +35,7 @@ export async function transferEnded(em: EntityManager, config: Config, callId: n
   await em.transactional(async (tx) => {
     // One statement: a concurrent report (or the call's end) holding the row is waited for, and
     // the row read again after it.
-    const [leg]: (Pick<Call, 'id' | 'account_id' | 'finished_at' | 'transferred_to' | 'transfer_duration'>)[] = await tx.execute(
+    const [leg]: Pick<Call, 'id' | 'account_id' | 'finished_at' | 'transferred_to' | 'transfer_duration'>[] = await tx.execute(
       `update calls set transfer_status = ?, transfer_duration = ?, updated_at = now()
        where id = ? and transferred_to is not null and transfer_status is null
        returning id, account_id, finished_at, transferred_to, transfer_duration`,
