@@ -10,7 +10,7 @@ import { ENGINE_VERDICT_SQL } from '../modules/calls/call.answered-by';
 import { Call } from '../modules/calls/call.entity';
 import { hangupEvent, HANGUPS, isHangupReason, type CallEvent } from '../modules/calls/call.events';
 import { applyCallEvent } from '../modules/calls/call.lifecycle';
-import { transferEnded } from '../modules/calls/call.transfer';
+import { transferEnded } from '../modules/calls/call.transfer-leg';
 import type { CallAdmission, LifecycleDeps } from '../modules/calls/call.ports';
 import { admitCall, reserveForCalls, startCall } from '../modules/calls/call.service';
 import { receiveInbound } from '../modules/conversations/conversation.inbound';
@@ -132,7 +132,7 @@ export async function twilioWebhook(runtime: CallbackDeps, req: IncomingMessage,
     // The transfer's Dial ended (its action): a cold transfer's leg, how and for how long (a
     // warm one's leg reports itself); then the call ends.
     if (call && !call.transfer_call_sid && (!params.CallSid || params.CallSid === call.provider_call_id)) {
-      await transferEnded(em, call.id, params.DialCallStatus ?? 'completed', Number(params.DialCallDuration ?? 0) || 0);
+      await transferEnded(em, runtime.config, call.id, params.DialCallStatus ?? 'completed', Number(params.DialCallDuration ?? 0) || 0);
     }
     res.writeHead(200, { 'content-type': 'text/xml; charset=utf-8', 'content-length': Buffer.byteLength(HANGUP_TWIML) });
     return void res.end(HANGUP_TWIML);
@@ -181,6 +181,8 @@ async function handleTwilioCallback(em: EntityManager, runtime: CallbackDeps, ki
     return;
   }
   await applyTwilioStatus(em, deps, call, { status: params.CallStatus, duration: params.CallDuration, answeredBy: params.AnsweredBy, errorCode: params.ErrorCode });
+  // The caller gone before the person's leg ended (ringing, briefed, held): nobody is left to join it.
+  if (FINAL_TWILIO_STATUSES.has(params.CallStatus)) await runtime.telephony.endTransferLeg?.(em, deps, call.id);
 }
 
 /**
@@ -190,9 +192,12 @@ async function handleTwilioCallback(em: EntityManager, runtime: CallbackDeps, ki
  */
 async function transferLeg(em: EntityManager, runtime: CallbackDeps, call: Call, params: Record<string, string>): Promise<void> {
   const status = params.CallStatus;
-  if (status === 'completed') await transferEnded(em, call.id, 'completed', Number(params.CallDuration ?? 0) || 0);
+  if (status === 'completed') await transferEnded(em, runtime.config, call.id, 'completed', Number(params.CallDuration ?? 0) || 0);
   else if (['busy', 'no-answer', 'failed', 'canceled'].includes(status)) await runtime.telephony.resumeAfterTransfer?.(em, runtime.lifecycle, call, status);
 }
+
+/** Twilio's statuses of a call that is over. */
+const FINAL_TWILIO_STATUSES = new Set(['completed', 'busy', 'no-answer', 'failed', 'canceled']);
 
 /** A call's status as Twilio reports it, in a callback or in its Call resource. */
 export interface TwilioReport {

@@ -7,7 +7,8 @@ import { Assistant } from '../modules/assistants/assistant.entity';
 import { Call } from '../modules/calls/call.entity';
 import { hangupEvent, type CallEvent, type HangupReason } from '../modules/calls/call.events';
 import { applyCallEvent } from '../modules/calls/call.lifecycle';
-import { transferEnded, transferMade } from '../modules/calls/call.transfer';
+import { transferMade } from '../modules/calls/call.transfer';
+import { transferEnded } from '../modules/calls/call.transfer-leg';
 import type { LifecycleDeps, TelephonyProvider } from '../modules/calls/call.ports';
 import { applyTwilioStatus } from './twilio.callbacks';
 import { TwilioRest, type TwilioSettings } from './twilio.rest';
@@ -181,7 +182,9 @@ export class TwilioVoice implements TelephonyProvider {
       })
       .catch((error: unknown) => ({ status: 0, body: null, text: error instanceof Error ? error.message : String(error) }));
     if ((leg.status === 200 || leg.status === 201) && typeof leg.body?.sid === 'string') {
-      await em.execute('update calls set transfer_call_sid = ? where id = ?', [leg.body.sid, call.id]);
+      const [linked] = await em.execute('update calls set transfer_call_sid = ? where id = ? returning finished_at', [leg.body.sid, call.id]);
+      // The caller hung up while Twilio was being asked: the person must not be rung for nobody.
+      if (linked?.finished_at) await this.endLeg(leg.body.sid, deps, call.id);
       return;
     }
     deps.logger?.warn('twilio refused a warm transfer’s leg', { call_id: call.id, status: leg.status, code: leg.body?.code ?? null });
@@ -194,7 +197,7 @@ export class TwilioVoice implements TelephonyProvider {
    * of its own, which tells them.
    */
   async resumeAfterTransfer(em: EntityManager, deps: LifecycleDeps, call: Call, status: string): Promise<void> {
-    await transferEnded(em, call.id, status, 0);
+    await transferEnded(em, deps.config, call.id, status, 0);
     const [resumed] = await em.execute(
       `update calls set hangup_reason = null, transferred_to = null where id = ? and hangup_reason = 'transferred' and finished_at is null and media_resumed_at is null returning id`,
       [call.id],
@@ -203,6 +206,31 @@ export class TwilioVoice implements TelephonyProvider {
     const [assistant] = call.assistant_id ? await em.execute('select engine_type from assistants where id = ?', [call.assistant_id]) : [];
     const refused = await this.update(call.provider_call_id, streamTwiml(mediaStreamUrl(this.site, assistant?.engine_type ?? 'pipeline'), this.secrets, call.id, true));
     if (refused) deps.logger?.warn('twilio: could not bring the assistant back after a warm transfer nobody answered', { call_id: call.id, error: refused });
+  }
+
+  /** The caller's call is over while its warm transfer's leg has not reported its end: that leg is ended at Twilio (`endLeg`). */
+  async endTransferLeg(em: EntityManager, deps: LifecycleDeps, callId: number): Promise<void> {
+    const [leg] = await em.execute('select transfer_call_sid from calls where id = ? and finished_at is not null and transfer_call_sid is not null and transfer_status is null', [callId]);
+    if (leg) await this.endLeg(leg.transfer_call_sid, deps, callId);
+  }
+
+  /**
+   * Ends a warm transfer's leg whose caller is gone, as Twilio documents it (its Call resource's
+   * `Status`): `canceled` hangs up a call queued or ringing and leaves one in progress as it is;
+   * if Twilio answers that the leg is in progress (the person answered, is being briefed or
+   * waits in the conference), `completed` hangs it up. The leg's status callback then says how it
+   * ended, and its minutes, if it was answered, are charged (`transferEnded`).
+   */
+  private async endLeg(sid: string, deps: LifecycleDeps, callId: number): Promise<void> {
+    const ask = (status: 'canceled' | 'completed') =>
+      this.rest
+        .send(`/Calls/${encodeURIComponent(sid)}.json`, { method: 'POST', form: new URLSearchParams({ Status: status }) })
+        .catch((error: unknown) => ({ status: 0, body: null, text: error instanceof Error ? error.message : String(error) }));
+    let answer = await ask('canceled');
+    if (answer.status >= 200 && answer.status < 300 && answer.body?.status === 'in-progress') answer = await ask('completed');
+    // Refused: most often the leg had ended meanwhile (its report on its way). No answer: its ring timeout still ends it.
+    if (answer.status >= 400) deps.logger?.info('twilio: a warm transfer’s leg whose caller hung up was not ended: Twilio refused', { call_id: callId, status: answer.status, code: answer.body?.code ?? null });
+    else if (answer.status < 200) deps.logger?.warn('twilio: could not end a warm transfer’s leg whose caller hung up', { call_id: callId, error: answer.text.slice(0, 200) });
   }
 
   /** Gives a call new TwiML; answers Twilio's refusal, or null. */
@@ -238,6 +266,7 @@ export class TwilioVoice implements TelephonyProvider {
       return (await this.end(sid, state === 'in-progress')) === null;
     }
     await applyTwilioStatus(em, deps, call, { status: state, duration: body?.duration as string | undefined, answeredBy: body?.answered_by });
+    await this.endTransferLeg(em, deps, call.id);
     return true;
   }
 

@@ -17,8 +17,16 @@ export interface FakeTwilio {
   receiver: Receiver;
   /** The calls it made. */
   made: { sid: string; to: string; from: string; date_created: string }[];
+  /**
+   * The status Twilio has for each call it made (`queued` when made; a test moves it on). An
+   * update's `Status` applies as Twilio documents: `canceled` ends a call queued or ringing and
+   * leaves one in progress as it is, `completed` ends either; the answer carries the status after.
+   */
+  statuses: Map<string, string>;
   /** What GET /Calls/{sid}.json answers, by sid (404 otherwise). */
   resources: Map<string, { status: number; body: Record<string, unknown> }>;
+  /** When set, call creations wait for it before they are made and answered (Twilio being slow to answer). */
+  creating: Promise<void> | null;
   /** When set, the next call creation answers this status (the call is made anyway). */
   nextStatus: number | null;
   /** The POSTs it received. */
@@ -39,7 +47,9 @@ export async function startFakeTwilio(): Promise<FakeTwilio> {
     authToken: randomBytes(16).toString('hex'),
     receiver,
     made: [],
+    statuses: new Map(),
     resources: new Map(),
+    creating: null,
     nextStatus: null,
     posts: () => receiver.requests.filter((request) => request.method === 'POST'),
     async hangupOf(sid, timeoutMs = 20_000) {
@@ -59,7 +69,7 @@ export async function startFakeTwilio(): Promise<FakeTwilio> {
   return fake;
 }
 
-function callsApi(fake: FakeTwilio, request: Received, res: ServerResponse): void {
+async function callsApi(fake: FakeTwilio, request: Received, res: ServerResponse): Promise<void> {
   const base = `/2010-04-01/Accounts/${fake.accountSid}/Calls.json`;
   if (request.headers.authorization !== `Basic ${Buffer.from(`${fake.accountSid}:${fake.authToken}`).toString('base64')}`) {
     return json(res, 401, { code: 20003, message: 'Authenticate', more_info: 'https://www.twilio.com/docs/errors/20003', status: 401 });
@@ -73,14 +83,21 @@ function callsApi(fake: FakeTwilio, request: Received, res: ServerResponse): voi
     const resource = fake.resources.get(update[1]);
     return resource ? json(res, resource.status, resource.body) : json(res, 404, { code: 20404, message: 'The requested resource was not found', status: 404 });
   }
-  if (request.method === 'POST' && update) return json(res, 200, { sid: update[1], status: new URLSearchParams(request.body).get('Status') });
+  if (request.method === 'POST' && update) {
+    const asked = new URLSearchParams(request.body).get('Status');
+    const now = fake.statuses.get(update[1]);
+    if (asked && now && ['queued', 'ringing', 'in-progress'].includes(now) && !(asked === 'canceled' && now === 'in-progress')) fake.statuses.set(update[1], asked);
+    return json(res, 200, { sid: update[1], status: now ? fake.statuses.get(update[1]) : asked });
+  }
   if (request.method !== 'POST' || request.url !== base) return json(res, 404, { code: 20404, message: 'Not found', status: 404 });
   const form = new URLSearchParams(request.body);
   if (form.get('To')!.endsWith('9999')) {
     return json(res, 400, { code: 21211, message: `The 'To' number ${form.get('To')} is not a valid phone number.`, more_info: 'https://www.twilio.com/docs/errors/21211', status: 400 });
   }
+  if (fake.creating) await fake.creating;
   const call = { sid: `CA${randomBytes(16).toString('hex')}`, to: form.get('To')!, from: form.get('From')!, date_created: new Date().toUTCString() };
   fake.made.push(call);
+  fake.statuses.set(call.sid, 'queued');
   const status = fake.nextStatus;
   fake.nextStatus = null;
   if (status !== null) return json(res, status, { code: 20500, message: 'Internal Server Error', status });

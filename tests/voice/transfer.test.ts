@@ -204,6 +204,35 @@ describe('the pipeline engine', () => {
       await app.sql('delete from dnc_numbers where account_id = $1', [me.accountId]);
     }
   });
+  it('a balance that cannot cover the leg’s first minute is refused to the model: nothing is reserved or dialled, and the call goes on', async () => {
+    const live = await call(assistant);
+    const caller = new Caller(live.media);
+    callers.push(caller);
+    const before = await balance();
+    const [{ reserved_amount: reserved }] = await app.sql('select reserved_amount::text from calls where id = $1', [live.id]);
+    // Less than the leg's first minute (the call's own is reserved already).
+    const low = new Decimal(callCost(app.config, SALES, 60, true).total_cost).dividedBy(2).toFixed(4);
+    await app.sql('update accounts set balance = $2 where id = $1', [me.accountId, low]);
+    try {
+      const from = openai.chatRequests.length;
+      deepgram.transcripts.push('Quero falar com um vendedor.');
+      openai.chat.push({ toolCalls: [{ name: 'transfer_call', arguments: JSON.stringify({ number: SALES }) }] }, { text: 'Não consigo transferir agora, mas posso ajudar.' });
+      await caller.say(speech());
+      await until('the second request', async () => openai.chatRequests.length - from, (n) => n >= 2, 20_000);
+      const output = openai.chatRequests[from + 1].body.messages.find((m: { role: string }) => m.role === 'tool');
+      expect(JSON.parse(output.content)).toEqual({ error: 'the account’s balance does not cover the transfer' });
+      await until('the answer said', async () => openai.speechRequests.map((r) => r.body.input), (inputs) => inputs.includes('Não consigo transferir agora, mas posso ajudar.'));
+      expect(twilioFake.posts().some((r) => r.url.endsWith(`/Calls/${live.sid}.json`))).toBe(false);
+      expect(await callRow(live.id)).toMatchObject({ status: 'in-progress', transferred_to: null, reserved_amount: reserved });
+      expect(await app.sql(`select kind from ledger_entries where reference = $1`, [`call:${live.id}:transfer`])).toEqual([]);
+      expect(await balance()).toBe(low);
+    } finally {
+      caller.hangUp();
+      live.media.stop(live.sid);
+      live.media.close();
+      await app.sql('update accounts set balance = $2 where id = $1', [me.accountId, before]);
+    }
+  });
 });
 
 describe('a warm transfer (pipeline engine)', () => {

@@ -13,7 +13,8 @@ import { Call, FINAL_CALL_STATUSES, type CallStatus } from './call.entity';
 import { evaluate, extractVariables, transcriptText, type Turn } from './call.conversation';
 import { HANGUPS, type CallEvent } from './call.events';
 import { endTurns } from './call.turns';
-import { callCost, withTransferLeg } from './call.pricing';
+import { callCost } from './call.pricing';
+import { transferLegCharge } from './call.transfer-leg';
 import { callSnapshot } from './call.snapshot';
 import { CALL_IN_FLIGHT } from './call.sql';
 import { emitEvents } from '../events/event.outbox';
@@ -114,9 +115,11 @@ async function finish(em: EntityManager, deps: LifecycleDeps, call: Call, status
     if (assistant?.record_call && answered && call.duration > 0) call.recording_url = recordingUrl(deps, call.id);
   }
 
-  const cost = withTransferLeg(deps.config, callCost(deps.config, call.type === 'web' ? null : call.client_phone_number, call.duration, answered), call);
-  call.carrier_cost = cost.carrier_cost;
-  call.total_cost = cost.total_cost;
+  const cost = callCost(deps.config, call.type === 'web' ? null : call.client_phone_number, call.duration, answered);
+  // A transferred leg that ended before the call is charged with it; one that ends later, when it does.
+  const leg = transferLegCharge(deps.config, call);
+  call.carrier_cost = leg ? new Decimal(cost.carrier_cost).plus(leg.cost.carrier_cost).toFixed(4) : cost.carrier_cost;
+  call.total_cost = leg ? new Decimal(cost.total_cost).plus(leg.cost.total_cost).toFixed(4) : cost.total_cost;
   // A call a voice engine ran waits for its post-call work (the model's extraction) before
   // its lead's attempt is settled on the goal variable and its webhook is sent.
   const postCall = needsPostCall(deps, call, assistant);
@@ -131,6 +134,7 @@ async function finish(em: EntityManager, deps: LifecycleDeps, call: Call, status
   const charges: LedgerChange[] = [];
   if (new Decimal(call.reserved_amount).greaterThan(0)) charges.push({ amount: call.reserved_amount, kind: 'call_reservation_release', reference: `call:${call.id}` });
   if (new Decimal(cost.total_cost).greaterThan(0)) charges.push({ amount: new Decimal(cost.total_cost).negated(), kind: 'call', reference: `call:${call.id}` });
+  if (leg) charges.push(leg.change);
   const balance = charges.length ? await applyLedgerChanges(em, call.account_id, charges, deps.config.balanceLowThreshold) : null;
   await slotFreed(em, deps.config, call, balance);
   return lastAttempt;

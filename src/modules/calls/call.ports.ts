@@ -39,6 +39,12 @@ export interface TelephonyProvider {
   /** A warm transfer's leg ended before anyone joined (`status`, as the provider says it): the assistant comes back to the caller. */
   resumeAfterTransfer?(em: EntityManager, deps: LifecycleDeps, call: Call, status: string): Promise<void>;
   /**
+   * The call is over while its warm transfer's leg has not reported its end (the person's phone
+   * still ringing, or the person answered and is being briefed or held): that leg is ended at
+   * the provider, so that nobody is rung or held for a caller who is gone.
+   */
+  endTransferLeg?(em: EntityManager, deps: LifecycleDeps, callId: number): Promise<void>;
+  /**
    * For a call past its deadline (its provider never reported its end): settles it from what
    * the provider knows, ending it there if it still runs. Answers false when the provider
    * could not be asked; the sweeper then asks again on its next round.

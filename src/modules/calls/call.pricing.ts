@@ -30,13 +30,3 @@ export function callCost(config: Config, clientNumber: string | null, durationSe
 export function callReservation(config: Config, clientNumber: string | null): string {
   return callCost(config, clientNumber, 60, true).total_cost;
 }
-
-/** A call's cost with its transferred leg's (design.md, "Calls that act"), charged like a call to that leg's number. */
-export function withTransferLeg(config: Config, cost: CallCost, leg: { transferred_to: string | null; transfer_duration: number | null }): CallCost {
-  if (!leg.transferred_to || !leg.transfer_duration) return cost;
-  const extra = callCost(config, leg.transferred_to, leg.transfer_duration, true);
-  return {
-    carrier_cost: new Decimal(cost.carrier_cost).plus(extra.carrier_cost).toFixed(4),
-    total_cost: new Decimal(cost.total_cost).plus(extra.total_cost).toFixed(4),
-  };
-}

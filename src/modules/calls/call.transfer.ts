@@ -16,8 +16,8 @@ import { ONCE_A_CALL } from './call.vendor-events';
  * account's like any other, so the do-not-call list and the balance apply to it, and its
  * minutes are charged like a call's. Three steps, each in its own transaction: the model asks
  * (`reserveTransfer`: refused, or the leg's first minute reserved), the provider makes it
- * (`transferMade`: `call.transferred`), the provider says how the leg ended (`transferEnded`);
- * the call then ends as `transferred` and its cost counts both legs (call.pricing.ts).
+ * (`transferMade`: `call.transferred`), the provider says how the leg ended (`transferEnded`,
+ * call.transfer-leg.ts, which charges its minutes); the call ends as `transferred`.
  */
 
 /** Why a transfer was refused, as the model is told (it tells the caller). */
@@ -55,21 +55,5 @@ export async function transferMade(em: EntityManager, callId: number, mode: stri
       [callId, JSON.stringify({ to: call.transferred_to, mode })],
     );
     if (inserted) await emitEvents(tx, [{ accountId: call.account_id, type: 'call.transferred', data: { ...callSnapshot(call), transfer_mode: mode } }]);
-  });
-}
-
-/** The transferred leg ended: how, and for how long (what its minutes cost when the call ends). */
-export async function transferEnded(em: EntityManager, callId: number, status: string, durationSeconds: number): Promise<void> {
-  await em.transactional(async (tx) => {
-    const [updated] = await tx.execute(
-      'update calls set transfer_status = ?, transfer_duration = ?, updated_at = now() where id = ? and transferred_to is not null and transfer_status is null returning id',
-      [status.slice(0, 16), Math.max(0, Math.round(durationSeconds)), callId],
-    );
-    if (updated) {
-      await tx.execute(`insert into call_events (call_id, status, detail) values (?, 'transfer_ended', ?::jsonb) on conflict ${ONCE_A_CALL} do nothing`, [
-        callId,
-        JSON.stringify({ status, duration: Math.max(0, Math.round(durationSeconds)) }),
-      ]);
-    }
   });
 }
