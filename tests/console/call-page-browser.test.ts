@@ -19,6 +19,8 @@ let me: TestAccount;
 let timedCall: number;
 let untimedCall: number;
 let webCall: number;
+let transferredCall: number;
+let transferringCall: number;
 let assistant: number;
 const SMS = 22;
 
@@ -68,6 +70,20 @@ beforeAll(async () => {
     [me.accountId, 'Assistente: Olá!\nSistema: O cliente encerrou a chamada.'],
   );
   webCall = web.id;
+  // Two calls the assistant transferred (issue 52), as src/voice's transfer records them: one
+  // whose dialled leg ended (how, how long), one whose leg is still going.
+  const [transferred] = await app.sql(
+    `insert into calls (account_id, assistant_name, type, status, assistant_phone_number, client_phone_number, provider, deadline_at, duration, answered_by, hangup_reason, transferred_to, transfer_status, transfer_duration)
+     values ($1, 'Ana', 'outbound', 'completed', '+5511955000000', '+5511988000002', 'twilio', now(), 40, 'human', 'transferred', '+551130030000', 'completed', 95) returning id`,
+    [me.accountId],
+  );
+  transferredCall = transferred.id;
+  const [transferring] = await app.sql(
+    `insert into calls (account_id, assistant_name, type, status, assistant_phone_number, client_phone_number, provider, deadline_at, duration, answered_by, transferred_to)
+     values ($1, 'Ana', 'outbound', 'in-progress', '+5511955000000', '+5511988000003', 'twilio', now() + interval '10 minutes', 30, 'human', '+551130030001') returning id`,
+    [me.accountId],
+  );
+  transferringCall = transferring.id;
 }, 240_000);
 
 afterAll(async () => {
@@ -253,6 +269,36 @@ runInBrowser(
     expect(await page.locator('#main').innerText()).not.toMatch(/Assistente|Sistema|encerrou/);
     await screenshot(page, 'call-web');
     problems.push(...(await axe(page, 'call-web')));
+    expect(problems).toEqual([]);
+    expect(pageErrors).toEqual([]);
+    await page.close();
+  },
+  60_000,
+);
+
+runInBrowser(
+  'shows where a call was transferred, how its leg ended and how long it lasted, and a leg still going',
+  async () => {
+    const { page, problems, pageErrors } = await openPage();
+    const card = (label: string) => page.locator('.cards article.card').filter({ has: page.locator('h2', { hasText: label }) });
+    await page.goto(`${app.url}/console/calls/${transferredCall}`);
+    await card('Transferred to').waitFor({ timeout: 10_000 });
+    const api = (await app.graphql(`{ call(id: ${transferredCall}) { transferred_to transfer_status transfer_duration hangup_reason } }`, {}, me.token)).body.data.call;
+    expect(api).toEqual({ transferred_to: '+551130030000', transfer_status: 'completed', transfer_duration: 95, hangup_reason: 'transferred' });
+    expect(await card('Transferred to').locator('.card-value').innerText()).toBe('+551130030000');
+    expect(await card('Transferred to').locator('.muted').innerText()).toBe('That leg: completed, 1:35.');
+    expect(await card('Answered by').innerText()).toContain('The assistant transferred the call to a person.');
+    await screenshot(page, 'call-transferred');
+    problems.push(...(await axe(page, 'call-transferred')));
+
+    await page.goto(`${app.url}/console/calls/${transferringCall}`);
+    await card('Transferred to').waitFor({ timeout: 10_000 });
+    expect(await card('Transferred to').locator('.card-value').innerText()).toBe('+551130030001');
+    expect(await card('Transferred to').locator('.muted').innerText()).toBe('That leg has not ended yet.');
+    // A call never transferred has no such card.
+    await page.goto(`${app.url}/console/calls/${webCall}`);
+    await page.waitForSelector('[data-no-recording]');
+    expect(await card('Transferred to').count()).toBe(0);
     expect(problems).toEqual([]);
     expect(pageErrors).toEqual([]);
     await page.close();

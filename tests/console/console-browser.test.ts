@@ -86,6 +86,10 @@ runInBrowser(
     await page.getByRole('button', { name: 'Sign in' }).click();
     await page.waitForSelector('[data-testid="balance"]', { timeout: 10_000 });
     expect(await page.locator('[data-testid="balance"]').innerText()).toBe('100.00');
+    // The sidebar links to the server's other pages (plain links, outside the console's router).
+    const developerLinks = page.getByRole('list', { name: 'Developer links' });
+    expect(await developerLinks.locator('a').evaluateAll((links) => links.map((link) => link.getAttribute('href')))).toEqual(['/talk', '/graphql', '/docs']);
+    expect(await page.locator('aside.sidebar').getByRole('list', { name: 'Developer links' }).count()).toBe(1);
     // Kept for the tab's session only.
     expect(await page.evaluate(() => [(globalThis as any).sessionStorage.length, (globalThis as any).localStorage.length])).toEqual([1, 0]);
     await page.screenshot({ path: path.join(shots, 'overview.png'), fullPage: true });
@@ -184,6 +188,45 @@ runInBrowser(
     await page.getByRole('status').filter({ hasText: 'Saved.' }).waitFor({ timeout: 10_000 });
     const voicemail = await app.graphql(`{ assistant(id: ${s.assistant}) { voicemail_message voicemail_beep_timeout_seconds } }`, {}, s.account.token);
     expect(voicemail.body.data.assistant).toEqual({ voicemail_message: 'Oi {{customer_name}}, retorne a ligação.', voicemail_beep_timeout_seconds: 12 });
+    // How words are said (pronunciations), beside the key terms and acknowledgements.
+    await page.locator('#assistant-pronunciations').fill('[{"word": "CPF", "say_as": "cê pê éfe"}, {"word": "Vozgate", "say_as": "vós gueite"}]');
+    await page.getByRole('button', { name: 'Save' }).click();
+    await page.getByRole('status').filter({ hasText: 'Saved.' }).waitFor({ timeout: 10_000 });
+    const pronunciations = await app.graphql(`{ assistant(id: ${s.assistant}) { pronunciations { word say_as } } }`, {}, s.account.token);
+    expect(pronunciations.body.data.assistant.pronunciations).toEqual([
+      { word: 'CPF', say_as: 'cê pê éfe' },
+      { word: 'Vozgate', say_as: 'vós gueite' },
+    ]);
+    // Transfers (issue 52): a number that is not one gets the API's message beside the list, in
+    // English; fixed, the numbers, the mode and the sentence save and read back.
+    await page.locator('#assistant-transfer_numbers').fill('[{"number": "not a number", "description": "Vendas"}]');
+    await page.getByRole('button', { name: 'Save' }).click();
+    const transferError = page.locator('#assistant-transfer_numbers-error');
+    await transferError.waitFor({ timeout: 10_000 });
+    expect(await transferError.innerText()).toMatch(/^Transfer number 1 number /);
+    expect(await transferError.innerText()).not.toMatch(/número|deve|inválid/);
+    await page.locator('#assistant-transfer_numbers').fill('[{"number": "+551130030000", "description": "Vendas, for a new plan"}, {"number": "+551130030001", "description": "Billing"}]');
+    await page.locator('#assistant-transfer_mode').selectOption('warm');
+    await page.locator('#assistant-transfer_message').fill('Vou passar você para um especialista, um momento.');
+    await page.getByRole('button', { name: 'Save' }).click();
+    await page.getByRole('status').filter({ hasText: 'Saved.' }).waitFor({ timeout: 10_000 });
+    expect(await transferError.count()).toBe(0);
+    const transfers = await app.graphql(`{ assistant(id: ${s.assistant}) { transfer_numbers { number description } transfer_mode transfer_message } }`, {}, s.account.token);
+    expect(transfers.body.data.assistant).toEqual({
+      transfer_numbers: [
+        { number: '+551130030000', description: 'Vendas, for a new plan' },
+        { number: '+551130030001', description: 'Billing' },
+      ],
+      transfer_mode: 'warm',
+      transfer_message: 'Vou passar você para um especialista, um momento.',
+    });
+    // Read back by the editor: a fresh load shows what was saved.
+    await page.reload();
+    await page.waitForSelector('#assistant-transfer_numbers');
+    expect(JSON.parse(await page.locator('#assistant-transfer_numbers').inputValue())).toEqual(transfers.body.data.assistant.transfer_numbers);
+    expect(await page.locator('#assistant-transfer_mode').inputValue()).toBe('warm');
+    expect(await page.locator('#assistant-transfer_message').inputValue()).toBe('Vou passar você para um especialista, um momento.');
+    expect(JSON.parse(await page.locator('#assistant-pronunciations').inputValue())).toEqual(pronunciations.body.data.assistant.pronunciations);
     // The transcriber: Deepgram by default, and those this server lists (none here: it has no vendor key).
     expect(await page.locator('#assistant-transcriber').inputValue()).toBe('deepgram');
     expect(await page.locator('#assistant-transcriber option').evaluateAll((options) => options.map((o) => (o as unknown as { value: string }).value))).toEqual(['deepgram']);
@@ -226,6 +269,24 @@ runInBrowser(
     await visit(page, '/phone-numbers', 'table', 'phone-numbers', problems);
     await visit(page, '/do-not-call', 'table', 'do-not-call', problems);
     await visit(page, '/webhooks', 'table', 'webhooks', problems);
+    // An endpoint on a private address, created on a development server that does not let
+    // deliveries reach it: made, with the API's warning (data.warning) said in English.
+    const configured = { development: app.config.development, allowPrivateNetworkTargets: app.config.allowPrivateNetworkTargets };
+    Object.assign(app.config, { development: true, allowPrivateNetworkTargets: false });
+    try {
+      await page.locator('#endpoint-url').fill('http://127.0.0.1:9/hooks');
+      await page.getByRole('button', { name: 'Add endpoint' }).click();
+      const added = page.getByRole('status').filter({ hasText: 'Endpoint added.' });
+      await added.waitFor({ timeout: 10_000 });
+      expect(await added.innerText()).toContain(
+        'The URL points to an internal address (private, loopback or reserved): deliveries to it fail unless the server runs with ALLOW_PRIVATE_NETWORK_TARGETS=true (for development only).',
+      );
+      expect(await added.innerText()).not.toMatch(/endereço|falharão|desenvolvimento/);
+      await page.locator('table a', { hasText: 'http://127.0.0.1:9/hooks' }).waitFor({ timeout: 10_000 });
+      problems.push(...(await axe(page, 'webhook-warning')));
+    } finally {
+      Object.assign(app.config, configured);
+    }
     await page.locator('table a').first().click();
     await page.waitForSelector('h2');
     problems.push(...(await axe(page, 'webhook')));

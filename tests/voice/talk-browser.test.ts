@@ -10,6 +10,7 @@ import { startTestApp, type TestAccount, type TestApp, NO_VENDORS } from '../hel
 import { until } from '../helpers/dialer';
 import { startFakeDeepgram, type FakeDeepgram } from '../helpers/fakes/deepgram';
 import { startFakeOpenAi, type FakeOpenAi } from '../helpers/fakes/openai';
+import { buildConsole, signIn } from '../helpers/console-browser';
 
 /**
  * The /talk page in a real browser (Debian's chromium, headless) with a fake microphone that
@@ -219,6 +220,60 @@ runInBrowser('names, before the call, the keys this server lacks for an assistan
     await own.close();
   }
 });
+
+runInBrowser('after a call that failed, /talk and the console’s Talk box show how it ended with the server’s sentence (Deepgram refusing the stream)', async () => {
+  // The console the server serves is the built one (dist/console).
+  buildConsole();
+  const assistant = await app.outboundAssistant(me, {
+    assistant_name: 'Ana recusada',
+    initial_message: 'Olá!',
+    who_speaks_first: 'AI assistant',
+    record_call: false,
+    noise_cancellation: false,
+  });
+  const own = await launchChromium(['--use-fake-ui-for-media-stream', '--use-fake-device-for-media-stream', '--mute-audio']);
+  deepgram.refuse = true;
+  try {
+    const page = await own.newPage();
+    const pageErrors: string[] = [];
+    page.on('pageerror', (error) => pageErrors.push(error.message));
+
+    // /talk: the hang-up reason, then the server's sentence.
+    await page.goto(`${app.url}/talk`);
+    await page.getByLabel('Token').fill(me.token);
+    await page.getByRole('button', { name: 'Connect' }).click();
+    const picker = page.getByLabel('Assistant');
+    await until('the assistants listed', async () => picker.locator('option').allTextContents(), (names) => names.some((n) => n.startsWith('Ana recusada')));
+    await picker.selectOption(String(assistant));
+    await page.getByRole('button', { name: 'Start call' }).click();
+    const said = page.getByText(/^Call ended: /);
+    await said.waitFor({ timeout: 20_000 });
+    expect(await said.textContent()).toMatch(/^Call ended: \w+ \(stt-failed: Deepgram refused the stream: HTTP 401/);
+    const [{ id: first }] = await app.sql(`select id from calls where assistant_id = $1 order by id desc limit 1`, [assistant]);
+    const recorded = (await app.graphql(`{ call(id: ${first}) { hangup_reason hangup_detail } }`, undefined, me.token)).body.data.call;
+    expect(recorded.hangup_reason).toBe('stt-failed');
+    expect(await said.textContent()).toContain(recorded.hangup_detail);
+
+    // The console's Talk box: the reason in words, then the same sentence.
+    await signIn(page, app.url, me.token);
+    await page.goto(`${app.url}/console/assistants/${assistant}`);
+    const talkBox = page.locator('section.talk');
+    await talkBox.getByRole('button', { name: 'Talk', exact: true }).click();
+    const ended = talkBox.locator('[data-hangup-reason="stt-failed"]');
+    await ended.waitFor({ timeout: 20_000 });
+    const [{ id: second }] = await app.sql(`select id from calls where assistant_id = $1 order by id desc limit 1`, [assistant]);
+    expect(second).not.toBe(first);
+    const detail = (await app.graphql(`{ call(id: ${second}) { hangup_detail } }`, undefined, me.token)).body.data.call.hangup_detail;
+    expect(detail).toMatch(/^Deepgram refused the stream: HTTP 401/);
+    expect(await ended.innerText()).toContain(`Ended: speech recognition failed. ${detail}`);
+    expect(await ended.getAttribute('role')).toBe('alert');
+    expect(JSON.stringify(await page.content())).not.toContain(DEEPGRAM_KEY);
+    expect(pageErrors).toEqual([]);
+  } finally {
+    deepgram.refuse = false;
+    await own.close();
+  }
+}, 180_000);
 
 /** Amplitude of the `hz` component of 16 kHz samples (Goertzel, over whole periods of the window). */
 function amplitudeAt(pcm: Int16Array, hz: number): number {
