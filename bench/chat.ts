@@ -6,7 +6,10 @@ import { cpuMs, dropDatabase, freshDatabase, percentile, startVozgate } from './
 /**
  * Conversations over text (issue 55): `conversations` at once, each sending `messages` messages
  * one after the other through `POST /api/conversations/{uuid}/messages` (the assistant's reply
- * in the answer), to one API process on a database of its own. The model is the tests' fake
+ * in the answer), to one API process on a database of its own. A customer reads each reply and
+ * types the next message: THINK_MS on average (half to one and a half of it, at random), and
+ * the conversations begin at random within the first THINK_MS, as customers who write at
+ * their own moments do. The model is the tests' fake
  * OpenAI, streaming a fixed answer word by word (its first token LLM_FIRST_TOKEN_MS after the
  * request, a word every LLM_TOKEN_MS after it). A reply's added latency is the client's time
  * for the request less the time the fake spent on that reply's model request (from the
@@ -35,10 +38,13 @@ export interface ChatResult {
   messages: number;
   llm_first_token_ms: number;
   llm_token_ms: number;
+  think_ms: number;
   rounds: ChatRound[];
 }
 
 const LLM_FIRST_TOKEN_MS = 300;
+/** A customer's time to read a reply and type the next message, on average. */
+const THINK_MS = 5000;
 const LLM_TOKEN_MS = 10;
 const ANSWER = 'Claro! Seu pedido 4521 foi confirmado e chega amanhã entre 9h e 12h. Posso ajudar em algo mais?';
 
@@ -109,9 +115,12 @@ export async function runChatScenario(
       let errors = 0;
       const cpuBefore = cpuMs(server.child.pid!);
       const started = performance.now();
+      const think = (scale: number) => new Promise((resolve) => setTimeout(resolve, THINK_MS * scale));
       await Promise.all(
         uuids.map(async (uuid, c) => {
+          await think(Math.random());
           for (let m = 0; m < options.messages; m++) {
+            if (m > 0) await think(0.5 + Math.random());
             const marker = `r${round}c${c}m${m}`;
             const sent = performance.now();
             try {
@@ -154,7 +163,7 @@ export async function runChatScenario(
       log(`chat: round ${round}: ${JSON.stringify(row)}`);
       rounds.push(row);
     }
-    return { conversations: options.conversations, messages: options.messages, llm_first_token_ms: LLM_FIRST_TOKEN_MS, llm_token_ms: LLM_TOKEN_MS, rounds };
+    return { conversations: options.conversations, messages: options.messages, llm_first_token_ms: LLM_FIRST_TOKEN_MS, llm_token_ms: LLM_TOKEN_MS, think_ms: THINK_MS, rounds };
   } finally {
     server.child.kill('SIGTERM');
     await new Promise((resolve) => (server.child.exitCode !== null ? resolve(null) : server.child.once('exit', resolve)));
@@ -165,7 +174,7 @@ export async function runChatScenario(
 
 export function chatTable(r: ChatResult): string {
   return [
-    `${r.conversations} conversations at once, ${r.messages} messages each in turn; the fake model's first token ${r.llm_first_token_ms} ms after the request, a word every ${r.llm_token_ms} ms. Added: the client's time less the model's own, per reply. Target: added p99 <= 20 ms.`,
+    `${r.conversations} conversations at once, ${r.messages} messages each in turn, ${r.think_ms / 1000} s on average between a reply and the next message (a customer reading and typing); the fake model's first token ${r.llm_first_token_ms} ms after the request, a word every ${r.llm_token_ms} ms. Added: the client's time less the model's own, per reply. Target: added p99 <= 20 ms.`,
     '',
     '| round | replies | errors | s | added p50 ms | p95 | p99 | max | model p50 ms | CPU ms per reply | server CPU (% of a core) |',
     '|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',

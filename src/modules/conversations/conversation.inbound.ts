@@ -10,7 +10,7 @@ import type { SmsProvider } from '../sms/sms.ports';
 import { deliverSms, reserveSms } from '../sms/sms.service';
 import type { ConversationReplier } from './conversation.ports';
 import { inTurn } from './conversation.queue';
-import { announceMessage } from './conversation.stream';
+import { announceMessage, storeAnnounced } from './conversation.stream';
 import { giveBackLease, pollPause, REPLY_WAIT_MS, REPLYING, takeLease } from './conversation.lease';
 import { HISTORY_MESSAGES, keywordOf, MAX_MESSAGE, OPT_IN_KEYWORDS, OPT_OUT_KEYWORDS, OPT_OUT_REASON, type MessageRole } from './conversation.rules';
 
@@ -209,11 +209,7 @@ async function answerOne(em: EntityManager, deps: InboundDeps, conversationId: s
         channel: conversation.type,
         conversationId,
       });
-      const [row] = await tx.execute<{ id: string }[]>(
-        `insert into conversation_messages (conversation_id, role, content, created_at) values (?, 'assistant', ?, clock_timestamp()) returning id::text`,
-        [conversation.id, body],
-      );
-      await announceMessage(tx, conversation.account_id, conversation.uuid, row.id);
+      await storeAnnounced(tx, conversation.account_id, conversation, 'assistant', body);
       await tx.execute('update conversations set llm_input_tokens = llm_input_tokens + ?, llm_output_tokens = llm_output_tokens + ? where id = ?', [
         usage.llm_input_tokens,
         usage.llm_output_tokens,

@@ -7,9 +7,9 @@ import type { Scope } from '../scope';
 import type { CreateConversationInput, GenerateAiReplyInput, SendConversationMessageInput } from './conversation.inputs';
 import type { ConversationReplier, ReplyResult } from './conversation.ports';
 import { closedError, closeRow, repliedAfterClose } from './conversation.close';
-import { giveBackLease, pollPause, REPLY_WAIT_MS, REPLYING, takeLease } from './conversation.lease';
+import { givingBackLease, pollPause, REPLY_WAIT_MS, REPLYING, takingLease } from './conversation.lease';
 import { inTurn } from './conversation.queue';
-import { announceMessage, ReplyStream } from './conversation.stream';
+import { ReplyStream, storeAnnounced } from './conversation.stream';
 import {
   CONVERSATION_TYPES,
   DEFAULT_PER_PAGE,
@@ -276,20 +276,12 @@ function exchange(scope: Scope, id: string, text: string, sender: Sender, replie
     }
     await stream.flush();
     const { reply, conversation } = await scope.em.fork().transactional(async (tx) => {
-      let stored: ConversationMessage | null = null;
-      if (answer) {
-        const [row] = await tx.execute<MessageRow[]>(
-          `insert into conversation_messages (conversation_id, role, content, created_at) values (?, 'assistant', ?, clock_timestamp()) returning id::text, role, content, created_at`,
-          [id, answer.text],
-        );
-        await announceMessage(tx, scope.accountId, turn.conversation.uuid, row.id);
-        stored = toMessage(row);
-      }
-      await giveBackLease(tx, id, lease);
+      const stored = answer ? toMessage(await storeAnnounced(tx, scope.accountId, turn.conversation, 'assistant', answer.text)) : null;
+      const giveBack = givingBackLease(lease);
       const [after] = await tx.execute<ConversationRow[]>(
-        `update conversations set llm_input_tokens = llm_input_tokens + ?, llm_output_tokens = llm_output_tokens + ?, updated_at = clock_timestamp()
+        `update conversations set llm_input_tokens = llm_input_tokens + ?, llm_output_tokens = llm_output_tokens + ?, updated_at = clock_timestamp(), ${giveBack.sql}
          where id = ? returning ${COLUMNS}`,
-        [answer?.usage.llm_input_tokens ?? 0, answer?.usage.llm_output_tokens ?? 0, id],
+        [answer?.usage.llm_input_tokens ?? 0, answer?.usage.llm_output_tokens ?? 0, ...giveBack.params, id],
       );
       if (after.closed_at) await repliedAfterClose(tx, id);
       return { reply: stored, conversation: toConversation(after) };
@@ -321,13 +313,13 @@ async function beginTurn(scope: Scope, id: string, text: string, sender: Sender,
       const answers = sender === 'user' && conversation.ai_enabled;
       if (answers) needsReplier(conversation, replier);
       if (locked.replying) return null;
-      const [message] = await tx.execute<MessageRow[]>(
-        'insert into conversation_messages (conversation_id, role, content, created_at) values (?, ?, ?, clock_timestamp()) returning id::text, role, content, created_at',
-        [id, sender, text],
+      const message = await storeAnnounced(tx, scope.accountId, conversation, sender, text);
+      const lease = answers ? randomUUID() : null;
+      const take = lease ? takingLease(lease) : null;
+      const [after] = await tx.execute<ConversationRow[]>(
+        `update conversations set updated_at = clock_timestamp()${take ? `, ${take.sql}` : ''} where id = ? returning ${COLUMNS}`,
+        [...(take?.params ?? []), id],
       );
-      await announceMessage(tx, scope.accountId, conversation.uuid, message.id);
-      const lease = answers ? await takeLease(tx, id) : null;
-      const [after] = await tx.execute<ConversationRow[]>(`update conversations set updated_at = clock_timestamp() where id = ? returning ${COLUMNS}`, [id]);
       const history = answers
         ? await tx.execute<{ role: MessageRole; content: string }[]>(
             'select role, content from (select id, role, content from conversation_messages where conversation_id = ? order by id desc limit ?) m order by id',

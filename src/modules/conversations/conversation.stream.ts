@@ -66,11 +66,33 @@ export class ReplyStream {
 
 const PIECE_CHARS = 1000;
 /** The least time between two pieces of a reply: a subscriber's screen still sees the words come. */
-const PIECE_MS = 30;
+const PIECE_MS = 50;
 
 /** The stored message `messageId` announced to subscribers, at the commit of `tx` (which stored it). */
 export function announceMessage(tx: EntityManager, accountId: number, uuid: string, messageId: string): Promise<void> {
   return notify(tx, { a: accountId, u: uuid, m: messageId });
+}
+
+/** A stored message as it is read back. */
+export interface StoredMessage {
+  id: string;
+  role: string;
+  content: string;
+  created_at: Date;
+}
+
+/**
+ * Stores a message of the conversation (`id`, `uuid`) and announces it at the commit of `tx`,
+ * in one statement (announceMessage's piece, written in SQL).
+ */
+export async function storeAnnounced(tx: EntityManager, accountId: number, conversation: { id: string; uuid: string }, role: string, content: string): Promise<StoredMessage> {
+  const [row] = await tx.execute<StoredMessage[]>(
+    `with m as (
+       insert into conversation_messages (conversation_id, role, content, created_at) values (?, ?, ?, clock_timestamp()) returning id, role, content, created_at)
+     select m.id::text, m.role, m.content, m.created_at, pg_notify(?, json_build_object('a', ?::int, 'u', ?::text, 'm', m.id::text)::text) from m`,
+    [conversation.id, role, content, CONVERSATIONS_CHANNEL, accountId, conversation.uuid],
+  );
+  return row;
 }
 
 async function notify(em: EntityManager, piece: ConversationPiece): Promise<void> {
