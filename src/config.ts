@@ -48,6 +48,11 @@ export interface Config {
   callToolsBudgetSeconds: number;
   /** A conversation with no message for this long is closed by the sweeper (then its post-call work and webhook). */
   conversationIdleMinutes: number;
+  /**
+   * Conversations' limits: the longest message (characters), the messages a conversation takes
+   * through the API in a minute (0: no limit), and the open conversations an account may have.
+   */
+  conversationLimits: { messageChars: number; messagesPerMinute: number; openPerAccount: number };
   /** Divides campaigns' retry intervals (tests and demos run the dialer on a fast clock). */
   dialerTimeScale: number;
   telephony: {
@@ -417,6 +422,9 @@ export const ENV = {
   PLAN_MAX_PARALLEL_CALLS: integer(1, 10_000)({ default: 10 }),
   CALL_TOOLS_BUDGET_SECONDS: integer(1, 600)({ default: 30 }),
   CONVERSATION_IDLE_MINUTES: integer(1, 43200)({ default: 1440 }),
+  CONVERSATION_MAX_MESSAGE_CHARS: integer(1, 100_000)({ default: 2000 }),
+  CONVERSATION_MESSAGES_PER_MINUTE: integer(0, 10_000)({ default: 30 }),
+  CONVERSATION_MAX_OPEN: integer(0, 10_000_000)({ default: 10_000 }),
   TELEPHONY_PROVIDER: oneOf(['simulator', 'twilio'] as const)({ default: 'simulator' }),
   SIMULATOR_SPEED: positiveNumber({ default: 10 }),
   DIALER_TIME_SCALE: positiveNumber({ default: 1 }),
@@ -546,6 +554,11 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
     maxParallelCalls: env.PLAN_MAX_PARALLEL_CALLS,
     callToolsBudgetSeconds: env.CALL_TOOLS_BUDGET_SECONDS,
     conversationIdleMinutes: env.CONVERSATION_IDLE_MINUTES,
+    conversationLimits: {
+      messageChars: env.CONVERSATION_MAX_MESSAGE_CHARS,
+      messagesPerMinute: env.CONVERSATION_MESSAGES_PER_MINUTE,
+      openPerAccount: env.CONVERSATION_MAX_OPEN,
+    },
     telephony: {
       provider: env.TELEPHONY_PROVIDER,
       simulatorSpeed: env.SIMULATOR_SPEED,

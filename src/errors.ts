@@ -83,6 +83,10 @@ export const Messages = {
   conversationNotFound: 'Conversa não encontrada',
   conversationClosed: 'A conversa foi encerrada e não recebe mais mensagens.',
   conversationModelFailed: 'O modelo do assistente não respondeu. A mensagem foi guardada sem resposta; envie-a de novo para tentar outra vez.',
+  conversationPlanLimit: (limit: number) =>
+    `Você atingiu o limite de ${limit} conversas abertas do seu plano. Encerre algumas (POST /conversations/{uuid}/close) ou faça upgrade do seu plano para abrir mais.`,
+  conversationTooFast: (limit: number, seconds: number) =>
+    `Esta conversa recebeu ${limit} mensagens no último minuto, o limite. Tente de novo em ${seconds} segundos.`,
   conversationReplying: 'A resposta à mensagem anterior desta conversa ainda está sendo escrita. Tente de novo em alguns segundos.',
   conversationModelMissing:
     'Este servidor não tem um modelo de linguagem para responder conversas: defina OPENAI_API_KEY (ou o provedor do modelo do assistente em LLM_PROVIDERS) e reinicie-o.',

@@ -12,7 +12,7 @@ import type { ConversationReplier } from './conversation.ports';
 import { inTurn } from './conversation.queue';
 import { announceMessage, storeAnnounced } from './conversation.stream';
 import { giveBackLease, pollPause, REPLY_WAIT_MS, REPLYING, takeLease } from './conversation.lease';
-import { HISTORY_MESSAGES, keywordOf, MAX_MESSAGE, OPT_IN_KEYWORDS, OPT_OUT_KEYWORDS, OPT_OUT_REASON, type MessageRole } from './conversation.rules';
+import { HISTORY_MESSAGES, keywordOf, OPT_IN_KEYWORDS, OPT_OUT_KEYWORDS, OPT_OUT_REASON, type MessageRole } from './conversation.rules';
 
 /**
  * SMS and WhatsApp in (design.md, "Conversations"): a customer's message to one of an
@@ -48,7 +48,7 @@ const SID = /^[A-Za-z]{2}[0-9a-fA-F]{32}$/;
  * taking no lock a reply in progress holds: a message that arrives while the assistant writes
  * is stored at once. Answers what became of it.
  */
-export async function receiveInbound(em: EntityManager, config: Pick<Config, 'defaultPhoneRegion'>, message: InboundMessage): Promise<InboundOutcome> {
+export async function receiveInbound(em: EntityManager, config: Pick<Config, 'defaultPhoneRegion' | 'conversationLimits'>, message: InboundMessage): Promise<InboundOutcome> {
   const whatsapp = message.from.startsWith('whatsapp:');
   const bare = (address: string) => address.replace(/^whatsapp:/, '');
   const from = parsePhone(bare(message.from), config.defaultPhoneRegion)?.number;
@@ -62,7 +62,7 @@ export async function receiveInbound(em: EntityManager, config: Pick<Config, 'de
   );
   if (!found) return 'unanswered-number';
   const type = whatsapp ? 'whatsapp' : 'sms';
-  const text = [...message.body].slice(0, MAX_MESSAGE).join('');
+  const text = [...message.body].slice(0, config.conversationLimits.messageChars).join('');
   return em.fork().transactional(async (tx) => {
     // The customer's open conversation, made by the first of two racing messages (the unique index).
     await tx.execute(

@@ -1,6 +1,8 @@
 import { GraphQLJSONObject } from 'graphql-scalars';
 import { Field, InputType, Int } from 'type-graphql';
-import { MAX_CUSTOMER_IDENTIFIER, MAX_MESSAGE, OPEN_TYPES, SENDERS } from './conversation.rules';
+import { MAX_CUSTOMER_IDENTIFIER, OPEN_TYPES, SENDERS } from './conversation.rules';
+
+const MESSAGE = '1 to CONVERSATION_MAX_MESSAGE_CHARS characters (2,000 by default, as the original platform).';
 
 @InputType('CreateConversationInput')
 export class CreateConversationInput {
@@ -16,7 +18,7 @@ export class CreateConversationInput {
 
 @InputType('SendConversationMessageInput')
 export class SendConversationMessageInput {
-  @Field(() => String, { description: `1 to ${MAX_MESSAGE} characters.` })
+  @Field(() => String, { description: MESSAGE })
   message!: string;
 
   @Field(() => String, { nullable: true, description: `One of: ${SENDERS.join(', ')}; default user. human: a person of the business, only while the AI is off.` })
@@ -31,7 +33,7 @@ export class GenerateAiReplyInput {
   @Field(() => String, { description: `The customer (a phone, an email, a CRM id): 1 to ${MAX_CUSTOMER_IDENTIFIER} characters; their conversation goes on from one call to the next.` })
   customer_identifier!: string;
 
-  @Field(() => String, { description: `1 to ${MAX_MESSAGE} characters.` })
+  @Field(() => String, { description: MESSAGE })
   message!: string;
 
   @Field(() => GraphQLJSONObject, { nullable: true, description: 'Merged into the conversation’s variables.' })

@@ -17,8 +17,6 @@ export type MessageRole = (typeof MESSAGE_ROLES)[number];
 export const SENDERS = ['user', 'human'] as const;
 export type Sender = (typeof SENDERS)[number];
 
-/** The longest message, as the original platform's. */
-export const MAX_MESSAGE = 2000;
 /** The longest `customer_identifier` (the MCP server's description). */
 export const MAX_CUSTOMER_IDENTIFIER = 255;
 

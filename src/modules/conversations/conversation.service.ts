@@ -18,7 +18,6 @@ import {
   DEFAULT_TYPE,
   HISTORY_MESSAGES,
   MAX_CUSTOMER_IDENTIFIER,
-  MAX_MESSAGE,
   MAX_PER_PAGE,
   OPEN_TYPES,
   SENDERS,
@@ -174,11 +173,29 @@ export async function createConversation(scope: Scope, input: CreateConversation
   checkType(errors, type);
   errors.throwIfAny();
   await requireAssistant(scope, input.assistant_id);
-  const [row] = await scope.em.execute<ConversationRow[]>(
-    `insert into conversations (uuid, account_id, assistant_id, type, variables) values (?, ?, ?, ?, ?::jsonb) returning ${COLUMNS}`,
-    [randomUUID(), scope.accountId, input.assistant_id, type, JSON.stringify(input.variables ?? {})],
-  );
+  const [row] = await scope.em.fork().transactional(async (tx) => {
+    await checkOpenLimit(tx, scope);
+    return tx.execute<ConversationRow[]>(
+      `insert into conversations (uuid, account_id, assistant_id, type, variables) values (?, ?, ?, ?, ?::jsonb) returning ${COLUMNS}`,
+      [randomUUID(), scope.accountId, input.assistant_id, type, JSON.stringify(input.variables ?? {})],
+    );
+  });
   return toConversation(row);
+}
+
+/**
+ * The plan's open conversations per account (CONVERSATION_MAX_OPEN), before one is opened in
+ * `tx`: the account's row is locked while they are counted, so parallel opens cannot pass the
+ * limit together. A customer's SMS or WhatsApp is never refused for it (the customer cannot
+ * know the limit): those open as messages come.
+ */
+async function checkOpenLimit(tx: EntityManager, scope: Scope): Promise<void> {
+  const limit = scope.config.conversationLimits.openPerAccount;
+  await tx.execute('select id from accounts where id = ? for no key update', [scope.accountId]);
+  const [{ open }] = await tx.execute<{ open: number }[]>('select count(*)::int as open from conversations where account_id = ? and closed_at is null', [
+    scope.accountId,
+  ]);
+  if (open >= limit) throw new DomainError('PLAN_LIMIT', Messages.conversationPlanLimit(limit));
 }
 
 function checkType(errors: FieldErrorCollector, type: string): void {
@@ -194,7 +211,7 @@ export async function sendConversationMessage(
   replier: ConversationReplier | null | undefined,
 ): Promise<ConversationExchange> {
   const errors = new FieldErrorCollector();
-  const text = checkLength(errors, 'message', input.message, 1, MAX_MESSAGE);
+  const text = checkLength(errors, 'message', input.message, 1, scope.config.conversationLimits.messageChars);
   const sender = input.sender ?? 'user';
   checkOneOf(errors, 'sender', sender, SENDERS);
   errors.throwIfAny();
@@ -214,23 +231,34 @@ export async function generateAiReply(scope: Scope, input: GenerateAiReplyInput,
   const errors = new FieldErrorCollector();
   checkPositiveInt(errors, 'assistant_id', input.assistant_id);
   const customer = checkLength(errors, 'customer_identifier', input.customer_identifier, 1, MAX_CUSTOMER_IDENTIFIER);
-  const text = checkLength(errors, 'message', input.message, 1, MAX_MESSAGE);
+  const text = checkLength(errors, 'message', input.message, 1, scope.config.conversationLimits.messageChars);
   errors.throwIfAny();
   await requireAssistant(scope, input.assistant_id);
   if (!replier) throw modelMissing();
   const variables = JSON.stringify(input.variables ?? {});
-  // The customer's conversation, made by the first of two racing requests (the unique index).
-  await scope.em.execute(
-    `insert into conversations (uuid, account_id, assistant_id, type, external_identifier, variables) values (?, ?, ?, 'api', ?, ?::jsonb)
-     on conflict (assistant_id, external_identifier) where type = 'api' and external_identifier is not null and closed_at is null
-     do update set variables = conversations.variables || excluded.variables`,
-    [randomUUID(), scope.accountId, input.assistant_id, customer, variables],
-  );
-  const [row] = await scope.em.execute<{ id: string }[]>(
-    `select id::text from conversations where assistant_id = ? and type = 'api' and external_identifier = ? and account_id = ? and closed_at is null`,
-    [input.assistant_id, customer, scope.accountId],
-  );
-  return exchange(scope, row.id, text!, 'user', replier);
+  const open = (em: EntityManager) =>
+    em.execute<{ id: string }[]>(
+      `select id::text from conversations where assistant_id = ? and type = 'api' and external_identifier = ? and account_id = ? and closed_at is null`,
+      [input.assistant_id, customer, scope.accountId],
+    );
+  const id = await scope.em.fork().transactional(async (tx) => {
+    const [found] = await open(tx);
+    if (found) {
+      await tx.execute('update conversations set variables = variables || ?::jsonb where id = ?', [variables, found.id]);
+      return found.id;
+    }
+    // A new conversation for the customer: within the plan (the account's row locked, so the
+    // first of two racing requests opens it and the second finds it).
+    await checkOpenLimit(tx, scope);
+    const [made] = await open(tx);
+    if (made) return made.id;
+    const [row] = await tx.execute<{ id: string }[]>(
+      `insert into conversations (uuid, account_id, assistant_id, type, external_identifier, variables) values (?, ?, ?, 'api', ?, ?::jsonb) returning id::text`,
+      [randomUUID(), scope.accountId, input.assistant_id, customer, variables],
+    );
+    return row.id;
+  });
+  return exchange(scope, id, text!, 'user', replier);
 }
 
 function needsReplier(conversation: Conversation, replier: ConversationReplier | null | undefined): asserts replier is ConversationReplier {
@@ -302,14 +330,24 @@ async function beginTurn(scope: Scope, id: string, text: string, sender: Sender,
   for (;;) {
     const turn = await scope.em.fork().transactional(async (tx): Promise<Turn | null> => {
       // No key update: the message's foreign key check (key share) is not blocked by it.
-      const [locked] = await tx.execute<(ConversationRow & { replying: boolean })[]>(
-        `select ${COLUMNS}, ${REPLYING} from conversations where id = ? for no key update`,
+      // With the messages it took in the last minute (CONVERSATION_MESSAGES_PER_MINUTE), counted under its lock.
+      const [locked] = await tx.execute<(ConversationRow & { replying: boolean; recent: number; free_in: number | null })[]>(
+        `select ${COLUMNS}, ${REPLYING}, recent.n as recent, recent.free_in
+         from conversations, lateral (
+           select count(*)::int as n, ceil(extract(epoch from min(m.created_at) + interval '1 minute' - now()))::int as free_in
+           from conversation_messages m where m.conversation_id = conversations.id and m.role <> 'assistant' and m.created_at > now() - interval '1 minute') recent
+         where conversations.id = ? for no key update of conversations`,
         [id],
       );
       const conversation = toConversation(locked);
       // It may have been closed, or its AI turned on or off, while this message waited.
       if (conversation.closed_at) throw closedError();
       if (sender === 'human' && conversation.ai_enabled) throw new ValidationError({ sender: [FieldMessages.humanWhileAiOn] });
+      const { messagesPerMinute } = scope.config.conversationLimits;
+      if (messagesPerMinute > 0 && locked.recent >= messagesPerMinute) {
+        const retryAfter = Math.max(1, locked.free_in ?? 60);
+        throw new DomainError('RATE_LIMITED', Messages.conversationTooFast(messagesPerMinute, retryAfter), undefined, { retry_after: retryAfter });
+      }
       const answers = sender === 'user' && conversation.ai_enabled;
       if (answers) needsReplier(conversation, replier);
       if (locked.replying) return null;
