@@ -48,6 +48,7 @@ import { Migration20261206054000_knowledge_packed_vectors } from './Migration202
 import { Migration20261207000000_conversation_close } from './Migration20261207000000_conversation_close';
 import { Migration20261208000000_inbound_messages } from './Migration20261208000000_inbound_messages';
 import { Migration20261209000000_conversation_reply_lease } from './Migration20261209000000_conversation_reply_lease';
+import { Migration20261210000000_whatsapp } from './Migration20261210000000_whatsapp';
 
 /** Every migration, in order. Listed explicitly so that compiled and TypeScript runs agree. */
 export const migrations: MigrationObject[] = [
@@ -100,4 +101,5 @@ export const migrations: MigrationObject[] = [
   { name: 'Migration20261207000000_conversation_close', class: Migration20261207000000_conversation_close },
   { name: 'Migration20261208000000_inbound_messages', class: Migration20261208000000_inbound_messages },
   { name: 'Migration20261209000000_conversation_reply_lease', class: Migration20261209000000_conversation_reply_lease },
+  { name: 'Migration20261210000000_whatsapp', class: Migration20261210000000_whatsapp },
 ];
