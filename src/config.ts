@@ -91,7 +91,8 @@ export interface Config {
      * provider is asked what became of it (a late answer may still create the message).
      */
     reconcileAfterMs: number;
-    twilio: { accountSid: string; authToken: string; apiBase: string } | null;
+    /** `contentApiBase`: Twilio's Content API (TWILIO_CONTENT_API_BASE), for WhatsApp templates; https://content.twilio.com when unset. */
+    twilio: { accountSid: string; authToken: string; apiBase: string; contentApiBase?: string } | null;
   };
   /** Carrier price per started minute by destination region (ISO alpha-2), with `*` for the rest. */
   callRates: Record<string, string>;
@@ -439,6 +440,7 @@ export const ENV = {
   TWILIO_ACCOUNT_SID: text({ default: undefined }),
   TWILIO_AUTH_TOKEN: text({ default: undefined }),
   TWILIO_API_BASE: httpUrl({ default: 'https://api.twilio.com' }),
+  TWILIO_CONTENT_API_BASE: httpUrl({ default: 'https://content.twilio.com' }),
   OPENAI_API_KEY: text({ default: undefined }),
   OPENAI_REALTIME_URL: wsUrl({ default: 'wss://api.openai.com/v1/realtime' }),
   OPENAI_REALTIME_MODEL: text({ default: 'gpt-realtime' }),
@@ -609,7 +611,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
       reconcileAfterMs: env.SMS_RECONCILE_AFTER_MS,
       twilio:
         env.SMS_PROVIDER === 'twilio'
-          ? { accountSid: env.TWILIO_ACCOUNT_SID!, authToken: env.TWILIO_AUTH_TOKEN!, apiBase: env.TWILIO_API_BASE }
+          ? { accountSid: env.TWILIO_ACCOUNT_SID!, authToken: env.TWILIO_AUTH_TOKEN!, apiBase: env.TWILIO_API_BASE, contentApiBase: env.TWILIO_CONTENT_API_BASE }
           : null,
     },
     callRates: env.CALL_RATES,

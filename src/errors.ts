@@ -93,6 +93,12 @@ export const Messages = {
   /** The text sent once to a customer who opted out by text (STOP), and to one who opted in again (START). */
   smsOptedOut: 'Você não receberá mais mensagens deste número. Responda START para voltar a recebê-las.',
   smsOptedIn: 'Você voltará a receber mensagens deste número. Responda STOP para não recebê-las mais.',
+  whatsappSenderNotFound: 'Remetente de WhatsApp não encontrado',
+  whatsappTemplateNotFound: 'Modelo de WhatsApp não encontrado: liste os modelos do remetente (GET /user/whatsapp/senders/{id}/templates) para obter seus ids.',
+  whatsappTemplatesFailed: 'Não foi possível obter os modelos de WhatsApp do provedor',
+  whatsappFailed: 'Falha ao enviar a mensagem de WhatsApp',
+  whatsappWindowClosed:
+    'A janela de 24 horas de atendimento está fechada: o cliente não enviou mensagem a este remetente nas últimas 24 horas. Envie um modelo aprovado (POST /user/whatsapp/send).',
   simulatorOnly: 'Chamadas recebidas simuladas só existem com o provedor de telefonia simulator.',
 
   leadCreated: 'Lead created successfully',
@@ -137,6 +143,7 @@ export const Messages = {
   conversationAiEnabled: 'AI replies enabled for the conversation',
   conversationAiDisabled: 'AI replies disabled for the conversation: a person answers with sender human',
   aiReplyGenerated: 'Reply generated successfully',
+  whatsappSent: 'WhatsApp message sent successfully',
   knowledgeDocumentReingesting: 'Document queued for processing. Its chunks are replaced once it is read again.',
 
   // The engine API's bounds (src/voice/engine.api.ts).
@@ -211,6 +218,9 @@ export const FieldMessages = {
   conversationChannelLater: (type: string) =>
     `Conversas do tipo ${type} são abertas pela primeira mensagem do cliente, pelo webhook de mensagens do Twilio (POST /telephony/twilio/messaging); pela API, use test, widget ou api.`,
   humanWhileAiOn: 'Mensagens com sender human só são aceitas com a IA da conversa desativada (POST /automate/conversations/{uuid}/disable-ai).',
+  whatsappTemplateNotApproved: (status: string) => `O modelo não está aprovado pelo WhatsApp (status ${status}); só modelos aprovados podem ser enviados.`,
+  whatsappVariablesMissing: (names: string[]) => `Faltam variáveis do modelo: ${names.join(', ')}.`,
+  whatsappVariables: (max: number, length: number) => `O campo variables deve ser um objeto de até ${max} variáveis, cada uma texto ou número de até ${length} caracteres.`,
   cursor: 'O cursor é inválido: use o next_cursor de uma página anterior.',
   // Lead imports (CSV files).
   fileTooLarge: (field: string, maxBytes: number) => `O arquivo ${field} não pode ter mais de ${maxBytes} bytes.`,

@@ -65,9 +65,9 @@ export const COMMANDS = {
     required: ['account', 'amount'],
   },
   'phone-number:add': {
-    summary: 'Gives an account a phone number, SMS-capable with --sms: {id, number}',
-    usage: '--account ID --number E164 [--sms] [--expires-at YYYY-MM-DD]',
-    flags: { account: text, number: text, sms: flag, 'expires-at': text },
+    summary: 'Gives an account a phone number, SMS-capable with --sms, a WhatsApp sender with --whatsapp: {id, number}',
+    usage: '--account ID --number E164 [--sms] [--whatsapp] [--expires-at YYYY-MM-DD]',
+    flags: { account: text, number: text, sms: flag, whatsapp: flag, 'expires-at': text },
     required: ['account', 'number'],
   },
   'campaign:create': {

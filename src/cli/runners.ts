@@ -83,7 +83,7 @@ export const RUNNERS: Record<CommandName, Runner> = {
     if (!number) throw new OperatorError(`"${flags.number}" is not a valid phone number (write it as +5511987654321, or set DEFAULT_PHONE_REGION for national numbers)`);
     const expiresAt = optional(flags, 'expires-at');
     if (expiresAt !== null && !parseDateOnly(expiresAt)) throw new OperatorError('--expires-at must be a date as YYYY-MM-DD');
-    const phone = await addPhoneNumber(em, { accountId: id(flags, 'account'), number, smsEnabled: flags.sms === true, expiresAt });
+    const phone = await addPhoneNumber(em, { accountId: id(flags, 'account'), number, smsEnabled: flags.sms === true, whatsappEnabled: flags.whatsapp === true, expiresAt });
     return { id: phone.id, number: phone.number };
   },
   async 'campaign:create'(em, flags, config) {

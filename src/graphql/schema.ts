@@ -17,6 +17,7 @@ import { KnowledgeResolver } from '../modules/knowledge/knowledge.resolver';
 import { ConversationResolver } from '../modules/conversations/conversation.resolver';
 import { WebhookEndpointResolver } from '../modules/webhooks/endpoint.resolver';
 import { WebhookResolver } from '../modules/webhooks/webhook.resolver';
+import { WhatsappResolver } from '../modules/whatsapp/whatsapp.resolver';
 import type { GraphQLContext } from './context';
 import { guardArguments } from './input-guard';
 
@@ -37,6 +38,7 @@ export const resolvers = [
   ConversationResolver,
   WebhookEndpointResolver,
   WebhookResolver,
+  WhatsappResolver,
 ] as const;
 
 /** The one authorization rule so far: `@Authorized()` needs a valid bearer token. */

@@ -219,6 +219,7 @@ const AREAS: Record<string, Tag> = {
   webhooks: 'Webhook endpoints',
   knowledgebases: 'Knowledge bases',
   conversations: 'Conversations',
+  whatsapp: 'Conversations',
   automate: 'Conversations',
   ai: 'Conversations',
 };

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Config } from '../config';
-import { SmsOutcomeUnknown, SmsProviderError, type OutgoingSms, type ProviderMessage, type SmsProvider } from '../modules/sms/sms.ports';
+import { SmsOutcomeUnknown, SmsProviderError, type ContentTemplate, type OutgoingSms, type ProviderMessage, type SmsProvider } from '../modules/sms/sms.ports';
+import { TwilioContentApi } from './twilio.content';
 import { TwilioRest, type TwilioAnswer, type TwilioSettings } from './twilio.rest';
 
 /**
@@ -24,7 +25,42 @@ export class SimulatorSms implements SmsProvider {
   async find(query: OutgoingSms): Promise<ProviderMessage[]> {
     return query.to.endsWith('9999') ? [] : [{ sid: SimulatorSms.sid(query.reference), state: 'accepted', detail: null }];
   }
+
+  /** A fixed list, so that WhatsApp templates can be listed and sent without Twilio. */
+  async templates(): Promise<ContentTemplate[]> {
+    return SIMULATOR_TEMPLATES;
+  }
 }
+
+const SIMULATOR_TEMPLATES: ContentTemplate[] = [
+  {
+    sid: 'HX00000000000000000000000000000001',
+    name: 'confirmacao_pedido',
+    language: 'pt_BR',
+    body: 'Olá {{1}}, seu pedido {{2}} foi confirmado.',
+    variables: { '1': 'Maria', '2': '1234' },
+    status: 'approved',
+    category: 'UTILITY',
+  },
+  {
+    sid: 'HX00000000000000000000000000000002',
+    name: 'lembrete_consulta',
+    language: 'pt_BR',
+    body: 'Olá {{1}}, lembramos da sua consulta em {{2}}. Responda SIM para confirmar.',
+    variables: { '1': 'Maria', '2': '12/05 às 14h' },
+    status: 'approved',
+    category: 'UTILITY',
+  },
+  {
+    sid: 'HX00000000000000000000000000000003',
+    name: 'promocao_inverno',
+    language: 'pt_BR',
+    body: 'Oi {{1}}! Nossa promoção de inverno começou.',
+    variables: { '1': 'Maria' },
+    status: 'pending',
+    category: 'MARKETING',
+  },
+];
 
 /** Connection errors that mean the request never reached the provider. */
 const NOT_SENT = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'ERR_INVALID_URL']);
@@ -54,15 +90,28 @@ export class TwilioSms implements SmsProvider {
   readonly name = 'twilio';
 
   private readonly rest: TwilioRest;
+  private readonly content: TwilioContentApi;
 
-  constructor(settings: TwilioSettings, timeoutMs: number) {
+  constructor(settings: TwilioSettings & { contentApiBase?: string }, timeoutMs: number) {
     this.rest = new TwilioRest(settings, timeoutMs);
+    this.content = new TwilioContentApi({ accountSid: settings.accountSid, authToken: settings.authToken, base: settings.contentApiBase ?? 'https://content.twilio.com' }, timeoutMs);
+  }
+
+  templates(): Promise<ContentTemplate[]> {
+    return this.content.templates();
   }
 
   async send(message: OutgoingSms): Promise<{ sid: string }> {
     let answer: TwilioAnswer;
     try {
-      const form = new URLSearchParams({ From: address(message, message.from), To: address(message, message.to), Body: message.body });
+      const form = new URLSearchParams({ From: address(message, message.from), To: address(message, message.to) });
+      // A template goes as its Content SID and variables (JSON); Twilio renders its text.
+      if (message.contentSid) {
+        form.set('ContentSid', message.contentSid);
+        form.set('ContentVariables', JSON.stringify(message.contentVariables ?? {}));
+      } else {
+        form.set('Body', message.body);
+      }
       answer = await this.rest.send('/Messages.json', { method: 'POST', form });
     } catch (error) {
       const code = (error as { cause?: { code?: string } }).cause?.code;

@@ -64,7 +64,7 @@ export interface TestApp {
   /** An account with a token and one campaign. */
   account(options?: { balance?: string; name?: string }): Promise<TestAccount>;
   campaign(accountId: number, name?: string): Promise<number>;
-  phoneNumber(accountId: number, number: string, options?: { sms?: boolean; expiresAt?: string | null }): Promise<number>;
+  phoneNumber(accountId: number, number: string, options?: { sms?: boolean; whatsapp?: boolean; expiresAt?: string | null }): Promise<number>;
   /** An outbound assistant of the account with a number of its own; `extra` overrides fields. */
   outboundAssistant(account: Pick<TestAccount, 'accountId' | 'token'>, extra?: Record<string, unknown>): Promise<number>;
   /** Runs SQL straight against the test database. */
@@ -210,6 +210,7 @@ export async function startTestApp(
         accountId,
         number,
         smsEnabled: options.sms ?? false,
+        whatsappEnabled: options.whatsapp ?? false,
         expiresAt: options.expiresAt ?? null,
       });
       return phone.id;

@@ -51,7 +51,22 @@ beforeAll(async () => {
   const documents = `/api/user/knowledgebases/${knowledgebase.body.data.id}/documents`;
   const document = await post(documents, { name: 'Prices', type: 'text', content: 'Entrega grátis acima de R$ 100.' });
   const spareDocument = await post(documents, { name: 'To delete', type: 'text', content: 'Apagar.' });
+  // A WhatsApp sender answered by an inbound assistant, whose customer wrote to it a moment ago
+  // (as Twilio's messaging webhook stores it): the free-form send is inside the 24-hour window.
+  const whatsappSender = await app.phoneNumber(tenant.accountId, `+49301${String(Date.now()).slice(-7)}`, { sms: true, whatsapp: true });
+  const inboundAssistant = await app.outboundAssistant(tenant, { calls_direction: 'receive', phone_number_id: whatsappSender });
+  const [conversation] = await app.sql(
+    `insert into conversations (uuid, account_id, assistant_id, type, customer_phone) values (gen_random_uuid(), $1, $2, 'whatsapp', '+4930123456') returning id`,
+    [tenant.accountId, inboundAssistant],
+  );
+  await app.sql(
+    `insert into conversation_messages (conversation_id, role, content, provider_message_id, handled_at) values ($1, 'user', 'Hallo', $2, now())`,
+    [conversation.id, `SM${'0'.repeat(31)}1`],
+  );
+  const templates = await app.request('GET', `/api/user/whatsapp/senders/${whatsappSender}/templates`, { token: tenant.token });
   ids = {
+    whatsappSender,
+    whatsappTemplate: templates.body.data[0].id,
     knowledgebase: knowledgebase.body.data.id,
     spareKnowledgebase: spareKnowledgebase.body.data.id,
     document: document.body.data.id,

@@ -49,6 +49,7 @@ import { Migration20261207000000_conversation_close } from './Migration202612070
 import { Migration20261208000000_inbound_messages } from './Migration20261208000000_inbound_messages';
 import { Migration20261209000000_conversation_reply_lease } from './Migration20261209000000_conversation_reply_lease';
 import { Migration20261209010000_conversation_limits } from './Migration20261209010000_conversation_limits';
+import { Migration20261210000000_whatsapp } from './Migration20261210000000_whatsapp';
 
 /** Every migration, in order. Listed explicitly so that compiled and TypeScript runs agree. */
 export const migrations: MigrationObject[] = [
@@ -102,4 +103,5 @@ export const migrations: MigrationObject[] = [
   { name: 'Migration20261208000000_inbound_messages', class: Migration20261208000000_inbound_messages },
   { name: 'Migration20261209000000_conversation_reply_lease', class: Migration20261209000000_conversation_reply_lease },
   { name: 'Migration20261209010000_conversation_limits', class: Migration20261209010000_conversation_limits },
+  { name: 'Migration20261210000000_whatsapp', class: Migration20261210000000_whatsapp },
 ];

@@ -208,7 +208,7 @@ export async function addBalance(em: EntityManager, accountId: number, amount: s
 
 export async function addPhoneNumber(
   em: EntityManager,
-  input: { accountId: number; number: string; smsEnabled: boolean; expiresAt: string | null },
+  input: { accountId: number; number: string; smsEnabled: boolean; whatsappEnabled?: boolean; expiresAt: string | null },
 ): Promise<PhoneNumber> {
   await requireAccount(em, input.accountId);
   if (await em.count(PhoneNumber, { number: input.number })) {
@@ -218,6 +218,7 @@ export async function addPhoneNumber(
     account: em.getReference(Account, input.accountId),
     number: input.number,
     sms_enabled: input.smsEnabled,
+    whatsapp_enabled: input.whatsappEnabled ?? false,
     subscription_expires_at: input.expiresAt,
   });
   await em.persist(phone).flush();

@@ -15,6 +15,9 @@ export class PhoneNumberRecord {
   @Field(() => Boolean)
   sms_capable!: boolean;
 
+  @Field(() => Boolean, { description: 'One of the account’s WhatsApp senders (GET /user/whatsapp/senders).' })
+  whatsapp!: boolean;
+
   @Field(() => String, { nullable: true, description: 'The last day of its subscription (YYYY-MM-DD); null when it does not expire.' })
   expires_at!: string | null;
 
@@ -37,7 +40,7 @@ export async function listPhoneNumbers(scope: Scope, attachableTo?: string | nul
   const live = attachableTo != null ? ' and (p.subscription_expires_at is null or p.subscription_expires_at >= current_date)' : '';
   const free = attachableTo === 'inbound' ? ` and not exists (select 1 from assistants a where a.phone_number_id = p.id and a.calls_direction = 'receive')` : '';
   return scope.em.execute(
-    `select p.id, p.number as phone_number, p.sms_enabled as sms_capable, to_char(p.subscription_expires_at, 'YYYY-MM-DD') as expires_at,
+    `select p.id, p.number as phone_number, p.sms_enabled as sms_capable, p.whatsapp_enabled as whatsapp, to_char(p.subscription_expires_at, 'YYYY-MM-DD') as expires_at,
             (select min(a.id) from assistants a where a.phone_number_id = p.id) as assistant_id
      from phone_numbers p where p.account_id = ?${live}${free} order by p.id`,
     [scope.accountId],

@@ -8,6 +8,24 @@ export interface OutgoingSms {
   body: string;
   /** `whatsapp`: `from` and `to` (E.164) are WhatsApp addresses (Twilio's `whatsapp:+E164`); unset: an SMS. */
   channel?: 'sms' | 'whatsapp';
+  /** A WhatsApp template (Twilio's Content SID) sent instead of `body`, which is then its text as rendered here. */
+  contentSid?: string;
+  /** The template's variables by name (`"1"`, `"2"`... or named). */
+  contentVariables?: Record<string, string>;
+}
+
+/** A WhatsApp message template as the provider has it (Twilio's Content resource). */
+export interface ContentTemplate {
+  sid: string;
+  name: string;
+  language: string | null;
+  /** Its text, with `{{name}}` where a variable goes; null when it has none (media, cards without a body). */
+  body: string | null;
+  /** Each variable's sample value, by name. */
+  variables: Record<string, string>;
+  /** Its WhatsApp approval: `approved`, `pending`, `rejected`, `unsubmitted`..., and its category. */
+  status: string;
+  category: string | null;
 }
 
 /** A message as the provider has it, when asked after the fact. */
@@ -28,6 +46,8 @@ export interface SmsProvider {
   readonly name: string;
   send(message: OutgoingSms): Promise<{ sid: string }>;
   find(query: OutgoingSms & { sid: string | null; createdAfter: Date }): Promise<ProviderMessage[]>;
+  /** The WhatsApp templates the provider offers; throws SmsProviderError when it cannot say. */
+  templates(): Promise<ContentTemplate[]>;
 }
 
 /** The provider refused; `detail` is its own explanation, shown to the client. */

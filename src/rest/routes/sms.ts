@@ -47,7 +47,7 @@ export const smsRoutes: Route[] = [
 ];
 
 const PHONE_NUMBERS = `query PhoneNumbers($type: String) { phoneNumbers(type: $type) { ...PhoneNumberFields } }
-  fragment PhoneNumberFields on PhoneNumber { id phone_number sms_capable expires_at assistant_id }`;
+  fragment PhoneNumberFields on PhoneNumber { id phone_number sms_capable whatsapp expires_at assistant_id }`;
 
 /**
  * The account's numbers: a bare array, and `{data: [...]}` at the path the original
