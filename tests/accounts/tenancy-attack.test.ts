@@ -256,6 +256,29 @@ const OPERATIONS: Record<string, Operation> = {
     variables: (o) => ({ assistant_id: o.assistant }),
     slots: [{ at: 'assistant_id', kind: 'assistant' }],
   },
+  whatsappTemplates: {
+    document: 'query($sender_id: Int!) { whatsappTemplates(sender_id: $sender_id, status: "all") { id } }',
+    variables: (o) => ({ sender_id: o.whatsappSender }),
+    slots: [{ at: 'sender_id', kind: 'whatsappSender' }],
+  },
+  whatsappSessionStatus: {
+    document: 'query($sender_id: Int!, $recipient_phone: String!) { whatsappSessionStatus(sender_id: $sender_id, recipient_phone: $recipient_phone) { session_open } }',
+    variables: (o) => ({ sender_id: o.whatsappSender, recipient_phone: o.whatsappCustomer }),
+    slots: [{ at: 'sender_id', kind: 'whatsappSender' }],
+  },
+  sendWhatsappTemplate: {
+    document: 'mutation($input: SendWhatsappTemplateInput!) { sendWhatsappTemplate(input: $input) { id } }',
+    variables: (o) => ({ input: { sender_id: o.whatsappSender, template_id: o.whatsappTemplate, recipient_phone: o.whatsappCustomer, variables: { '1': 'Ana', '2': '4521' } } }),
+    slots: [
+      { at: 'input.sender_id', kind: 'whatsappSender' },
+      { at: 'input.template_id', kind: 'whatsappTemplate' },
+    ],
+  },
+  sendWhatsappFreeform: {
+    document: 'mutation($input: SendWhatsappFreeformInput!) { sendWhatsappFreeform(input: $input) { id } }',
+    variables: (o) => ({ input: { sender_id: o.whatsappSender, recipient_phone: o.whatsappCustomer, message: 'Olá!' } }),
+    slots: [{ at: 'input.sender_id', kind: 'whatsappSender' }],
+  },
   // The destructive ones last: their own-id run removes the attacker's fixture.
   disableWebhook: {
     document: 'mutation($assistant_id: Int!) { disableWebhook(assistant_id: $assistant_id) { id } }',
@@ -507,6 +530,16 @@ const REST_CASES: Record<string, RestCase> = {
       { at: 'path.doc', kind: 'document' },
     ],
   },
+  'GET /user/whatsapp/senders': { slots: [] },
+  'GET /user/whatsapp/senders/{sender_id}/templates': { slots: [], params: [{ at: 'path.sender_id', kind: 'whatsappSender' }] },
+  'GET /user/whatsapp/session-status': { slots: [{ at: 'query.sender_id', kind: 'whatsappSender' }] },
+  'POST /user/whatsapp/send': {
+    slots: [
+      { at: 'body.sender_id', kind: 'whatsappSender' },
+      { at: 'body.template_id', kind: 'whatsappTemplate' },
+    ],
+  },
+  'POST /user/whatsapp/send-freeform': { slots: [{ at: 'body.sender_id', kind: 'whatsappSender' }] },
   'GET /user/conversations': { slots: [{ at: 'query.assistant_id', kind: 'assistant' }] },
   'POST /conversations': { slots: [{ at: 'body.assistant_id', kind: 'assistant' }] },
   'GET /conversations/{uuid}': { slots: [], params: [{ at: 'path.uuid', kind: 'conversation' }] },

@@ -40,6 +40,11 @@ export interface Tenant extends TestAccount {
    */
   conversation: string;
   customerIdentifier: string;
+  /** A WhatsApp sender answered by an inbound assistant, whose customer `whatsappCustomer` wrote a moment ago (its 24-hour window open). */
+  whatsappSender: number;
+  whatsappCustomer: string;
+  /** The sender's first template (the simulator's confirmacao_pedido: approved, variables 1 and 2), as the account was shown it. */
+  whatsappTemplate: number;
 }
 
 export type Kind =
@@ -63,7 +68,9 @@ export type Kind =
   | 'document'
   | 'spareDocument'
   | 'spareDocument2'
-  | 'conversation';
+  | 'conversation'
+  | 'whatsappSender'
+  | 'whatsappTemplate';
 
 export function idOf(tenant: Tenant, kind: Kind): number | string {
   if (kind === 'campaign') return tenant.campaignId;
@@ -96,6 +103,8 @@ export const MISSING: Record<Kind, number | string> = {
   spareDocument: 900_000_017,
   spareDocument2: 900_000_018,
   conversation: '00000000-0000-4000-8000-0000000000c1',
+  whatsappSender: 900_000_019,
+  whatsappTemplate: 900_000_020,
 };
 
 /** An outbound assistant's input (REST body or GraphQL input) with a voice, a number and a tool of the tenant's. */
@@ -189,6 +198,20 @@ export async function createTenant(app: TestApp, firstId?: number): Promise<Tena
   // As POST /ai/generate-reply would have opened it for this customer.
   await app.sql('update conversations set external_identifier = $1 where uuid = $2', [customerIdentifier, conversation.data.uuid]);
   await created(post(`/api/automate/conversations/${conversation.data.uuid}/disable-ai`, undefined), 'human takeover');
+  const whatsappSender = await app.phoneNumber(accountId, freshNumber('79'), { sms: true, whatsapp: true });
+  const whatsappAssistant = await created(post('/api/user/assistant', { ...assistantBody, calls_direction: 'receive', phone_number_id: whatsappSender }), 'whatsapp assistant');
+  const whatsappCustomer = freshNumber('80');
+  // As Twilio's messaging webhook stores a customer's message: the free-form window is open.
+  const [chat] = await app.sql(
+    `insert into conversations (uuid, account_id, assistant_id, type, customer_phone) values (gen_random_uuid(), $1, $2, 'whatsapp', $3) returning id`,
+    [accountId, whatsappAssistant.data.id, whatsappCustomer],
+  );
+  await app.sql(`insert into conversation_messages (conversation_id, role, content, provider_message_id, handled_at) values ($1, 'user', 'Oi', $2, now())`, [
+    chat.id,
+    `SM${String(accountId).padStart(32, '0')}`,
+  ]);
+  const templates = await app.request('GET', `/api/user/whatsapp/senders/${whatsappSender}/templates`, { token });
+  if (templates.status !== 200 || !templates.body.data?.length) throw new Error(`tenant fixture: whatsapp templates: ${templates.status} ${templates.text}`);
   const delivery = randomUUID();
   await app.sql(
     `insert into webhook_deliveries (id, account_id, call_id, assistant_id, status, payload) values ($1, $2, $3, $4, 'delivered', '{}')`,
@@ -217,6 +240,9 @@ export async function createTenant(app: TestApp, firstId?: number): Promise<Tena
     spareDocument2: spareDocument2.data.id,
     conversation: conversation.data.uuid,
     customerIdentifier,
+    whatsappSender,
+    whatsappCustomer,
+    whatsappTemplate: templates.body.data[0].id,
   };
 }
 
@@ -320,6 +346,14 @@ export const VALID_REST_REQUESTS: Record<string, (own: Tenant) => RestRequest> =
     body: { assistant_id: o.assistant, webhook_url: 'https://hooks.example.com/chat' },
   }),
   'POST /user/assistants/disable-conversation-ended-webhook': (o) => ({ path: '/user/assistants/disable-conversation-ended-webhook', body: { assistant_id: o.assistant } }),
+  'GET /user/whatsapp/senders': () => ({ path: '/user/whatsapp/senders', query: { status: 'all' } }),
+  'GET /user/whatsapp/senders/{sender_id}/templates': (o) => ({ path: `/user/whatsapp/senders/${o.whatsappSender}/templates`, query: { status: 'all' } }),
+  'GET /user/whatsapp/session-status': (o) => ({ path: '/user/whatsapp/session-status', query: { sender_id: o.whatsappSender, recipient_phone: o.whatsappCustomer } }),
+  'POST /user/whatsapp/send': (o) => ({
+    path: '/user/whatsapp/send',
+    body: { sender_id: o.whatsappSender, template_id: o.whatsappTemplate, recipient_phone: o.whatsappCustomer, variables: { '1': 'Ana', '2': '4521' } },
+  }),
+  'POST /user/whatsapp/send-freeform': (o) => ({ path: '/user/whatsapp/send-freeform', body: { sender_id: o.whatsappSender, recipient_phone: o.whatsappCustomer, message: 'Olá!' } }),
   'POST /user/assistants/disable-webhook': (o) => ({ path: '/user/assistants/disable-webhook', body: { assistant_id: o.assistant } }),
   'POST /user/assistants/disable-inbound-webhook': (o) => ({ path: '/user/assistants/disable-inbound-webhook', body: { assistant_id: o.assistant } }),
   'POST /user/calls/{id}/hangup': (o) => ({ path: `/user/calls/${o.liveCall}/hangup` }),
