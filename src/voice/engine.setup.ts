@@ -87,12 +87,13 @@ export async function engineSetup(em: EntityManager, call: Pick<Call, 'id' | 'as
 
 /**
  * The model's instructions on this call: the assistant's prompt with the call's variables and,
- * back on a call whose warm transfer nobody answered, the conversation so far.
+ * back on a call whose warm transfer nobody answered, the conversation so far, and that there is
+ * no second transfer (`transfer_call` is not offered again: a call is transferred once).
  */
 export function callPrompt(setup: Pick<EngineSetup, 'assistant' | 'variables' | 'resumed'>): string {
   const prompt = fillVariables(setup.assistant.system_prompt, setup.variables);
   if (!setup.resumed) return prompt;
-  return `${prompt}\n\nThe conversation so far:\n${setup.resumed.transcript}\n\nYou tried to transfer the customer to a person, and nobody answered.`;
+  return `${prompt}\n\nThe conversation so far:\n${setup.resumed.transcript}\n\nYou tried to transfer the customer to a person, and nobody answered. The call cannot be transferred again.`;
 }
 
 /** What the model is asked to say when it comes back. */

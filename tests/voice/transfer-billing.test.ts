@@ -126,6 +126,37 @@ describe('the leg is charged exactly once, whatever the order of the two callbac
     }));
 });
 
+describe('a warm transfer nobody answered: the call is transferred once', () => {
+  it('the assistant comes back; a second transfer is refused (nothing reserved or dialled), and the call ends charged its own minutes, the unanswered leg accounted for', async () => {
+    const before = await balance();
+    const live = await transferred();
+    const [{ reserved_amount: reserved }] = await app.sql('select reserved_amount::text from calls where id = $1', [live.id]);
+    expect((await live.legStatus('no-answer')).status).toBe(204);
+    await until('the assistant back', async () => updatesOf(live.sid).filter((u) => u.Twiml?.includes('name="resume"')).length, (n) => n === 1, 20_000);
+    expect(await app.sql('select status, hangup_reason, transferred_to, transfer_status from calls where id = $1', [live.id])).toEqual([
+      { status: 'in-progress', hangup_reason: null, transferred_to: null, transfer_status: 'no-answer' },
+    ]);
+    // The model asks again (a second leg would be neither recorded nor charged, and a second
+    // unanswered one would leave the caller on hold): refused, and nothing changes.
+    const dialled = twilioFake.made.length;
+    expect(await reserveTransfer(app.orm.em.fork(), app.config, live.id, SALES)).toBe('already-tried');
+    expect(twilioFake.made.length).toBe(dialled);
+    expect(await app.sql('select transferred_to, reserved_amount::text from calls where id = $1', [live.id])).toEqual([{ transferred_to: null, reserved_amount: reserved }]);
+    expect(await app.sql('select kind from ledger_entries where reference = $1', [`call:${live.id}:transfer`])).toEqual([{ kind: 'call_reservation' }]);
+    // The one leg that rang is the call's, in its events.
+    expect(await app.sql(`select status, detail from call_events where call_id = $1 and status like 'transfer%' order by id`, [live.id])).toEqual([
+      { status: 'transferred', detail: { to: SALES, mode: 'warm' } },
+      { status: 'transfer_ended', detail: { status: 'no-answer', duration: 0 } },
+    ]);
+    expect((await live.callEnds()).status).toBe(204);
+    const row = await until('ended', () => callRow(live.id), (r) => r.status !== 'in-progress');
+    const own = callCost(app.config, live.phone, CALL_SECONDS, true);
+    expect(row).toMatchObject({ status: 'completed', hangup_reason: null, transfer_status: 'no-answer', transfer_duration: 0, total_cost: own.total_cost });
+    expect(await charges(live.id)).toEqual([{ reference: `call:${live.id}`, amount: new Decimal(own.total_cost).negated().toFixed(4) }]);
+    expect(await balance()).toBe(new Decimal(before).minus(own.total_cost).toFixed(4));
+  });
+});
+
 describe('the caller hangs up before the person’s leg has ended: the leg is ended at Twilio', () => {
   it('while the person’s phone rings: the leg is canceled, and its end charges nothing and brings no assistant back', async () => {
     const before = await balance();

@@ -297,11 +297,13 @@ describe('a warm transfer (pipeline engine)', () => {
     await legEnds(live, before, 130, 95, 'warm');
   });
 
-  it('nobody answers: the assistant comes back to the caller on a stream of its own and says so; the call goes on', async () => {
+  it('nobody answers: the assistant comes back to the caller on a stream of its own and says so, not offered a second transfer; the call goes on', async () => {
     const live = await call(assistant);
     const { legSid } = await transferred(live);
     const from = openai.chatRequests.length;
-    openai.chat.push({ text: 'Ninguém pôde atender agora. Posso anotar um recado?' });
+    const dialled = twilioFake.made.filter((made) => made.to === SALES).length;
+    // The model asks for a transfer anyway (it is not offered): nothing is dialled, and it answers the caller.
+    openai.chat.push({ toolCalls: [{ name: 'transfer_call', arguments: JSON.stringify({ number: SALES }) }] }, { text: 'Ninguém pôde atender agora. Posso anotar um recado?' });
     await twilioFake.request(app.config.publicUrl, `/telephony/twilio/transfer-leg?call=${live.id}`, { CallSid: legSid, CallStatus: 'no-answer' });
     // The caller's call gets the assistant's stream again, with a token of its own.
     const back = await until(
@@ -321,7 +323,14 @@ describe('a warm transfer (pipeline engine)', () => {
     const request = openai.chatRequests[from].body;
     expect(request.messages[0].content).toContain('Quero falar com um vendedor sobre o plano empresarial.');
     expect(JSON.stringify(request.messages)).toContain('nobody could answer the transfer');
+    // A call is transferred once: the model is told, and not offered transfer_call again.
+    expect(request.messages[0].content).toContain('The call cannot be transferred again.');
+    expect(request.tools.map((tool: { function: { name: string } }) => tool.function.name)).not.toContain('transfer_call');
     await until('said', async () => openai.speechRequests.map((r) => r.body.input), (inputs) => inputs.includes('Ninguém pôde atender agora.') && inputs.includes('Posso anotar um recado?'));
+    const output = openai.chatRequests[from + 1].body.messages.find((m: { role: string }) => m.role === 'tool');
+    expect(JSON.parse(output.content)).toEqual({ error: 'unknown tool' });
+    expect(twilioFake.made.filter((made) => made.to === SALES)).toHaveLength(dialled);
+    expect(await callRow(live.id)).toMatchObject({ status: 'in-progress', hangup_reason: null, transferred_to: null, transfer_status: 'no-answer' });
     const replay = await TwilioMediaClient.connect(mediaUrl());
     replay.start(parameters, live.sid);
     expect((await replay.closed).code).toBe(1008);
@@ -411,6 +420,8 @@ describe('the Realtime engine', () => {
     const { session } = await again.next('session.update');
     expect(session.instructions).toContain(MESSAGE);
     expect(session.instructions).toContain('nobody answered');
+    expect(session.instructions).toContain('The call cannot be transferred again.');
+    expect(session.tools.map((tool: { name: string }) => tool.name)).not.toContain('transfer_call');
     const asked = await again.next('response.create');
     expect(asked.response.instructions).toContain('nobody could answer the transfer');
     expect(await callRow(live.id)).toMatchObject({ status: 'in-progress', transferred_to: null, transfer_status: 'busy' });

@@ -21,18 +21,25 @@ import { ONCE_A_CALL } from './call.vendor-events';
  */
 
 /** Why a transfer was refused, as the model is told (it tells the caller). */
-export type TransferRefusal = 'not-in-progress' | 'already-transferred' | 'do-not-call' | 'insufficient-balance';
+export type TransferRefusal = 'not-in-progress' | 'already-transferred' | 'already-tried' | 'do-not-call' | 'insufficient-balance';
 
 /**
  * Locks the call and its account, checks the number against the do-not-call list and the
  * balance against the leg's first minute, and reserves that minute with the call's own
  * reservation (released when the call ends). Answers the refusal, or null.
+ *
+ * A call is transferred at most once: a leg that ended (`transfer_status`) without taking the
+ * call, a warm transfer nobody answered, gave the caller back to the assistant, and no second
+ * leg is dialled. The call's columns, its once-a-call events and its one resumed stream hold
+ * one leg: a second would be neither recorded nor charged, and a second unanswered one would
+ * leave the caller on hold.
  */
 export async function reserveTransfer(em: EntityManager, config: Config, callId: number, to: string): Promise<TransferRefusal | null> {
   return em.transactional(async (tx) => {
     const call = await findForUpdate(tx, Call, callId);
     if (!call || call.status !== 'in-progress' || call.finished_at) return 'not-in-progress';
     if (call.transferred_to) return 'already-transferred';
+    if (call.transfer_status !== null) return 'already-tried';
     if (await onDoNotCall(tx, call.account_id, to)) return 'do-not-call';
     const [{ balance }] = await tx.execute('select balance from accounts where id = ? for no key update', [call.account_id]);
     const reservation = callReservation(config, to);

@@ -64,4 +64,6 @@ export type FunctionSetup = {
   phoneLine: boolean;
   /** The assistant's knowledge base and how it is used on the call; null: none. */
   knowledgeBase: CallKnowledgeBase | null;
+  /** The assistant is back from a warm transfer nobody answered (engine.setup.ts): the call is not transferred again. */
+  resumed?: object | null;
 };

@@ -6,6 +6,7 @@ const REFUSALS: Record<TransferRefusal | 'unknown-number', string> = {
   'unknown-number': 'that number is not one of the transfer destinations',
   'not-in-progress': 'the call is not in progress',
   'already-transferred': 'the call is already being transferred',
+  'already-tried': 'a transfer was already tried on this call and nobody answered; the call cannot be transferred again: offer to help or to take a message',
   'do-not-call': 'that number is on the account’s do-not-call list',
   'insufficient-balance': 'the account’s balance does not cover the transfer',
 };
@@ -25,15 +26,17 @@ function destination(args: string, numbers: readonly { number: string }[]): stri
 
 /**
  * `transfer_call` (design.md, "Calls that act"): the model hands the caller to a person, at one
- * of the assistant's `transfer_numbers`. Offered on phone calls of assistants that have some.
+ * of the assistant's `transfer_numbers`. Offered on phone calls of assistants that have some,
+ * and not again once the assistant is back from a warm transfer nobody answered (a call is
+ * transferred at most once: `reserveTransfer`; the model's instructions say so, `callPrompt`).
  * The number is checked and its leg's first minute reserved before the model hears it worked;
  * the transfer itself comes once the transfer message is heard (the engine's `transfer`).
  */
 export const transferCall: BuiltInFunction = {
   name: 'transfer_call',
-  offer: ({ assistant, phoneLine }) => {
+  offer: ({ assistant, phoneLine, resumed }) => {
     const numbers = assistant.transfer_numbers;
-    if (!phoneLine || numbers.length === 0) return null;
+    if (!phoneLine || numbers.length === 0 || resumed) return null;
     return {
       name: 'transfer_call',
       description:
