@@ -5,7 +5,9 @@ import type { Config } from './config';
 import { CreateAssistantInput } from './modules/assistants/assistant.inputs';
 import { createAssistant } from './modules/assistants/assistant.service';
 import { createCampaign } from './modules/campaigns/campaign.service';
-import { seedDemoConversation } from './modules/conversations/conversation.service';
+import { seedDemoConversation, seedDemoWhatsapp } from './modules/conversations/conversation.service';
+import { listTemplates } from './modules/whatsapp/whatsapp.service';
+import { SimulatorSms } from './telephony/sms.providers';
 
 export interface DemoSeed {
   accountId: number;
@@ -42,10 +44,12 @@ export function demoAssistantInput(phoneNumberId: number): CreateAssistantInput 
 }
 
 /**
- * On an empty database, a demo account to try the API with: a balance, an SMS-capable phone
- * number, an outbound assistant on it, and a campaign of that assistant (a draft: nothing is
- * dialled until it is started), and a conversation a person has taken over (its messages need no
- * LLM key). Returns null when the database already has accounts.
+ * On an empty database, a demo account to try the API with: a balance, an SMS- and
+ * WhatsApp-capable phone number, an outbound assistant on it, and a campaign of that assistant (a
+ * draft: nothing is dialled until it is started), and a conversation a person has taken over (its
+ * messages need no LLM key); for WhatsApp, an inbound assistant on the number, the simulator's
+ * templates as the account was shown them, and a customer who wrote at the first start (the
+ * free-form window open for a day). Returns null when the database already has accounts.
  */
 export async function seedDemo(orm: MikroORM, config: Config): Promise<DemoSeed | null> {
   return orm.em.fork().transactional(async (em) => {
@@ -53,11 +57,14 @@ export async function seedDemo(orm: MikroORM, config: Config): Promise<DemoSeed 
     await em.execute('select pg_advisory_xact_lock(?)', [SEED_LOCK]);
     if ((await em.count(Account)) > 0) return null;
     const { account, token } = await createAccount(em, { name: 'Demo', email: DEMO_EMAIL, balance: '100' });
-    const phone = await addPhoneNumber(em, { accountId: account.id, number: '+551140045000', smsEnabled: true, expiresAt: null });
+    const phone = await addPhoneNumber(em, { accountId: account.id, number: '+551140045000', smsEnabled: true, whatsappEnabled: true, expiresAt: null });
     const scope = { em, accountId: account.id, config };
     const assistant = await createAssistant(scope, demoAssistantInput(phone.id));
     const campaign = await createCampaign(scope, { name: 'Campanha demo', assistant_id: assistant.id });
     await seedDemoConversation(em, account.id, assistant.id);
+    const whatsapp = await createAssistant(scope, Object.assign(demoAssistantInput(phone.id), { assistant_name: 'Ana (WhatsApp)', calls_direction: 'receive' }));
+    await listTemplates(scope, new SimulatorSms(), phone.id);
+    await seedDemoWhatsapp(em, account.id, whatsapp.id);
     return { accountId: account.id, token, campaignId: campaign.id, phoneNumberId: phone.id, assistantId: assistant.id };
   });
 }

@@ -1,4 +1,4 @@
-import { DEMO_CONVERSATION, DEMO_CUSTOMER } from '../modules/conversations/conversation.rules';
+import { DEMO_CONVERSATION, DEMO_CUSTOMER, DEMO_WHATSAPP_CUSTOMER } from '../modules/conversations/conversation.rules';
 import { MAX_PER_PAGE } from '../graphql/pagination';
 import { ASSISTANT_RULES } from '../modules/assistants/assistant.service';
 import { CALLS_DIRECTIONS, ENDPOINT_TYPES, POST_CALL_TYPES, TRANSFER_MODES, WHO_SPEAKS_FIRST } from '../modules/assistants/assistant.entity';
@@ -123,7 +123,7 @@ export const OUTPUT_RULES: Record<string, JsonSchema> = {
  * account of a first start (account 1: campaign 1, assistant 1 on its SMS-capable number 1,
  * voice 1). Bodies and path parameters only: an example in a query filter would be sent by
  * "Try it out" as a filter nobody asked for. Bare names: `id`, `phone_number`, `campaign_id`,
- * `assistant_id`.
+ * `assistant_id`, `sender_id`.
  */
 export const EXAMPLES: Record<string, unknown> = {
   id: 1,
@@ -131,9 +131,15 @@ export const EXAMPLES: Record<string, unknown> = {
   campaign_id: 1,
   assistant_id: 1,
   uuid: DEMO_CONVERSATION,
+  sender_id: 1,
   'SendConversationMessageInput.message': 'Olá! Meu pedido já saiu?',
   'GenerateAiReplyInput.message': 'Meu pedido já saiu?',
   'GenerateAiReplyInput.customer_identifier': DEMO_CUSTOMER,
+  'SendWhatsappTemplateInput.template_id': 1,
+  'SendWhatsappTemplateInput.recipient_phone': DEMO_WHATSAPP_CUSTOMER,
+  'SendWhatsappTemplateInput.variables': { '1': 'Ana', '2': 'A-1027' },
+  'SendWhatsappFreeformInput.recipient_phone': DEMO_WHATSAPP_CUSTOMER,
+  'SendWhatsappFreeformInput.message': 'Olá! Seu pedido A-1027 saiu para entrega hoje.',
   'CreateLeadInput.variables': { customer_name: 'Ana', email: 'ana@example.com' },
   'UpdateLeadInput.variables': { order: 'A-1027' },
   'MakeCallInput.variables': { customer_name: 'Ana', order: 'A-1027' },

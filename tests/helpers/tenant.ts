@@ -208,7 +208,7 @@ export async function createTenant(app: TestApp, firstId?: number): Promise<Tena
   );
   await app.sql(`insert into conversation_messages (conversation_id, role, content, provider_message_id, handled_at) values ($1, 'user', 'Oi', $2, now())`, [
     chat.id,
-    `SM${String(accountId).padStart(32, '0')}`,
+    `SM${'ab'.repeat(12)}${String(accountId).padStart(8, '0')}`,
   ]);
   const templates = await app.request('GET', `/api/user/whatsapp/senders/${whatsappSender}/templates`, { token });
   if (templates.status !== 200 || !templates.body.data?.length) throw new Error(`tenant fixture: whatsapp templates: ${templates.status} ${templates.text}`);

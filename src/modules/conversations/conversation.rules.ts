@@ -33,6 +33,8 @@ export const HISTORY_MESSAGES = 200;
  */
 export const DEMO_CONVERSATION = '00000000-0000-4000-8000-00000000de00';
 export const DEMO_CUSTOMER = 'crm-demo-1';
+/** The demo's WhatsApp customer, who wrote to the demo's number at the first start. */
+export const DEMO_WHATSAPP_CUSTOMER = '+5511987654321';
 
 /**
  * Opt-out keywords of an inbound SMS or WhatsApp message (the whole message, trimmed, any

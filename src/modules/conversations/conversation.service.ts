@@ -15,6 +15,7 @@ import {
   DEFAULT_PER_PAGE,
   DEMO_CONVERSATION,
   DEMO_CUSTOMER,
+  DEMO_WHATSAPP_CUSTOMER,
   DEFAULT_TYPE,
   HISTORY_MESSAGES,
   MAX_CUSTOMER_IDENTIFIER,
@@ -406,6 +407,20 @@ export async function setConversationAi(scope: Scope, uuid: string, enabled: boo
     : [];
   if (!row) throw new NotFoundError(Messages.conversationNotFound);
   return toConversation(row);
+}
+
+/**
+ * The demo's WhatsApp customer (DEMO_WHATSAPP_CUSTOMER), whose message the demo's number took at
+ * a first start, as Twilio's messaging webhook stores one: its conversation with the number's
+ * inbound assistant, taken over by a person (nothing is answered), its window open for a day.
+ */
+export async function seedDemoWhatsapp(em: EntityManager, accountId: number, assistantId: number): Promise<void> {
+  await em.execute(
+    `with c as (
+       insert into conversations (uuid, account_id, assistant_id, type, customer_phone, ai_enabled) values (?, ?, ?, 'whatsapp', ?, false) returning id)
+     insert into conversation_messages (conversation_id, role, content, provider_message_id, handled_at) select c.id, 'user', ?, ?, now() from c`,
+    [randomUUID(), accountId, assistantId, DEMO_WHATSAPP_CUSTOMER, 'Oi! Meu pedido já saiu?', `SM${'de'.repeat(16)}`],
+  );
 }
 
 /** The demo account's conversation (DEMO_CONVERSATION), on a first start. */
