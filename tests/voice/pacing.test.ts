@@ -1,4 +1,4 @@
-import { registry } from '../../src/metrics';
+import { registry, voiceAudioDropped } from '../../src/metrics';
 import { AudioPacer, PACING_BURST_MS, PACING_CLOSE_AFTER_MS } from '../../src/voice/pacing';
 
 /** The pacing rule of callers' audio (src/voice/pacing.ts), on a clock the test gives. */
@@ -67,4 +67,32 @@ it('counts the dropped audio and the closed sockets in /metrics', async () => {
   for (let i = 0; i < PACING_CLOSE_AFTER_MS / 1000; i++) pacer.take(1000, 0);
   expect((await value('vozgate_voice_audio_dropped_seconds_total', 'browser')) - dropped).toBeCloseTo(PACING_CLOSE_AFTER_MS / 1000);
   expect((await value('vozgate_voice_sockets_closed_for_pace_total', 'browser')) - closed).toBe(1);
+});
+
+it('counts a pusher’s dropped frames by the second of audio, not one increment a frame, and the rest when its run of drops or its socket ends', async () => {
+  const value = async () =>
+    (await registry.getSingleMetric('vozgate_voice_audio_dropped_seconds_total')!.get()).values.find((v) => v.labels.transport === 'twilio')?.value ?? 0;
+  const inc = jest.spyOn(voiceAudioDropped, 'inc');
+  try {
+    const before = await value();
+    // 1.5 s dropped at once after the burst, in 75 frames of 20 ms: one increment, for the whole second.
+    const pacer = new AudioPacer('twilio');
+    pacer.take(PACING_BURST_MS, 0);
+    for (let i = 0; i < 75; i++) expect(pacer.take(20, 0)).toBe('drop');
+    expect(inc).toHaveBeenCalledTimes(1);
+    expect((await value()) - before).toBeCloseTo(1);
+    // The run ends (the credit refilled, a frame passes): the half second left is counted.
+    expect(pacer.take(20, 1_000)).toBe('pass');
+    expect((await value()) - before).toBeCloseTo(1.5);
+    // 2 s more: the 980 ms of credit left pass, 1,020 ms are dropped, of which a second is counted
+    // at once and the rest as the socket ends (the transports count on close).
+    for (let i = 0; i < 100; i++) pacer.take(20, 1_000);
+    expect((await value()) - before).toBeCloseTo(2.5);
+    pacer.count();
+    expect((await value()) - before).toBeCloseTo(2.52);
+    // 126 frames dropped, 4 increments.
+    expect(inc).toHaveBeenCalledTimes(4);
+  } finally {
+    inc.mockRestore();
+  }
 });

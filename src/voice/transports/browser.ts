@@ -7,7 +7,7 @@ import type { MediaEnd, MediaOut, VoiceEngine } from '../engine';
 import { engineSetup } from '../engine.setup';
 import { startEngine, type EngineDeps } from '../engines';
 import { LiveCall, type LiveCallDeps } from '../live-call';
-import { AudioPacer, PACING_CLOSE_CODE, PACING_CLOSE_REASON } from '../pacing';
+import { AudioPacer, closeForPace } from '../pacing';
 import { EarlyAudio } from './early-audio';
 import { MAX_EARLY_KEYS } from './twilio-media';
 
@@ -100,6 +100,7 @@ export class WebCallSession {
     socket.on('error', () => {}); // the close that follows ends the call
     socket.once('close', () => {
       this.closed = true;
+      this.pace.count();
       this.track(this.callerHungUp());
     });
   }
@@ -241,7 +242,7 @@ export class WebCallSession {
     if (verdict === 'close') {
       this.tooFast = true;
       this.runtime.logger.warn('voice: closed a web call sending audio faster than real time', { call_id: this.callId || null });
-      this.socket.close(PACING_CLOSE_CODE, PACING_CLOSE_REASON);
+      closeForPace(this.socket);
       return;
     }
     if (verdict === 'drop') return;
