@@ -1,5 +1,5 @@
 import { registry, voiceAudioDropped } from '../../src/metrics';
-import { AudioPacer, PACING_BURST_MS, PACING_CLOSE_AFTER_MS } from '../../src/voice/pacing';
+import { AudioPacer, EngineFeed, FEED_BURST_MS, FEED_SPEED, PACING_BURST_MS, PACING_CLOSE_AFTER_MS } from '../../src/voice/pacing';
 
 /** The pacing rule of callers' audio (src/voice/pacing.ts), on a clock the test gives. */
 
@@ -95,4 +95,61 @@ it('counts a pusher’s dropped frames by the second of audio, not one increment
   } finally {
     inc.mockRestore();
   }
+});
+
+describe('the engine’s feed of the audio a socket passed', () => {
+  beforeEach(() => jest.useFakeTimers());
+  afterEach(() => jest.useRealTimers());
+  const feedOf = () => {
+    const delivered: number[] = [];
+    const kept: number[] = [];
+    const feed = new EngineFeed<number>((n) => delivered.push(n), (n) => (kept.push(n), n));
+    return { feed, delivered, kept };
+  };
+
+  it('hands a caller’s audio at real time to the engine as it comes, never keeping it', () => {
+    const { feed, delivered, kept } = feedOf();
+    for (let i = 0; i < 500; i++) {
+      feed.push(i, 20);
+      expect(delivered).toHaveLength(i + 1);
+      jest.advanceTimersByTime(20);
+    }
+    expect(kept).toEqual([]);
+  });
+
+  it('hands a burst that came at once to the engine at FEED_SPEED times real time, in order', () => {
+    const { feed, delivered, kept } = feedOf();
+    // 5 s of audio at once, in 250 frames of 20 ms.
+    const frames = Array.from({ length: 250 }, (_, i) => i);
+    for (const n of frames) feed.push(n, 20);
+    expect(delivered).toEqual(frames.slice(0, FEED_BURST_MS / 20));
+    expect(kept).toEqual(frames.slice(FEED_BURST_MS / 20));
+    // A quarter of a second later, a second of audio more.
+    jest.advanceTimersByTime(250);
+    expect(delivered.length * 20).toBeGreaterThanOrEqual(FEED_BURST_MS + 250 * FEED_SPEED - 20);
+    expect(delivered.length * 20).toBeLessThanOrEqual(FEED_BURST_MS + 250 * FEED_SPEED + 20);
+    jest.advanceTimersByTime(5_000 / FEED_SPEED);
+    expect(delivered).toEqual(frames);
+  });
+
+  it('takes a frame longer than its burst whole, then waits out the debt', () => {
+    const { feed, delivered } = feedOf();
+    feed.push(1, 2_000);
+    feed.push(2, 20);
+    expect(delivered).toEqual([1]);
+    jest.advanceTimersByTime((2_000 - FEED_BURST_MS) / FEED_SPEED + 20);
+    expect(delivered).toEqual([1, 2]);
+  });
+
+  it('flushes what waits before a control message, and drops it when the call is over', () => {
+    const { feed, delivered } = feedOf();
+    for (let i = 0; i < 30; i++) feed.push(i, 20);
+    feed.flush();
+    expect(delivered).toHaveLength(30);
+    for (let i = 0; i < 30; i++) feed.push(i, 20);
+    feed.clear();
+    const after = delivered.length;
+    jest.advanceTimersByTime(10_000);
+    expect(delivered).toHaveLength(after);
+  });
 });

@@ -390,11 +390,6 @@ it('paces a socket that pushes 36 times real time from a process of its own (the
     await until('the STT stream opened', async () => deepgram.sessions.length, (n) => n > sessions);
     return { pusher, flood, stt: deepgram.sessions[sessions] };
   };
-  // What this machine gives a call with nobody pushing (42-94 ms on an idle machine).
-  const quiet = await greetedIn((await startWebCall(victimAssistant, me, { customer_name: 'Bia' })).url);
-  quiet.page.hangup();
-  await quiet.page.closed;
-
   // A first pusher, on its own: what reaches the engine, what is dropped, the close. (It also
   // warms the process's paths of a pushed socket, a cost a process pays once, not per pusher.)
   const droppedBefore = await metric();
@@ -412,6 +407,16 @@ it('paces a socket that pushes 36 times real time from a process of its own (the
     expect(await until('finished', () => callRow(first.flood.call_id), (r) => r.finished_at !== null)).toMatchObject({ status: 'completed' });
   } finally {
     first.pusher.kill();
+  }
+
+  // What this machine gives a call with nobody pushing (42-94 ms on an idle machine): the second
+  // of two, as the first greeting of a process is slower.
+  let quiet = { ms: 0 };
+  for (let i = 0; i < 2; i++) {
+    const call = await greetedIn((await startWebCall(victimAssistant, me, { customer_name: 'Bia' })).url);
+    call.page.hangup();
+    await call.page.closed;
+    quiet = call;
   }
 
   // Another pushes from the moment another account's call is connected (its engine not yet
