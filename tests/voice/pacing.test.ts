@@ -1,5 +1,5 @@
-import { registry } from '../../src/metrics';
-import { AudioPacer, PACING_BURST_MS, PACING_CLOSE_AFTER_MS } from '../../src/voice/pacing';
+import { registry, voiceAudioDropped } from '../../src/metrics';
+import { AudioPacer, EngineFeed, FEED_BURST_MS, FEED_SPEED, PACING_BURST_MS, PACING_CLOSE_AFTER_MS } from '../../src/voice/pacing';
 
 /** The pacing rule of callers' audio (src/voice/pacing.ts), on a clock the test gives. */
 
@@ -67,4 +67,89 @@ it('counts the dropped audio and the closed sockets in /metrics', async () => {
   for (let i = 0; i < PACING_CLOSE_AFTER_MS / 1000; i++) pacer.take(1000, 0);
   expect((await value('vozgate_voice_audio_dropped_seconds_total', 'browser')) - dropped).toBeCloseTo(PACING_CLOSE_AFTER_MS / 1000);
   expect((await value('vozgate_voice_sockets_closed_for_pace_total', 'browser')) - closed).toBe(1);
+});
+
+it('counts a pusher’s dropped frames by the second of audio, not one increment a frame, and the rest when its run of drops or its socket ends', async () => {
+  const value = async () =>
+    (await registry.getSingleMetric('vozgate_voice_audio_dropped_seconds_total')!.get()).values.find((v) => v.labels.transport === 'twilio')?.value ?? 0;
+  const inc = jest.spyOn(voiceAudioDropped, 'inc');
+  try {
+    const before = await value();
+    // 1.5 s dropped at once after the burst, in 75 frames of 20 ms: one increment, for the whole second.
+    const pacer = new AudioPacer('twilio');
+    pacer.take(PACING_BURST_MS, 0);
+    for (let i = 0; i < 75; i++) expect(pacer.take(20, 0)).toBe('drop');
+    expect(inc).toHaveBeenCalledTimes(1);
+    expect((await value()) - before).toBeCloseTo(1);
+    // The run ends (the credit refilled, a frame passes): the half second left is counted.
+    expect(pacer.take(20, 1_000)).toBe('pass');
+    expect((await value()) - before).toBeCloseTo(1.5);
+    // 2 s more: the 980 ms of credit left pass, 1,020 ms are dropped, of which a second is counted
+    // at once and the rest as the socket ends (the transports count on close).
+    for (let i = 0; i < 100; i++) pacer.take(20, 1_000);
+    expect((await value()) - before).toBeCloseTo(2.5);
+    pacer.count();
+    expect((await value()) - before).toBeCloseTo(2.52);
+    // 126 frames dropped, 4 increments.
+    expect(inc).toHaveBeenCalledTimes(4);
+  } finally {
+    inc.mockRestore();
+  }
+});
+
+describe('the engine’s feed of the audio a socket passed', () => {
+  beforeEach(() => jest.useFakeTimers());
+  afterEach(() => jest.useRealTimers());
+  const feedOf = () => {
+    const delivered: number[] = [];
+    const kept: number[] = [];
+    const feed = new EngineFeed<number>((n) => delivered.push(n), (n) => (kept.push(n), n));
+    return { feed, delivered, kept };
+  };
+
+  it('hands a caller’s audio at real time to the engine as it comes, never keeping it', () => {
+    const { feed, delivered, kept } = feedOf();
+    for (let i = 0; i < 500; i++) {
+      feed.push(i, 20);
+      expect(delivered).toHaveLength(i + 1);
+      jest.advanceTimersByTime(20);
+    }
+    expect(kept).toEqual([]);
+  });
+
+  it('hands a burst that came at once to the engine at FEED_SPEED times real time, in order', () => {
+    const { feed, delivered, kept } = feedOf();
+    // 5 s of audio at once, in 250 frames of 20 ms.
+    const frames = Array.from({ length: 250 }, (_, i) => i);
+    for (const n of frames) feed.push(n, 20);
+    expect(delivered).toEqual(frames.slice(0, FEED_BURST_MS / 20));
+    expect(kept).toEqual(frames.slice(FEED_BURST_MS / 20));
+    // A quarter of a second later, a second of audio more.
+    jest.advanceTimersByTime(250);
+    expect(delivered.length * 20).toBeGreaterThanOrEqual(FEED_BURST_MS + 250 * FEED_SPEED - 20);
+    expect(delivered.length * 20).toBeLessThanOrEqual(FEED_BURST_MS + 250 * FEED_SPEED + 20);
+    jest.advanceTimersByTime(5_000 / FEED_SPEED);
+    expect(delivered).toEqual(frames);
+  });
+
+  it('takes a frame longer than its burst whole, then waits out the debt', () => {
+    const { feed, delivered } = feedOf();
+    feed.push(1, 2_000);
+    feed.push(2, 20);
+    expect(delivered).toEqual([1]);
+    jest.advanceTimersByTime((2_000 - FEED_BURST_MS) / FEED_SPEED + 20);
+    expect(delivered).toEqual([1, 2]);
+  });
+
+  it('flushes what waits before a control message, and drops it when the call is over', () => {
+    const { feed, delivered } = feedOf();
+    for (let i = 0; i < 30; i++) feed.push(i, 20);
+    feed.flush();
+    expect(delivered).toHaveLength(30);
+    for (let i = 0; i < 30; i++) feed.push(i, 20);
+    feed.clear();
+    const after = delivered.length;
+    jest.advanceTimersByTime(10_000);
+    expect(delivered).toHaveLength(after);
+  });
 });

@@ -13,6 +13,8 @@ import { Resampler } from '../../src/voice/codecs/resample';
 import { startFakeRealtime, type FakeRealtime } from '../helpers/realtime';
 import { startReceiver, type Receiver } from '../helpers/receiver';
 import { WebCallClient } from '../helpers/web-call';
+import { startAudioPusher } from '../helpers/audio-pusher';
+import { PACING_CLOSE_GRACE_MS } from '../../src/voice/pacing';
 import { TURNS_COLUMN } from '../helpers/turns';
 
 /**
@@ -360,61 +362,103 @@ it('charges the first minute of a call hung up at once after its greeting began 
   expect((await ledgerOf(quiet.call_id)).map((e: { kind: string }) => e.kind)).toEqual(['call_reservation', 'call_reservation_release']);
 });
 
-it('paces a socket that pushes 36 times real time (the excess dropped and counted, then 1008) while another account’s call gets its first audio in under 200 ms', async () => {
+it('paces a socket that pushes 36 times real time from a process of its own (the excess dropped and counted, then 1008) while another account’s call, started as it pushes, gets its first audio in under 200 ms', async () => {
   const metric = async () => {
     const text = (await app.request('GET', '/metrics')).text as string;
     return Number(/^vozgate_voice_audio_dropped_seconds_total\{transport="browser"\} (\S+)$/m.exec(text)?.[1] ?? 0);
   };
   /** Another account's call: connected, then greeted; answers the ms from `connected` to its first audio. */
   const victimAssistant = await pipelineAssistant(me);
-  const greetedIn = async (url: string): Promise<{ ms: number; page: WebCallClient }> => {
+  const greetedIn = async (url: string, onConnected = () => {}): Promise<{ ms: number; connectedAt: number; page: WebCallClient }> => {
     const page = await WebCallClient.connect(url);
     await page.next((m) => m.type === 'state' && m.state === 'connected', 15_000);
-    const connectedAt = Date.now();
+    const connectedAt = performance.now();
+    onConnected();
     await page.next((m) => m.type === 'state' && m.state === 'speaking', 15_000); // sent with its first audio
-    return { ms: Date.now() - connectedAt, page };
+    return { ms: performance.now() - connectedAt, connectedAt, page };
   };
-  // What this machine gives a call with nobody pushing (the shared CI box can be slower than 200 ms on its own).
-  const quiet = await greetedIn((await startWebCall(victimAssistant, me, { customer_name: 'Bia' })).url);
-  quiet.page.hangup();
-  await quiet.page.closed;
+  /**
+   * A page of another account pushing 36 times real time, from a process of its own so that the
+   * CPU it spends pushing is not the server's; connected, listening, its STT stream open.
+   */
+  const attacker = await app.account({ balance: '50' });
+  const pusherOf = async () => {
+    const flood = await startWebCall(await pipelineAssistant(attacker, { who_speaks_first: 'Customer' }), attacker);
+    const sessions = deepgram.sessions.length;
+    const pusher = startAudioPusher(flood.url, 36);
+    await pusher.ready;
+    await until('the STT stream opened', async () => deepgram.sessions.length, (n) => n > sessions);
+    return { pusher, flood, stt: deepgram.sessions[sessions] };
+  };
+  // A first pusher, on its own: what reaches the engine, what is dropped, the close. (It also
+  // warms the process's paths of a pushed socket, a cost a process pays once, not per pusher.)
   const droppedBefore = await metric();
+  const first = await pusherOf();
+  try {
+    first.pusher.go();
+    const pushed = await first.pusher.done;
+    expect(pushed.closed).toEqual({ code: 1008, reason: 'audio faster than real time' });
+    // No further than its burst and real time through to the STT (16 kHz linear16: 32,000 bytes a second).
+    expect(first.stt.received / 32_000).toBeLessThanOrEqual(5 + pushed.pushedMs / 1000 + 0.5);
+    // Closed once it had sent its burst (5 s) and 5 s more that were dropped.
+    expect(pushed.sentMs).toBeGreaterThanOrEqual(10_000);
+    expect((await metric()) - droppedBefore).toBeGreaterThan(4.99);
+    // The pusher's call ended as its page left.
+    expect(await until('finished', () => callRow(first.flood.call_id), (r) => r.finished_at !== null)).toMatchObject({ status: 'completed' });
+  } finally {
+    first.pusher.kill();
+  }
+
+  // What this machine gives a call with nobody pushing (42-94 ms on an idle machine): the second
+  // of two, as the first greeting of a process is slower.
+  let quiet = { ms: 0 };
+  for (let i = 0; i < 2; i++) {
+    const call = await greetedIn((await startWebCall(victimAssistant, me, { customer_name: 'Bia' })).url);
+    call.page.hangup();
+    await call.page.closed;
+    quiet = call;
+  }
+
+  // Another pushes from the moment another account's call is connected (its engine not yet
+  // started, its greeting not yet made) until the server closes its socket: its burst of 5 s
+  // goes through the engine while the other call's engine starts and greets.
+  const second = await pusherOf();
+  try {
+    const victim = await startWebCall(victimAssistant, me, { customer_name: 'Bia' });
+    const { ms: firstAudioMs, connectedAt, page } = await greetedIn(victim.url, () => second.pusher.go());
+    const pushed = await second.pusher.done;
+    if (process.env.PACING_FIGURES) {
+      const closedAfter = (pushed.closedAt - connectedAt).toFixed(0);
+      console.log(`pacing figures: quiet ${quiet.ms.toFixed(0)} ms, under the pusher ${firstAudioMs.toFixed(0)} ms; the pusher closed ${closedAfter} ms after the other call connected, ${(pushed.sentMs / 1000).toFixed(1)} s pushed in ${(pushed.pushedMs / 1000).toFixed(3)} s`);
+    }
+    expect(pushed.closed).toEqual({ code: 1008, reason: 'audio faster than real time' });
+    // Under 200 ms (42-94 ms with nobody pushing on an idle machine; 2,271 ms before the pacing).
+    // A shared 2-core box under load can greet slower than that with nobody pushing, so the
+    // bound is 200 ms or twice what it gives a quiet call.
+    expect(firstAudioMs).toBeLessThan(Math.max(200, 2 * quiet.ms));
+    page.hangup();
+    await page.closed;
+  } finally {
+    second.pusher.kill();
+  }
+});
+
+it('cuts off a page that pushes on past its 1008 (it ignores the close frame) within PACING_CLOSE_GRACE_MS, rather than reading it for ws’s 30 s close timeout', async () => {
   const attacker = await app.account({ balance: '50' });
   const flood = await startWebCall(await pipelineAssistant(attacker, { who_speaks_first: 'Customer' }), attacker);
-  const sessions = deepgram.sessions.length;
-  const pusher = await WebCallClient.connect(flood.url);
-  await pusher.next((m) => m.type === 'state' && m.state === 'listening', 15_000);
-  await until('the STT stream opened', async () => deepgram.sessions.length, (n) => n > sessions);
-  const stt = deepgram.sessions[sessions];
-  // 36 s of audio each second: 18 frames of 20 ms (16 kHz PCM16, speech) every 10 ms, for at most 10 s.
-  const frames = speech();
-  const victim = await startWebCall(victimAssistant, me, { customer_name: 'Bia' });
-  let sent = 0;
-  const started = Date.now();
-  const pushing = setInterval(() => {
-    if (!pusher.open || Date.now() - started > 10_000) return clearInterval(pushing);
-    for (let i = 0; i < 18; i++) pusher.media(frames[sent++ % frames.length]);
-  }, 10);
-
-  // Meanwhile another account's caller connects and is greeted.
-  const { ms: firstAudioMs, page } = await greetedIn(victim.url);
-
-  const closed = await pusher.closed;
-  clearInterval(pushing);
-  expect(closed).toEqual({ code: 1008, reason: 'audio faster than real time' });
-  const pushedSeconds = (sent * 20) / 1000;
-  const elapsedSeconds = (Date.now() - started) / 1000;
-  // The pusher got no further than its burst and real time through to the STT (16 kHz linear16: 32,000 bytes a second).
-  expect(stt.received / 32_000).toBeLessThanOrEqual(5 + elapsedSeconds + 0.5);
-  // Closed once it had sent its burst (5 s) and 5 s more that were dropped.
-  expect(pushedSeconds).toBeGreaterThanOrEqual(10);
-  expect((await metric()) - droppedBefore).toBeGreaterThan(4.99);
-  // Under 200 ms, as with nobody pushing (42-94 ms on an idle machine; 2,271 ms before the pacing).
-  expect(firstAudioMs).toBeLessThan(Math.max(200, 2 * quiet.ms));
-  // The pusher's call ended as its page left.
-  expect(await until('finished', () => callRow(flood.call_id), (r) => r.finished_at !== null)).toMatchObject({ status: 'completed' });
-  page.hangup();
-  await page.closed;
+  const pusher = startAudioPusher(flood.url, 36, { deaf: true });
+  try {
+    await pusher.ready;
+    pusher.go();
+    const pushed = await pusher.done;
+    // It was told why (the close frame it ignored), then the connection was dropped.
+    expect(pushed.closed).toEqual({ code: 1008, reason: 'audio faster than real time' });
+    // Its burst and 5 s dropped take 0.3 s at 36 times real time; then the grace, and a loaded machine's slack.
+    expect(pushed.pushedMs).toBeLessThan(PACING_CLOSE_GRACE_MS + 3_000);
+    expect(await until('finished', () => callRow(flood.call_id), (r) => r.finished_at !== null)).toMatchObject({ status: 'completed' });
+  } finally {
+    pusher.kill();
+  }
 });
 
 it('serves /talk’s scripts to any site, as <vozgate-talk> loads them across origins', async () => {

@@ -7,7 +7,7 @@ import type { MediaEnd, MediaOut, VoiceEngine } from '../engine';
 import { engineSetup } from '../engine.setup';
 import { startEngine, type EngineDeps } from '../engines';
 import { LiveCall, type LiveCallDeps } from '../live-call';
-import { AudioPacer, PACING_CLOSE_CODE, PACING_CLOSE_REASON } from '../pacing';
+import { AudioPacer, closeForPace, EngineFeed } from '../pacing';
 import { EarlyAudio } from './early-audio';
 import { MAX_EARLY_KEYS } from './twilio-media';
 
@@ -69,6 +69,13 @@ export class WebCallSession {
   /** The keys the caller pressed while the engine starts. */
   private readonly earlyKeys: string[] = [];
   private readonly pace = new AudioPacer('browser');
+  /** What passed, for the engine; a frame that waits is copied, as the socket's buffer is not ours to keep. */
+  private readonly feed = new EngineFeed<Buffer>(
+    (bytes) => {
+      if (this.engine && !this.over) this.toEngine(this.engine, bytes);
+    },
+    (bytes) => Buffer.from(bytes),
+  );
   /** Closed for sending audio too fast: what it still sends is ignored. */
   private tooFast = false;
   /** The engine's audio has reached the page: the call is charged its first minute however short. */
@@ -100,6 +107,7 @@ export class WebCallSession {
     socket.on('error', () => {}); // the close that follows ends the call
     socket.once('close', () => {
       this.closed = true;
+      this.pace.count();
       this.track(this.callerHungUp());
     });
   }
@@ -208,6 +216,7 @@ export class WebCallSession {
   }
 
   private control(data: RawData): void {
+    this.feed.flush();
     const message = jsonMessage(data, 'type');
     if (!message) {
       this.runtime.logger.warn('voice: closed a web call on a message that is not a JSON object with a type', { call_id: this.callId || null });
@@ -241,11 +250,11 @@ export class WebCallSession {
     if (verdict === 'close') {
       this.tooFast = true;
       this.runtime.logger.warn('voice: closed a web call sending audio faster than real time', { call_id: this.callId || null });
-      this.socket.close(PACING_CLOSE_CODE, PACING_CLOSE_REASON);
+      closeForPace(this.socket);
       return;
     }
     if (verdict === 'drop') return;
-    if (this.engine) this.toEngine(this.engine, bytes);
+    if (this.engine) this.feed.push(bytes, ((bytes.length >> 1) * 1000) / BROWSER_SAMPLE_RATE);
     // A copy, as the socket's buffer is not ours to keep.
     else this.early.keep(Buffer.from(bytes), ((bytes.length >> 1) * 1000) / BROWSER_SAMPLE_RATE);
   }
@@ -348,6 +357,7 @@ export class WebCallSession {
   }
 
   private stop(): void {
+    this.feed.clear();
     if (this.quietSince) clearTimeout(this.quietSince);
     if (this.timeLimit) clearTimeout(this.timeLimit);
     this.quietSince = null;

@@ -12,7 +12,7 @@ import { engineSetup } from '../engine.setup';
 import { EarlyAudio } from './early-audio';
 import { startEngine, type EngineDeps } from '../engines';
 import { LiveCall, type LiveCallDeps } from '../live-call';
-import { AudioPacer, PACING_CLOSE_CODE, PACING_CLOSE_REASON } from '../pacing';
+import { AudioPacer, closeForPace } from '../pacing';
 
 /** The parts of the runtime the media endpoint uses: a live call's and the engines'. */
 type MediaDeps = LiveCallDeps & EngineDeps;
@@ -130,7 +130,10 @@ class MediaStream {
     this.startTimer = setTimeout(() => this.refuse('no start'), START_TIMEOUT_MS);
     socket.on('message', (data, binary) => this.onMessage(data, binary));
     socket.on('error', () => {}); // the close that follows ends the stream
-    socket.once('close', () => void this.onClose());
+    socket.once('close', () => {
+      this.pace.count();
+      void this.onClose();
+    });
   }
 
   abandon(): void {
@@ -140,7 +143,8 @@ class MediaStream {
   }
 
   private onMessage(data: RawData, binary: boolean): void {
-    if (this.refused) return;
+    // Closing: what it sends until the connection ends is not even parsed.
+    if (this.refused || this.tooFast) return;
     try {
       this.read(binary ? null : jsonMessage(data, 'event'));
     } catch (error) {
@@ -169,7 +173,7 @@ class MediaStream {
         else if (verdict === 'close') {
           this.tooFast = true;
           this.runtime.logger.warn('voice: closed a media stream sending audio faster than real time');
-          this.socket.close(PACING_CLOSE_CODE, PACING_CLOSE_REASON);
+          closeForPace(this.socket);
         }
         return;
       }
