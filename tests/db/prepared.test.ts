@@ -62,8 +62,10 @@ describe('selectPrepared', () => {
     const growth = await oldSpaceGrowth(async () => {
       for (let i = 0; i < 200; i++) await read();
     });
-    // Through pg's promise, the 200 reads' rows were promoted (36 MB here); through its callback, none are.
-    expect(growth).toBeLessThan(4_000_000);
+    // Through pg's promise, the 200 reads' rows were promoted (36 MB here); through its callback, none
+    // are. The bound leaves room for what a loaded machine's other work promotes meanwhile (a round
+    // of 4.19 MB was seen under CI-like load, its least of three rounds).
+    expect(growth).toBeLessThan(10_000_000);
   });
 
   it("answers each row as pg's own rows: a property a column in the columns' order, each value parsed as pg parses it", async () => {
