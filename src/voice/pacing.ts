@@ -32,8 +32,8 @@ export type PacingVerdict = 'pass' | 'drop' | 'close';
 /**
  * Dropped audio is counted in /metrics by the second, not by the frame: a pusher's frames come
  * by the thousand, and a labelled counter's increment cost more than all the rest of a drop
- * (profiled under pushers: 33 ms of the 41 ms their drops cost in the pacing). The transports count the rest as the
- * socket ends.
+ * (profiled under pushers: 33 ms of the 41 ms their drops cost in the pacing). The transports
+ * count the rest as the socket ends.
  */
 const COUNT_DROPS_EVERY_MS = 1_000;
 
