@@ -87,6 +87,8 @@ async function runCli(...args: string[]): Promise<any> {
   return JSON.parse(stdout);
 }
 
+// Two starts of the server and its embedded PostgreSQL (the first with initdb and every
+// migration) and eighteen CLI runs, in real time: over a minute on a loaded 2-core machine.
 it('starts on an empty embedded database, serves, stops cleanly and keeps its data across restarts', async () => {
   const first = await start();
   // The token, once, as a line to paste into a shell.
@@ -187,7 +189,7 @@ it('starts on an empty embedded database, serves, stops cleanly and keeps its da
   // With no server running, the CLI starts the cluster for itself and stops it again.
   expect(await runCli('token:create', '--account', '2')).toEqual({ account_id: 2, token: expect.stringMatching(/^vzg_/) });
   expect(existsSync(path.join(dataDir, 'pg', 'postmaster.pid'))).toBe(false);
-});
+}, 180_000);
 
 it('runs the README’s dialer demo: campaign 1 of the demo account calls its leads by itself', async () => {
   // The README's steps, on a faster clock (its demo: SIMULATOR_SPEED=20 DIALER_TIME_SCALE=60).
