@@ -76,6 +76,13 @@ interface SenderRow {
   assistant_id: number | null;
 }
 
+/**
+ * A sender's (`p`, a phone number) state in a select list: whether its subscription expired,
+ * and its inbound assistant, whose whatsapp conversations are the sender's.
+ */
+const SENDER_STATE = `coalesce(p.subscription_expires_at < current_date, false) as expired,
+       (select min(a.id) from assistants a where a.phone_number_id = p.id and a.calls_direction = 'receive') as assistant_id`;
+
 /** The account's WhatsApp senders, oldest first: by default the online ones. */
 export async function listSenders(scope: Scope, status?: string | null): Promise<SenderRecord[]> {
   const errors = new FieldErrorCollector();
@@ -84,8 +91,7 @@ export async function listSenders(scope: Scope, status?: string | null): Promise
   errors.throwIfAny();
   const rows = await scope.em.execute<(SenderRecord & { expired: boolean })[]>(
     `select p.id, p.number as phone_number, to_char(p.subscription_expires_at, 'YYYY-MM-DD') as expires_at,
-       coalesce(p.subscription_expires_at < current_date, false) as expired,
-       (select min(a.id) from assistants a where a.phone_number_id = p.id and a.calls_direction = 'receive') as assistant_id
+       ${SENDER_STATE}
      from phone_numbers p where p.account_id = ? and p.whatsapp_enabled order by p.id`,
     [scope.accountId],
   );
@@ -96,8 +102,7 @@ export async function listSenders(scope: Scope, status?: string | null): Promise
 
 async function requireSender(em: EntityManager, scope: Scope, senderId: number, lock = false): Promise<SenderRow> {
   const [sender] = await em.execute<SenderRow[]>(
-    `select p.id, p.number, coalesce(p.subscription_expires_at < current_date, false) as expired,
-       (select min(a.id) from assistants a where a.phone_number_id = p.id and a.calls_direction = 'receive') as assistant_id
+    `select p.id, p.number, ${SENDER_STATE}
      from phone_numbers p where p.id = ? and p.account_id = ? and p.whatsapp_enabled${lock ? ' for no key update of p' : ''}`,
     [senderId, scope.accountId],
   );
