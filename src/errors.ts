@@ -87,6 +87,9 @@ export const Messages = {
     `Você atingiu o limite de ${limit} conversas abertas do seu plano. Encerre algumas (POST /conversations/{uuid}/close) ou faça upgrade do seu plano para abrir mais.`,
   conversationTooFast: (limit: number, seconds: number) =>
     `Esta conversa recebeu ${limit} mensagens no último minuto, o limite. Tente de novo em ${seconds} segundos.`,
+  conversationCannotSend: (channel: string) =>
+    `O assistente desta conversa não tem um número que envie ${channel === 'sms' ? 'SMS' : 'WhatsApp'} (ativo e com a assinatura em dia): a mensagem não foi enviada.`,
+  conversationFailed: 'O provedor recusou o envio da mensagem ao cliente. A mensagem ficou na conversa e o valor foi devolvido ao saldo.',
   conversationReplying: 'A resposta à mensagem anterior desta conversa ainda está sendo escrita. Tente de novo em alguns segundos.',
   conversationModelMissing:
     'Este servidor não tem um modelo de linguagem para responder conversas: defina OPENAI_API_KEY (ou o provedor do modelo do assistente em LLM_PROVIDERS) e reinicie-o.',

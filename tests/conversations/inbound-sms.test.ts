@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import twilio from 'twilio';
-import { Messages } from '../../src/errors';
+import { FieldMessages, Messages } from '../../src/errors';
 import { countSegments } from '../../src/modules/sms/segments';
 import { NO_VENDORS, startTestApp, type TestAccount, type TestApp } from '../helpers/app';
 import { until } from '../helpers/dialer';
@@ -75,7 +75,7 @@ beforeAll(async () => {
   );
   me = await app.account({ balance: '10' });
   number = '+5511930001000';
-  const phone = await app.phoneNumber(me.accountId, number, { sms: true });
+  const phone = await app.phoneNumber(me.accountId, number, { sms: true, whatsapp: true });
   await app.outboundAssistant(me, { calls_direction: 'receive', phone_number_id: phone, system_prompt: 'Você atende clientes da Loja Centro por mensagem.' });
 });
 afterAll(async () => {
@@ -254,6 +254,80 @@ describe('the do-not-call list and STOP', () => {
   });
 });
 
+describe('a person who took the conversation over (the AI off)', () => {
+  const send = (uuid: string, message: string) =>
+    app.request('POST', `/api/conversations/${uuid}/messages`, { token: me.token, body: { message, sender: 'human' } });
+
+  it('the customer’s messages are stored, not answered; the person’s go to the customer through the Messages API, charged on the conversation', async () => {
+    const from = customer();
+    openai.chat.push({ text: 'Olá! Como posso ajudar?' });
+    await deliver(incoming(from, 'Olá'));
+    await until('the reply sent', async () => sentTo(from), (sent) => sent.length === 1);
+    const { uuid } = await conversationOf(from);
+    expect((await app.request('POST', `/api/automate/conversations/${uuid}/disable-ai`, { token: me.token })).status).toBe(200);
+
+    const later = incoming(from, 'Quero falar com uma pessoa');
+    await deliver(later);
+    await handled(later.MessageSid);
+    const res = await send(uuid, 'Oi, aqui é a Júlia da Loja Centro. Já vejo o seu pedido.');
+    expect(res.status).toBe(200);
+    expect(res.body.data).toMatchObject({ message: { role: 'human', content: 'Oi, aqui é a Júlia da Loja Centro. Já vejo o seu pedido.' }, reply: null, ai_enabled: false });
+
+    expect(sentTo(from)).toHaveLength(2);
+    const post = fake.receiver.requests.filter((r) => r.method === 'POST' && new URLSearchParams(r.body).get('To') === from).at(-1)!;
+    expect(Object.fromEntries(new URLSearchParams(post.body))).toEqual({ From: number, To: from, Body: 'Oi, aqui é a Júlia da Loja Centro. Já vejo o seu pedido.' });
+    expect(openai.chatRequests).toHaveLength(1);
+    const conversation = await conversationOf(from);
+    expect(conversation.messages.map((m: any) => m.role)).toEqual(['user', 'assistant', 'user', 'human']);
+    // The reply and the person's message (UCS-2 for its accents: one segment of 70).
+    expect(conversation.total_cost).toBe(0.0666);
+    expect(await app.sql("select status, channel from sms_messages where \"to\" = $1 order by id", [from])).toEqual([
+      { status: 'sent', channel: 'sms' },
+      { status: 'sent', channel: 'sms' },
+    ]);
+  });
+
+  it('refuses, storing, sending and charging nothing: a customer on the do-not-call list, a text over an SMS’s 1,600 characters, a balance that does not cover it; a refusal by Twilio is a 502 with the charge given back', async () => {
+    const from = customer();
+    openai.chat.push({ text: 'Olá!' });
+    await deliver(incoming(from, 'Olá'));
+    await until('the reply sent', async () => sentTo(from), (sent) => sent.length === 1);
+    const { uuid } = await conversationOf(from);
+    await app.request('POST', `/api/automate/conversations/${uuid}/disable-ai`, { token: me.token });
+    const count = async () => (await app.sql('select count(*)::int as n from conversation_messages m join conversations c on c.id = m.conversation_id where c.uuid = $1', [uuid]))[0].n;
+    const before = await count();
+
+    const tooLong = await send(uuid, 'a'.repeat(1601));
+    expect(tooLong.status).toBe(422);
+    expect(tooLong.body.errors).toEqual({ message: ['O campo message não pode ser superior a 1600 caracteres.'] });
+
+    await app.sql("update accounts set balance = 0.01 where id = $1", [me.accountId]);
+    const poor = await send(uuid, 'Pode me passar seu CPF?');
+    expect(poor.status).toBe(402);
+    await app.sql("update accounts set balance = 10 where id = $1", [me.accountId]);
+
+    expect((await app.request('POST', '/api/user/dnc', { token: me.token, body: { phone_number: from } })).status).toBeLessThan(300);
+    const listed = await send(uuid, 'Pode me passar seu CPF?');
+    expect(listed.status).toBe(422);
+    expect(listed.body.errors).toEqual({ customer_phone: [FieldMessages.doNotCall] });
+    expect(await count()).toBe(before);
+    expect(sentTo(from)).toHaveLength(1);
+    await app.request('DELETE', `/api/user/dnc/${encodeURIComponent(from)}`, { token: me.token });
+
+    fake.behaviour = () => 'refuse-400';
+    try {
+      const refused = await send(uuid, 'Seu pedido saiu.');
+      expect(refused.status).toBe(502);
+      expect(refused.body).toMatchObject({ message: Messages.conversationFailed, code: 'PROVIDER_FAILURE' });
+    } finally {
+      fake.behaviour = () => 'accept';
+    }
+    const after = await conversationOf(from);
+    expect(after.messages.at(-1)).toMatchObject({ role: 'human', content: 'Seu pedido saiu.' });
+    expect(after.total_cost).toBe(0.0333);
+  });
+});
+
 describe('an inbound WhatsApp message', () => {
   it('opens a whatsapp conversation with the E.164 customer, answered to its whatsapp: address, charged like an SMS', async () => {
     const phone = customer();
@@ -266,5 +340,28 @@ describe('an inbound WhatsApp message', () => {
     const conversation = await conversationOf(phone, 'whatsapp');
     expect(conversation).toMatchObject({ type: 'whatsapp', customer_phone: phone, total_cost: 0.0333 });
     expect(await conversationOf(phone, 'sms')).toBeNull();
+  });
+
+  it('a person’s message goes to the whatsapp: address inside the customer’s 24-hour window, and is refused outside it, nothing sent or charged', async () => {
+    const phone = customer();
+    openai.chat.push({ text: 'Oi!' });
+    const params = { ...incoming(`whatsapp:${phone}`, 'Oi'), To: `whatsapp:${number}` };
+    await deliver(params);
+    await until('the reply sent', async () => sentTo(`whatsapp:${phone}`), (all) => all.length === 1);
+    const { uuid } = await conversationOf(phone, 'whatsapp');
+    await app.request('POST', `/api/automate/conversations/${uuid}/disable-ai`, { token: me.token });
+    const send = (message: string) => app.request('POST', `/api/conversations/${uuid}/messages`, { token: me.token, body: { message, sender: 'human' } });
+
+    expect((await send('Aqui é a Júlia, posso ajudar?')).status).toBe(200);
+    expect(sentTo(`whatsapp:${phone}`).at(-1)).toMatchObject({ from: `whatsapp:${number}`, body: 'Aqui é a Júlia, posso ajudar?' });
+
+    await app.sql(`update conversation_messages set created_at = now() - interval '25 hours' where provider_message_id = $1`, [params.MessageSid]);
+    const closed = await send('Ainda está aí?');
+    expect(closed.status).toBe(422);
+    expect(closed.body).toEqual({ message: Messages.whatsappWindowClosed, code: 'VALIDATION_FAILED', errors: { message: [Messages.whatsappWindowClosed] } });
+    expect(sentTo(`whatsapp:${phone}`)).toHaveLength(2);
+    const conversation = await conversationOf(phone, 'whatsapp');
+    expect(conversation.messages.map((m: any) => m.role)).toEqual(['user', 'assistant', 'human']);
+    expect(conversation.total_cost).toBe(0.0666);
   });
 });

@@ -8,6 +8,7 @@ import type { Logger } from '../../log';
 import { listNumber } from '../dnc/dnc.service';
 import type { SmsProvider } from '../sms/sms.ports';
 import { deliverSms, reserveSms } from '../sms/sms.service';
+import { conversationSender, MAX_OUTBOUND, type ChannelSender } from './conversation.channels';
 import type { ConversationReplier } from './conversation.ports';
 import { inTurn } from './conversation.queue';
 import { announceMessage, storeAnnounced } from './conversation.stream';
@@ -23,9 +24,6 @@ import { HISTORY_MESSAGES, keywordOf, OPT_IN_KEYWORDS, OPT_OUT_KEYWORDS, OPT_OUT
  * charged like an SMS. Twilio's MessageSid is unique among the messages: a retried or raced
  * webhook stores the message once, and a message is answered once (`handled_at`).
  */
-
-/** The longest reply sent: the Messages API's Body limit (longer text is cut there). */
-const MAX_REPLY = 1600;
 
 export interface InboundMessage {
   /** Twilio's MessageSid. */
@@ -129,14 +127,6 @@ export async function answerInbound(em: EntityManager, deps: InboundDeps, sid: s
   });
 }
 
-/** The number an inbound conversation's replies go out from. */
-interface Sender {
-  id: number;
-  number: string;
-  sms_enabled: boolean;
-  expired: boolean;
-}
-
 /** What answers a message: a fixed text (a keyword's confirmation), or the assistant's model under the reply's lease. */
 type Decision =
   | { kind: 'text'; text: string }
@@ -145,7 +135,7 @@ type Decision =
 async function answerOne(em: EntityManager, deps: InboundDeps, conversationId: string, messageId: string, optOutType: string | null): Promise<void> {
   const { config, logger } = deps;
   const deadline = Date.now() + REPLY_WAIT_MS;
-  let decided: { conversation: LockedConversation; sender: Sender; decision: Decision; lease: string | null } | null | 'replying';
+  let decided: { conversation: LockedConversation; sender: ChannelSender; decision: Decision; lease: string | null } | null | 'replying';
   for (;;) {
     decided = await em.fork().transactional(async (tx) => {
       // The reply's lease orders this reply with the API's messages (conversation.service.ts).
@@ -163,15 +153,9 @@ async function answerOne(em: EntityManager, deps: InboundDeps, conversationId: s
       await tx.execute('update conversations set updated_at = clock_timestamp() where id = ?', [conversationId]);
       const decision = await decide(tx, deps, conversation, messageId, message.content, optOutType);
       if (!decision) return null;
-      const [sender] = conversation.assistant_id
-        ? await tx.execute<Sender[]>(
-            `select p.id, p.number, p.sms_enabled, coalesce(p.subscription_expires_at < current_date, false) as expired
-             from assistants a join phone_numbers p on p.id = a.phone_number_id where a.id = ?`,
-            [conversation.assistant_id],
-          )
-        : [];
-      if (!sender || !sender.sms_enabled || sender.expired) {
-        logger.info('conversations: an inbound message is not answered: the assistant’s number cannot send SMS', { conversation: conversation.uuid });
+      const sender = await conversationSender(tx, conversation.assistant_id, conversation.type);
+      if (!sender) {
+        logger.info('conversations: an inbound message is not answered: the assistant’s number cannot send on its channel', { conversation: conversation.uuid, channel: conversation.type });
         return null;
       }
       const lease = decision.kind === 'model' ? await takeLease(tx, conversationId) : null;
@@ -195,7 +179,7 @@ async function answerOne(em: EntityManager, deps: InboundDeps, conversationId: s
       else logger.info('conversations: the assistant’s model did not answer an inbound message', { conversation: conversation.uuid, reason: error.code });
     }
   }
-  const body = text === null ? '' : [...text].slice(0, MAX_REPLY).join('');
+  const body = text === null ? '' : [...text].slice(0, MAX_OUTBOUND[conversation.type]).join('');
   const outgoing = await em.fork().transactional(async (tx) => {
     if (lease) await giveBackLease(tx, conversationId, lease);
     if (!body.trim()) return null;

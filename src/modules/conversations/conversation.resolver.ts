@@ -72,14 +72,14 @@ export class ConversationResolver {
 
   @Mutation(() => ConversationExchange, {
     description:
-      'Sends a message: the customer’s, answered by the assistant (its prompt, tools and knowledge base) while the AI is on; or, with sender human while it is off, a person’s. Messages to one conversation are answered one at a time, in order.',
+      'Sends a message: the customer’s, answered by the assistant (its prompt, tools and knowledge base) while the AI is on; or, with sender human while it is off, a person’s (in an SMS or WhatsApp conversation sent to the customer, charged like an SMS). Messages to one conversation are answered one at a time, in order.',
   })
   sendConversationMessage(
     @Arg('uuid', () => String) uuid: string,
     @Arg('input', () => SendConversationMessageInput) input: SendConversationMessageInput,
     @Ctx() ctx: GraphQLContext,
   ): Promise<ConversationExchange> {
-    return sendConversationMessage(scopeOf(ctx), uuid, input, ctx.replier);
+    return sendConversationMessage(scopeOf(ctx), uuid, input, ctx.replier, ctx.sms);
   }
 
   @Mutation(() => Conversation, {

@@ -4,6 +4,9 @@ import { DomainError, FieldErrorCollector, FieldMessages, Messages, NotFoundErro
 import { checkIntRange, checkLength, checkOneOf, checkPositiveInt } from '../../lib/checks';
 import { requireAssistant } from '../assistants/assistant.service';
 import type { Scope } from '../scope';
+import type { OutgoingSms, SmsProvider } from '../sms/sms.ports';
+import { deliverSms } from '../sms/sms.service';
+import { isMessagingChannel, MAX_OUTBOUND, reservePersonMessage } from './conversation.channels';
 import type { CreateConversationInput, GenerateAiReplyInput, SendConversationMessageInput } from './conversation.inputs';
 import type { ConversationReplier, ReplyResult } from './conversation.ports';
 import { closedError, closeRow, repliedAfterClose } from './conversation.close';
@@ -204,12 +207,17 @@ function checkType(errors: FieldErrorCollector, type: string): void {
   if (!OPEN_TYPES.includes(type as (typeof OPEN_TYPES)[number])) errors.add('type', FieldMessages.conversationChannelLater(type));
 }
 
-/** A message to a conversation: the customer's (answered by the assistant while the AI is on), or a person's (`sender: human`, while it is off). */
+/**
+ * A message to a conversation: the customer's (answered by the assistant while the AI is on),
+ * or a person's (`sender: human`, while it is off), which in an SMS or WhatsApp conversation
+ * goes to the customer through `sms`, charged like an SMS.
+ */
 export async function sendConversationMessage(
   scope: Scope,
   uuid: string,
   input: SendConversationMessageInput,
   replier: ConversationReplier | null | undefined,
+  sms: SmsProvider,
 ): Promise<ConversationExchange> {
   const errors = new FieldErrorCollector();
   const text = checkLength(errors, 'message', input.message, 1, scope.config.conversationLimits.messageChars);
@@ -220,7 +228,9 @@ export async function sendConversationMessage(
   if (conversation.closed_at) throw closedError();
   if (sender === 'human' && conversation.ai_enabled) throw new ValidationError({ sender: [FieldMessages.humanWhileAiOn] });
   if (sender === 'user' && conversation.ai_enabled) needsReplier(conversation, replier);
-  return exchange(scope, conversation.id, text!, sender as Sender, replier);
+  const channel = sender === 'human' && isMessagingChannel(conversation.type) ? conversation.type : null;
+  if (channel && [...text!].length > MAX_OUTBOUND[channel]) throw new ValidationError({ message: [FieldMessages.maxLength('message', MAX_OUTBOUND[channel])] });
+  return exchange(scope, conversation.id, text!, sender as Sender, replier, sms);
 }
 
 /**
@@ -259,7 +269,7 @@ export async function generateAiReply(scope: Scope, input: GenerateAiReplyInput,
     );
     return row.id;
   });
-  return exchange(scope, id, text!, 'user', replier);
+  return exchange(scope, id, text!, 'user', replier, null);
 }
 
 function needsReplier(conversation: Conversation, replier: ConversationReplier | null | undefined): asserts replier is ConversationReplier {
@@ -269,11 +279,12 @@ function needsReplier(conversation: Conversation, replier: ConversationReplier |
 
 const modelMissing = () => new DomainError('UNAVAILABLE', Messages.conversationModelMissing, undefined, { retry_after: 60 });
 
-/** A message stored, and what its reply needs: null when nobody answers it. */
+/** A message stored, and what its reply needs: null when nobody answers it; a person's message to the customer, reserved. */
 interface Turn {
   message: ConversationMessage;
   conversation: Conversation;
   reply: { lease: string; history: { role: MessageRole; content: string }[] } | null;
+  outgoing: OutgoingSms | null;
 }
 
 /**
@@ -282,11 +293,23 @@ interface Turn {
  * stored in a short transaction that also takes the conversation's reply lease, the model
  * answers, and a second one stores the reply with its usage and gives the lease back. A message
  * meanwhile waits in this process (inTurn) or, on another, for the lease. The message is kept
- * whatever the model does; the reply is stored whole, or not at all.
+ * whatever the model does; the reply is stored whole, or not at all. A person's message in an
+ * SMS or WhatsApp conversation is reserved with it and sent through `sms` after it commits.
  */
-function exchange(scope: Scope, id: string, text: string, sender: Sender, replier: ConversationReplier | null | undefined): Promise<ConversationExchange> {
+function exchange(
+  scope: Scope,
+  id: string,
+  text: string,
+  sender: Sender,
+  replier: ConversationReplier | null | undefined,
+  sms: SmsProvider | null,
+): Promise<ConversationExchange> {
   return inTurn(id, async () => {
-    const turn = await beginTurn(scope, id, text, sender, replier);
+    const turn = await beginTurn(scope, id, text, sender, replier, sms);
+    if (turn.outgoing) {
+      const sent = await deliverSms(scope.em, sms!, turn.outgoing);
+      if (sent.status === 'failed') throw new DomainError('PROVIDER_FAILURE', Messages.conversationFailed, undefined, { error: sent.error ?? '' });
+    }
     if (!turn.reply) return exchanged(turn.message, null, turn.conversation);
     const { lease, history } = turn.reply;
     const stream = new ReplyStream(scope.em.fork(), scope.accountId, turn.conversation.uuid);
@@ -326,7 +349,14 @@ function exchange(scope: Scope, id: string, text: string, sender: Sender, replie
  * written (by another process: this one's wait in inTurn), and takes the reply's lease when
  * the assistant answers it.
  */
-async function beginTurn(scope: Scope, id: string, text: string, sender: Sender, replier: ConversationReplier | null | undefined): Promise<Turn> {
+async function beginTurn(
+  scope: Scope,
+  id: string,
+  text: string,
+  sender: Sender,
+  replier: ConversationReplier | null | undefined,
+  sms: SmsProvider | null,
+): Promise<Turn> {
   const deadline = Date.now() + REPLY_WAIT_MS;
   for (;;) {
     const turn = await scope.em.fork().transactional(async (tx): Promise<Turn | null> => {
@@ -352,6 +382,10 @@ async function beginTurn(scope: Scope, id: string, text: string, sender: Sender,
       const answers = sender === 'user' && conversation.ai_enabled;
       if (answers) needsReplier(conversation, replier);
       if (locked.replying) return null;
+      const channel = sender === 'human' && isMessagingChannel(conversation.type) ? conversation.type : null;
+      const outgoing = channel
+        ? await reservePersonMessage(tx, scope.config, sms!, scope.accountId, { ...conversation, type: channel, customer_phone: conversation.customer_phone! }, text)
+        : null;
       const message = await storeAnnounced(tx, scope.accountId, conversation, sender, text);
       const lease = answers ? randomUUID() : null;
       const take = lease ? takingLease(lease) : null;
@@ -365,7 +399,7 @@ async function beginTurn(scope: Scope, id: string, text: string, sender: Sender,
             [id, HISTORY_MESSAGES],
           )
         : [];
-      return { message: toMessage(message), conversation: toConversation(after), reply: lease ? { lease, history } : null };
+      return { message: toMessage(message), conversation: toConversation(after), reply: lease ? { lease, history } : null, outgoing };
     });
     if (turn) return turn;
     if (Date.now() > deadline) throw new DomainError('UNAVAILABLE', Messages.conversationReplying, undefined, { retry_after: 5 });

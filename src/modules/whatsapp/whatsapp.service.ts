@@ -3,6 +3,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { DomainError, FieldErrorCollector, FieldMessages, Messages, NotFoundError, ValidationError } from '../../errors';
 import { checkOneOf, checkPositiveInt } from '../../lib/checks';
 import { parsePhone } from '../../lib/phone';
+import { customerWindow, MAX_OUTBOUND } from '../conversations/conversation.channels';
 import { announceMessage } from '../conversations/conversation.stream';
 import { SmsProviderError, type OutgoingSms, type SmsProvider } from '../sms/sms.ports';
 import { deliverSms, reserveSms } from '../sms/sms.service';
@@ -17,10 +18,8 @@ import type { Scope } from '../scope';
  * (`human`) message: nobody's model wrote it.
  */
 
-/** WhatsApp's 24-hour customer service window: a free-form message only this long after the customer's last one. */
-export const SESSION_WINDOW_MS = 24 * 60 * 60 * 1000;
 /** WhatsApp's limit on a free-form message's text. */
-export const MAX_FREEFORM = 4096;
+export const MAX_FREEFORM = MAX_OUTBOUND.whatsapp;
 const MAX_VARIABLES = 100;
 const MAX_VARIABLE = 1024;
 
@@ -302,27 +301,15 @@ async function openConversation(tx: EntityManager, accountId: number, sender: Se
   return made;
 }
 
-/**
- * The recipient's window with the sender: open while their last message over WhatsApp to it
- * (a `user` message Twilio brought, in a whatsapp conversation with the sender's inbound
- * assistant) is less than 24 hours old.
- */
+/** The recipient's window with the sender: its inbound assistant's (conversation.channels.ts). */
 async function sessionOf(em: EntityManager, accountId: number, sender: SenderRow, to: string): Promise<SessionStatusRecord> {
-  const [last] = sender.assistant_id
-    ? await em.execute<{ at: Date | null }[]>(
-        `select max(m.created_at) as at from conversation_messages m join conversations c on c.id = m.conversation_id
-         where c.account_id = ? and c.assistant_id = ? and c.type = 'whatsapp' and c.customer_phone = ? and m.role = 'user' and m.provider_message_id is not null`,
-        [accountId, sender.assistant_id, to],
-      )
-    : [];
-  const at = last?.at ? new Date(last.at) : null;
-  const until = at ? new Date(at.getTime() + SESSION_WINDOW_MS) : null;
+  const window = await customerWindow(em, accountId, sender.assistant_id, to);
   return {
     sender_id: sender.id,
     recipient_phone: to,
-    session_open: until !== null && until.getTime() > Date.now(),
-    last_inbound_at: at?.toISOString() ?? null,
-    expires_at: until?.toISOString() ?? null,
+    session_open: window.open,
+    last_inbound_at: window.lastInboundAt?.toISOString() ?? null,
+    expires_at: window.expiresAt?.toISOString() ?? null,
   };
 }
 

@@ -71,10 +71,10 @@ export const conversationRoutes: Route[] = [
     method: 'POST',
     path: '/conversations/{uuid}/messages',
     summary:
-      'Send a message (at most 2,000 characters): the customer’s, answered by the assistant in the same answer while the AI is on (one message of a conversation at a time, in order); or, with sender human while the AI is off, a person’s',
+      'Send a message (at most 2,000 characters): the customer’s, answered by the assistant in the same answer while the AI is on (one message of a conversation at a time, in order); or, with sender human while the AI is off, a person’s (in an SMS or WhatsApp conversation sent to the customer, charged like an SMS)',
     body: 'input',
     rejectUnknownFields: true,
-    errors: ['PROVIDER_FAILURE', 'UNAVAILABLE', 'CONFLICT'],
+    errors: ['PROVIDER_FAILURE', 'UNAVAILABLE', 'CONFLICT', 'INSUFFICIENT_BALANCE', 'FORBIDDEN'],
     envelope: messageAnd(),
     document: `mutation SendConversationMessage($uuid: String!, $input: SendConversationMessageInput!) {
       sendConversationMessage(uuid: $uuid, input: $input) { ${EXCHANGE} }
