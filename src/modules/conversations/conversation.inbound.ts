@@ -113,12 +113,14 @@ interface LockedConversation {
  * second one, and the SMS delivered after it.
  */
 export async function answerInbound(em: EntityManager, deps: InboundDeps, sid: string, optOutType: string | null): Promise<void> {
-  const [target] = await em.execute<{ id: string; conversation_id: string }[]>(
-    'select id::text, conversation_id::text from conversation_messages where provider_message_id = ?',
+  const [target] = await em.execute<{ id: string; conversation_id: string; uuid: string }[]>(
+    `select m.id::text, m.conversation_id::text, c.uuid::text from conversation_messages m join conversations c on c.id = m.conversation_id
+     where m.provider_message_id = ?`,
     [sid],
   );
   if (!target) return;
-  await inTurn(target.conversation_id, async () => {
+  // In turn with the API's messages to the conversation (conversation.exchange.ts), by its uuid.
+  await inTurn(target.uuid, async () => {
     const waiting = await em.execute<{ id: string }[]>(
       `select id::text from conversation_messages where conversation_id = ? and provider_message_id is not null and handled_at is null and id <= ?::bigint order by id`,
       [target.conversation_id, target.id],

@@ -1,4 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { selectPrepared } from '../../db/prepared';
 import type { Logger } from '../../log';
 import { CONVERSATIONS_CHANNEL, subscriberStream, type ConversationPiece, type EventBus } from '../events/event.bus';
 
@@ -83,20 +84,33 @@ export interface StoredMessage {
 
 /**
  * Stores a message of the conversation (`id`, `uuid`) and announces it at the commit of `tx`,
- * in one statement (announceMessage's piece, written in SQL).
+ * in one statement (announceMessage's piece, written in SQL). `alongside`, a data-modifying
+ * statement with RETURNING (the conversation's own update), runs in the same statement: its row
+ * comes back as `alongside`, as JSON.
  */
-export async function storeAnnounced(tx: EntityManager, accountId: number, conversation: { id: string; uuid: string }, role: string, content: string): Promise<StoredMessage> {
-  const [row] = await tx.execute<StoredMessage[]>(
+export async function storeAnnounced<R = never>(
+  tx: EntityManager,
+  accountId: number,
+  conversation: { id: string; uuid: string },
+  role: string,
+  content: string,
+  alongside?: { sql: string; params: unknown[] },
+): Promise<StoredMessage & { alongside: R }> {
+  const [row] = await selectPrepared<StoredMessage & { alongside: R }>(
+    tx,
     `with m as (
        insert into conversation_messages (conversation_id, role, content, created_at) values (?, ?, ?, clock_timestamp()) returning id, role, content, created_at)
-     select m.id::text, m.role, m.content, m.created_at, pg_notify(?, json_build_object('a', ?::int, 'u', ?::text, 'm', m.id::text)::text) from m`,
-    [conversation.id, role, content, CONVERSATIONS_CHANNEL, accountId, conversation.uuid],
+     ${alongside ? `, c as (${alongside.sql})` : ''}
+     select m.id::text, m.role, m.content, m.created_at, pg_notify(?, json_build_object('a', ?::int, 'u', ?::text, 'm', m.id::text)::text)
+       ${alongside ? ', (select row_to_json(c) from c) as alongside' : ''}
+     from m`,
+    [conversation.id, role, content, ...(alongside?.params ?? []), CONVERSATIONS_CHANNEL, accountId, conversation.uuid],
   );
   return row;
 }
 
 async function notify(em: EntityManager, piece: ConversationPiece): Promise<void> {
-  await em.execute('select pg_notify(?, ?)', [CONVERSATIONS_CHANNEL, JSON.stringify(piece)]);
+  await selectPrepared(em, 'select pg_notify(?, ?)', [CONVERSATIONS_CHANNEL, JSON.stringify(piece)]);
 }
 
 /** The pieces of one conversation of the account, as a subscription's source. */

@@ -1,0 +1,200 @@
+import { randomUUID } from 'node:crypto';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { selectPrepared } from '../../db/prepared';
+import { DomainError, FieldMessages, Messages, NotFoundError, ValidationError } from '../../errors';
+import type { Scope } from '../scope';
+import type { OutgoingSms, SmsProvider } from '../sms/sms.ports';
+import { deliverSms } from '../sms/sms.service';
+import { isMessagingChannel, MAX_OUTBOUND, reservePersonMessage } from './conversation.channels';
+import { closedError, repliedAfterClose } from './conversation.close';
+import { givingBackLease, pollPause, REPLY_WAIT_MS, REPLYING, takingLease } from './conversation.lease';
+import type { ConversationReplier, ReplyResult } from './conversation.ports';
+import { inTurn } from './conversation.queue';
+import { COLUMNS, toConversation, toMessage, type ConversationRow } from './conversation.rows';
+import { HISTORY_MESSAGES, type MessageRole, type Sender } from './conversation.rules';
+import { ReplyStream, storeAnnounced } from './conversation.stream';
+import { ConversationExchange, type Conversation, type ConversationMessage } from './conversation.types';
+
+/**
+ * A message to a conversation and, when the assistant answers it, its reply: one message of a
+ * conversation at a time, in the order they came. No database connection waits on the model:
+ * the message is stored in a short transaction that also takes the conversation's reply lease,
+ * the model answers, and one statement stores the reply with its usage and gives the lease
+ * back. A message meanwhile waits in this process (inTurn) or, on another, for the lease. The
+ * message is kept whatever the model does; the reply is stored whole, or not at all. A
+ * person's message in an SMS or WhatsApp conversation is reserved with it and sent through
+ * `sms` after it commits.
+ *
+ * A reply is the statements it makes: the conversation read under its lock (with the history
+ * its reply needs), the message stored with the conversation's update, the reply stored with
+ * it again, each a round trip whatever the load.
+ */
+export function exchange(
+  scope: Scope,
+  uuid: string,
+  text: string,
+  sender: Sender,
+  replier: ConversationReplier | null | undefined,
+  sms: SmsProvider | null,
+): Promise<ConversationExchange> {
+  return inTurn(uuid, async () => {
+    const turn = await beginTurn(scope, uuid, text, sender, replier, sms);
+    if (turn.outgoing) {
+      const sent = await deliverSms(scope.em, sms!, turn.outgoing);
+      if (sent.status === 'failed') throw new DomainError('PROVIDER_FAILURE', Messages.conversationFailed, undefined, { error: sent.error ?? '' });
+    }
+    if (!turn.reply) return exchanged(turn.message, null, turn.conversation);
+    const { lease, history } = turn.reply;
+    const { conversation } = turn;
+    const stream = new ReplyStream(scope.em.fork(), scope.accountId, conversation.uuid);
+    let answer: ReplyResult | null = null;
+    let failure: unknown = null;
+    try {
+      answer = await replier!.reply({
+        accountId: scope.accountId,
+        assistantId: conversation.assistant_id!,
+        variables: conversation.variables,
+        history,
+        onText: (delta) => stream.write(delta),
+      });
+    } catch (error) {
+      failure = error;
+    }
+    await stream.flush();
+    const { reply, after } = await endTurn(scope, conversation, lease, answer);
+    // A conversation closed while its reply was written: its post-call work, waiting for the lease, runs now.
+    if (after.closed_at) await repliedAfterClose(scope.em.fork(), after.id);
+    // The customer's message stays, without a reply.
+    if (failure) throw failure;
+    return exchanged(turn.message, reply, after);
+  });
+}
+
+export const modelMissing = () => new DomainError('UNAVAILABLE', Messages.conversationModelMissing, undefined, { retry_after: 60 });
+
+/** A message stored, and what its reply needs: null when nobody answers it; a person's message to the customer, reserved. */
+interface Turn {
+  message: ConversationMessage;
+  conversation: Conversation;
+  reply: { lease: string; history: { role: MessageRole; content: string }[] } | null;
+  outgoing: OutgoingSms | null;
+}
+
+/** The conversation under its lock, with what deciding a message needs. */
+type LockedRow = ConversationRow & {
+  replying: boolean;
+  /** The messages it took in the last minute (CONVERSATION_MESSAGES_PER_MINUTE), and when the oldest leaves it. */
+  recent: number;
+  free_in: number | null;
+  /** Its last messages, oldest first: the history of a reply, but for the message being stored. */
+  history: { role: MessageRole; content: string }[];
+};
+
+/**
+ * Stores the message in a short transaction, once no reply of the conversation is being
+ * written (by another process: this one's wait in inTurn), and takes the reply's lease when
+ * the assistant answers it. What the conversation's state refuses (closed, a person while the
+ * AI is on, the pace, a person's text the channel cannot carry) is checked under its lock.
+ */
+async function beginTurn(
+  scope: Scope,
+  uuid: string,
+  text: string,
+  sender: Sender,
+  replier: ConversationReplier | null | undefined,
+  sms: SmsProvider | null,
+): Promise<Turn> {
+  const deadline = Date.now() + REPLY_WAIT_MS;
+  for (;;) {
+    const turn = await scope.em.fork().transactional(async (tx): Promise<Turn | null> => {
+      const locked = await lockConversation(tx, scope, uuid);
+      const conversation = toConversation(locked);
+      if (conversation.closed_at) throw closedError();
+      if (sender === 'human' && conversation.ai_enabled) throw new ValidationError({ sender: [FieldMessages.humanWhileAiOn] });
+      const answers = sender === 'user' && conversation.ai_enabled;
+      if (answers) needsReplier(conversation, replier);
+      const channel = sender === 'human' && isMessagingChannel(conversation.type) ? conversation.type : null;
+      if (channel && [...text].length > MAX_OUTBOUND[channel]) throw new ValidationError({ message: [FieldMessages.maxLength('message', MAX_OUTBOUND[channel])] });
+      const { messagesPerMinute } = scope.config.conversationLimits;
+      if (messagesPerMinute > 0 && locked.recent >= messagesPerMinute) {
+        const retryAfter = Math.max(1, locked.free_in ?? 60);
+        throw new DomainError('RATE_LIMITED', Messages.conversationTooFast(messagesPerMinute, retryAfter), undefined, { retry_after: retryAfter });
+      }
+      if (locked.replying) return null;
+      const outgoing = channel
+        ? await reservePersonMessage(tx, scope.config, sms!, scope.accountId, { ...conversation, type: channel, customer_phone: conversation.customer_phone! }, text)
+        : null;
+      const lease = answers ? randomUUID() : null;
+      const take = lease ? takingLease(lease) : null;
+      const stored = await storeAnnounced<ConversationRow>(tx, scope.accountId, conversation, sender, text, {
+        sql: `update conversations set updated_at = clock_timestamp()${take ? `, ${take.sql}` : ''} where id = ? returning ${COLUMNS}`,
+        params: [...(take?.params ?? []), conversation.id],
+      });
+      const history = lease ? [...locked.history, { role: sender, content: text }] : [];
+      return { message: toMessage(stored), conversation: toConversation(stored.alongside), reply: lease ? { lease, history } : null, outgoing };
+    });
+    if (turn) return turn;
+    if (Date.now() > deadline) throw new DomainError('UNAVAILABLE', Messages.conversationReplying, undefined, { retry_after: 5 });
+    await pollPause();
+  }
+}
+
+/**
+ * The account's conversation `uuid`, locked (no key update: a message's foreign key check,
+ * key share, is not blocked by it), with its pace and its last messages, in one statement.
+ */
+async function lockConversation(tx: EntityManager, scope: Scope, uuid: string): Promise<LockedRow> {
+  const [locked] = await selectPrepared<LockedRow>(
+    tx,
+    `select ${COLUMNS}, ${REPLYING}, recent.n as recent, recent.free_in, last.history
+     from conversations,
+       lateral (
+         select count(*)::int as n, ceil(extract(epoch from min(m.created_at) + interval '1 minute' - now()))::int as free_in
+         from conversation_messages m where m.conversation_id = conversations.id and m.role <> 'assistant' and m.created_at > now() - interval '1 minute') recent,
+       lateral (
+         select coalesce(json_agg(json_build_object('role', h.role, 'content', h.content) order by h.id), '[]') as history
+         from (select id, role, content from conversation_messages where conversation_id = conversations.id order by id desc limit ?) h) last
+     where conversations.uuid = ? and conversations.account_id = ? for no key update of conversations`,
+    [HISTORY_MESSAGES - 1, uuid, scope.accountId],
+  );
+  if (!locked) throw new NotFoundError(Messages.conversationNotFound);
+  return locked;
+}
+
+/** Stores the reply (when the model gave one) with its usage and gives the lease back, in one statement. */
+async function endTurn(
+  scope: Scope,
+  conversation: Conversation,
+  lease: string,
+  answer: ReplyResult | null,
+): Promise<{ reply: ConversationMessage | null; after: Conversation }> {
+  const giveBack = givingBackLease(lease);
+  const update = {
+    sql: `update conversations set llm_input_tokens = llm_input_tokens + ?, llm_output_tokens = llm_output_tokens + ?, updated_at = clock_timestamp(), ${giveBack.sql}
+          where id = ? returning ${COLUMNS}`,
+    params: [answer?.usage.llm_input_tokens ?? 0, answer?.usage.llm_output_tokens ?? 0, ...giveBack.params, conversation.id],
+  };
+  const em = scope.em.fork();
+  if (!answer) {
+    const [after] = await selectPrepared<ConversationRow>(em, update.sql, update.params);
+    return { reply: null, after: toConversation(after) };
+  }
+  const stored = await storeAnnounced<ConversationRow>(em, scope.accountId, conversation, 'assistant', answer.text, update);
+  return { reply: toMessage(stored), after: toConversation(stored.alongside) };
+}
+
+function needsReplier(conversation: Conversation, replier: ConversationReplier | null | undefined): asserts replier is ConversationReplier {
+  if (conversation.assistant_id === null) throw new NotFoundError(Messages.assistantNotFound);
+  if (!replier) throw modelMissing();
+}
+
+function exchanged(message: ConversationMessage, reply: ConversationMessage | null, conversation: Conversation): ConversationExchange {
+  return Object.assign(new ConversationExchange(), {
+    uuid: conversation.uuid,
+    message,
+    reply,
+    ai_enabled: conversation.ai_enabled,
+    usage: conversation.usage,
+    total_cost: conversation.total_cost,
+  });
+}
