@@ -12,7 +12,7 @@ import type { BadgeListArgs } from './organize.inputs';
 import { BADGE_COLORS, MAX_BADGE_NAME, type BadgeColor } from './organize.rules';
 
 /**
- * Folders and labels: the same rules for both (design.md, "Folders and labels"). A name is
+ * Folders and labels: the same rules for both (README, "Assistants and the catalogue"). A name is
  * unique in the account, case aside ("VIP" and "vip" would be two badges nobody tells apart);
  * the unique index on (account_id, lower(name)) decides, also between two creates at once.
  */
