@@ -80,6 +80,8 @@ export const Messages = {
     `Você atingiu o limite de ${limit} bases de conhecimento do seu plano. Exclua uma ou faça upgrade do seu plano para criar mais.`,
   knowledgeDocumentPlanLimit: (limit: number) =>
     `Esta base de conhecimento atingiu o limite de ${limit} documentos do seu plano. Exclua um ou faça upgrade do seu plano para adicionar mais.`,
+  folderNotFound: 'Pasta não encontrada',
+  labelNotFound: 'Etiqueta não encontrada',
   conversationNotFound: 'Conversa não encontrada',
   conversationClosed: 'A conversa foi encerrada e não recebe mais mensagens.',
   conversationModelFailed: 'O modelo do assistente não respondeu. A mensagem foi guardada sem resposta; envie-a de novo para tentar outra vez.',
@@ -147,6 +149,12 @@ export const Messages = {
   conversationAiDisabled: 'AI replies disabled for the conversation: a person answers with sender human',
   aiReplyGenerated: 'Reply generated successfully',
   whatsappSent: 'WhatsApp message sent successfully',
+  folderCreated: 'Folder created successfully',
+  folderUpdated: 'Folder updated successfully',
+  folderDeleted: 'Folder deleted successfully',
+  labelCreated: 'Label created successfully',
+  labelUpdated: 'Label updated successfully',
+  labelDeleted: 'Label deleted successfully',
   knowledgeDocumentReingesting: 'Document queued for processing. Its chunks are replaced once it is read again.',
 
   // The engine API's bounds (src/voice/engine.api.ts).
@@ -174,6 +182,7 @@ export const FieldMessages = {
   privateUrl: (field: string) =>
     `O campo ${field} aponta para um endereço interno (privado, loopback ou reservado), que o serviço não chama; use um endereço público.`,
   invalidSelection: (field: string) => `O ${field} selecionado é inválido.`,
+  taken: (field: string) => `O campo ${field} já está sendo utilizado.`,
   timezone: (field: string) => `O campo ${field} deve ser um fuso horário válido no formato Área/Cidade (por exemplo America/Sao_Paulo).`,
   requiredWhenWebhookActive: 'O campo webhook_url é obrigatório quando is_webhook_active é verdadeiro.',
   knowledgeBaseModeMultimodal: 'O knowledgebase_mode prompt só está disponível para assistentes pipeline; assistentes multimodal usam function_call.',

@@ -14,5 +14,7 @@ import { KnowledgeBase } from '../modules/knowledge/knowledge-base.entity';
 import { KnowledgeDocument } from '../modules/knowledge/knowledge-document.entity';
 import { Lead } from '../modules/leads/lead.entity';
 import { SecondaryContact } from '../modules/leads/secondary-contact.entity';
+import { Folder } from '../modules/organize/folder.entity';
+import { Label } from '../modules/organize/label.entity';
 
-export const entities = [Account, ApiToken, PhoneNumber, LedgerEntry, Campaign, Lead, SecondaryContact, Language, Model, Voice, Tool, KnowledgeBase, KnowledgeDocument, Assistant, Call, Sms];
+export const entities = [Account, ApiToken, PhoneNumber, LedgerEntry, Campaign, Lead, SecondaryContact, Language, Model, Voice, Tool, KnowledgeBase, KnowledgeDocument, Folder, Label, Assistant, Call, Sms];

@@ -8,6 +8,8 @@ import { eventsOfCalls, type CallStatusEvent } from '../modules/calls/call.histo
 import { turnsOfCalls } from '../modules/calls/call.turns';
 import { campaignStats, type CampaignStats } from '../modules/campaigns/campaign.service';
 import { contactsOfLeads, type ContactView } from '../modules/leads/lead.service';
+import { Folder } from '../modules/organize/folder.entity';
+import { Label } from '../modules/organize/label.entity';
 import { Tool } from '../modules/tools/tool.entity';
 import type { GraphQLContext } from './context';
 
@@ -18,6 +20,8 @@ export interface Loaders {
   voice: DataLoader<number, Voice | undefined>;
   phoneNumber: DataLoader<number, PhoneNumber | undefined>;
   toolsByAssistant: DataLoader<number, Tool[]>;
+  folder: DataLoader<number, Folder | undefined>;
+  labelsByAssistant: DataLoader<number, Label[]>;
   campaignStats: DataLoader<number, CampaignStats>;
   eventsByCall: DataLoader<number, CallStatusEvent[]>;
   turnsByCall: DataLoader<number, Turn[]>;
@@ -50,6 +54,17 @@ export function createLoaders(ctx: GraphQLContext): Loaders {
     turnsByCall: new DataLoader(async (callIds) => {
       const byCall = await turnsOfCalls(em, ctx.accountId!, callIds);
       return callIds.map((id) => byCall.get(id)!);
+    }),
+    folder: new DataLoader(async (ids) => byId(ids, await em.find(Folder, { id: { $in: [...ids] }, account: ctx.accountId }))),
+    labelsByAssistant: new DataLoader(async (assistantIds) => {
+      const labels: (Label & { assistant_id: number })[] = await em.execute(
+        `select l.*, al.assistant_id from assistant_labels al join labels l on l.id = al.label_id
+          where al.assistant_id = any(?::int[]) and l.account_id = ? order by l.id`,
+        [`{${assistantIds.join(',')}}`, ctx.accountId],
+      );
+      const byAssistant = new Map<number, Label[]>(assistantIds.map((id) => [id, []]));
+      for (const { assistant_id: assistantId, ...row } of labels) byAssistant.get(assistantId)?.push(em.map(Label, row));
+      return assistantIds.map((id) => byAssistant.get(id)!);
     }),
     modelProvider: new DataLoader(async (names) => {
       const models = await em.find(Model, { name: { $in: [...names] } });

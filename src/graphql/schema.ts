@@ -18,6 +18,7 @@ import { ConversationResolver } from '../modules/conversations/conversation.reso
 import { WebhookEndpointResolver } from '../modules/webhooks/endpoint.resolver';
 import { WebhookResolver } from '../modules/webhooks/webhook.resolver';
 import { WhatsappResolver } from '../modules/whatsapp/whatsapp.resolver';
+import { FolderResolver, LabelResolver } from '../modules/organize/organize.resolver';
 import type { GraphQLContext } from './context';
 import { guardArguments } from './input-guard';
 
@@ -39,6 +40,8 @@ export const resolvers = [
   WebhookEndpointResolver,
   WebhookResolver,
   WhatsappResolver,
+  FolderResolver,
+  LabelResolver,
 ] as const;
 
 /** The one authorization rule so far: `@Authorized()` needs a valid bearer token. */

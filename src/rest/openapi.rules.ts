@@ -10,6 +10,7 @@ import { ENGINE_TYPES, TTS_PROVIDERS } from '../modules/catalog/voice.entity';
 import { EVENT_TYPES } from '../modules/events/event.outbox';
 import { CLIENT_LEAD_STATUSES, LEAD_STATUSES } from '../modules/leads/lead.entity';
 import { MAX_SECONDARY_CONTACTS } from '../modules/leads/lead.service';
+import { BADGE_COLORS, MAX_BADGE_NAME } from '../modules/organize/organize.rules';
 import { SMS_STATUSES } from '../modules/sms/sms.entity';
 import { MAX_SMS_BODY } from '../modules/sms/sms.service';
 import { TOOL_METHODS, TOOL_PARAMETER_TYPES } from '../modules/tools/tool.entity';
@@ -23,10 +24,20 @@ import type { JsonSchema } from './openapi.components';
  * field whose argument it is), else a bare field name where noted.
  */
 const oneOf = (values: readonly string[]): JsonSchema => ({ enum: [...values] });
+/** A vocabulary whose field may also be null (none). */
+const orNone = (values: readonly string[]): JsonSchema => ({ enum: [...values, null] });
 const listOf = (values: readonly string[]): JsonSchema => ({ items: { type: 'string', enum: [...values] } });
 
 /** Inputs (bodies, path and query parameters): by `Owner.field`, else by field name. */
 export const INPUT_RULES: Record<string, JsonSchema> = {
+  'CreateFolderInput.color': orNone(BADGE_COLORS),
+  'UpdateFolderInput.color': orNone(BADGE_COLORS),
+  'CreateLabelInput.color': orNone(BADGE_COLORS),
+  'UpdateLabelInput.color': orNone(BADGE_COLORS),
+  'CreateFolderInput.name': { minLength: 1, maxLength: MAX_BADGE_NAME },
+  'CreateLabelInput.name': { minLength: 1, maxLength: MAX_BADGE_NAME },
+  'UpdateFolderInput.name': { minLength: 1, maxLength: MAX_BADGE_NAME },
+  'UpdateLabelInput.name': { minLength: 1, maxLength: MAX_BADGE_NAME },
   'UpdateLeadInput.status': oneOf(CLIENT_LEAD_STATUSES),
   'leads.status': oneOf(LEAD_STATUSES),
   'calls.status': oneOf(CALL_STATUSES),
@@ -112,6 +123,8 @@ export const OUTPUT_RULES: Record<string, JsonSchema> = {
   'Tool.method': oneOf(TOOL_METHODS),
   'ToolParameter.type': oneOf(TOOL_PARAMETER_TYPES),
   'Voice.mode': oneOf(ENGINE_TYPES),
+  'Folder.color': orNone(BADGE_COLORS),
+  'Label.color': orNone(BADGE_COLORS),
   'Voice.provider': oneOf(TTS_PROVIDERS),
   'Model.type': oneOf(MODEL_TYPES),
   'WebhookEndpoint.events': listOf(EVENT_TYPES),
@@ -163,6 +176,12 @@ export const EXAMPLES: Record<string, unknown> = {
   'CreateAssistantInput.initial_message': 'Olá, aqui é a Ana, da Loja Centro. Tudo bem?',
   'CreateAssistantInput.system_prompt': 'Você confirma a entrega de pedidos com os clientes da Loja Centro. Seja breve e educada.',
   'UpdateAssistantInput.speech_speed': 1.1,
+  'CreateFolderInput.name': 'Loja Centro',
+  'CreateFolderInput.color': 'blue',
+  'UpdateFolderInput.name': 'Loja Centro e Sul',
+  'CreateLabelInput.name': 'VIP',
+  'CreateLabelInput.color': 'amber',
+  'UpdateLabelInput.color': 'purple',
   'enableInboundWebhook.webhook_url': 'https://example.com/webhooks/calls',
   'enableConversationEndedWebhook.webhook_url': 'https://example.com/webhooks/conversations',
   'SendSmsInput.from': 1,
@@ -215,6 +234,10 @@ const AREAS: Record<string, Tag> = {
   dnc: 'Campaigns',
   assistant: 'Assistants',
   assistants: 'Assistants',
+  folders: 'Assistants',
+  folder: 'Assistants',
+  labels: 'Assistants',
+  label: 'Assistants',
   tools: 'Mid-call tools',
   make_call: 'Calls',
   calls: 'Calls',

@@ -148,6 +148,8 @@ const OPERATIONS: Record<string, Operation> = {
       { at: 'input.phone_number_id', kind: 'phone' },
       { at: 'input.tool_ids', kind: 'tool', list: true },
       { at: 'input.knowledgebase_id', kind: 'knowledgeBase' },
+      { at: 'input.folder_id', kind: 'folder' },
+      { at: 'input.label_ids', kind: 'label', list: true },
     ],
   },
   updateAssistant: {
@@ -160,8 +162,30 @@ const OPERATIONS: Record<string, Operation> = {
       { at: 'input.phone_number_id', kind: 'phone' },
       { at: 'input.tool_ids', kind: 'tool', list: true },
       { at: 'input.knowledgebase_id', kind: 'knowledgeBase' },
+      { at: 'input.folder_id', kind: 'folder' },
+      { at: 'input.label_ids', kind: 'label', list: true },
     ],
   },
+  assistants: {
+    document: 'query($folder_id: Int, $label_id: Int) { assistants(folder_id: $folder_id, label_id: $label_id) { id } }',
+    variables: (o) => ({ folder_id: o.folder, label_id: o.label }),
+    slots: [
+      { at: 'folder_id', kind: 'folder' },
+      { at: 'label_id', kind: 'label' },
+    ],
+  },
+  updateFolder: {
+    document: 'mutation($id: Int!) { updateFolder(id: $id, input: { color: "pink" }) { id color } }',
+    variables: (o) => ({ id: o.folder }),
+    slots: [{ at: 'id', kind: 'folder' }],
+  },
+  updateLabel: {
+    document: 'mutation($id: Int!) { updateLabel(id: $id, input: { color: "pink" }) { id color } }',
+    variables: (o) => ({ id: o.label }),
+    slots: [{ at: 'id', kind: 'label' }],
+  },
+  deleteFolder: { document: 'mutation($id: Int!) { deleteFolder(id: $id) }', variables: (o) => ({ id: o.spareFolder }), slots: [{ at: 'id', kind: 'spareFolder' }] },
+  deleteLabel: { document: 'mutation($id: Int!) { deleteLabel(id: $id) }', variables: (o) => ({ id: o.spareLabel }), slots: [{ at: 'id', kind: 'spareLabel' }] },
   enableInboundWebhook: {
     document: 'mutation($assistant_id: Int!, $webhook_url: String!) { enableInboundWebhook(assistant_id: $assistant_id, webhook_url: $webhook_url) { id } }',
     variables: (o) => ({ assistant_id: o.assistant, webhook_url: 'https://hooks.example.com/other' }),
@@ -442,14 +466,22 @@ const ASSISTANT_SLOTS: Slot[] = [
   { at: 'body.fallback_voice_id', kind: 'voice' },
   { at: 'body.phone_number_id', kind: 'phone' },
   { at: 'body.tool_ids', kind: 'tool', list: true },
+  { at: 'body.folder_id', kind: 'folder' },
+  { at: 'body.label_ids', kind: 'label', list: true },
+];
+
+/** The list's filters. */
+const ASSISTANT_FILTER_SLOTS: Slot[] = [
+  { at: 'query.folder_id', kind: 'folder' },
+  { at: 'query.label_id', kind: 'label' },
 ];
 
 /** Keyed by `METHOD path` as in the route table (the requests are VALID_REST_REQUESTS); routes with no id have no slots. */
 const REST_CASES: Record<string, RestCase> = {
   'GET /user/assistants/languages': { slots: [] },
   'GET /user/assistants/voices': { slots: [] },
-  'GET /user/assistants/get': { slots: [] },
-  'GET /user/assistants': { slots: [] },
+  'GET /user/assistants/get': { slots: ASSISTANT_FILTER_SLOTS },
+  'GET /user/assistants': { slots: ASSISTANT_FILTER_SLOTS },
   'GET /user/assistants/outbound': { slots: [] },
   'GET /user/phone-numbers': { slots: [] },
   'GET /user/phone-numbers/all': { slots: [] },
@@ -553,6 +585,14 @@ const REST_CASES: Record<string, RestCase> = {
   'POST /conversations/{uuid}/close': { slots: [], params: [{ at: 'path.uuid', kind: 'conversation' }] },
   'POST /user/assistants/enable-conversation-ended-webhook': { slots: [{ at: 'body.assistant_id', kind: 'assistant' }] },
   'POST /user/assistants/disable-conversation-ended-webhook': { slots: [{ at: 'body.assistant_id', kind: 'assistant' }] },
+  'GET /user/folders': { slots: [] },
+  'POST /user/folders': { slots: [] },
+  'PUT /user/folders/{id}': { slots: [], pathKind: 'folder' },
+  'PUT /user/folder/{id}': { slots: [], pathKind: 'folder' },
+  'GET /user/labels': { slots: [] },
+  'POST /user/labels': { slots: [] },
+  'PUT /user/labels/{id}': { slots: [], pathKind: 'label' },
+  'PUT /user/label/{id}': { slots: [], pathKind: 'label' },
   // The destructive ones last.
   'POST /user/assistants/disable-webhook': { slots: [{ at: 'body.assistant_id', kind: 'assistant' }] },
   'POST /user/assistants/disable-inbound-webhook': { slots: [{ at: 'body.assistant_id', kind: 'assistant' }] },
@@ -573,6 +613,10 @@ const REST_CASES: Record<string, RestCase> = {
     ],
   },
   'DELETE /user/knowledgebases/{id}': { slots: [], pathKind: 'spareKnowledgeBase' },
+  'DELETE /user/folders/{id}': { slots: [], pathKind: 'spareFolder' },
+  'DELETE /user/folder/{id}': { slots: [], pathKind: 'lastFolder' },
+  'DELETE /user/labels/{id}': { slots: [], pathKind: 'spareLabel' },
+  'DELETE /user/label/{id}': { slots: [], pathKind: 'lastLabel' },
 };
 
 function restSend(route: string, parts: RestRequest) {

@@ -45,6 +45,13 @@ export interface Tenant extends TestAccount {
   whatsappCustomer: string;
   /** The sender's first template (the simulator's confirmacao_pedido: approved, variables 1 and 2), as the account was shown it. */
   whatsappTemplate: number;
+  /** A folder and a label that the assistant has, and two more of each that the suites may delete. */
+  folder: number;
+  spareFolder: number;
+  lastFolder: number;
+  label: number;
+  spareLabel: number;
+  lastLabel: number;
 }
 
 export type Kind =
@@ -70,7 +77,13 @@ export type Kind =
   | 'spareDocument2'
   | 'conversation'
   | 'whatsappSender'
-  | 'whatsappTemplate';
+  | 'whatsappTemplate'
+  | 'folder'
+  | 'spareFolder'
+  | 'lastFolder'
+  | 'label'
+  | 'spareLabel'
+  | 'lastLabel';
 
 export function idOf(tenant: Tenant, kind: Kind): number | string {
   if (kind === 'campaign') return tenant.campaignId;
@@ -105,6 +118,12 @@ export const MISSING: Record<Kind, number | string> = {
   conversation: '00000000-0000-4000-8000-0000000000c1',
   whatsappSender: 900_000_019,
   whatsappTemplate: 900_000_020,
+  folder: 900_000_021,
+  spareFolder: 900_000_022,
+  lastFolder: 900_000_023,
+  label: 900_000_024,
+  spareLabel: 900_000_025,
+  lastLabel: 900_000_026,
 };
 
 /** An outbound assistant's input (REST body or GraphQL input) with a voice, a number and a tool of the tenant's. */
@@ -171,7 +190,13 @@ export async function createTenant(app: TestApp, firstId?: number): Promise<Tena
     is_webhook_active: true,
     webhook_url: 'https://hooks.example.com/vozgate',
   };
-  const assistant = await created(post('/api/user/assistant', assistantBody), 'assistant');
+  const folder = await created(post('/api/user/folders', { name: 'Loja Centro', color: 'blue' }), 'folder');
+  const spareFolder = await created(post('/api/user/folders', { name: 'Spare' }), 'folder');
+  const lastFolder = await created(post('/api/user/folders', { name: 'Last' }), 'folder');
+  const label = await created(post('/api/user/labels', { name: 'Prioridade', color: 'amber' }), 'label');
+  const spareLabel = await created(post('/api/user/labels', { name: 'Spare' }), 'label');
+  const lastLabel = await created(post('/api/user/labels', { name: 'Last' }), 'label');
+  const assistant = await created(post('/api/user/assistant', { ...assistantBody, folder_id: folder.data.id, label_ids: [label.data.id] }), 'assistant');
   await created(post('/api/user/assistant', { ...assistantBody, calls_direction: 'receive', phone_number_id: inboundPhoneId }), 'inbound assistant');
   // Dialling the lead's number puts the call in the lead's campaign.
   const call = await created(post('/api/user/make_call', { assistant_id: assistant.data.id, phone_number: leadNumber }), 'call');
@@ -243,6 +268,12 @@ export async function createTenant(app: TestApp, firstId?: number): Promise<Tena
     whatsappSender,
     whatsappCustomer,
     whatsappTemplate: templates.body.data[0].id,
+    folder: folder.data.id,
+    spareFolder: spareFolder.data.id,
+    lastFolder: lastFolder.data.id,
+    label: label.data.id,
+    spareLabel: spareLabel.data.id,
+    lastLabel: lastLabel.data.id,
   };
 }
 
@@ -272,7 +303,7 @@ export const VALID_REST_REQUESTS: Record<string, (own: Tenant) => RestRequest> =
   'GET /user/assistants/languages': () => ({ path: '/user/assistants/languages' }),
   'GET /user/assistants/voices': () => ({ path: '/user/assistants/voices', query: { mode: 'pipeline' } }),
   'GET /user/assistants/get': () => ({ path: '/user/assistants/get' }),
-  'GET /user/assistants': () => ({ path: '/user/assistants' }),
+  'GET /user/assistants': (o) => ({ path: '/user/assistants', query: { folder_id: o.folder, label_id: o.label } }),
   'GET /user/assistants/outbound': () => ({ path: '/user/assistants/outbound' }),
   'GET /user/phone-numbers': () => ({ path: '/user/phone-numbers' }),
   'GET /user/phone-numbers/all': () => ({ path: '/user/phone-numbers/all' }),
@@ -298,7 +329,7 @@ export const VALID_REST_REQUESTS: Record<string, (own: Tenant) => RestRequest> =
   'PUT /leads/{id}': (o) => ({ path: `/leads/${o.lead}`, body: { variables: { a: 1 } } }),
   'GET /user/tools/{id}': (o) => ({ path: `/user/tools/${o.tool}` }),
   'PUT /user/tools/{id}': (o) => ({ path: `/user/tools/${o.tool}`, body: { timeout: 9 } }),
-  'POST /user/assistant': (o) => ({ path: '/user/assistant', body: assistantInput(o, o.sparePhones[0]) }),
+  'POST /user/assistant': (o) => ({ path: '/user/assistant', body: { ...assistantInput(o, o.sparePhones[0]), folder_id: o.folder, label_ids: [o.label] } }),
   'GET /user/assistant/{id}': (o) => ({ path: `/user/assistant/${o.assistant}` }),
   'PUT /user/assistant/{id}': (o) => ({ path: `/user/assistant/${o.assistant}`, body: assistantInput(o, o.sparePhones[1]) }),
   'POST /user/assistants/enable-inbound-webhook': (o) => ({
@@ -354,6 +385,14 @@ export const VALID_REST_REQUESTS: Record<string, (own: Tenant) => RestRequest> =
     body: { sender_id: o.whatsappSender, template_id: o.whatsappTemplate, recipient_phone: o.whatsappCustomer, variables: { '1': 'Ana', '2': '4521' } },
   }),
   'POST /user/whatsapp/send-freeform': (o) => ({ path: '/user/whatsapp/send-freeform', body: { sender_id: o.whatsappSender, recipient_phone: o.whatsappCustomer, message: 'Olá!' } }),
+  'GET /user/folders': () => ({ path: '/user/folders', query: { page: 1, per_page: 20 } }),
+  'POST /user/folders': () => ({ path: '/user/folders', body: { name: 'Loja Sul', color: 'green' } }),
+  'PUT /user/folders/{id}': (o) => ({ path: `/user/folders/${o.folder}`, body: { name: 'Loja Centro 2', color: null } }),
+  'PUT /user/folder/{id}': (o) => ({ path: `/user/folder/${o.folder}`, body: { color: 'teal' } }),
+  'GET /user/labels': () => ({ path: '/user/labels', query: { page: 1, per_page: 20 } }),
+  'POST /user/labels': () => ({ path: '/user/labels', body: { name: 'Inbound', color: 'slate' } }),
+  'PUT /user/labels/{id}': (o) => ({ path: `/user/labels/${o.label}`, body: { name: 'Prioridade 2' } }),
+  'PUT /user/label/{id}': (o) => ({ path: `/user/label/${o.label}`, body: { color: 'red' } }),
   'POST /user/assistants/disable-webhook': (o) => ({ path: '/user/assistants/disable-webhook', body: { assistant_id: o.assistant } }),
   'POST /user/assistants/disable-inbound-webhook': (o) => ({ path: '/user/assistants/disable-inbound-webhook', body: { assistant_id: o.assistant } }),
   'POST /user/calls/{id}/hangup': (o) => ({ path: `/user/calls/${o.liveCall}/hangup` }),
@@ -367,4 +406,8 @@ export const VALID_REST_REQUESTS: Record<string, (own: Tenant) => RestRequest> =
   'DELETE /user/webhooks/{id}': (o) => ({ path: `/user/webhooks/${o.endpoint}` }),
   'DELETE /user/knowledgebases/{kb}/documents/{doc}': (o) => ({ path: `/user/knowledgebases/${o.knowledgeBase}/documents/${o.spareDocument}` }),
   'DELETE /user/knowledgebases/{id}': (o) => ({ path: `/user/knowledgebases/${o.spareKnowledgeBase}` }),
+  'DELETE /user/folders/{id}': (o) => ({ path: `/user/folders/${o.spareFolder}` }),
+  'DELETE /user/folder/{id}': (o) => ({ path: `/user/folder/${o.lastFolder}` }),
+  'DELETE /user/labels/{id}': (o) => ({ path: `/user/labels/${o.spareLabel}` }),
+  'DELETE /user/label/{id}': (o) => ({ path: `/user/label/${o.lastLabel}` }),
 };

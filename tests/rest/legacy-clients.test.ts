@@ -51,6 +51,10 @@ beforeAll(async () => {
   const documents = `/api/user/knowledgebases/${knowledgebase.body.data.id}/documents`;
   const document = await post(documents, { name: 'Prices', type: 'text', content: 'Entrega grátis acima de R$ 100.' });
   const spareDocument = await post(documents, { name: 'To delete', type: 'text', content: 'Apagar.' });
+  const folder = await post('/api/user/folders', { name: 'Kunde Müller' });
+  const spareFolder = await post('/api/user/folders', { name: 'To delete' });
+  const label = await post('/api/user/labels', { name: 'Inbound' });
+  const spareLabel = await post('/api/user/labels', { name: 'To delete' });
   // A WhatsApp sender answered by an inbound assistant, whose customer wrote to it a moment ago
   // (as Twilio's messaging webhook stores it): the free-form send is inside the 24-hour window.
   const whatsappSender = await app.phoneNumber(tenant.accountId, `+49301${String(Date.now()).slice(-7)}`, { sms: true, whatsapp: true });
@@ -71,6 +75,10 @@ beforeAll(async () => {
     spareKnowledgebase: spareKnowledgebase.body.data.id,
     document: document.body.data.id,
     spareDocument: spareDocument.body.data.id,
+    folder: folder.body.data.id,
+    spareFolder: spareFolder.body.data.id,
+    label: label.body.data.id,
+    spareLabel: spareLabel.body.data.id,
     assistant: tenant.assistant,
     call: tenant.call,
     campaign: tenant.campaignId,
@@ -135,7 +143,7 @@ describe('clients of the original platform', () => {
       const created = res.body?.data?.id;
       const after = await send(op.then, created);
       expect(after.status).toBe(200);
-      expect(after.body).toMatchObject(op.then.expect);
+      expect(after.body).toMatchObject(fill(op.then.expect, created) as object);
     }
   });
 
@@ -202,9 +210,9 @@ describe('assistant fields in the original platform’s current names', () => {
     expect(created.status).toBe(422);
     expect(created.body).toMatchObject({ message: 'Campos inválidos: voice_mail_message', errors: { voice_mail_message: [expect.any(String)] } });
     const before = await app.request('GET', `/api/user/assistant/${tenant.assistant}`, { token: tenant.token });
-    const updated = await app.request('PUT', `/api/user/assistant/${tenant.assistant}`, { token: tenant.token, body: { name: 'Changed', folder_id: 3 } });
+    const updated = await app.request('PUT', `/api/user/assistant/${tenant.assistant}`, { token: tenant.token, body: { name: 'Changed', ringtone: 3 } });
     expect(updated.status).toBe(422);
-    expect(updated.body.message).toBe('Campos inválidos: folder_id');
+    expect(updated.body.message).toBe('Campos inválidos: ringtone');
     const after = await app.request('GET', `/api/user/assistant/${tenant.assistant}`, { token: tenant.token });
     expect(after.body).toEqual(before.body);
   });

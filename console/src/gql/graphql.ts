@@ -30,6 +30,8 @@ export type CreateAssistantInput = {
   /** Milliseconds, 0 to 10000; 0: a pause is always a cancel. */
   false_interruption_timeout_ms?: number | null | undefined;
   filler_audios?: boolean | null | undefined;
+  /** A folder of the account’s (folders); an assistant is in at most one. Null takes it out. */
+  folder_id?: number | null | undefined;
   include_recording_in_webhook?: boolean | null | undefined;
   /** The first thing the assistant says. */
   initial_message: string;
@@ -42,6 +44,8 @@ export type CreateAssistantInput = {
   knowledgebase_id?: number | null | undefined;
   /** function_call (the default) or prompt (pipeline assistants only). */
   knowledgebase_mode?: string | null | undefined;
+  /** Labels of the account’s (labels); replaces every one ([] or null removes all). */
+  label_ids?: Array<number> | null | undefined;
   /** A name from the languages list; required unless language_id is sent. */
   language?: string | null | undefined;
   /** The id of a language from `languages`, instead of `language` (the same one if both are sent). */
@@ -243,6 +247,8 @@ export type UpdateAssistantInput = {
   /** Milliseconds, 0 to 10000; 0: a pause is always a cancel. */
   false_interruption_timeout_ms?: number | null | undefined;
   filler_audios?: boolean | null | undefined;
+  /** A folder of the account’s (folders); an assistant is in at most one. Null takes it out. */
+  folder_id?: number | null | undefined;
   include_recording_in_webhook?: boolean | null | undefined;
   initial_message?: string | null | undefined;
   /** 0 to 5. */
@@ -254,6 +260,8 @@ export type UpdateAssistantInput = {
   knowledgebase_id?: number | null | undefined;
   /** function_call (the default) or prompt (pipeline assistants only). */
   knowledgebase_mode?: string | null | undefined;
+  /** Labels of the account’s (labels); replaces every one ([] or null removes all). */
+  label_ids?: Array<number> | null | undefined;
   language?: string | null | undefined;
   /** The id of a language from `languages`, instead of `language` (the same one if both are sent). */
   language_id?: number | null | undefined;

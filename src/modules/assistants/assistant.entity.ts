@@ -148,7 +148,7 @@ export const ASSISTANT_DEFAULTS: Readonly<AssistantSettings> = Object.freeze({
 @ObjectType('Assistant', { simpleResolvers: true, description: 'An AI voice assistant and its whole configuration.' })
 @Entity({ tableName: 'assistants' })
 export class Assistant implements AssistantSettings {
-  [OptionalProps]?: 'status' | 'phone_number' | 'created_at' | 'updated_at' | 'name' | 'type' | 'mode' | 'end_call_tool';
+  [OptionalProps]?: 'status' | 'phone_number' | 'created_at' | 'updated_at' | 'name' | 'type' | 'mode' | 'end_call_tool' | 'folder_id';
 
   @Field(() => Int)
   @PrimaryKey()
@@ -388,6 +388,10 @@ export class Assistant implements AssistantSettings {
   @Field(() => Int, { nullable: true, description: 'A knowledge base of the account’s that the assistant looks things up in during its calls; null: none.' })
   @Property({ type: 'integer', nullable: true })
   knowledgebase_id: number | null = null;
+
+  @Field(() => Int, { nullable: true, description: 'The folder of the account’s it is in; null: none.' })
+  @Property({ type: 'integer', nullable: true })
+  folder_id: number | null = null;
 
   @Field(() => String, {
     description: `${KNOWLEDGE_BASE_MODES.join(' or ')}: the model calls search_knowledge_base when it needs to, or (pipeline only) each of the caller’s turns is searched and the best chunks are put in the model’s context.`,

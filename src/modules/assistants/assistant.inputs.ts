@@ -174,6 +174,12 @@ abstract class AssistantOptionalInput {
 
   @Field(() => String, { nullable: true, description: 'At most 500 characters; null or blank: the model says it in its own words.' })
   transfer_message?: string | null;
+
+  @Field(() => Int, { nullable: true, description: 'A folder of the account’s (folders); an assistant is in at most one. Null takes it out.' })
+  folder_id?: number | null;
+
+  @Field(() => [Int], { nullable: true, description: 'Labels of the account’s (labels); replaces every one ([] or null removes all).' })
+  label_ids?: number[] | null;
 }
 
 @InputType('CreateAssistantInput')

@@ -1,6 +1,8 @@
 import { Arg, Authorized, Ctx, FieldResolver, Int, Mutation, Query, Resolver, Root } from 'type-graphql';
 import { scopeOf, type GraphQLContext } from '../../graphql/context';
 import { Voice } from '../catalog/voice.entity';
+import { Folder } from '../organize/folder.entity';
+import { Label } from '../organize/label.entity';
 import { Tool } from '../tools/tool.entity';
 import { Assistant } from './assistant.entity';
 import { voiceMissing } from './assistant.voice';
@@ -22,9 +24,11 @@ export class AssistantResolver {
   assistants(
     @Arg('calls_direction', () => String, { nullable: true, description: 'Only `make` (outbound) or `receive` (inbound) assistants.' })
     callsDirection: string | null,
+    @Arg('folder_id', () => Int, { nullable: true, description: 'Only the assistants in this folder.' }) folderId: number | null,
+    @Arg('label_id', () => Int, { nullable: true, description: 'Only the assistants with this label.' }) labelId: number | null,
     @Ctx() ctx: GraphQLContext,
   ): Promise<Assistant[]> {
-    return listAssistants(scopeOf(ctx), callsDirection);
+    return listAssistants(scopeOf(ctx), { calls_direction: callsDirection, folder_id: folderId, label_id: labelId });
   }
 
   @Query(() => Assistant)
@@ -90,6 +94,21 @@ export class AssistantResolver {
   @FieldResolver(() => [Int])
   async tool_ids(@Root() assistant: Assistant, @Ctx() ctx: GraphQLContext): Promise<number[]> {
     return (await ctx.loaders.toolsByAssistant.load(assistant.id)).map((tool) => tool.id);
+  }
+
+  @FieldResolver(() => Folder, { nullable: true, description: 'The folder of folder_id.' })
+  async folder(@Root() assistant: Assistant, @Ctx() ctx: GraphQLContext): Promise<Folder | null> {
+    return assistant.folder_id === null ? null : ((await ctx.loaders.folder.load(assistant.folder_id)) ?? null);
+  }
+
+  @FieldResolver(() => [Int], { description: 'Its labels’ ids, in id order.' })
+  async label_ids(@Root() assistant: Assistant, @Ctx() ctx: GraphQLContext): Promise<number[]> {
+    return (await ctx.loaders.labelsByAssistant.load(assistant.id)).map((label) => label.id);
+  }
+
+  @FieldResolver(() => [Label], { description: 'Its labels, in id order.' })
+  labels(@Root() assistant: Assistant, @Ctx() ctx: GraphQLContext): Promise<Label[]> {
+    return ctx.loaders.labelsByAssistant.load(assistant.id);
   }
 
   @FieldResolver(() => Boolean, {

@@ -1,8 +1,8 @@
-import type { EntityManager } from '@mikro-orm/postgresql';
+import type { EntityManager, FilterQuery } from '@mikro-orm/postgresql';
 import { findForUpdate } from '../../db/locks';
-import { FieldErrorCollector, FieldMessages, Messages, NotFoundError } from '../../errors';
+import { FieldErrorCollector, FieldMessages, Messages, NotFoundError, ValidationError } from '../../errors';
 import { toE164 } from '../../lib/phone';
-import { checkHttpUrl, checkIntRange, checkLength, checkNumberRange, checkOneOf } from '../../lib/checks';
+import { checkHttpUrl, checkIntRange, checkLength, checkNumberRange, checkOneOf, checkPositiveInt } from '../../lib/checks';
 import { Account } from '../accounts/account.entity';
 import { PhoneNumber } from '../accounts/phone-number.entity';
 import { findLanguage, findLanguageByName, findModel, findVisibleVoice } from '../catalog/catalog.service';
@@ -11,6 +11,8 @@ import type { Scope } from '../scope';
 import { BUILT_IN_TRANSCRIBERS } from './assistant.voice';
 import { Tool } from '../tools/tool.entity';
 import { KnowledgeBase } from '../knowledge/knowledge-base.entity';
+import { Folder } from '../organize/folder.entity';
+import { Label } from '../organize/label.entity';
 import {
   ASSISTANT_DEFAULTS,
   Assistant,
@@ -73,6 +75,8 @@ const WORD_LISTS = {
 } as const;
 const PRONUNCIATIONS = { maxItems: 100, word: 100, say_as: 200 } as const;
 const TRANSFERS = { maxItems: 10, description: 200, message: 500 } as const;
+/** `label_ids`: more than any badge row shows. */
+const MAX_LABELS = 50;
 /** `fallback_models`: each one costs the caller's wait when the one before fails. */
 const MAX_FALLBACK_MODELS = 3;
 /** The limits above, for the API's description. */
@@ -107,6 +111,8 @@ const NULLABLE = new Set([
   'transfer_numbers',
   'transfer_message',
   'knowledgebase_id',
+  'folder_id',
+  'label_ids',
 ]);
 
 /** The assistant's column values that a request sets, after every check. */
@@ -120,6 +126,7 @@ interface Changes extends Partial<Omit<AssistantSettings, 'webhook_url'>> {
   initial_message?: string;
   system_prompt?: string;
   webhook_url?: string | null;
+  folder_id?: number | null;
 }
 
 interface Resolved {
@@ -127,6 +134,7 @@ interface Resolved {
   voice?: Voice;
   phoneNumber?: PhoneNumber | null;
   toolIds?: number[];
+  labelIds?: number[];
 }
 
 /** An IANA zone of the form Area/City that this runtime knows. */
@@ -227,6 +235,13 @@ function checkValues(input: Input, errors: FieldErrorCollector): Changes {
   }
   if (input.phone_number_id != null && input.phone_number_id < 1) {
     errors.add('phone_number_id', FieldMessages.invalidSelection('phone_number_id'));
+  }
+  if (input.folder_id != null && input.folder_id < 1) errors.add('folder_id', FieldMessages.invalidSelection('folder_id'));
+  if (input.label_ids != null) {
+    if (input.label_ids.length > MAX_LABELS) errors.add('label_ids', FieldMessages.maxItems('label_ids', MAX_LABELS));
+    input.label_ids.forEach((id, index) => {
+      if (id < 1) errors.add(`label_ids.${index}`, FieldMessages.invalidSelection(`label_ids.${index}`));
+    });
   }
   return changes;
 }
@@ -406,6 +421,24 @@ async function resolve(scope: Scope, input: Input, current?: Assistant): Promise
     resolved.toolIds = ids;
   }
 
+  // Another account's folder or label is an invalid selection, as a missing one is.
+  if (input.folder_id === null) changes.folder_id = null;
+  else if (input.folder_id !== undefined && !errors.has('folder_id')) {
+    if ((await scope.em.count(Folder, { id: input.folder_id, account: scope.accountId })) > 0) changes.folder_id = input.folder_id;
+    else errors.add('folder_id', FieldMessages.invalidSelection('folder_id'));
+  }
+  if (input.label_ids !== undefined && !errors.has('label_ids')) {
+    const ids = [...new Set(input.label_ids ?? [])];
+    const owned = ids.length
+      ? new Set((await scope.em.find(Label, { id: { $in: ids }, account: scope.accountId }, { fields: ['id'] })).map((label) => label.id))
+      : new Set<number>();
+    (input.label_ids ?? []).forEach((id, index) => {
+      const field = `label_ids.${index}`;
+      if (!owned.has(id) && !errors.has(field)) errors.add(field, FieldMessages.invalidSelection(field));
+    });
+    resolved.labelIds = ids;
+  }
+
   // The webhook is on only with a URL: a null URL or an explicit false turns it off.
   if (changes.webhook_url === null) changes.is_webhook_active = false;
   if (input.is_webhook_active === false && input.webhook_url === undefined) changes.webhook_url = null;
@@ -415,6 +448,32 @@ async function resolve(scope: Scope, input: Input, current?: Assistant): Promise
 
   errors.throwIfAny();
   return resolved;
+}
+
+/**
+ * The assistant's labels, exactly `labelIds`. Only the account's labels are inserted: one
+ * deleted since the request was checked is left out rather than failing the whole write.
+ */
+async function replaceLabels(em: EntityManager, accountId: number, assistantId: number, labelIds: number[]): Promise<void> {
+  await em.execute('delete from assistant_labels where assistant_id = ?', [assistantId]);
+  if (labelIds.length) {
+    await em.execute(`insert into assistant_labels (assistant_id, label_id) select ?, id from labels where id = any(?::int[]) and account_id = ?`, [
+      assistantId,
+      `{${labelIds.join(',')}}`,
+      accountId,
+    ]);
+  }
+}
+
+/**
+ * The folder the request puts the assistant in, held (FOR KEY SHARE, which the foreign key would
+ * take anyway) until the write commits; one deleted since the request was checked is an invalid
+ * selection, not a foreign-key failure.
+ */
+async function holdFolder(em: EntityManager, accountId: number, folderId: number | null | undefined): Promise<void> {
+  if (folderId == null) return;
+  const rows = await em.execute('select id from folders where id = ? and account_id = ? for key share', [folderId, accountId]);
+  if (rows.length === 0) throw new ValidationError({ folder_id: [FieldMessages.invalidSelection('folder_id')] });
 }
 
 async function replaceTools(em: EntityManager, assistantId: number, toolIds: number[]): Promise<void> {
@@ -428,8 +487,9 @@ async function replaceTools(em: EntityManager, assistantId: number, toolIds: num
 }
 
 export async function createAssistant(scope: Scope, input: CreateAssistantInput): Promise<Assistant> {
-  const { changes, voice, phoneNumber, toolIds } = await resolve(scope, input);
+  const { changes, voice, phoneNumber, toolIds, labelIds } = await resolve(scope, input);
   return scope.em.transactional(async (em) => {
+    await holdFolder(em, scope.accountId, changes.folder_id);
     const assistant = em.create(Assistant, {
       ...ASSISTANT_DEFAULTS,
       ...(changes as Required<Pick<Changes, 'assistant_name' | 'language' | 'llm_model' | 'calls_direction' | 'engine_type' | 'timezone' | 'initial_message' | 'system_prompt'>>),
@@ -439,13 +499,14 @@ export async function createAssistant(scope: Scope, input: CreateAssistantInput)
     });
     await em.flush();
     if (toolIds?.length) await replaceTools(em, assistant.id, toolIds);
+    if (labelIds?.length) await replaceLabels(em, scope.accountId, assistant.id, labelIds);
     return assistant;
   });
 }
 
 export async function updateAssistant(scope: Scope, id: number, input: UpdateAssistantInput): Promise<Assistant> {
   const assistant = await requireAssistant(scope, id);
-  const { changes, voice, phoneNumber, toolIds } = await resolve(scope, input, assistant);
+  const { changes, voice, phoneNumber, toolIds, labelIds } = await resolve(scope, input, assistant);
   return scope.em.transactional(async (em) => {
     // Concurrent updates of one assistant run one after the other, so its tool set is
     // always exactly one request's set (the delete and insert of replaceTools see the last).
@@ -453,11 +514,13 @@ export async function updateAssistant(scope: Scope, id: number, input: UpdateAss
     // changes it afresh (src/db/entity-manager.ts).
     const locked = await findForUpdate(em, Assistant, assistant.id, scope.accountId);
     if (!locked) throw new NotFoundError(Messages.assistantNotFound);
+    await holdFolder(em, scope.accountId, changes.folder_id);
     em.assign(locked, changes);
     if (voice) locked.voice = voice;
     if (phoneNumber !== undefined) locked.phone_number = phoneNumber;
     await em.flush();
     if (toolIds) await replaceTools(em, locked.id, toolIds);
+    if (labelIds) await replaceLabels(em, scope.accountId, locked.id, labelIds);
     return locked;
   });
 }
@@ -468,14 +531,29 @@ export async function requireAssistant(scope: Scope, id: number): Promise<Assist
   return assistant;
 }
 
-/** The account's assistants, oldest first; only those of one direction when it is given. */
-export function listAssistants(scope: Scope, callsDirection?: string | null): Promise<Assistant[]> {
-  if (callsDirection != null) {
-    const errors = new FieldErrorCollector();
-    checkOneOf(errors, 'calls_direction', callsDirection, CALLS_DIRECTIONS);
-    errors.throwIfAny();
+export interface AssistantFilters {
+  calls_direction?: string | null;
+  folder_id?: number | null;
+  label_id?: number | null;
+}
+
+/**
+ * The account's assistants, oldest first; only those of one direction, in one folder or with
+ * one label when these are given (another account's folder or label: none).
+ */
+export async function listAssistants(scope: Scope, filters: AssistantFilters = {}): Promise<Assistant[]> {
+  const errors = new FieldErrorCollector();
+  if (filters.calls_direction != null) checkOneOf(errors, 'calls_direction', filters.calls_direction, CALLS_DIRECTIONS);
+  if (filters.folder_id != null) checkPositiveInt(errors, 'folder_id', filters.folder_id);
+  if (filters.label_id != null) checkPositiveInt(errors, 'label_id', filters.label_id);
+  errors.throwIfAny();
+  const where: FilterQuery<Assistant> = { account: scope.accountId };
+  if (filters.calls_direction != null) where.calls_direction = filters.calls_direction as CallsDirection;
+  if (filters.folder_id != null) where.folder_id = filters.folder_id;
+  if (filters.label_id != null) {
+    const links = await scope.em.execute<{ assistant_id: number }[]>('select assistant_id from assistant_labels where label_id = ?', [filters.label_id]);
+    where.id = { $in: links.map((link) => link.assistant_id) };
   }
-  const where = callsDirection != null ? { account: scope.accountId, calls_direction: callsDirection as CallsDirection } : { account: scope.accountId };
   return scope.em.find(Assistant, where, { orderBy: { id: 'asc' } });
 }
 

@@ -20,6 +20,7 @@ const ASSISTANT_FIELDS = `
     re_engagement_interval max_call_duration max_silence_duration end_call_on_voicemail noise_cancellation record_call
     who_speaks_first keyterms fallback_models fallback_voice_id transcriber knowledgebase_id knowledgebase_mode pronunciations { word say_as } backchannel_words false_interruption_timeout_ms voicemail_message voicemail_beep_timeout_seconds
     transfer_numbers { number description } transfer_mode transfer_message
+    folder_id label_ids
     created_at updated_at voice_ready voice_missing
   }`;
 
@@ -144,9 +145,10 @@ export const assistantRoutes: Route[] = [
     (path): Route => ({
       method: 'GET',
       path,
-      summary: 'List the account’s assistants, whole',
-      document: `query Assistants { assistants { ...AssistantFields } } ${ASSISTANT_FIELDS}`,
-      variables: () => ({}),
+      summary: 'List the account’s assistants, whole; only those in one folder (folder_id) or with one label (label_id) when asked',
+      query: ['folder_id', 'label_id'],
+      document: `query Assistants($folder_id: Int, $label_id: Int) { assistants(folder_id: $folder_id, label_id: $label_id) { ...AssistantFields } } ${ASSISTANT_FIELDS}`,
+      variables: (req) => queryVariables(req.query, ['folder_id', 'label_id']),
       respond: (data) => ({ body: data.assistants }),
     }),
   ),

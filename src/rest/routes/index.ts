@@ -4,6 +4,7 @@ import { campaignRoutes } from './campaigns';
 import { conversationRoutes } from './conversations';
 import { dncRoutes } from './dnc';
 import { exportRoutes } from './exports';
+import { folderRoutes } from './folders';
 import { knowledgeRoutes } from './knowledge';
 import { leadRoutes } from './leads';
 import type { Route } from './route';
@@ -15,4 +16,4 @@ import { whatsappRoutes } from './whatsapp';
 export type { Route, RouteRequest, RouteResponse } from './route';
 
 /** The whole REST API, below the `/api` base. */
-export const routes: Route[] = [...leadRoutes, ...campaignRoutes, ...toolRoutes, ...assistantRoutes, ...callRoutes, ...smsRoutes, ...phoneNumberRoutes, ...dncRoutes, ...webhookEndpointRoutes, ...exportRoutes, ...knowledgeRoutes, ...conversationRoutes, ...whatsappRoutes];
+export const routes: Route[] = [...leadRoutes, ...campaignRoutes, ...toolRoutes, ...assistantRoutes, ...callRoutes, ...smsRoutes, ...phoneNumberRoutes, ...dncRoutes, ...webhookEndpointRoutes, ...exportRoutes, ...knowledgeRoutes, ...conversationRoutes, ...whatsappRoutes, ...folderRoutes];
