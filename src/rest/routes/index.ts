@@ -7,6 +7,7 @@ import { exportRoutes } from './exports';
 import { knowledgeRoutes } from './knowledge';
 import { leadRoutes } from './leads';
 import type { Route } from './route';
+import { phoneNumberPurchaseRoutes } from './phone-numbers';
 import { phoneNumberRoutes, smsRoutes } from './sms';
 import { toolRoutes } from './tools';
 import { webhookEndpointRoutes } from './webhooks';
@@ -15,4 +16,4 @@ import { whatsappRoutes } from './whatsapp';
 export type { Route, RouteRequest, RouteResponse } from './route';
 
 /** The whole REST API, below the `/api` base. */
-export const routes: Route[] = [...leadRoutes, ...campaignRoutes, ...toolRoutes, ...assistantRoutes, ...callRoutes, ...smsRoutes, ...phoneNumberRoutes, ...dncRoutes, ...webhookEndpointRoutes, ...exportRoutes, ...knowledgeRoutes, ...conversationRoutes, ...whatsappRoutes];
+export const routes: Route[] = [...leadRoutes, ...campaignRoutes, ...toolRoutes, ...assistantRoutes, ...callRoutes, ...smsRoutes, ...phoneNumberRoutes, ...phoneNumberPurchaseRoutes, ...dncRoutes, ...webhookEndpointRoutes, ...exportRoutes, ...knowledgeRoutes, ...conversationRoutes, ...whatsappRoutes];
