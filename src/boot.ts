@@ -9,6 +9,7 @@ import { scheduleCallWebhook } from './modules/webhooks/webhook.service';
 import type { Runtime } from './runtime';
 import { startTelemetry, type Telemetry } from './telemetry';
 import { createSmsProvider } from './telephony/sms.providers';
+import { createNumberProvider } from './telephony/number.providers';
 import type { TelephonyProvider } from './modules/calls/call.ports';
 import { recordServerTelephonyProvider } from './telephony/provider.record';
 import { SimulatorProvider } from './telephony/simulator';
@@ -75,6 +76,7 @@ export function createRuntime(parts: { orm: MikroORM; config: Config; secrets: S
     secrets,
     telephony: createTelephony(config, secrets, logger),
     sms: createSmsProvider(config),
+    numbers: createNumberProvider(config),
     lifecycle: { config, secrets, onFinished: scheduleCallWebhook, analyst: config.voice.openai ? openAiAnalyst(config.voice.openai, (model) => paramsOfModel(orm.em.fork(), model)) : null, logger },
     logger,
     mediaLoad: mediaLoadReports(heartbeatStaleMs(config.workers.heartbeatMs)),

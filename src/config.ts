@@ -96,6 +96,8 @@ export interface Config {
   };
   /** Carrier price per started minute by destination region (ISO alpha-2), with `*` for the rest. */
   callRates: Record<string, string>;
+  /** A bought number's monthly price by its country (ISO alpha-2), with `*` for the rest (PHONE_NUMBER_PRICES). */
+  phoneNumberPrices: Record<string, string>;
   /** The platform's fee per started minute of an answered call. */
   callFeePerMinute: string;
   /** A balance that falls below it sends `balance.low` (the events). */
@@ -431,6 +433,7 @@ export const ENV = {
   DIALER_TIME_SCALE: positiveNumber({ default: 1 }),
   CALL_RATES: priceTable({ default: { BR: '0.06', US: '0.02', '*': '0.10' } }),
   CALL_FEE_PER_MINUTE: price({ default: '0.05' }),
+  PHONE_NUMBER_PRICES: priceTable({ default: { BR: '5.00', US: '1.50', DE: '2.00', '*': '3.00' } }),
   BALANCE_LOW_THRESHOLD: price({ default: '5' }),
   CURRENCY: currency({ default: 'EUR' }),
   SMS_PROVIDER: oneOf(['simulator', 'twilio'] as const)({ default: 'simulator' }),
@@ -615,6 +618,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
           : null,
     },
     callRates: env.CALL_RATES,
+    phoneNumberPrices: env.PHONE_NUMBER_PRICES,
     callFeePerMinute: env.CALL_FEE_PER_MINUTE,
     balanceLowThreshold: env.BALANCE_LOW_THRESHOLD,
     currency: env.CURRENCY,

@@ -104,6 +104,10 @@ export const Messages = {
   whatsappFailed: 'Falha ao enviar a mensagem de WhatsApp',
   whatsappWindowClosed:
     'A janela de 24 horas de atendimento está fechada: o cliente não enviou mensagem a este remetente nas últimas 24 horas. Envie um modelo aprovado (POST /user/whatsapp/send).',
+  phoneNumberNotFound: 'Número de telefone não encontrado',
+  numberSearchFailed: 'Não foi possível consultar os números disponíveis no provedor de telefonia; tente novamente.',
+  numberPurchaseFailed: 'O provedor de telefonia não concluiu a compra; nada foi comprado nem cobrado.',
+  numberReleaseFailed: 'O provedor de telefonia não liberou o número; ele continua na conta, tente novamente.',
   simulatorOnly: 'Chamadas recebidas simuladas só existem com o provedor de telefonia simulator.',
 
   leadCreated: 'Lead created successfully',
@@ -155,6 +159,9 @@ export const Messages = {
   labelCreated: 'Label created successfully',
   labelUpdated: 'Label updated successfully',
   labelDeleted: 'Label deleted successfully',
+  phoneNumberPurchased: 'Phone number purchased successfully',
+  phoneNumberUpdated: 'Phone number updated successfully',
+  phoneNumberReleased: 'Phone number released successfully',
   knowledgeDocumentReingesting: 'Document queued for processing. Its chunks are replaced once it is read again.',
 
   // The engine API's bounds (src/voice/engine.api.ts).
@@ -233,6 +240,12 @@ export const FieldMessages = {
   whatsappTemplateNotApproved: (status: string) => `O modelo não está aprovado pelo WhatsApp (status ${status}); só modelos aprovados podem ser enviados.`,
   whatsappVariablesMissing: (names: string[]) => `Faltam variáveis do modelo: ${names.join(', ')}.`,
   whatsappVariables: (max: number, length: number) => `O campo variables deve ser um objeto de até ${max} variáveis, cada uma texto ou número de até ${length} caracteres.`,
+  // Phone numbers bought through the provider.
+  countryCode: 'O campo country_code deve ser um código de país ISO de duas letras (por exemplo BR, US, DE).',
+  numberPattern: 'O campo contains deve ter de 2 a 16 dígitos.',
+  numberTaken: 'Este número já pertence a uma conta deste serviço.',
+  numberUnavailable: (detail: string) => `O provedor de telefonia recusou a compra deste número: ${detail}`,
+  numberSearchRefused: (detail: string) => `O provedor de telefonia recusou a busca: ${detail}`,
   cursor: 'O cursor é inválido: use o next_cursor de uma página anterior.',
   // Lead imports (CSV files).
   fileTooLarge: (field: string, maxBytes: number) => `O arquivo ${field} não pode ter mais de ${maxBytes} bytes.`,

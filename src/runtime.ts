@@ -7,6 +7,7 @@ import type { MediaLoad } from './modules/campaigns/dialer';
 import type { Embedder } from './modules/knowledge/knowledge.ports';
 import type { ConversationReplier } from './modules/conversations/conversation.ports';
 import type { SmsProvider } from './modules/sms/sms.ports';
+import type { NumberProvider } from './modules/accounts/phone-number.ports';
 import type { Telemetry } from './telemetry';
 
 /** What the API and the workers share in one process. */
@@ -16,6 +17,8 @@ export interface Runtime {
   secrets: SecretBox;
   telephony: TelephonyProvider;
   sms: SmsProvider;
+  /** Numbers searched, bought and released (the telephony provider's: TELEPHONY_PROVIDER). */
+  numbers: NumberProvider;
   lifecycle: LifecycleDeps;
   logger: Logger;
   /** The media processes' load reports, read by the dialer before it dials (admission control). */

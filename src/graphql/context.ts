@@ -4,6 +4,7 @@ import type { SecretBox } from '../lib/secrets';
 import type { CallAdmission, LifecycleDeps } from '../modules/calls/call.ports';
 import type { TelephonyProvider } from '../modules/calls/call.ports';
 import type { SmsProvider } from '../modules/sms/sms.ports';
+import type { NumberProvider } from '../modules/accounts/phone-number.ports';
 import { UnauthenticatedError } from '../errors';
 import type { Scope } from '../modules/scope';
 import type { EventBus } from '../modules/events/event.bus';
@@ -32,6 +33,8 @@ export interface GraphQLContext {
   /** What the call state machine needs (a hangup ends a call through it). */
   lifecycle: LifecycleDeps;
   sms: SmsProvider;
+  /** Numbers searched, bought and released; none: those operations answer 503. */
+  numbers?: NumberProvider;
   /** Knowledge-base embeddings (EMBEDDINGS_MODEL); none: search is full text only. */
   embedder?: Embedder | null;
   /** The assistants' replies over text (src/chat/); none: conversations are stored, never answered (503). */

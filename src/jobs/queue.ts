@@ -41,6 +41,8 @@ export interface TaskPayloads {
   'conversations:idle': Record<string, never>;
   /** Answers a customer's SMS or WhatsApp message (Twilio's MessageSid) that the messaging webhook stored (modules/conversations/conversation.inbound.ts). */
   'conversations:inbound': { message_sid: string; opt_out_type: string | null };
+  /** Charges the bought numbers whose month ends, or lets them expire, every hour (modules/accounts/phone-number.service.ts). */
+  'phone-numbers:renew': Record<string, never>;
 }
 
 export type TaskName = keyof TaskPayloads;
@@ -69,6 +71,8 @@ export const TASKS: { [T in TaskName]: TaskSpec<TaskPayloads[T]> } = {
   'conversations:idle': { maxAttempts: 1 },
   // A message is answered once whatever the attempt (handled_at): a retry after a crash answers what is left.
   'conversations:inbound': { maxAttempts: 5, key: { prefix: 'conversation-inbound:', field: 'message_sid' } },
+  // Each run claims what is due then; a failed one is the next hour's to finish.
+  'phone-numbers:renew': { maxAttempts: 1 },
 };
 
 /** The job key of `task` for its key field's `value` (the key of the pending job, to find or replace it). */

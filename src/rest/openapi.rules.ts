@@ -201,6 +201,9 @@ export const EXAMPLES: Record<string, unknown> = {
   'CreateKnowledgeDocumentInput.type': 'text',
   'CreateKnowledgeDocumentInput.content': 'Entregamos em todo o Brasil. A entrega é grátis em compras acima de R$ 100 e leva até 5 dias úteis.',
   'UpdateKnowledgeDocumentInput.description': 'Prazos e custos de entrega',
+  // One of the simulator's inventory (GET /user/phone-numbers/search?country_code=BR), not the demo's own number.
+  'PurchasePhoneNumberInput.phone_number': '+551140045001',
+  'UpdatePhoneNumberInput.nickname': 'Vendas',
   'ImportLeadsInput.csv': 'phone_number,customer_name\n+5511987654322,Ana Souza\n+5511987654323,Bruno Lima\n',
 };
 

@@ -13,7 +13,7 @@ export interface TwilioAnswer {
 }
 
 /**
- * Twilio's REST API as the SMS and voice adapters use it: resources under
+ * Twilio's REST API as the SMS, voice and number adapters use it: resources under
  * `{apiBase}/2010-04-01/Accounts/{AccountSid}`, basic auth, form-encoded bodies, JSON
  * answers (errors as `{code, message, more_info, status}`), redirects not followed. One
  * exchange is bounded in time, its body included; a request that gets no answer throws what
@@ -25,7 +25,7 @@ export class TwilioRest {
     private readonly timeoutMs: number,
   ) {}
 
-  async send(path: string, init: { method: 'GET' | 'POST'; form?: URLSearchParams; query?: URLSearchParams }): Promise<TwilioAnswer> {
+  async send(path: string, init: { method: 'GET' | 'POST' | 'DELETE'; form?: URLSearchParams; query?: URLSearchParams }): Promise<TwilioAnswer> {
     const { accountSid, authToken, apiBase } = this.settings;
     const url = `${apiBase}/2010-04-01/Accounts/${encodeURIComponent(accountSid)}${path}${init.query ? `?${init.query}` : ''}`;
     const response = await fetch(url, {

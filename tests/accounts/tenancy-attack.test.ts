@@ -94,6 +94,11 @@ const OPERATIONS: Record<string, Operation> = {
   call: { document: `query($id: Int!) { call(id: $id) { ${CALL_SELECTION} } }`, variables: (o) => ({ id: o.call }), slots: [{ at: 'id', kind: 'call' }] },
   lead: { document: 'query($id: Int!) { lead(id: $id) { id } }', variables: (o) => ({ id: o.lead }), slots: [{ at: 'id', kind: 'lead' }] },
   sms: { document: 'query($id: Int!) { sms(id: $id) { id } }', variables: (o) => ({ id: o.sms }), slots: [{ at: 'id', kind: 'sms' }] },
+  updatePhoneNumber: {
+    document: 'mutation($id: Int!) { updatePhoneNumber(id: $id, input: { nickname: "Vendas" }) { id nickname } }',
+    variables: (o) => ({ id: o.phone }),
+    slots: [{ at: 'id', kind: 'phone' }],
+  },
   tool: { document: 'query($id: Int!) { tool(id: $id) { id } }', variables: (o) => ({ id: o.tool }), slots: [{ at: 'id', kind: 'tool' }] },
   calls: {
     document: 'query($assistant_id: Int, $campaign_id: Int) { calls(assistant_id: $assistant_id, campaign_id: $campaign_id) { total data { id } } }',
@@ -400,6 +405,7 @@ const OPERATIONS: Record<string, Operation> = {
     ],
   },
   deleteKnowledgeBase: { document: 'mutation($id: Int!) { deleteKnowledgeBase(id: $id) }', variables: (o) => ({ id: o.spareKnowledgeBase }), slots: [{ at: 'id', kind: 'spareKnowledgeBase' }] },
+  releasePhoneNumber: { document: 'mutation($id: Int!) { releasePhoneNumber(id: $id) }', variables: (o) => ({ id: o.releasablePhone }), slots: [{ at: 'id', kind: 'releasablePhone' }] },
 };
 
 /** Arguments that carry an id without saying so in their name. */
@@ -486,6 +492,9 @@ const REST_CASES: Record<string, RestCase> = {
   'GET /user/phone-numbers': { slots: [] },
   'GET /user/phone-numbers/all': { slots: [] },
   'GET /user/assistants/phone-numbers': { slots: [] },
+  'GET /user/phone-numbers/search': { slots: [] },
+  'POST /user/phone-numbers/purchase': { slots: [] },
+  'PUT /user/phone-numbers/{id}': { slots: [], pathKind: 'phone' },
   'GET /user/assistants/models': { slots: [] },
   'GET /user/assistants/synthesizer-providers': { slots: [] },
   'GET /user/assistants/transcriber-providers': { slots: [] },
@@ -617,6 +626,7 @@ const REST_CASES: Record<string, RestCase> = {
   'DELETE /user/folder/{id}': { slots: [], pathKind: 'lastFolder' },
   'DELETE /user/labels/{id}': { slots: [], pathKind: 'spareLabel' },
   'DELETE /user/label/{id}': { slots: [], pathKind: 'lastLabel' },
+  'DELETE /user/phone-numbers/{id}': { slots: [], pathKind: 'releasablePhone' },
 };
 
 function restSend(route: string, parts: RestRequest) {

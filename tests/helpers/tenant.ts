@@ -13,6 +13,8 @@ export interface Tenant extends TestAccount {
   phone: number;
   /** Numbers no assistant uses yet. */
   sparePhones: number[];
+  /** A number no assistant or campaign uses, that the suites may release. */
+  releasablePhone: number;
   assistant: number;
   /** An inbound assistant's E.164 number. */
   inboundNumber: string;
@@ -62,6 +64,7 @@ export type Kind =
   | 'tool'
   | 'voice'
   | 'phone'
+  | 'releasablePhone'
   | 'assistant'
   | 'inboundNumber'
   | 'call'
@@ -124,6 +127,7 @@ export const MISSING: Record<Kind, number | string> = {
   label: 900_000_024,
   spareLabel: 900_000_025,
   lastLabel: 900_000_026,
+  releasablePhone: 900_000_027,
 };
 
 /** An outbound assistant's input (REST body or GraphQL input) with a voice, a number and a tool of the tenant's. */
@@ -183,6 +187,7 @@ export async function createTenant(app: TestApp, firstId?: number): Promise<Tena
   const voice = await addVoice(app.orm.em.fork(), { name: `Private voice ${accountId}`, mode: 'pipeline', accountId, provider: { name: 'elevenlabs', voiceId: `private-${accountId}` } });
   const phone = await app.phoneNumber(accountId, freshNumber('72'), { sms: true });
   const sparePhones = [await app.phoneNumber(accountId, freshNumber('73')), await app.phoneNumber(accountId, freshNumber('73'))];
+  const releasablePhone = await app.phoneNumber(accountId, freshNumber('81'));
   const inboundPhone = freshNumber('74');
   const inboundPhoneId = await app.phoneNumber(accountId, inboundPhone);
   const assistantBody = {
@@ -249,6 +254,7 @@ export async function createTenant(app: TestApp, firstId?: number): Promise<Tena
     voice: voice.id,
     phone,
     sparePhones,
+    releasablePhone,
     assistant: assistant.data.id,
     inboundNumber: inboundPhone,
     call: call.call_id,
@@ -308,6 +314,10 @@ export const VALID_REST_REQUESTS: Record<string, (own: Tenant) => RestRequest> =
   'GET /user/phone-numbers': () => ({ path: '/user/phone-numbers' }),
   'GET /user/phone-numbers/all': () => ({ path: '/user/phone-numbers/all' }),
   'GET /user/assistants/phone-numbers': () => ({ path: '/user/assistants/phone-numbers', query: { type: 'inbound' } }),
+  'GET /user/phone-numbers/search': () => ({ path: '/user/phone-numbers/search', query: { country_code: 'BR', contains: '4004' } }),
+  // The simulator sells any valid number: each request buys a new one.
+  'POST /user/phone-numbers/purchase': () => ({ path: '/user/phone-numbers/purchase', body: { phone_number: freshNumber('82') } }),
+  'PUT /user/phone-numbers/{id}': (o) => ({ path: `/user/phone-numbers/${o.phone}`, body: { nickname: 'Vendas' } }),
   'GET /user/assistants/models': () => ({ path: '/user/assistants/models', query: { type: 'llm' } }),
   'GET /user/assistants/synthesizer-providers': () => ({ path: '/user/assistants/synthesizer-providers' }),
   'GET /user/assistants/transcriber-providers': () => ({ path: '/user/assistants/transcriber-providers' }),
@@ -410,4 +420,5 @@ export const VALID_REST_REQUESTS: Record<string, (own: Tenant) => RestRequest> =
   'DELETE /user/folder/{id}': (o) => ({ path: `/user/folder/${o.lastFolder}` }),
   'DELETE /user/labels/{id}': (o) => ({ path: `/user/labels/${o.spareLabel}` }),
   'DELETE /user/label/{id}': (o) => ({ path: `/user/label/${o.lastLabel}` }),
+  'DELETE /user/phone-numbers/{id}': (o) => ({ path: `/user/phone-numbers/${o.releasablePhone}` }),
 };

@@ -170,15 +170,17 @@ describe('what a client needs to discover', () => {
     const voice = await app.phoneNumber(account.accountId, '+5511933009002');
     const assistant = await app.outboundAssistant(account);
     const [{ phone_number_id }] = await app.sql('select phone_number_id from assistants where id = $1', [assistant]);
+    // Numbers of the operator's (not bought here): no price, never renewed.
+    const given = { nickname: null, monthly_price: null, renews: false };
     const expected = [
-      { id: sms, phone_number: '+5511933009001', sms_capable: true, expires_at: '2030-01-31', assistant_id: null, whatsapp: false },
-      { id: voice, phone_number: '+5511933009002', sms_capable: false, expires_at: null, assistant_id: null, whatsapp: false },
-      { id: phone_number_id, phone_number: expect.any(String), sms_capable: false, expires_at: null, assistant_id: assistant, whatsapp: false },
+      { id: sms, phone_number: '+5511933009001', sms_capable: true, expires_at: '2030-01-31', assistant_id: null, whatsapp: false, ...given },
+      { id: voice, phone_number: '+5511933009002', sms_capable: false, expires_at: null, assistant_id: null, whatsapp: false, ...given },
+      { id: phone_number_id, phone_number: expect.any(String), sms_capable: false, expires_at: null, assistant_id: assistant, whatsapp: false, ...given },
     ];
     expect((await app.request('GET', '/api/user/phone-numbers', { token: account.token })).body).toEqual(expected);
     // The original platform's clients read this path's list under `data`.
     expect((await app.request('GET', '/api/user/phone-numbers/all', { token: account.token })).body).toEqual({ data: expected });
-    const gql = await app.graphql('{ phoneNumbers { id phone_number sms_capable expires_at assistant_id whatsapp } }', {}, account.token);
+    const gql = await app.graphql('{ phoneNumbers { id phone_number sms_capable expires_at assistant_id whatsapp nickname monthly_price renews } }', {}, account.token);
     expect(gql.body.data.phoneNumbers).toEqual(expected);
     expect((await app.request('GET', '/api/user/phone-numbers', { token: me.token })).body).toEqual([]);
   });

@@ -121,7 +121,7 @@ it('starts on an empty embedded database, serves, stops cleanly and keeps its da
   });
   expect(await runCli('campaign:list', '--account', '2')).toEqual({ account_id: 2, campaigns: [{ id: campaign.id, name: 'Inverno', created_at: expect.any(String) }] });
   expect((await runCli('phone-number:list', '--account', '2')).phone_numbers).toEqual([
-    { id: phone.id, phone_number: '+5511987654502', sms_capable: true, expires_at: null, assistant_id: null, whatsapp: false },
+    { id: phone.id, phone_number: '+5511987654502', sms_capable: true, expires_at: null, assistant_id: null, whatsapp: false, nickname: null, monthly_price: null, renews: false },
   ]);
 
   // Tokens are listed without their secret and revoked at once, by the token or by its id.

@@ -37,7 +37,9 @@ beforeAll(async () => {
   // Vendors configured (never reached), so that every route's valid request, a web call's start
   // among them, is answered as documented.
   app = await startTestApp({ voice: UNREACHABLE_VOICE });
-  tenant = await createTenant(app);
+  // Ids far from 1: the operations of features vozgate does not have name literal ids (SIP
+  // trunks' delete is DELETE /api/user/phone-numbers/1), which must be nobody's here.
+  tenant = await createTenant(app, 5_000);
   const [language] = await app.sql(`select id from languages where name = 'German'`);
   const [model] = await app.sql(`select id from models where name = 'gpt-4o-mini'`);
   const post = (path: string, body: unknown) => app.request('POST', path, { token: tenant.token, body });
@@ -85,6 +87,8 @@ beforeAll(async () => {
     lead: tenant.lead,
     tool: tenant.tool,
     phone: tenant.phone,
+    // Released by release_phone_number: the assistant keeps its own for the calls after it.
+    releasablePhone: tenant.releasablePhone,
     voice: tenant.voice,
     language: language.id,
     model: model.id,

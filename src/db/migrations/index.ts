@@ -51,6 +51,7 @@ import { Migration20261209000000_conversation_reply_lease } from './Migration202
 import { Migration20261209010000_conversation_limits } from './Migration20261209010000_conversation_limits';
 import { Migration20261210000000_whatsapp } from './Migration20261210000000_whatsapp';
 import { Migration20261212000000_folders_labels } from './Migration20261212000000_folders_labels';
+import { Migration20261213000000_number_purchase } from './Migration20261213000000_number_purchase';
 
 /** Every migration, in order. Listed explicitly so that compiled and TypeScript runs agree. */
 export const migrations: MigrationObject[] = [
@@ -106,4 +107,5 @@ export const migrations: MigrationObject[] = [
   { name: 'Migration20261209010000_conversation_limits', class: Migration20261209010000_conversation_limits },
   { name: 'Migration20261210000000_whatsapp', class: Migration20261210000000_whatsapp },
   { name: 'Migration20261212000000_folders_labels', class: Migration20261212000000_folders_labels },
+  { name: 'Migration20261213000000_number_purchase', class: Migration20261213000000_number_purchase },
 ];

@@ -8,6 +8,7 @@ import { forgetLeadImportTask, importLeadsTask } from './import-leads';
 import { ingestDocumentTask } from './ingest-document';
 import { postCallTask } from './post-call';
 import { reconcileSmsTask } from './reconcile-sms';
+import { renewPhoneNumbersTask } from './renew-phone-numbers';
 import { simulatorStepTask } from './simulator-step';
 import { sweepTask } from './sweep';
 import type { Task } from './task';
@@ -31,6 +32,7 @@ const TASK_HANDLERS: { [T in TaskName]: Task<T> } = {
   'conversations:webhook': conversationWebhookTask,
   'conversations:idle': conversationIdleTask,
   'conversations:inbound': conversationInboundTask,
+  'phone-numbers:renew': renewPhoneNumbersTask,
 };
 
 /** graphile-worker's task list of this process: the handlers it serves, on its runtime. */

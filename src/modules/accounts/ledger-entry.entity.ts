@@ -2,7 +2,7 @@ import { OptionalProps, Entity, ManyToOne, PrimaryKey, Property } from '@mikro-o
 import { IsoTimestampType } from '../../db/types';
 import { Account } from './account.entity';
 
-export const LEDGER_KINDS = ['credit', 'debit', 'sms', 'sms_refund', 'call', 'call_reservation', 'call_reservation_release'] as const;
+export const LEDGER_KINDS = ['credit', 'debit', 'sms', 'sms_refund', 'call', 'call_reservation', 'call_reservation_release', 'phone_number'] as const;
 export type LedgerKind = (typeof LEDGER_KINDS)[number];
 
 /** One balance change. The ledger of an account sums to its balance. */

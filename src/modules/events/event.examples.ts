@@ -101,4 +101,8 @@ export const EVENT_CATALOGUE: Record<EventType, { summary: string; data: Record<
   'balance.low': { summary: 'A charge took the balance below BALANCE_LOW_THRESHOLD', data: { balance: 4.99, threshold: 5 } },
   'sms.sent': { summary: 'The provider accepted an SMS', data: sms },
   'sms.failed': { summary: 'An SMS failed for certain; its charge was given back', data: { ...sms, status: 'failed', sms_sid: null, error: 'HTTP 400: 21211 Invalid To' } },
+  'phone_number.expired': {
+    summary: 'A bought number’s month ended and the balance did not cover the next (`monthly_price`): it is no longer renewed, and stops working after `expires_at`',
+    data: { id: 4, phone_number: '+551140045001', expires_at: '2026-12-13', monthly_price: 5, reason: 'insufficient_balance' },
+  },
 };

@@ -20,6 +20,7 @@ export const EVENT_TYPES = [
   'balance.low',
   'sms.sent',
   'sms.failed',
+  'phone_number.expired',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 

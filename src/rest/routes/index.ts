@@ -8,6 +8,7 @@ import { folderRoutes } from './folders';
 import { knowledgeRoutes } from './knowledge';
 import { leadRoutes } from './leads';
 import type { Route } from './route';
+import { phoneNumberPurchaseRoutes } from './phone-numbers';
 import { phoneNumberRoutes, smsRoutes } from './sms';
 import { toolRoutes } from './tools';
 import { webhookEndpointRoutes } from './webhooks';
@@ -16,4 +17,4 @@ import { whatsappRoutes } from './whatsapp';
 export type { Route, RouteRequest, RouteResponse } from './route';
 
 /** The whole REST API, below the `/api` base. */
-export const routes: Route[] = [...leadRoutes, ...campaignRoutes, ...toolRoutes, ...assistantRoutes, ...callRoutes, ...smsRoutes, ...phoneNumberRoutes, ...dncRoutes, ...webhookEndpointRoutes, ...exportRoutes, ...knowledgeRoutes, ...conversationRoutes, ...whatsappRoutes, ...folderRoutes];
+export const routes: Route[] = [...leadRoutes, ...campaignRoutes, ...toolRoutes, ...assistantRoutes, ...callRoutes, ...smsRoutes, ...phoneNumberRoutes, ...phoneNumberPurchaseRoutes, ...dncRoutes, ...webhookEndpointRoutes, ...exportRoutes, ...knowledgeRoutes, ...conversationRoutes, ...whatsappRoutes, ...folderRoutes];

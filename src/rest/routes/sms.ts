@@ -1,5 +1,6 @@
 import { Messages } from '../../errors';
 import { messageAnd } from '../openapi';
+import { PHONE_NUMBER_FIELDS } from './phone-numbers';
 import { IDEMPOTENCY_HEADER, header, queryVariables, type Route } from './route';
 
 const SMS_FIELDS = `fragment SmsFields on Sms { id phone_number_id to body user_id segments segment_price total_cost status sms_sid created_at updated_at }`;
@@ -46,8 +47,7 @@ export const smsRoutes: Route[] = [
   },
 ];
 
-const PHONE_NUMBERS = `query PhoneNumbers($type: String) { phoneNumbers(type: $type) { ...PhoneNumberFields } }
-  fragment PhoneNumberFields on PhoneNumber { id phone_number sms_capable whatsapp expires_at assistant_id }`;
+const PHONE_NUMBERS = `query PhoneNumbers($type: String) { phoneNumbers(type: $type) { ...PhoneNumberFields } } ${PHONE_NUMBER_FIELDS}`;
 
 /**
  * The account's numbers: a bare array, and `{data: [...]}` at the path the original
