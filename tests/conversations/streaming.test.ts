@@ -89,6 +89,32 @@ it('streams the assistant’s reply token by token as it is written, then the me
   expect(seen.items.at(-1)).toMatchObject({ uuid, delta: null, message: { role: 'assistant', content: reply } });
 });
 
+it('streams pieces only while someone follows the conversation: a reply nobody follows costs no piece', async () => {
+  const pieces = () => app.queries.filter((query) => query.includes('select pg_notify($1, $2)')).length;
+  const uuid = await open();
+  const reply = 'Temos três cadeiras azuis na Loja Centro hoje.';
+  openai.chat.push({ text: reply, tokenMs: 40 });
+  const before = pieces();
+  const unfollowed = await app.request('POST', `/api/conversations/${uuid}/messages`, { token: me.token, body: { message: 'Tem cadeira?' } });
+  expect(unfollowed.body.data.reply.content).toBe(reply);
+  expect(pieces()).toBe(before);
+  expect(await app.sql('select watched_until from conversations where uuid = $1', [uuid])).toEqual([{ watched_until: null }]);
+
+  // Another account's try to follow it marks nothing.
+  const other = await app.account();
+  const theirs = collect(connect(other.token), uuid);
+  await until('the refusal', async () => theirs.errors.length, (count) => count === 1);
+  expect(await app.sql('select watched_until from conversations where uuid = $1', [uuid])).toEqual([{ watched_until: null }]);
+
+  const seen = collect(connect(me.token), uuid);
+  await until('the conversation followed', () => app.sql('select watched_until > now() as watched from conversations where uuid = $1', [uuid]), (rows) => rows[0].watched);
+  openai.chat.push({ text: reply, tokenMs: 40 });
+  await app.request('POST', `/api/conversations/${uuid}/messages`, { token: me.token, body: { message: 'E mesa?' } });
+  await until('the stored reply', async () => seen.items.filter((item) => item.message).length, (stored) => stored === 2);
+  expect(pieces() - before).toBeGreaterThanOrEqual(4);
+  expect(seen.items.filter((item) => item.delta).map((item) => item.delta).join('')).toBe(reply);
+});
+
 it('refuses another account’s conversation exactly like a missing one', async () => {
   const uuid = await open();
   const other = await app.account();

@@ -46,7 +46,8 @@ export function exchange(
     if (!turn.reply) return exchanged(turn.message, null, turn.conversation);
     const { lease, history } = turn.reply;
     const { conversation } = turn;
-    const stream = new ReplyStream(scope.em.fork(), scope.accountId, conversation.uuid);
+    // Piece by piece only to someone who follows the conversation: nobody else would read them.
+    const stream = turn.reply.watched ? new ReplyStream(scope.em.fork(), scope.accountId, conversation.uuid) : null;
     let answer: ReplyResult | null = null;
     let failure: unknown = null;
     try {
@@ -55,12 +56,12 @@ export function exchange(
         assistantId: conversation.assistant_id!,
         variables: conversation.variables,
         history,
-        onText: (delta) => stream.write(delta),
+        onText: stream ? (delta) => stream.write(delta) : undefined,
       });
     } catch (error) {
       failure = error;
     }
-    await stream.flush();
+    await stream?.flush();
     const { reply, after } = await endTurn(scope, conversation, lease, answer);
     // A conversation closed while its reply was written: its post-call work, waiting for the lease, runs now.
     if (after.closed_at) await repliedAfterClose(scope.em.fork(), after.id);
@@ -76,13 +77,15 @@ export const modelMissing = () => new DomainError('UNAVAILABLE', Messages.conver
 interface Turn {
   message: ConversationMessage;
   conversation: Conversation;
-  reply: { lease: string; history: { role: MessageRole; content: string }[] } | null;
+  /** `watched`: someone follows the conversation (its reply is streamed). */
+  reply: { lease: string; history: { role: MessageRole; content: string }[]; watched: boolean } | null;
   outgoing: OutgoingSms | null;
 }
 
 /** The conversation under its lock, with what deciding a message needs. */
 type LockedRow = ConversationRow & {
   replying: boolean;
+  watched: boolean;
   /** The messages it took in the last minute (CONVERSATION_MESSAGES_PER_MINUTE), and when the oldest leaves it. */
   recent: number;
   free_in: number | null;
@@ -131,7 +134,8 @@ async function beginTurn(
         params: [...(take?.params ?? []), conversation.id],
       });
       const history = lease ? [...locked.history, { role: sender, content: text }] : [];
-      return { message: toMessage(stored), conversation: toConversation(stored.alongside), reply: lease ? { lease, history } : null, outgoing };
+      const reply = lease ? { lease, history, watched: locked.watched } : null;
+      return { message: toMessage(stored), conversation: toConversation(stored.alongside), reply, outgoing };
     });
     if (turn) return turn;
     if (Date.now() > deadline) throw new DomainError('UNAVAILABLE', Messages.conversationReplying, undefined, { retry_after: 5 });
@@ -146,7 +150,7 @@ async function beginTurn(
 async function lockConversation(tx: EntityManager, scope: Scope, uuid: string): Promise<LockedRow> {
   const [locked] = await selectPrepared<LockedRow>(
     tx,
-    `select ${COLUMNS}, ${REPLYING}, recent.n as recent, recent.free_in, last.history
+    `select ${COLUMNS}, ${REPLYING}, coalesce(watched_until > now(), false) as watched, recent.n as recent, recent.free_in, last.history
      from conversations,
        lateral (
          select count(*)::int as n, ceil(extract(epoch from min(m.created_at) + interval '1 minute' - now()))::int as free_in

@@ -1,6 +1,6 @@
 import DataLoader from 'dataloader';
 import { Arg, Authorized, Ctx, FieldResolver, Int, Mutation, Query, Resolver, Root, Subscription } from 'type-graphql';
-import { UnauthenticatedError } from '../../errors';
+import { Messages, NotFoundError, UnauthenticatedError } from '../../errors';
 import { Assistant } from '../assistants/assistant.entity';
 import { disableConversationEndedWebhook, enableConversationEndedWebhook } from '../assistants/assistant.service';
 import type { ConversationPiece } from '../events/event.bus';
@@ -17,7 +17,8 @@ import {
   setConversationAi,
   storedMessage,
 } from './conversation.service';
-import { conversationPieces } from './conversation.stream';
+import { UUID } from './conversation.rows';
+import { conversationPieces, watchConversation } from './conversation.stream';
 import { Conversation, ConversationExchange, ConversationMessage, ConversationPage, ConversationUpdate } from './conversation.types';
 
 /** A request's loader of conversations' messages: a page of conversations reads them in one statement. */
@@ -122,18 +123,21 @@ export class ConversationResolver {
 
   @Subscription(() => ConversationUpdate, {
     description:
-      'A conversation as it goes on: the assistant’s reply piece by piece as the model writes it (`delta`), then each message as stored (`message`). Another account’s uuid is not found, like a missing one.',
+      'A conversation as it goes on: the assistant’s reply piece by piece as the model writes it (`delta`; a reply begun before the subscription comes whole, as its message), then each message as stored (`message`). Another account’s uuid is not found, like a missing one.',
     subscribe: async ({ args, context }) => {
       const ctx = context as GraphQLContext;
       if (ctx.accountId === null || !ctx.events) throw new UnauthenticatedError();
       // Listening first: nothing written between the check and the listening is missed.
-      const pieces = conversationPieces(ctx.events, ctx.accountId, String(args.uuid));
+      const uuid = String(args.uuid);
+      const pieces = conversationPieces(ctx.events, ctx.em, ctx.accountId, uuid);
+      // Followed from now on, when it is the account's: its replies are streamed piece by piece.
+      let found = false;
       try {
-        await requireConversation(scopeOf(ctx), String(args.uuid));
-      } catch (error) {
-        await pieces.return!();
-        throw error;
+        found = UUID.test(uuid) && (await watchConversation(ctx.em, ctx.accountId, uuid));
+      } finally {
+        if (!found) await pieces.return!();
       }
+      if (!found) throw new NotFoundError(Messages.conversationNotFound);
       return pieces;
     },
   })

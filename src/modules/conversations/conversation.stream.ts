@@ -113,13 +113,43 @@ async function notify(em: EntityManager, piece: ConversationPiece): Promise<void
   await selectPrepared(em, 'select pg_notify(?, ?)', [CONVERSATIONS_CHANNEL, JSON.stringify(piece)]);
 }
 
-/** The pieces of one conversation of the account, as a subscription's source. */
-export function conversationPieces(bus: EventBus, accountId: number, uuid: string, logger?: Logger): AsyncIterableIterator<ConversationPiece> {
+/** How long a subscriber's watch of a conversation lasts unless renewed, and how often a live subscription renews it. */
+const WATCH_SECONDS = 60;
+const WATCH_RENEW_MS = 30_000;
+
+/**
+ * Marks the account's conversation `uuid` as followed for WATCH_SECONDS: its replies are
+ * streamed piece by piece meanwhile. False when the account has no such conversation.
+ */
+export async function watchConversation(em: EntityManager, accountId: number, uuid: string): Promise<boolean> {
+  const rows = await selectPrepared(em, 'update conversations set watched_until = now() + make_interval(secs => ?) where uuid = ?::uuid and account_id = ? returning id', [
+    WATCH_SECONDS,
+    uuid,
+    accountId,
+  ]);
+  return rows.length > 0;
+}
+
+/**
+ * The pieces of one conversation of the account, as a subscription's source; while it lasts,
+ * the conversation stays followed (watchConversation, renewed). A reply begun before it
+ * started comes without its pieces, whole, as its stored message.
+ */
+export function conversationPieces(bus: EventBus, em: EntityManager, accountId: number, uuid: string, logger?: Logger): AsyncIterableIterator<ConversationPiece> {
   return subscriberStream<ConversationPiece>(
-    (push) =>
-      bus.listenConversations(accountId, (piece) => {
+    (push) => {
+      const unlisten = bus.listenConversations(accountId, (piece) => {
         if (piece.u === uuid) push(piece);
-      }),
+      });
+      const renew = setInterval(() => {
+        watchConversation(em, accountId, uuid).catch((error: Error) => logger?.warn('conversations: a subscriber’s watch was not renewed', { message: error.message }));
+      }, WATCH_RENEW_MS);
+      renew.unref();
+      return () => {
+        clearInterval(renew);
+        unlisten();
+      };
+    },
     () => logger?.warn('conversations: a subscriber fell too far behind; its stream is ended', { account_id: accountId }),
   );
 }
