@@ -2,7 +2,7 @@ import { DomainError, Messages, NotFoundError } from '../errors';
 import type { ConversationReplier, ReplyRequest, ReplyResult } from '../modules/conversations/conversation.ports';
 import { WEB_PROVIDER } from '../modules/calls/call.web-provider';
 import type { Runtime } from '../runtime';
-import { callPrompt, engineSetup, type EngineSetup } from '../voice/engine.setup';
+import { callPrompt, engineSetup, setupFingerprint, type EngineSetup } from '../voice/engine.setup';
 import { knowledgeNote } from '../voice/engines/pipeline/call-replies';
 import { Conversation, type AssistantMessage } from '../voice/engines/pipeline/context';
 import { MAX_TOOL_ROUNDS } from '../voice/engines/pipeline/reply';
@@ -19,6 +19,9 @@ const CALL_ONLY = new Set(['endCall']);
 /** What the model is told of tools it asked for once the reply's time for tools is spent. */
 const TOOLS_OUT_OF_TIME = JSON.stringify({ error: 'no time left for tools in this reply' });
 
+/** The assistants whose setups a process keeps (the least recently read go first). */
+const SETUPS_KEPT = 1000;
+
 /** Nothing in a chat is a call's to end, transfer or dial (none of these is offered in one). */
 const NO_CALL: CallActions = { endCall: () => {}, transfer: () => {}, pressDigits: async () => false };
 
@@ -33,16 +36,14 @@ const NO_CALL: CallActions = { endCall: () => {}, transfer: () => {}, pressDigit
 export class ChatReplier implements ConversationReplier {
   constructor(private readonly deps: ChatDeps) {}
 
+  /** Each assistant's setup as its last reply read it, by assistant id, with its fingerprint (at most SETUPS_KEPT). */
+  private readonly setups = new Map<number, { fingerprint: string; setup: EngineSetup }>();
+
   async reply(request: ReplyRequest): Promise<ReplyResult> {
     const { deps } = this;
-    const setup = await engineSetup(deps.orm.em.fork(), {
-      id: 0,
-      assistant_id: request.assistantId,
-      input_variables: request.variables,
-      provider: WEB_PROVIDER,
-      type: 'web',
-    });
-    if (!setup || setup.assistant.account.id !== request.accountId) throw new NotFoundError(Messages.assistantNotFound);
+    const shared = await this.assistantSetup(request.assistantId);
+    if (!shared || shared.assistant.account.id !== request.accountId) throw new NotFoundError(Messages.assistantNotFound);
+    const setup: EngineSetup = { ...shared, variables: { ...shared.assistant.variables, ...request.variables } };
     const llm = assistantLlm(deps.config.voice.pipeline, setup, (event) => deps.logger.info('chat: the model’s fallback', { ...event }));
     if (!llm) throw new DomainError('UNAVAILABLE', Messages.conversationModelMissing, undefined, { retry_after: 60 });
 
@@ -110,6 +111,29 @@ export class ChatReplier implements ConversationReplier {
     // An answer of no words is no answer: the customer's message waits for another try.
     if (!text) throw new ServiceError('llm', 'refused', 'the model answered no words');
     return { text, usage };
+  }
+
+  /**
+   * The assistant's setup for a conversation (the conversation's variables apart): read again
+   * only when a row it was read from changed (setupFingerprint, one statement), so that a
+   * reply costs the database one statement for it, not one per table, and the ORM no
+   * entities. The next reply after a change to the prompt, a tool or the knowledge base reads it.
+   */
+  private async assistantSetup(assistantId: number): Promise<EngineSetup | null> {
+    const em = this.deps.orm.em.fork();
+    const fingerprint = await setupFingerprint(em, assistantId);
+    if (fingerprint === null) return null;
+    const kept = this.setups.get(assistantId);
+    this.setups.delete(assistantId);
+    if (kept?.fingerprint === fingerprint) {
+      this.setups.set(assistantId, kept);
+      return kept.setup;
+    }
+    const setup = await engineSetup(em, { id: 0, assistant_id: assistantId, input_variables: {}, provider: WEB_PROVIDER, type: 'web' });
+    if (!setup) return null;
+    if (this.setups.size >= SETUPS_KEPT) this.setups.delete(this.setups.keys().next().value!);
+    this.setups.set(assistantId, { fingerprint, setup });
+    return setup;
   }
 
   /** `prompt` mode: the base's best chunks for the customer's last message, as the pipeline gives them (a failed search: none). */

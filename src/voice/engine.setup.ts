@@ -1,4 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { selectPrepared } from '../db/prepared';
 import { Assistant } from '../modules/assistants/assistant.entity';
 import { modelParams, type ModelParams } from '../modules/catalog/model.params';
 import type { Call } from '../modules/calls/call.entity';
@@ -84,6 +85,26 @@ export async function engineSetup(em: EntityManager, call: Pick<Call, 'id' | 'as
     knowledgeBase: knowledgeBase ? { ...knowledgeBase, mode: assistant.knowledgebase_mode } : null,
   };
 }
+
+/**
+ * A fingerprint of every row engineSetup reads for the assistant (the assistant, its voices,
+ * tools, models, language and knowledge base, each row whole): equal fingerprints, equal
+ * setups but for the call's own fields. Null when there is no such assistant. A change here
+ * goes with a change to what engineSetup reads.
+ */
+export async function setupFingerprint(em: EntityManager, assistantId: number): Promise<string | null> {
+  const [row] = await selectPrepared<{ fingerprint: string }>(em, FINGERPRINT, [assistantId]);
+  return row?.fingerprint ?? null;
+}
+
+const FINGERPRINT = `select md5(concat_ws('|', a::text, v::text,
+    (select string_agg(t::text, '|' order by t.id) from assistant_tools x join tools t on t.id = x.tool_id where x.assistant_id = a.id),
+    (select string_agg(m::text, '|' order by m.name) from models m
+     where m.name = a.llm_model or m.name in (select jsonb_array_elements_text(a.fallback_models::jsonb))),
+    (select l::text from languages l where l.name = a.language),
+    (select k::text from knowledge_bases k where k.id = a.knowledgebase_id),
+    (select f::text from voices f where f.id = a.fallback_voice_id))) as fingerprint
+  from assistants a join voices v on v.id = a.voice_id where a.id = ?`;
 
 /**
  * The model's instructions on this call: the assistant's prompt with the call's variables and,

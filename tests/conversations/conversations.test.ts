@@ -66,6 +66,27 @@ afterEach(() => {
 });
 
 describe('a conversation', () => {
+  it('answers with the assistant as it is now: a change to its prompt, to a tool or to its tools reaches the next reply', async () => {
+    const own = (await post('/user/tools', { name: 'check_price', description: 'Gives a product’s price', endpoint: `${stock.url}/price`, method: 'GET', timeout: 5 })).body.data.id;
+    const changing = await app.outboundAssistant(me, { system_prompt: 'Você atende a Loja Centro.', tool_ids: [own] });
+    const uuid = await open({ assistant_id: changing });
+    const ask = async () => {
+      openai.chat.push({ text: 'Certo.' });
+      expect((await post(`/conversations/${uuid}/messages`, { message: 'Oi' })).status).toBe(200);
+      const body = openai.chatRequests.at(-1)!.body;
+      return { prompt: body.messages[0].content, tools: (body.tools ?? []).map((t: any) => [t.function.name, t.function.description]) };
+    };
+    expect(await ask()).toEqual({ prompt: 'Você atende a Loja Centro.', tools: [['check_price', 'Gives a product’s price']] });
+    expect(await ask()).toEqual({ prompt: 'Você atende a Loja Centro.', tools: [['check_price', 'Gives a product’s price']] });
+
+    expect((await app.request('PUT', `/api/user/assistant/${changing}`, { token: me.token, body: { system_prompt: 'Você atende a Loja Norte.' } })).status).toBe(200);
+    expect((await ask()).prompt).toBe('Você atende a Loja Norte.');
+    expect((await app.request('PUT', `/api/user/tools/${own}`, { token: me.token, body: { description: 'Gives a product’s price in reais' } })).status).toBe(200);
+    expect((await ask()).tools).toEqual([['check_price', 'Gives a product’s price in reais']]);
+    expect((await app.request('PUT', `/api/user/assistant/${changing}`, { token: me.token, body: { tool_ids: [own, tool] } })).status).toBe(200);
+    expect((await ask()).tools.map(([name]: string[]) => name).sort()).toEqual(['check_price', 'check_stock']);
+  });
+
   it('is opened free (type test by default), with its variables, and answered with the assistant’s prompt filled', async () => {
     const created = await post('/conversations', { assistant_id: String(assistant), variables: { customer_name: 'Maria' } });
     expect(created.status).toBe(201);
