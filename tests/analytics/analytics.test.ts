@@ -260,6 +260,19 @@ describe('settlement', () => {
     expect(Number(after.cost)).toBeCloseTo(Number(start.cost) + 0.5, 4);
   });
 
+  it('rolls up a call to a lead that the dialer did not place (no attempt number) as a call, not as a dialled lead', async () => {
+    const sums = async () => (await app.sql(`select sum(calls)::int as calls, sum(dialled_leads)::int as dialled from call_rollups where account_id = $1`, [me.account.accountId]))[0];
+    const start = await sums();
+    const [{ id: lead }] = await app.sql('select id from leads where campaign_id = $1 order by id limit 1', [me.campaign]);
+    const [{ id }] = await app.sql(
+      `insert into calls (account_id, assistant_id, assistant_name, lead_id, campaign_id, type, status, assistant_phone_number, client_phone_number, provider, deadline_at, finished_at)
+       values ($1, $2, 'Ana', $3, $4, 'outbound', 'busy', '+5511955000000', '+5511988000002', 'simulator', now(), now()) returning id`,
+      [me.account.accountId, me.assistant, lead, me.campaign],
+    );
+    await app.orm.em.fork().transactional((tx) => recordCallRollup(tx, id));
+    expect(await sums()).toEqual({ calls: start.calls + 1, dialled: start.dialled });
+  });
+
   it('backfills the same rollups from the calls as the settlements kept (the migration’s statements)', async () => {
     const ROLLUPS = 'select row_to_json(r)::text as row from call_rollups r order by account_id, hour, campaign_id, assistant_id';
     const LATENCY = 'select row_to_json(r)::text as row from call_latency_rollups r order by account_id, hour, campaign_id, assistant_id, bucket';

@@ -18,6 +18,9 @@ const ANSWERED = `(c.answered_at is not null and coalesce(c.answered_by, 'unknow
 /** A turn's measured voice-to-voice latency (the pipeline engine's), ms, or null. Of `call_turns` as `t`. */
 const TURN_LATENCY = `(t.timing -> 'latency' ->> 'first_audio_ms')::numeric`;
 
+/** 1 when `condition` holds, else 0: a null (a lead without an attempt number, say) is 0, never a null sum. */
+const flag = (condition: string) => `coalesce(${condition}, false)::int`;
+
 /** Each rollup column and what one call adds to it. Of `calls` as `c`. */
 export const ROLLUP_COLUMNS: readonly (readonly [string, string])[] = [
   ['account_id', 'c.account_id'],
@@ -25,27 +28,27 @@ export const ROLLUP_COLUMNS: readonly (readonly [string, string])[] = [
   ['campaign_id', 'coalesce(c.campaign_id, 0)'],
   ['assistant_id', 'coalesce(c.assistant_id, 0)'],
   ['calls', '1'],
-  ['answered', `${ANSWERED}::int`],
-  ['voicemail', `(c.answered_at is not null and c.answered_by = 'machine')::int`],
-  ['no_answer', `(c.status = 'no-answer')::int`],
-  ['busy', `(c.status = 'busy')::int`],
-  ['failed', `(c.status = 'failed')::int`],
-  ['connected', '(c.answered_at is not null)::int'],
+  ['answered', flag(ANSWERED)],
+  ['voicemail', flag(`c.answered_at is not null and c.answered_by = 'machine'`)],
+  ['no_answer', flag(`c.status = 'no-answer'`)],
+  ['busy', flag(`c.status = 'busy'`)],
+  ['failed', flag(`c.status = 'failed'`)],
+  ['connected', flag('c.answered_at is not null')],
   ['duration_seconds', 'c.duration'],
   // Per started minute, as calls are charged (call.pricing.ts).
   ['billed_minutes', 'case when c.answered_at is not null and c.duration > 0 then (c.duration + 59) / 60 else 0 end'],
   ['cost', 'c.total_cost'],
-  ['transfers', '(c.transferred_to is not null)::int'],
-  ['pipeline_calls', `exists (select 1 from call_turns t where t.call_id = c.id and ${TURN_LATENCY} is not null)::int`],
+  ['transfers', flag('c.transferred_to is not null')],
+  ['pipeline_calls', flag(`exists (select 1 from call_turns t where t.call_id = c.id and ${TURN_LATENCY} is not null)`)],
   // The funnel, in leads: the lead's first attempt; its first call a person answered; the
   // call after which it was completed; a call of it that was transferred.
-  ['dialled_leads', '(c.lead_id is not null and c.attempt = 1)::int'],
+  ['dialled_leads', flag('c.lead_id is not null and c.attempt = 1')],
   [
     'answered_leads',
-    `(c.lead_id is not null and ${ANSWERED} and not exists (select 1 from calls p where p.lead_id = c.lead_id and p.id < c.id and ${ANSWERED.replace(/c\./g, 'p.')}))::int`,
+    flag(`c.lead_id is not null and ${ANSWERED} and not exists (select 1 from calls p where p.lead_id = c.lead_id and p.id < c.id and ${ANSWERED.replace(/c\./g, 'p.')})`),
   ],
-  ['completed_leads', `(c.lead_id is not null and exists (select 1 from leads l where l.id = c.lead_id and l.status = 'completed' and l.attempts = c.attempt))::int`],
-  ['transferred_leads', '(c.lead_id is not null and c.transferred_to is not null)::int'],
+  ['completed_leads', flag(`c.lead_id is not null and exists (select 1 from leads l where l.id = c.lead_id and l.status = 'completed' and l.attempts = c.attempt)`)],
+  ['transferred_leads', flag('c.lead_id is not null and c.transferred_to is not null')],
 ];
 
 const KEY = ['account_id', 'hour', 'campaign_id', 'assistant_id'];
