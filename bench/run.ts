@@ -20,6 +20,7 @@ import { chatTable, runChatScenario } from './chat';
 import { importTable, runImportScenario } from './import';
 import { amdMarkdown, runAmdBench } from './amd';
 import { KB_PARTS, kbMarkdown, runKbScenario, type KbPart } from './kb';
+import { analyticsMarkdown, runAnalyticsScenario } from './analytics';
 
 /**
  * `npm run bench [-- --quick]`: every scenario against the floor (node:http + pg by hand),
@@ -63,9 +64,9 @@ const only = flags.only ?? [];
 const chosen = (scenario: Scenario) => only.length === 0 || only.some((text) => scenario.name.includes(text));
 /**
  * `--only dialer`, `--only subscriptions`, `--only voice`, `--only pipeline`, `--only webcall`, `--only turns` or
- * `--only amd`, `--only kb` or `--only chat` alone: that scenario, without the dataset. The pipeline and web calls run only so: they take minutes.
+ * `--only amd`, `--only kb`, `--only chat` or `--only analytics` alone: that scenario, without the dataset. The pipeline and web calls run only so: they take minutes.
  */
-const alone = only.length === 1 && ['dialer', 'subscriptions', 'voice', 'pipeline', 'webcall', 'import', 'turns', 'amd', 'kb', 'chat'].includes(only[0]) ? only[0] : null;
+const alone = only.length === 1 && ['dialer', 'subscriptions', 'voice', 'pipeline', 'webcall', 'import', 'turns', 'amd', 'kb', 'chat', 'analytics'].includes(only[0]) ? only[0] : null;
 const scale = SCALES[flags.quick ? 'quick' : 'full'];
 const duration = Number(flags.duration ?? (flags.quick ? 10 : 15));
 const warmup = Number(flags.warmup ?? (flags.quick ? 2 : 5));
@@ -675,6 +676,15 @@ async function main(): Promise<void> {
         if (!flags.quick && !flags.conversations) {
           await fs.writeFile(path.join(root, 'bench', 'results', 'chat.md'), markdown);
           await writeResults({ ...previous, chat });
+        }
+      } else if (alone === 'analytics') {
+        // `--only analytics`: the analytics query at 1,000,000 calls (100,000 with --quick; bench/analytics.ts); its record is bench/results/analytics.md.
+        const analytics = await runAnalyticsScenario(database.url, root, { calls: flags.quick ? 100_000 : 1_000_000, requests: flags.quick ? 200 : 1000 }, log, targetNode);
+        const markdown = `${analyticsMarkdown(analytics)}\n\nMade by \`npm run bench -- --only analytics${flags.quick ? ' --quick' : ''}\`.\n`;
+        process.stdout.write(markdown);
+        if (!flags.quick) {
+          await fs.writeFile(path.join(root, 'bench', 'results', 'analytics.md'), `# The analytics query at a million calls (issue 58)\n\n${markdown}`);
+          await writeResults({ ...previous, analytics });
         }
       } else if (alone === 'import') {
         const leadImport = await runImportScenario(database.url, root, flags.quick ? 20_000 : 100_000, log, targetNode);

@@ -247,6 +247,10 @@ export const FieldMessages = {
   numberUnavailable: (detail: string) => `O provedor de telefonia recusou a compra deste número: ${detail}`,
   numberSearchRefused: (detail: string) => `O provedor de telefonia recusou a busca: ${detail}`,
   cursor: 'O cursor é inválido: use o next_cursor de uma página anterior.',
+  // Analytics.
+  wholeHour: (field: string) => `O campo ${field} deve ser uma hora cheia (minutos, segundos e milissegundos zero, em UTC).`,
+  periodOrder: 'O campo to deve ser posterior a from.',
+  periodTooLong: (bucket: string, days: number) => `Com bucket ${bucket}, o período pode ter no máximo ${days} dias.`,
   // Lead imports (CSV files).
   fileTooLarge: (field: string, maxBytes: number) => `O arquivo ${field} não pode ter mais de ${maxBytes} bytes.`,
   fileNotUtf8: (field: string) => `O arquivo ${field} deve ser um CSV codificado em UTF-8.`,

@@ -2,6 +2,7 @@ import 'reflect-metadata';
 import { lexicographicSortSchema, printSchema, type GraphQLObjectType, type GraphQLSchema } from 'graphql';
 import { buildSchema, type AuthChecker, type PubSub } from 'type-graphql';
 import { UnauthenticatedError } from '../errors';
+import { AnalyticsResolver } from '../modules/analytics/analytics.resolver';
 import { MeResolver } from '../modules/accounts/me.resolver';
 import { PhoneNumberResolver } from '../modules/accounts/phone-number.resolver';
 import { AssistantResolver } from '../modules/assistants/assistant.resolver';
@@ -23,6 +24,7 @@ import type { GraphQLContext } from './context';
 import { guardArguments } from './input-guard';
 
 export const resolvers = [
+  AnalyticsResolver,
   AssistantResolver,
   CallResolver,
   CampaignResolver,

@@ -108,6 +108,15 @@ const OPERATIONS: Record<string, Operation> = {
       { at: 'campaign_id', kind: 'campaign' },
     ],
   },
+  analytics: {
+    document: `query($from: DateTime!, $to: DateTime!, $assistant_id: Int, $campaign_id: Int) {
+      analytics(from: $from, to: $to, assistant_id: $assistant_id, campaign_id: $campaign_id) { totals { calls } } }`,
+    variables: (o) => ({ from: '2026-01-01T00:00:00Z', to: '2026-01-02T00:00:00Z', assistant_id: o.assistant, campaign_id: o.campaignId }),
+    slots: [
+      { at: 'assistant_id', kind: 'assistant' },
+      { at: 'campaign_id', kind: 'campaign' },
+    ],
+  },
   callFeed: {
     document: 'query($assistant_id: Int, $campaign_id: Int) { callFeed(assistant_id: $assistant_id, campaign_id: $campaign_id) { data { id } next_after } }',
     variables: (o) => ({ assistant_id: o.assistant, campaign_id: o.campaignId }),

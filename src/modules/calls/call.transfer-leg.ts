@@ -1,6 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import Decimal from 'decimal.js';
 import type { Config } from '../../config';
+import { addCostToRollup } from '../analytics/analytics.rollup';
 import { applyLedgerChanges, type LedgerChange } from '../accounts/account.service';
 import type { Call } from './call.entity';
 import { callCost, type CallCost } from './call.pricing';
@@ -53,6 +54,7 @@ export async function transferEnded(em: EntityManager, config: Config, callId: n
       charge.cost.total_cost,
       callId,
     ]);
+    await addCostToRollup(tx, callId, charge.cost.total_cost);
     await applyLedgerChanges(tx, leg.account_id, [charge.change], config.balanceLowThreshold);
   });
 }
