@@ -4,6 +4,7 @@ import { buildSchema, type AuthChecker, type PubSub } from 'type-graphql';
 import { UnauthenticatedError } from '../errors';
 import { MeResolver } from '../modules/accounts/me.resolver';
 import { PhoneNumberResolver } from '../modules/accounts/phone-number.resolver';
+import { AssistantTestResolver } from '../modules/assistant-tests/test.resolver';
 import { AssistantResolver } from '../modules/assistants/assistant.resolver';
 import { CallResolver } from '../modules/calls/call.resolver';
 import { CampaignResolver } from '../modules/campaigns/campaign.resolver';
@@ -23,6 +24,7 @@ import { guardArguments } from './input-guard';
 
 export const resolvers = [
   AssistantResolver,
+  AssistantTestResolver,
   CallResolver,
   CampaignResolver,
   CatalogResolver,

@@ -41,6 +41,8 @@ export interface TaskPayloads {
   'conversations:idle': Record<string, never>;
   /** Answers a customer's SMS or WhatsApp message (Twilio's MessageSid) that the messaging webhook stored (modules/conversations/conversation.inbound.ts). */
   'conversations:inbound': { message_sid: string; opt_out_type: string | null };
+  /** Runs an assistant test run's attempts to the end (modules/assistant-tests/test.run.job.ts). */
+  'tests:run': { run_id: number };
 }
 
 export type TaskName = keyof TaskPayloads;
@@ -69,6 +71,8 @@ export const TASKS: { [T in TaskName]: TaskSpec<TaskPayloads[T]> } = {
   'conversations:idle': { maxAttempts: 1 },
   // A message is answered once whatever the attempt (handled_at): a retry after a crash answers what is left.
   'conversations:inbound': { maxAttempts: 5, key: { prefix: 'conversation-inbound:', field: 'message_sid' } },
+  // A run resumes where it was: what was written stays written (each attempt once, under its claim).
+  'tests:run': { maxAttempts: 10, key: { prefix: 'test-run:', field: 'run_id' } },
 };
 
 /** The job key of `task` for its key field's `value` (the key of the pending job, to find or replace it). */

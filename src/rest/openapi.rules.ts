@@ -182,6 +182,12 @@ export const EXAMPLES: Record<string, unknown> = {
   'CreateKnowledgeDocumentInput.type': 'text',
   'CreateKnowledgeDocumentInput.content': 'Entregamos em todo o Brasil. A entrega é grátis em compras acima de R$ 100 e leva até 5 dias úteis.',
   'UpdateKnowledgeDocumentInput.description': 'Prazos e custos de entrega',
+  test_id: 1,
+  'CreateAssistantTestInput.name': 'Horário de abertura',
+  'CreateAssistantTestInput.type': 'reply',
+  'CreateAssistantTestInput.config': { messages: [{ role: 'user', content: 'Que horas vocês abrem?' }], success_criteria: ['Diz o horário de abertura da loja'] },
+  'UpdateAssistantTestInput.name': 'Horário de abertura (sábado)',
+  'StartTestRunInput.attempts': 2,
   'ImportLeadsInput.csv': 'phone_number,customer_name\n+5511987654322,Ana Souza\n+5511987654323,Bruno Lima\n',
 };
 
@@ -197,6 +203,7 @@ export const TAGS = [
   { name: 'Webhook endpoints', description: 'The account’s subscriptions to events, signed as Standard Webhooks say.' },
   { name: 'Knowledge bases', description: 'Documents an assistant can look things up in: websites, texts and files, chunked and searched with PostgreSQL’s full-text search.' },
   { name: 'Conversations', description: 'The same assistant over text: its prompt, variables, tools and knowledge base, with human takeover.' },
+  { name: 'Assistant tests', description: 'What an assistant must do, run again after each change: replies and tool calls judged, and simulated callers, each attempt with its verdicts.' },
   { name: 'Twilio', description: 'What Twilio requests of vozgate (TELEPHONY_PROVIDER=twilio).' },
   { name: 'Engine API', description: 'For external voice engines, with the call’s own token.' },
 ] as const;
@@ -228,6 +235,8 @@ const AREAS: Record<string, Tag> = {
   whatsapp: 'Conversations',
   automate: 'Conversations',
   ai: 'Conversations',
+  'assistant-tests': 'Assistant tests',
+  'test-runs': 'Assistant tests',
 };
 
 export function tagOf(path: string): Tag {

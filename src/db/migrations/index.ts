@@ -50,6 +50,7 @@ import { Migration20261208000000_inbound_messages } from './Migration20261208000
 import { Migration20261209000000_conversation_reply_lease } from './Migration20261209000000_conversation_reply_lease';
 import { Migration20261209010000_conversation_limits } from './Migration20261209010000_conversation_limits';
 import { Migration20261210000000_whatsapp } from './Migration20261210000000_whatsapp';
+import { Migration20261214000000_assistant_tests } from './Migration20261214000000_assistant_tests';
 
 /** Every migration, in order. Listed explicitly so that compiled and TypeScript runs agree. */
 export const migrations: MigrationObject[] = [
@@ -104,4 +105,5 @@ export const migrations: MigrationObject[] = [
   { name: 'Migration20261209000000_conversation_reply_lease', class: Migration20261209000000_conversation_reply_lease },
   { name: 'Migration20261209010000_conversation_limits', class: Migration20261209010000_conversation_limits },
   { name: 'Migration20261210000000_whatsapp', class: Migration20261210000000_whatsapp },
+  { name: 'Migration20261214000000_assistant_tests', class: Migration20261214000000_assistant_tests },
 ];

@@ -10,6 +10,7 @@ import { postCallTask } from './post-call';
 import { reconcileSmsTask } from './reconcile-sms';
 import { simulatorStepTask } from './simulator-step';
 import { sweepTask } from './sweep';
+import { testRunTask } from './test-run';
 import type { Task } from './task';
 import { twilioPlaceTask } from './twilio-place';
 import { twilioTimeLimitTask } from './twilio-time-limit';
@@ -31,6 +32,7 @@ const TASK_HANDLERS: { [T in TaskName]: Task<T> } = {
   'conversations:webhook': conversationWebhookTask,
   'conversations:idle': conversationIdleTask,
   'conversations:inbound': conversationInboundTask,
+  'tests:run': testRunTask,
 };
 
 /** graphile-worker's task list of this process: the handlers it serves, on its runtime. */

@@ -1,3 +1,4 @@
+import { assistantTestRoutes } from './assistant-tests';
 import { assistantRoutes } from './assistants';
 import { callRoutes } from './calls';
 import { campaignRoutes } from './campaigns';
@@ -15,4 +16,4 @@ import { whatsappRoutes } from './whatsapp';
 export type { Route, RouteRequest, RouteResponse } from './route';
 
 /** The whole REST API, below the `/api` base. */
-export const routes: Route[] = [...leadRoutes, ...campaignRoutes, ...toolRoutes, ...assistantRoutes, ...callRoutes, ...smsRoutes, ...phoneNumberRoutes, ...dncRoutes, ...webhookEndpointRoutes, ...exportRoutes, ...knowledgeRoutes, ...conversationRoutes, ...whatsappRoutes];
+export const routes: Route[] = [...leadRoutes, ...campaignRoutes, ...toolRoutes, ...assistantRoutes, ...assistantTestRoutes, ...callRoutes, ...smsRoutes, ...phoneNumberRoutes, ...dncRoutes, ...webhookEndpointRoutes, ...exportRoutes, ...knowledgeRoutes, ...conversationRoutes, ...whatsappRoutes];
