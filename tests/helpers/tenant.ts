@@ -45,6 +45,10 @@ export interface Tenant extends TestAccount {
   whatsappCustomer: string;
   /** The sender's first template (the simulator's confirmacao_pedido: approved, variables 1 and 2), as the account was shown it. */
   whatsappTemplate: number;
+  /** A test of the assistant, a spare one the suites may delete, and a run of it (queued: no worker runs here). */
+  assistantTest: number;
+  spareAssistantTest: number;
+  testRun: number;
 }
 
 export type Kind =
@@ -70,7 +74,10 @@ export type Kind =
   | 'spareDocument2'
   | 'conversation'
   | 'whatsappSender'
-  | 'whatsappTemplate';
+  | 'whatsappTemplate'
+  | 'assistantTest'
+  | 'spareAssistantTest'
+  | 'testRun';
 
 export function idOf(tenant: Tenant, kind: Kind): number | string {
   if (kind === 'campaign') return tenant.campaignId;
@@ -105,6 +112,9 @@ export const MISSING: Record<Kind, number | string> = {
   conversation: '00000000-0000-4000-8000-0000000000c1',
   whatsappSender: 900_000_019,
   whatsappTemplate: 900_000_020,
+  assistantTest: 900_000_021,
+  spareAssistantTest: 900_000_022,
+  testRun: 900_000_023,
 };
 
 /** An outbound assistant's input (REST body or GraphQL input) with a voice, a number and a tool of the tenant's. */
@@ -212,6 +222,10 @@ export async function createTenant(app: TestApp, firstId?: number): Promise<Tena
   ]);
   const templates = await app.request('GET', `/api/user/whatsapp/senders/${whatsappSender}/templates`, { token });
   if (templates.status !== 200 || !templates.body.data?.length) throw new Error(`tenant fixture: whatsapp templates: ${templates.status} ${templates.text}`);
+  const testBody = { name: 'Horário', type: 'reply', config: { messages: [{ role: 'user', content: 'Que horas abrem?' }], success_criteria: ['Diz o horário'] } };
+  const assistantTest = await created(post(`/api/user/assistants/${assistant.data.id}/tests`, testBody), 'assistant test');
+  const spareAssistantTest = await created(post(`/api/user/assistants/${assistant.data.id}/tests`, testBody), 'assistant test');
+  const testRun = await created(post(`/api/user/assistants/${assistant.data.id}/test-runs`, { test_ids: [assistantTest.data.id] }), 'test run');
   const delivery = randomUUID();
   await app.sql(
     `insert into webhook_deliveries (id, account_id, call_id, assistant_id, status, payload) values ($1, $2, $3, $4, 'delivered', '{}')`,
@@ -243,6 +257,9 @@ export async function createTenant(app: TestApp, firstId?: number): Promise<Tena
     whatsappSender,
     whatsappCustomer,
     whatsappTemplate: templates.body.data[0].id,
+    assistantTest: assistantTest.data.id,
+    spareAssistantTest: spareAssistantTest.data.id,
+    testRun: testRun.data.id,
   };
 }
 
@@ -346,6 +363,16 @@ export const VALID_REST_REQUESTS: Record<string, (own: Tenant) => RestRequest> =
     body: { assistant_id: o.assistant, webhook_url: 'https://hooks.example.com/chat' },
   }),
   'POST /user/assistants/disable-conversation-ended-webhook': (o) => ({ path: '/user/assistants/disable-conversation-ended-webhook', body: { assistant_id: o.assistant } }),
+  'POST /user/assistants/{id}/tests': (o) => ({
+    path: `/user/assistants/${o.assistant}/tests`,
+    body: { name: 'Encerra', type: 'tool_call', config: { messages: [{ role: 'user', content: 'Tchau' }], expect: { tool: 'end_call' } } },
+  }),
+  'GET /user/assistants/{id}/tests': (o) => ({ path: `/user/assistants/${o.assistant}/tests` }),
+  'GET /user/assistant-tests/{test_id}': (o) => ({ path: `/user/assistant-tests/${o.assistantTest}` }),
+  'PUT /user/assistant-tests/{test_id}': (o) => ({ path: `/user/assistant-tests/${o.assistantTest}`, body: { name: 'Horário de sábado' } }),
+  'POST /user/assistants/{id}/test-runs': (o) => ({ path: `/user/assistants/${o.assistant}/test-runs`, body: { test_ids: [o.assistantTest], attempts: 2 } }),
+  'GET /user/test-runs/{id}': (o) => ({ path: `/user/test-runs/${o.testRun}` }),
+  'GET /user/assistants/{id}/test-runs': (o) => ({ path: `/user/assistants/${o.assistant}/test-runs` }),
   'GET /user/whatsapp/senders': () => ({ path: '/user/whatsapp/senders', query: { status: 'all' } }),
   'GET /user/whatsapp/senders/{sender_id}/templates': (o) => ({ path: `/user/whatsapp/senders/${o.whatsappSender}/templates`, query: { status: 'all' } }),
   'GET /user/whatsapp/session-status': (o) => ({ path: '/user/whatsapp/session-status', query: { sender_id: o.whatsappSender, recipient_phone: o.whatsappCustomer } }),
@@ -360,6 +387,7 @@ export const VALID_REST_REQUESTS: Record<string, (own: Tenant) => RestRequest> =
   'DELETE /user/calls/{id}': (o) => ({ path: `/user/calls/${o.call}` }),
   'DELETE /user/dnc/{phone_number}': () => ({ path: `/user/dnc/${encodeURIComponent('+5511987650014')}` }),
   'DELETE /user/leads/{id}': (o) => ({ path: `/user/leads/${o.lead}` }),
+  'DELETE /user/assistant-tests/{test_id}': (o) => ({ path: `/user/assistant-tests/${o.spareAssistantTest}` }),
   'DELETE /user/assistant/{id}': (o) => ({ path: `/user/assistant/${o.assistant}` }),
   'DELETE /user/tools/{id}': (o) => ({ path: `/user/tools/${o.tool}` }),
   'DELETE /user/campaigns/{id}': (o) => ({ path: `/user/campaigns/${o.spareCampaigns[0]}` }),
