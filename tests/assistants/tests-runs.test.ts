@@ -159,6 +159,15 @@ describe('a reply test', () => {
     expect(result.results[0].criteria[1]).toEqual({ criterion: 'É educado', passed: false, reason: 'checked 2' });
   });
 
+  it('stores what a model wrote that PostgreSQL cannot hold (NUL, a lone surrogate) without it', async () => {
+    assistantSays = () => ({ text: 'Abrimos\u0000 às 9h\ud800.' });
+    judgeSays = (body) => ({ text: JSON.stringify({ criteria: JSON.parse(verdicts()(body).text!).criteria.map((v: any) => ({ ...v, reason: `ok\u0000\udc00` })) }) });
+    const result = await run(replyTest());
+    expect(result.status).toBe('passed');
+    expect(result.results[0].transcript[1]).toEqual({ role: 'assistant', content: 'Abrimos às 9h.' });
+    expect(result.results[0].criteria[0].reason).toBe('ok');
+  });
+
   it.each([
     ['not JSON', () => ({ text: 'Sim, passou.' }), 'not JSON'],
     ['a verdict short', (body: any) => ({ text: JSON.stringify({ criteria: [JSON.parse(verdicts()(body).text!).criteria[0]] }) }), '1 verdict(s) for 2 criteria'],

@@ -54,6 +54,14 @@ async function claim(em: EntityManager, run: { id: number; account_id: number },
   });
 }
 
+/**
+ * JSON PostgreSQL stores: what the models wrote is untrusted text, and jsonb refuses NUL and
+ * lone surrogates (the attempt could then never be written, and its job would fail for ever).
+ */
+const UNSTORABLE = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
+export const storable = (text: string): string => text.replace(UNSTORABLE, '');
+const storableJson = (value: unknown): string => JSON.stringify(value, (_key, inner) => (typeof inner === 'string' ? storable(inner) : inner));
+
 /** Writes an attempt's outcome, only under the claim that ran it (never twice), and tells subscribers at commit. */
 async function record(em: EntityManager, run: { id: number; account_id: number }, attempt: Claimed, token: string, outcome: AttemptOutcome): Promise<void> {
   await em.execute(
@@ -63,12 +71,12 @@ async function record(em: EntityManager, run: { id: number; account_id: number }
      select pg_notify(?, json_build_object('a', ?::int, 'r', ?::int, 't', r.id::text)::text) from r`,
     [
       outcome.status,
-      JSON.stringify(outcome.transcript),
-      JSON.stringify(outcome.criteria),
-      JSON.stringify(outcome.tool_calls),
-      JSON.stringify(outcome.latency_ms),
-      JSON.stringify(outcome.usage),
-      outcome.error,
+      storableJson(outcome.transcript),
+      storableJson(outcome.criteria),
+      storableJson(outcome.tool_calls),
+      storableJson(outcome.latency_ms),
+      storableJson(outcome.usage),
+      outcome.error === null ? null : storable(outcome.error),
       attempt.id,
       token,
       TEST_RUNS_CHANNEL,

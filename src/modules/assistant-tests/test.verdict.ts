@@ -61,9 +61,12 @@ export function readVerdicts(text: string, criteria: readonly string[]): { verdi
     }
     if (normalised(item.criterion) !== normalised(criteria[i])) return { misfit: `the judge’s verdict ${i + 1} is for another criterion than criterion ${i + 1}` };
     // The criterion as the test wrote it, whatever spacing the model gave it back with.
-    verdicts.push({ criterion: criteria[i], passed: item.passed, reason: item.reason });
+    verdicts.push({ criterion: criteria[i], passed: item.passed, reason: item.reason.slice(0, MAX_REASON_CHARS) });
   }
   return { verdicts };
 }
+
+/** A reason is a sentence; a model that writes pages has the rest cut. */
+const MAX_REASON_CHARS = 2000;
 
 const normalised = (text: string) => text.replace(/\s+/g, ' ').trim().toLowerCase();
