@@ -1,6 +1,8 @@
 import { DEMO_CONVERSATION, DEMO_CUSTOMER, DEMO_WHATSAPP_CUSTOMER } from '../modules/conversations/conversation.rules';
 import { MAX_PER_PAGE } from '../graphql/pagination';
 import { ASSISTANT_RULES } from '../modules/assistants/assistant.service';
+import { TEST_RULES, TEST_TYPES } from '../modules/assistant-tests/test.rules';
+import { RESULT_STATUSES, RUN_STATUSES } from '../modules/assistant-tests/test.types';
 import { CALLS_DIRECTIONS, ENDPOINT_TYPES, POST_CALL_TYPES, TRANSFER_MODES, WHO_SPEAKS_FIRST } from '../modules/assistants/assistant.entity';
 import { CALL_STATUSES, CALL_TYPES } from '../modules/calls/call.entity';
 import { CAMPAIGN_STATUSES, PAUSED_REASONS } from '../modules/campaigns/campaign.entity';
@@ -37,6 +39,11 @@ export const INPUT_RULES: Record<string, JsonSchema> = {
   'PostCallSchemaItemInput.type': oneOf(POST_CALL_TYPES),
   'ToolParameterInput.type': oneOf(TOOL_PARAMETER_TYPES),
   'CreateToolInput.name': { minLength: 1, ...TOOL_RULES.name },
+  'CreateAssistantTestInput.type': oneOf(TEST_TYPES),
+  'UpdateAssistantTestInput.type': oneOf(TEST_TYPES),
+  'CreateAssistantTestInput.name': { minLength: 1, maxLength: TEST_RULES.nameChars },
+  'UpdateAssistantTestInput.name': { minLength: 1, maxLength: TEST_RULES.nameChars },
+  'StartTestRunInput.attempts': { minimum: TEST_RULES.attempts.min, maximum: TEST_RULES.attempts.max },
   'UpdateToolInput.name': { minLength: 1, ...TOOL_RULES.name },
   'CreateCampaignInput.name': { minLength: CAMPAIGN_RULES.name.min, maxLength: CAMPAIGN_RULES.name.max },
   'SendSmsInput.body': { minLength: 1, maxLength: MAX_SMS_BODY },
@@ -114,6 +121,9 @@ export const OUTPUT_RULES: Record<string, JsonSchema> = {
   'Voice.mode': oneOf(ENGINE_TYPES),
   'Voice.provider': oneOf(TTS_PROVIDERS),
   'Model.type': oneOf(MODEL_TYPES),
+  'AssistantTest.type': oneOf(TEST_TYPES),
+  'TestRun.status': oneOf(RUN_STATUSES),
+  'TestResult.status': oneOf(RESULT_STATUSES),
   'WebhookEndpoint.events': listOf(EVENT_TYPES),
   'CreatedWebhookEndpoint.events': listOf(EVENT_TYPES),
 };
