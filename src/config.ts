@@ -53,6 +53,11 @@ export interface Config {
    * through the API in a minute (0: no limit), and the open conversations an account may have.
    */
   conversationLimits: { messageChars: number; messagesPerMinute: number; openPerAccount: number };
+  /**
+   * Assistant tests: the tests an assistant may have, the attempts an account runs at once (across
+   * processes), and the models of the simulated caller and the judge (null: the assistant's own).
+   */
+  assistantTests: { maxPerAssistant: number; runConcurrency: number; callerModel: string | null; judgeModel: string | null };
   /** Divides campaigns' retry intervals (tests and demos run the dialer on a fast clock). */
   dialerTimeScale: number;
   telephony: {
@@ -428,6 +433,10 @@ export const ENV = {
   CONVERSATION_MAX_MESSAGE_CHARS: integer(1, 100_000)({ default: 2000 }),
   CONVERSATION_MESSAGES_PER_MINUTE: integer(0, 10_000)({ default: 30 }),
   CONVERSATION_MAX_OPEN: integer(0, 10_000_000)({ default: 10_000 }),
+  TEST_MAX_PER_ASSISTANT: integer(1, 10_000)({ default: 100 }),
+  TEST_RUN_CONCURRENCY: integer(1, 1000)({ default: 4 }),
+  TEST_CALLER_MODEL: modelName({ default: undefined }),
+  TEST_JUDGE_MODEL: modelName({ default: undefined }),
   TELEPHONY_PROVIDER: oneOf(['simulator', 'twilio'] as const)({ default: 'simulator' }),
   SIMULATOR_SPEED: positiveNumber({ default: 10 }),
   DIALER_TIME_SCALE: positiveNumber({ default: 1 }),
@@ -563,6 +572,12 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
       messageChars: env.CONVERSATION_MAX_MESSAGE_CHARS,
       messagesPerMinute: env.CONVERSATION_MESSAGES_PER_MINUTE,
       openPerAccount: env.CONVERSATION_MAX_OPEN,
+    },
+    assistantTests: {
+      maxPerAssistant: env.TEST_MAX_PER_ASSISTANT,
+      runConcurrency: env.TEST_RUN_CONCURRENCY,
+      callerModel: env.TEST_CALLER_MODEL ?? null,
+      judgeModel: env.TEST_JUDGE_MODEL ?? null,
     },
     telephony: {
       provider: env.TELEPHONY_PROVIDER,

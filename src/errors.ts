@@ -46,6 +46,13 @@ export const Messages = {
   assistantNotFound: 'Assistente não encontrado',
   assistantCreateFailed: 'Falha na criação do assistente',
   assistantUpdateFailed: 'Falha na atualização do assistente',
+  // Assistant tests.
+  assistantTestNotFound: 'Teste não encontrado',
+  assistantTestCreated: 'Teste criado com sucesso',
+  assistantTestUpdated: 'Teste atualizado com sucesso',
+  assistantTestDeleted: 'Teste excluído com sucesso',
+  testRunNotFound: 'Execução de testes não encontrada',
+  testRunQueued: 'Execução de testes iniciada: acompanhe-a por GET /user/test-runs/{id} ou pela subscription testRunUpdated.',
 
   insufficientBalance: 'Saldo insuficiente',
   callNotFound: 'Chamada não encontrada',
@@ -251,6 +258,13 @@ export const FieldMessages = {
   wholeHour: (field: string) => `O campo ${field} deve ser uma hora cheia (minutos, segundos e milissegundos zero, em UTC).`,
   periodOrder: 'O campo to deve ser posterior a from.',
   periodTooLong: (bucket: string, days: number) => `Com bucket ${bucket}, o período pode ter no máximo ${days} dias.`,
+  // Assistant tests.
+  testLastMessageUser: (field: string) => `A última mensagem de ${field} deve ser do usuário (role user): é ela que o assistente responde.`,
+  testUnknownTool: (field: string, name: string, known: readonly string[]) =>
+    `O campo ${field} nomeia a ferramenta ${name}, que o assistente não tem; use uma destas: ${known.join(', ')}.`,
+  testsPerAssistant: (limit: number) => `O assistente já tem o máximo de ${limit} testes (TEST_MAX_PER_ASSISTANT); exclua um antes de criar outro.`,
+  noTestsToRun: 'O assistente não tem testes para executar; crie um em POST /user/assistants/{id}/tests.',
+  testOfOtherAssistant: (field: string) => `O campo ${field} deve ser o id de um teste deste assistente.`,
   // Lead imports (CSV files).
   fileTooLarge: (field: string, maxBytes: number) => `O arquivo ${field} não pode ter mais de ${maxBytes} bytes.`,
   fileNotUtf8: (field: string) => `O arquivo ${field} deve ser um CSV codificado em UTF-8.`,

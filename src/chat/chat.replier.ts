@@ -62,52 +62,7 @@ export class ChatReplier implements ConversationReplier {
   }
 
   private async answer(setup: EngineSetup, llm: LlmService, conversation: Conversation, onText?: (delta: string) => void): Promise<ReplyResult> {
-    const { deps } = this;
-    const usage = { llm_input_tokens: 0, llm_output_tokens: 0 };
-    const call: FunctionCall = {
-      // A conversation is no call: its tools' log lines carry call_id 0, and their records are not kept yet (README).
-      id: 0,
-      toolCall: () => {},
-      searchKnowledge: async (base, query) => (await assistantSearch(deps, base, query)).hits,
-      reserveTransfer: async () => 'not-in-progress',
-    };
-    const offered = callFunctions(setup).filter((fn) => !CALL_ONLY.has(fn.name));
-    const run = (fn: LlmToolCall) =>
-      offered.some((each) => each.name === fn.function.name)
-        ? runFunction(setup, fn.function.name, fn.function.arguments, { deps, call, actions: NO_CALL })
-        : Promise.resolve(JSON.stringify({ error: 'unknown tool' }));
-    const note = await this.knowledgeNote(setup, conversation);
-    const deadline = Date.now() + deps.config.callToolsBudgetSeconds * 1000;
-    const said: string[] = [];
-    const signal = new AbortController().signal;
-    for (let round = 0; round < MAX_TOOL_ROUNDS; round++) {
-      const functions: CallFunction[] = round < MAX_TOOL_ROUNDS - 1 ? offered : [];
-      const messages = conversation.request(callPrompt(setup), note);
-      const message = conversation.remember<AssistantMessage>({ role: 'assistant', content: '' });
-      const calls: LlmToolCall[] = [];
-      let written = '';
-      const { model, temperature } = { model: setup.assistant.llm_model, temperature: setup.assistant.llm_temperature };
-      for await (const chunk of llm.complete({ model, temperature, messages, tools: functions }, signal)) {
-        if (chunk.type === 'text') {
-          // A round after words already said starts a new sentence of the same reply (said.join).
-          if (!written && said.length && chunk.text) onText?.(' ');
-          written += chunk.text;
-          onText?.(chunk.text);
-        }
-        else if (chunk.type === 'tool_call') calls.push(chunk.call);
-        else {
-          usage.llm_input_tokens += chunk.inputTokens;
-          usage.llm_output_tokens += chunk.outputTokens;
-        }
-      }
-      message.content = written;
-      if (written.trim()) said.push(written.trim());
-      if (calls.length === 0) break;
-      message.tool_calls = calls;
-      const outputs = Date.now() < deadline ? await Promise.all(calls.map(run)) : calls.map(() => TOOLS_OUT_OF_TIME);
-      conversation.answerTools(message, outputs);
-    }
-    const text = said.join(' ');
+    const { text, usage } = await assistantTurn(this.deps, setup, llm, conversation, { onText });
     // An answer of no words is no answer: the customer's message waits for another try.
     if (!text) throw new ServiceError('llm', 'refused', 'the model answered no words');
     return { text, usage };
@@ -135,17 +90,100 @@ export class ChatReplier implements ConversationReplier {
     this.setups.set(assistantId, { fingerprint, setup });
     return setup;
   }
+}
 
-  /** `prompt` mode: the base's best chunks for the customer's last message, as the pipeline gives them (a failed search: none). */
-  private async knowledgeNote(setup: EngineSetup, conversation: Conversation): Promise<string | null> {
-    const base = setup.knowledgeBase?.mode === 'prompt' ? setup.knowledgeBase : null;
-    const text = base ? conversation.lastCallerText() : null;
-    if (!base || !text) return null;
-    try {
-      return knowledgeNote((await assistantSearch(this.deps, base, text)).hits);
-    } catch (error) {
-      this.deps.logger.error('chat: a knowledge-base search failed', error);
-      return null;
+/** What a caller of the text loop other than a conversation asks of it (an assistant test, src/chat/test.brain.ts). */
+export interface TurnOptions {
+  /** Each piece of the reply's text as the model writes it (it must not throw nor wait). */
+  onText?: (delta: string) => void;
+  /** The output of a function call instead of running it (a test's mock); undefined: it runs. */
+  answer?: (name: string, args: string) => string | undefined;
+  /** Each function the model called, and whether `answer` answered it. */
+  onCall?: (name: string, args: string, answered: boolean) => void;
+  /** `endCall` is offered, as on a call; once called, the reply ends with that round's words. */
+  endCall?: boolean;
+  /** The reply ends at its first round that calls functions, none of them run. */
+  stopAtToolCalls?: boolean;
+}
+
+export interface TurnResult extends ReplyResult {
+  /** The model called `endCall`. */
+  ended: boolean;
+}
+
+/**
+ * One reply of the assistant over text: the conversations' loop (ChatReplier), which assistant
+ * tests run too. The words of each round joined; no words is not an error here (a test's
+ * assistant may end the call in silence): ChatReplier says what it means for a conversation.
+ */
+export async function assistantTurn(deps: ChatDeps, setup: EngineSetup, llm: LlmService, conversation: Conversation, options: TurnOptions = {}): Promise<TurnResult> {
+  const { onText } = options;
+  const usage = { llm_input_tokens: 0, llm_output_tokens: 0 };
+  let ended = false;
+  const call: FunctionCall = {
+    // A conversation is no call: its tools' log lines carry call_id 0, and their records are not kept yet (README).
+    id: 0,
+    toolCall: () => {},
+    searchKnowledge: async (base, query) => (await assistantSearch(deps, base, query)).hits,
+    reserveTransfer: async () => 'not-in-progress',
+  };
+  const actions: CallActions = { ...NO_CALL, endCall: () => void (ended = true) };
+  const offered = callFunctions(setup).filter((fn) => options.endCall || !CALL_ONLY.has(fn.name));
+  const run = (fn: LlmToolCall) => {
+    const known = offered.some((each) => each.name === fn.function.name);
+    const mocked = known && !CALL_ONLY.has(fn.function.name) ? options.answer?.(fn.function.name, fn.function.arguments) : undefined;
+    options.onCall?.(fn.function.name, fn.function.arguments, mocked !== undefined);
+    if (mocked !== undefined) return Promise.resolve(mocked);
+    return known ? runFunction(setup, fn.function.name, fn.function.arguments, { deps, call, actions }) : Promise.resolve(JSON.stringify({ error: 'unknown tool' }));
+  };
+  const note = await knowledgeNoteOf(deps, setup, conversation);
+  const deadline = Date.now() + deps.config.callToolsBudgetSeconds * 1000;
+  const said: string[] = [];
+  const signal = new AbortController().signal;
+  for (let round = 0; round < MAX_TOOL_ROUNDS; round++) {
+    const functions: CallFunction[] = round < MAX_TOOL_ROUNDS - 1 ? offered : [];
+    const messages = conversation.request(callPrompt(setup), note);
+    const message = conversation.remember<AssistantMessage>({ role: 'assistant', content: '' });
+    const calls: LlmToolCall[] = [];
+    let written = '';
+    const { model, temperature } = { model: setup.assistant.llm_model, temperature: setup.assistant.llm_temperature };
+    for await (const chunk of llm.complete({ model, temperature, messages, tools: functions }, signal)) {
+      if (chunk.type === 'text') {
+        // A round after words already said starts a new sentence of the same reply (said.join).
+        if (!written && said.length && chunk.text) onText?.(' ');
+        written += chunk.text;
+        onText?.(chunk.text);
+      }
+      else if (chunk.type === 'tool_call') calls.push(chunk.call);
+      else {
+        usage.llm_input_tokens += chunk.inputTokens;
+        usage.llm_output_tokens += chunk.outputTokens;
+      }
     }
+    message.content = written;
+    if (written.trim()) said.push(written.trim());
+    if (calls.length === 0) break;
+    message.tool_calls = calls;
+    if (options.stopAtToolCalls) {
+      for (const fn of calls) options.onCall?.(fn.function.name, fn.function.arguments, false);
+      break;
+    }
+    const outputs = Date.now() < deadline ? await Promise.all(calls.map(run)) : calls.map(() => TOOLS_OUT_OF_TIME);
+    conversation.answerTools(message, outputs);
+    if (ended) break;
+  }
+  return { text: said.join(' '), usage, ended };
+}
+
+/** `prompt` mode: the base's best chunks for the customer's last message, as the pipeline gives them (a failed search: none). */
+async function knowledgeNoteOf(deps: ChatDeps, setup: EngineSetup, conversation: Conversation): Promise<string | null> {
+  const base = setup.knowledgeBase?.mode === 'prompt' ? setup.knowledgeBase : null;
+  const text = base ? conversation.lastCallerText() : null;
+  if (!base || !text) return null;
+  try {
+    return knowledgeNote((await assistantSearch(deps, base, text)).hits);
+  } catch (error) {
+    deps.logger.error('chat: a knowledge-base search failed', error);
+    return null;
   }
 }

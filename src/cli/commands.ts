@@ -96,6 +96,12 @@ export const COMMANDS = {
     flags: { name: text, mode: text, account: text, provider: text, 'provider-voice-id': text },
     required: ['name', 'mode'],
   },
+  'assistant:test': {
+    summary: 'Runs every test of an assistant on the job queue, a line per attempt as it lands; exit 0 only when every attempt passed: {run_id, status, pass_rate}',
+    usage: '--assistant ID [--attempts N] [--junit FILE] [--timeout SECONDS]   (the server or `npm run worker` runs it; --timeout default 600)',
+    flags: { assistant: text, attempts: text, junit: text, timeout: text },
+    required: ['assistant'],
+  },
   'model:add': {
     summary: 'Adds a language model to the catalogue (GET /api/user/assistants/models)',
     usage: '--name NAME --provider PROVIDER --type llm|multimodal   (the name the provider’s API takes)',

@@ -21,6 +21,7 @@ import { createCampaign } from '../modules/campaigns/campaign.service';
 import { addModel, addVoice } from '../modules/catalog/catalog.service';
 import { rotateWebhookSecret } from '../modules/webhooks/webhook.service';
 import { serverTelephonyProvider } from '../telephony/provider.record';
+import { assistantTest } from './assistant-test';
 import type { CommandName } from './commands';
 
 export type Flags = Record<string, string | boolean | undefined>;
@@ -31,6 +32,19 @@ type Runner = (em: EntityManager, flags: Flags, config: Config) => Promise<unkno
  * (DomainError) are put in English by the caller (english.ts); OperatorError is English already.
  */
 export const RUNNERS: Record<CommandName, Runner> = {
+  'assistant:test'(em, flags, config) {
+    const count = (name: string, max: number, byDefault: number | null) => {
+      if (optional(flags, name) === null) return byDefault;
+      const value = id(flags, name);
+      if (value > max) throw new OperatorError(`--${name} must be at most ${max}`);
+      return value;
+    };
+    return assistantTest(
+      em,
+      { assistantId: id(flags, 'assistant'), attempts: count('attempts', 10, null), junit: optional(flags, 'junit'), timeoutSeconds: count('timeout', 86_400, 600)! },
+      config,
+    );
+  },
   async 'account:create'(em, flags) {
     const { account, token } = await createAccount(em, {
       name: required(flags, 'name'),

@@ -8,6 +8,7 @@ import { initOrm } from '../db/orm';
 import { DomainError } from '../errors';
 import { OperatorError } from '../modules/accounts/account.service';
 import type { CommandName } from './commands';
+import { CommandOutcome } from './assistant-test';
 import { inEnglish } from './english';
 import { RUNNERS, type Flags } from './runners';
 
@@ -27,8 +28,9 @@ export async function runCommand(name: CommandName, flags: Flags): Promise<numbe
     const orm = await initOrm({ databaseUrl: database.url, poolMax: 2 });
     try {
       const result = await RUNNERS[name](orm.em.fork(), flags, config);
-      process.stdout.write(`${JSON.stringify(result)}\n`);
-      return 0;
+      const outcome = result instanceof CommandOutcome ? result : new CommandOutcome(result, 0);
+      process.stdout.write(`${JSON.stringify(outcome.output)}\n`);
+      return outcome.exitCode;
     } finally {
       await orm.close();
     }

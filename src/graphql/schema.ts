@@ -5,6 +5,7 @@ import { UnauthenticatedError } from '../errors';
 import { AnalyticsResolver } from '../modules/analytics/analytics.resolver';
 import { MeResolver } from '../modules/accounts/me.resolver';
 import { PhoneNumberResolver } from '../modules/accounts/phone-number.resolver';
+import { AssistantTestResolver } from '../modules/assistant-tests/test.resolver';
 import { AssistantResolver } from '../modules/assistants/assistant.resolver';
 import { CallResolver } from '../modules/calls/call.resolver';
 import { CampaignResolver } from '../modules/campaigns/campaign.resolver';
@@ -26,6 +27,7 @@ import { guardArguments } from './input-guard';
 export const resolvers = [
   AnalyticsResolver,
   AssistantResolver,
+  AssistantTestResolver,
   CallResolver,
   CampaignResolver,
   CatalogResolver,

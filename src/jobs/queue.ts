@@ -43,6 +43,8 @@ export interface TaskPayloads {
   'conversations:inbound': { message_sid: string; opt_out_type: string | null };
   /** Charges the bought numbers whose month ends, or lets them expire, every hour (modules/accounts/phone-number.service.ts). */
   'phone-numbers:renew': Record<string, never>;
+  /** Runs an assistant test run's attempts to the end (modules/assistant-tests/test.run.job.ts). */
+  'tests:run': { run_id: number };
 }
 
 export type TaskName = keyof TaskPayloads;
@@ -73,6 +75,8 @@ export const TASKS: { [T in TaskName]: TaskSpec<TaskPayloads[T]> } = {
   'conversations:inbound': { maxAttempts: 5, key: { prefix: 'conversation-inbound:', field: 'message_sid' } },
   // Each run claims what is due then; a failed one is the next hour's to finish.
   'phone-numbers:renew': { maxAttempts: 1 },
+  // A run resumes where it was: what was written stays written (each attempt once, under its claim).
+  'tests:run': { maxAttempts: 10, key: { prefix: 'test-run:', field: 'run_id' } },
 };
 
 /** The job key of `task` for its key field's `value` (the key of the pending job, to find or replace it). */

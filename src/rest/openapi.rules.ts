@@ -1,6 +1,8 @@
 import { DEMO_CONVERSATION, DEMO_CUSTOMER, DEMO_WHATSAPP_CUSTOMER } from '../modules/conversations/conversation.rules';
 import { MAX_PER_PAGE } from '../graphql/pagination';
 import { ASSISTANT_RULES } from '../modules/assistants/assistant.service';
+import { TEST_RULES, TEST_TYPES } from '../modules/assistant-tests/test.rules';
+import { RESULT_STATUSES, RUN_STATUSES } from '../modules/assistant-tests/test.types';
 import { CALLS_DIRECTIONS, ENDPOINT_TYPES, POST_CALL_TYPES, TRANSFER_MODES, WHO_SPEAKS_FIRST } from '../modules/assistants/assistant.entity';
 import { CALL_STATUSES, CALL_TYPES } from '../modules/calls/call.entity';
 import { CAMPAIGN_STATUSES, PAUSED_REASONS } from '../modules/campaigns/campaign.entity';
@@ -48,6 +50,11 @@ export const INPUT_RULES: Record<string, JsonSchema> = {
   'PostCallSchemaItemInput.type': oneOf(POST_CALL_TYPES),
   'ToolParameterInput.type': oneOf(TOOL_PARAMETER_TYPES),
   'CreateToolInput.name': { minLength: 1, ...TOOL_RULES.name },
+  'CreateAssistantTestInput.type': oneOf(TEST_TYPES),
+  'UpdateAssistantTestInput.type': oneOf(TEST_TYPES),
+  'CreateAssistantTestInput.name': { minLength: 1, maxLength: TEST_RULES.nameChars },
+  'UpdateAssistantTestInput.name': { minLength: 1, maxLength: TEST_RULES.nameChars },
+  'StartTestRunInput.attempts': { minimum: TEST_RULES.attempts.min, maximum: TEST_RULES.attempts.max },
   'UpdateToolInput.name': { minLength: 1, ...TOOL_RULES.name },
   'CreateCampaignInput.name': { minLength: CAMPAIGN_RULES.name.min, maxLength: CAMPAIGN_RULES.name.max },
   'SendSmsInput.body': { minLength: 1, maxLength: MAX_SMS_BODY },
@@ -127,6 +134,9 @@ export const OUTPUT_RULES: Record<string, JsonSchema> = {
   'Label.color': orNone(BADGE_COLORS),
   'Voice.provider': oneOf(TTS_PROVIDERS),
   'Model.type': oneOf(MODEL_TYPES),
+  'AssistantTest.type': oneOf(TEST_TYPES),
+  'TestRun.status': oneOf(RUN_STATUSES),
+  'TestResult.status': oneOf(RESULT_STATUSES),
   'WebhookEndpoint.events': listOf(EVENT_TYPES),
   'CreatedWebhookEndpoint.events': listOf(EVENT_TYPES),
 };
@@ -204,6 +214,12 @@ export const EXAMPLES: Record<string, unknown> = {
   // One of the simulator's inventory (GET /user/phone-numbers/search?country_code=BR), not the demo's own number.
   'PurchasePhoneNumberInput.phone_number': '+551140045001',
   'UpdatePhoneNumberInput.nickname': 'Vendas',
+  test_id: 1,
+  'CreateAssistantTestInput.name': 'Horário de abertura',
+  'CreateAssistantTestInput.type': 'reply',
+  'CreateAssistantTestInput.config': { messages: [{ role: 'user', content: 'Que horas vocês abrem?' }], success_criteria: ['Diz o horário de abertura da loja'] },
+  'UpdateAssistantTestInput.name': 'Horário de abertura (sábado)',
+  'StartTestRunInput.attempts': 2,
   'ImportLeadsInput.csv': 'phone_number,customer_name\n+5511987654322,Ana Souza\n+5511987654323,Bruno Lima\n',
 };
 
@@ -219,6 +235,7 @@ export const TAGS = [
   { name: 'Webhook endpoints', description: 'The account’s subscriptions to events, signed as Standard Webhooks say.' },
   { name: 'Knowledge bases', description: 'Documents an assistant can look things up in: websites, texts and files, chunked and searched with PostgreSQL’s full-text search.' },
   { name: 'Conversations', description: 'The same assistant over text: its prompt, variables, tools and knowledge base, with human takeover.' },
+  { name: 'Assistant tests', description: 'What an assistant must do, run again after each change: replies and tool calls judged, and simulated callers, each attempt with its verdicts.' },
   { name: 'Twilio', description: 'What Twilio requests of vozgate (TELEPHONY_PROVIDER=twilio).' },
   { name: 'Engine API', description: 'For external voice engines, with the call’s own token.' },
 ] as const;
@@ -254,6 +271,8 @@ const AREAS: Record<string, Tag> = {
   whatsapp: 'Conversations',
   automate: 'Conversations',
   ai: 'Conversations',
+  'assistant-tests': 'Assistant tests',
+  'test-runs': 'Assistant tests',
 };
 
 export function tagOf(path: string): Tag {

@@ -54,6 +54,10 @@ export interface Tenant extends TestAccount {
   label: number;
   spareLabel: number;
   lastLabel: number;
+  /** A test of the assistant, a spare one the suites may delete, and a run of it (queued: no worker runs here). */
+  assistantTest: number;
+  spareAssistantTest: number;
+  testRun: number;
 }
 
 export type Kind =
@@ -86,7 +90,10 @@ export type Kind =
   | 'lastFolder'
   | 'label'
   | 'spareLabel'
-  | 'lastLabel';
+  | 'lastLabel'
+  | 'assistantTest'
+  | 'spareAssistantTest'
+  | 'testRun';
 
 export function idOf(tenant: Tenant, kind: Kind): number | string {
   if (kind === 'campaign') return tenant.campaignId;
@@ -128,6 +135,9 @@ export const MISSING: Record<Kind, number | string> = {
   spareLabel: 900_000_025,
   lastLabel: 900_000_026,
   releasablePhone: 900_000_027,
+  assistantTest: 900_000_028,
+  spareAssistantTest: 900_000_029,
+  testRun: 900_000_030,
 };
 
 /** An outbound assistant's input (REST body or GraphQL input) with a voice, a number and a tool of the tenant's. */
@@ -242,6 +252,10 @@ export async function createTenant(app: TestApp, firstId?: number): Promise<Tena
   ]);
   const templates = await app.request('GET', `/api/user/whatsapp/senders/${whatsappSender}/templates`, { token });
   if (templates.status !== 200 || !templates.body.data?.length) throw new Error(`tenant fixture: whatsapp templates: ${templates.status} ${templates.text}`);
+  const testBody = { name: 'Horário', type: 'reply', config: { messages: [{ role: 'user', content: 'Que horas abrem?' }], success_criteria: ['Diz o horário'] } };
+  const assistantTest = await created(post(`/api/user/assistants/${assistant.data.id}/tests`, testBody), 'assistant test');
+  const spareAssistantTest = await created(post(`/api/user/assistants/${assistant.data.id}/tests`, testBody), 'assistant test');
+  const testRun = await created(post(`/api/user/assistants/${assistant.data.id}/test-runs`, { test_ids: [assistantTest.data.id] }), 'test run');
   const delivery = randomUUID();
   await app.sql(
     `insert into webhook_deliveries (id, account_id, call_id, assistant_id, status, payload) values ($1, $2, $3, $4, 'delivered', '{}')`,
@@ -280,6 +294,9 @@ export async function createTenant(app: TestApp, firstId?: number): Promise<Tena
     label: label.data.id,
     spareLabel: spareLabel.data.id,
     lastLabel: lastLabel.data.id,
+    assistantTest: assistantTest.data.id,
+    spareAssistantTest: spareAssistantTest.data.id,
+    testRun: testRun.data.id,
   };
 }
 
@@ -387,6 +404,16 @@ export const VALID_REST_REQUESTS: Record<string, (own: Tenant) => RestRequest> =
     body: { assistant_id: o.assistant, webhook_url: 'https://hooks.example.com/chat' },
   }),
   'POST /user/assistants/disable-conversation-ended-webhook': (o) => ({ path: '/user/assistants/disable-conversation-ended-webhook', body: { assistant_id: o.assistant } }),
+  'POST /user/assistants/{id}/tests': (o) => ({
+    path: `/user/assistants/${o.assistant}/tests`,
+    body: { name: 'Encerra', type: 'tool_call', config: { messages: [{ role: 'user', content: 'Tchau' }], expect: { tool: 'end_call' } } },
+  }),
+  'GET /user/assistants/{id}/tests': (o) => ({ path: `/user/assistants/${o.assistant}/tests` }),
+  'GET /user/assistant-tests/{test_id}': (o) => ({ path: `/user/assistant-tests/${o.assistantTest}` }),
+  'PUT /user/assistant-tests/{test_id}': (o) => ({ path: `/user/assistant-tests/${o.assistantTest}`, body: { name: 'Horário de sábado' } }),
+  'POST /user/assistants/{id}/test-runs': (o) => ({ path: `/user/assistants/${o.assistant}/test-runs`, body: { test_ids: [o.assistantTest], attempts: 2 } }),
+  'GET /user/test-runs/{id}': (o) => ({ path: `/user/test-runs/${o.testRun}` }),
+  'GET /user/assistants/{id}/test-runs': (o) => ({ path: `/user/assistants/${o.assistant}/test-runs` }),
   'GET /user/whatsapp/senders': () => ({ path: '/user/whatsapp/senders', query: { status: 'all' } }),
   'GET /user/whatsapp/senders/{sender_id}/templates': (o) => ({ path: `/user/whatsapp/senders/${o.whatsappSender}/templates`, query: { status: 'all' } }),
   'GET /user/whatsapp/session-status': (o) => ({ path: '/user/whatsapp/session-status', query: { sender_id: o.whatsappSender, recipient_phone: o.whatsappCustomer } }),
@@ -409,6 +436,7 @@ export const VALID_REST_REQUESTS: Record<string, (own: Tenant) => RestRequest> =
   'DELETE /user/calls/{id}': (o) => ({ path: `/user/calls/${o.call}` }),
   'DELETE /user/dnc/{phone_number}': () => ({ path: `/user/dnc/${encodeURIComponent('+5511987650014')}` }),
   'DELETE /user/leads/{id}': (o) => ({ path: `/user/leads/${o.lead}` }),
+  'DELETE /user/assistant-tests/{test_id}': (o) => ({ path: `/user/assistant-tests/${o.spareAssistantTest}` }),
   'DELETE /user/assistant/{id}': (o) => ({ path: `/user/assistant/${o.assistant}` }),
   'DELETE /user/tools/{id}': (o) => ({ path: `/user/tools/${o.tool}` }),
   'DELETE /user/campaigns/{id}': (o) => ({ path: `/user/campaigns/${o.spareCampaigns[0]}` }),

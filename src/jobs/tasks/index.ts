@@ -11,6 +11,7 @@ import { reconcileSmsTask } from './reconcile-sms';
 import { renewPhoneNumbersTask } from './renew-phone-numbers';
 import { simulatorStepTask } from './simulator-step';
 import { sweepTask } from './sweep';
+import { testRunTask } from './test-run';
 import type { Task } from './task';
 import { twilioPlaceTask } from './twilio-place';
 import { twilioTimeLimitTask } from './twilio-time-limit';
@@ -33,6 +34,7 @@ const TASK_HANDLERS: { [T in TaskName]: Task<T> } = {
   'conversations:idle': conversationIdleTask,
   'conversations:inbound': conversationInboundTask,
   'phone-numbers:renew': renewPhoneNumbersTask,
+  'tests:run': testRunTask,
 };
 
 /** graphile-worker's task list of this process: the handlers it serves, on its runtime. */

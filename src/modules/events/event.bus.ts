@@ -32,6 +32,18 @@ export interface ConversationPiece {
 }
 type PieceListener = (piece: ConversationPiece) => void;
 
+/** A test run's result landed or its status changed (modules/assistant-tests/test.stream.ts): NOTIFYs on their own channel, like conversations'. */
+export const TEST_RUNS_CHANNEL = 'vozgate_test_runs';
+export interface TestRunPiece {
+  /** The account. */
+  a: number;
+  /** The run. */
+  r: number;
+  /** The result that landed: its id. */
+  t?: string;
+}
+type TestRunListener = (piece: TestRunPiece) => void;
+
 /** Events a slow subscriber may have waiting before its stream is ended. */
 const MAX_QUEUED = 1000;
 const RECONNECT_MS = [100, 500, 1000, 2000, 5000];
@@ -46,6 +58,7 @@ export class EventBus {
   private client: Client | null = null;
   private readonly listeners = new Map<number, Set<Listener>>();
   private readonly pieceListeners = new Map<number, Set<PieceListener>>();
+  private readonly testRunListeners = new Map<number, Set<TestRunListener>>();
   private pending: string[] = [];
   private reading: Promise<void> | null = null;
   private stopped = false;
@@ -61,6 +74,7 @@ export class EventBus {
     client.on('notification', (message) => {
       if (message.channel === EVENTS_CHANNEL && message.payload && this.listeners.size > 0) this.enqueue(message.payload.split(','));
       if (message.channel === CONVERSATIONS_CHANNEL && message.payload && this.pieceListeners.size > 0) this.piece(message.payload);
+      if (message.channel === TEST_RUNS_CHANNEL && message.payload && this.testRunListeners.size > 0) this.testRunPiece(message.payload);
     });
     client.on('error', (error) => {
       this.logger?.warn('events: the LISTEN connection broke', { message: error.message });
@@ -69,7 +83,7 @@ export class EventBus {
     client.on('end', () => this.broken(client));
     try {
       await client.connect();
-      await client.query(`listen ${EVENTS_CHANNEL}; listen ${CONVERSATIONS_CHANNEL}`);
+      await client.query(`listen ${EVENTS_CHANNEL}; listen ${CONVERSATIONS_CHANNEL}; listen ${TEST_RUNS_CHANNEL}`);
     } catch (error) {
       client.removeAllListeners();
       client.on('error', () => {});
@@ -136,6 +150,27 @@ export class EventBus {
     };
   }
 
+  /** Calls `listener` with each change of the account's test runs from now on; answers how to stop. */
+  listenTestRuns(accountId: number, listener: TestRunListener): () => void {
+    let set = this.testRunListeners.get(accountId);
+    if (!set) this.testRunListeners.set(accountId, (set = new Set()));
+    set.add(listener);
+    return () => {
+      set!.delete(listener);
+      if (set!.size === 0) this.testRunListeners.delete(accountId);
+    };
+  }
+
+  private testRunPiece(payload: string): void {
+    let piece: TestRunPiece;
+    try {
+      piece = JSON.parse(payload) as TestRunPiece;
+    } catch {
+      return;
+    }
+    for (const listener of this.testRunListeners.get(piece.a) ?? []) listener(piece);
+  }
+
   private piece(payload: string): void {
     let piece: ConversationPiece;
     try {
@@ -178,6 +213,7 @@ export class EventBus {
     for (const set of this.listeners.values()) set.clear();
     this.listeners.clear();
     this.pieceListeners.clear();
+    this.testRunListeners.clear();
     if (client) {
       client.removeAllListeners();
       client.on('error', () => {});

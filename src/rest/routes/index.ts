@@ -1,3 +1,4 @@
+import { assistantTestRoutes } from './assistant-tests';
 import { assistantRoutes } from './assistants';
 import { callRoutes } from './calls';
 import { campaignRoutes } from './campaigns';
@@ -17,4 +18,4 @@ import { whatsappRoutes } from './whatsapp';
 export type { Route, RouteRequest, RouteResponse } from './route';
 
 /** The whole REST API, below the `/api` base. */
-export const routes: Route[] = [...leadRoutes, ...campaignRoutes, ...toolRoutes, ...assistantRoutes, ...callRoutes, ...smsRoutes, ...phoneNumberRoutes, ...phoneNumberPurchaseRoutes, ...dncRoutes, ...webhookEndpointRoutes, ...exportRoutes, ...knowledgeRoutes, ...conversationRoutes, ...whatsappRoutes, ...folderRoutes];
+export const routes: Route[] = [...leadRoutes, ...campaignRoutes, ...toolRoutes, ...assistantRoutes, ...assistantTestRoutes, ...callRoutes, ...smsRoutes, ...phoneNumberRoutes, ...phoneNumberPurchaseRoutes, ...dncRoutes, ...webhookEndpointRoutes, ...exportRoutes, ...knowledgeRoutes, ...conversationRoutes, ...whatsappRoutes, ...folderRoutes];

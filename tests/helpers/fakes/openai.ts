@@ -235,6 +235,40 @@ function checkChat(body: Record<string, any>): void {
     throw new Refusal(400, `Invalid 'temperature': decimal above maximum value. Expected a value <= 2, but got ${body.temperature} instead.`, 'temperature', 'decimal_above_max_value');
   }
   checkReasoning(body);
+  checkResponseFormat(body);
+}
+
+/**
+ * `response_format` as the API takes it (openai-node src/resources/shared.ts ResponseFormatText,
+ * ResponseFormatJSONObject, ResponseFormatJSONSchema): a json_schema format has a name of at most
+ * 64 letters, digits, `_` or `-`, and a schema object; strict structured outputs want every
+ * object's properties all `required` and `additionalProperties: false`.
+ */
+function checkResponseFormat(body: Record<string, any>): void {
+  const format = body.response_format;
+  if (format === undefined) return;
+  if (!['text', 'json_object', 'json_schema'].includes(format?.type)) {
+    throw new Refusal(400, `Invalid value: '${format?.type}'. Supported values are: 'text', 'json_object', and 'json_schema'.`, 'response_format.type', 'invalid_value');
+  }
+  if (format.type !== 'json_schema') return;
+  if (!/^[a-zA-Z0-9_-]{1,64}$/.test(format.json_schema?.name ?? '')) {
+    throw new Refusal(400, "Invalid 'response_format.json_schema.name': string does not match pattern.", 'response_format.json_schema.name', 'invalid_value');
+  }
+  const schema = format.json_schema.schema;
+  if (typeof schema !== 'object' || schema === null || Array.isArray(schema)) throw new Refusal(400, "Missing required parameter: 'response_format.json_schema.schema'.", 'response_format.json_schema.schema');
+  if (format.json_schema.strict !== true) return;
+  const strictObjects = (node: any, path: string): void => {
+    if (typeof node !== 'object' || node === null) return;
+    if (node.type === 'object') {
+      const properties = Object.keys(node.properties ?? {});
+      if (node.additionalProperties !== false || properties.some((name) => !(node.required ?? []).includes(name))) {
+        throw new Refusal(400, `Invalid schema for response_format '${format.json_schema.name}': In context=${path}, 'additionalProperties' is required to be supplied and to be false, and 'required' must list every property.`, 'response_format', 'invalid_value');
+      }
+      for (const [name, child] of Object.entries(node.properties ?? {})) strictObjects(child, `${path}.${name}`);
+    }
+    if (node.items) strictObjects(node.items, `${path}[]`);
+  };
+  strictObjects(schema, '()');
 }
 
 /** OpenAI's reasoning models, by name: the gpt-5 family and the o-series. */
