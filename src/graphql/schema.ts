@@ -2,6 +2,7 @@ import 'reflect-metadata';
 import { lexicographicSortSchema, printSchema, type GraphQLObjectType, type GraphQLSchema } from 'graphql';
 import { buildSchema, type AuthChecker, type PubSub } from 'type-graphql';
 import { UnauthenticatedError } from '../errors';
+import { ApiTokenResolver } from '../modules/accounts/api-token.resolver';
 import { MeResolver } from '../modules/accounts/me.resolver';
 import { PhoneNumberResolver } from '../modules/accounts/phone-number.resolver';
 import { AssistantResolver } from '../modules/assistants/assistant.resolver';
@@ -18,11 +19,13 @@ import { ConversationResolver } from '../modules/conversations/conversation.reso
 import { WebhookEndpointResolver } from '../modules/webhooks/endpoint.resolver';
 import { WebhookResolver } from '../modules/webhooks/webhook.resolver';
 import { WhatsappResolver } from '../modules/whatsapp/whatsapp.resolver';
+import { VendorResolver } from '../modules/vendors/vendor.resolver';
 import { FolderResolver, LabelResolver } from '../modules/organize/organize.resolver';
 import type { GraphQLContext } from './context';
 import { guardArguments } from './input-guard';
 
 export const resolvers = [
+  ApiTokenResolver,
   AssistantResolver,
   CallResolver,
   CampaignResolver,
@@ -42,6 +45,7 @@ export const resolvers = [
   WhatsappResolver,
   FolderResolver,
   LabelResolver,
+  VendorResolver,
 ] as const;
 
 /** The one authorization rule so far: `@Authorized()` needs a valid bearer token. */

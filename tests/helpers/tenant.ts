@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { applyCallEvent } from '../../src/modules/calls/call.lifecycle';
 import { addVoice } from '../../src/modules/catalog/catalog.service';
+import { issueToken } from '../../src/modules/accounts/account.service';
 import type { TestAccount, TestApp } from './app';
 
 /** Everything an account can own that an id can point at, for the attack suites. */
@@ -54,6 +55,8 @@ export interface Tenant extends TestAccount {
   label: number;
   spareLabel: number;
   lastLabel: number;
+  /** An API token besides the tenant's own, that the suites may revoke. */
+  apiToken: number;
 }
 
 export type Kind =
@@ -86,7 +89,8 @@ export type Kind =
   | 'lastFolder'
   | 'label'
   | 'spareLabel'
-  | 'lastLabel';
+  | 'lastLabel'
+  | 'apiToken';
 
 export function idOf(tenant: Tenant, kind: Kind): number | string {
   if (kind === 'campaign') return tenant.campaignId;
@@ -128,6 +132,7 @@ export const MISSING: Record<Kind, number | string> = {
   spareLabel: 900_000_025,
   lastLabel: 900_000_026,
   releasablePhone: 900_000_027,
+  apiToken: 900_000_050,
 };
 
 /** An outbound assistant's input (REST body or GraphQL input) with a voice, a number and a tool of the tenant's. */
@@ -242,6 +247,7 @@ export async function createTenant(app: TestApp, firstId?: number): Promise<Tena
   ]);
   const templates = await app.request('GET', `/api/user/whatsapp/senders/${whatsappSender}/templates`, { token });
   if (templates.status !== 200 || !templates.body.data?.length) throw new Error(`tenant fixture: whatsapp templates: ${templates.status} ${templates.text}`);
+  const apiToken = (await issueToken(app.orm.em.fork(), accountId, 'Spare')).row.id;
   const delivery = randomUUID();
   await app.sql(
     `insert into webhook_deliveries (id, account_id, call_id, assistant_id, status, payload) values ($1, $2, $3, $4, 'delivered', '{}')`,
@@ -255,6 +261,7 @@ export async function createTenant(app: TestApp, firstId?: number): Promise<Tena
     phone,
     sparePhones,
     releasablePhone,
+    apiToken,
     assistant: assistant.data.id,
     inboundNumber: inboundPhone,
     call: call.call_id,
@@ -285,6 +292,8 @@ export async function createTenant(app: TestApp, firstId?: number): Promise<Tena
 
 /** Tables that change on every request whatever it does (rate limiting), left out of snapshots. */
 const VOLATILE = new Set(['rate_limit_windows', 'mikro_orm_migrations']);
+/** Columns that any request may write (a token's last use, once a minute), left out of snapshots. */
+const VOLATILE_COLUMNS: Record<string, string[]> = { api_tokens: ['last_used_at'] };
 
 /** Every row of every table of the app's schema, in a stable order: equal snapshots, nothing written. */
 export async function snapshot(app: TestApp): Promise<Record<string, unknown[]>> {
@@ -293,7 +302,10 @@ export async function snapshot(app: TestApp): Promise<Record<string, unknown[]>>
   );
   const parts = tables
     .filter((t) => !VOLATILE.has(t.name))
-    .map((t) => `'${t.name}', (select coalesce(json_agg(r order by r::text), '[]') from "${t.name}" r)`);
+    .map((t) => {
+      const row = (VOLATILE_COLUMNS[t.name] ?? []).reduce((json, column) => `${json} - '${column}'`, 'to_jsonb(r)');
+      return `'${t.name}', (select coalesce(json_agg(${row} order by r::text), '[]') from "${t.name}" r)`;
+    });
   const [row] = await app.sql(`select json_build_object(${parts.join(', ')}) as tables`);
   return row.tables;
 }

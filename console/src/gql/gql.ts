@@ -26,6 +26,7 @@ type Documents = {
     "\n  mutation ConsoleUpdateAssistant($id: Int!, $input: UpdateAssistantInput!) {\n    updateAssistant(id: $id, input: $input) {\n      ...ConsoleAssistantFields\n    }\n  }\n": typeof types.ConsoleUpdateAssistantDocument,
     "\n  mutation ConsoleDeleteAssistant($id: Int!) {\n    deleteAssistant(id: $id)\n  }\n": typeof types.ConsoleDeleteAssistantDocument,
     "\n  mutation ConsoleStartWebCall($input: WebCallInput!) {\n    startWebCall(input: $input) {\n      call_id\n      url\n      expires_at\n    }\n  }\n": typeof types.ConsoleStartWebCallDocument,
+    "\n  mutation ConsoleCallMe($input: MakeCallInput!) {\n    makeCall(input: $input) {\n      call_id\n      status\n    }\n  }\n": typeof types.ConsoleCallMeDocument,
     "\n  query ConsoleCalls(\n    $page: Int\n    $per_page: Int\n    $status: String\n    $type: String\n    $phone_number: String\n    $assistant_id: Int\n    $campaign_id: Int\n    $date_from: String\n    $date_to: String\n  ) {\n    calls(\n      page: $page\n      per_page: $per_page\n      status: $status\n      type: $type\n      phone_number: $phone_number\n      assistant_id: $assistant_id\n      campaign_id: $campaign_id\n      date_from: $date_from\n      date_to: $date_to\n    ) {\n      current_page\n      last_page\n      per_page\n      total\n      from\n      to\n      data {\n        id\n        type\n        status\n        answered_by\n        hangup_reason\n        client_phone_number\n        assistant_name\n        campaign_name\n        duration\n        total_cost\n        created_at\n      }\n    }\n  }\n": typeof types.ConsoleCallsDocument,
     "\n  subscription ConsoleCallsLive($assistant_id: Int, $campaign_id: Int) {\n    callUpdated(assistant_id: $assistant_id, campaign_id: $campaign_id) {\n      id\n      status\n      answered_by\n      hangup_reason\n      duration\n      total_cost\n    }\n  }\n": typeof types.ConsoleCallsLiveDocument,
     "\n  query ConsoleCallFilterChoices {\n    assistants {\n      id\n      assistant_name\n    }\n    campaigns {\n      id\n      name\n    }\n  }\n": typeof types.ConsoleCallFilterChoicesDocument,
@@ -62,6 +63,10 @@ type Documents = {
     "\n  query ConsoleWebhookEndpoint($id: Int!) {\n    webhookEndpoint(id: $id) {\n      id\n      url\n      events\n      disabled_at\n      created_at\n      deliveries(last: 50) {\n        id\n        event_type\n        status\n        created_at\n        next_attempt_at\n        payload\n        attempts {\n          attempt\n          status_code\n          error\n          latency_ms\n          created_at\n          response_body\n        }\n      }\n    }\n  }\n": typeof types.ConsoleWebhookEndpointDocument,
     "\n  mutation ConsoleCreateWebhookEndpoint($url: String!, $events: [String!]!) {\n    createWebhookEndpoint(url: $url, events: $events) {\n      id\n      secret\n      warning\n    }\n  }\n": typeof types.ConsoleCreateWebhookEndpointDocument,
     "\n  mutation ConsoleDeleteWebhookEndpoint($id: Int!) {\n    deleteWebhookEndpoint(id: $id)\n  }\n": typeof types.ConsoleDeleteWebhookEndpointDocument,
+    "\n  query ConsoleApiTokens {\n    apiTokens {\n      id\n      prefix\n      name\n      created_at\n      last_used_at\n    }\n  }\n": typeof types.ConsoleApiTokensDocument,
+    "\n  mutation ConsoleCreateApiToken($name: String) {\n    createApiToken(name: $name) {\n      token\n      api_token {\n        id\n        prefix\n      }\n    }\n  }\n": typeof types.ConsoleCreateApiTokenDocument,
+    "\n  mutation ConsoleRevokeApiToken($id: Int!) {\n    revokeApiToken(id: $id)\n  }\n": typeof types.ConsoleRevokeApiTokenDocument,
+    "\n  query ConsoleVoiceVendors {\n    voiceVendors {\n      code\n      name\n      parts\n      configured\n      hosted\n      variables\n    }\n  }\n": typeof types.ConsoleVoiceVendorsDocument,
 };
 const documents: Documents = {
     "\n  query ConsoleMe {\n    me {\n      id\n      name\n      email\n      balance\n      currency\n    }\n  }\n": types.ConsoleMeDocument,
@@ -75,6 +80,7 @@ const documents: Documents = {
     "\n  mutation ConsoleUpdateAssistant($id: Int!, $input: UpdateAssistantInput!) {\n    updateAssistant(id: $id, input: $input) {\n      ...ConsoleAssistantFields\n    }\n  }\n": types.ConsoleUpdateAssistantDocument,
     "\n  mutation ConsoleDeleteAssistant($id: Int!) {\n    deleteAssistant(id: $id)\n  }\n": types.ConsoleDeleteAssistantDocument,
     "\n  mutation ConsoleStartWebCall($input: WebCallInput!) {\n    startWebCall(input: $input) {\n      call_id\n      url\n      expires_at\n    }\n  }\n": types.ConsoleStartWebCallDocument,
+    "\n  mutation ConsoleCallMe($input: MakeCallInput!) {\n    makeCall(input: $input) {\n      call_id\n      status\n    }\n  }\n": types.ConsoleCallMeDocument,
     "\n  query ConsoleCalls(\n    $page: Int\n    $per_page: Int\n    $status: String\n    $type: String\n    $phone_number: String\n    $assistant_id: Int\n    $campaign_id: Int\n    $date_from: String\n    $date_to: String\n  ) {\n    calls(\n      page: $page\n      per_page: $per_page\n      status: $status\n      type: $type\n      phone_number: $phone_number\n      assistant_id: $assistant_id\n      campaign_id: $campaign_id\n      date_from: $date_from\n      date_to: $date_to\n    ) {\n      current_page\n      last_page\n      per_page\n      total\n      from\n      to\n      data {\n        id\n        type\n        status\n        answered_by\n        hangup_reason\n        client_phone_number\n        assistant_name\n        campaign_name\n        duration\n        total_cost\n        created_at\n      }\n    }\n  }\n": types.ConsoleCallsDocument,
     "\n  subscription ConsoleCallsLive($assistant_id: Int, $campaign_id: Int) {\n    callUpdated(assistant_id: $assistant_id, campaign_id: $campaign_id) {\n      id\n      status\n      answered_by\n      hangup_reason\n      duration\n      total_cost\n    }\n  }\n": types.ConsoleCallsLiveDocument,
     "\n  query ConsoleCallFilterChoices {\n    assistants {\n      id\n      assistant_name\n    }\n    campaigns {\n      id\n      name\n    }\n  }\n": types.ConsoleCallFilterChoicesDocument,
@@ -111,6 +117,10 @@ const documents: Documents = {
     "\n  query ConsoleWebhookEndpoint($id: Int!) {\n    webhookEndpoint(id: $id) {\n      id\n      url\n      events\n      disabled_at\n      created_at\n      deliveries(last: 50) {\n        id\n        event_type\n        status\n        created_at\n        next_attempt_at\n        payload\n        attempts {\n          attempt\n          status_code\n          error\n          latency_ms\n          created_at\n          response_body\n        }\n      }\n    }\n  }\n": types.ConsoleWebhookEndpointDocument,
     "\n  mutation ConsoleCreateWebhookEndpoint($url: String!, $events: [String!]!) {\n    createWebhookEndpoint(url: $url, events: $events) {\n      id\n      secret\n      warning\n    }\n  }\n": types.ConsoleCreateWebhookEndpointDocument,
     "\n  mutation ConsoleDeleteWebhookEndpoint($id: Int!) {\n    deleteWebhookEndpoint(id: $id)\n  }\n": types.ConsoleDeleteWebhookEndpointDocument,
+    "\n  query ConsoleApiTokens {\n    apiTokens {\n      id\n      prefix\n      name\n      created_at\n      last_used_at\n    }\n  }\n": types.ConsoleApiTokensDocument,
+    "\n  mutation ConsoleCreateApiToken($name: String) {\n    createApiToken(name: $name) {\n      token\n      api_token {\n        id\n        prefix\n      }\n    }\n  }\n": types.ConsoleCreateApiTokenDocument,
+    "\n  mutation ConsoleRevokeApiToken($id: Int!) {\n    revokeApiToken(id: $id)\n  }\n": types.ConsoleRevokeApiTokenDocument,
+    "\n  query ConsoleVoiceVendors {\n    voiceVendors {\n      code\n      name\n      parts\n      configured\n      hosted\n      variables\n    }\n  }\n": types.ConsoleVoiceVendorsDocument,
 };
 
 /**
@@ -157,6 +167,10 @@ export function graphql(source: "\n  mutation ConsoleDeleteAssistant($id: Int!) 
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
 export function graphql(source: "\n  mutation ConsoleStartWebCall($input: WebCallInput!) {\n    startWebCall(input: $input) {\n      call_id\n      url\n      expires_at\n    }\n  }\n"): typeof import('./graphql').ConsoleStartWebCallDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation ConsoleCallMe($input: MakeCallInput!) {\n    makeCall(input: $input) {\n      call_id\n      status\n    }\n  }\n"): typeof import('./graphql').ConsoleCallMeDocument;
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
@@ -301,6 +315,22 @@ export function graphql(source: "\n  mutation ConsoleCreateWebhookEndpoint($url:
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
 export function graphql(source: "\n  mutation ConsoleDeleteWebhookEndpoint($id: Int!) {\n    deleteWebhookEndpoint(id: $id)\n  }\n"): typeof import('./graphql').ConsoleDeleteWebhookEndpointDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query ConsoleApiTokens {\n    apiTokens {\n      id\n      prefix\n      name\n      created_at\n      last_used_at\n    }\n  }\n"): typeof import('./graphql').ConsoleApiTokensDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation ConsoleCreateApiToken($name: String) {\n    createApiToken(name: $name) {\n      token\n      api_token {\n        id\n        prefix\n      }\n    }\n  }\n"): typeof import('./graphql').ConsoleCreateApiTokenDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation ConsoleRevokeApiToken($id: Int!) {\n    revokeApiToken(id: $id)\n  }\n"): typeof import('./graphql').ConsoleRevokeApiTokenDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query ConsoleVoiceVendors {\n    voiceVendors {\n      code\n      name\n      parts\n      configured\n      hosted\n      variables\n    }\n  }\n"): typeof import('./graphql').ConsoleVoiceVendorsDocument;
 
 
 export function graphql(source: string) {
