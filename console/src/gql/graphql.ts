@@ -465,7 +465,7 @@ export type ConsoleCallsQueryVariables = Exact<{
 }>;
 
 
-export type ConsoleCallsQuery = { calls: { current_page: number, last_page: number, per_page: number, total: number, from: number | null, to: number | null, data: Array<{ id: number, type: string, status: string, answered_by: string | null, hangup_reason: string | null, client_phone_number: string, assistant_name: string, campaign_name: string | null, duration: number, total_cost: number, created_at: string }> } };
+export type ConsoleCallsQuery = { calls: { current_page: number, last_page: number, per_page: number, total: number, from: number | null, to: number | null, data: Array<{ id: number, type: string, status: string, answered_by: string | null, hangup_reason: string | null, client_phone_number: string, assistant_name: string, campaign_name: string | null, duration: number, total_cost: number, created_at: string, evaluation: Record<string, unknown> | null }> } };
 
 export type ConsoleCallsLiveSubscriptionVariables = Exact<{
   assistant_id?: number | null | undefined;
@@ -1224,6 +1224,7 @@ export const ConsoleCallsDocument = new TypedDocumentString(`
       duration
       total_cost
       created_at
+      evaluation
     }
   }
 }
