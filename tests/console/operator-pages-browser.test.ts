@@ -73,7 +73,7 @@ runInBrowser(
     expect(token).toMatch(/^vzg_/);
     await page.getByRole('button', { name: 'Copy the new token' }).click();
     await page.waitForSelector('.copy-status:has-text("Copied.")');
-    expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(token);
+    expect(await page.evaluate(() => (globalThis as any).navigator.clipboard.readText())).toBe(token);
     const row = page.locator('tr[data-token]', { hasText: 'CI script' });
     await row.waitFor();
     expect(await row.locator('.mono').innerText()).toBe(`${token.slice(0, 12)}…`);
@@ -183,7 +183,7 @@ runInBrowser(
     const first = await page.locator('h1 .status').innerText();
     expect(['initiated', 'ringing', 'in-progress']).toContain(first);
     // Live: the page moves to the end as the call does, with no reload.
-    await page.waitForFunction(() => !['initiated', 'ringing', 'in-progress'].includes(document.querySelector('h1 .status')!.textContent!), undefined, { timeout: 60_000 });
+    await page.waitForFunction(() => !['initiated', 'ringing', 'in-progress'].includes((globalThis as any).document.querySelector('h1 .status').textContent), undefined, { timeout: 60_000 });
     const final = await page.locator('h1 .status').innerText();
     const [ended] = await app.sql('select status from calls where id = $1', [callId]);
     expect(final).toBe(ended.status);
