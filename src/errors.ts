@@ -89,6 +89,7 @@ export const Messages = {
     `Esta base de conhecimento atingiu o limite de ${limit} documentos do seu plano. Exclua um ou faça upgrade do seu plano para adicionar mais.`,
   folderNotFound: 'Pasta não encontrada',
   labelNotFound: 'Etiqueta não encontrada',
+  tokenNotFound: 'Token não encontrado',
   conversationNotFound: 'Conversa não encontrada',
   conversationClosed: 'A conversa foi encerrada e não recebe mais mensagens.',
   conversationModelFailed: 'O modelo do assistente não respondeu. A mensagem foi guardada sem resposta; envie-a de novo para tentar outra vez.',

@@ -20,6 +20,8 @@ import { PhoneNumbersPage } from './pages/settings/phone-numbers.page';
 import { DncPage } from './pages/settings/dnc.page';
 import { WebhooksPage } from './pages/settings/webhooks.page';
 import { WebhookPage } from './pages/settings/webhook.page';
+import { TokensPage } from './pages/settings/tokens.page';
+import { VendorsPage } from './pages/settings/vendors.page';
 
 const NAV = [
   { href: '/', label: 'Overview' },
@@ -30,6 +32,8 @@ const NAV = [
   { href: '/phone-numbers', label: 'Phone numbers' },
   { href: '/do-not-call', label: 'Do-not-call list' },
   { href: '/webhooks', label: 'Webhooks' },
+  { href: '/tokens', label: 'API tokens' },
+  { href: '/vendors', label: 'Voice vendors' },
 ];
 
 /** The console at /console: the sign-in page until a token is given, then the app. */
@@ -117,6 +121,8 @@ function Shell() {
           <Route path="/do-not-call" component={DncPage} />
           <Route path="/webhooks" component={WebhooksPage} />
           <Route path="/webhooks/:id" component={WebhookPage} />
+          <Route path="/tokens" component={TokensPage} />
+          <Route path="/vendors" component={VendorsPage} />
           <Route>
             <h1>Not found</h1>
             <p>

@@ -3,6 +3,7 @@ import { lexicographicSortSchema, printSchema, type GraphQLObjectType, type Grap
 import { buildSchema, type AuthChecker, type PubSub } from 'type-graphql';
 import { UnauthenticatedError } from '../errors';
 import { AnalyticsResolver } from '../modules/analytics/analytics.resolver';
+import { ApiTokenResolver } from '../modules/accounts/api-token.resolver';
 import { MeResolver } from '../modules/accounts/me.resolver';
 import { PhoneNumberResolver } from '../modules/accounts/phone-number.resolver';
 import { AssistantTestResolver } from '../modules/assistant-tests/test.resolver';
@@ -20,12 +21,14 @@ import { ConversationResolver } from '../modules/conversations/conversation.reso
 import { WebhookEndpointResolver } from '../modules/webhooks/endpoint.resolver';
 import { WebhookResolver } from '../modules/webhooks/webhook.resolver';
 import { WhatsappResolver } from '../modules/whatsapp/whatsapp.resolver';
+import { VendorResolver } from '../modules/vendors/vendor.resolver';
 import { FolderResolver, LabelResolver } from '../modules/organize/organize.resolver';
 import type { GraphQLContext } from './context';
 import { guardArguments } from './input-guard';
 
 export const resolvers = [
   AnalyticsResolver,
+  ApiTokenResolver,
   AssistantResolver,
   AssistantTestResolver,
   CallResolver,
@@ -46,6 +49,7 @@ export const resolvers = [
   WhatsappResolver,
   FolderResolver,
   LabelResolver,
+  VendorResolver,
 ] as const;
 
 /** The one authorization rule so far: `@Authorized()` needs a valid bearer token. */

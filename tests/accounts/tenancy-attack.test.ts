@@ -446,6 +446,7 @@ const OPERATIONS: Record<string, Operation> = {
   },
   deleteKnowledgeBase: { document: 'mutation($id: Int!) { deleteKnowledgeBase(id: $id) }', variables: (o) => ({ id: o.spareKnowledgeBase }), slots: [{ at: 'id', kind: 'spareKnowledgeBase' }] },
   releasePhoneNumber: { document: 'mutation($id: Int!) { releasePhoneNumber(id: $id) }', variables: (o) => ({ id: o.releasablePhone }), slots: [{ at: 'id', kind: 'releasablePhone' }] },
+  revokeApiToken: { document: 'mutation($id: Int!) { revokeApiToken(id: $id) }', variables: (o) => ({ id: o.apiToken }), slots: [{ at: 'id', kind: 'apiToken' }] },
 };
 
 /** Arguments that carry an id without saying so in their name. */

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { applyCallEvent } from '../../src/modules/calls/call.lifecycle';
 import { addVoice } from '../../src/modules/catalog/catalog.service';
+import { issueToken } from '../../src/modules/accounts/account.service';
 import type { TestAccount, TestApp } from './app';
 
 /** Everything an account can own that an id can point at, for the attack suites. */
@@ -58,6 +59,8 @@ export interface Tenant extends TestAccount {
   assistantTest: number;
   spareAssistantTest: number;
   testRun: number;
+  /** An API token besides the tenant's own, that the suites may revoke. */
+  apiToken: number;
 }
 
 export type Kind =
@@ -93,7 +96,8 @@ export type Kind =
   | 'lastLabel'
   | 'assistantTest'
   | 'spareAssistantTest'
-  | 'testRun';
+  | 'testRun'
+  | 'apiToken';
 
 export function idOf(tenant: Tenant, kind: Kind): number | string {
   if (kind === 'campaign') return tenant.campaignId;
@@ -138,6 +142,7 @@ export const MISSING: Record<Kind, number | string> = {
   assistantTest: 900_000_028,
   spareAssistantTest: 900_000_029,
   testRun: 900_000_030,
+  apiToken: 900_000_050,
 };
 
 /** An outbound assistant's input (REST body or GraphQL input) with a voice, a number and a tool of the tenant's. */
@@ -256,6 +261,7 @@ export async function createTenant(app: TestApp, firstId?: number): Promise<Tena
   const assistantTest = await created(post(`/api/user/assistants/${assistant.data.id}/tests`, testBody), 'assistant test');
   const spareAssistantTest = await created(post(`/api/user/assistants/${assistant.data.id}/tests`, testBody), 'assistant test');
   const testRun = await created(post(`/api/user/assistants/${assistant.data.id}/test-runs`, { test_ids: [assistantTest.data.id] }), 'test run');
+  const apiToken = (await issueToken(app.orm.em.fork(), accountId, 'Spare')).row.id;
   const delivery = randomUUID();
   await app.sql(
     `insert into webhook_deliveries (id, account_id, call_id, assistant_id, status, payload) values ($1, $2, $3, $4, 'delivered', '{}')`,
@@ -269,6 +275,7 @@ export async function createTenant(app: TestApp, firstId?: number): Promise<Tena
     phone,
     sparePhones,
     releasablePhone,
+    apiToken,
     assistant: assistant.data.id,
     inboundNumber: inboundPhone,
     call: call.call_id,
@@ -302,6 +309,8 @@ export async function createTenant(app: TestApp, firstId?: number): Promise<Tena
 
 /** Tables that change on every request whatever it does (rate limiting), left out of snapshots. */
 const VOLATILE = new Set(['rate_limit_windows', 'mikro_orm_migrations']);
+/** Columns that any request may write (a token's last use, once a minute), left out of snapshots. */
+const VOLATILE_COLUMNS: Record<string, string[]> = { api_tokens: ['last_used_at'] };
 
 /** Every row of every table of the app's schema, in a stable order: equal snapshots, nothing written. */
 export async function snapshot(app: TestApp): Promise<Record<string, unknown[]>> {
@@ -310,7 +319,10 @@ export async function snapshot(app: TestApp): Promise<Record<string, unknown[]>>
   );
   const parts = tables
     .filter((t) => !VOLATILE.has(t.name))
-    .map((t) => `'${t.name}', (select coalesce(json_agg(r order by r::text), '[]') from "${t.name}" r)`);
+    .map((t) => {
+      const row = (VOLATILE_COLUMNS[t.name] ?? []).reduce((json, column) => `${json} - '${column}'`, 'to_jsonb(r)');
+      return `'${t.name}', (select coalesce(json_agg(${row} order by r::text), '[]') from "${t.name}" r)`;
+    });
   const [row] = await app.sql(`select json_build_object(${parts.join(', ')}) as tables`);
   return row.tables;
 }

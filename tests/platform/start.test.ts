@@ -128,8 +128,8 @@ it('starts on an empty embedded database, serves, stops cleanly and keeps its da
   const spare = await runCli('token:create', '--account', '2');
   const listed = await runCli('token:list', '--account', '2');
   expect(listed.tokens).toEqual([
-    { id: expect.any(Number), prefix: account.token.slice(0, 12), created_at: expect.any(String) },
-    { id: expect.any(Number), prefix: spare.token.slice(0, 12), created_at: expect.any(String) },
+    { id: expect.any(Number), prefix: account.token.slice(0, 12), name: null, created_at: expect.any(String), last_used_at: expect.any(String) },
+    { id: expect.any(Number), prefix: spare.token.slice(0, 12), name: null, created_at: expect.any(String), last_used_at: null },
   ]);
   expect(JSON.stringify(listed)).not.toContain(spare.token);
   const meWith = (bearer: string) => fetch(`${first.base}/api/user/me`, { headers: { authorization: `Bearer ${bearer}` } }).then((r) => r.status);

@@ -180,6 +180,15 @@ export type ImportLeadsInput = {
   mapping?: Record<string, unknown> | null | undefined;
 };
 
+export type MakeCallInput = {
+  /** An outbound assistant of the account with a phone number. */
+  assistant_id: number;
+  /** The customer’s number, E.164. */
+  phone_number: string;
+  /** customer_name, email, or anything the assistant should know. */
+  variables?: Record<string, unknown> | null | undefined;
+};
+
 export type PostCallSchemaItemInput = {
   description: string;
   /** Letters, digits and underscores. */
@@ -436,6 +445,13 @@ export type ConsoleStartWebCallMutationVariables = Exact<{
 
 export type ConsoleStartWebCallMutation = { startWebCall: { call_id: number, url: string, expires_at: string } };
 
+export type ConsoleCallMeMutationVariables = Exact<{
+  input: MakeCallInput;
+}>;
+
+
+export type ConsoleCallMeMutation = { makeCall: { call_id: number, status: string } };
+
 export type ConsoleCallsQueryVariables = Exact<{
   page?: number | null | undefined;
   per_page?: number | null | undefined;
@@ -449,7 +465,7 @@ export type ConsoleCallsQueryVariables = Exact<{
 }>;
 
 
-export type ConsoleCallsQuery = { calls: { current_page: number, last_page: number, per_page: number, total: number, from: number | null, to: number | null, data: Array<{ id: number, type: string, status: string, answered_by: string | null, hangup_reason: string | null, client_phone_number: string, assistant_name: string, campaign_name: string | null, duration: number, total_cost: number, created_at: string }> } };
+export type ConsoleCallsQuery = { calls: { current_page: number, last_page: number, per_page: number, total: number, from: number | null, to: number | null, data: Array<{ id: number, type: string, status: string, answered_by: string | null, hangup_reason: string | null, client_phone_number: string, assistant_name: string, campaign_name: string | null, duration: number, total_cost: number, created_at: string, evaluation: Record<string, unknown> | null }> } };
 
 export type ConsoleCallsLiveSubscriptionVariables = Exact<{
   assistant_id?: number | null | undefined;
@@ -681,6 +697,30 @@ export type ConsoleDeleteWebhookEndpointMutationVariables = Exact<{
 
 
 export type ConsoleDeleteWebhookEndpointMutation = { deleteWebhookEndpoint: boolean };
+
+export type ConsoleApiTokensQueryVariables = Exact<{ [key: string]: never; }>;
+
+
+export type ConsoleApiTokensQuery = { apiTokens: Array<{ id: number, prefix: string, name: string | null, created_at: string, last_used_at: string | null }> };
+
+export type ConsoleCreateApiTokenMutationVariables = Exact<{
+  name?: string | null | undefined;
+}>;
+
+
+export type ConsoleCreateApiTokenMutation = { createApiToken: { token: string, api_token: { id: number, prefix: string } } };
+
+export type ConsoleRevokeApiTokenMutationVariables = Exact<{
+  id: number;
+}>;
+
+
+export type ConsoleRevokeApiTokenMutation = { revokeApiToken: number };
+
+export type ConsoleVoiceVendorsQueryVariables = Exact<{ [key: string]: never; }>;
+
+
+export type ConsoleVoiceVendorsQuery = { voiceVendors: Array<{ code: string, name: string, parts: Array<string>, configured: boolean, hosted: boolean, variables: Array<string> }> };
 
 export class TypedDocumentString<TResult, TVariables>
   extends String
@@ -1145,6 +1185,14 @@ export const ConsoleStartWebCallDocument = new TypedDocumentString(`
   }
 }
     `) as unknown as TypedDocumentString<ConsoleStartWebCallMutation, ConsoleStartWebCallMutationVariables>;
+export const ConsoleCallMeDocument = new TypedDocumentString(`
+    mutation ConsoleCallMe($input: MakeCallInput!) {
+  makeCall(input: $input) {
+    call_id
+    status
+  }
+}
+    `) as unknown as TypedDocumentString<ConsoleCallMeMutation, ConsoleCallMeMutationVariables>;
 export const ConsoleCallsDocument = new TypedDocumentString(`
     query ConsoleCalls($page: Int, $per_page: Int, $status: String, $type: String, $phone_number: String, $assistant_id: Int, $campaign_id: Int, $date_from: String, $date_to: String) {
   calls(
@@ -1176,6 +1224,7 @@ export const ConsoleCallsDocument = new TypedDocumentString(`
       duration
       total_cost
       created_at
+      evaluation
     }
   }
 }
@@ -1823,3 +1872,42 @@ export const ConsoleDeleteWebhookEndpointDocument = new TypedDocumentString(`
   deleteWebhookEndpoint(id: $id)
 }
     `) as unknown as TypedDocumentString<ConsoleDeleteWebhookEndpointMutation, ConsoleDeleteWebhookEndpointMutationVariables>;
+export const ConsoleApiTokensDocument = new TypedDocumentString(`
+    query ConsoleApiTokens {
+  apiTokens {
+    id
+    prefix
+    name
+    created_at
+    last_used_at
+  }
+}
+    `) as unknown as TypedDocumentString<ConsoleApiTokensQuery, ConsoleApiTokensQueryVariables>;
+export const ConsoleCreateApiTokenDocument = new TypedDocumentString(`
+    mutation ConsoleCreateApiToken($name: String) {
+  createApiToken(name: $name) {
+    token
+    api_token {
+      id
+      prefix
+    }
+  }
+}
+    `) as unknown as TypedDocumentString<ConsoleCreateApiTokenMutation, ConsoleCreateApiTokenMutationVariables>;
+export const ConsoleRevokeApiTokenDocument = new TypedDocumentString(`
+    mutation ConsoleRevokeApiToken($id: Int!) {
+  revokeApiToken(id: $id)
+}
+    `) as unknown as TypedDocumentString<ConsoleRevokeApiTokenMutation, ConsoleRevokeApiTokenMutationVariables>;
+export const ConsoleVoiceVendorsDocument = new TypedDocumentString(`
+    query ConsoleVoiceVendors {
+  voiceVendors {
+    code
+    name
+    parts
+    configured
+    hosted
+    variables
+  }
+}
+    `) as unknown as TypedDocumentString<ConsoleVoiceVendorsQuery, ConsoleVoiceVendorsQueryVariables>;

@@ -52,6 +52,7 @@ import { Migration20261209010000_conversation_limits } from './Migration20261209
 import { Migration20261210000000_whatsapp } from './Migration20261210000000_whatsapp';
 import { Migration20261212000000_folders_labels } from './Migration20261212000000_folders_labels';
 import { Migration20261213000000_number_purchase } from './Migration20261213000000_number_purchase';
+import { Migration20261214000000_api_token_use } from './Migration20261214000000_api_token_use';
 import { Migration20261214000000_assistant_tests } from './Migration20261214000000_assistant_tests';
 import { Migration20261215000000_call_rollups } from './Migration20261215000000_call_rollups';
 import { Migration20261217000000_conversation_watchers } from './Migration20261217000000_conversation_watchers';
@@ -111,6 +112,7 @@ export const migrations: MigrationObject[] = [
   { name: 'Migration20261210000000_whatsapp', class: Migration20261210000000_whatsapp },
   { name: 'Migration20261212000000_folders_labels', class: Migration20261212000000_folders_labels },
   { name: 'Migration20261213000000_number_purchase', class: Migration20261213000000_number_purchase },
+  { name: 'Migration20261214000000_api_token_use', class: Migration20261214000000_api_token_use },
   { name: 'Migration20261214000000_assistant_tests', class: Migration20261214000000_assistant_tests },
   { name: 'Migration20261215000000_call_rollups', class: Migration20261215000000_call_rollups },
   { name: 'Migration20261217000000_conversation_watchers', class: Migration20261217000000_conversation_watchers },

@@ -21,22 +21,45 @@ function hashToken(token: string): Buffer {
 }
 
 /** Issues a new token for the account; the plain token exists only in the return value. */
-export async function createToken(em: EntityManager, accountId: number): Promise<string> {
+export async function createToken(em: EntityManager, accountId: number, name: string | null = null): Promise<string> {
+  return (await issueToken(em, accountId, name)).token;
+}
+
+/** A new token and its row (the console shows the row's id, prefix and name with the token, once). */
+export async function issueToken(em: EntityManager, accountId: number, name: string | null): Promise<{ token: string; row: ApiToken }> {
   const token = TOKEN_PREFIX + randomBytes(32).toString('base64url');
   const row = em.create(ApiToken, {
     account: em.getReference(Account, accountId),
     token_hash: hashToken(token).toString('hex'),
     prefix: token.slice(0, 12),
+    name,
   });
   await em.persist(row).flush();
-  return token;
+  return { token, row };
 }
 
-/** The account's tokens as an operator may see them: id, prefix and age, never the token. */
-export async function listTokens(em: EntityManager, accountId: number): Promise<{ id: number; prefix: string; created_at: string }[]> {
+/** A token as its account may see it: never the token, nor its hash. */
+export interface TokenView {
+  id: number;
+  prefix: string;
+  name: string | null;
+  created_at: string;
+  last_used_at: string | null;
+}
+
+export const tokenView = (token: ApiToken): TokenView => ({
+  id: token.id,
+  prefix: token.prefix,
+  name: token.name,
+  created_at: token.created_at,
+  last_used_at: token.last_used_at,
+});
+
+/** The account's tokens as an operator may see them: id, prefix, name, age and last use, never the token. */
+export async function listTokens(em: EntityManager, accountId: number): Promise<TokenView[]> {
   await requireAccount(em, accountId);
   const tokens = await em.find(ApiToken, { account: accountId }, { orderBy: { id: 'asc' } });
-  return tokens.map((token) => ({ id: token.id, prefix: token.prefix, created_at: token.created_at }));
+  return tokens.map(tokenView);
 }
 
 /**
@@ -99,9 +122,31 @@ export async function authenticate(em: EntityManager, authorization: string | un
   const row = rows[0];
   // The index lookup already matched; the constant-time comparison keeps the check itself free of timing.
   if (!row || !timingSafeEqual(Buffer.from(row.token_hash, 'hex'), digest)) return null;
+  await noteUse(em, hash);
   const limited = perMinute > 0 && row.requests !== null && row.requests > perMinute;
   const retryAfterSeconds = limited ? Math.max(1, Math.ceil((new Date(row.window_end!).getTime() - Date.now()) / 1000)) : null;
   return { accountId: row.account_id, retryAfterSeconds };
+}
+
+/** When this process last wrote each token's last use (ms); cleared when it grows past the cap. */
+const lastUseWritten = new Map<string, number>();
+const USE_PRECISION_MS = 60_000;
+const USE_MEMORY_CAP = 10_000;
+
+/**
+ * Records that a token was used, at most once a minute per token and process: most requests
+ * cost nothing more, and the statement's own condition keeps several processes at about one
+ * write a minute too.
+ */
+async function noteUse(em: EntityManager, hash: string): Promise<void> {
+  const now = Date.now();
+  if (now - (lastUseWritten.get(hash) ?? 0) < USE_PRECISION_MS) return;
+  if (lastUseWritten.size >= USE_MEMORY_CAP) lastUseWritten.clear();
+  lastUseWritten.set(hash, now);
+  await em.execute(
+    `update api_tokens set last_used_at = now() where token_hash = ? and (last_used_at is null or last_used_at < now() - interval '1 minute')`,
+    [hash],
+  );
 }
 
 /** Forgets rate-limit windows that have ended (the sweeper calls it). */

@@ -7,6 +7,7 @@ import { ErrorNotice, Loading } from '../../ui/notice';
 import { assistantSections, NEW_ASSISTANT } from './assistant.fields';
 import { AssistantChoicesDocument, AssistantDocument, CreateAssistantDocument, UpdateAssistantDocument } from './assistants.operations';
 import { Talk } from './talk';
+import { CallMe } from './call-me';
 
 /** Create (/assistants/new) or edit (/assistants/:id) an assistant: every field, the API's messages beside each. */
 export function AssistantEditPage() {
@@ -89,7 +90,7 @@ export function AssistantEditPage() {
       </header>
       {existing.data && !existing.data.assistant.voice_ready && (
         <p className="notice notice-error" data-voice-missing={existing.data.assistant.voice_missing.join(' ')}>
-          {voiceMissingMessage(existing.data.assistant.voice_missing)}
+          {voiceMissingMessage(existing.data.assistant.voice_missing)} <Link href="/vendors">This server’s voice vendors</Link>
         </p>
       )}
       <div className="columns">
@@ -129,6 +130,7 @@ export function AssistantEditPage() {
         {id !== null && (
           <aside className="side">
             <Talk assistantId={id} voice={existing.data?.assistant} />
+            <CallMe assistantId={id} outbound={existing.data?.assistant.calls_direction !== 'receive'} />
           </aside>
         )}
       </div>

@@ -165,3 +165,12 @@ export const StartWebCallDocument = graphql(`
     }
   }
 `);
+
+export const CallMeDocument = graphql(`
+  mutation ConsoleCallMe($input: MakeCallInput!) {
+    makeCall(input: $input) {
+      call_id
+      status
+    }
+  }
+`);

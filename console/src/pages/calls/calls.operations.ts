@@ -41,6 +41,7 @@ export const CallsDocument = graphql(`
         duration
         total_cost
         created_at
+        evaluation
       }
     }
   }

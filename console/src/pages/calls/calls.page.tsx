@@ -9,6 +9,7 @@ import { ErrorNotice, Loading } from '../../ui/notice';
 import { Pager } from '../../ui/pager';
 import { Status } from '../../ui/status';
 import { CallFilterChoicesDocument, CallsDocument, CallsLiveDocument } from './calls.operations';
+import { CallColumnsPicker, evaluationOf, STATUS_MEANINGS, useCallColumns } from './calls.columns';
 
 export const CALL_STATUSES = ['initiated', 'ringing', 'busy', 'in-progress', 'ended', 'completed', 'ended_by_customer', 'ended_by_assistant', 'no-answer', 'failed'];
 const TYPES = ['inbound', 'outbound', 'web'];
@@ -53,6 +54,8 @@ export function CallsPage() {
   const [page, setPage] = useState(1);
   const [fresh, setFresh] = useState(0);
   const choices = useQuery(CallFilterChoicesDocument);
+  const [columns, setColumns] = useCallColumns();
+  const shows = (column: string) => columns.includes(column);
   const calls = useQuery(CallsDocument, variablesOf(filters, page));
   // Calls newer than the list, seen on the socket: counted once each, shown on request.
   const freshIds = useRef(new Set<number>());
@@ -162,6 +165,7 @@ export function CallsPage() {
           </button>
         </p>
       )}
+      <CallColumnsPicker columns={columns} onChange={setColumns} />
       <ErrorNotice error={calls.error} />
       {!calls.data ? (
         <Loading what="calls" />
@@ -176,17 +180,33 @@ export function CallsPage() {
                 <th scope="col">When</th>
                 <th scope="col">Customer</th>
                 <th scope="col">Assistant</th>
-                <th scope="col">Campaign</th>
-                <th scope="col">Type</th>
-                <th scope="col">Status</th>
-                <th scope="col">Answered by</th>
-                <th scope="col">Ended by</th>
-                <th scope="col" className="num">
-                  Duration
+                {shows('campaign') && <th scope="col">Campaign</th>}
+                {shows('type') && <th scope="col">Type</th>}
+                <th scope="col">
+                  <span className="with-tip">
+                    Status{' '}
+                    <button type="button" className="tip" aria-describedby="status-tip" aria-label="What the statuses mean">
+                      ?
+                    </button>
+                    <span role="tooltip" id="status-tip" className="tip-text">
+                      {STATUS_MEANINGS}
+                    </span>
+                  </span>
                 </th>
-                <th scope="col" className="num">
-                  Cost
-                </th>
+                {shows('answered_by') && <th scope="col">Answered by</th>}
+                {shows('hangup_reason') && <th scope="col">Ended by</th>}
+                {shows('sentiment') && <th scope="col">Sentiment</th>}
+                {shows('summary') && <th scope="col">Summary</th>}
+                {shows('duration') && (
+                  <th scope="col" className="num">
+                    Duration
+                  </th>
+                )}
+                {shows('cost') && (
+                  <th scope="col" className="num">
+                    Cost
+                  </th>
+                )}
               </tr>
             </thead>
             <tbody>
@@ -198,17 +218,21 @@ export function CallsPage() {
                   <td>{formatTime(call.created_at)}</td>
                   <td className="mono">{call.client_phone_number}</td>
                   <td>{call.assistant_name}</td>
-                  <td>{call.campaign_name ?? '—'}</td>
-                  <td>{call.type}</td>
+                  {shows('campaign') && <td>{call.campaign_name ?? '—'}</td>}
+                  {shows('type') && <td>{call.type}</td>}
                   <td>
                     <Status value={call.status} />
                   </td>
-                  <td data-answered-by>{call.answered_by ?? '—'}</td>
-                  <td data-hangup-reason title={call.hangup_reason ? HANGUP_REASONS[call.hangup_reason] : undefined}>
-                    {call.hangup_reason ?? '—'}
-                  </td>
-                  <td className="num">{formatDuration(call.duration)}</td>
-                  <td className="num">{formatMoney(call.total_cost)}</td>
+                  {shows('answered_by') && <td data-answered-by>{call.answered_by ?? '—'}</td>}
+                  {shows('hangup_reason') && (
+                    <td data-hangup-reason title={call.hangup_reason ? HANGUP_REASONS[call.hangup_reason] : undefined}>
+                      {call.hangup_reason ?? '—'}
+                    </td>
+                  )}
+                  {shows('sentiment') && <td data-sentiment>{evaluationOf(call.evaluation).sentiment}</td>}
+                  {shows('summary') && <td data-summary>{evaluationOf(call.evaluation).summary}</td>}
+                  {shows('duration') && <td className="num">{formatDuration(call.duration)}</td>}
+                  {shows('cost') && <td className="num">{formatMoney(call.total_cost)}</td>}
                 </tr>
               ))}
             </tbody>
