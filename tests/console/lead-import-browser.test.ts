@@ -225,8 +225,10 @@ runInBrowser(
     // Calls: "Export CSV" with the list's filters.
     await nav(page, 'Calls').click();
     await page.waitForSelector('tr[data-call]');
-    await page.getByLabel('Campaign').selectOption(String(small));
-    await page.getByLabel('Status').selectOption('busy');
+    // The filter's fields (the column chooser and the statuses' tip name theirs alike).
+    const filter = page.getByRole('search', { name: 'Filter calls' });
+    await filter.getByLabel('Campaign').selectOption(String(small));
+    await filter.getByLabel('Status').selectOption('busy');
     await page.getByRole('button', { name: 'Filter', exact: true }).click();
     const calls = await downloaded(page, () => page.getByRole('button', { name: 'Export CSV' }).click());
     const callsExpected = await app.request('GET', `/api/user/calls.csv?status=busy&campaign_id=${small}`, { token: s.account.token, headers: { accept: 'text/csv' } });
