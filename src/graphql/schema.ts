@@ -4,6 +4,7 @@ import { buildSchema, type AuthChecker, type PubSub } from 'type-graphql';
 import { UnauthenticatedError } from '../errors';
 import { MeResolver } from '../modules/accounts/me.resolver';
 import { PhoneNumberResolver } from '../modules/accounts/phone-number.resolver';
+import { SipTrunkResolver } from '../modules/accounts/sip-trunk.resolver';
 import { AssistantResolver } from '../modules/assistants/assistant.resolver';
 import { CallResolver } from '../modules/calls/call.resolver';
 import { CampaignResolver } from '../modules/campaigns/campaign.resolver';
@@ -33,6 +34,7 @@ export const resolvers = [
   LeadFieldsResolver,
   MeResolver,
   PhoneNumberResolver,
+  SipTrunkResolver,
   SmsResolver,
   ToolResolver,
   KnowledgeResolver,

@@ -54,6 +54,8 @@ export interface Tenant extends TestAccount {
   label: number;
   spareLabel: number;
   lastLabel: number;
+  /** A SIP trunk (its id is its number's). */
+  sipTrunk: number;
 }
 
 export type Kind =
@@ -86,7 +88,8 @@ export type Kind =
   | 'lastFolder'
   | 'label'
   | 'spareLabel'
-  | 'lastLabel';
+  | 'lastLabel'
+  | 'sipTrunk';
 
 export function idOf(tenant: Tenant, kind: Kind): number | string {
   if (kind === 'campaign') return tenant.campaignId;
@@ -128,6 +131,7 @@ export const MISSING: Record<Kind, number | string> = {
   spareLabel: 900_000_025,
   lastLabel: 900_000_026,
   releasablePhone: 900_000_027,
+  sipTrunk: 900_000_040,
 };
 
 /** An outbound assistant's input (REST body or GraphQL input) with a voice, a number and a tool of the tenant's. */
@@ -188,6 +192,7 @@ export async function createTenant(app: TestApp, firstId?: number): Promise<Tena
   const phone = await app.phoneNumber(accountId, freshNumber('72'), { sms: true });
   const sparePhones = [await app.phoneNumber(accountId, freshNumber('73')), await app.phoneNumber(accountId, freshNumber('73'))];
   const releasablePhone = await app.phoneNumber(accountId, freshNumber('81'));
+  const sipTrunk = await created(post('/api/user/phone-numbers/sip-trunks', sipTrunkInput(freshNumber('83'))), 'sip trunk');
   const inboundPhone = freshNumber('74');
   const inboundPhoneId = await app.phoneNumber(accountId, inboundPhone);
   const assistantBody = {
@@ -280,8 +285,21 @@ export async function createTenant(app: TestApp, firstId?: number): Promise<Tena
     label: label.data.id,
     spareLabel: spareLabel.data.id,
     lastLabel: lastLabel.data.id,
+    sipTrunk: sipTrunk.data.id,
   };
 }
+
+/** A SIP trunk's create body, as the original platform's MCP server sends it. */
+export const sipTrunkInput = (phoneNumber: string) => ({
+  sip_trunk_type: 'number',
+  phone_number: phoneNumber,
+  sip_username: 'pbx-loja',
+  sip_password: 'senha-do-tronco',
+  sip_address: 'sip.operadora.example',
+  sip_calling_format: '+e164',
+  inbound_authorization_type: 'auth',
+  country_code: 'BR',
+});
 
 /** Tables that change on every request whatever it does (rate limiting), left out of snapshots. */
 const VOLATILE = new Set(['rate_limit_windows', 'mikro_orm_migrations']);
@@ -318,6 +336,10 @@ export const VALID_REST_REQUESTS: Record<string, (own: Tenant) => RestRequest> =
   // The simulator sells any valid number: each request buys a new one.
   'POST /user/phone-numbers/purchase': () => ({ path: '/user/phone-numbers/purchase', body: { phone_number: freshNumber('82') } }),
   'PUT /user/phone-numbers/{id}': (o) => ({ path: `/user/phone-numbers/${o.phone}`, body: { nickname: 'Vendas' } }),
+  'GET /user/phone-numbers/sip-trunks': () => ({ path: '/user/phone-numbers/sip-trunks' }),
+  'GET /user/phone-numbers/sip-trunks/{id}': (o) => ({ path: `/user/phone-numbers/sip-trunks/${o.sipTrunk}` }),
+  'POST /user/phone-numbers/sip-trunks': () => ({ path: '/user/phone-numbers/sip-trunks', body: sipTrunkInput(freshNumber('84')) }),
+  'PUT /user/phone-numbers/sip-trunks/{id}': (o) => ({ path: `/user/phone-numbers/sip-trunks/${o.sipTrunk}`, body: { sip_address: 'pbx.example.org' } }),
   'GET /user/assistants/models': () => ({ path: '/user/assistants/models', query: { type: 'llm' } }),
   'GET /user/assistants/synthesizer-providers': () => ({ path: '/user/assistants/synthesizer-providers' }),
   'GET /user/assistants/transcriber-providers': () => ({ path: '/user/assistants/transcriber-providers' }),

@@ -52,6 +52,7 @@ import { Migration20261209010000_conversation_limits } from './Migration20261209
 import { Migration20261210000000_whatsapp } from './Migration20261210000000_whatsapp';
 import { Migration20261212000000_folders_labels } from './Migration20261212000000_folders_labels';
 import { Migration20261213000000_number_purchase } from './Migration20261213000000_number_purchase';
+import { Migration20261216000000_sip_trunks } from './Migration20261216000000_sip_trunks';
 
 /** Every migration, in order. Listed explicitly so that compiled and TypeScript runs agree. */
 export const migrations: MigrationObject[] = [
@@ -108,4 +109,5 @@ export const migrations: MigrationObject[] = [
   { name: 'Migration20261210000000_whatsapp', class: Migration20261210000000_whatsapp },
   { name: 'Migration20261212000000_folders_labels', class: Migration20261212000000_folders_labels },
   { name: 'Migration20261213000000_number_purchase', class: Migration20261213000000_number_purchase },
+  { name: 'Migration20261216000000_sip_trunks', class: Migration20261216000000_sip_trunks },
 ];
