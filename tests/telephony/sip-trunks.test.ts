@@ -1,5 +1,7 @@
+import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { startTestApp, type TestAccount, type TestApp } from '../helpers/app';
+import path from 'node:path';
+import { startTestApp, workerEnv, type TestAccount, type TestApp } from '../helpers/app';
 import { until } from '../helpers/dialer';
 import { startFakeTwilio, type FakeTwilio } from '../helpers/twilio';
 
@@ -227,5 +229,18 @@ describe('calls through a trunk', () => {
       const res = await ring(`sip:${line.phone_number}@vozgate.sip.twilio.com`, { SipDomain: 'vozgate.sip.twilio.com', SipCallId: 'x1', SipUsername: 'other-pbx' });
       expect(res.twiml).toBe(REJECTED);
     });
+  });
+});
+
+describe('the operator CLI', () => {
+  it('lists an account’s trunks with sip-trunk:list, without their passwords', async () => {
+    const account = await app.account();
+    const { id } = await create(account, { sip_username: 'cli-pbx' });
+    const cli = path.resolve(__dirname, '../../dist/src/cli/index.js');
+    const stdout = await new Promise<string>((resolve, reject) =>
+      execFile(process.execPath, [cli, 'sip-trunk:list', '--account', String(account.accountId)], { env: workerEnv(app) }, (error, out, err) => (error ? reject(new Error(err)) : resolve(out))),
+    );
+    expect(stdout).not.toContain('s3cr3t');
+    expect(JSON.parse(stdout)).toEqual({ account_id: account.accountId, sip_trunks: [expect.objectContaining({ id, sip_username: 'cli-pbx', has_password: true })] });
   });
 });
