@@ -278,10 +278,11 @@ async function answerIncoming(em: EntityManager, runtime: CallbackDeps, params: 
   const { config, secrets, telephony, lifecycle, logger } = runtime;
   const sid = params.CallSid;
   // Over SIP (a SIP domain or BYOC trunk), To is the INVITE's URI: its user part names the
-  // number, written as the carrier writes it (E.164 or not, or an extension).
+  // number as the carrier writes it: E.164 with or without its +, or an extension.
   const sipTo = sipUser(params.To ?? '');
-  const to = toE164(sipTo ?? params.To ?? '', config.defaultPhoneRegion) ?? sipTo;
-  if (!sid || !to) return rejectTwiml('rejected');
+  const dialled = toE164(sipTo ?? params.To ?? '', config.defaultPhoneRegion);
+  const candidates = [dialled, ...(sipTo !== null && /^\d{1,15}$/.test(sipTo) ? [toE164(`+${sipTo}`, null), sipTo] : [])].filter((n): n is string => !!n);
+  if (!sid || !candidates.length) return rejectTwiml('rejected');
   const known = () => em.fork().findOne(Call, { provider: 'twilio', provider_call_id: sid });
   const answer = async (call: Call) => {
     const [assistant] = call.assistant_id ? await em.execute('select engine_type from assistants where id = ?', [call.assistant_id]) : [];
@@ -292,12 +293,13 @@ async function answerIncoming(em: EntityManager, runtime: CallbackDeps, params: 
   if (existing) return answer(existing);
 
   const [found] = await em.execute(
-    `select a.id, a.engine_type, t.inbound_authorization_type, t.sip_username, t.allowed_inbound_ips
+    `select a.id, a.engine_type, p.number, t.inbound_authorization_type, t.sip_username, t.allowed_inbound_ips
      from assistants a join phone_numbers p on p.id = a.phone_number_id left join sip_trunks t on t.phone_number_id = p.id
-     where p.number = ? and a.calls_direction = 'receive' and (p.subscription_expires_at is null or p.subscription_expires_at >= current_date)
-     order by a.id limit 1`,
-    [to],
+     where p.number = any(?::text[]) and a.calls_direction = 'receive' and (p.subscription_expires_at is null or p.subscription_expires_at >= current_date)
+     order by array_position(?::text[], p.number::text), a.id limit 1`,
+    [`{${candidates.join(',')}}`, `{${candidates.join(',')}}`],
   );
+  const to: string = found?.number ?? candidates[0];
   if (!found) {
     logger.info('twilio: rejected a call to a number no inbound assistant answers', { to });
     return rejectTwiml('rejected');

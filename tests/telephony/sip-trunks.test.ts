@@ -215,10 +215,15 @@ describe('calls through a trunk', () => {
     it('by IP: answered from an allowed address or range, refused from any other', async () => {
       const line = await create(me, { inbound_authorization_type: 'ip', allowed_inbound_ips: ['198.51.100.7', '203.0.113.0/24'], sip_calling_format: 'national' });
       await app.outboundAssistant(me, { calls_direction: 'receive', phone_number_id: line.id });
-      const uri = `sip:${line.phone_number.replace('+49', '0')}@vozgate.sip.twilio.com;transport=udp`;
+      // The carrier writes the number with or without its +.
+      const uris = [`sip:${line.phone_number}@vozgate.sip.twilio.com;transport=udp`, `sip:${line.phone_number.slice(1)}@vozgate.sip.twilio.com`];
       const sip = (ip: string) => ({ SipDomain: 'vozgate.sip.twilio.com', SipCallId: randomBytes(8).toString('hex'), SipSourceIp: ip });
-      for (const ip of ['198.51.100.7', '203.0.113.200']) expect((await ring(uri.replace(/^sip:0/, 'sip:+49'), sip(ip))).twiml).toMatch(/^<Response><Connect><Stream /);
-      for (const ip of ['198.51.100.8', '192.0.2.1']) expect((await ring(uri.replace(/^sip:0/, 'sip:+49'), sip(ip))).twiml).toBe(REJECTED);
+      for (const uri of uris) {
+        for (const ip of ['198.51.100.7', '203.0.113.200']) expect((await ring(uri, sip(ip))).twiml).toMatch(/^<Response><Connect><Stream /);
+        for (const ip of ['198.51.100.8', '192.0.2.1', 'not-an-ip']) expect((await ring(uri, sip(ip))).twiml).toBe(REJECTED);
+      }
+      const [{ n }] = await app.sql('select count(*)::int as n from calls where assistant_phone_number = $1', [line.phone_number]);
+      expect(n).toBe(4);
     });
 
     it('another account’s trunk user does not open this account’s trunk', async () => {
