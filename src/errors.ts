@@ -170,6 +170,9 @@ export const Messages = {
   phoneNumberPurchased: 'Phone number purchased successfully',
   phoneNumberUpdated: 'Phone number updated successfully',
   phoneNumberReleased: 'Phone number released successfully',
+  sipTrunkCreated: 'SIP trunk created successfully',
+  sipTrunkUpdated: 'SIP trunk updated successfully',
+  sipTrunkNotFound: 'Tronco SIP não encontrado',
   knowledgeDocumentReingesting: 'Document queued for processing. Its chunks are replaced once it is read again.',
 
   // The engine API's bounds (src/voice/engine.api.ts).
@@ -254,6 +257,12 @@ export const FieldMessages = {
   numberTaken: 'Este número já pertence a uma conta deste serviço.',
   numberUnavailable: (detail: string) => `O provedor de telefonia recusou a compra deste número: ${detail}`,
   numberSearchRefused: (detail: string) => `O provedor de telefonia recusou a busca: ${detail}`,
+  // SIP trunks.
+  sipAddress: 'O campo sip_address deve ser o nome ou o IP do servidor SIP, sem porta, esquema ou usuário (por exemplo sip.operadora.com.br).',
+  sipExtension: 'O campo phone_number de um tronco do tipo extension deve ter de 1 a 15 dígitos.',
+  ipRange: (field: string) => `O campo ${field} deve ser um endereço IP ou uma faixa CIDR válida (por exemplo 203.0.113.7 ou 203.0.113.0/24).`,
+  ipsRequired: 'O campo allowed_inbound_ips deve ter ao menos um IP quando inbound_authorization_type é ip.',
+  sipUsername: 'O campo sip_username deve ter de 3 a 128 caracteres visíveis, sem espaços, @ ou dois-pontos.',
   cursor: 'O cursor é inválido: use o next_cursor de uma página anterior.',
   // Analytics.
   wholeHour: (field: string) => `O campo ${field} deve ser uma hora cheia (minutos, segundos e milissegundos zero, em UTC).`,

@@ -52,6 +52,12 @@ export const COMMANDS = {
     flags: { account: text },
     required: ['account'],
   },
+  'sip-trunk:list': {
+    summary: "Lists an account's SIP trunks (their passwords never shown)",
+    usage: '--account ID',
+    flags: { account: text },
+    required: ['account'],
+  },
   'campaign:list': {
     summary: "Lists an account's campaigns",
     usage: '--account ID',

@@ -5,6 +5,7 @@ import { toE164 } from '../lib/phone';
 import { loadSecretBox } from '../lib/secrets';
 import { parseDateOnly } from '../lib/time';
 import { listPhoneNumbers } from '../modules/accounts/phone-number.resolver';
+import { listSipTrunks } from '../modules/accounts/sip-trunk.service';
 import {
   OperatorError,
   addBalance,
@@ -81,6 +82,10 @@ export const RUNNERS: Record<CommandName, Runner> = {
   async 'phone-number:list'(em, flags, config) {
     const accountId = await existingAccount(em, flags);
     return { account_id: accountId, phone_numbers: await listPhoneNumbers({ em, accountId, config }) };
+  },
+  async 'sip-trunk:list'(em, flags, config) {
+    const accountId = await existingAccount(em, flags);
+    return { account_id: accountId, sip_trunks: await listSipTrunks({ em, accountId, config }) };
   },
   async 'campaign:list'(em, flags) {
     const accountId = await existingAccount(em, flags);

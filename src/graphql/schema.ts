@@ -7,6 +7,7 @@ import { ApiTokenResolver } from '../modules/accounts/api-token.resolver';
 import { MeResolver } from '../modules/accounts/me.resolver';
 import { PhoneNumberResolver } from '../modules/accounts/phone-number.resolver';
 import { AssistantTestResolver } from '../modules/assistant-tests/test.resolver';
+import { SipTrunkResolver } from '../modules/accounts/sip-trunk.resolver';
 import { AssistantResolver } from '../modules/assistants/assistant.resolver';
 import { CallResolver } from '../modules/calls/call.resolver';
 import { CampaignResolver } from '../modules/campaigns/campaign.resolver';
@@ -40,6 +41,7 @@ export const resolvers = [
   LeadFieldsResolver,
   MeResolver,
   PhoneNumberResolver,
+  SipTrunkResolver,
   SmsResolver,
   ToolResolver,
   KnowledgeResolver,

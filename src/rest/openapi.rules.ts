@@ -13,6 +13,7 @@ import { EVENT_TYPES } from '../modules/events/event.outbox';
 import { CLIENT_LEAD_STATUSES, LEAD_STATUSES } from '../modules/leads/lead.entity';
 import { MAX_SECONDARY_CONTACTS } from '../modules/leads/lead.service';
 import { BADGE_COLORS, MAX_BADGE_NAME } from '../modules/organize/organize.rules';
+import { INBOUND_AUTHORIZATION_TYPES, SIP_CALLING_FORMATS, SIP_TRUNK_TYPES } from '../modules/accounts/sip-trunk.dial';
 import { SMS_STATUSES } from '../modules/sms/sms.entity';
 import { MAX_SMS_BODY } from '../modules/sms/sms.service';
 import { TOOL_METHODS, TOOL_PARAMETER_TYPES } from '../modules/tools/tool.entity';
@@ -40,6 +41,15 @@ export const INPUT_RULES: Record<string, JsonSchema> = {
   'CreateLabelInput.name': { minLength: 1, maxLength: MAX_BADGE_NAME },
   'UpdateFolderInput.name': { minLength: 1, maxLength: MAX_BADGE_NAME },
   'UpdateLabelInput.name': { minLength: 1, maxLength: MAX_BADGE_NAME },
+  'CreateSipTrunkInput.sip_trunk_type': oneOf(SIP_TRUNK_TYPES),
+  'CreateSipTrunkInput.sip_calling_format': oneOf(SIP_CALLING_FORMATS),
+  'UpdateSipTrunkInput.sip_calling_format': oneOf(SIP_CALLING_FORMATS),
+  'CreateSipTrunkInput.inbound_authorization_type': oneOf(INBOUND_AUTHORIZATION_TYPES),
+  'UpdateSipTrunkInput.inbound_authorization_type': oneOf(INBOUND_AUTHORIZATION_TYPES),
+  'CreateSipTrunkInput.sip_password': { minLength: 3, maxLength: 128 },
+  'UpdateSipTrunkInput.sip_password': { minLength: 3, maxLength: 128 },
+  'CreateSipTrunkInput.sip_username': { minLength: 3, maxLength: 128 },
+  'UpdateSipTrunkInput.sip_username': { minLength: 3, maxLength: 128 },
   'UpdateLeadInput.status': oneOf(CLIENT_LEAD_STATUSES),
   'leads.status': oneOf(LEAD_STATUSES),
   'calls.status': oneOf(CALL_STATUSES),
@@ -220,6 +230,19 @@ export const EXAMPLES: Record<string, unknown> = {
   'CreateAssistantTestInput.config': { messages: [{ role: 'user', content: 'Que horas vocês abrem?' }], success_criteria: ['Diz o horário de abertura da loja'] },
   'UpdateAssistantTestInput.name': 'Horário de abertura (sábado)',
   'StartTestRunInput.attempts': 2,
+  // The demo's first trunk: the number after the demo's own and the one the purchase example buys.
+  'sipTrunk.id': 3,
+  'updateSipTrunk.id': 3,
+  'CreateSipTrunkInput.sip_trunk_type': 'number',
+  'CreateSipTrunkInput.phone_number': '+551130309000',
+  'CreateSipTrunkInput.sip_username': 'pbx-loja-centro',
+  'CreateSipTrunkInput.sip_password': 'troque-esta-senha',
+  'CreateSipTrunkInput.sip_address': 'sip.operadora.example',
+  'CreateSipTrunkInput.sip_calling_format': '+e164',
+  'CreateSipTrunkInput.inbound_authorization_type': 'ip',
+  'CreateSipTrunkInput.allowed_inbound_ips': ['203.0.113.0/24'],
+  'CreateSipTrunkInput.country_code': 'BR',
+  'UpdateSipTrunkInput.sip_calling_format': 'national',
   'ImportLeadsInput.csv': 'phone_number,customer_name\n+5511987654322,Ana Souza\n+5511987654323,Bruno Lima\n',
 };
 

@@ -5,6 +5,7 @@ import { DomainError, Messages } from '../errors';
 import { readBody, sendError } from '../http';
 import { enqueue } from '../jobs/queue';
 import { toE164 } from '../lib/phone';
+import { sipUser, trunkAdmits, type TrunkInbound } from '../modules/accounts/sip-trunk.dial';
 import { Assistant } from '../modules/assistants/assistant.entity';
 import { ENGINE_VERDICT_SQL } from '../modules/calls/call.answered-by';
 import { Call } from '../modules/calls/call.entity';
@@ -276,8 +277,12 @@ async function scheduleTimeLimit(
 async function answerIncoming(em: EntityManager, runtime: CallbackDeps, params: Record<string, string>): Promise<string> {
   const { config, secrets, telephony, lifecycle, logger } = runtime;
   const sid = params.CallSid;
-  const to = toE164(params.To ?? '', config.defaultPhoneRegion);
-  if (!sid || !to) return rejectTwiml('rejected');
+  // Over SIP (a SIP domain or BYOC trunk), To is the INVITE's URI: its user part names the
+  // number as the carrier writes it: E.164 with or without its +, or an extension.
+  const sipTo = sipUser(params.To ?? '');
+  const dialled = toE164(sipTo ?? params.To ?? '', config.defaultPhoneRegion);
+  const candidates = [dialled, ...(sipTo !== null && /^\d{1,15}$/.test(sipTo) ? [toE164(`+${sipTo}`, null), sipTo] : [])].filter((n): n is string => !!n);
+  if (!sid || !candidates.length) return rejectTwiml('rejected');
   const known = () => em.fork().findOne(Call, { provider: 'twilio', provider_call_id: sid });
   const answer = async (call: Call) => {
     const [assistant] = call.assistant_id ? await em.execute('select engine_type from assistants where id = ?', [call.assistant_id]) : [];
@@ -288,13 +293,23 @@ async function answerIncoming(em: EntityManager, runtime: CallbackDeps, params: 
   if (existing) return answer(existing);
 
   const [found] = await em.execute(
-    `select a.id, a.engine_type from assistants a join phone_numbers p on p.id = a.phone_number_id
-     where p.number = ? and a.calls_direction = 'receive' and (p.subscription_expires_at is null or p.subscription_expires_at >= current_date)
-     order by a.id limit 1`,
-    [to],
+    `select a.id, a.engine_type, p.number, t.inbound_authorization_type, t.sip_username, t.allowed_inbound_ips
+     from assistants a join phone_numbers p on p.id = a.phone_number_id left join sip_trunks t on t.phone_number_id = p.id
+     where p.number = any(?::text[]) and a.calls_direction = 'receive' and (p.subscription_expires_at is null or p.subscription_expires_at >= current_date)
+     order by array_position(?::text[], p.number::text), a.id limit 1`,
+    [`{${candidates.join(',')}}`, `{${candidates.join(',')}}`],
   );
+  const to: string = found?.number ?? candidates[0];
   if (!found) {
     logger.info('twilio: rejected a call to a number no inbound assistant answers', { to });
+    return rejectTwiml('rejected');
+  }
+  // A trunk's number is answered only for calls its carrier brought over SIP as the trunk says
+  // (sip-trunk.dial.ts, trunkAdmits); a number of Twilio's is not reached over SIP here.
+  const trunked = found.inbound_authorization_type != null;
+  const overSip = sipTo !== null || params.SipCallId !== undefined;
+  if (trunked ? !overSip || !trunkAdmits(found as unknown as TrunkInbound, { sourceIp: params.SipSourceIp, username: params.SipUsername }) : overSip) {
+    logger.info('twilio: rejected a SIP call its trunk does not admit', { to, source_ip: params.SipSourceIp ?? null });
     return rejectTwiml('rejected');
   }
   if (runtime.admission?.refusal('inbound')) {

@@ -4,6 +4,8 @@ import { DomainError, Messages } from '../errors';
 import { enqueue } from '../jobs/queue';
 import type { SecretBox } from '../lib/secrets';
 import { Assistant } from '../modules/assistants/assistant.entity';
+import { trunkSipUri, type TrunkDialing } from '../modules/accounts/sip-trunk.dial';
+import { trunkOfNumber } from '../modules/accounts/sip-trunk.service';
 import { Call } from '../modules/calls/call.entity';
 import { hangupEvent, type CallEvent, type HangupReason } from '../modules/calls/call.events';
 import { applyCallEvent } from '../modules/calls/call.lifecycle';
@@ -60,11 +62,15 @@ export class TwilioVoice implements TelephonyProvider {
     return RING_TIMEOUT_SECONDS + assistant.max_call_duration;
   }
 
-  /** Every parameter of the Calls API the contract names. */
-  private callParams(call: Call, assistant: Assistant): URLSearchParams {
+  /**
+   * Every parameter of the Calls API the contract names. A call from a SIP trunk's number goes
+   * to the trunk's carrier: To is the SIP URI the trunk asks for, with its credentials as the
+   * Calls API's SipAuthUsername and SipAuthPassword (Twilio answers the carrier's digest challenge).
+   */
+  private callParams(call: Call, assistant: Assistant, trunk: TrunkDialing | null): URLSearchParams {
     const callback = (kind: string) => `${this.site.publicUrl}/telephony/twilio/${kind}?call=${call.id}`;
     const params = new URLSearchParams({
-      To: call.client_phone_number,
+      To: this.destination(call, trunk),
       From: call.assistant_phone_number,
       Twiml: streamTwiml(mediaStreamUrl(this.site, assistant.engine_type), this.secrets, call.id),
       StatusCallback: callback('status'),
@@ -77,6 +83,10 @@ export class TwilioVoice implements TelephonyProvider {
       TimeLimit: String(assistant.max_call_duration),
     });
     for (const event of ['initiated', 'ringing', 'answered', 'completed']) params.append('StatusCallbackEvent', event);
+    if (trunk) {
+      params.set('SipAuthUsername', trunk.sip_username);
+      params.set('SipAuthPassword', trunk.sip_password);
+    }
     if (assistant.record_call) {
       params.set('Record', 'true');
       params.set('RecordingStatusCallback', callback('recording'));
@@ -106,7 +116,8 @@ export class TwilioVoice implements TelephonyProvider {
       }
     }
     await em.execute('update calls set provider_requested_at = now() where id = ?', [callId]);
-    const { status, body, text } = await this.rest.send('/Calls.json', { method: 'POST', form: this.callParams(call, assistant) });
+    const trunk = await trunkOfNumber({ em, secrets: this.secrets }, call.assistant_phone_number);
+    const { status, body, text } = await this.rest.send('/Calls.json', { method: 'POST', form: this.callParams(call, assistant, trunk) });
     if ((status === 200 || status === 201) && typeof body?.sid === 'string') {
       const [linked] = await em.execute('update calls set provider_call_id = ? where id = ? and provider_call_id is null returning finished_at', [body.sid, callId]);
       // Hung up while Twilio was being asked: Twilio must not ring a call that is over.
@@ -283,9 +294,15 @@ export class TwilioVoice implements TelephonyProvider {
   }
 
   /** A call Twilio made for ours after a request whose answer was lost: same numbers, made since, not already another call's. */
+  /** Where Twilio is asked to call: the number, or through a trunk the SIP URI its carrier wants. */
+  private destination(call: Call, trunk: TrunkDialing | null): string {
+    return trunk ? trunkSipUri(trunk, call.client_phone_number) : call.client_phone_number;
+  }
+
   private async findPlaced(em: EntityManager, call: Call): Promise<string | null> {
+    const trunk = await trunkOfNumber({ em, secrets: this.secrets }, call.assistant_phone_number);
     const since = new Date(Date.parse(call.provider_requested_at!) - 60_000);
-    const query = new URLSearchParams({ To: call.client_phone_number, From: call.assistant_phone_number, 'StartTime>': since.toISOString().slice(0, 10), PageSize: '50' });
+    const query = new URLSearchParams({ To: this.destination(call, trunk), From: call.assistant_phone_number, 'StartTime>': since.toISOString().slice(0, 10), PageSize: '50' });
     const { status, body } = await this.rest.send('/Calls.json', { method: 'GET', query });
     if (status !== 200) throw new Error(`twilio: HTTP ${status} listing calls`);
     const sids = ((body?.calls ?? []) as TwilioCall[])

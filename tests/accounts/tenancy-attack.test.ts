@@ -94,6 +94,12 @@ const OPERATIONS: Record<string, Operation> = {
   call: { document: `query($id: Int!) { call(id: $id) { ${CALL_SELECTION} } }`, variables: (o) => ({ id: o.call }), slots: [{ at: 'id', kind: 'call' }] },
   lead: { document: 'query($id: Int!) { lead(id: $id) { id } }', variables: (o) => ({ id: o.lead }), slots: [{ at: 'id', kind: 'lead' }] },
   sms: { document: 'query($id: Int!) { sms(id: $id) { id } }', variables: (o) => ({ id: o.sms }), slots: [{ at: 'id', kind: 'sms' }] },
+  sipTrunk: { document: 'query($id: Int!) { sipTrunk(id: $id) { id } }', variables: (o) => ({ id: o.sipTrunk }), slots: [{ at: 'id', kind: 'sipTrunk' }] },
+  updateSipTrunk: {
+    document: 'mutation($id: Int!) { updateSipTrunk(id: $id, input: { sip_calling_format: "national" }) { id sip_calling_format } }',
+    variables: (o) => ({ id: o.sipTrunk }),
+    slots: [{ at: 'id', kind: 'sipTrunk' }],
+  },
   updatePhoneNumber: {
     document: 'mutation($id: Int!) { updatePhoneNumber(id: $id, input: { nickname: "Vendas" }) { id nickname } }',
     variables: (o) => ({ id: o.phone }),
@@ -536,6 +542,10 @@ const REST_CASES: Record<string, RestCase> = {
   'GET /user/phone-numbers/search': { slots: [] },
   'POST /user/phone-numbers/purchase': { slots: [] },
   'PUT /user/phone-numbers/{id}': { slots: [], pathKind: 'phone' },
+  'GET /user/phone-numbers/sip-trunks': { slots: [] },
+  'GET /user/phone-numbers/sip-trunks/{id}': { slots: [], pathKind: 'sipTrunk' },
+  'POST /user/phone-numbers/sip-trunks': { slots: [] },
+  'PUT /user/phone-numbers/sip-trunks/{id}': { slots: [], pathKind: 'sipTrunk' },
   'GET /user/assistants/models': { slots: [] },
   'GET /user/assistants/synthesizer-providers': { slots: [] },
   'GET /user/assistants/transcriber-providers': { slots: [] },

@@ -61,6 +61,8 @@ export interface Tenant extends TestAccount {
   testRun: number;
   /** An API token besides the tenant's own, that the suites may revoke. */
   apiToken: number;
+  /** A SIP trunk (its id is its number's). */
+  sipTrunk: number;
 }
 
 export type Kind =
@@ -97,7 +99,8 @@ export type Kind =
   | 'assistantTest'
   | 'spareAssistantTest'
   | 'testRun'
-  | 'apiToken';
+  | 'apiToken'
+  | 'sipTrunk';
 
 export function idOf(tenant: Tenant, kind: Kind): number | string {
   if (kind === 'campaign') return tenant.campaignId;
@@ -143,6 +146,7 @@ export const MISSING: Record<Kind, number | string> = {
   spareAssistantTest: 900_000_029,
   testRun: 900_000_030,
   apiToken: 900_000_050,
+  sipTrunk: 900_000_040,
 };
 
 /** An outbound assistant's input (REST body or GraphQL input) with a voice, a number and a tool of the tenant's. */
@@ -203,6 +207,7 @@ export async function createTenant(app: TestApp, firstId?: number): Promise<Tena
   const phone = await app.phoneNumber(accountId, freshNumber('72'), { sms: true });
   const sparePhones = [await app.phoneNumber(accountId, freshNumber('73')), await app.phoneNumber(accountId, freshNumber('73'))];
   const releasablePhone = await app.phoneNumber(accountId, freshNumber('81'));
+  const sipTrunk = await created(post('/api/user/phone-numbers/sip-trunks', sipTrunkInput(freshNumber('83'))), 'sip trunk');
   const inboundPhone = freshNumber('74');
   const inboundPhoneId = await app.phoneNumber(accountId, inboundPhone);
   const assistantBody = {
@@ -304,8 +309,21 @@ export async function createTenant(app: TestApp, firstId?: number): Promise<Tena
     assistantTest: assistantTest.data.id,
     spareAssistantTest: spareAssistantTest.data.id,
     testRun: testRun.data.id,
+    sipTrunk: sipTrunk.data.id,
   };
 }
+
+/** A SIP trunk's create body, as the original platform's MCP server sends it. */
+export const sipTrunkInput = (phoneNumber: string) => ({
+  sip_trunk_type: 'number',
+  phone_number: phoneNumber,
+  sip_username: 'pbx-loja',
+  sip_password: 'senha-do-tronco',
+  sip_address: 'sip.operadora.example',
+  sip_calling_format: '+e164',
+  inbound_authorization_type: 'auth',
+  country_code: 'BR',
+});
 
 /** Tables that change on every request whatever it does (rate limiting), left out of snapshots. */
 const VOLATILE = new Set(['rate_limit_windows', 'mikro_orm_migrations']);
@@ -347,6 +365,10 @@ export const VALID_REST_REQUESTS: Record<string, (own: Tenant) => RestRequest> =
   // The simulator sells any valid number: each request buys a new one.
   'POST /user/phone-numbers/purchase': () => ({ path: '/user/phone-numbers/purchase', body: { phone_number: freshNumber('82') } }),
   'PUT /user/phone-numbers/{id}': (o) => ({ path: `/user/phone-numbers/${o.phone}`, body: { nickname: 'Vendas' } }),
+  'GET /user/phone-numbers/sip-trunks': () => ({ path: '/user/phone-numbers/sip-trunks' }),
+  'GET /user/phone-numbers/sip-trunks/{id}': (o) => ({ path: `/user/phone-numbers/sip-trunks/${o.sipTrunk}` }),
+  'POST /user/phone-numbers/sip-trunks': () => ({ path: '/user/phone-numbers/sip-trunks', body: sipTrunkInput(freshNumber('84')) }),
+  'PUT /user/phone-numbers/sip-trunks/{id}': (o) => ({ path: `/user/phone-numbers/sip-trunks/${o.sipTrunk}`, body: { sip_address: 'pbx.example.org' } }),
   'GET /user/assistants/models': () => ({ path: '/user/assistants/models', query: { type: 'llm' } }),
   'GET /user/assistants/synthesizer-providers': () => ({ path: '/user/assistants/synthesizer-providers' }),
   'GET /user/assistants/transcriber-providers': () => ({ path: '/user/assistants/transcriber-providers' }),

@@ -55,6 +55,7 @@ import { Migration20261213000000_number_purchase } from './Migration202612130000
 import { Migration20261214000000_api_token_use } from './Migration20261214000000_api_token_use';
 import { Migration20261214000000_assistant_tests } from './Migration20261214000000_assistant_tests';
 import { Migration20261215000000_call_rollups } from './Migration20261215000000_call_rollups';
+import { Migration20261216000000_sip_trunks } from './Migration20261216000000_sip_trunks';
 import { Migration20261217000000_conversation_watchers } from './Migration20261217000000_conversation_watchers';
 
 /** Every migration, in order. Listed explicitly so that compiled and TypeScript runs agree. */
@@ -115,5 +116,6 @@ export const migrations: MigrationObject[] = [
   { name: 'Migration20261214000000_api_token_use', class: Migration20261214000000_api_token_use },
   { name: 'Migration20261214000000_assistant_tests', class: Migration20261214000000_assistant_tests },
   { name: 'Migration20261215000000_call_rollups', class: Migration20261215000000_call_rollups },
+  { name: 'Migration20261216000000_sip_trunks', class: Migration20261216000000_sip_trunks },
   { name: 'Migration20261217000000_conversation_watchers', class: Migration20261217000000_conversation_watchers },
 ];

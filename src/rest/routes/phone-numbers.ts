@@ -51,7 +51,7 @@ export const phoneNumberPurchaseRoutes: Route[] = [
   {
     method: 'DELETE',
     path: '/user/phone-numbers/{id}',
-    summary: 'Release a number at the provider: its assistants lose it, running campaigns it leaves without a number pause (campaign.status_changed)',
+    summary: 'Release a number at the provider (a SIP trunk\'s id deletes the trunk: nothing to release, the number is the carrier\'s): its assistants lose it, running campaigns it leaves without a number pause (campaign.status_changed)',
     errors: ['PROVIDER_FAILURE'],
     envelope: messageOnly,
     document: `mutation ReleasePhoneNumber($id: Int!) { releasePhoneNumber(id: $id) }`,
