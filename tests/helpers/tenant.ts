@@ -341,7 +341,10 @@ export async function snapshot(app: TestApp): Promise<Record<string, unknown[]>>
       const row = (VOLATILE_COLUMNS[t.name] ?? []).reduce((json, column) => `${json} - '${column}'`, 'to_jsonb(r)');
       return `'${t.name}', (select coalesce(json_agg(${row} order by r::text), '[]') from "${t.name}" r)`;
     });
-  const [row] = await app.sql(`select json_build_object(${parts.join(', ')}) as tables`);
+  // A function takes at most 100 arguments: the tables' objects are built 40 at a time and joined.
+  const objects = [];
+  for (let i = 0; i < parts.length; i += 40) objects.push(`jsonb_build_object(${parts.slice(i, i + 40).join(', ')})`);
+  const [row] = await app.sql(`select ${objects.join(' || ')} as tables`);
   return row.tables;
 }
 
