@@ -140,7 +140,7 @@ async function answerOne(em: EntityManager, deps: InboundDeps, conversationId: s
   let decided: { conversation: LockedConversation; sender: ChannelSender; decision: Decision; lease: string | null } | null | 'replying';
   for (;;) {
     decided = await em.fork().transactional(async (tx) => {
-      // The reply's lease orders this reply with the API's messages (conversation.service.ts).
+      // The reply's lease orders this reply with the API's messages (conversation.exchange.ts).
       const [conversation] = await tx.execute<(LockedConversation & { replying: boolean })[]>(
         `select id::text, uuid::text, account_id, assistant_id, type, customer_phone, variables, ai_enabled, closed_at is not null as closed, ${REPLYING}
          from conversations where id = ? for no key update`,

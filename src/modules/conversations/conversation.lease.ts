@@ -5,7 +5,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
  * A conversation's reply lease: the process writing a reply holds it (`reply_lease`, until
  * `reply_lease_until`) instead of a database connection while its model answers, so that the
  * conversation's next message, on any process, waits for that reply; a process that died while
- * writing one holds it no longer than the lease. The API's messages (conversation.service.ts)
+ * writing one holds it no longer than the lease. The API's messages (conversation.exchange.ts)
  * and the inbound SMS and WhatsApp (conversation.inbound.ts) take it alike.
  */
 

@@ -1,8 +1,7 @@
 /**
- * Work on one conversation, one piece at a time in the order it came, within this process.
- * The conversation's row lock (conversation.service.ts) orders it across processes; this
- * queue keeps a burst of messages from holding one database connection each while they wait
- * for that lock.
+ * Work on one conversation (keyed by its uuid), one piece at a time in the order it came,
+ * within this process. The conversation's reply lease (conversation.lease.ts) orders it across
+ * processes; this queue keeps a burst of messages from polling for that lease.
  */
 const tails = new Map<string, Promise<void>>();
 
