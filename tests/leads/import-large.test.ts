@@ -48,7 +48,9 @@ async function importFile(base: string): Promise<any> {
   const response = await fetch(`${base}/api/user/leads/import`, { method: 'POST', headers: { authorization: `Bearer ${account.token}` }, body: form });
   const started = (await response.json()) as any;
   expect({ status: response.status, rows: started.data?.rows_total }).toEqual({ status: 202, rows: ROWS });
-  const deadline = Date.now() + 240_000;
+  // Generous: the test watches the loop and memory, not the import's speed (bench/: `--only import`).
+  // A loaded 2-core machine running the whole suite beside it imported ~70 rows a second.
+  const deadline = Date.now() + 400_000;
   for (;;) {
     const state = await app.request('GET', `/api/user/leads/import/${started.data.id}`, { token: account.token });
     if (state.body.status === 'done' || state.body.status === 'failed' || Date.now() > deadline) return state.body;
@@ -81,7 +83,7 @@ it('the event loop keeps turning, and /healthz answers, all through a 25 MB impo
   expect(probes.length).toBeGreaterThan(20);
   expect(stallMs).toBeLessThan(1000);
   expect(slowestProbeMs).toBeLessThan(1000);
-}, 300_000);
+}, 450_000);
 
 /** A process's resident memory and its peak so far (/proc), in MB. */
 async function memoryOf(pid: number): Promise<{ rss: number; peak: number }> {
@@ -124,4 +126,4 @@ it('an API process with its workers holds pieces of the file, never the whole: i
     child.kill('SIGTERM');
     await exited(child);
   }
-}, 300_000);
+}, 450_000);
