@@ -2,7 +2,6 @@ import { MikroORM } from '@mikro-orm/postgresql';
 import { randomBytes } from 'node:crypto';
 import { Client } from 'pg';
 import { ormConfig } from '../../src/db/orm';
-import { createAccount } from '../../src/modules/accounts/account.service';
 import { nearest, packVectors, unpackVector, vectorSet, vectorSetOfPages } from '../../src/modules/knowledge/knowledge.vectors';
 
 /**
@@ -74,7 +73,8 @@ describe('the migration of vectors written as real[]', () => {
     try {
       await orm.getMigrator().up({ to: 'Migration20261205010000_knowledge_embeddings_model' });
       const em = orm.em.fork();
-      const { account } = await createAccount(em, { name: 'Antiga', balance: '10' });
+      // An account of that schema's time, in SQL: today's entities (a token's name and last use) are newer than it.
+      const [account] = await em.execute<{ id: number }[]>(`insert into accounts (name, balance) values ('Antiga', 10) returning id`);
       const [base] = await em.execute(`insert into knowledge_bases (account_id, name) values (?, 'Base') returning id`, [account.id]);
       const [document] = await em.execute(
         `insert into knowledge_documents (knowledge_base_id, name, type, status, chunks_count, embeddings_model) values (?, 'Doc', 'text', 'ready', 2, 'm') returning id`,

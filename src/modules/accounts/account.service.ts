@@ -95,19 +95,20 @@ export interface Authentication {
 
 /**
  * The account behind an `Authorization` header value (null when it names no valid token),
- * and whether the token is over `perMinute` requests this minute (0: no limit). The lookup
- * and the count are one statement; the count lives in the database, so it holds across
- * processes.
+ * and whether the token is over `perMinute` requests this minute (0: no limit). The lookup,
+ * the count and, once a minute, the token's last use are one statement; the count lives in the
+ * database, so it holds across processes.
  */
 export async function authenticate(em: EntityManager, authorization: string | undefined, perMinute = 0): Promise<Authentication | null> {
   const token = authorization ? BEARER_PATTERN.exec(authorization)?.[1] : undefined;
   if (!token || !TOKEN_PATTERN.test(token)) return null;
   const digest = hashToken(token);
   const hash = digest.toString('hex');
+  const used = useDue(hash);
   const rows: { account_id: number; token_hash: string; requests: number | null; window_end: string | null }[] =
     perMinute > 0
       ? await em.execute(
-          `with token as (select account_id, token_hash from api_tokens where token_hash = ?),
+          `with ${used ? `${USED}, ` : ''}token as (select account_id, token_hash from api_tokens where token_hash = ?),
            hit as (
              insert into rate_limit_windows (token_hash, window_start, requests)
              select token_hash, date_trunc('minute', now()), 1 from token
@@ -115,38 +116,38 @@ export async function authenticate(em: EntityManager, authorization: string | un
              returning requests, window_start + interval '1 minute' as window_end
            )
            select token.account_id, token.token_hash, hit.requests, hit.window_end from token left join hit on true`,
-          [hash],
+          used ? [hash, hash] : [hash],
         )
       : // Every request runs it: prepared, it is planned once on each connection.
-        await selectPrepared(em, 'select account_id, token_hash from api_tokens where token_hash = ?', [hash]);
+        await selectPrepared(em, `${used ? `with ${USED} ` : ''}select account_id, token_hash from api_tokens where token_hash = ?`, used ? [hash, hash] : [hash]);
   const row = rows[0];
   // The index lookup already matched; the constant-time comparison keeps the check itself free of timing.
   if (!row || !timingSafeEqual(Buffer.from(row.token_hash, 'hex'), digest)) return null;
-  await noteUse(em, hash);
   const limited = perMinute > 0 && row.requests !== null && row.requests > perMinute;
   const retryAfterSeconds = limited ? Math.max(1, Math.ceil((new Date(row.window_end!).getTime() - Date.now()) / 1000)) : null;
   return { accountId: row.account_id, retryAfterSeconds };
 }
+
+/**
+ * A token's last use, as a part of the lookup's statement (a CTE, `used`, run whatever the
+ * rest reads): written at most once a minute per token and process (useDue), and its own
+ * condition keeps several processes at about one write a minute too. A token that names no
+ * row writes nothing.
+ */
+const USED = `used as (update api_tokens set last_used_at = now() where token_hash = ? and (last_used_at is null or last_used_at < now() - interval '1 minute'))`;
 
 /** When this process last wrote each token's last use (ms); cleared when it grows past the cap. */
 const lastUseWritten = new Map<string, number>();
 const USE_PRECISION_MS = 60_000;
 const USE_MEMORY_CAP = 10_000;
 
-/**
- * Records that a token was used, at most once a minute per token and process: most requests
- * cost nothing more, and the statement's own condition keeps several processes at about one
- * write a minute too.
- */
-async function noteUse(em: EntityManager, hash: string): Promise<void> {
+/** Whether this request writes the token's last use (and this process then waits a minute before the next). */
+function useDue(hash: string): boolean {
   const now = Date.now();
-  if (now - (lastUseWritten.get(hash) ?? 0) < USE_PRECISION_MS) return;
+  if (now - (lastUseWritten.get(hash) ?? 0) < USE_PRECISION_MS) return false;
   if (lastUseWritten.size >= USE_MEMORY_CAP) lastUseWritten.clear();
   lastUseWritten.set(hash, now);
-  await em.execute(
-    `update api_tokens set last_used_at = now() where token_hash = ? and (last_used_at is null or last_used_at < now() - interval '1 minute')`,
-    [hash],
-  );
+  return true;
 }
 
 /** Forgets rate-limit windows that have ended (the sweeper calls it). */
