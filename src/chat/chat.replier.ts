@@ -2,7 +2,7 @@ import { DomainError, Messages, NotFoundError } from '../errors';
 import type { ConversationReplier, ReplyRequest, ReplyResult } from '../modules/conversations/conversation.ports';
 import { WEB_PROVIDER } from '../modules/calls/call.web-provider';
 import type { Runtime } from '../runtime';
-import { callPrompt, engineSetup, setupFingerprint, type EngineSetup } from '../voice/engine.setup';
+import { callPrompt, engineSetup, setupFingerprint, setupFingerprintSql, type EngineSetup } from '../voice/engine.setup';
 import { knowledgeNote } from '../voice/engines/pipeline/call-replies';
 import { Conversation, type AssistantMessage } from '../voice/engines/pipeline/context';
 import { MAX_TOOL_ROUNDS } from '../voice/engines/pipeline/reply';
@@ -41,7 +41,7 @@ export class ChatReplier implements ConversationReplier {
 
   async reply(request: ReplyRequest): Promise<ReplyResult> {
     const { deps } = this;
-    const shared = await this.assistantSetup(request.assistantId);
+    const shared = await this.assistantSetup(request.assistantId, request.setupVersion);
     if (!shared || shared.assistant.account.id !== request.accountId) throw new NotFoundError(Messages.assistantNotFound);
     const setup: EngineSetup = { ...shared, variables: { ...shared.assistant.variables, ...request.variables } };
     const llm = assistantLlm(deps.config.voice.pipeline, setup, (event) => deps.logger.info('chat: the model’s fallback', { ...event }));
@@ -61,6 +61,11 @@ export class ChatReplier implements ConversationReplier {
     }
   }
 
+  /** The setup's fingerprint (setupFingerprint), which a conversation's read selects with it. */
+  setupVersion(assistantId: string): string {
+    return setupFingerprintSql(assistantId);
+  }
+
   private async answer(setup: EngineSetup, llm: LlmService, conversation: Conversation, onText?: (delta: string) => void): Promise<ReplyResult> {
     const { text, usage } = await assistantTurn(this.deps, setup, llm, conversation, { onText });
     // An answer of no words is no answer: the customer's message waits for another try.
@@ -70,13 +75,14 @@ export class ChatReplier implements ConversationReplier {
 
   /**
    * The assistant's setup for a conversation (the conversation's variables apart): read again
-   * only when a row it was read from changed (setupFingerprint, one statement), so that a
-   * reply costs the database one statement for it, not one per table, and the ORM no
-   * entities. The next reply after a change to the prompt, a tool or the knowledge base reads it.
+   * only when a row it was read from changed (its fingerprint, read with the conversation or
+   * else in a statement of its own), so that a reply costs the database no statement for it,
+   * not one per table, and the ORM no entities. The next reply after a change to the prompt, a
+   * tool or the knowledge base reads it.
    */
-  private async assistantSetup(assistantId: number): Promise<EngineSetup | null> {
+  private async assistantSetup(assistantId: number, known: string | null | undefined): Promise<EngineSetup | null> {
     const em = this.deps.orm.em.fork();
-    const fingerprint = await setupFingerprint(em, assistantId);
+    const fingerprint = known === undefined ? await setupFingerprint(em, assistantId) : known;
     if (fingerprint === null) return null;
     const kept = this.setups.get(assistantId);
     this.setups.delete(assistantId);

@@ -93,18 +93,27 @@ export async function engineSetup(em: EntityManager, call: Pick<Call, 'id' | 'as
  * goes with a change to what engineSetup reads.
  */
 export async function setupFingerprint(em: EntityManager, assistantId: number): Promise<string | null> {
-  const [row] = await selectPrepared<{ fingerprint: string }>(em, FINGERPRINT, [assistantId]);
+  const [row] = await selectPrepared<{ fingerprint: string | null }>(em, FINGERPRINT, [assistantId]);
   return row?.fingerprint ?? null;
 }
 
-const FINGERPRINT = `select md5(concat_ws('|', a::text, v::text,
+/**
+ * The fingerprint of the assistant whose id is the SQL expression `assistantId`, as an SQL
+ * expression (null when there is no such assistant): a statement that reads a row with the
+ * assistant's id can select it too.
+ */
+export function setupFingerprintSql(assistantId: string): string {
+  return `(select md5(concat_ws('|', a::text, v::text,
     (select string_agg(t::text, '|' order by t.id) from assistant_tools x join tools t on t.id = x.tool_id where x.assistant_id = a.id),
     (select string_agg(m::text, '|' order by m.name) from models m
      where m.name = a.llm_model or m.name in (select jsonb_array_elements_text(a.fallback_models::jsonb))),
     (select l::text from languages l where l.name = a.language),
     (select k::text from knowledge_bases k where k.id = a.knowledgebase_id),
-    (select f::text from voices f where f.id = a.fallback_voice_id))) as fingerprint
-  from assistants a join voices v on v.id = a.voice_id where a.id = ?`;
+    (select f::text from voices f where f.id = a.fallback_voice_id)))
+  from assistants a join voices v on v.id = a.voice_id where a.id = ${assistantId})`;
+}
+
+const FINGERPRINT = `select ${setupFingerprintSql('?')} as fingerprint`;
 
 /**
  * The model's instructions on this call: the assistant's prompt with the call's variables and,

@@ -26,8 +26,8 @@ import { ConversationExchange, type Conversation, type ConversationMessage } fro
  * `sms` after it commits.
  *
  * A reply is the statements it makes: the conversation read under its lock (with the history
- * its reply needs), the message stored with the conversation's update, the reply stored with
- * it again, each a round trip whatever the load.
+ * its reply needs and whether its assistant changed), the message stored with the
+ * conversation's update, the reply stored with it again, each a round trip whatever the load.
  */
 export function exchange(
   scope: Scope,
@@ -56,6 +56,7 @@ export function exchange(
         assistantId: conversation.assistant_id!,
         variables: conversation.variables,
         history,
+        setupVersion: turn.reply.setupVersion,
         onText: stream ? (delta) => stream.write(delta) : undefined,
       });
     } catch (error) {
@@ -78,7 +79,7 @@ interface Turn {
   message: ConversationMessage;
   conversation: Conversation;
   /** `watched`: someone follows the conversation (its reply is streamed). */
-  reply: { lease: string; history: { role: MessageRole; content: string }[]; watched: boolean } | null;
+  reply: { lease: string; history: { role: MessageRole; content: string }[]; watched: boolean; setupVersion?: string | null } | null;
   outgoing: OutgoingSms | null;
 }
 
@@ -91,6 +92,8 @@ type LockedRow = ConversationRow & {
   free_in: number | null;
   /** Its last messages, oldest first: the history of a reply, but for the message being stored. */
   history: { role: MessageRole; content: string }[];
+  /** Its assistant's setup version (ConversationReplier.setupVersion), when the replier has one. */
+  setup_version?: string | null;
 };
 
 /**
@@ -110,7 +113,7 @@ async function beginTurn(
   const deadline = Date.now() + REPLY_WAIT_MS;
   for (;;) {
     const turn = await scope.em.fork().transactional(async (tx): Promise<Turn | null> => {
-      const locked = await lockConversation(tx, scope, uuid);
+      const locked = await lockConversation(tx, scope, uuid, replier);
       const conversation = toConversation(locked);
       if (conversation.closed_at) throw closedError();
       if (sender === 'human' && conversation.ai_enabled) throw new ValidationError({ sender: [FieldMessages.humanWhileAiOn] });
@@ -134,7 +137,7 @@ async function beginTurn(
         params: [...(take?.params ?? []), conversation.id],
       });
       const history = lease ? [...locked.history, { role: sender, content: text }] : [];
-      const reply = lease ? { lease, history, watched: locked.watched } : null;
+      const reply = lease ? { lease, history, watched: locked.watched, setupVersion: locked.setup_version } : null;
       return { message: toMessage(stored), conversation: toConversation(stored.alongside), reply, outgoing };
     });
     if (turn) return turn;
@@ -145,12 +148,14 @@ async function beginTurn(
 
 /**
  * The account's conversation `uuid`, locked (no key update: a message's foreign key check,
- * key share, is not blocked by it), with its pace and its last messages, in one statement.
+ * key share, is not blocked by it), with its pace, its last messages and its assistant's setup
+ * version, in one statement.
  */
-async function lockConversation(tx: EntityManager, scope: Scope, uuid: string): Promise<LockedRow> {
+async function lockConversation(tx: EntityManager, scope: Scope, uuid: string, replier: ConversationReplier | null | undefined): Promise<LockedRow> {
+  const setupVersion = replier?.setupVersion ? `, ${replier.setupVersion('conversations.assistant_id')} as setup_version` : '';
   const [locked] = await selectPrepared<LockedRow>(
     tx,
-    `select ${COLUMNS}, ${REPLYING}, coalesce(watched_until > now(), false) as watched, recent.n as recent, recent.free_in, last.history
+    `select ${COLUMNS}, ${REPLYING}, coalesce(watched_until > now(), false) as watched, recent.n as recent, recent.free_in, last.history${setupVersion}
      from conversations,
        lateral (
          select count(*)::int as n, ceil(extract(epoch from min(m.created_at) + interval '1 minute' - now()))::int as free_in

@@ -7,6 +7,8 @@ export interface ReplyRequest {
   /** The conversation's variables (the assistant's own go under them). */
   variables: Record<string, unknown>;
   history: { role: MessageRole; content: string }[];
+  /** The assistant's `setupVersion`, read with the conversation (absent: the replier reads it). */
+  setupVersion?: string | null;
   /** Each piece of the reply's text as the model writes it (it must not throw nor wait). */
   onText?: (delta: string) => void;
 }
@@ -23,4 +25,10 @@ export interface ReplyResult {
  */
 export interface ConversationReplier {
   reply(request: ReplyRequest): Promise<ReplyResult>;
+  /**
+   * An SQL expression of the assistant whose id is the column `assistantId`: its value changes
+   * when anything its reply reads does. The statement that reads the conversation selects it
+   * too, so that a reply costs no round trip of its own to learn whether the assistant changed.
+   */
+  setupVersion?(assistantId: string): string;
 }
