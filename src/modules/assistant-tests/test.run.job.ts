@@ -161,8 +161,13 @@ export async function runTestRun(root: EntityManager, brain: TestBrain, runId: n
   const pause = () => new Promise((resolve) => setTimeout(resolve, WAIT_MS));
   for (;;) {
     if (failure) {
-      // What runs still writes its outcome; the job's retry takes what is left.
+      // What runs still writes its outcome; the job's retry takes what is left, on whichever
+      // worker it lands: this claim's unwritten attempts are given back (a live worker's claims are never taken).
       await Promise.all(running);
+      await root
+        .fork()
+        .execute(`update test_results set status = 'queued', claimed_by = null, claim = null where run_id = ? and claim = ?::uuid and status = 'running'`, [runId, token])
+        .catch(() => undefined);
       throw failure;
     }
     const room = worker.concurrency - running.size;
