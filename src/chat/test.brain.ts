@@ -1,5 +1,5 @@
 import type OpenAI from 'openai';
-import { AttemptFailure, type AssistantSession, type TestBrain, type TestToolCall, type TokenCount } from '../modules/assistant-tests/test.ports';
+import { AttemptFailure, type AssistantSession, type TestBrain, type TestToolCall, type TokenCount, type VoiceSimulator } from '../modules/assistant-tests/test.ports';
 import { ENGINE_NAMES, isObject, testToolName, type ChatMessage, type ToolMock } from '../modules/assistant-tests/test.rules';
 import { modelParams } from '../modules/catalog/model.params';
 import { WEB_PROVIDER } from '../modules/calls/call.web-provider';
@@ -21,7 +21,11 @@ const JUDGE_TIMEOUT_MS = 60_000;
  * catalogue names for each model (LLM_PROVIDERS, else OPENAI_BASE_URL).
  */
 export class ChatTestBrain implements TestBrain {
-  constructor(private readonly deps: ChatDeps) {}
+  /** `voice`: voice simulations' calls (src/voice/simulation/); without it they are an error. */
+  constructor(
+    private readonly deps: ChatDeps,
+    readonly voice?: VoiceSimulator,
+  ) {}
 
   async open(accountId: number, assistantId: number, variables: Record<string, unknown>): Promise<AssistantSession> {
     const { deps } = this;

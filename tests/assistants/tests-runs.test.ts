@@ -1,6 +1,7 @@
 import { createClient, type Client } from 'graphql-ws';
 import WebSocket from 'ws';
 import { CALLER_HANGS_UP } from '../../src/modules/assistant-tests/test.attempt';
+import { RUN_ABANDONED } from '../../src/modules/assistant-tests/test.run.job';
 import { NO_VENDORS, startTestApp, type TestAccount, type TestApp } from '../helpers/app';
 import { startFakeOpenAi, type ChatReply, type FakeOpenAi, type FakeRequest } from '../helpers/fakes/openai';
 import { startReceiver, type Receiver } from '../helpers/receiver';
@@ -293,10 +294,7 @@ describe('a chat simulation', () => {
     expect(stock.requests.map((request) => JSON.parse(request.body))).toEqual([{ product: 'cadeira' }]);
   });
 
-  it('stores a voice simulation, whose attempts are an error for now', async () => {
-    const result = await run(simulationTest({ channel: 'voice' }));
-    expect(result.results[0]).toMatchObject({ status: 'error', error: 'voice simulations are not available yet' });
-  });
+  // Voice simulations: tests-voice-simulation.test.ts.
 });
 
 describe('a run', () => {
@@ -342,6 +340,36 @@ describe('a run', () => {
     }
     expect(seen.size).toBe(10);
     expect(most).toBe(CONCURRENCY);
+  });
+
+  it('ends error, its unwritten attempts with the reason, when its job fails its last try', async () => {
+    const test = await createTest(replyTest(['Diz o horário']));
+    // The database refuses this test's results (as a full disk would): every try of the run's job fails.
+    await app.sql(`create function refuse_results() returns trigger language plpgsql as $$ begin raise exception 'no space left on device'; end $$`);
+    await app.sql(
+      `create trigger refuse_results before update on test_results for each row
+       when (new.test_id = ${test} and new.claim is not null and new.status <> 'running') execute function refuse_results()`,
+    );
+    try {
+      const runId = await startRun([test], 2);
+      const key = `test-run:${runId}`;
+      const deadline = Date.now() + 20_000;
+      while (!(await app.sql(`select 1 from graphile_worker.jobs where key = $1 and attempts >= 1 and locked_at is null`, [key])).length) {
+        if (Date.now() > deadline) throw new Error('the run’s job never failed');
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      // Its next try is its last (rather than nine more, minutes of backoff apart).
+      await app.sql(`update graphile_worker._private_jobs set max_attempts = attempts + 1, run_at = now() where key = $1`, [key]);
+      const result = await finished(runId, 30_000);
+      expect(result).toMatchObject({ status: 'error', pass_rate: 0 });
+      expect(result.results.map((r: any) => [r.attempt, r.status, r.error])).toEqual([
+        [1, 'error', RUN_ABANDONED],
+        [2, 'error', RUN_ABANDONED],
+      ]);
+    } finally {
+      await app.sql('drop trigger refuse_results on test_results');
+      await app.sql('drop function refuse_results()');
+    }
   });
 
   it('streams each result as it lands over testRunUpdated, to its account only', async () => {

@@ -1,4 +1,4 @@
-import { AttemptFailure, NO_USAGE, type AssistantSession, type TestBrain, type TestToolCall, type TestUsage, type TokenCount } from './test.ports';
+import { AttemptFailure, NO_USAGE, type AssistantSession, type TestBrain, type TestToolCall, type TestUsage, type TokenCount, type VoiceSimulator } from './test.ports';
 import { containsDeep, type ChatMessage, type TestConfig, type TestType } from './test.rules';
 import { JUDGE_SYSTEM, VERDICT_SCHEMA, judgePrompt, readVerdicts, type Verdict } from './test.verdict';
 
@@ -19,7 +19,8 @@ export interface AttemptOutcome {
  */
 export const CALLER_HANGS_UP = '[[END_CALL]]';
 
-export const VOICE_LATER = 'voice simulations are not available yet';
+/** A process given no voice simulator (TestBrain.voice): none is plugged in there. */
+export const VOICE_UNAVAILABLE = 'voice simulations cannot run on this server';
 
 export function callerSystem(persona: string, language: string): string {
   return [
@@ -35,6 +36,7 @@ class Attempt {
   readonly transcript: ChatMessage[] = [];
   readonly toolCalls: TestToolCall[] = [];
   readonly usage: TestUsage = { ...NO_USAGE };
+  readonly latencies: number[] = [];
   criteria: Verdict[] = [];
 
   count(who: 'llm' | 'caller' | 'judge', tokens: TokenCount): void {
@@ -43,7 +45,7 @@ class Attempt {
   }
 
   outcome(status: AttemptOutcome['status'], error: string | null = null): AttemptOutcome {
-    return { status, transcript: this.transcript, criteria: this.criteria, tool_calls: this.toolCalls, latency_ms: [], usage: this.usage, error };
+    return { status, transcript: this.transcript, criteria: this.criteria, tool_calls: this.toolCalls, latency_ms: this.latencies, usage: this.usage, error };
   }
 
   /**
@@ -71,9 +73,11 @@ class Attempt {
 export async function runAttempt(brain: TestBrain, accountId: number, assistantId: number, type: TestType, config: TestConfig): Promise<AttemptOutcome> {
   const attempt = new Attempt();
   try {
-    if (type === 'simulation' && 'persona' in config && config.channel === 'voice') return attempt.outcome('error', VOICE_LATER);
+    const voice = type === 'simulation' && 'persona' in config && config.channel === 'voice';
+    if (voice && !brain.voice) return attempt.outcome('error', VOICE_UNAVAILABLE);
     const session = await brain.open(accountId, assistantId, 'persona' in config ? (config.variables ?? {}) : {});
     if ('expect' in config) return await toolCallTest(session, attempt, config);
+    if ('persona' in config && voice) return await voiceSimulation(brain.voice!, { accountId, assistantId }, session, attempt, config);
     if ('persona' in config) return await simulation(session, attempt, config);
     attempt.transcript.push(...config.messages);
     const turn = await session.reply(config.messages, { mocks: [], endCall: false, stopAtToolCalls: false });
@@ -128,12 +132,7 @@ async function simulation(session: AssistantSession, attempt: Attempt, config: E
   if (session.greeting) transcript.push({ role: 'assistant', content: session.greeting });
   const system = callerSystem(config.persona, session.language);
   for (let turn = 0; turn < config.max_turns; turn++) {
-    // The caller reads the conversation from its side: the assistant's lines are the other party's.
-    const asCaller = transcript.map((message): ChatMessage => ({ role: message.role === 'user' ? 'assistant' : 'user', content: message.content }));
-    const line = await session.caller(system, asCaller.length ? asCaller : [{ role: 'user', content: '(The call is connected. Speak first.)' }]);
-    attempt.count('caller', line.tokens);
-    const hangsUp = line.text.includes(CALLER_HANGS_UP);
-    const words = line.text.split(CALLER_HANGS_UP).join(' ').trim();
+    const { words, hangsUp } = await callerLine(session, attempt, system, transcript);
     if (words) transcript.push({ role: 'user', content: words });
     if (hangsUp || !words) break;
     const answer = await session.reply(transcript, { mocks: config.tool_mocks ?? [], endCall: true, stopAtToolCalls: false });
@@ -142,5 +141,47 @@ async function simulation(session: AssistantSession, attempt: Attempt, config: E
     if (answer.text) transcript.push({ role: 'assistant', content: answer.text });
     if (answer.ended) break;
   }
+  return attempt.judge(session, config.success_criteria);
+}
+
+/** The simulated caller's next line, and whether it hangs up after it; it reads the conversation from its side (the assistant's lines are the other party's). */
+async function callerLine(session: AssistantSession, attempt: Attempt, system: string, transcript: readonly ChatMessage[]): Promise<{ words: string; hangsUp: boolean }> {
+  const asCaller = transcript.map((message): ChatMessage => ({ role: message.role === 'user' ? 'assistant' : 'user', content: message.content }));
+  const line = await session.caller(system, asCaller.length ? asCaller : [{ role: 'user', content: '(The call is connected. Speak first.)' }]);
+  attempt.count('caller', line.tokens);
+  return { words: line.text.split(CALLER_HANGS_UP).join(' ').trim(), hangsUp: line.text.includes(CALLER_HANGS_UP) };
+}
+
+/**
+ * A voice simulation: the same turns as a chat one, on a call of the pipeline engine. The
+ * assistant has its say (its opening when it speaks first); then each turn the caller's line is
+ * spoken into the call and the assistant answers as it would on the phone, until the assistant
+ * ends the call, the caller hangs up or `max_turns` lines were said. The transcript, tool calls
+ * and latencies are the call's record; the judge reads it as it reads a chat's.
+ */
+async function voiceSimulation(
+  voice: VoiceSimulator,
+  of: { accountId: number; assistantId: number },
+  session: AssistantSession,
+  attempt: Attempt,
+  config: Extract<TestConfig, { persona: string }>,
+): Promise<AttemptOutcome> {
+  const line = await voice.call(of.accountId, of.assistantId, config.variables ?? {}, config.tool_mocks ?? []);
+  const system = callerSystem(config.persona, session.language);
+  try {
+    await line.listen();
+    for (let turn = 0; turn < config.max_turns && !line.ended; turn++) {
+      const { words, hangsUp } = await callerLine(session, attempt, system, line.transcript);
+      if (words) await line.say(words);
+      if (hangsUp || !words) break;
+      await line.listen();
+    }
+  } finally {
+    attempt.count('llm', await line.hangUp());
+    attempt.transcript.push(...line.transcript);
+    attempt.toolCalls.push(...line.toolCalls);
+    attempt.latencies.push(...line.latencies);
+  }
+  if (line.failure) throw new AttemptFailure(`the call failed: ${line.failure}`);
   return attempt.judge(session, config.success_criteria);
 }

@@ -66,9 +66,40 @@ export interface AssistantSession {
   judge(system: string, user: string, schema: { name: string; schema: Record<string, unknown> }): Promise<{ text: string; tokens: TokenCount }>;
 }
 
+/**
+ * A voice simulation's call: the assistant on the pipeline engine that takes real calls, and a
+ * line into it that carries the simulated caller's words as speech (src/voice/simulation/
+ * implements it). What it records is the call's own record: the caller's turns as the STT heard
+ * them, the assistant's as the caller heard them.
+ */
+export interface VoiceLine {
+  /** The call's turns so far (the caller's are `user`). */
+  readonly transcript: readonly ChatMessage[];
+  /** Per answer of the assistant to the caller, in order: ms from the end of the caller's speech to the assistant's first audio back. */
+  readonly latencies: readonly number[];
+  readonly toolCalls: readonly TestToolCall[];
+  /** The call is over: the assistant hung up (end_call), or a vendor failed (`failure`). */
+  readonly ended: boolean;
+  /** Why the engine could not go on (a vendor's failure, in the server's words); null when it did not fail. */
+  readonly failure: string | null;
+  /** Resolves once the assistant has had its say (its opening, or its answer to the caller's last words), or the call ended. */
+  listen(): Promise<void>;
+  /** Speaks the caller's words into the call; resolves once their audio has gone. */
+  say(text: string): Promise<void>;
+  /** The caller hangs up; resolves once the engine has stopped, with the tokens the assistant's model used. */
+  hangUp(): Promise<TokenCount>;
+}
+
+export interface VoiceSimulator {
+  /** Connects a simulated caller to the assistant; throws AttemptFailure when its voice cannot run here (multimodal, vendors missing). */
+  call(accountId: number, assistantId: number, variables: Record<string, unknown>, mocks: readonly ToolMock[]): Promise<VoiceLine>;
+}
+
 /** Opens an attempt's session; throws AttemptFailure when the assistant cannot be run here. */
 export interface TestBrain {
   open(accountId: number, assistantId: number, variables: Record<string, unknown>): Promise<AssistantSession>;
+  /** Voice simulations' calls; without it they are an error (VOICE_UNAVAILABLE). */
+  readonly voice?: VoiceSimulator;
 }
 
 /** Why an attempt could not be run to its verdict (a model failed, none configured): the attempt's `error`, safe to show. */

@@ -89,15 +89,23 @@ async function record(em: EntityManager, run: { id: number; account_id: number }
 /**
  * Ends the run once every attempt is written: failed when one failed, else error when one could
  * not reach a verdict, else passed; its pass rate and usage. Answers false while attempts are left.
+ * `abandoned`: the run's job gave up; the attempts not written are `error` with that reason, and
+ * so is the run, whatever the others came to (it did not run what it was asked to).
  */
-async function finish(em: EntityManager, run: { id: number; account_id: number }): Promise<boolean> {
+async function finish(em: EntityManager, run: { id: number; account_id: number }, abandoned: string | null = null): Promise<boolean> {
   return em.transactional(async (tx) => {
     const [locked] = await tx.execute('select finished_at from test_runs where id = ? for no key update', [run.id]);
     if (!locked || locked.finished_at) return true;
+    if (abandoned !== null) {
+      await tx.execute(
+        `update test_results set status = 'error', error = ?, claimed_by = null, claim = null, finished_at = now() where run_id = ? and status in ('queued', 'running')`,
+        [abandoned, run.id],
+      );
+    }
     const results: { status: string; usage: Partial<TestUsage> }[] = await tx.execute('select status, usage from test_results where run_id = ?', [run.id]);
     if (results.some((result) => result.status === 'queued' || result.status === 'running')) return false;
     const count = (status: string) => results.filter((result) => result.status === status).length;
-    const status = count('failed') ? 'failed' : count('error') ? 'error' : 'passed';
+    const status = abandoned !== null ? 'error' : count('failed') ? 'failed' : count('error') ? 'error' : 'passed';
     const usage: TestUsage = { ...NO_USAGE };
     for (const result of results) for (const key of Object.keys(usage) as (keyof TestUsage)[]) usage[key] += Number(result.usage[key] ?? 0);
     const passRate = results.length ? (count('passed') / results.length).toFixed(4) : null;
@@ -153,8 +161,13 @@ export async function runTestRun(root: EntityManager, brain: TestBrain, runId: n
   const pause = () => new Promise((resolve) => setTimeout(resolve, WAIT_MS));
   for (;;) {
     if (failure) {
-      // What runs still writes its outcome; the job's retry takes what is left.
+      // What runs still writes its outcome; the job's retry takes what is left, on whichever
+      // worker it lands: this claim's unwritten attempts are given back (a live worker's claims are never taken).
       await Promise.all(running);
+      await root
+        .fork()
+        .execute(`update test_results set status = 'queued', claimed_by = null, claim = null where run_id = ? and claim = ?::uuid and status = 'running'`, [runId, token])
+        .catch(() => undefined);
       throw failure;
     }
     const room = worker.concurrency - running.size;
@@ -170,4 +183,17 @@ export async function runTestRun(root: EntityManager, brain: TestBrain, runId: n
       await Promise.race([...running, pause()]);
     }
   }
+}
+
+/** Why the attempts of a run whose job gave up were not run (each one's `error`). */
+export const RUN_ABANDONED = 'the run stopped before this attempt ran: its job failed on every try (the server’s log has why)';
+
+/**
+ * The run's job failed its last try (a database that refused its writes, a bug): the run ends
+ * `error`, its unwritten attempts `error` with RUN_ABANDONED, so that nobody waits on a run
+ * `running` for ever. What was written stays as it was.
+ */
+export async function abandonTestRun(root: EntityManager, runId: number): Promise<void> {
+  const [run] = await root.fork().execute<{ id: number; account_id: number }[]>('select id, account_id from test_runs where id = ?', [runId]);
+  if (run) await finish(root.fork(), run, RUN_ABANDONED);
 }

@@ -32,7 +32,8 @@ export function toolArguments(tool: Pick<Tool, 'schema'>, args: string): Record<
 
 /** Runs one of the assistant's tools for the model: its record is kept on the call, and the model gets its answer or its error. */
 export async function runAssistantTool(tool: Tool, args: string, { deps, call }: FunctionContext): Promise<string> {
-  const record = await runTool(deps, call.id, tool, toolArguments(tool, args));
+  const parameters = toolArguments(tool, args);
+  const record = deps.toolStandIn?.(tool, parameters) ?? (await runTool(deps, call.id, tool, parameters));
   call.toolCall(record);
   return JSON.stringify(record.error ? { error: record.error } : { status: record.status, response: record.response });
 }

@@ -1,4 +1,6 @@
+import type { ToolCallRecord } from '../../modules/calls/call.entity';
 import type { ToolDeps } from '../../modules/calls/call.tools';
+import type { Tool } from '../../modules/tools/tool.entity';
 import type { Logger } from '../../log';
 import type { CallKnowledgeBase } from '../assistant-search';
 import type { LiveCall } from '../live-call';
@@ -37,9 +39,16 @@ export interface CallActions {
  */
 export type FunctionCall = Pick<LiveCall, 'id' | 'toolCall' | 'searchKnowledge' | 'reserveTransfer'>;
 
+/**
+ * What answers one of the assistant's tools instead of its HTTP call (an assistant test's mock,
+ * src/voice/simulation/): the call's record of it, or null to call the tool.
+ */
+export type ToolStandIn = (tool: Tool, parameters: Record<string, unknown>) => ToolCallRecord | null;
+
 /** What a function of the call runs with. */
 export interface FunctionContext {
-  deps: ToolDeps & { logger: Logger };
+  /** `toolStandIn`: present on the deps a call's engine was given, it answers the tools it stands in for. */
+  deps: ToolDeps & { logger: Logger; toolStandIn?: ToolStandIn };
   call: FunctionCall;
   actions: CallActions;
 }
