@@ -164,6 +164,8 @@ const FIELD_RULES: [RegExp, (label: string, ...values: string[]) => string][] = 
   [/^Os campos (\S+) e (\S+) são o mesmo campo/, (_label, one, other) => `${one} and ${other} are the same field, sent with different values.`],
   [/^O webhook do assistente está desativado/, () => 'The assistant’s webhook is off: turn it on before sending again.'],
   [/^A Idempotency-Key deve ter/, () => 'The Idempotency-Key must be 1 to 255 visible characters.'],
+  [/^O campo to deve ser posterior a from\.$/, () => 'The period must end after it starts.'],
+  [/^Com bucket (\S+), o período pode ter no máximo (\d+) dias\.$/, (_label, bucket, days) => `By ${bucket}, a period may be at most ${days} days long.`],
 ];
 
 /** One of the API's field messages in English, about `field` (as the API names it). */

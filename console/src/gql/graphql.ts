@@ -397,6 +397,22 @@ export type ConsoleAccountCallsSubscriptionVariables = Exact<{ [key: string]: ne
 
 export type ConsoleAccountCallsSubscription = { callUpdated: { id: number, status: string } };
 
+export type ConsoleAnalyticsQueryVariables = Exact<{
+  from: unknown;
+  to: unknown;
+  bucket?: string | null | undefined;
+  campaign_id?: number | null | undefined;
+  assistant_id?: number | null | undefined;
+}>;
+
+
+export type ConsoleAnalyticsQuery = { analytics: { from: unknown, to: unknown, bucket: string, buckets: Array<{ start: unknown, calls: number, minutes: number, answered: number, voicemail: number, no_answer: number, answer_rate: number | null, voicemail_rate: number | null, no_answer_rate: number | null, average_duration: number | null, cost: number, cost_per_answered_call: number | null, transfers: number }>, totals: { calls: number, minutes: number, answered: number, voicemail: number, no_answer: number, answer_rate: number | null, voicemail_rate: number | null, no_answer_rate: number | null, average_duration: number | null, cost: number, cost_per_answered_call: number | null, transfers: number }, funnels: Array<{ campaign_id: number, campaign_name: string, leads: number, dialled: number, answered: number, completed: number, transferred: number }>, latency: Array<{ assistant_id: number, assistant_name: string | null, calls: number, turns: number, p50_ms: number, p95_ms: number }> } };
+
+export type ConsoleAnalyticsFiltersQueryVariables = Exact<{ [key: string]: never; }>;
+
+
+export type ConsoleAnalyticsFiltersQuery = { campaigns: Array<{ id: number, name: string }>, assistants: Array<{ id: number, assistant_name: string }> };
+
 export type ConsoleAssistantsQueryVariables = Exact<{ [key: string]: never; }>;
 
 
@@ -896,6 +912,79 @@ export const ConsoleAccountCallsDocument = new TypedDocumentString(`
   }
 }
     `) as unknown as TypedDocumentString<ConsoleAccountCallsSubscription, ConsoleAccountCallsSubscriptionVariables>;
+export const ConsoleAnalyticsDocument = new TypedDocumentString(`
+    query ConsoleAnalytics($from: DateTime!, $to: DateTime!, $bucket: String, $campaign_id: Int, $assistant_id: Int) {
+  analytics(
+    from: $from
+    to: $to
+    bucket: $bucket
+    campaign_id: $campaign_id
+    assistant_id: $assistant_id
+  ) {
+    from
+    to
+    bucket
+    buckets {
+      start
+      calls
+      minutes
+      answered
+      voicemail
+      no_answer
+      answer_rate
+      voicemail_rate
+      no_answer_rate
+      average_duration
+      cost
+      cost_per_answered_call
+      transfers
+    }
+    totals {
+      calls
+      minutes
+      answered
+      voicemail
+      no_answer
+      answer_rate
+      voicemail_rate
+      no_answer_rate
+      average_duration
+      cost
+      cost_per_answered_call
+      transfers
+    }
+    funnels {
+      campaign_id
+      campaign_name
+      leads
+      dialled
+      answered
+      completed
+      transferred
+    }
+    latency {
+      assistant_id
+      assistant_name
+      calls
+      turns
+      p50_ms
+      p95_ms
+    }
+  }
+}
+    `) as unknown as TypedDocumentString<ConsoleAnalyticsQuery, ConsoleAnalyticsQueryVariables>;
+export const ConsoleAnalyticsFiltersDocument = new TypedDocumentString(`
+    query ConsoleAnalyticsFilters {
+  campaigns {
+    id
+    name
+  }
+  assistants {
+    id
+    assistant_name
+  }
+}
+    `) as unknown as TypedDocumentString<ConsoleAnalyticsFiltersQuery, ConsoleAnalyticsFiltersQueryVariables>;
 export const ConsoleAssistantsDocument = new TypedDocumentString(`
     query ConsoleAssistants {
   assistants {
