@@ -57,7 +57,11 @@ type Documents = {
     "\n  mutation ConsoleCreateTool($input: CreateToolInput!) {\n    createTool(input: $input) {\n      id\n    }\n  }\n": typeof types.ConsoleCreateToolDocument,
     "\n  mutation ConsoleUpdateTool($id: Int!, $input: UpdateToolInput!) {\n    updateTool(id: $id, input: $input) {\n      id\n    }\n  }\n": typeof types.ConsoleUpdateToolDocument,
     "\n  mutation ConsoleDeleteTool($id: Int!) {\n    deleteTool(id: $id)\n  }\n": typeof types.ConsoleDeleteToolDocument,
-    "\n  query ConsolePhoneNumbers {\n    phoneNumbers {\n      id\n      phone_number\n      sms_capable\n      expires_at\n      assistant_id\n    }\n    assistants {\n      id\n      assistant_name\n    }\n  }\n": typeof types.ConsolePhoneNumbersDocument,
+    "\n  query ConsolePhoneNumbers {\n    phoneNumbers {\n      id\n      phone_number\n      nickname\n      sms_capable\n      expires_at\n      assistant_id\n      monthly_price\n      renews\n    }\n    assistants {\n      id\n      assistant_name\n    }\n    me {\n      id\n      balance\n      currency\n    }\n  }\n": typeof types.ConsolePhoneNumbersDocument,
+    "\n  query ConsoleAvailablePhoneNumbers($country_code: String, $contains: String) {\n    availablePhoneNumbers(country_code: $country_code, contains: $contains) {\n      phone_number\n      friendly_name\n      locality\n      region\n      iso_country\n      capabilities {\n        voice\n        sms\n        mms\n      }\n      monthly_price\n    }\n  }\n": typeof types.ConsoleAvailablePhoneNumbersDocument,
+    "\n  mutation ConsolePurchasePhoneNumber($input: PurchasePhoneNumberInput!) {\n    purchasePhoneNumber(input: $input) {\n      id\n      phone_number\n    }\n  }\n": typeof types.ConsolePurchasePhoneNumberDocument,
+    "\n  mutation ConsoleUpdatePhoneNumber($id: Int!, $input: UpdatePhoneNumberInput!) {\n    updatePhoneNumber(id: $id, input: $input) {\n      id\n      nickname\n    }\n  }\n": typeof types.ConsoleUpdatePhoneNumberDocument,
+    "\n  mutation ConsoleReleasePhoneNumber($id: Int!) {\n    releasePhoneNumber(id: $id)\n  }\n": typeof types.ConsoleReleasePhoneNumberDocument,
     "\n  query ConsoleDnc {\n    dncNumbers {\n      phone_number\n      created_at\n    }\n  }\n": typeof types.ConsoleDncDocument,
     "\n  mutation ConsoleAddDnc($phone_number: String!) {\n    addDncNumber(phone_number: $phone_number) {\n      phone_number\n    }\n  }\n": typeof types.ConsoleAddDncDocument,
     "\n  mutation ConsoleRemoveDnc($phone_number: String!) {\n    removeDncNumber(phone_number: $phone_number)\n  }\n": typeof types.ConsoleRemoveDncDocument,
@@ -113,7 +117,11 @@ const documents: Documents = {
     "\n  mutation ConsoleCreateTool($input: CreateToolInput!) {\n    createTool(input: $input) {\n      id\n    }\n  }\n": types.ConsoleCreateToolDocument,
     "\n  mutation ConsoleUpdateTool($id: Int!, $input: UpdateToolInput!) {\n    updateTool(id: $id, input: $input) {\n      id\n    }\n  }\n": types.ConsoleUpdateToolDocument,
     "\n  mutation ConsoleDeleteTool($id: Int!) {\n    deleteTool(id: $id)\n  }\n": types.ConsoleDeleteToolDocument,
-    "\n  query ConsolePhoneNumbers {\n    phoneNumbers {\n      id\n      phone_number\n      sms_capable\n      expires_at\n      assistant_id\n    }\n    assistants {\n      id\n      assistant_name\n    }\n  }\n": types.ConsolePhoneNumbersDocument,
+    "\n  query ConsolePhoneNumbers {\n    phoneNumbers {\n      id\n      phone_number\n      nickname\n      sms_capable\n      expires_at\n      assistant_id\n      monthly_price\n      renews\n    }\n    assistants {\n      id\n      assistant_name\n    }\n    me {\n      id\n      balance\n      currency\n    }\n  }\n": types.ConsolePhoneNumbersDocument,
+    "\n  query ConsoleAvailablePhoneNumbers($country_code: String, $contains: String) {\n    availablePhoneNumbers(country_code: $country_code, contains: $contains) {\n      phone_number\n      friendly_name\n      locality\n      region\n      iso_country\n      capabilities {\n        voice\n        sms\n        mms\n      }\n      monthly_price\n    }\n  }\n": types.ConsoleAvailablePhoneNumbersDocument,
+    "\n  mutation ConsolePurchasePhoneNumber($input: PurchasePhoneNumberInput!) {\n    purchasePhoneNumber(input: $input) {\n      id\n      phone_number\n    }\n  }\n": types.ConsolePurchasePhoneNumberDocument,
+    "\n  mutation ConsoleUpdatePhoneNumber($id: Int!, $input: UpdatePhoneNumberInput!) {\n    updatePhoneNumber(id: $id, input: $input) {\n      id\n      nickname\n    }\n  }\n": types.ConsoleUpdatePhoneNumberDocument,
+    "\n  mutation ConsoleReleasePhoneNumber($id: Int!) {\n    releasePhoneNumber(id: $id)\n  }\n": types.ConsoleReleasePhoneNumberDocument,
     "\n  query ConsoleDnc {\n    dncNumbers {\n      phone_number\n      created_at\n    }\n  }\n": types.ConsoleDncDocument,
     "\n  mutation ConsoleAddDnc($phone_number: String!) {\n    addDncNumber(phone_number: $phone_number) {\n      phone_number\n    }\n  }\n": types.ConsoleAddDncDocument,
     "\n  mutation ConsoleRemoveDnc($phone_number: String!) {\n    removeDncNumber(phone_number: $phone_number)\n  }\n": types.ConsoleRemoveDncDocument,
@@ -298,7 +306,23 @@ export function graphql(source: "\n  mutation ConsoleDeleteTool($id: Int!) {\n  
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
-export function graphql(source: "\n  query ConsolePhoneNumbers {\n    phoneNumbers {\n      id\n      phone_number\n      sms_capable\n      expires_at\n      assistant_id\n    }\n    assistants {\n      id\n      assistant_name\n    }\n  }\n"): typeof import('./graphql').ConsolePhoneNumbersDocument;
+export function graphql(source: "\n  query ConsolePhoneNumbers {\n    phoneNumbers {\n      id\n      phone_number\n      nickname\n      sms_capable\n      expires_at\n      assistant_id\n      monthly_price\n      renews\n    }\n    assistants {\n      id\n      assistant_name\n    }\n    me {\n      id\n      balance\n      currency\n    }\n  }\n"): typeof import('./graphql').ConsolePhoneNumbersDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query ConsoleAvailablePhoneNumbers($country_code: String, $contains: String) {\n    availablePhoneNumbers(country_code: $country_code, contains: $contains) {\n      phone_number\n      friendly_name\n      locality\n      region\n      iso_country\n      capabilities {\n        voice\n        sms\n        mms\n      }\n      monthly_price\n    }\n  }\n"): typeof import('./graphql').ConsoleAvailablePhoneNumbersDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation ConsolePurchasePhoneNumber($input: PurchasePhoneNumberInput!) {\n    purchasePhoneNumber(input: $input) {\n      id\n      phone_number\n    }\n  }\n"): typeof import('./graphql').ConsolePurchasePhoneNumberDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation ConsoleUpdatePhoneNumber($id: Int!, $input: UpdatePhoneNumberInput!) {\n    updatePhoneNumber(id: $id, input: $input) {\n      id\n      nickname\n    }\n  }\n"): typeof import('./graphql').ConsoleUpdatePhoneNumberDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation ConsoleReleasePhoneNumber($id: Int!) {\n    releasePhoneNumber(id: $id)\n  }\n"): typeof import('./graphql').ConsoleReleasePhoneNumberDocument;
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */

@@ -204,6 +204,11 @@ export type PronunciationInput = {
   word: string;
 };
 
+export type PurchasePhoneNumberInput = {
+  /** The number to buy, in international format (one of the search’s). */
+  phone_number: string;
+};
+
 export type SecondaryContactInput = {
   /** E.164, or national in DEFAULT_PHONE_REGION. */
   phone_number: string;
@@ -357,6 +362,11 @@ export type UpdateCampaignInput = {
   retry_on_voicemail?: boolean | null | undefined;
   /** IANA Area/City; default the assistant’s timezone, else UTC. */
   timezone?: string | null | undefined;
+};
+
+export type UpdatePhoneNumberInput = {
+  /** At most 255 characters; null or empty removes it. */
+  nickname?: string | null | undefined;
 };
 
 /** Only the fields sent change; headers and schema, when sent, replace the old ones. */
@@ -666,7 +676,37 @@ export type ConsoleDeleteToolMutation = { deleteTool: boolean };
 export type ConsolePhoneNumbersQueryVariables = Exact<{ [key: string]: never; }>;
 
 
-export type ConsolePhoneNumbersQuery = { phoneNumbers: Array<{ id: number, phone_number: string, sms_capable: boolean, expires_at: string | null, assistant_id: number | null }>, assistants: Array<{ id: number, assistant_name: string }> };
+export type ConsolePhoneNumbersQuery = { phoneNumbers: Array<{ id: number, phone_number: string, nickname: string | null, sms_capable: boolean, expires_at: string | null, assistant_id: number | null, monthly_price: number | null, renews: boolean }>, assistants: Array<{ id: number, assistant_name: string }>, me: { id: number, balance: number, currency: string } };
+
+export type ConsoleAvailablePhoneNumbersQueryVariables = Exact<{
+  country_code?: string | null | undefined;
+  contains?: string | null | undefined;
+}>;
+
+
+export type ConsoleAvailablePhoneNumbersQuery = { availablePhoneNumbers: Array<{ phone_number: string, friendly_name: string, locality: string | null, region: string | null, iso_country: string, monthly_price: number, capabilities: { voice: boolean, sms: boolean, mms: boolean } }> };
+
+export type ConsolePurchasePhoneNumberMutationVariables = Exact<{
+  input: PurchasePhoneNumberInput;
+}>;
+
+
+export type ConsolePurchasePhoneNumberMutation = { purchasePhoneNumber: { id: number, phone_number: string } };
+
+export type ConsoleUpdatePhoneNumberMutationVariables = Exact<{
+  id: number;
+  input: UpdatePhoneNumberInput;
+}>;
+
+
+export type ConsoleUpdatePhoneNumberMutation = { updatePhoneNumber: { id: number, nickname: string | null } };
+
+export type ConsoleReleasePhoneNumberMutationVariables = Exact<{
+  id: number;
+}>;
+
+
+export type ConsoleReleasePhoneNumberMutation = { releasePhoneNumber: boolean };
 
 export type ConsoleDncQueryVariables = Exact<{ [key: string]: never; }>;
 
@@ -1879,16 +1919,62 @@ export const ConsolePhoneNumbersDocument = new TypedDocumentString(`
   phoneNumbers {
     id
     phone_number
+    nickname
     sms_capable
     expires_at
     assistant_id
+    monthly_price
+    renews
   }
   assistants {
     id
     assistant_name
   }
+  me {
+    id
+    balance
+    currency
+  }
 }
     `) as unknown as TypedDocumentString<ConsolePhoneNumbersQuery, ConsolePhoneNumbersQueryVariables>;
+export const ConsoleAvailablePhoneNumbersDocument = new TypedDocumentString(`
+    query ConsoleAvailablePhoneNumbers($country_code: String, $contains: String) {
+  availablePhoneNumbers(country_code: $country_code, contains: $contains) {
+    phone_number
+    friendly_name
+    locality
+    region
+    iso_country
+    capabilities {
+      voice
+      sms
+      mms
+    }
+    monthly_price
+  }
+}
+    `) as unknown as TypedDocumentString<ConsoleAvailablePhoneNumbersQuery, ConsoleAvailablePhoneNumbersQueryVariables>;
+export const ConsolePurchasePhoneNumberDocument = new TypedDocumentString(`
+    mutation ConsolePurchasePhoneNumber($input: PurchasePhoneNumberInput!) {
+  purchasePhoneNumber(input: $input) {
+    id
+    phone_number
+  }
+}
+    `) as unknown as TypedDocumentString<ConsolePurchasePhoneNumberMutation, ConsolePurchasePhoneNumberMutationVariables>;
+export const ConsoleUpdatePhoneNumberDocument = new TypedDocumentString(`
+    mutation ConsoleUpdatePhoneNumber($id: Int!, $input: UpdatePhoneNumberInput!) {
+  updatePhoneNumber(id: $id, input: $input) {
+    id
+    nickname
+  }
+}
+    `) as unknown as TypedDocumentString<ConsoleUpdatePhoneNumberMutation, ConsoleUpdatePhoneNumberMutationVariables>;
+export const ConsoleReleasePhoneNumberDocument = new TypedDocumentString(`
+    mutation ConsoleReleasePhoneNumber($id: Int!) {
+  releasePhoneNumber(id: $id)
+}
+    `) as unknown as TypedDocumentString<ConsoleReleasePhoneNumberMutation, ConsoleReleasePhoneNumberMutationVariables>;
 export const ConsoleDncDocument = new TypedDocumentString(`
     query ConsoleDnc {
   dncNumbers {
