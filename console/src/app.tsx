@@ -8,6 +8,7 @@ import { formatMoney } from './ui/format';
 import { DeveloperLinks } from './ui/developer-links';
 import { SignInPage } from './pages/account/sign-in.page';
 import { OverviewPage } from './pages/account/overview.page';
+import { AnalyticsPage } from './pages/analytics/analytics.page';
 import { CampaignsPage } from './pages/campaigns/campaigns.page';
 import { CampaignPage } from './pages/campaigns/campaign.page';
 import { CampaignEditPage } from './pages/campaigns/campaign-edit.page';
@@ -24,7 +25,8 @@ import { TokensPage } from './pages/settings/tokens.page';
 import { VendorsPage } from './pages/settings/vendors.page';
 
 const NAV = [
-  { href: '/', label: 'Overview' },
+  { href: '/', label: 'Analytics' },
+  { href: '/overview', label: 'Overview' },
   { href: '/campaigns', label: 'Campaigns' },
   { href: '/calls', label: 'Calls' },
   { href: '/assistants', label: 'Assistants' },
@@ -106,7 +108,8 @@ function Shell() {
       </aside>
       <main id="main" tabIndex={-1}>
         <Switch>
-          <Route path="/" component={OverviewPage} />
+          <Route path="/" component={AnalyticsPage} />
+          <Route path="/overview" component={OverviewPage} />
           <Route path="/campaigns" component={CampaignsPage} />
           <Route path="/campaigns/new" component={CampaignEditPage} />
           <Route path="/campaigns/:id/edit" component={CampaignEditPage} />
@@ -126,7 +129,7 @@ function Shell() {
           <Route>
             <h1>Not found</h1>
             <p>
-              This page does not exist. <Link href="/">Back to the overview</Link>.
+              This page does not exist. <Link href="/">Back to the analytics</Link>.
             </p>
           </Route>
         </Switch>

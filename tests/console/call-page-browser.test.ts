@@ -197,6 +197,8 @@ runInBrowser(
     expect(ledger.length).toBeGreaterThan(SMS);
 
     const { page, problems, pageErrors } = await openPage();
+    // The console opens on the analytics page; the balance history is the overview's.
+    await page.getByRole('link', { name: 'Overview' }).click();
     const rows = page.locator('tr[data-entry]');
     await rows.first().waitFor();
     expect(await rows.count()).toBe(15);
@@ -236,6 +238,8 @@ runInBrowser(
   'says why a web call has no recording, lists who answered and why each call ended, links a ledger entry to its call, and shows the currency',
   async () => {
     const { page, problems, pageErrors } = await openPage();
+    await page.getByRole('link', { name: 'Overview' }).click();
+    await page.waitForSelector('[data-testid="currency"]');
     // The balance in the account's currency (me.currency).
     const currency = (await app.graphql('{ me { currency } }', {}, me.token)).body.data.me.currency;
     expect(await page.locator('[data-testid="currency"]').innerText()).toBe(currency);

@@ -84,6 +84,9 @@ runInBrowser(
 
     await page.getByLabel('Token').fill(s.account.token);
     await page.getByRole('button', { name: 'Sign in' }).click();
+    // The console opens on the analytics page (tests/console/analytics-browser.test.ts); the overview is a link away.
+    await page.locator('main h1', { hasText: 'Analytics' }).waitFor({ timeout: 10_000 });
+    await page.getByRole('link', { name: 'Overview' }).click();
     await page.waitForSelector('[data-testid="balance"]', { timeout: 10_000 });
     expect(await page.locator('[data-testid="balance"]').innerText()).toBe('100.00');
     // The sidebar links to the server's other pages (plain links, outside the console's router).

@@ -164,6 +164,12 @@ const FIELD_RULES: [RegExp, (label: string, ...values: string[]) => string][] = 
   [/^Os campos (\S+) e (\S+) são o mesmo campo/, (_label, one, other) => `${one} and ${other} are the same field, sent with different values.`],
   [/^O webhook do assistente está desativado/, () => 'The assistant’s webhook is off: turn it on before sending again.'],
   [/^A Idempotency-Key deve ter/, () => 'The Idempotency-Key must be 1 to 255 visible characters.'],
+  [/^O campo country_code deve ser um código de país ISO/, () => 'Country must be a two-letter ISO code (BR, US, DE).'],
+  [/^O campo contains deve ter de 2 a 16 dígitos\.$/, () => 'Contains must be 2 to 16 digits.'],
+  [/^Este número já pertence a uma conta deste serviço\.$/, () => 'This number already belongs to an account of this service.'],
+  [/^O provedor de telefonia recusou a compra deste número: (.*)$/, (_label, detail) => `The telephony provider refused to sell this number: ${detail}`],
+  [/^O campo to deve ser posterior a from\.$/, () => 'The period must end after it starts.'],
+  [/^Com bucket (\S+), o período pode ter no máximo (\d+) dias\.$/, (_label, bucket, days) => `By ${bucket}, a period may be at most ${days} days long.`],
 ];
 
 /** One of the API's field messages in English, about `field` (as the API names it). */

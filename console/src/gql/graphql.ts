@@ -204,6 +204,11 @@ export type PronunciationInput = {
   word: string;
 };
 
+export type PurchasePhoneNumberInput = {
+  /** The number to buy, in international format (one of the search’s). */
+  phone_number: string;
+};
+
 export type SecondaryContactInput = {
   /** E.164, or national in DEFAULT_PHONE_REGION. */
   phone_number: string;
@@ -359,6 +364,11 @@ export type UpdateCampaignInput = {
   timezone?: string | null | undefined;
 };
 
+export type UpdatePhoneNumberInput = {
+  /** At most 255 characters; null or empty removes it. */
+  nickname?: string | null | undefined;
+};
+
 /** Only the fields sent change; headers and schema, when sent, replace the old ones. */
 export type UpdateToolInput = {
   description?: string | null | undefined;
@@ -396,6 +406,22 @@ export type ConsoleAccountCallsSubscriptionVariables = Exact<{ [key: string]: ne
 
 
 export type ConsoleAccountCallsSubscription = { callUpdated: { id: number, status: string } };
+
+export type ConsoleAnalyticsQueryVariables = Exact<{
+  from: unknown;
+  to: unknown;
+  bucket?: string | null | undefined;
+  campaign_id?: number | null | undefined;
+  assistant_id?: number | null | undefined;
+}>;
+
+
+export type ConsoleAnalyticsQuery = { analytics: { from: unknown, to: unknown, bucket: string, buckets: Array<{ start: unknown, calls: number, minutes: number, answered: number, voicemail: number, no_answer: number, answer_rate: number | null, voicemail_rate: number | null, no_answer_rate: number | null, average_duration: number | null, cost: number, cost_per_answered_call: number | null, transfers: number }>, totals: { calls: number, minutes: number, answered: number, voicemail: number, no_answer: number, answer_rate: number | null, voicemail_rate: number | null, no_answer_rate: number | null, average_duration: number | null, cost: number, cost_per_answered_call: number | null, transfers: number }, funnels: Array<{ campaign_id: number, campaign_name: string, leads: number, dialled: number, answered: number, completed: number, transferred: number }>, latency: Array<{ assistant_id: number, assistant_name: string | null, calls: number, turns: number, p50_ms: number, p95_ms: number }> } };
+
+export type ConsoleAnalyticsFiltersQueryVariables = Exact<{ [key: string]: never; }>;
+
+
+export type ConsoleAnalyticsFiltersQuery = { campaigns: Array<{ id: number, name: string }>, assistants: Array<{ id: number, assistant_name: string }> };
 
 export type ConsoleAssistantsQueryVariables = Exact<{ [key: string]: never; }>;
 
@@ -650,7 +676,37 @@ export type ConsoleDeleteToolMutation = { deleteTool: boolean };
 export type ConsolePhoneNumbersQueryVariables = Exact<{ [key: string]: never; }>;
 
 
-export type ConsolePhoneNumbersQuery = { phoneNumbers: Array<{ id: number, phone_number: string, sms_capable: boolean, expires_at: string | null, assistant_id: number | null }>, assistants: Array<{ id: number, assistant_name: string }> };
+export type ConsolePhoneNumbersQuery = { phoneNumbers: Array<{ id: number, phone_number: string, nickname: string | null, sms_capable: boolean, expires_at: string | null, assistant_id: number | null, monthly_price: number | null, renews: boolean }>, assistants: Array<{ id: number, assistant_name: string }>, me: { id: number, balance: number, currency: string } };
+
+export type ConsoleAvailablePhoneNumbersQueryVariables = Exact<{
+  country_code?: string | null | undefined;
+  contains?: string | null | undefined;
+}>;
+
+
+export type ConsoleAvailablePhoneNumbersQuery = { availablePhoneNumbers: Array<{ phone_number: string, friendly_name: string, locality: string | null, region: string | null, iso_country: string, monthly_price: number, capabilities: { voice: boolean, sms: boolean, mms: boolean } }> };
+
+export type ConsolePurchasePhoneNumberMutationVariables = Exact<{
+  input: PurchasePhoneNumberInput;
+}>;
+
+
+export type ConsolePurchasePhoneNumberMutation = { purchasePhoneNumber: { id: number, phone_number: string } };
+
+export type ConsoleUpdatePhoneNumberMutationVariables = Exact<{
+  id: number;
+  input: UpdatePhoneNumberInput;
+}>;
+
+
+export type ConsoleUpdatePhoneNumberMutation = { updatePhoneNumber: { id: number, nickname: string | null } };
+
+export type ConsoleReleasePhoneNumberMutationVariables = Exact<{
+  id: number;
+}>;
+
+
+export type ConsoleReleasePhoneNumberMutation = { releasePhoneNumber: boolean };
 
 export type ConsoleDncQueryVariables = Exact<{ [key: string]: never; }>;
 
@@ -896,6 +952,79 @@ export const ConsoleAccountCallsDocument = new TypedDocumentString(`
   }
 }
     `) as unknown as TypedDocumentString<ConsoleAccountCallsSubscription, ConsoleAccountCallsSubscriptionVariables>;
+export const ConsoleAnalyticsDocument = new TypedDocumentString(`
+    query ConsoleAnalytics($from: DateTime!, $to: DateTime!, $bucket: String, $campaign_id: Int, $assistant_id: Int) {
+  analytics(
+    from: $from
+    to: $to
+    bucket: $bucket
+    campaign_id: $campaign_id
+    assistant_id: $assistant_id
+  ) {
+    from
+    to
+    bucket
+    buckets {
+      start
+      calls
+      minutes
+      answered
+      voicemail
+      no_answer
+      answer_rate
+      voicemail_rate
+      no_answer_rate
+      average_duration
+      cost
+      cost_per_answered_call
+      transfers
+    }
+    totals {
+      calls
+      minutes
+      answered
+      voicemail
+      no_answer
+      answer_rate
+      voicemail_rate
+      no_answer_rate
+      average_duration
+      cost
+      cost_per_answered_call
+      transfers
+    }
+    funnels {
+      campaign_id
+      campaign_name
+      leads
+      dialled
+      answered
+      completed
+      transferred
+    }
+    latency {
+      assistant_id
+      assistant_name
+      calls
+      turns
+      p50_ms
+      p95_ms
+    }
+  }
+}
+    `) as unknown as TypedDocumentString<ConsoleAnalyticsQuery, ConsoleAnalyticsQueryVariables>;
+export const ConsoleAnalyticsFiltersDocument = new TypedDocumentString(`
+    query ConsoleAnalyticsFilters {
+  campaigns {
+    id
+    name
+  }
+  assistants {
+    id
+    assistant_name
+  }
+}
+    `) as unknown as TypedDocumentString<ConsoleAnalyticsFiltersQuery, ConsoleAnalyticsFiltersQueryVariables>;
 export const ConsoleAssistantsDocument = new TypedDocumentString(`
     query ConsoleAssistants {
   assistants {
@@ -1790,16 +1919,62 @@ export const ConsolePhoneNumbersDocument = new TypedDocumentString(`
   phoneNumbers {
     id
     phone_number
+    nickname
     sms_capable
     expires_at
     assistant_id
+    monthly_price
+    renews
   }
   assistants {
     id
     assistant_name
   }
+  me {
+    id
+    balance
+    currency
+  }
 }
     `) as unknown as TypedDocumentString<ConsolePhoneNumbersQuery, ConsolePhoneNumbersQueryVariables>;
+export const ConsoleAvailablePhoneNumbersDocument = new TypedDocumentString(`
+    query ConsoleAvailablePhoneNumbers($country_code: String, $contains: String) {
+  availablePhoneNumbers(country_code: $country_code, contains: $contains) {
+    phone_number
+    friendly_name
+    locality
+    region
+    iso_country
+    capabilities {
+      voice
+      sms
+      mms
+    }
+    monthly_price
+  }
+}
+    `) as unknown as TypedDocumentString<ConsoleAvailablePhoneNumbersQuery, ConsoleAvailablePhoneNumbersQueryVariables>;
+export const ConsolePurchasePhoneNumberDocument = new TypedDocumentString(`
+    mutation ConsolePurchasePhoneNumber($input: PurchasePhoneNumberInput!) {
+  purchasePhoneNumber(input: $input) {
+    id
+    phone_number
+  }
+}
+    `) as unknown as TypedDocumentString<ConsolePurchasePhoneNumberMutation, ConsolePurchasePhoneNumberMutationVariables>;
+export const ConsoleUpdatePhoneNumberDocument = new TypedDocumentString(`
+    mutation ConsoleUpdatePhoneNumber($id: Int!, $input: UpdatePhoneNumberInput!) {
+  updatePhoneNumber(id: $id, input: $input) {
+    id
+    nickname
+  }
+}
+    `) as unknown as TypedDocumentString<ConsoleUpdatePhoneNumberMutation, ConsoleUpdatePhoneNumberMutationVariables>;
+export const ConsoleReleasePhoneNumberDocument = new TypedDocumentString(`
+    mutation ConsoleReleasePhoneNumber($id: Int!) {
+  releasePhoneNumber(id: $id)
+}
+    `) as unknown as TypedDocumentString<ConsoleReleasePhoneNumberMutation, ConsoleReleasePhoneNumberMutationVariables>;
 export const ConsoleDncDocument = new TypedDocumentString(`
     query ConsoleDnc {
   dncNumbers {

@@ -51,14 +51,64 @@ export const PhoneNumbersDocument = graphql(`
     phoneNumbers {
       id
       phone_number
+      nickname
       sms_capable
       expires_at
       assistant_id
+      monthly_price
+      renews
     }
     assistants {
       id
       assistant_name
     }
+    me {
+      id
+      balance
+      currency
+    }
+  }
+`);
+
+export const AvailablePhoneNumbersDocument = graphql(`
+  query ConsoleAvailablePhoneNumbers($country_code: String, $contains: String) {
+    availablePhoneNumbers(country_code: $country_code, contains: $contains) {
+      phone_number
+      friendly_name
+      locality
+      region
+      iso_country
+      capabilities {
+        voice
+        sms
+        mms
+      }
+      monthly_price
+    }
+  }
+`);
+
+export const PurchasePhoneNumberDocument = graphql(`
+  mutation ConsolePurchasePhoneNumber($input: PurchasePhoneNumberInput!) {
+    purchasePhoneNumber(input: $input) {
+      id
+      phone_number
+    }
+  }
+`);
+
+export const UpdatePhoneNumberDocument = graphql(`
+  mutation ConsoleUpdatePhoneNumber($id: Int!, $input: UpdatePhoneNumberInput!) {
+    updatePhoneNumber(id: $id, input: $input) {
+      id
+      nickname
+    }
+  }
+`);
+
+export const ReleasePhoneNumberDocument = graphql(`
+  mutation ConsoleReleasePhoneNumber($id: Int!) {
+    releasePhoneNumber(id: $id)
   }
 `);
 
