@@ -80,7 +80,7 @@ function Shell() {
   }, []);
   const main = useRef<HTMLElement>(null);
   useCardTables(main);
-  // On a narrow screen the navigation hides behind a Menu button (styles.css, "Phones"); a
+  // On a narrow screen the navigation hides behind a Menu button (styles.css, "Narrow screens"); a
   // followed link closes it.
   const [menuOpen, setMenuOpen] = useState(false);
   const menuButton = useRef<HTMLButtonElement>(null);

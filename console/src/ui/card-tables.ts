@@ -1,32 +1,50 @@
 import { useEffect, type RefObject } from 'react';
 
+/** Where tables are cards: the media query of styles.css's "Phones". */
+const CARDS_MEDIA = '(max-width: 37.5rem)';
+
 /**
- * Tables read as cards on a phone (styles.css, "Tables as cards"): each cell of a data row gets
- * its column's header as `data-label`, which the narrow layout shows before the value. Done
- * here, once, for every table with a header row under `root` (DataTable's and the pages' own),
- * as they render and change, so no page labels its cells by hand and a new page's tables
- * follow. The tables keep their elements; the explicit roles keep them tables for screen
+ * Tables read as cards on a phone (styles.css, "Tables as cards", under "Phones"): each cell of
+ * a data row gets its column's header as `data-label`, which the narrow layout shows before the
+ * value. Done here, once, for every table with a header row under `root` (DataTable's and the
+ * pages' own), as they render and change, so no page labels its cells by hand and a new page's
+ * tables follow. The tables keep their elements; the explicit roles keep them tables for screen
  * readers in browsers that drop a table's semantics once it is displayed as blocks (Safari).
  */
 export function useCardTables(root: RefObject<HTMLElement>): void {
   useEffect(() => {
     const element = root.current;
     if (!element) return;
+    // Only while tables are cards: a wide screen (a busy campaign's page) pays nothing for it.
+    const narrow = matchMedia(CARDS_MEDIA);
+    let observer: MutationObserver | null = null;
     let frame = 0;
     const label = () => {
       frame = 0;
       for (const table of element.querySelectorAll('table')) labelTable(table);
     };
-    label();
-    // Rows come and go with data (subscriptions, paging): labelled again once per frame at most.
-    // Only children and text are watched: the attributes set here do not wake the observer.
-    const observer = new MutationObserver(() => {
-      frame ||= requestAnimationFrame(label);
-    });
-    observer.observe(element, { childList: true, subtree: true, characterData: true });
-    return () => {
-      observer.disconnect();
+    const stop = () => {
+      observer?.disconnect();
+      observer = null;
       if (frame) cancelAnimationFrame(frame);
+      frame = 0;
+    };
+    const follow = () => {
+      if (!narrow.matches) return stop();
+      if (observer) return;
+      label();
+      // Rows come and go with data (subscriptions, paging): labelled again once per frame at most.
+      // Only children and text are watched: the attributes set here do not wake the observer.
+      observer = new MutationObserver(() => {
+        frame ||= requestAnimationFrame(label);
+      });
+      observer.observe(element, { childList: true, subtree: true, characterData: true });
+    };
+    follow();
+    narrow.addEventListener('change', follow);
+    return () => {
+      narrow.removeEventListener('change', follow);
+      stop();
     };
   }, [root]);
 }
