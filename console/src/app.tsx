@@ -1,11 +1,12 @@
-import { Link, Route, Router, Switch, useRoute } from 'wouter';
+import { Link, Route, Router, Switch, useLocation, useRoute } from 'wouter';
 import { useToken } from './api/session';
-import { useCallback, useEffect } from 'react';
+import { useCallback, useEffect, useRef, useState } from 'react';
 import { signOut } from './api/session';
 import { useBatched, useQuery, useSubscription } from './api/hooks';
 import { AccountCallsDocument, MeDocument } from './pages/account/account.operations';
 import { formatMoney } from './ui/format';
 import { DeveloperLinks } from './ui/developer-links';
+import { useCardTables } from './ui/card-tables';
 import { SignInPage } from './pages/account/sign-in.page';
 import { OverviewPage } from './pages/account/overview.page';
 import { AnalyticsPage } from './pages/analytics/analytics.page';
@@ -79,34 +80,61 @@ function Shell() {
   useEffect(() => {
     document.documentElement.dataset.theme = 'light';
   }, []);
+  const main = useRef<HTMLElement>(null);
+  useCardTables(main);
+  // On a narrow screen the navigation hides behind a Menu button (styles.css, "Narrow screens"); a
+  // followed link closes it.
+  const [menuOpen, setMenuOpen] = useState(false);
+  const menuButton = useRef<HTMLButtonElement>(null);
+  const [location] = useLocation();
+  useEffect(() => setMenuOpen(false), [location]);
+  const closeOnEscape = (event: { key: string }) => {
+    if (event.key !== 'Escape' || !menuOpen) return;
+    setMenuOpen(false);
+    menuButton.current?.focus();
+  };
   return (
     <div className="shell">
       <a href="#main" className="skip" onClick={(event: any) => (event.preventDefault(), skip())}>
         Skip to content
       </a>
-      <aside className="sidebar">
-        <div className="brand">
-          <span className="brand-mark" aria-hidden="true">
-            ◉
-          </span>
-          vozgate
-        </div>
-        <nav aria-label="Console">
-          <ul>
-            {NAV.map((item) => (
-              <NavLink key={item.href} {...item} />
-            ))}
-          </ul>
-        </nav>
-        <div className="sidebar-foot">
-          <DeveloperLinks />
-          <AccountBadge />
-          <button type="button" className="secondary outline small" onClick={signOut}>
-            Sign out
+      <aside className={menuOpen ? 'sidebar open' : 'sidebar'} onKeyDown={closeOnEscape}>
+        <div className="sidebar-top">
+          <div className="brand">
+            <span className="brand-mark" aria-hidden="true">
+              ◉
+            </span>
+            vozgate
+          </div>
+          <button
+            type="button"
+            ref={menuButton}
+            className="menu-button secondary outline small"
+            aria-expanded={menuOpen}
+            aria-controls="console-menu"
+            onClick={() => setMenuOpen(!menuOpen)}
+          >
+            Menu
           </button>
         </div>
+        <div className="sidebar-menu" id="console-menu">
+          <nav aria-label="Console">
+            <ul>
+              {NAV.map((item) => (
+                <NavLink key={item.href} {...item} />
+              ))}
+            </ul>
+          </nav>
+          <div className="sidebar-foot">
+            <DeveloperLinks />
+            <AccountBadge />
+            <button type="button" className="secondary outline small" onClick={signOut}>
+              Sign out
+            </button>
+          </div>
+        </div>
       </aside>
-      <main id="main" tabIndex={-1}>
+      <main id="main" tabIndex={-1} ref={main}>
         <Switch>
           <Route path="/" component={AnalyticsPage} />
           <Route path="/overview" component={OverviewPage} />

@@ -1,4 +1,4 @@
-import { HTML, JS, type Asset } from './static';
+import { JS, type Asset } from './static';
 
 /**
  * `GET /talk` (design.md, "Web calls"): talk to one of the account's assistants from a browser,
@@ -490,53 +490,83 @@ function finished(ended) {
 }
 `;
 
-/** The page's one inline style: the page's policy allows it by its hash (src/web/page-headers.ts). */
+/**
+ * The page's one inline style, beside the console's stylesheet (its look: Pico and
+ * console/src/styles.css, linked when the console is built): only what is the page's own. The
+ * page's policy allows it by its hash (src/web/page-headers.ts).
+ */
 export const TALK_STYLE = `
-    body { font: 16px/1.5 system-ui, sans-serif; max-width: 44rem; margin: 2rem auto; padding: 0 1rem; color: #1d2433; }
-    fieldset { border: 1px solid #c9cfdb; border-radius: 6px; margin: 0 0 1rem; }
-    label { display: block; font-weight: 600; margin-top: .5rem; }
-    input, select { width: 100%; padding: .4rem; font: inherit; box-sizing: border-box; }
-    button { margin: .75rem .5rem 0 0; padding: .45rem 1rem; font: inherit; }
-    #transcript { border: 1px solid #c9cfdb; border-radius: 6px; min-height: 8rem; padding: .5rem 1rem; }
+    .talk-page { max-width: 46rem; margin: 0 auto; padding: 1.5rem 1rem 3rem; overflow-wrap: anywhere; }
+    .talk-page .buttons { display: flex; flex-wrap: wrap; gap: .5rem; }
+    .talk-page .buttons button { width: auto; margin: 0; }
+    #transcript { min-height: 8rem; }
+    #transcript:empty::before { content: "The transcript shows here during a call."; color: #5b6472; }
     #transcript p { margin: .3rem 0; }
-    #transcript .assistant { color: #0b5394; }
-    dt { font-weight: 600; }
-    dd { margin: 0 0 .4rem; }
+    #transcript .assistant { color: #3730a3; }
+    #summary dt { font-weight: 600; }
+    #summary dd { margin: 0 0 .4rem; }
 `;
 
-const html = `<!doctype html>
-<html lang="en">
+/**
+ * The page, in the console's look: its stylesheets (`stylesheets`, the built console's, as its
+ * index.html links them; none when the console is not built, and the page is plain) and its
+ * header bar.
+ */
+export function talkPage(stylesheets: readonly string[]): string {
+  const links = stylesheets.map((href) => `\n  <link rel="stylesheet" href="${escapeAttribute(href)}">`).join('');
+  return `<!doctype html>
+<html lang="en" data-theme="light">
 <head>
   <meta charset="utf-8">
   <meta name="viewport" content="width=device-width, initial-scale=1">
-  <title>Talk to an assistant · vozgate</title>
+  <meta name="color-scheme" content="light">
+  <title>Talk to an assistant · vozgate</title>${links}
   <style>${TALK_STYLE}</style>
 </head>
 <body>
-  <h1>Talk to an assistant</h1>
-  <fieldset>
-    <legend>Account</legend>
-    <label for="token">Token</label>
-    <input id="token" type="password" autocomplete="off" placeholder="the account's API token (kept for this browser session only)">
-    <button id="connect" type="button">Connect</button>
-  </fieldset>
-  <fieldset>
-    <legend>Call</legend>
-    <label for="assistant">Assistant</label>
-    <select id="assistant"></select>
-    <button id="start" type="button" disabled>Start call</button>
-    <button id="hangup" type="button" disabled>Hang up</button>
-    <p id="state" role="status">Paste the account's token and connect.</p>
-  </fieldset>
-  <section id="transcript" role="region" aria-label="Transcript" aria-live="polite"></section>
-  <dl id="summary" aria-label="After the call"></dl>
+  <header class="topbar">
+    <div class="brand"><span class="brand-mark" aria-hidden="true">◉</span>vozgate</div>
+    <nav aria-label="vozgate"><a href="/console">Console</a></nav>
+  </header>
+  <main class="talk-page">
+    <header class="page-head"><h1>Talk to an assistant</h1></header>
+    <p class="muted lead">Through this browser's microphone, on a web call, with the transcript as it goes.</p>
+    <fieldset class="panel">
+      <legend>Account</legend>
+      <div class="field">
+        <label for="token">Token</label>
+        <input id="token" type="password" autocomplete="off" aria-describedby="token-hint">
+        <small id="token-hint">The account's API token, kept for this browser tab only.</small>
+      </div>
+      <div class="buttons"><button id="connect" type="button">Connect</button></div>
+    </fieldset>
+    <fieldset class="panel">
+      <legend>Call</legend>
+      <div class="field">
+        <label for="assistant">Assistant</label>
+        <select id="assistant"></select>
+      </div>
+      <div class="buttons">
+        <button id="start" type="button" disabled>Start call</button>
+        <button id="hangup" type="button" class="secondary" disabled>Hang up</button>
+      </div>
+      <p id="state" class="notice" role="status">Paste the account's token and connect.</p>
+    </fieldset>
+    <section id="transcript" class="panel" role="region" aria-label="Transcript" aria-live="polite"></section>
+    <dl id="summary" aria-label="After the call"></dl>
+  </main>
   <script type="module" src="/talk/page.js"></script>
 </body>
 </html>
 `;
+}
 
+function escapeAttribute(value: string): string {
+  return value.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;');
+}
+
+/** The page's scripts; the page itself is talkPage(), made by src/web/talk.ts with the console's stylesheets. */
 export const talkAssets: Record<string, Asset> = {
-  '/talk': { text: html, type: HTML },
   '/talk/talk.js': { text: talk, type: JS },
   '/talk/page.js': { text: page, type: JS },
   '/talk/worklet.js': { text: worklet, type: JS },

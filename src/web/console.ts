@@ -52,6 +52,18 @@ function readBuilt(dir: string): Built | null {
   return { index: { text: readFileSync(indexFile, 'utf8'), type: HTML }, assets };
 }
 
+/**
+ * The built console's stylesheets, as its index.html links them (for /talk, which wears the
+ * console's look); none when the console is not built. Only the build's own assets.
+ */
+export function consoleStylesheets(): string[] {
+  const dir = builtDir();
+  const indexFile = dir ? path.join(dir, 'index.html') : null;
+  if (!indexFile || !existsSync(indexFile)) return [];
+  const tags = readFileSync(indexFile, 'utf8').match(/<link\b[^>]*\brel="stylesheet"[^>]*>/g) ?? [];
+  return tags.map((tag) => /\bhref="([^"]+)"/.exec(tag)?.[1] ?? '').filter((href) => /^\/console\/assets\/[\w.-]+\.css$/.test(href));
+}
+
 export function consoleRoute(config: Pick<Config, 'console' | 'publicUrl'>): HttpRoute {
   const dir = builtDir();
   // Read on the first request, not at start-up: tests and `npm start` build it before, and a
