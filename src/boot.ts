@@ -10,6 +10,7 @@ import type { Runtime } from './runtime';
 import { startTelemetry, type Telemetry } from './telemetry';
 import { createSmsProvider } from './telephony/sms.providers';
 import { createNumberProvider } from './telephony/number.providers';
+import { createSipProvisioner } from './telephony/twilio.sip';
 import type { TelephonyProvider } from './modules/calls/call.ports';
 import { recordServerTelephonyProvider } from './telephony/provider.record';
 import { SimulatorProvider } from './telephony/simulator';
@@ -77,6 +78,7 @@ export function createRuntime(parts: { orm: MikroORM; config: Config; secrets: S
     telephony: createTelephony(config, secrets, logger),
     sms: createSmsProvider(config),
     numbers: createNumberProvider(config),
+    sipAccess: createSipProvisioner(config),
     lifecycle: { config, secrets, onFinished: scheduleCallWebhook, analyst: config.voice.openai ? openAiAnalyst(config.voice.openai, (model) => paramsOfModel(orm.em.fork(), model)) : null, logger },
     logger,
     mediaLoad: mediaLoadReports(heartbeatStaleMs(config.workers.heartbeatMs)),

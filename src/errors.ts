@@ -173,6 +173,8 @@ export const Messages = {
   sipTrunkCreated: 'SIP trunk created successfully',
   sipTrunkUpdated: 'SIP trunk updated successfully',
   sipTrunkNotFound: 'Tronco SIP não encontrado',
+  sipProvisioningFailed: 'O provedor de telefonia não configurou o acesso do tronco SIP; nada foi alterado, tente novamente.',
+  sipReleaseFailed: 'O provedor de telefonia não removeu o acesso do tronco SIP; ele continua na conta, tente novamente.',
   knowledgeDocumentReingesting: 'Document queued for processing. Its chunks are replaced once it is read again.',
 
   // The engine API's bounds (src/voice/engine.api.ts).
@@ -262,6 +264,8 @@ export const FieldMessages = {
   sipExtension: 'O campo phone_number de um tronco do tipo extension deve ter de 1 a 15 dígitos.',
   ipRange: (field: string) => `O campo ${field} deve ser um endereço IP ou uma faixa CIDR válida (por exemplo 203.0.113.7 ou 203.0.113.0/24).`,
   ipsRequired: 'O campo allowed_inbound_ips deve ter ao menos um IP quando inbound_authorization_type é ip.',
+  ipv4Only: (field: string) => `O campo ${field} deve ser um endereço IPv4 (quatro números separados por pontos) ou uma faixa IPv4: o provedor de telefonia não aceita outros.`,
+  sipPasswordRules: 'O campo sip_password deve ter ao menos 12 caracteres, com ao menos um dígito, uma letra maiúscula e uma minúscula (regra do provedor de telefonia).',
   sipUsername: 'O campo sip_username deve ter de 3 a 128 caracteres visíveis, sem espaços, @ ou dois-pontos.',
   cursor: 'O cursor é inválido: use o next_cursor de uma página anterior.',
   // Analytics.

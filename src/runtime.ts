@@ -8,6 +8,7 @@ import type { Embedder } from './modules/knowledge/knowledge.ports';
 import type { ConversationReplier } from './modules/conversations/conversation.ports';
 import type { SmsProvider } from './modules/sms/sms.ports';
 import type { NumberProvider } from './modules/accounts/phone-number.ports';
+import type { SipProvisioner } from './modules/accounts/sip-trunk.ports';
 import type { Telemetry } from './telemetry';
 
 /** What the API and the workers share in one process. */
@@ -19,6 +20,8 @@ export interface Runtime {
   sms: SmsProvider;
   /** Numbers searched, bought and released (the telephony provider's: TELEPHONY_PROVIDER). */
   numbers: NumberProvider;
+  /** SIP trunks' domains and lists at the provider (Twilio); null with the simulator. */
+  sipAccess: SipProvisioner | null;
   lifecycle: LifecycleDeps;
   logger: Logger;
   /** The media processes' load reports, read by the dialer before it dials (admission control). */

@@ -5,6 +5,7 @@ import type { CallAdmission, LifecycleDeps } from '../modules/calls/call.ports';
 import type { TelephonyProvider } from '../modules/calls/call.ports';
 import type { SmsProvider } from '../modules/sms/sms.ports';
 import type { NumberProvider } from '../modules/accounts/phone-number.ports';
+import type { SipProvisioner } from '../modules/accounts/sip-trunk.ports';
 import { UnauthenticatedError } from '../errors';
 import type { Scope } from '../modules/scope';
 import type { EventBus } from '../modules/events/event.bus';
@@ -35,6 +36,8 @@ export interface GraphQLContext {
   sms: SmsProvider;
   /** Numbers searched, bought and released; none: those operations answer 503. */
   numbers?: NumberProvider;
+  /** Who lets SIP trunks' calls in at the SIP layer (Twilio); none: trunks are only stored. */
+  sipAccess?: SipProvisioner | null;
   /** Knowledge-base embeddings (EMBEDDINGS_MODEL); none: search is full text only. */
   embedder?: Embedder | null;
   /** The assistants' replies over text (src/chat/); none: conversations are stored, never answered (503). */

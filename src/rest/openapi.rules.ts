@@ -50,6 +50,7 @@ export const INPUT_RULES: Record<string, JsonSchema> = {
   'UpdateSipTrunkInput.sip_password': { minLength: 3, maxLength: 128 },
   'CreateSipTrunkInput.sip_username': { minLength: 3, maxLength: 128 },
   'UpdateSipTrunkInput.sip_username': { minLength: 3, maxLength: 128 },
+  'UpdatePhoneNumberInput.nickname': { maxLength: 50 },
   'UpdateLeadInput.status': oneOf(CLIENT_LEAD_STATUSES),
   'leads.status': oneOf(LEAD_STATUSES),
   'calls.status': oneOf(CALL_STATUSES),

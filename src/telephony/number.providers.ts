@@ -60,7 +60,7 @@ function text(value: unknown, max = 255): string | null {
 }
 
 /** Twilio's error body as one line: `twilio 21422: message (HTTP 400)`. */
-function refusal(answer: TwilioAnswer): string {
+export function refusal(answer: TwilioAnswer): string {
   const body = answer.body as { code?: unknown; message?: unknown } | null;
   const code = typeof body?.code === 'number' || typeof body?.code === 'string' ? ` ${String(body.code).slice(0, 16)}` : '';
   const detail = text(body?.message, 300) ?? (answer.text.slice(0, 200) || 'no detail');

@@ -293,7 +293,7 @@ async function answerIncoming(em: EntityManager, runtime: CallbackDeps, params: 
   if (existing) return answer(existing);
 
   const [found] = await em.execute(
-    `select a.id, a.engine_type, p.number, t.inbound_authorization_type, t.sip_username, t.allowed_inbound_ips
+    `select a.id, a.engine_type, p.number, t.inbound_authorization_type, t.sip_username, t.allowed_inbound_ips, t.sip_domain
      from assistants a join phone_numbers p on p.id = a.phone_number_id left join sip_trunks t on t.phone_number_id = p.id
      where p.number = any(?::text[]) and a.calls_direction = 'receive' and (p.subscription_expires_at is null or p.subscription_expires_at >= current_date)
      order by array_position(?::text[], p.number::text), a.id limit 1`,
@@ -308,7 +308,7 @@ async function answerIncoming(em: EntityManager, runtime: CallbackDeps, params: 
   // (sip-trunk.dial.ts, trunkAdmits); a number of Twilio's is not reached over SIP here.
   const trunked = found.inbound_authorization_type != null;
   const overSip = sipTo !== null || params.SipCallId !== undefined;
-  if (trunked ? !overSip || !trunkAdmits(found as unknown as TrunkInbound, { sourceIp: params.SipSourceIp, username: params.SipUsername }) : overSip) {
+  if (trunked ? !overSip || !trunkAdmits(found as unknown as TrunkInbound, { sourceIp: params.SipSourceIp, username: params.SipUsername, domain: params.SipDomain }) : overSip) {
     logger.info('twilio: rejected a SIP call its trunk does not admit', { to, source_ip: params.SipSourceIp ?? null });
     return rejectTwiml('rejected');
   }

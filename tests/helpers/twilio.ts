@@ -3,6 +3,7 @@ import type { ServerResponse } from 'node:http';
 import twilio from 'twilio';
 import { until } from './dialer';
 import { json, startReceiver, type Received, type Receiver } from './receiver';
+import { fakeSip, sipApi, type FakeSip } from './twilio-sip';
 
 /**
  * A local server that speaks Twilio's Calls API as Twilio documents it: basic auth, form
@@ -29,6 +30,8 @@ export interface FakeTwilio {
   creating: Promise<void> | null;
   /** When set, the next call creation answers this status (the call is made anyway). */
   nextStatus: number | null;
+  /** Its SIP domains, credential lists and IP access control lists (twilio-sip.ts). */
+  sip: FakeSip;
   /** The POSTs it received. */
   posts(): Received[];
   /** The settings of TELEPHONY_PROVIDER=twilio against it. */
@@ -51,6 +54,7 @@ export async function startFakeTwilio(): Promise<FakeTwilio> {
     resources: new Map(),
     creating: null,
     nextStatus: null,
+    sip: fakeSip(),
     posts: () => receiver.requests.filter((request) => request.method === 'POST'),
     async hangupOf(sid, timeoutMs = 20_000) {
       const update = await until('hung up at Twilio', async () => fake.posts().find((r) => r.url.endsWith(`/Calls/${sid}.json`)), (found) => found !== undefined, timeoutMs);
@@ -74,6 +78,7 @@ async function callsApi(fake: FakeTwilio, request: Received, res: ServerResponse
   if (request.headers.authorization !== `Basic ${Buffer.from(`${fake.accountSid}:${fake.authToken}`).toString('base64')}`) {
     return json(res, 401, { code: 20003, message: 'Authenticate', more_info: 'https://www.twilio.com/docs/errors/20003', status: 401 });
   }
+  if (sipApi(fake.sip, `/2010-04-01/Accounts/${fake.accountSid}`, request, res)) return;
   if (request.method === 'GET' && request.url.startsWith(base)) {
     const query = new URL(request.url, 'http://x').searchParams;
     return json(res, 200, { calls: fake.made.filter((call) => call.to === query.get('To') && call.from === query.get('From')) });

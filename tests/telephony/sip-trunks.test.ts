@@ -38,7 +38,7 @@ const trunk = (over: Record<string, unknown> = {}) => ({
 const create = async (account: TestAccount, over: Record<string, unknown> = {}) => {
   const res = await api(account, 'POST', '/user/phone-numbers/sip-trunks', trunk(over));
   if (res.status !== 201) throw new Error(`create: ${res.status} ${res.text}`);
-  return res.body.data as { id: number; phone_number: string };
+  return res.body.data as { id: number; phone_number: string; sip_domain: string };
 };
 
 describe('create, read, update, delete', () => {
@@ -50,6 +50,8 @@ describe('create, read, update, delete', () => {
       data: {
         id: expect.any(Number), sip_trunk_type: 'number', phone_number: '+49305550001', sip_username: 'office-pbx', has_password: true, sip_address: 'sip.carrier.example',
         sip_calling_format: '+e164', inbound_authorization_type: 'auth', allowed_inbound_ips: ['203.0.113.0/24'], country_code: 'DE', outbound_proxy: true, nickname: null, assistant_id: null,
+        // Its own SIP domain at Twilio (tests/telephony/sip-provisioning.test.ts).
+        sip_domain: expect.stringMatching(/^vozgate-[0-9a-f]{16}\.sip\.twilio\.com$/),
       },
     });
     const { id } = res.body.data;
@@ -95,6 +97,8 @@ describe('create, read, update, delete', () => {
       sip_calling_format: ['O campo sip_calling_format deve ser um dos seguintes valores: +e164, e164, national.'],
       'allowed_inbound_ips.0': [expect.stringContaining('endereço IP ou uma faixa CIDR')],
       'allowed_inbound_ips.1': [expect.stringContaining('endereço IP ou uma faixa CIDR')],
+      // Twilio's IP access control lists take IPv4 only.
+      'allowed_inbound_ips.2': [expect.stringContaining('endereço IPv4')],
     });
     const noIps = await api(account, 'POST', '/user/phone-numbers/sip-trunks', trunk({ inbound_authorization_type: 'ip' }));
     expect(noIps.body.errors).toEqual({ allowed_inbound_ips: ['O campo allowed_inbound_ips deve ter ao menos um IP quando inbound_authorization_type é ip.'] });
@@ -119,9 +123,9 @@ describe('create, read, update, delete', () => {
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ message: 'SIP trunk updated successfully', data: { id, sip_address: 'pbx.example.org', inbound_authorization_type: 'ip', allowed_inbound_ips: ['198.51.100.7'], sip_username: 'office-pbx' } });
     expect(await sealed()).toBe(before);
-    const password = await api(me, 'PUT', `/user/phone-numbers/sip-trunks/${id}`, { sip_password: 'another-one' });
+    const password = await api(me, 'PUT', `/user/phone-numbers/sip-trunks/${id}`, { sip_password: 'An0ther-one-pass' });
     expect(password.status).toBe(200);
-    expect(password.text).not.toContain('another-one');
+    expect(password.text).not.toContain('An0ther-one-pass');
     expect(await sealed()).not.toBe(before);
     const invalid = await api(me, 'PUT', `/user/phone-numbers/sip-trunks/${id}`, { allowed_inbound_ips: [], sip_username: null });
     expect(invalid.status).toBe(422);
@@ -152,8 +156,8 @@ describe('create, read, update, delete', () => {
     expect((await api(me, 'GET', `/user/phone-numbers/sip-trunks/${id}`)).status).toBe(404);
     expect(await app.sql('select count(*)::int as n from sip_trunks where phone_number_id = $1', [id])).toEqual([{ n: 0 }]);
     expect(await app.sql('select phone_number_id from assistants where id = $1', [assistant])).toEqual([{ phone_number_id: null }]);
-    // Nothing to release at Twilio: the number is the carrier's.
-    expect(twilio.receiver.requests.filter((r) => r.method === 'DELETE')).toHaveLength(0);
+    // No number to release at Twilio: the number is the carrier's (the trunk's SIP domain and lists go: sip-provisioning.test.ts).
+    expect(twilio.receiver.requests.filter((r) => r.method === 'DELETE' && r.url.includes('/IncomingPhoneNumbers/'))).toHaveLength(0);
   });
 });
 
@@ -197,8 +201,8 @@ describe('calls through a trunk', () => {
     it('by credentials: answered when Twilio authenticated the trunk’s user, refused otherwise', async () => {
       const line = await create(me, { inbound_authorization_type: 'auth' });
       await app.outboundAssistant(me, { calls_direction: 'receive', phone_number_id: line.id });
-      const uri = `sip:${line.phone_number}@vozgate.sip.twilio.com`;
-      const sip = { SipDomain: 'vozgate.sip.twilio.com', SipCallId: randomBytes(8).toString('hex'), SipSourceIp: '203.0.113.9' };
+      const uri = `sip:${line.phone_number}@${line.sip_domain}`;
+      const sip = { SipDomain: line.sip_domain, SipCallId: randomBytes(8).toString('hex'), SipSourceIp: '203.0.113.9' };
       const ok = await ring(uri, { ...sip, SipUsername: 'office-pbx' });
       expect(ok.twiml).toMatch(/^<Response><Connect><Stream /);
       expect(await answeredBy(ok.sid)).toEqual([{ type: 'inbound', assistant_phone_number: line.phone_number }]);
@@ -216,8 +220,8 @@ describe('calls through a trunk', () => {
       const line = await create(me, { inbound_authorization_type: 'ip', allowed_inbound_ips: ['198.51.100.7', '203.0.113.0/24'], sip_calling_format: 'national' });
       await app.outboundAssistant(me, { calls_direction: 'receive', phone_number_id: line.id });
       // The carrier writes the number with or without its +.
-      const uris = [`sip:${line.phone_number}@vozgate.sip.twilio.com;transport=udp`, `sip:${line.phone_number.slice(1)}@vozgate.sip.twilio.com`];
-      const sip = (ip: string) => ({ SipDomain: 'vozgate.sip.twilio.com', SipCallId: randomBytes(8).toString('hex'), SipSourceIp: ip });
+      const uris = [`sip:${line.phone_number}@${line.sip_domain};transport=udp`, `sip:${line.phone_number.slice(1)}@${line.sip_domain}`];
+      const sip = (ip: string) => ({ SipDomain: line.sip_domain, SipCallId: randomBytes(8).toString('hex'), SipSourceIp: ip });
       for (const uri of uris) {
         for (const ip of ['198.51.100.7', '203.0.113.200']) expect((await ring(uri, sip(ip))).twiml).toMatch(/^<Response><Connect><Stream /);
         for (const ip of ['198.51.100.8', '192.0.2.1', 'not-an-ip']) expect((await ring(uri, sip(ip))).twiml).toBe(REJECTED);
@@ -231,7 +235,7 @@ describe('calls through a trunk', () => {
       await create(other, { sip_username: 'other-pbx' });
       const line = await create(me, { sip_username: 'mine-pbx' });
       await app.outboundAssistant(me, { calls_direction: 'receive', phone_number_id: line.id });
-      const res = await ring(`sip:${line.phone_number}@vozgate.sip.twilio.com`, { SipDomain: 'vozgate.sip.twilio.com', SipCallId: 'x1', SipUsername: 'other-pbx' });
+      const res = await ring(`sip:${line.phone_number}@${line.sip_domain}`, { SipDomain: line.sip_domain, SipCallId: 'x1', SipUsername: 'other-pbx' });
       expect(res.twiml).toBe(REJECTED);
     });
   });

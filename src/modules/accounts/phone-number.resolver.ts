@@ -5,6 +5,7 @@ import { scopeOf, type GraphQLContext } from '../../graphql/context';
 import type { Scope } from '../scope';
 import type { NumberProvider } from './phone-number.ports';
 import { purchaseNumber, releaseNumber, searchNumbers, updateNumber, type AvailableNumberOffer } from './phone-number.service';
+import { releaseSipTrunkAccess } from './sip-trunk.service';
 
 @ObjectType('PhoneNumber', { simpleResolvers: true, description: "One of the account's numbers: the `from` of SMS, an assistant's `phone_number_id`." })
 export class PhoneNumberRecord {
@@ -164,7 +165,10 @@ export class PhoneNumberResolver {
     description: 'Releases a number at the provider; its assistants lose it, and running campaigns it leaves without a number pause (campaign.status_changed).',
   })
   async releasePhoneNumber(@Arg('id', () => Int) id: number, @Ctx() ctx: GraphQLContext): Promise<boolean> {
-    await releaseNumber(scopeOf(ctx), numbersOf(ctx), id);
+    const numbers = numbersOf(ctx);
+    // A trunk's number: what the provider holds of the trunk goes first (sip-trunk.service.ts).
+    await releaseSipTrunkAccess({ ...scopeOf(ctx), secrets: ctx.secrets, sip: ctx.sipAccess }, id);
+    await releaseNumber(scopeOf(ctx), numbers, id);
     return true;
   }
 }

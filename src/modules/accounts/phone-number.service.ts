@@ -115,11 +115,14 @@ export async function purchaseNumber(scope: Scope, provider: NumberProvider, inp
   }
 }
 
+const NICKNAME_MAX = 50;
+
 /** Names one of the account's numbers (null: no name). */
 export async function updateNumber(scope: Scope, id: number, nickname: string | null | undefined): Promise<number> {
   const errors = new FieldErrorCollector();
   const name = nickname == null ? null : nickname.trim() || null;
-  if (name !== null && name.length > 255) errors.add('nickname', FieldMessages.maxLength('nickname', 255));
+  // The original platform's bound (its MCP server's update_phone_number: "max 50 chars").
+  if (name !== null && name.length > NICKNAME_MAX) errors.add('nickname', FieldMessages.maxLength('nickname', NICKNAME_MAX));
   errors.throwIfAny();
   const rows: { id: number }[] = await scope.em.execute(
     `update phone_numbers set nickname = ?, updated_at = now() where id = ? and account_id = ? returning id`,

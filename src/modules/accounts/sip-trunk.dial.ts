@@ -41,6 +41,11 @@ export function ipRange(text: string): string | null {
   return ipaddr.isValid(value) ? value : null;
 }
 
+/** Whether a range (as ipRange answers it) is an IPv4 address in four dotted parts: all Twilio's access lists take. */
+export function dottedIpv4Range(range: string): boolean {
+  return ipaddr.IPv4.isValidFourPartDecimal(range.split('/')[0]);
+}
+
 /** Whether `ip` is one of `ranges` (addresses or CIDR ranges; an IPv4-mapped IPv6 address counts as its IPv4). */
 export function ipAllowed(ip: string, ranges: readonly string[]): boolean {
   if (!ipaddr.isValid(ip)) return false;
@@ -63,21 +68,28 @@ export interface TrunkInbound {
   inbound_authorization_type: string;
   sip_username: string;
   allowed_inbound_ips: string[];
+  /** The trunk's own SIP domain at Twilio; null when vozgate did not make one (the operator's). */
+  sip_domain?: string | null;
 }
 export interface SipArrival {
   /** Twilio's SipSourceIp: the address the INVITE came from. */
   sourceIp: string | undefined;
   /** Twilio's SipUsername: the user Twilio authenticated with the SIP domain's credential list. */
   username: string | undefined;
+  /** Twilio's SipDomain: the domain the INVITE was sent to. */
+  domain?: string | undefined;
 }
 
 /**
  * Whether a call that arrived at Twilio over SIP for a trunk's number is the trunk's: `ip`
  * wants the INVITE's source address in allowed_inbound_ips; `auth` wants the user Twilio
  * authenticated (its credential list checked the password: the webhook never carries one) to
- * be the trunk's sip_username.
+ * be the trunk's sip_username. A trunk with a domain of its own admits only calls sent to it:
+ * that domain's lists are the trunk's, so a credential or address of another trunk (the same
+ * username on two trunks, say) opens only its own.
  */
 export function trunkAdmits(trunk: TrunkInbound, arrival: SipArrival): boolean {
+  if (trunk.sip_domain && arrival.domain?.toLowerCase() !== trunk.sip_domain.toLowerCase()) return false;
   if (trunk.inbound_authorization_type === 'ip') return !!arrival.sourceIp && ipAllowed(arrival.sourceIp, trunk.allowed_inbound_ips);
   if (trunk.inbound_authorization_type === 'auth') return !!arrival.username && sameSecret(arrival.username, trunk.sip_username);
   return false;

@@ -40,6 +40,9 @@ export class SipTrunkRecord implements SipTrunkView {
   @Field(() => Boolean)
   outbound_proxy!: boolean;
 
+  @Field(() => String, { nullable: true, description: 'The SIP domain its carrier sends calls to, sip:{number}@{sip_domain} (its own Twilio SIP domain, which checks the trunk’s credential or addresses); null without Twilio.' })
+  sip_domain!: string | null;
+
   @Field(() => String, { nullable: true })
   nickname!: string | null;
 
@@ -125,7 +128,7 @@ export class SipTrunkResolver {
 
   @Mutation(() => SipTrunkRecord, { description: 'Creates a SIP trunk; its number becomes one of the account’s phone numbers.' })
   async createSipTrunk(@Arg('input', () => CreateSipTrunkInput) input: CreateSipTrunkInput, @Ctx() ctx: GraphQLContext): Promise<SipTrunkRecord> {
-    const scope = { ...scopeOf(ctx), secrets: ctx.secrets };
+    const scope = { ...scopeOf(ctx), secrets: ctx.secrets, sip: ctx.sipAccess };
     return requireSipTrunk(scope, await createSipTrunk(scope, input));
   }
 
@@ -135,7 +138,7 @@ export class SipTrunkResolver {
     @Arg('input', () => UpdateSipTrunkInput) input: UpdateSipTrunkInput,
     @Ctx() ctx: GraphQLContext,
   ): Promise<SipTrunkRecord> {
-    const scope = { ...scopeOf(ctx), secrets: ctx.secrets };
+    const scope = { ...scopeOf(ctx), secrets: ctx.secrets, sip: ctx.sipAccess };
     return requireSipTrunk(scope, await updateSipTrunk(scope, id, input));
   }
 }
