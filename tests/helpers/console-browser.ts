@@ -34,10 +34,14 @@ export async function axe(page: Page, name: string): Promise<string[]> {
 
 export const screenshot = (page: Page, name: string) => page.screenshot({ path: path.join(shots, `${name}.png`), fullPage: true });
 
-/** Signs in through the sign-in page, as an operator does: done when the console's navigation shows (it opens on the analytics page). */
+/**
+ * Signs in through the sign-in page, as an operator does: done when the console's navigation
+ * is in the page (it opens on the analytics page; on a phone the navigation waits behind its
+ * menu button).
+ */
 export async function signIn(page: Page, url: string, token: string): Promise<void> {
   await page.goto(`${url}/console`);
   await page.getByLabel('Token').fill(token);
   await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.waitForSelector('nav[aria-label="Console"]', { timeout: 15_000 });
+  await page.waitForSelector('nav[aria-label="Console"]', { state: 'attached', timeout: 15_000 });
 }
