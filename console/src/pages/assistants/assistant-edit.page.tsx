@@ -92,17 +92,17 @@ export function AssistantEditPage() {
           </p>
           <h1>{name}</h1>
         </div>
+        {id !== null && (
+          <nav className="tabs" aria-label="Assistant sections" style={{ justifyContent: 'flex-start', gap: '1.5rem' }}>
+            <Link href={`/assistants/${id}`} aria-current={tab === 'settings' ? 'page' : undefined}>
+              Settings
+            </Link>{' '}
+            <Link href={`/assistants/${id}?tab=tests`} aria-current={tab === 'tests' ? 'page' : undefined}>
+              Tests
+            </Link>
+          </nav>
+        )}
       </header>
-      {id !== null && (
-        <nav className="tabs" aria-label="Assistant sections" style={{ justifyContent: 'flex-start', gap: '1.5rem' }}>
-          <Link href={`/assistants/${id}`} aria-current={tab === 'settings' ? 'page' : undefined}>
-            Settings
-          </Link>{' '}
-          <Link href={`/assistants/${id}?tab=tests`} aria-current={tab === 'tests' ? 'page' : undefined}>
-            Tests
-          </Link>
-        </nav>
-      )}
       {tab === 'tests' && id !== null ? (
         <Suspense fallback={<Loading what="the tests" />}>
           <TestsTab assistantId={id} />
