@@ -17,6 +17,7 @@ import { runSubscriptionsScenario, type SubscriptionsResult } from './subscripti
 import { DEFAULT_BEFORE, runTurnsScenario, turnsCaseTable, turnsMarkdown } from './turns';
 import { runVoiceScenario, type VoiceResult } from './voice';
 import { chatTable, runChatScenario } from './chat';
+import { runTestsScenario, testsTable } from './tests';
 import { importTable, runImportScenario } from './import';
 import { amdMarkdown, runAmdBench } from './amd';
 import { KB_PARTS, kbMarkdown, runKbScenario, type KbPart } from './kb';
@@ -55,6 +56,9 @@ const { values: flags } = parseArgs({
     part: { type: 'string', multiple: true },
     /** `--only chat --conversations N`: that many conversations at once (200 by default; bench/chat.ts). */
     conversations: { type: 'string' },
+    /** `--only tests --simulations N --concurrency C`: that many simulations, that many at once (100 and 100 by default; bench/tests.ts). */
+    simulations: { type: 'string' },
+    concurrency: { type: 'string' },
   },
 });
 /** The Node binary the floor and vozgate run on (`--node PATH`; by default the benchmark's own). */
@@ -64,9 +68,9 @@ const only = flags.only ?? [];
 const chosen = (scenario: Scenario) => only.length === 0 || only.some((text) => scenario.name.includes(text));
 /**
  * `--only dialer`, `--only subscriptions`, `--only voice`, `--only pipeline`, `--only webcall`, `--only turns` or
- * `--only amd`, `--only kb`, `--only chat` or `--only analytics` alone: that scenario, without the dataset. The pipeline and web calls run only so: they take minutes.
+ * `--only amd`, `--only kb`, `--only chat`, `--only tests` or `--only analytics` alone: that scenario, without the dataset. The pipeline and web calls run only so: they take minutes.
  */
-const alone = only.length === 1 && ['dialer', 'subscriptions', 'voice', 'pipeline', 'webcall', 'import', 'turns', 'amd', 'kb', 'chat', 'analytics'].includes(only[0]) ? only[0] : null;
+const alone = only.length === 1 && ['dialer', 'subscriptions', 'voice', 'pipeline', 'webcall', 'import', 'turns', 'amd', 'kb', 'chat', 'tests', 'analytics'].includes(only[0]) ? only[0] : null;
 const scale = SCALES[flags.quick ? 'quick' : 'full'];
 const duration = Number(flags.duration ?? (flags.quick ? 10 : 15));
 const warmup = Number(flags.warmup ?? (flags.quick ? 2 : 5));
@@ -676,6 +680,18 @@ async function main(): Promise<void> {
         if (!flags.quick && !flags.conversations) {
           await fs.writeFile(path.join(root, 'bench', 'results', 'chat.md'), markdown);
           await writeResults({ ...previous, chat });
+        }
+      } else if (alone === 'tests') {
+        // `--only tests`: 100 chat simulations of 10 turns in one test run, all at once (bench/tests.ts); its record is bench/results/tests.md.
+        const simulations = Number(flags.simulations ?? 100);
+        const concurrency = Number(flags.concurrency ?? simulations);
+        const tests = await runTestsScenario(database.url, root, { simulations, turns: 10, rounds: Number(flags.rounds ?? 3), concurrency }, log, targetNode);
+        const custom = flags.simulations || flags.concurrency;
+        const markdown = `${testsTable(tests)}\n\nMade by \`npm run bench -- --only tests${custom ? ` --simulations ${simulations} --concurrency ${concurrency}` : ''}\`.\n`;
+        process.stdout.write(markdown);
+        if (!custom) {
+          await fs.writeFile(path.join(root, 'bench', 'results', 'tests.md'), markdown);
+          await writeResults({ ...previous, tests });
         }
       } else if (alone === 'analytics') {
         // `--only analytics`: the analytics query at 1,000,000 calls (100,000 with --quick; bench/analytics.ts); its record is bench/results/analytics.md.

@@ -29,6 +29,16 @@ type Documents = {
     "\n  mutation ConsoleDeleteAssistant($id: Int!) {\n    deleteAssistant(id: $id)\n  }\n": typeof types.ConsoleDeleteAssistantDocument,
     "\n  mutation ConsoleStartWebCall($input: WebCallInput!) {\n    startWebCall(input: $input) {\n      call_id\n      url\n      expires_at\n    }\n  }\n": typeof types.ConsoleStartWebCallDocument,
     "\n  mutation ConsoleCallMe($input: MakeCallInput!) {\n    makeCall(input: $input) {\n      call_id\n      status\n    }\n  }\n": typeof types.ConsoleCallMeDocument,
+    "\n  fragment ConsoleTestRunSummary on TestRun {\n    id\n    status\n    attempts\n    pass_rate\n    assistant_snapshot_hash\n    created_at\n    started_at\n    finished_at\n  }\n": typeof types.ConsoleTestRunSummaryFragmentDoc,
+    "\n  fragment ConsoleTestResult on TestResult {\n    test_id\n    attempt\n    status\n    error\n    latency_ms\n    transcript {\n      role\n      content\n    }\n    criteria {\n      criterion\n      passed\n      reason\n    }\n    tool_calls {\n      name\n      arguments\n      mocked\n    }\n  }\n": typeof types.ConsoleTestResultFragmentDoc,
+    "\n  query ConsoleAssistantTests($assistant_id: Int!) {\n    assistantTests(assistant_id: $assistant_id) {\n      id\n      name\n      type\n      config\n      updated_at\n    }\n    assistant(id: $assistant_id) {\n      id\n      tools {\n        id\n        name\n      }\n    }\n  }\n": typeof types.ConsoleAssistantTestsDocument,
+    "\n  query ConsoleTestRuns($assistant_id: Int!, $page: Int) {\n    testRuns(assistant_id: $assistant_id, page: $page, per_page: 10) {\n      current_page\n      last_page\n      total\n      from\n      to\n      data {\n        ...ConsoleTestRunSummary\n        results {\n          test_id\n          status\n        }\n      }\n    }\n  }\n": typeof types.ConsoleTestRunsDocument,
+    "\n  query ConsoleTestRun($id: Int!) {\n    testRun(id: $id) {\n      ...ConsoleTestRunSummary\n      results {\n        ...ConsoleTestResult\n      }\n    }\n  }\n": typeof types.ConsoleTestRunDocument,
+    "\n  subscription ConsoleTestRunUpdated($id: Int!) {\n    testRunUpdated(id: $id) {\n      run {\n        ...ConsoleTestRunSummary\n        results {\n          ...ConsoleTestResult\n        }\n      }\n    }\n  }\n": typeof types.ConsoleTestRunUpdatedDocument,
+    "\n  mutation ConsoleCreateAssistantTest($assistant_id: Int!, $input: CreateAssistantTestInput!) {\n    createAssistantTest(assistant_id: $assistant_id, input: $input) {\n      id\n    }\n  }\n": typeof types.ConsoleCreateAssistantTestDocument,
+    "\n  mutation ConsoleUpdateAssistantTest($id: Int!, $input: UpdateAssistantTestInput!) {\n    updateAssistantTest(id: $id, input: $input) {\n      id\n    }\n  }\n": typeof types.ConsoleUpdateAssistantTestDocument,
+    "\n  mutation ConsoleDeleteAssistantTest($id: Int!) {\n    deleteAssistantTest(id: $id)\n  }\n": typeof types.ConsoleDeleteAssistantTestDocument,
+    "\n  mutation ConsoleStartTestRun($assistant_id: Int!, $input: StartTestRunInput) {\n    startTestRun(assistant_id: $assistant_id, input: $input) {\n      id\n      status\n    }\n  }\n": typeof types.ConsoleStartTestRunDocument,
     "\n  query ConsoleCalls(\n    $page: Int\n    $per_page: Int\n    $status: String\n    $type: String\n    $phone_number: String\n    $assistant_id: Int\n    $campaign_id: Int\n    $date_from: String\n    $date_to: String\n  ) {\n    calls(\n      page: $page\n      per_page: $per_page\n      status: $status\n      type: $type\n      phone_number: $phone_number\n      assistant_id: $assistant_id\n      campaign_id: $campaign_id\n      date_from: $date_from\n      date_to: $date_to\n    ) {\n      current_page\n      last_page\n      per_page\n      total\n      from\n      to\n      data {\n        id\n        type\n        status\n        answered_by\n        hangup_reason\n        client_phone_number\n        assistant_name\n        campaign_name\n        duration\n        total_cost\n        created_at\n        evaluation\n      }\n    }\n  }\n": typeof types.ConsoleCallsDocument,
     "\n  subscription ConsoleCallsLive($assistant_id: Int, $campaign_id: Int) {\n    callUpdated(assistant_id: $assistant_id, campaign_id: $campaign_id) {\n      id\n      status\n      answered_by\n      hangup_reason\n      duration\n      total_cost\n    }\n  }\n": typeof types.ConsoleCallsLiveDocument,
     "\n  query ConsoleCallFilterChoices {\n    assistants {\n      id\n      assistant_name\n    }\n    campaigns {\n      id\n      name\n    }\n  }\n": typeof types.ConsoleCallFilterChoicesDocument,
@@ -89,6 +99,16 @@ const documents: Documents = {
     "\n  mutation ConsoleDeleteAssistant($id: Int!) {\n    deleteAssistant(id: $id)\n  }\n": types.ConsoleDeleteAssistantDocument,
     "\n  mutation ConsoleStartWebCall($input: WebCallInput!) {\n    startWebCall(input: $input) {\n      call_id\n      url\n      expires_at\n    }\n  }\n": types.ConsoleStartWebCallDocument,
     "\n  mutation ConsoleCallMe($input: MakeCallInput!) {\n    makeCall(input: $input) {\n      call_id\n      status\n    }\n  }\n": types.ConsoleCallMeDocument,
+    "\n  fragment ConsoleTestRunSummary on TestRun {\n    id\n    status\n    attempts\n    pass_rate\n    assistant_snapshot_hash\n    created_at\n    started_at\n    finished_at\n  }\n": types.ConsoleTestRunSummaryFragmentDoc,
+    "\n  fragment ConsoleTestResult on TestResult {\n    test_id\n    attempt\n    status\n    error\n    latency_ms\n    transcript {\n      role\n      content\n    }\n    criteria {\n      criterion\n      passed\n      reason\n    }\n    tool_calls {\n      name\n      arguments\n      mocked\n    }\n  }\n": types.ConsoleTestResultFragmentDoc,
+    "\n  query ConsoleAssistantTests($assistant_id: Int!) {\n    assistantTests(assistant_id: $assistant_id) {\n      id\n      name\n      type\n      config\n      updated_at\n    }\n    assistant(id: $assistant_id) {\n      id\n      tools {\n        id\n        name\n      }\n    }\n  }\n": types.ConsoleAssistantTestsDocument,
+    "\n  query ConsoleTestRuns($assistant_id: Int!, $page: Int) {\n    testRuns(assistant_id: $assistant_id, page: $page, per_page: 10) {\n      current_page\n      last_page\n      total\n      from\n      to\n      data {\n        ...ConsoleTestRunSummary\n        results {\n          test_id\n          status\n        }\n      }\n    }\n  }\n": types.ConsoleTestRunsDocument,
+    "\n  query ConsoleTestRun($id: Int!) {\n    testRun(id: $id) {\n      ...ConsoleTestRunSummary\n      results {\n        ...ConsoleTestResult\n      }\n    }\n  }\n": types.ConsoleTestRunDocument,
+    "\n  subscription ConsoleTestRunUpdated($id: Int!) {\n    testRunUpdated(id: $id) {\n      run {\n        ...ConsoleTestRunSummary\n        results {\n          ...ConsoleTestResult\n        }\n      }\n    }\n  }\n": types.ConsoleTestRunUpdatedDocument,
+    "\n  mutation ConsoleCreateAssistantTest($assistant_id: Int!, $input: CreateAssistantTestInput!) {\n    createAssistantTest(assistant_id: $assistant_id, input: $input) {\n      id\n    }\n  }\n": types.ConsoleCreateAssistantTestDocument,
+    "\n  mutation ConsoleUpdateAssistantTest($id: Int!, $input: UpdateAssistantTestInput!) {\n    updateAssistantTest(id: $id, input: $input) {\n      id\n    }\n  }\n": types.ConsoleUpdateAssistantTestDocument,
+    "\n  mutation ConsoleDeleteAssistantTest($id: Int!) {\n    deleteAssistantTest(id: $id)\n  }\n": types.ConsoleDeleteAssistantTestDocument,
+    "\n  mutation ConsoleStartTestRun($assistant_id: Int!, $input: StartTestRunInput) {\n    startTestRun(assistant_id: $assistant_id, input: $input) {\n      id\n      status\n    }\n  }\n": types.ConsoleStartTestRunDocument,
     "\n  query ConsoleCalls(\n    $page: Int\n    $per_page: Int\n    $status: String\n    $type: String\n    $phone_number: String\n    $assistant_id: Int\n    $campaign_id: Int\n    $date_from: String\n    $date_to: String\n  ) {\n    calls(\n      page: $page\n      per_page: $per_page\n      status: $status\n      type: $type\n      phone_number: $phone_number\n      assistant_id: $assistant_id\n      campaign_id: $campaign_id\n      date_from: $date_from\n      date_to: $date_to\n    ) {\n      current_page\n      last_page\n      per_page\n      total\n      from\n      to\n      data {\n        id\n        type\n        status\n        answered_by\n        hangup_reason\n        client_phone_number\n        assistant_name\n        campaign_name\n        duration\n        total_cost\n        created_at\n        evaluation\n      }\n    }\n  }\n": types.ConsoleCallsDocument,
     "\n  subscription ConsoleCallsLive($assistant_id: Int, $campaign_id: Int) {\n    callUpdated(assistant_id: $assistant_id, campaign_id: $campaign_id) {\n      id\n      status\n      answered_by\n      hangup_reason\n      duration\n      total_cost\n    }\n  }\n": types.ConsoleCallsLiveDocument,
     "\n  query ConsoleCallFilterChoices {\n    assistants {\n      id\n      assistant_name\n    }\n    campaigns {\n      id\n      name\n    }\n  }\n": types.ConsoleCallFilterChoicesDocument,
@@ -191,6 +211,46 @@ export function graphql(source: "\n  mutation ConsoleStartWebCall($input: WebCal
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
 export function graphql(source: "\n  mutation ConsoleCallMe($input: MakeCallInput!) {\n    makeCall(input: $input) {\n      call_id\n      status\n    }\n  }\n"): typeof import('./graphql').ConsoleCallMeDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  fragment ConsoleTestRunSummary on TestRun {\n    id\n    status\n    attempts\n    pass_rate\n    assistant_snapshot_hash\n    created_at\n    started_at\n    finished_at\n  }\n"): typeof import('./graphql').ConsoleTestRunSummaryFragmentDoc;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  fragment ConsoleTestResult on TestResult {\n    test_id\n    attempt\n    status\n    error\n    latency_ms\n    transcript {\n      role\n      content\n    }\n    criteria {\n      criterion\n      passed\n      reason\n    }\n    tool_calls {\n      name\n      arguments\n      mocked\n    }\n  }\n"): typeof import('./graphql').ConsoleTestResultFragmentDoc;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query ConsoleAssistantTests($assistant_id: Int!) {\n    assistantTests(assistant_id: $assistant_id) {\n      id\n      name\n      type\n      config\n      updated_at\n    }\n    assistant(id: $assistant_id) {\n      id\n      tools {\n        id\n        name\n      }\n    }\n  }\n"): typeof import('./graphql').ConsoleAssistantTestsDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query ConsoleTestRuns($assistant_id: Int!, $page: Int) {\n    testRuns(assistant_id: $assistant_id, page: $page, per_page: 10) {\n      current_page\n      last_page\n      total\n      from\n      to\n      data {\n        ...ConsoleTestRunSummary\n        results {\n          test_id\n          status\n        }\n      }\n    }\n  }\n"): typeof import('./graphql').ConsoleTestRunsDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query ConsoleTestRun($id: Int!) {\n    testRun(id: $id) {\n      ...ConsoleTestRunSummary\n      results {\n        ...ConsoleTestResult\n      }\n    }\n  }\n"): typeof import('./graphql').ConsoleTestRunDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  subscription ConsoleTestRunUpdated($id: Int!) {\n    testRunUpdated(id: $id) {\n      run {\n        ...ConsoleTestRunSummary\n        results {\n          ...ConsoleTestResult\n        }\n      }\n    }\n  }\n"): typeof import('./graphql').ConsoleTestRunUpdatedDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation ConsoleCreateAssistantTest($assistant_id: Int!, $input: CreateAssistantTestInput!) {\n    createAssistantTest(assistant_id: $assistant_id, input: $input) {\n      id\n    }\n  }\n"): typeof import('./graphql').ConsoleCreateAssistantTestDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation ConsoleUpdateAssistantTest($id: Int!, $input: UpdateAssistantTestInput!) {\n    updateAssistantTest(id: $id, input: $input) {\n      id\n    }\n  }\n"): typeof import('./graphql').ConsoleUpdateAssistantTestDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation ConsoleDeleteAssistantTest($id: Int!) {\n    deleteAssistantTest(id: $id)\n  }\n"): typeof import('./graphql').ConsoleDeleteAssistantTestDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation ConsoleStartTestRun($assistant_id: Int!, $input: StartTestRunInput) {\n    startTestRun(assistant_id: $assistant_id, input: $input) {\n      id\n      status\n    }\n  }\n"): typeof import('./graphql').ConsoleStartTestRunDocument;
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */

@@ -107,6 +107,15 @@ export type CreateAssistantInput = {
   who_speaks_first?: string | null | undefined;
 };
 
+export type CreateAssistantTestInput = {
+  /** The test as its type says (design.md, "Assistant tests"). */
+  config: Record<string, unknown>;
+  /** 1 to 255 characters. */
+  name: string;
+  /** One of: reply, tool_call, simulation. */
+  type: string;
+};
+
 /** Only `name` is required. */
 export type CreateCampaignInput = {
   /** monday..sunday; default monday, tuesday, wednesday, thursday, friday. */
@@ -214,6 +223,13 @@ export type SecondaryContactInput = {
   phone_number: string;
   /** customer_name, email, or anything else. */
   variables?: Record<string, unknown> | null | undefined;
+};
+
+export type StartTestRunInput = {
+  /** Each test's attempts, 1 to 10; default 1. */
+  attempts?: number | null | undefined;
+  /** The tests to run (of this assistant); default: all of them. */
+  test_ids?: Array<number> | null | undefined;
 };
 
 export type ToolHeaderInput = {
@@ -330,6 +346,14 @@ export type UpdateAssistantInput = {
   webhook_url?: string | null | undefined;
   /** AI assistant or Customer. */
   who_speaks_first?: string | null | undefined;
+};
+
+export type UpdateAssistantTestInput = {
+  /** Replaces the config whole. */
+  config?: Record<string, unknown> | null | undefined;
+  name?: string | null | undefined;
+  /** A new type needs its config. */
+  type?: string | null | undefined;
 };
 
 /** Only the fields sent change; also while the campaign runs. */
@@ -477,6 +501,70 @@ export type ConsoleCallMeMutationVariables = Exact<{
 
 
 export type ConsoleCallMeMutation = { makeCall: { call_id: number, status: string } };
+
+export type ConsoleTestRunSummaryFragment = { id: number, status: string, attempts: number, pass_rate: number | null, assistant_snapshot_hash: string, created_at: string, started_at: string | null, finished_at: string | null };
+
+export type ConsoleTestResultFragment = { test_id: number, attempt: number, status: string, error: string | null, latency_ms: Array<number>, transcript: Array<{ role: string, content: string }>, criteria: Array<{ criterion: string, passed: boolean, reason: string }>, tool_calls: Array<{ name: string, arguments: Record<string, unknown>, mocked: boolean }> };
+
+export type ConsoleAssistantTestsQueryVariables = Exact<{
+  assistant_id: number;
+}>;
+
+
+export type ConsoleAssistantTestsQuery = { assistantTests: Array<{ id: number, name: string, type: string, config: Record<string, unknown>, updated_at: string }>, assistant: { id: number, tools: Array<{ id: number, name: string }> } };
+
+export type ConsoleTestRunsQueryVariables = Exact<{
+  assistant_id: number;
+  page?: number | null | undefined;
+}>;
+
+
+export type ConsoleTestRunsQuery = { testRuns: { current_page: number, last_page: number, total: number, from: number | null, to: number | null, data: Array<{ id: number, status: string, attempts: number, pass_rate: number | null, assistant_snapshot_hash: string, created_at: string, started_at: string | null, finished_at: string | null, results: Array<{ test_id: number, status: string }> }> } };
+
+export type ConsoleTestRunQueryVariables = Exact<{
+  id: number;
+}>;
+
+
+export type ConsoleTestRunQuery = { testRun: { id: number, status: string, attempts: number, pass_rate: number | null, assistant_snapshot_hash: string, created_at: string, started_at: string | null, finished_at: string | null, results: Array<{ test_id: number, attempt: number, status: string, error: string | null, latency_ms: Array<number>, transcript: Array<{ role: string, content: string }>, criteria: Array<{ criterion: string, passed: boolean, reason: string }>, tool_calls: Array<{ name: string, arguments: Record<string, unknown>, mocked: boolean }> }> } };
+
+export type ConsoleTestRunUpdatedSubscriptionVariables = Exact<{
+  id: number;
+}>;
+
+
+export type ConsoleTestRunUpdatedSubscription = { testRunUpdated: { run: { id: number, status: string, attempts: number, pass_rate: number | null, assistant_snapshot_hash: string, created_at: string, started_at: string | null, finished_at: string | null, results: Array<{ test_id: number, attempt: number, status: string, error: string | null, latency_ms: Array<number>, transcript: Array<{ role: string, content: string }>, criteria: Array<{ criterion: string, passed: boolean, reason: string }>, tool_calls: Array<{ name: string, arguments: Record<string, unknown>, mocked: boolean }> }> } } };
+
+export type ConsoleCreateAssistantTestMutationVariables = Exact<{
+  assistant_id: number;
+  input: CreateAssistantTestInput;
+}>;
+
+
+export type ConsoleCreateAssistantTestMutation = { createAssistantTest: { id: number } };
+
+export type ConsoleUpdateAssistantTestMutationVariables = Exact<{
+  id: number;
+  input: UpdateAssistantTestInput;
+}>;
+
+
+export type ConsoleUpdateAssistantTestMutation = { updateAssistantTest: { id: number } };
+
+export type ConsoleDeleteAssistantTestMutationVariables = Exact<{
+  id: number;
+}>;
+
+
+export type ConsoleDeleteAssistantTestMutation = { deleteAssistantTest: boolean };
+
+export type ConsoleStartTestRunMutationVariables = Exact<{
+  assistant_id: number;
+  input?: StartTestRunInput | null | undefined;
+}>;
+
+
+export type ConsoleStartTestRunMutation = { startTestRun: { id: number, status: string } };
 
 export type ConsoleCallsQueryVariables = Exact<{
   page?: number | null | undefined;
@@ -866,6 +954,41 @@ export const ConsoleAssistantFieldsFragmentDoc = new TypedDocumentString(`
   include_recording_in_webhook
 }
     `, {"fragmentName":"ConsoleAssistantFields"}) as unknown as TypedDocumentString<ConsoleAssistantFieldsFragment, unknown>;
+export const ConsoleTestRunSummaryFragmentDoc = new TypedDocumentString(`
+    fragment ConsoleTestRunSummary on TestRun {
+  id
+  status
+  attempts
+  pass_rate
+  assistant_snapshot_hash
+  created_at
+  started_at
+  finished_at
+}
+    `, {"fragmentName":"ConsoleTestRunSummary"}) as unknown as TypedDocumentString<ConsoleTestRunSummaryFragment, unknown>;
+export const ConsoleTestResultFragmentDoc = new TypedDocumentString(`
+    fragment ConsoleTestResult on TestResult {
+  test_id
+  attempt
+  status
+  error
+  latency_ms
+  transcript {
+    role
+    content
+  }
+  criteria {
+    criterion
+    passed
+    reason
+  }
+  tool_calls {
+    name
+    arguments
+    mocked
+  }
+}
+    `, {"fragmentName":"ConsoleTestResult"}) as unknown as TypedDocumentString<ConsoleTestResultFragment, unknown>;
 export const ConsoleCampaignFieldsFragmentDoc = new TypedDocumentString(`
     fragment ConsoleCampaignFields on Campaign {
   id
@@ -1322,6 +1445,160 @@ export const ConsoleCallMeDocument = new TypedDocumentString(`
   }
 }
     `) as unknown as TypedDocumentString<ConsoleCallMeMutation, ConsoleCallMeMutationVariables>;
+export const ConsoleAssistantTestsDocument = new TypedDocumentString(`
+    query ConsoleAssistantTests($assistant_id: Int!) {
+  assistantTests(assistant_id: $assistant_id) {
+    id
+    name
+    type
+    config
+    updated_at
+  }
+  assistant(id: $assistant_id) {
+    id
+    tools {
+      id
+      name
+    }
+  }
+}
+    `) as unknown as TypedDocumentString<ConsoleAssistantTestsQuery, ConsoleAssistantTestsQueryVariables>;
+export const ConsoleTestRunsDocument = new TypedDocumentString(`
+    query ConsoleTestRuns($assistant_id: Int!, $page: Int) {
+  testRuns(assistant_id: $assistant_id, page: $page, per_page: 10) {
+    current_page
+    last_page
+    total
+    from
+    to
+    data {
+      ...ConsoleTestRunSummary
+      results {
+        test_id
+        status
+      }
+    }
+  }
+}
+    fragment ConsoleTestRunSummary on TestRun {
+  id
+  status
+  attempts
+  pass_rate
+  assistant_snapshot_hash
+  created_at
+  started_at
+  finished_at
+}`) as unknown as TypedDocumentString<ConsoleTestRunsQuery, ConsoleTestRunsQueryVariables>;
+export const ConsoleTestRunDocument = new TypedDocumentString(`
+    query ConsoleTestRun($id: Int!) {
+  testRun(id: $id) {
+    ...ConsoleTestRunSummary
+    results {
+      ...ConsoleTestResult
+    }
+  }
+}
+    fragment ConsoleTestRunSummary on TestRun {
+  id
+  status
+  attempts
+  pass_rate
+  assistant_snapshot_hash
+  created_at
+  started_at
+  finished_at
+}
+fragment ConsoleTestResult on TestResult {
+  test_id
+  attempt
+  status
+  error
+  latency_ms
+  transcript {
+    role
+    content
+  }
+  criteria {
+    criterion
+    passed
+    reason
+  }
+  tool_calls {
+    name
+    arguments
+    mocked
+  }
+}`) as unknown as TypedDocumentString<ConsoleTestRunQuery, ConsoleTestRunQueryVariables>;
+export const ConsoleTestRunUpdatedDocument = new TypedDocumentString(`
+    subscription ConsoleTestRunUpdated($id: Int!) {
+  testRunUpdated(id: $id) {
+    run {
+      ...ConsoleTestRunSummary
+      results {
+        ...ConsoleTestResult
+      }
+    }
+  }
+}
+    fragment ConsoleTestRunSummary on TestRun {
+  id
+  status
+  attempts
+  pass_rate
+  assistant_snapshot_hash
+  created_at
+  started_at
+  finished_at
+}
+fragment ConsoleTestResult on TestResult {
+  test_id
+  attempt
+  status
+  error
+  latency_ms
+  transcript {
+    role
+    content
+  }
+  criteria {
+    criterion
+    passed
+    reason
+  }
+  tool_calls {
+    name
+    arguments
+    mocked
+  }
+}`) as unknown as TypedDocumentString<ConsoleTestRunUpdatedSubscription, ConsoleTestRunUpdatedSubscriptionVariables>;
+export const ConsoleCreateAssistantTestDocument = new TypedDocumentString(`
+    mutation ConsoleCreateAssistantTest($assistant_id: Int!, $input: CreateAssistantTestInput!) {
+  createAssistantTest(assistant_id: $assistant_id, input: $input) {
+    id
+  }
+}
+    `) as unknown as TypedDocumentString<ConsoleCreateAssistantTestMutation, ConsoleCreateAssistantTestMutationVariables>;
+export const ConsoleUpdateAssistantTestDocument = new TypedDocumentString(`
+    mutation ConsoleUpdateAssistantTest($id: Int!, $input: UpdateAssistantTestInput!) {
+  updateAssistantTest(id: $id, input: $input) {
+    id
+  }
+}
+    `) as unknown as TypedDocumentString<ConsoleUpdateAssistantTestMutation, ConsoleUpdateAssistantTestMutationVariables>;
+export const ConsoleDeleteAssistantTestDocument = new TypedDocumentString(`
+    mutation ConsoleDeleteAssistantTest($id: Int!) {
+  deleteAssistantTest(id: $id)
+}
+    `) as unknown as TypedDocumentString<ConsoleDeleteAssistantTestMutation, ConsoleDeleteAssistantTestMutationVariables>;
+export const ConsoleStartTestRunDocument = new TypedDocumentString(`
+    mutation ConsoleStartTestRun($assistant_id: Int!, $input: StartTestRunInput) {
+  startTestRun(assistant_id: $assistant_id, input: $input) {
+    id
+    status
+  }
+}
+    `) as unknown as TypedDocumentString<ConsoleStartTestRunMutation, ConsoleStartTestRunMutationVariables>;
 export const ConsoleCallsDocument = new TypedDocumentString(`
     query ConsoleCalls($page: Int, $per_page: Int, $status: String, $type: String, $phone_number: String, $assistant_id: Int, $campaign_id: Int, $date_from: String, $date_to: String) {
   calls(

@@ -1,5 +1,5 @@
-import { useEffect, useState } from 'react';
-import { Link, useLocation, useParams } from 'wouter';
+import { lazy, Suspense, useEffect, useState } from 'react';
+import { Link, useLocation, useParams, useSearch } from 'wouter';
 import { voiceMissingMessage } from '../../api/english';
 import { useMutation, useQuery } from '../../api/hooks';
 import { Fields, focusFirstInvalid, toInput, toValues, type Values } from '../../ui/form';
@@ -9,11 +9,16 @@ import { AssistantChoicesDocument, AssistantDocument, CreateAssistantDocument, U
 import { Talk } from './talk';
 import { CallMe } from './call-me';
 
+/** The Tests tab, loaded when opened (the console's first load stays small). */
+const TestsTab = lazy(() => import('./tests.tab'));
+
 /** Create (/assistants/new) or edit (/assistants/:id) an assistant: every field, the API's messages beside each. */
 export function AssistantEditPage() {
   const params = useParams<{ id?: string }>();
   const id = params.id ? Number(params.id) : null;
   const [, navigate] = useLocation();
+  const search = useSearch();
+  const tab = id !== null && new URLSearchParams(search).get('tab') === 'tests' ? 'tests' : 'settings';
   const choices = useQuery(AssistantChoicesDocument);
   const existing = useQuery(AssistantDocument, { id: id ?? 0 }, { skip: id === null });
   const create = useMutation(CreateAssistantDocument);
@@ -87,53 +92,71 @@ export function AssistantEditPage() {
           </p>
           <h1>{name}</h1>
         </div>
-      </header>
-      {existing.data && !existing.data.assistant.voice_ready && (
-        <p className="notice notice-error" data-voice-missing={existing.data.assistant.voice_missing.join(' ')}>
-          {voiceMissingMessage(existing.data.assistant.voice_missing)} <Link href="/vendors">This server’s voice vendors</Link>
-        </p>
-      )}
-      <div className="columns">
-        <form onSubmit={submit} noValidate className="editor" aria-label="Assistant">
-          {mutation.error && !fieldProblems && <ErrorNotice error={mutation.error} />}
-          {fieldProblems && (
-            <p className="notice notice-error" role="alert">
-              {mutation.error!.message}
-            </p>
-          )}
-          {saved && (
-            <p className="notice notice-ok" role="status">
-              Saved.
-            </p>
-          )}
-          {sections.map((section) => (
-            <fieldset key={section.title} className="panel">
-              <legend>{section.title}</legend>
-              <Fields
-                specs={section.fields}
-                values={values}
-                errors={errors}
-                onChange={(field, value) => {
-                  setSaved(false);
-                  setValues({ ...values, [field]: value });
-                }}
-                idPrefix="assistant"
-              />
-            </fieldset>
-          ))}
-          <div className="form-actions sticky">
-            <button type="submit" aria-busy={mutation.running ? 'true' : undefined}>
-              {id === null ? 'Create assistant' : 'Save'}
-            </button>
-          </div>
-        </form>
         {id !== null && (
-          <aside className="side">
-            <Talk assistantId={id} voice={existing.data?.assistant} />
-            <CallMe assistantId={id} outbound={existing.data?.assistant.calls_direction !== 'receive'} />
-          </aside>
+          <nav className="tabs" aria-label="Assistant sections" style={{ justifyContent: 'flex-start', gap: '1.5rem' }}>
+            <Link href={`/assistants/${id}`} aria-current={tab === 'settings' ? 'page' : undefined}>
+              Settings
+            </Link>{' '}
+            <Link href={`/assistants/${id}?tab=tests`} aria-current={tab === 'tests' ? 'page' : undefined}>
+              Tests
+            </Link>
+          </nav>
         )}
-      </div>
+      </header>
+      {tab === 'tests' && id !== null ? (
+        <Suspense fallback={<Loading what="the tests" />}>
+          <TestsTab assistantId={id} />
+        </Suspense>
+      ) : (
+        <>
+          {existing.data && !existing.data.assistant.voice_ready && (
+            <p className="notice notice-error" data-voice-missing={existing.data.assistant.voice_missing.join(' ')}>
+              {voiceMissingMessage(existing.data.assistant.voice_missing)} <Link href="/vendors">This server’s voice vendors</Link>
+            </p>
+          )}
+          <div className="columns">
+            <form onSubmit={submit} noValidate className="editor" aria-label="Assistant">
+              {mutation.error && !fieldProblems && <ErrorNotice error={mutation.error} />}
+              {fieldProblems && (
+                <p className="notice notice-error" role="alert">
+                  {mutation.error!.message}
+                </p>
+              )}
+              {saved && (
+                <p className="notice notice-ok" role="status">
+                  Saved.
+                </p>
+              )}
+              {sections.map((section) => (
+                <fieldset key={section.title} className="panel">
+                  <legend>{section.title}</legend>
+                  <Fields
+                    specs={section.fields}
+                    values={values}
+                    errors={errors}
+                    onChange={(field, value) => {
+                      setSaved(false);
+                      setValues({ ...values, [field]: value });
+                    }}
+                    idPrefix="assistant"
+                  />
+                </fieldset>
+              ))}
+              <div className="form-actions sticky">
+                <button type="submit" aria-busy={mutation.running ? 'true' : undefined}>
+                  {id === null ? 'Create assistant' : 'Save'}
+                </button>
+              </div>
+            </form>
+            {id !== null && (
+              <aside className="side">
+                <Talk assistantId={id} voice={existing.data?.assistant} />
+                <CallMe assistantId={id} outbound={existing.data?.assistant.calls_direction !== 'receive'} />
+              </aside>
+            )}
+          </div>
+        </>
+      )}
     </>
   );
 }
