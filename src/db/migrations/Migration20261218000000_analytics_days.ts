@@ -16,6 +16,18 @@ import { Migration } from '@mikro-orm/migrations';
  * - `calls_rollup_pending_index`: the calls not rolled up yet (in flight, or settled and waiting
  *   for the roll-up that follows their settlement), which the periodic roll-up looks for.
  */
+/** The daily rollups built from the hourly ones (also the benchmark's, after its own backfill). */
+export const DAILY_FROM_HOURLY = [
+  `insert into call_rollups_daily
+   select account_id, date_trunc('day', hour, 'UTC'), campaign_id, assistant_id, sum(calls), sum(answered), sum(voicemail), sum(no_answer), sum(busy),
+          sum(failed), sum(connected), sum(duration_seconds), sum(billed_minutes), sum(cost), sum(transfers), sum(pipeline_calls), sum(dialled_leads),
+          sum(answered_leads), sum(completed_leads), sum(transferred_leads)
+     from call_rollups group by 1, 2, 3, 4;`,
+  `insert into call_latency_rollups_daily
+   select account_id, date_trunc('day', hour, 'UTC'), campaign_id, assistant_id, bucket, sum(turns)
+     from call_latency_rollups group by 1, 2, 3, 4, 5;`,
+];
+
 export class Migration20261218000000_analytics_days extends Migration {
   override async up(): Promise<void> {
     for (const [daily, hourly] of [
@@ -26,16 +38,7 @@ export class Migration20261218000000_analytics_days extends Migration {
       this.addSql(`alter table ${daily} rename column hour to day;`);
       this.addSql(`alter table ${daily} add foreign key (account_id) references accounts (id) on delete cascade;`);
     }
-    this.addSql(`
-      insert into call_rollups_daily
-      select account_id, date_trunc('day', hour, 'UTC'), campaign_id, assistant_id, sum(calls), sum(answered), sum(voicemail), sum(no_answer), sum(busy),
-             sum(failed), sum(connected), sum(duration_seconds), sum(billed_minutes), sum(cost), sum(transfers), sum(pipeline_calls), sum(dialled_leads),
-             sum(answered_leads), sum(completed_leads), sum(transferred_leads)
-        from call_rollups group by 1, 2, 3, 4;`);
-    this.addSql(`
-      insert into call_latency_rollups_daily
-      select account_id, date_trunc('day', hour, 'UTC'), campaign_id, assistant_id, bucket, sum(turns)
-        from call_latency_rollups group by 1, 2, 3, 4, 5;`);
+    for (const statement of DAILY_FROM_HOURLY) this.addSql(statement);
     this.addSql('create index calls_rollup_pending_index on calls (id) where not rolled_up;');
 
     this.addSql('create table campaign_lead_counts (campaign_id int primary key, n bigint not null);');
