@@ -60,7 +60,7 @@ export const ROLLUP_COLUMNS: readonly (readonly [string, string])[] = [
 const KEY = ['account_id', 'hour', 'campaign_id', 'assistant_id'];
 const SUMS = ROLLUP_COLUMNS.map(([column]) => column).filter((column) => !KEY.includes(column));
 
-/** The rollups of the calls `source` selects (as `c`), added to what the table holds. */
+/** The hourly rollups of the calls `source` selects (as `c`), added to what the table holds: Migration20261215000000's backfill (Migration20261218000000 builds the daily rows from them). */
 export function addRollupsSql(source: string): string {
   return `insert into call_rollups as r (${ROLLUP_COLUMNS.map(([column]) => column).join(', ')})
     select ${ROLLUP_COLUMNS.map(([column, value]) => (SUMS.includes(column) ? `sum(${value})` : value)).join(', ')}
@@ -69,7 +69,7 @@ export function addRollupsSql(source: string): string {
     on conflict (${KEY.join(', ')}) do update set ${SUMS.map((column) => `${column} = r.${column} + excluded.${column}`).join(', ')}`;
 }
 
-/** The latency histograms of the calls `source` selects (as `c`), added to what the table holds. */
+/** The hourly latency histograms of the calls `source` selects (as `c`), added to what the table holds (the same backfill). */
 export function addLatencySql(source: string): string {
   return `insert into call_latency_rollups as r (account_id, hour, campaign_id, assistant_id, bucket, turns)
     select c.account_id, date_trunc('hour', c.created_at, 'UTC'), coalesce(c.campaign_id, 0), coalesce(c.assistant_id, 0), ${latencyBucketSql(TURN_LATENCY)}, count(*)

@@ -143,8 +143,9 @@ async function finish(em: EntityManager, deps: LifecycleDeps, call: Call, status
 
 /**
  * What follows a call's final state, once its results are in (at its end, or after its
- * post-call work): its lead's attempt settled, then `onFinished` (the post-call webhook); once
- * this transaction commits, the call is added to the analytics rollups (off it: analytics.rollup.ts). Answers, for a campaign lead's attempt, whether it was the lead's last.
+ * post-call work): its lead's attempt settled, then `onFinished` (the post-call webhook); the
+ * analytics roll-up follows this transaction's commit, off it (analytics.rollup.ts). Answers,
+ * for a campaign lead's attempt, whether it was the lead's last.
  */
 export async function settleCall(em: EntityManager, deps: LifecycleDeps, call: Call, assistant: Assistant | null): Promise<boolean | null> {
   const lastAttempt = await settleAttempt(em, deps.config, call);
