@@ -11,8 +11,9 @@ import type { EntityDictionary, EntityManager, EntityName } from '@mikro-orm/pos
  * Writers that lock several rows never wait on each other in a circle:
  * - the dialer takes the account, then the campaign, and claims due leads with SKIP LOCKED, so
  *   it never waits for a lead;
- * - a call's end takes the call, then its lead, then its analytics rollup rows, then the
- *   account (last, to hold it for as few statements as it can);
+ * - a call's end takes the call, then its lead, then the account (last, to hold it for as few
+ *   statements as it can); its analytics roll-up comes after it commits, and takes calls with
+ *   SKIP LOCKED, then their rollup rows in key order (a transfer's charge: the call, then them);
  * - a client's write takes the campaign (shared, for a new lead) or the lead, then the campaign.
  */
 

@@ -45,6 +45,8 @@ export interface TaskPayloads {
   'phone-numbers:renew': Record<string, never>;
   /** Runs an assistant test run's attempts to the end (modules/assistant-tests/test.run.job.ts). */
   'tests:run': { run_id: number };
+  /** Rolls up the settled calls that their settlement's own roll-up missed, and folds the campaigns' lead counts, every minute (jobs/tasks/analytics-rollup.ts). */
+  'analytics:rollup': Record<string, never>;
 }
 
 export type TaskName = keyof TaskPayloads;
@@ -77,6 +79,8 @@ export const TASKS: { [T in TaskName]: TaskSpec<TaskPayloads[T]> } = {
   'phone-numbers:renew': { maxAttempts: 1 },
   // A run resumes where it was: what was written stays written (each attempt once, under its claim).
   'tests:run': { maxAttempts: 10, key: { prefix: 'test-run:', field: 'run_id' } },
+  // What a run leaves is the next minute's.
+  'analytics:rollup': { maxAttempts: 1 },
 };
 
 /** The job key of `task` for its key field's `value` (the key of the pending job, to find or replace it). */

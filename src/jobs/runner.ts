@@ -111,6 +111,7 @@ export async function startWorkers(runtime: Runtime, databaseUrl: string): Promi
         `* * * * * calls:sweep ?max=${TASKS['calls:sweep'].maxAttempts}`,
         `* * * * * conversations:idle ?max=${TASKS['conversations:idle'].maxAttempts}`,
         `17 * * * * phone-numbers:renew ?max=${TASKS['phone-numbers:renew'].maxAttempts}`,
+        `* * * * * analytics:rollup ?max=${TASKS['analytics:rollup'].maxAttempts}`,
       ].join('\n'),
       logger: new QueueLogger(() => (level, message) => {
         if (level === 'error') logger.error(`job queue: ${message}`);

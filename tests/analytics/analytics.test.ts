@@ -2,7 +2,9 @@ import type { Turn } from '../../src/modules/calls/call.conversation';
 import { Call } from '../../src/modules/calls/call.entity';
 import { applyCallEvent, settleCall } from '../../src/modules/calls/call.lifecycle';
 import { transferEnded } from '../../src/modules/calls/call.transfer-leg';
-import { addLatencySql, addRollupsSql, recordCallRollup } from '../../src/modules/analytics/analytics.rollup';
+import { addLatencySql, addRollupsSql, rollUpCalls, rollUpPendingCalls } from '../../src/modules/analytics/analytics.rollup';
+import { analyticsRollupTask } from '../../src/jobs/tasks/analytics-rollup';
+import { foldLeadCounts } from '../../src/modules/analytics/analytics.lead-counts';
 import { bucketOf, bucketUpperEdge } from '../../src/modules/analytics/analytics.latency';
 import { startTestApp, type TestAccount, type TestApp } from '../helpers/app';
 import { dialerKit, type DialerSetup } from '../helpers/dialer';
@@ -11,8 +13,9 @@ import { dialerKit, type DialerSetup } from '../helpers/dialer';
  * The analytics query (issue 58) against a SQL count over the same calls: calls settled through
  * the dialer (a simulated campaign run) and through the state machine with chosen start times
  * (a second assistant, no campaign), for each bucket size and filter, at the period's edges
- * (from inclusive, to exclusive), with another account's calls beside them, and a settlement
- * run twice or on two connections at once counted once.
+ * (from inclusive, to exclusive), with another account's calls beside them; the roll-up after
+ * the settlement's commit and the periodic one, each call counted once; the daily rows equal to
+ * the hourly ones; the lead counts kept.
  */
 let app: TestApp;
 let me: DialerSetup;
@@ -130,7 +133,31 @@ beforeAll(async () => {
   await craft(base + 2 * HOUR, { status: 'failed' });
   await craft(base + 25 * HOUR, { duration: 61, latency: [700, 720, 2600, 5200, 12_000], transfer: 'before' });
   await craft(base + 26 * HOUR, { duration: 59, latency: [300], transfer: 'after' });
+  // Each settlement's own roll-up runs after its commit, without the test waiting for it: what it has not done yet, this does.
+  await rollUpPendingCalls(app.orm.em.fork());
 }, 180_000);
+
+/** The account's rollup sums, hourly and daily. */
+async function rolledUp(accountId: number) {
+  const [row] = await app.sql(
+    `select (select coalesce(sum(calls), 0)::int from call_rollups where account_id = $1) as calls,
+            (select coalesce(sum(cost), 0)::numeric::text from call_rollups where account_id = $1) as cost,
+            (select coalesce(sum(calls), 0)::int from call_rollups_daily where account_id = $1) as daily_calls,
+            (select coalesce(sum(cost), 0)::numeric::text from call_rollups_daily where account_id = $1) as daily_cost`,
+    [accountId],
+  );
+  return row;
+}
+
+/** A call of `second` at `at` that has ended and is not settled yet, as SQL leaves it (no roll-up ran). */
+async function endedCall(at: number, cost = '0.5') {
+  const [{ id }] = await app.sql(
+    `insert into calls (account_id, assistant_id, assistant_name, type, status, assistant_phone_number, client_phone_number, provider, deadline_at, answered_at, answered_by, finished_at, duration, total_cost, created_at)
+     values ($1, $2, 'Segunda', 'outbound', 'completed', '+5511955000000', '+5511988000001', 'simulator', now(), $3, 'human', now(), 90, $4, $3) returning id`,
+    [me.account.accountId, second, new Date(at).toISOString(), cost],
+  );
+  return id as number;
+}
 
 describe('the figures', () => {
   const filters = () => ({
@@ -186,6 +213,23 @@ describe('the figures', () => {
     expect(Number(cost)).toBeGreaterThan(0);
   });
 
+  it('keeps each campaign’s lead count as leads come and go, before and after its changes are folded', async () => {
+    const funnelLeads = async () => {
+      const body = await ask(me.account, { from: new Date(base).toISOString(), to: new Date(Date.now() + HOUR).toISOString().slice(0, 13) + ':00:00Z', campaign_id: me.campaign });
+      return body.data.analytics.funnels[0].leads;
+    };
+    const count = async () => (await app.sql('select count(*)::int as n from leads where campaign_id = $1', [me.campaign]))[0].n;
+    await app.sql(`insert into leads (account_id, campaign_id, phone_number, status, created_at, updated_at) select $1, $2, '+55119770000' || g, 'completed', now(), now() from generate_series(10, 13) g`, [me.account.accountId, me.campaign]);
+    await app.sql(`delete from leads where campaign_id = $1 and phone_number = '+5511977000010'`, [me.campaign]);
+    expect(await funnelLeads()).toBe(await count());
+    await foldLeadCounts(app.orm.em.fork());
+    expect((await app.sql('select count(*)::int as n from campaign_lead_count_deltas'))[0].n).toBe(0);
+    expect(await funnelLeads()).toBe(await count());
+    await app.sql(`delete from leads where campaign_id = $1 and phone_number like '+5511977000%'`, [me.campaign]);
+    expect(await funnelLeads()).toBe(await count());
+    expect(await count()).toBe(5);
+  });
+
   it('gives each campaign’s funnel in leads', async () => {
     const body = await ask(me.account, { from: new Date(base).toISOString(), to: new Date(Date.now() + HOUR).toISOString().slice(0, 13) + ':00:00Z' });
     const [expected] = await app.sql(
@@ -237,27 +281,78 @@ describe('tenancy', () => {
   });
 });
 
-describe('settlement', () => {
-  it('counts a call once when its settlement runs again, or on two connections at once', async () => {
-    const before = async () => (await app.sql(`select coalesce(sum(calls), 0)::int as calls, coalesce(sum(cost), 0)::numeric as cost from call_rollups where account_id = $1`, [me.account.accountId]))[0];
-    const start = await before();
-    // A settled call settled again.
-    const [{ id: settled }] = await app.sql(`select id from calls where account_id = $1 and finished_at is not null order by id limit 1`, [me.account.accountId]);
+describe('settlement and roll-up', () => {
+  it('settles a call without touching the rollup rows, rolls it up right after the commit, and the periodic job then adds nothing', async () => {
+    const start = await rolledUp(me.account.accountId);
+    const id = await endedCall(base, '0.25');
     await app.orm.em.fork().transactional(async (tx) => {
-      const call = (await tx.findOne(Call, { id: settled }))!;
+      const call = (await tx.findOne(Call, { id }))!;
       await settleCall(tx, app.runtime.lifecycle, call, null);
+      // Another settlement of the account may write the same rollup rows now: the settlement holds none of them.
+      const other = await app.orm.em.getConnection().getKnex().client.acquireConnection();
+      try {
+        await other.query('begin');
+        const locked = await other.query(`select 1 from call_rollups where account_id = $1 for update nowait`, [me.account.accountId]);
+        expect(locked.rowCount).toBeGreaterThan(0);
+        await other.query(`select 1 from call_rollups_daily where account_id = $1 for update nowait`, [me.account.accountId]);
+      } finally {
+        await other.query('rollback');
+        await app.orm.em.getConnection().getKnex().client.releaseConnection(other);
+      }
+      expect((await tx.execute('select rolled_up from calls where id = ?', [id]))[0].rolled_up).toBe(false);
     });
-    expect(await before()).toEqual(start);
-    // A finished call not settled yet, settled on two connections at once.
-    const [{ id }] = await app.sql(
-      `insert into calls (account_id, assistant_id, assistant_name, type, status, assistant_phone_number, client_phone_number, provider, deadline_at, answered_at, answered_by, finished_at, duration, total_cost)
-       values ($1, $2, 'Segunda', 'outbound', 'completed', '+5511955000000', '+5511988000001', 'simulator', now(), now(), 'human', now(), 90, 0.5) returning id`,
-      [me.account.accountId, second],
-    );
-    await Promise.all([1, 2].map(() => app.orm.em.fork().transactional((tx) => recordCallRollup(tx, id))));
-    const after = await before();
+    // After the commit, without the job.
+    for (let i = 0; i < 100 && !(await app.sql('select rolled_up from calls where id = $1', [id]))[0].rolled_up; i++) await new Promise((resolve) => setTimeout(resolve, 50));
+    const after = await rolledUp(me.account.accountId);
     expect(after.calls).toBe(start.calls + 1);
-    expect(Number(after.cost)).toBeCloseTo(Number(start.cost) + 0.5, 4);
+    expect(after.daily_calls).toBe(start.daily_calls + 1);
+    expect(Number(after.cost)).toBeCloseTo(Number(start.cost) + 0.25, 4);
+    await analyticsRollupTask.run(app.runtime, {}, null as never);
+    expect(await rolledUp(me.account.accountId)).toEqual(after);
+    // A settlement run again adds nothing either.
+    await app.orm.em.fork().transactional(async (tx) => settleCall(tx, app.runtime.lifecycle, (await tx.findOne(Call, { id }))!, null));
+    await rollUpPendingCalls(app.orm.em.fork());
+    expect(await rolledUp(me.account.accountId)).toEqual(after);
+  });
+
+  it('counts calls once when roll-ups of them run at once', async () => {
+    const start = await rolledUp(me.account.accountId);
+    const ids: number[] = [];
+    for (let i = 0; i < 6; i++) ids.push(await endedCall(base + i * 20 * 60_000));
+    const added = await Promise.all([rollUpPendingCalls(app.orm.em.fork()), rollUpPendingCalls(app.orm.em.fork()), rollUpCalls(app.orm.em.fork(), ids), rollUpCalls(app.orm.em.fork(), ids.slice(2))]);
+    const after = await rolledUp(me.account.accountId);
+    expect(after.calls).toBe(start.calls + 6);
+    expect(after.daily_calls).toBe(start.daily_calls + 6);
+    expect(Number(after.cost)).toBeCloseTo(Number(start.cost) + 3, 4);
+    // Every call taken by exactly one of them (a call another one held was skipped, not waited for).
+    expect(added.reduce((sum, n) => sum + n, 0)).toBe(6);
+  });
+
+  it('rolls up, in the periodic job, a settled call whose roll-up after its settlement did not happen', async () => {
+    // The settlement committed and the process died before its roll-up: the call is settled, not rolled up.
+    const id = await endedCall(base + 30 * 60_000, '0.75');
+    const start = await rolledUp(me.account.accountId);
+    await analyticsRollupTask.run(app.runtime, {}, null as never);
+    const after = await rolledUp(me.account.accountId);
+    expect(after.calls).toBe(start.calls + 1);
+    expect(after.daily_calls).toBe(start.daily_calls + 1);
+    expect((await app.sql('select rolled_up from calls where id = $1', [id]))[0].rolled_up).toBe(true);
+    const body = await ask(me.account, { from: new Date(base).toISOString(), to: new Date(base + HOUR).toISOString(), bucket: 'hour' });
+    const [expected] = await counted(me.account.accountId, base, base + HOUR, 'hour');
+    expect(body.data.analytics.totals.calls).toBe(expected.calls);
+    expect(body.data.analytics.totals.cost).toBe(expected.cost);
+  });
+
+  it('keeps the daily rows equal to the hourly ones summed by UTC day', async () => {
+    const byDay = (table: string, time: string, columns: string) =>
+      app.sql(`select row_to_json(x)::text as row from (select account_id, ${time} as day, campaign_id, assistant_id, ${columns} from ${table} group by 1, 2, 3, 4${columns.includes('bucket') ? ', bucket' : ''} order by 1, 2, 3, 4${columns.includes('bucket') ? ', bucket' : ''}) x`);
+    const sums = 'sum(calls) as calls, sum(answered) as answered, sum(voicemail) as voicemail, sum(no_answer) as no_answer, sum(busy) as busy, sum(failed) as failed, sum(connected) as connected, sum(duration_seconds) as duration_seconds, sum(billed_minutes) as billed_minutes, sum(cost) as cost, sum(transfers) as transfers, sum(pipeline_calls) as pipeline_calls, sum(dialled_leads) as dialled_leads, sum(answered_leads) as answered_leads, sum(completed_leads) as completed_leads, sum(transferred_leads) as transferred_leads';
+    const hourly = await byDay('call_rollups', `date_trunc('day', hour, 'UTC')`, sums);
+    expect(hourly.length).toBeGreaterThan(2);
+    expect(await byDay('call_rollups_daily', 'day', sums)).toEqual(hourly);
+    const latency = await byDay('call_latency_rollups', `date_trunc('day', hour, 'UTC')`, 'bucket, sum(turns) as turns');
+    expect(latency.length).toBeGreaterThan(2);
+    expect(await byDay('call_latency_rollups_daily', 'day', 'bucket, sum(turns) as turns')).toEqual(latency);
   });
 
   it('rolls up a call to a lead that the dialer did not place (no attempt number) as a call, not as a dialled lead', async () => {
@@ -269,7 +364,7 @@ describe('settlement', () => {
        values ($1, $2, 'Ana', $3, $4, 'outbound', 'busy', '+5511955000000', '+5511988000002', 'simulator', now(), now()) returning id`,
       [me.account.accountId, me.assistant, lead, me.campaign],
     );
-    await app.orm.em.fork().transactional((tx) => recordCallRollup(tx, id));
+    await rollUpCalls(app.orm.em.fork(), [id]);
     expect(await sums()).toEqual({ calls: start.calls + 1, dialled: start.dialled });
   });
 

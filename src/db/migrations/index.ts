@@ -57,6 +57,7 @@ import { Migration20261214000000_assistant_tests } from './Migration202612140000
 import { Migration20261215000000_call_rollups } from './Migration20261215000000_call_rollups';
 import { Migration20261216000000_sip_trunks } from './Migration20261216000000_sip_trunks';
 import { Migration20261217000000_conversation_watchers } from './Migration20261217000000_conversation_watchers';
+import { Migration20261218000000_analytics_days } from './Migration20261218000000_analytics_days';
 import { Migration20261218100000_sip_provisioning } from './Migration20261218100000_sip_provisioning';
 
 /** Every migration, in order. Listed explicitly so that compiled and TypeScript runs agree. */
@@ -119,5 +120,6 @@ export const migrations: MigrationObject[] = [
   { name: 'Migration20261215000000_call_rollups', class: Migration20261215000000_call_rollups },
   { name: 'Migration20261216000000_sip_trunks', class: Migration20261216000000_sip_trunks },
   { name: 'Migration20261217000000_conversation_watchers', class: Migration20261217000000_conversation_watchers },
+  { name: 'Migration20261218000000_analytics_days', class: Migration20261218000000_analytics_days },
   { name: 'Migration20261218100000_sip_provisioning', class: Migration20261218100000_sip_provisioning },
 ];

@@ -1,6 +1,7 @@
 import type { TaskList } from 'graphile-worker';
 import type { Runtime } from '../../runtime';
 import type { TaskName } from '../queue';
+import { analyticsRollupTask } from './analytics-rollup';
 import { conversationEndedTask, conversationIdleTask, conversationInboundTask, conversationWebhookTask } from './conversations';
 import { deliverWebhookTask } from './deliver-webhook';
 import { dialCampaignTask } from './dial-campaign';
@@ -35,6 +36,7 @@ const TASK_HANDLERS: { [T in TaskName]: Task<T> } = {
   'conversations:inbound': conversationInboundTask,
   'phone-numbers:renew': renewPhoneNumbersTask,
   'tests:run': testRunTask,
+  'analytics:rollup': analyticsRollupTask,
 };
 
 /** graphile-worker's task list of this process: the handlers it serves, on its runtime. */

@@ -18,7 +18,7 @@ import { transferLegCharge } from './call.transfer-leg';
 import { callSnapshot } from './call.snapshot';
 import { CALL_IN_FLIGHT } from './call.sql';
 import { emitEvents } from '../events/event.outbox';
-import { recordCallRollup } from '../analytics/analytics.rollup';
+import { rollUpAfterCommit } from '../analytics/analytics.rollup';
 import { needsPostCall, schedulePostCall } from './call.post-call';
 
 const FROM: Record<CallEvent['type'], readonly CallStatus[]> = {
@@ -143,12 +143,13 @@ async function finish(em: EntityManager, deps: LifecycleDeps, call: Call, status
 
 /**
  * What follows a call's final state, once its results are in (at its end, or after its
- * post-call work): its lead's attempt settled, the call added to the analytics rollups (once),
- * then `onFinished` (the post-call webhook). Answers, for a campaign lead's attempt, whether it was the lead's last.
+ * post-call work): its lead's attempt settled, then `onFinished` (the post-call webhook); the
+ * analytics roll-up follows this transaction's commit, off it (analytics.rollup.ts). Answers,
+ * for a campaign lead's attempt, whether it was the lead's last.
  */
 export async function settleCall(em: EntityManager, deps: LifecycleDeps, call: Call, assistant: Assistant | null): Promise<boolean | null> {
   const lastAttempt = await settleAttempt(em, deps.config, call);
-  await recordCallRollup(em, call.id);
+  rollUpAfterCommit(em, call.id, (error) => deps.logger?.warn('analytics: a settled call waits for the periodic roll-up', { call_id: call.id, message: String(error) }));
   await deps.onFinished?.(em, call, assistant);
   return lastAttempt;
 }
