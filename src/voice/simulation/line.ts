@@ -51,6 +51,8 @@ export class SimulatedLine implements VoiceLine {
   private playedAt = 0;
   private readonly marks = new Set<NodeJS.Timeout>();
   private over = false;
+  /** The caller is hanging up (its last words said). */
+  private leaving = false;
   private stopped: Promise<void> | null = null;
   /** The caller has spoken; and its turns recorded when it last began to. */
   private spoke = false;
@@ -105,7 +107,8 @@ export class SimulatedLine implements VoiceLine {
 
   private media(pcm: Int16Array): void {
     const now = Date.now();
-    if (this.awaitingSince !== null) {
+    // An answer begun while the caller hangs up is one nobody stays to hear: no latency of a turn.
+    if (this.awaitingSince !== null && !this.leaving) {
       this.latencies.push(Math.max(1, now - this.awaitingSince));
       this.awaitingSince = null;
     }
@@ -155,6 +158,7 @@ export class SimulatedLine implements VoiceLine {
 
   async hangUp(): Promise<TokenCount> {
     // The caller's last words are heard before it hangs up (their turn recorded), as a person's are.
+    this.leaving = true;
     const start = Date.now();
     while (!this.over && this.spoke && this.callerTurns() === this.turnsAtWords && Date.now() - start < LAST_WORDS_MS) await sleep(POLL_MS);
     this.over = true;
