@@ -1,7 +1,7 @@
 import { initOrm } from '../src/db/orm';
 import { createAccount } from '../src/modules/accounts/account.service';
 import { startFakeOpenAi } from '../tests/helpers/fakes/openai';
-import { cpuMs, dropDatabase, freshDatabase, percentile, startVozgate } from './process';
+import { apiClient, benchAssistant, cpuMs, dropDatabase, freshDatabase, percentile, startVozgate } from './process';
 
 /**
  * Conversations over text (issue 55): `conversations` at once, each sending `messages` messages
@@ -77,29 +77,10 @@ export async function runChatScenario(
     return { text: ANSWER, firstTokenMs: LLM_FIRST_TOKEN_MS, tokenMs: LLM_TOKEN_MS };
   };
   const server = await startVozgate(root, databaseUrl, { OPENAI_API_KEY: 'sk-bench-chat', OPENAI_BASE_URL: openai.url, LOG_LEVEL: 'warn' }, process.env.CHAT_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.CHAT_PROF}`] : [], node);
-  const base = `http://127.0.0.1:${server.port}/api`;
-  const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
-  const post = async (path: string, body: unknown) => {
-    const res = await fetch(`${base}${path}`, { method: 'POST', headers, body: JSON.stringify(body) });
-    const text = await res.text();
-    if (res.status >= 300) throw new Error(`POST ${path}: ${res.status} ${text.slice(0, 200)}`);
-    return JSON.parse(text) as { data: Record<string, any> };
-  };
+  const call = apiClient(server.port, token);
+  const post = (path: string, body: unknown) => call('POST', path, body) as Promise<{ data: Record<string, any> }>;
   try {
-    const assistant = (
-      await post('/user/assistant', {
-        assistant_name: 'Chat bench',
-        voice_id: voice,
-        language: 'Portuguese',
-        llm_model: 'gpt-4o-mini',
-        calls_direction: 'receive',
-        engine_type: 'pipeline',
-        timezone: 'America/Sao_Paulo',
-        initial_message: 'Olá!',
-        system_prompt: 'Você confirma pedidos da {{loja}}. Seja breve.',
-        variables: { loja: 'Loja Centro' },
-      })
-    ).data.id as number;
+    const assistant = await benchAssistant(call, 'Chat bench', voice, 'Olá!');
     const open = () => Promise.all(Array.from({ length: options.conversations }, () => post('/conversations', { assistant_id: assistant }).then(({ data }) => data.uuid as string)));
     const say = (uuid: string, marker: string) => post(`/conversations/${uuid}/messages`, { message: `[${marker}] Oi, queria confirmar o meu pedido.` });
 

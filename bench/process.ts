@@ -159,6 +159,35 @@ export async function dropDatabase(adminUrl: string, name: string): Promise<void
   await admin.end();
 }
 
+/** The API of a bench's server as its token's client: a JSON request, answered parsed; any status of 300 or more throws. */
+export function apiClient(port: number, token: string) {
+  const base = `http://127.0.0.1:${port}/api`;
+  const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
+  return async (method: string, path: string, body?: unknown): Promise<any> => {
+    const res = await fetch(`${base}${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+    const text = await res.text();
+    if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${text.slice(0, 200)}`);
+    return JSON.parse(text);
+  };
+}
+
+/** A pipeline assistant that takes calls, in Portuguese, with the benches' prompt (`{{loja}}` filled). */
+export async function benchAssistant(call: ReturnType<typeof apiClient>, name: string, voice: number, initialMessage: string): Promise<number> {
+  const created = await call('POST', '/user/assistant', {
+    assistant_name: name,
+    voice_id: voice,
+    language: 'Portuguese',
+    llm_model: 'gpt-4o-mini',
+    calls_direction: 'receive',
+    engine_type: 'pipeline',
+    timezone: 'America/Sao_Paulo',
+    initial_message: initialMessage,
+    system_prompt: 'Você confirma pedidos da {{loja}}. Seja breve.',
+    variables: { loja: 'Loja Centro' },
+  });
+  return created.data.id as number;
+}
+
 export function percentile(sorted: number[], p: number): number {
   return sorted.length ? sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] : 0;
 }

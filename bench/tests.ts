@@ -1,7 +1,7 @@
 import { initOrm } from '../src/db/orm';
 import { createAccount } from '../src/modules/accounts/account.service';
 import { startFakeOpenAi } from '../tests/helpers/fakes/openai';
-import { cpuMs, dropDatabase, freshDatabase, percentile, startVozgate } from './process';
+import { apiClient, benchAssistant, cpuMs, dropDatabase, freshDatabase, percentile, startVozgate } from './process';
 
 /**
  * Assistant tests (issue 56): one run of `simulations` chat simulations, each `turns` turns
@@ -108,29 +108,9 @@ export async function runTestsScenario(
     process.env.TESTS_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.TESTS_PROF}`] : [],
     node,
   );
-  const base = `http://127.0.0.1:${server.port}/api`;
-  const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
-  const call = async (method: string, path: string, body?: unknown) => {
-    const res = await fetch(`${base}${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
-    const text = await res.text();
-    if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${text.slice(0, 200)}`);
-    return JSON.parse(text);
-  };
+  const call = apiClient(server.port, token);
   try {
-    const assistant = (
-      await call('POST', '/user/assistant', {
-        assistant_name: 'Tests bench',
-        voice_id: voice,
-        language: 'Portuguese',
-        llm_model: 'gpt-4o-mini',
-        calls_direction: 'receive',
-        engine_type: 'pipeline',
-        timezone: 'America/Sao_Paulo',
-        initial_message: 'Olá, Loja Centro!',
-        system_prompt: 'Você confirma pedidos da {{loja}}. Seja breve.',
-        variables: { loja: 'Loja Centro' },
-      })
-    ).data.id as number;
+    const assistant = await benchAssistant(call, 'Tests bench', voice, 'Olá, Loja Centro!');
     /** A round's simulations: the marker in each persona (the caller repeats it, so every request of the simulation carries it). */
     const makeTests = async (round: number) => {
       const existing = (await call('GET', `/user/assistants/${assistant}/tests`)) as { id: number }[];
