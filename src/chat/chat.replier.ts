@@ -62,8 +62,8 @@ export class ChatReplier implements ConversationReplier {
   }
 
   /** The setup's fingerprint (setupFingerprint), which a conversation's read selects with it. */
-  setupVersion(assistantId: string): string {
-    return setupFingerprintSql(assistantId);
+  setupVersion(assistantIdSql: string): string {
+    return setupFingerprintSql(assistantIdSql);
   }
 
   private async answer(setup: EngineSetup, llm: LlmService, conversation: Conversation, onText?: (delta: string) => void): Promise<ReplyResult> {

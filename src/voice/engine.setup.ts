@@ -98,11 +98,11 @@ export async function setupFingerprint(em: EntityManager, assistantId: number): 
 }
 
 /**
- * The fingerprint of the assistant whose id is the SQL expression `assistantId`, as an SQL
+ * The fingerprint of the assistant whose id is the SQL expression `assistantIdSql`, as an SQL
  * expression (null when there is no such assistant): a statement that reads a row with the
  * assistant's id can select it too.
  */
-export function setupFingerprintSql(assistantId: string): string {
+export function setupFingerprintSql(assistantIdSql: string): string {
   return `(select md5(concat_ws('|', a::text, v::text,
     (select string_agg(t::text, '|' order by t.id) from assistant_tools x join tools t on t.id = x.tool_id where x.assistant_id = a.id),
     (select string_agg(m::text, '|' order by m.name) from models m
@@ -110,7 +110,7 @@ export function setupFingerprintSql(assistantId: string): string {
     (select l::text from languages l where l.name = a.language),
     (select k::text from knowledge_bases k where k.id = a.knowledgebase_id),
     (select f::text from voices f where f.id = a.fallback_voice_id)))
-  from assistants a join voices v on v.id = a.voice_id where a.id = ${assistantId})`;
+  from assistants a join voices v on v.id = a.voice_id where a.id = ${assistantIdSql})`;
 }
 
 const FINGERPRINT = `select ${setupFingerprintSql('?')} as fingerprint`;

@@ -26,9 +26,10 @@ export interface ReplyResult {
 export interface ConversationReplier {
   reply(request: ReplyRequest): Promise<ReplyResult>;
   /**
-   * An SQL expression of the assistant whose id is the column `assistantId`: its value changes
-   * when anything its reply reads does. The statement that reads the conversation selects it
-   * too, so that a reply costs no round trip of its own to learn whether the assistant changed.
+   * An SQL expression of the assistant whose id is the SQL expression `assistantIdSql` (a
+   * column of the statement that selects it): its value changes when anything its reply reads
+   * does. The statement that reads the conversation selects it too, so that a reply costs no
+   * round trip of its own to learn whether the assistant changed.
    */
-  setupVersion?(assistantId: string): string;
+  setupVersion?(assistantIdSql: string): string;
 }
