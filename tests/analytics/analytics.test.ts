@@ -2,7 +2,8 @@ import type { Turn } from '../../src/modules/calls/call.conversation';
 import { Call } from '../../src/modules/calls/call.entity';
 import { applyCallEvent, settleCall } from '../../src/modules/calls/call.lifecycle';
 import { transferEnded } from '../../src/modules/calls/call.transfer-leg';
-import { addLatencySql, addRollupsSql, rollUpCalls, rollUpPendingCalls } from '../../src/modules/analytics/analytics.rollup';
+import { Migration20261215000000_call_rollups } from '../../src/db/migrations/Migration20261215000000_call_rollups';
+import { rollUpCalls, rollUpPendingCalls } from '../../src/modules/analytics/analytics.rollup';
 import { analyticsRollupTask } from '../../src/jobs/tasks/analytics-rollup';
 import { foldLeadCounts } from '../../src/modules/analytics/analytics.lead-counts';
 import { bucketOf, bucketUpperEdge } from '../../src/modules/analytics/analytics.latency';
@@ -368,7 +369,12 @@ describe('settlement and roll-up', () => {
     expect(await sums()).toEqual({ calls: start.calls + 1, dialled: start.dialled });
   });
 
-  it('backfills the same rollups from the calls as the settlements kept (the migration’s statements)', async () => {
+  it('backfills the same rollups from the calls as the settlements kept (the migration’s own frozen statements)', async () => {
+    const migration = new Migration20261215000000_call_rollups(app.orm.em.getDriver(), app.orm.config);
+    await migration.up();
+    const backfill = migration.getQueries().slice(-2).map(String);
+    expect(backfill[0]).toContain('insert into call_rollups');
+    expect(backfill[1]).toContain('insert into call_latency_rollups');
     const ROLLUPS = 'select row_to_json(r)::text as row from call_rollups r order by account_id, hour, campaign_id, assistant_id';
     const LATENCY = 'select row_to_json(r)::text as row from call_latency_rollups r order by account_id, hour, campaign_id, assistant_id, bucket';
     const read = () => app.sql(ROLLUPS);
@@ -378,8 +384,7 @@ describe('settlement and roll-up', () => {
     try {
       await client.query('begin');
       await client.query('delete from call_rollups; delete from call_latency_rollups');
-      await client.query(addRollupsSql('(select * from calls where rolled_up) c'));
-      await client.query(addLatencySql('(select * from calls where rolled_up) c'));
+      for (const statement of backfill) await client.query(statement);
       const rebuilt = [
         (await client.query(ROLLUPS)).rows,
         (await client.query(LATENCY)).rows,
