@@ -137,42 +137,22 @@ function Figures({ data, query }: { data: Result; query: string | undefined }) {
         </dl>
       </section>
       <div className="analytics-grid">
-        <ChartFigure
-          title="Calls and minutes"
-          bucket={data.bucket}
-          buckets={data.buckets}
-          totals={totals}
-          x={x}
-          series={charts.volume}
-          columns={[column('calls', 'Calls', formatCount), column('minutes', 'Minutes', formatCount)]}
-        />
-        <ChartFigure
-          title="Outcomes"
-          bucket={data.bucket}
-          buckets={data.buckets}
-          totals={totals}
-          x={x}
-          series={charts.rates}
-          columns={[column('answer_rate', 'Answer rate', formatRate), column('voicemail_rate', 'Voicemail rate', formatRate), column('no_answer_rate', 'No-answer rate', formatRate)]}
-        />
-        <ChartFigure
-          title="Cost"
-          bucket={data.bucket}
-          buckets={data.buckets}
-          totals={totals}
-          x={x}
-          series={charts.cost}
-          columns={[column('cost', 'Cost', formatMoney), column('cost_per_answered_call', 'Cost per answered call', formatMoney)]}
-        />
-        <ChartFigure
-          title="Duration and transfers"
-          bucket={data.bucket}
-          buckets={data.buckets}
-          totals={totals}
-          x={x}
-          series={charts.duration}
-          columns={[column('average_duration', 'Average duration', formatSeconds), column('transfers', 'Transfers', formatCount)]}
-        />
+        {[
+          { title: 'Calls and minutes', series: charts.volume, columns: [column('calls', 'Calls', formatCount), column('minutes', 'Minutes', formatCount)] },
+          {
+            title: 'Outcomes',
+            series: charts.rates,
+            columns: [column('answer_rate', 'Answer rate', formatRate), column('voicemail_rate', 'Voicemail rate', formatRate), column('no_answer_rate', 'No-answer rate', formatRate)],
+          },
+          { title: 'Cost', series: charts.cost, columns: [column('cost', 'Cost', formatMoney), column('cost_per_answered_call', 'Cost per answered call', formatMoney)] },
+          {
+            title: 'Duration and transfers',
+            series: charts.duration,
+            columns: [column('average_duration', 'Average duration', formatSeconds), column('transfers', 'Transfers', formatCount)],
+          },
+        ].map((chart) => (
+          <ChartFigure key={chart.title} {...chart} bucket={data.bucket} buckets={data.buckets} totals={totals} x={x} />
+        ))}
       </div>
       <Funnels funnels={data.funnels} />
       <Latency latency={data.latency} />
