@@ -419,6 +419,7 @@ it('a tool run that throws is answered to the model as a tool error, logged, and
     media.stop(call.sid);
     media.close();
     await model.closed;
+    await until('recorded', async () => (await callRow(call.id)).hangup_reason, (reason) => reason !== null);
     await status(call.id, call.sid, 'completed', { CallDuration: '4' });
     expect((await callRow(call.id)).status).toBe('ended_by_customer');
   } finally {
