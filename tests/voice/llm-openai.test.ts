@@ -1,3 +1,5 @@
+import { createServer, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import type { PipelineVendors } from '../../src/config';
 import { llmAccess, openAiClient, OpenAiLlm } from '../../src/voice/services/openai.llm';
 import { ServiceError, type LlmChunk, type LlmRequest } from '../../src/voice/services/service';
@@ -216,6 +218,77 @@ it('the fake answers an unstreamed request with one chat.completion, for other c
     model: 'gpt-4o-mini',
     choices: [{ index: 0, finish_reason: 'tool_calls', message: { role: 'assistant', content: 'Sure.', tool_calls: [{ id: expect.stringMatching(/^call_/), type: 'function', function: { name: 'end_call', arguments: '{}' } }] } }],
     usage: { prompt_tokens: expect.any(Number), completion_tokens: expect.any(Number) },
+  });
+});
+
+describe('a server that sends what OpenAI’s stream never holds', () => {
+  /** A server that answers every request with `write(res)`, over real HTTP. */
+  async function serving(write: (res: ServerResponse) => void) {
+    const server = createServer((req, res) => req.resume().on('end', () => write(res)));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as AddressInfo;
+    return { llm: new OpenAiLlm({ apiKey: KEY, url: `http://127.0.0.1:${port}/v1`, firstChunkMs: 1000, nextChunkMs: 1000 }), close: () => new Promise((resolve) => server.close(resolve)) };
+  }
+  const sse = (res: ServerResponse, ...events: unknown[]) => {
+    res.writeHead(200, { 'content-type': 'text/event-stream' });
+    for (const event of events) res.write(`data: ${typeof event === 'string' ? event : JSON.stringify(event)}\n\n`);
+    res.end('data: [DONE]\n\n');
+  };
+  const chunk = (delta: unknown, extra: Record<string, unknown> = {}) => ({ object: 'chat.completion.chunk', choices: [{ index: 0, delta, finish_reason: null }], ...extra });
+  const finish = { object: 'chat.completion.chunk', choices: [{ index: 0, delta: {}, finish_reason: 'stop' }] };
+
+  it.each([
+    ['an event that is not JSON', (res: ServerResponse) => sse(res, chunk({ content: 'Hi' }), 'not json', finish), 'sent an event that is not JSON'],
+    [
+      'an event that goes on for more than a million characters',
+      (res: ServerResponse) => res.writeHead(200, { 'content-type': 'text/event-stream' }).write(`data: {"choices":[{"delta":{"content":"${'x'.repeat(2 << 20)}`),
+      'sent more than 1048576 characters of one event',
+    ],
+    [
+      'tool calls of more than a million characters in all',
+      (res: ServerResponse) => sse(res, ...Array.from({ length: 5 }, () => chunk({ tool_calls: [{ index: 0, id: 'call_1', function: { name: 'f', arguments: 'a'.repeat(300_000) } }] })), finish),
+      'sent tool calls longer than',
+    ],
+    ['a redirect', (res: ServerResponse) => res.writeHead(302, { location: 'http://127.0.0.1:9/' }).end(), 'answered HTTP 302'],
+  ])('refuses %s', async (_, write, message) => {
+    const server = await serving(write);
+    try {
+      const { error } = await run(server.llm);
+      expect(error).toBeInstanceOf(ServiceError);
+      expect(error).toMatchObject({ part: 'llm', kind: 'refused' });
+      expect(error!.message).toContain(message);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('leaves out what a chunk holds in another shape, and keeps the text and tool calls around it', async () => {
+    const server = await serving((res) =>
+      sse(
+        res,
+        5,
+        [],
+        { choices: 'none' },
+        { choices: [null] },
+        chunk(null),
+        chunk({ content: 7 }),
+        chunk({ content: 'Fine.' }),
+        chunk({ tool_calls: [{ index: 'first' }, null, { index: 0, id: 'call_1', function: { name: 'end_call', arguments: '{}' } }] }),
+        chunk({ tool_calls: 'all' }),
+        { ...finish, usage: { prompt_tokens: -1, completion_tokens: 'many' } },
+      ),
+    );
+    try {
+      const { chunks, error } = await run(server.llm);
+      expect(error).toBeNull();
+      expect(chunks).toEqual([
+        { type: 'text', text: 'Fine.' },
+        { type: 'tool_call', call: { id: 'call_1', type: 'function', function: { name: 'end_call', arguments: '{}' } } },
+        { type: 'usage', inputTokens: 0, outputTokens: 0 },
+      ]);
+    } finally {
+      await server.close();
+    }
   });
 });
 

@@ -1,3 +1,6 @@
+import http, { type IncomingMessage } from 'node:http';
+import https from 'node:https';
+import { createParser, type EventSourceMessage } from 'eventsource-parser';
 import OpenAI, { APIConnectionError, APIError } from 'openai';
 import type { VendorAccess } from '../../config';
 import { causes } from '../../db/availability';
@@ -17,16 +20,30 @@ import { httpTransient, retryAfterMs, ServiceError, type LlmChunk, type LlmReque
  *   src/pipecat/services/openai/base_llm.py);
  * - errors: https://platform.openai.com/docs/guides/error-codes and the SDK's src/core/error.ts
  *   (an HTTP status with `{"error": {message, type, param, code}}`; an `error` object inside the
- *   stream when it fails after it started).
+ *   stream when it fails after it started, or an `event: error`, as the SDK's
+ *   src/core/streaming.ts reads them).
+ *
+ * The stream is read with node:http and a Server-Sent Events parser, not the SDK: it is the
+ * engine's hottest request (every reply of every call, chat and test), and the SDK's fetch and
+ * web streams cost a quarter of a chat reply's CPU (bench/results/chat.md). The SDK still serves
+ * the unstreamed callers (the judge, the post-call analyst, TTS and STT).
  */
 
 /** How long the vendor may take to send the first chunk of its answer (its time to first token). */
 export const FIRST_CHUNK_MS = 10_000;
 /** How long the vendor may pause between two chunks once it started. */
 export const NEXT_CHUNK_MS = 10_000;
+/** The most of one event the stream's parser holds until its end comes, and the most of a refusal's body read for its code. */
+const EVENT_CHARS = 1 << 20;
+const ERROR_BODY_BYTES = 64 << 10;
+/** The most a tool call's arguments may hold, all of one answer's together. */
+const TOOL_ARGUMENT_CHARS = 1 << 20;
+
+/** Connections kept open between requests, as the SDK's fetch keeps them. */
+const agents = { 'http:': new http.Agent({ keepAlive: true }), 'https:': new https.Agent({ keepAlive: true }) };
 
 export interface OpenAiLlmOptions extends VendorAccess {
-  /** The bounds above, shorter in tests. */
+  /** FIRST_CHUNK_MS and NEXT_CHUNK_MS, shorter in tests. */
   firstChunkMs?: number;
   nextChunkMs?: number;
   /** The catalogue's params of the models this service is asked for, by name; a model not here gets a temperature and no reasoning effort. */
@@ -34,7 +51,7 @@ export interface OpenAiLlmOptions extends VendorAccess {
 }
 
 /**
- * The SDK client both OpenAI services use. No SDK retries: a caller waits on the line, so the
+ * The SDK client of the other OpenAI calls (TTS, STT, a test's judge). No SDK retries: a caller waits on the line, so the
  * LLM's one retry and its fallback models are fallback.llm.ts's, bounded for a call. No SDK
  * logging: a failure reaches the engine as a ServiceError, and the SDK would print the vendor's
  * raw body.
@@ -70,7 +87,8 @@ export function openAiFailure(part: ServicePart, vendor: string, error: unknown)
 export { llmAccess } from '../../modules/assistants/assistant.voice';
 
 export class OpenAiLlm implements LlmService {
-  private readonly client: OpenAI;
+  private readonly url: URL;
+  private readonly apiKey: string;
   /** How messages name the vendor: its host, enough to tell the providers apart. */
   private readonly vendor: string;
   private readonly firstChunkMs: number;
@@ -78,8 +96,11 @@ export class OpenAiLlm implements LlmService {
   private readonly models: Readonly<Record<string, ModelParams>>;
 
   constructor(options: OpenAiLlmOptions) {
-    this.client = openAiClient(options);
-    this.vendor = `LLM at ${new URL(options.url).host}`;
+    // The SDK's path: the base URL, then `/chat/completions`.
+    this.url = new URL(`${options.url.replace(/\/+$/, '')}/chat/completions`);
+    if (!Object.hasOwn(agents, this.url.protocol)) throw new Error(`an LLM's URL is http or https, not ${this.url.protocol}`);
+    this.apiKey = options.apiKey;
+    this.vendor = `LLM at ${this.url.host}`;
     this.firstChunkMs = options.firstChunkMs ?? FIRST_CHUNK_MS;
     this.nextChunkMs = options.nextChunkMs ?? NEXT_CHUNK_MS;
     this.models = options.models ?? {};
@@ -94,59 +115,30 @@ export class OpenAiLlm implements LlmService {
     /** Set when the vendor stayed silent for this long. */
     let stalledMs: number | null = null;
     let timer: NodeJS.Timeout | undefined;
-    /** The vendor must send its next chunk within `ms`; the time the consumer holds a chunk does not count. */
+    /** The vendor must send its next bytes within `ms`; the time the consumer holds a chunk does not count. */
     const awaitVendor = (ms: number) => {
       timer = setTimeout(() => {
         stalledMs = ms;
         abort.abort();
       }, ms);
     };
-    const calls = new Map<number, LlmToolCall>();
-    let usage: LlmChunk | null = null;
-    let finished = false;
+    const answer = new Answer(this.vendor);
     try {
       awaitVendor(this.firstChunkMs);
-      const stream = await this.client.chat.completions.create(
-        {
-          model: request.model,
-          // gpt-5 refuses a temperature; the catalogue says which models take one, and which a reasoning effort.
-          ...samplingFields(Object.hasOwn(this.models, request.model) ? this.models[request.model] : null, request.temperature),
-          messages: request.messages,
-          // OpenAI refuses an empty `tools` array.
-          ...(request.tools.length ? { tools: request.tools.map((tool) => ({ type: 'function' as const, function: tool })) } : {}),
-          stream: true,
-          stream_options: { include_usage: true },
-        },
-        { signal: abort.signal },
-      );
-      const chunks = stream[Symbol.asyncIterator]();
-      for (;;) {
-        const next = await chunks.next();
+      const response = await this.post(this.body(request), abort.signal);
+      if (response.statusCode! < 200 || response.statusCode! >= 300) throw await this.refusal(response);
+      const events: EventSourceMessage[] = [];
+      let tooLong = false;
+      const parser = createParser({ onEvent: (event) => events.push(event), onError: () => (tooLong = true), maxBufferSize: EVENT_CHARS });
+      response.setEncoding('utf8');
+      for await (const text of response as AsyncIterable<string>) {
         clearTimeout(timer);
-        if (next.done) break;
-        const { choices, usage: reported } = next.value;
-        if (reported) usage = { type: 'usage', inputTokens: reported.prompt_tokens, outputTokens: reported.completion_tokens };
-        const choice = choices[0];
-        if (choice) {
-          const { content, tool_calls: deltas } = choice.delta;
-          if (content) {
+        parser.feed(text);
+        if (tooLong) throw new ServiceError('llm', 'refused', `${this.vendor} sent more than ${EVENT_CHARS} characters of one event`);
+        for (const event of events.splice(0)) {
+          for (const chunk of answer.read(event)) {
             if (signal.aborted) return;
-            yield { type: 'text', text: content };
-          }
-          for (const delta of deltas ?? []) {
-            const call = calls.get(delta.index) ?? { id: '', type: 'function' as const, function: { name: '', arguments: '' } };
-            if (delta.id) call.id = delta.id;
-            if (delta.function?.name) call.function.name = delta.function.name;
-            call.function.arguments += delta.function?.arguments ?? '';
-            calls.set(delta.index, call);
-          }
-          if (choice.finish_reason) {
-            finished = true;
-            for (const index of [...calls.keys()].sort((a, b) => a - b)) {
-              if (signal.aborted) return;
-              yield { type: 'tool_call', call: calls.get(index)! };
-            }
-            calls.clear();
+            yield chunk;
           }
         }
         awaitVendor(this.nextChunkMs);
@@ -154,6 +146,7 @@ export class OpenAiLlm implements LlmService {
     } catch (error) {
       if (stalledMs !== null) throw this.stalled(stalledMs);
       if (signal.aborted) return;
+      if (error instanceof ServiceError) throw error;
       throw openAiFailure('llm', this.vendor, error);
     } finally {
       clearTimeout(timer);
@@ -161,14 +154,156 @@ export class OpenAiLlm implements LlmService {
       // Ends the request when the consumer stopped early (a no-op once the stream is over).
       abort.abort();
     }
-    // The SDK ends its iteration quietly when the request is aborted, a stall included.
-    if (stalledMs !== null) throw this.stalled(stalledMs);
     if (signal.aborted) return;
-    if (!finished) throw new ServiceError('llm', 'dropped', `${this.vendor}: the stream ended before the answer did`);
-    if (usage) yield usage;
+    if (!answer.finished) throw new ServiceError('llm', 'dropped', `${this.vendor}: the stream ended before the answer did`);
+    if (answer.usage) yield answer.usage;
+  }
+
+  /** The request's JSON, as the SDK would send it. */
+  private body(request: LlmRequest): string {
+    return JSON.stringify({
+      model: request.model,
+      // gpt-5 refuses a temperature; the catalogue says which models take one, and which a reasoning effort.
+      ...samplingFields(Object.hasOwn(this.models, request.model) ? this.models[request.model] : null, request.temperature),
+      messages: request.messages,
+      // OpenAI refuses an empty `tools` array.
+      ...(request.tools.length ? { tools: request.tools.map((tool) => ({ type: 'function' as const, function: tool })) } : {}),
+      stream: true,
+      stream_options: { include_usage: true },
+    });
+  }
+
+  /** The response's head, or the connection's failure; `signal` ends the exchange until it is over. */
+  private post(body: string, signal: AbortSignal): Promise<IncomingMessage> {
+    const { url } = this;
+    const client = url.protocol === 'https:' ? https : http;
+    return new Promise((resolve, reject) => {
+      const request = client.request(url, {
+        method: 'POST',
+        agent: agents[url.protocol as keyof typeof agents],
+        headers: {
+          authorization: `Bearer ${this.apiKey}`,
+          'content-type': 'application/json',
+          'content-length': Buffer.byteLength(body),
+          accept: 'text/event-stream',
+        },
+      });
+      // Not http.request's own `signal`: it destroys the request's socket even after the response
+      // came whole, when the socket may already serve the next request (kept alive). Once the
+      // response came, it is the response that is ended: its socket too only while it is unread.
+      let response: IncomingMessage | undefined;
+      const end = () => (response ? response.destroy() : request.destroy(new Error('the request was aborted')));
+      signal.addEventListener('abort', end);
+      request.once('close', () => signal.removeEventListener('abort', end));
+      // Both stay on for the exchange's life. A failure once the response came is read where the
+      // response is read; one after that (an abort that ends the exchange early) is nobody's.
+      request.on('error', reject);
+      request.on('response', (head) => {
+        response = head;
+        head.on('error', () => undefined);
+        resolve(head);
+      });
+      request.end(body);
+    });
+  }
+
+  /** An HTTP error status as the engine sees it, with the vendor's error code when its body names one. */
+  private async refusal(response: IncomingMessage): Promise<ServiceError> {
+    let body = '';
+    for await (const piece of response as AsyncIterable<Buffer>) {
+      body += piece.toString('utf8');
+      if (body.length >= ERROR_BODY_BYTES) break;
+    }
+    const code = errorCode(parseJson(body));
+    const status = response.statusCode!;
+    const transient = httpTransient(status, undefined) && { retryAfterMs: retryAfterMs(response.headers) };
+    return new ServiceError('llm', 'refused', `${this.vendor} answered HTTP ${status}${code}`, transient);
   }
 
   private stalled(ms: number): ServiceError {
     return new ServiceError('llm', 'stalled', `${this.vendor} sent nothing for ${ms} ms`);
   }
+}
+
+/**
+ * One answer as its `chat.completion.chunk` events come: the text as it comes, each tool call
+ * once whole (its deltas joined by `index`), the usage kept for the end. Anything a chunk holds
+ * that is not of the documented shape is left out; an error the vendor sends is a refusal.
+ */
+class Answer {
+  private readonly calls = new Map<number, LlmToolCall>();
+  private argumentChars = 0;
+  private done = false;
+  usage: LlmChunk | null = null;
+  finished = false;
+
+  constructor(private readonly vendor: string) {}
+
+  *read(event: EventSourceMessage): Generator<LlmChunk> {
+    if (this.done) return;
+    if (event.data.startsWith('[DONE]')) {
+      this.done = true;
+      return;
+    }
+    // OpenAI's Assistants stream names its events `thread.*`; the chat stream sends none of those.
+    if (event.event?.startsWith('thread.')) return;
+    const chunk = parseJson(event.data);
+    if (chunk === undefined) throw new ServiceError('llm', 'refused', `${this.vendor} sent an event that is not JSON`);
+    if (event.event === 'error' || (isRecord(chunk) && chunk.error)) {
+      throw new ServiceError('llm', 'refused', `${this.vendor} ended its stream with an error${errorCode(chunk)}`);
+    }
+    if (!isRecord(chunk)) return;
+    const usage = chunk.usage;
+    if (isRecord(usage)) this.usage = { type: 'usage', inputTokens: count(usage.prompt_tokens), outputTokens: count(usage.completion_tokens) };
+    const choice: unknown = Array.isArray(chunk.choices) ? chunk.choices[0] : undefined;
+    if (!isRecord(choice)) return;
+    const delta = isRecord(choice.delta) ? choice.delta : {};
+    if (typeof delta.content === 'string' && delta.content) yield { type: 'text', text: delta.content };
+    for (const part of Array.isArray(delta.tool_calls) ? delta.tool_calls : []) this.join(part);
+    if (choice.finish_reason) {
+      this.finished = true;
+      for (const index of [...this.calls.keys()].sort((a, b) => a - b)) yield { type: 'tool_call', call: this.calls.get(index)! };
+      this.calls.clear();
+    }
+  }
+
+  /** A tool call's delta, joined to those of its `index`. */
+  private join(part: unknown): void {
+    if (!isRecord(part) || !Number.isSafeInteger(part.index)) return;
+    const index = part.index as number;
+    const call = this.calls.get(index) ?? { id: '', type: 'function' as const, function: { name: '', arguments: '' } };
+    if (typeof part.id === 'string' && part.id) call.id = part.id;
+    const fn = isRecord(part.function) ? part.function : {};
+    if (typeof fn.name === 'string' && fn.name) call.function.name = fn.name;
+    if (typeof fn.arguments === 'string') {
+      this.argumentChars += fn.arguments.length;
+      if (this.argumentChars > TOOL_ARGUMENT_CHARS) throw new ServiceError('llm', 'refused', `${this.vendor} sent tool calls longer than ${TOOL_ARGUMENT_CHARS} characters`);
+      call.function.arguments += fn.arguments;
+    }
+    this.calls.set(index, call);
+  }
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return undefined;
+  }
+}
+
+/** A token count a vendor reports; anything else counts none. */
+function count(value: unknown): number {
+  return Number.isSafeInteger(value) && (value as number) >= 0 ? (value as number) : 0;
+}
+
+/** ` (code)` for an error body's `{"error": {"code": ...}}` that is an identifier, else nothing. */
+function errorCode(body: unknown): string {
+  const error = isRecord(body) ? body.error : undefined;
+  const code = isRecord(error) ? error.code : undefined;
+  return typeof code === 'string' && ERROR_CODE.test(code) ? ` (${code})` : '';
 }

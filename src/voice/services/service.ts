@@ -49,9 +49,10 @@ export function parseRetryAfter(retryAfter: string | string[] | null | undefined
 }
 
 /** `Retry-After` (seconds or an HTTP date) or OpenAI's `retry-after-ms`, in ms; null when absent or unreadable. */
-export function retryAfterMs(headers: Headers | undefined): number | null {
-  const ms = Number(headers?.get('retry-after-ms') ?? NaN);
-  return Number.isFinite(ms) && ms >= 0 ? ms : parseRetryAfter(headers?.get('retry-after'));
+export function retryAfterMs(headers: Headers | Readonly<Record<string, string | string[] | undefined>> | undefined): number | null {
+  const get = (name: string) => (headers instanceof Headers ? headers.get(name) : headers?.[name]);
+  const ms = Number(get('retry-after-ms') ?? NaN);
+  return Number.isFinite(ms) && ms >= 0 ? ms : parseRetryAfter(get('retry-after'));
 }
 
 /**
