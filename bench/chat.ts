@@ -1,7 +1,9 @@
 import { initOrm } from '../src/db/orm';
 import { createAccount } from '../src/modules/accounts/account.service';
 import { startFakeOpenAi } from '../tests/helpers/fakes/openai';
-import { apiClient, benchAssistant, cpuMs, dropDatabase, freshDatabase, percentile, startVozgate } from './process';
+import type { ChildProcess } from 'node:child_process';
+import path from 'node:path';
+import { apiClient, benchAssistant, cpuMs, dropDatabase, freshDatabase, percentile, start, startVozgate } from './process';
 
 /**
  * Conversations over text (issue 55): `conversations` at once, each sending `messages` messages
@@ -17,6 +19,10 @@ import { apiClient, benchAssistant, cpuMs, dropDatabase, freshDatabase, percenti
  * (HTTP, the token, the conversation's transactions and its stream), at that concurrency.
  * CPU per reply is the server process's CPU time over the measured replies. Each round opens
  * its own conversations; a round of one message each warms the process up first.
+ *
+ * The same rounds then run against the floor (bench/chat-floor.ts): a plain node:http + pg
+ * process making a reply's round trips as vozgate does, on the same cluster and fake model.
+ * Its added latency is the harness's and the machine's; vozgate's own is what it adds over it.
  */
 export interface ChatRound {
   replies: number;
@@ -40,6 +46,8 @@ export interface ChatResult {
   llm_token_ms: number;
   think_ms: number;
   rounds: ChatRound[];
+  /** The same rounds against the floor (bench/chat-floor.ts). */
+  floor: ChatRound[];
 }
 
 const LLM_FIRST_TOKEN_MS = 300;
@@ -76,17 +84,18 @@ export async function runChatScenario(
       });
     return { text: ANSWER, firstTokenMs: LLM_FIRST_TOKEN_MS, tokenMs: LLM_TOKEN_MS };
   };
-  const server = await startVozgate(root, databaseUrl, { OPENAI_API_KEY: 'sk-bench-chat', OPENAI_BASE_URL: openai.url, LOG_LEVEL: 'warn' }, process.env.CHAT_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.CHAT_PROF}`] : [], node);
-  const call = apiClient(server.port, token);
-  const post = (path: string, body: unknown) => call('POST', path, body) as Promise<{ data: Record<string, any> }>;
-  try {
-    const assistant = await benchAssistant(call, 'Chat bench', voice, 'Olá!');
+  /**
+   * Warm-up, then `options.rounds` rounds against the server on `port` (its process `pid`), as
+   * `token`'s customers; `assistant`: the conversations' (none on the floor).
+   */
+  const measure = async (name: string, port: number, pid: number, token: string, assistant: number | null): Promise<ChatRound[]> => {
+    const post = (path: string, body: unknown) => apiClient(port, token)('POST', path, body) as Promise<{ data: Record<string, any> }>;
     const open = () => Promise.all(Array.from({ length: options.conversations }, () => post('/conversations', { assistant_id: assistant }).then(({ data }) => data.uuid as string)));
     const say = (uuid: string, marker: string) => post(`/conversations/${uuid}/messages`, { message: `[${marker}] Oi, queria confirmar o meu pedido.` });
 
     // Warm-up: every conversation of a round's size once.
     const warm = await open();
-    await Promise.all(warm.map((uuid, c) => say(uuid, `w${c}`)));
+    await Promise.all(warm.map((uuid, c) => say(uuid, `${name}w${c}`)));
 
     const rounds: ChatRound[] = [];
     for (let round = 1; round <= options.rounds; round++) {
@@ -94,7 +103,7 @@ export async function runChatScenario(
       modelMs.clear();
       const took = new Map<string, number>();
       let errors = 0;
-      const cpuBefore = cpuMs(server.child.pid!);
+      const cpuBefore = cpuMs(pid);
       const started = performance.now();
       const think = (scale: number) => new Promise((resolve) => setTimeout(resolve, THINK_MS * scale));
       await Promise.all(
@@ -102,7 +111,7 @@ export async function runChatScenario(
           await think(Math.random());
           for (let m = 0; m < options.messages; m++) {
             if (m > 0) await think(0.5 + Math.random());
-            const marker = `r${round}c${c}m${m}`;
+            const marker = `${name}r${round}c${c}m${m}`;
             const sent = performance.now();
             try {
               await say(uuid, marker);
@@ -115,7 +124,7 @@ export async function runChatScenario(
         }),
       );
       const seconds = (performance.now() - started) / 1000;
-      const cpu = cpuMs(server.child.pid!) - cpuBefore;
+      const cpu = cpuMs(pid) - cpuBefore;
       // The fake's timers settle a moment after the answers went out.
       await new Promise((resolve) => setTimeout(resolve, 50));
       const added: number[] = [];
@@ -141,27 +150,52 @@ export async function runChatScenario(
         cpu_ms_per_reply: round1(cpu / Math.max(1, added.length)),
         server_cpu_pct: round1((cpu / (seconds * 1000)) * 100),
       };
-      log(`chat: round ${round}: ${JSON.stringify(row)}`);
+      log(`chat: ${name} round ${round}: ${JSON.stringify(row)}`);
       rounds.push(row);
     }
-    return { conversations: options.conversations, messages: options.messages, llm_first_token_ms: LLM_FIRST_TOKEN_MS, llm_token_ms: LLM_TOKEN_MS, think_ms: THINK_MS, rounds };
+    return rounds;
+  };
+
+  const stop = async (child: ChildProcess) => {
+    child.kill('SIGTERM');
+    await new Promise((resolve) => (child.exitCode !== null ? resolve(null) : child.once('exit', resolve)));
+  };
+  try {
+    const server = await startVozgate(root, databaseUrl, { OPENAI_API_KEY: 'sk-bench-chat', OPENAI_BASE_URL: openai.url, LOG_LEVEL: 'warn' }, process.env.CHAT_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.CHAT_PROF}`] : [], node);
+    let rounds: ChatRound[];
+    try {
+      const assistant = await benchAssistant(apiClient(server.port, token), 'Chat bench', voice, 'Olá!');
+      rounds = await measure('vozgate', server.port, server.child.pid!, token, assistant);
+    } finally {
+      await stop(server.child);
+    }
+    const floorToken = 'floor-token';
+    const floor = await start([path.join(root, 'dist/bench/chat-floor.js')], { DATABASE_URL: databaseUrl, OPENAI_API_KEY: 'sk-bench-chat', OPENAI_BASE_URL: openai.url, FLOOR_TOKEN: floorToken }, /REST\s+http:\/\/[^:]+:(\d+)\/api/, node);
+    let floorRounds: ChatRound[];
+    try {
+      floorRounds = await measure('floor', floor.port, floor.child.pid!, floorToken, null);
+    } finally {
+      await stop(floor.child);
+    }
+    return { conversations: options.conversations, messages: options.messages, llm_first_token_ms: LLM_FIRST_TOKEN_MS, llm_token_ms: LLM_TOKEN_MS, think_ms: THINK_MS, rounds, floor: floorRounds };
   } finally {
-    server.child.kill('SIGTERM');
-    await new Promise((resolve) => (server.child.exitCode !== null ? resolve(null) : server.child.once('exit', resolve)));
     await openai.close();
     await dropDatabase(adminUrl, database);
   }
 }
 
 export function chatTable(r: ChatResult): string {
-  return [
-    `${r.conversations} conversations at once, ${r.messages} messages each in turn, ${r.think_ms / 1000} s on average between a reply and the next message (a customer reading and typing); the fake model's first token ${r.llm_first_token_ms} ms after the request, a word every ${r.llm_token_ms} ms. Added: the client's time less the model's own, per reply. Target: added p99 <= 20 ms.`,
-    '',
-    '| round | replies | errors | s | added p50 ms | p95 | p99 | max | model p50 ms | CPU ms per reply | server CPU (% of a core) |',
-    '|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
-    ...r.rounds.map(
+  const rows = (server: string, rounds: ChatRound[]) =>
+    rounds.map(
       (row, i) =>
-        `| ${i + 1} | ${row.replies} | ${row.errors} | ${row.seconds} | ${row.added_p50_ms} | ${row.added_p95_ms} | ${row.added_p99_ms} | ${row.added_max_ms} | ${row.model_p50_ms} | ${row.cpu_ms_per_reply} | ${row.server_cpu_pct} |`,
-    ),
+        `| ${server} | ${i + 1} | ${row.replies} | ${row.errors} | ${row.seconds} | ${row.added_p50_ms} | ${row.added_p95_ms} | ${row.added_p99_ms} | ${row.added_max_ms} | ${row.model_p50_ms} | ${row.cpu_ms_per_reply} | ${row.server_cpu_pct} |`,
+    );
+  return [
+    `${r.conversations} conversations at once, ${r.messages} messages each in turn, ${r.think_ms / 1000} s on average between a reply and the next message (a customer reading and typing); the fake model's first token ${r.llm_first_token_ms} ms after the request, a word every ${r.llm_token_ms} ms. Added: the client's time less the model's own, per reply. Target: added p99 <= 20 ms. The floor: the same rounds against a plain node:http + pg server making the same round trips (bench/chat-floor.ts).`,
+    '',
+    '| server | round | replies | errors | s | added p50 ms | p95 | p99 | max | model p50 ms | CPU ms per reply | server CPU (% of a core) |',
+    '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
+    ...rows('vozgate', r.rounds),
+    ...rows('floor', r.floor ?? []),
   ].join('\n');
 }
