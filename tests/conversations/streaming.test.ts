@@ -1,5 +1,7 @@
 import { createClient, type Client } from 'graphql-ws';
+import { Client as PgClient } from 'pg';
 import WebSocket from 'ws';
+import { CONVERSATIONS_CHANNEL } from '../../src/modules/events/event.bus';
 import { NO_VENDORS, startTestApp, type TestAccount, type TestApp } from '../helpers/app';
 import { until } from '../helpers/dialer';
 import { startFakeOpenAi, type FakeOpenAi } from '../helpers/fakes/openai';
@@ -129,4 +131,41 @@ it('refuses another account’s conversation exactly like a missing one', async 
   await app.request('POST', `/api/conversations/${uuid}/messages`, { token: me.token, body: { message: 'Oi' } });
   await sleep(300);
   expect(theirs.items).toEqual([]);
+});
+
+it('announces a stored message only while someone follows the conversation; one who began following during the model’s answer gets the reply whole', async () => {
+  // The announcements as PostgreSQL delivers them, to a listener of this test's own.
+  const listener = new PgClient({ connectionString: app.databaseUrl });
+  await listener.connect();
+  const announced: { u: string; m?: string; d?: string }[] = [];
+  listener.on('notification', (message) => message.channel === CONVERSATIONS_CHANNEL && announced.push(JSON.parse(message.payload!)));
+  await listener.query(`listen ${CONVERSATIONS_CHANNEL}`);
+  try {
+    const uuid = await open();
+    const reply = 'Temos três cadeiras azuis na Loja Centro hoje.';
+    openai.chat.push({ text: reply });
+    expect((await app.request('POST', `/api/conversations/${uuid}/messages`, { token: me.token, body: { message: 'Tem cadeira?' } })).status).toBe(200);
+    // A message of another conversation, announced after these would have been: the listener has read theirs by then.
+    const watched = await open();
+    const seenWatched = collect(connect(me.token), watched);
+    await until('the conversation followed', () => app.sql('select watched_until > now() as watched from conversations where uuid = $1', [watched]), (rows) => rows[0].watched);
+    openai.chat.push({ text: 'Sim.' });
+    await app.request('POST', `/api/conversations/${watched}/messages`, { token: me.token, body: { message: 'Oi?' } });
+    await until('the followed conversation’s reply', async () => seenWatched.items.filter((item) => item.message).length, (stored) => stored === 2);
+    await until('its announcements', async () => announced.filter((piece) => piece.u === watched && piece.m).length, (count) => count === 2);
+    expect(announced.filter((piece) => piece.u === uuid)).toEqual([]);
+
+    // Followed from the middle of the model's answer: the reply comes as its message, the customer's message (stored before) not.
+    openai.chat.push({ text: 'Um momento, vou verificar o estoque da loja para você agora.', firstTokenMs: 1500 });
+    const sending = app.request('POST', `/api/conversations/${uuid}/messages`, { token: me.token, body: { message: 'E mesa?' } });
+    await until('the model asked', async () => openai.chatRequests.filter((request) => JSON.stringify(request.body).includes('E mesa?')).length, (count) => count === 1);
+    const seen = collect(connect(me.token), uuid);
+    await until('the conversation followed', () => app.sql('select watched_until > now() as watched from conversations where uuid = $1', [uuid]), (rows) => rows[0].watched);
+    expect((await sending).status).toBe(200);
+    await until('the reply', async () => seen.items.filter((item) => item.message).length, (stored) => stored === 1);
+    expect(seen.items.filter((item) => item.message)).toEqual([expect.objectContaining({ message: { role: 'assistant', content: 'Um momento, vou verificar o estoque da loja para você agora.' } })]);
+    expect(announced.filter((piece) => piece.u === uuid && piece.m)).toHaveLength(1);
+  } finally {
+    await listener.end();
+  }
 });

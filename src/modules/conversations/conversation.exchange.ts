@@ -132,10 +132,16 @@ async function beginTurn(
         : null;
       const lease = answers ? randomUUID() : null;
       const take = lease ? takingLease(lease) : null;
-      const stored = await storeAnnounced<ConversationRow>(tx, scope.accountId, conversation, sender, text, {
-        sql: `update conversations set updated_at = clock_timestamp()${take ? `, ${take.sql}` : ''} where id = ? returning ${COLUMNS}`,
-        params: [...(take?.params ?? []), conversation.id],
-      });
+      // Announced when someone follows the conversation: its lock keeps `watched` as it was read.
+      const stored = await storeAnnounced<ConversationRow>(
+        tx,
+        scope.accountId,
+        conversation,
+        sender,
+        text,
+        { sql: `update conversations set updated_at = clock_timestamp()${take ? `, ${take.sql}` : ''} where id = ? returning ${COLUMNS}`, params: [...(take?.params ?? []), conversation.id] },
+        { sql: '?::boolean', params: [locked.watched] },
+      );
       const history = lease ? [...locked.history, { role: sender, content: text }] : [];
       const reply = lease ? { lease, history, watched: locked.watched, setupVersion: locked.setup_version } : null;
       return { message: toMessage(stored), conversation: toConversation(stored.alongside), reply, outgoing };
@@ -180,7 +186,7 @@ async function endTurn(
   const giveBack = givingBackLease(lease);
   const update = {
     sql: `update conversations set llm_input_tokens = llm_input_tokens + ?, llm_output_tokens = llm_output_tokens + ?, updated_at = clock_timestamp(), ${giveBack.sql}
-          where id = ? returning ${COLUMNS}`,
+          where id = ? returning ${COLUMNS}, coalesce(watched_until > now(), false) as watched`,
     params: [answer?.usage.llm_input_tokens ?? 0, answer?.usage.llm_output_tokens ?? 0, ...giveBack.params, conversation.id],
   };
   const em = scope.em.fork();
@@ -188,7 +194,8 @@ async function endTurn(
     const [after] = await selectPrepared<ConversationRow>(em, update.sql, update.params);
     return { reply: null, after: toConversation(after) };
   }
-  const stored = await storeAnnounced<ConversationRow>(em, scope.accountId, conversation, 'assistant', answer.text, update);
+  // Announced when someone follows the conversation now: a subscription begun during the model's answer included.
+  const stored = await storeAnnounced<ConversationRow>(em, scope.accountId, conversation, 'assistant', answer.text, update, { sql: 'c.watched', params: [] });
   return { reply: toMessage(stored), after: toConversation(stored.alongside) };
 }
 

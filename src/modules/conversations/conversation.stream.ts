@@ -87,6 +87,13 @@ export interface StoredMessage {
  * in one statement (announceMessage's piece, written in SQL). `alongside`, a data-modifying
  * statement with RETURNING (the conversation's own update), runs in the same statement: its row
  * comes back as `alongside`, as JSON.
+ *
+ * `announce`: whether to announce it, an SQL boolean over `c` (alongside's row) or a `?` value
+ * (after alongside's values). Only a subscription reads the announcement, and a subscription
+ * marks its conversation watched before it is established (watchConversation): a message
+ * stored while nobody watches is announced to nobody, and costs no notification. An update of
+ * the conversation in `alongside` reads `watched_until` as the subscription's update left it,
+ * once that update's lock is released: no announcement is lost to the race between the two.
  */
 export async function storeAnnounced<R = never>(
   tx: EntityManager,
@@ -95,16 +102,18 @@ export async function storeAnnounced<R = never>(
   role: string,
   content: string,
   alongside?: { sql: string; params: unknown[] },
+  announce: { sql: string; params: unknown[] } = { sql: 'true', params: [] },
 ): Promise<StoredMessage & { alongside: R }> {
   const [row] = await selectPrepared<StoredMessage & { alongside: R }>(
     tx,
     `with m as (
        insert into conversation_messages (conversation_id, role, content, created_at) values (?, ?, ?, clock_timestamp()) returning id, role, content, created_at)
      ${alongside ? `, c as (${alongside.sql})` : ''}
-     select m.id::text, m.role, m.content, m.created_at, pg_notify(?, json_build_object('a', ?::int, 'u', ?::text, 'm', m.id::text)::text)
+     select m.id::text, m.role, m.content, m.created_at,
+       case when ${announce.sql} then pg_notify(?, json_build_object('a', ?::int, 'u', ?::text, 'm', m.id::text)::text) end
        ${alongside ? ', (select row_to_json(c) from c) as alongside' : ''}
-     from m`,
-    [conversation.id, role, content, ...(alongside?.params ?? []), CONVERSATIONS_CHANNEL, accountId, conversation.uuid],
+     from m${alongside ? ' left join c on true' : ''}`,
+    [conversation.id, role, content, ...(alongside?.params ?? []), ...announce.params, CONVERSATIONS_CHANNEL, accountId, conversation.uuid],
   );
   return row;
 }
