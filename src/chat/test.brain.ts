@@ -1,4 +1,3 @@
-import type OpenAI from 'openai';
 import { AttemptFailure, type AssistantSession, type TestBrain, type TestToolCall, type TokenCount, type VoiceSimulator } from '../modules/assistant-tests/test.ports';
 import { ENGINE_NAMES, isObject, testToolName, type ChatMessage, type ToolMock } from '../modules/assistant-tests/test.rules';
 import { modelParams } from '../modules/catalog/model.params';
@@ -6,7 +5,7 @@ import { WEB_PROVIDER } from '../modules/calls/call.web-provider';
 import { engineSetup, fillVariables, type EngineSetup } from '../voice/engine.setup';
 import { Conversation } from '../voice/engines/pipeline/context';
 import { assistantLlm } from '../voice/services/llm-chain';
-import { llmAccess, openAiClient, openAiFailure, OpenAiLlm } from '../voice/services/openai.llm';
+import { llmAccess, OpenAiLlm } from '../voice/services/openai.llm';
 import { ServiceError, type LlmService } from '../voice/services/service';
 import { assistantTurn, type ChatDeps } from './chat.replier';
 
@@ -48,11 +47,11 @@ export class ChatTestBrain implements TestBrain {
   }
 
   /** A model by name at its provider's endpoint, with the catalogue's params. */
-  private async model(name: string, setup: EngineSetup): Promise<{ name: string; llm: OpenAiLlm; client: OpenAI; host: string }> {
+  private async model(name: string, setup: EngineSetup): Promise<{ name: string; llm: OpenAiLlm }> {
     const [row] = name === setup.assistant.llm_model ? [{ provider: setup.modelProvider, params: setup.modelParams }] : await this.deps.orm.em.fork().execute<{ provider: string | null; params: unknown }[]>('select provider, params from models where name = ?', [name]);
     const access = llmAccess(this.deps.config.voice.pipeline, row?.provider ?? null);
     if (!access) throw new AttemptFailure(`no endpoint serves the model ${name} on this server (OPENAI_API_KEY or LLM_PROVIDERS)`);
-    return { name, llm: new OpenAiLlm({ ...access, models: { [name]: modelParams(row?.params ?? null) } }), client: openAiClient(access), host: new URL(access.url).host };
+    return { name, llm: new OpenAiLlm({ ...access, models: { [name]: modelParams(row?.params ?? null) } }) };
   }
 
   private async reply(setup: EngineSetup, llm: LlmService, history: readonly ChatMessage[], options: { mocks: readonly ToolMock[]; endCall: boolean; stopAtToolCalls: boolean }) {
@@ -98,22 +97,17 @@ export class ChatTestBrain implements TestBrain {
   }
 
   /** The judge, unstreamed, with `response_format` JSON schema (strict): its text as written, read by the domain. */
-  private async judge(model: { name: string; client: OpenAI; host: string }, system: string, user: string, schema: { name: string; schema: Record<string, unknown> }) {
+  private async judge(model: { name: string; llm: OpenAiLlm }, system: string, user: string, schema: { name: string; schema: Record<string, unknown> }) {
+    const messages = [
+      { role: 'system' as const, content: system },
+      { role: 'user' as const, content: user },
+    ];
     try {
-      const answer = await model.client.chat.completions.create(
-        {
-          model: model.name,
-          messages: [
-            { role: 'system', content: system },
-            { role: 'user', content: user },
-          ],
-          response_format: { type: 'json_schema', json_schema: { name: schema.name, strict: true, schema: schema.schema } },
-        },
-        { timeout: JUDGE_TIMEOUT_MS },
-      );
-      return { text: answer.choices[0]?.message?.content ?? '', tokens: { input: answer.usage?.prompt_tokens ?? 0, output: answer.usage?.completion_tokens ?? 0 } };
+      const answer = await model.llm.answer({ model: model.name, messages, schema }, JUDGE_TIMEOUT_MS);
+      return { text: answer.text, tokens: { input: answer.inputTokens, output: answer.outputTokens } };
     } catch (error) {
-      throw new AttemptFailure(`the judge’s model failed: ${openAiFailure('llm', `LLM at ${model.host}`, error).message}`);
+      if (error instanceof ServiceError) throw new AttemptFailure(`the judge’s model failed: ${error.message}`);
+      throw error;
     }
   }
 }

@@ -262,6 +262,21 @@ describe('a server that sends what OpenAI’s stream never holds', () => {
     }
   });
 
+  it('refuses an unstreamed answer that is no JSON object, or that goes on for more than 4 MB', async () => {
+    for (const [write, message] of [
+      [(res: ServerResponse) => res.writeHead(200, { 'content-type': 'application/json' }).end('[1, 2]'), 'answered no JSON object'],
+      [(res: ServerResponse) => res.writeHead(200, { 'content-type': 'application/json' }).end(`{"x":"${'x'.repeat(5 << 20)}"}`), 'answered more than 4194304 bytes'],
+    ] as const) {
+      const server = await serving(write);
+      try {
+        const error = await server.llm.answer({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'Oi' }], schema: { name: 'x', schema: {} } }, 5000).catch((failure: unknown) => failure);
+        expect(error).toMatchObject({ part: 'llm', kind: 'refused', message: expect.stringContaining(message) });
+      } finally {
+        await server.close();
+      }
+    }
+  });
+
   it('leaves out what a chunk holds in another shape, and keeps the text and tool calls around it', async () => {
     const server = await serving((res) =>
       sse(
@@ -289,6 +304,32 @@ describe('a server that sends what OpenAI’s stream never holds', () => {
     } finally {
       await server.close();
     }
+  });
+});
+
+describe('an unstreamed answer in a JSON schema (a test’s judge)', () => {
+  const schema = { name: 'verdicts', schema: { type: 'object', properties: { ok: { type: 'boolean' } }, required: ['ok'], additionalProperties: false } };
+  const messages = [
+    { role: 'system' as const, content: 'Judge the transcript.' },
+    { role: 'user' as const, content: 'Cliente: Oi. Assistente: Olá!' },
+  ];
+
+  it('asks for the schema, unstreamed, and answers the text and the token counts', async () => {
+    fake.chat.push({ text: '{"ok":true}', usage: { prompt_tokens: 30, completion_tokens: 4 } });
+    await expect(llm.answer({ model: 'gpt-4o-mini', messages, schema }, 1000)).resolves.toEqual({ text: '{"ok":true}', inputTokens: 30, outputTokens: 4 });
+    expect(fake.chatRequests[0].headers.authorization).toBe(`Bearer ${KEY}`);
+    expect(fake.chatRequests[0].body).toEqual({ model: 'gpt-4o-mini', messages, response_format: { type: 'json_schema', json_schema: { name: 'verdicts', strict: true, schema: schema.schema } } });
+  });
+
+  it.each([
+    ['an HTTP error status', { status: 503 }, 'refused', 'answered HTTP 503'],
+    ['no answer within the bound', { stall: true }, 'stalled', 'did not answer within 300 ms'],
+  ])('fails %s as the streamed completion does', async (_, reply, kind, message) => {
+    fake.chat.push(reply);
+    const error = await llm.answer({ model: 'gpt-4o-mini', messages, schema }, 300).catch((failure: unknown) => failure);
+    expect(error).toBeInstanceOf(ServiceError);
+    expect(error).toMatchObject({ part: 'llm', kind });
+    expect((error as Error).message).toContain(message);
   });
 });
 

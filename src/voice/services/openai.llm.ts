@@ -26,7 +26,8 @@ import { httpTransient, retryAfterMs, ServiceError, type LlmChunk, type LlmReque
  * The stream is read with node:http and a Server-Sent Events parser, not the SDK: it is the
  * engine's hottest request (every reply of every call, chat and test), and the SDK's fetch and
  * web streams cost a quarter of a chat reply's CPU (bench/results/chat.md). The SDK still serves
- * the unstreamed callers (the judge, the post-call analyst, TTS and STT).
+ * OpenAI's other calls (the post-call analyst, TTS and STT); a test's judge, unstreamed, asks
+ * through `answer`, which assistant test runs make a hundred at once.
  */
 
 /** How long the vendor may take to send the first chunk of its answer (its time to first token). */
@@ -36,6 +37,8 @@ export const NEXT_CHUNK_MS = 10_000;
 /** The most of one event the stream's parser holds until its end comes, and the most of a refusal's body read for its code. */
 const EVENT_CHARS = 1 << 20;
 const ERROR_BODY_BYTES = 64 << 10;
+/** The most of an unstreamed answer read. */
+const ANSWER_BYTES = 4 << 20;
 /** The most a tool call's arguments may hold, all of one answer's together. */
 const TOOL_ARGUMENT_CHARS = 1 << 20;
 
@@ -51,7 +54,7 @@ export interface OpenAiLlmOptions extends VendorAccess {
 }
 
 /**
- * The SDK client of the other OpenAI calls (TTS, STT, a test's judge). No SDK retries: a caller waits on the line, so the
+ * The SDK client of the other OpenAI calls (TTS, STT). No SDK retries: a caller waits on the line, so the
  * LLM's one retry and its fallback models are fallback.llm.ts's, bounded for a call. No SDK
  * logging: a failure reaches the engine as a ServiceError, and the SDK would print the vendor's
  * raw body.
@@ -159,6 +162,46 @@ export class OpenAiLlm implements LlmService {
     if (answer.usage) yield answer.usage;
   }
 
+  /**
+   * One unstreamed completion in a JSON schema (a test's judge, which reads the whole answer):
+   * its text and token counts, within `timeoutMs`. A failure is a ServiceError, as `complete`'s.
+   */
+  async answer(
+    request: { model: string; messages: LlmRequest['messages']; schema: { name: string; schema: Record<string, unknown> } },
+    timeoutMs: number,
+  ): Promise<{ text: string; inputTokens: number; outputTokens: number }> {
+    const abort = new AbortController();
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      abort.abort();
+    }, timeoutMs);
+    try {
+      const body = JSON.stringify({
+        model: request.model,
+        messages: request.messages,
+        response_format: { type: 'json_schema', json_schema: { name: request.schema.name, strict: true, schema: request.schema.schema } },
+      });
+      const response = await this.post(body, abort.signal, 'application/json');
+      if (response.statusCode! < 200 || response.statusCode! >= 300) throw await this.refusal(response);
+      const text = await readText(response, ANSWER_BYTES);
+      if (text === null) throw new ServiceError('llm', 'refused', `${this.vendor} answered more than ${ANSWER_BYTES} bytes`);
+      const completion = parseJson(text);
+      if (!isRecord(completion)) throw new ServiceError('llm', 'refused', `${this.vendor} answered no JSON object`);
+      const choice: unknown = Array.isArray(completion.choices) ? completion.choices[0] : undefined;
+      const message = isRecord(choice) && isRecord(choice.message) ? choice.message : {};
+      const usage = isRecord(completion.usage) ? completion.usage : {};
+      return { text: typeof message.content === 'string' ? message.content : '', inputTokens: count(usage.prompt_tokens), outputTokens: count(usage.completion_tokens) };
+    } catch (error) {
+      if (timedOut) throw new ServiceError('llm', 'stalled', `${this.vendor} did not answer within ${timeoutMs} ms`);
+      if (error instanceof ServiceError) throw error;
+      throw openAiFailure('llm', this.vendor, error);
+    } finally {
+      clearTimeout(timer);
+      abort.abort();
+    }
+  }
+
   /** The request's JSON, as the SDK would send it. */
   private body(request: LlmRequest): string {
     return JSON.stringify({
@@ -174,7 +217,7 @@ export class OpenAiLlm implements LlmService {
   }
 
   /** The response's head, or the connection's failure; `signal` ends the exchange until it is over. */
-  private post(body: string, signal: AbortSignal): Promise<IncomingMessage> {
+  private post(body: string, signal: AbortSignal, accept = 'text/event-stream'): Promise<IncomingMessage> {
     const { url } = this;
     const client = url.protocol === 'https:' ? https : http;
     return new Promise((resolve, reject) => {
@@ -185,7 +228,7 @@ export class OpenAiLlm implements LlmService {
           authorization: `Bearer ${this.apiKey}`,
           'content-type': 'application/json',
           'content-length': Buffer.byteLength(body),
-          accept: 'text/event-stream',
+          accept,
         },
       });
       // Not http.request's own `signal`: it destroys the request's socket even after the response
@@ -209,12 +252,7 @@ export class OpenAiLlm implements LlmService {
 
   /** An HTTP error status as the engine sees it, with the vendor's error code when its body names one. */
   private async refusal(response: IncomingMessage): Promise<ServiceError> {
-    let body = '';
-    for await (const piece of response as AsyncIterable<Buffer>) {
-      body += piece.toString('utf8');
-      if (body.length >= ERROR_BODY_BYTES) break;
-    }
-    const code = errorCode(parseJson(body));
+    const code = errorCode(parseJson((await readText(response, ERROR_BODY_BYTES)) ?? ''));
     const status = response.statusCode!;
     const transient = httpTransient(status, undefined) && { retryAfterMs: retryAfterMs(response.headers) };
     return new ServiceError('llm', 'refused', `${this.vendor} answered HTTP ${status}${code}`, transient);
@@ -282,6 +320,18 @@ class Answer {
     }
     this.calls.set(index, call);
   }
+}
+
+/** A response's body as text, or null past `bytes` (the rest is not read). */
+async function readText(response: IncomingMessage, bytes: number): Promise<string | null> {
+  const pieces: Buffer[] = [];
+  let length = 0;
+  for await (const piece of response as AsyncIterable<Buffer>) {
+    length += piece.length;
+    if (length > bytes) return null;
+    pieces.push(piece);
+  }
+  return Buffer.concat(pieces).toString('utf8');
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {
