@@ -150,6 +150,8 @@ export async function runTestsScenario(
       const afterCaller: number[] = [];
       const afterAssistant: number[] = [];
       let longest = 0;
+      /** Each turn's added times, by the turn's place in its simulation: where the tail is (the first turns start together, the last ends in the judge). */
+      const byTurn: number[][] = [];
       for (const requests of seen.values()) {
         requests.sort((a, b) => a.arrived - b.arrived);
         longest = Math.max(longest, requests.reduce((sum, r) => sum + (r.ended - r.arrived), 0));
@@ -157,10 +159,13 @@ export async function runTestsScenario(
           const [caller, answer, next] = [requests[i], requests[i + 1], requests[i + 2]];
           if (caller.kind !== 'caller' || answer.kind !== 'assistant') break;
           added.push(next.arrived - caller.arrived - (caller.ended - caller.arrived) - (answer.ended - answer.arrived));
+          (byTurn[i / 2] ??= []).push(added.at(-1)!);
           afterCaller.push(answer.arrived - caller.ended);
           afterAssistant.push(next.arrived - answer.ended);
         }
       }
+      for (const turns of byTurn) turns.sort((a, b) => a - b);
+      log(`tests: round ${round}: added by turn, p50/p99 ms: ${byTurn.map((turns, k) => `${k + 1}: ${percentile(turns, 50).toFixed(1)}/${percentile(turns, 99).toFixed(1)}`).join(', ')}`);
       added.sort((a, b) => a - b);
       const critical = Math.ceil(options.simulations / options.concurrency) * longest;
       const round1 = (n: number) => Math.round(n * 10) / 10;
