@@ -157,6 +157,8 @@ export class OpenAiLlm implements LlmService {
       // Ends the request when the consumer stopped early (a no-op once the stream is over).
       abort.abort();
     }
+    // A response ended by the stall's abort may end its reading quietly.
+    if (stalledMs !== null) throw this.stalled(stalledMs);
     if (signal.aborted) return;
     if (!answer.finished) throw new ServiceError('llm', 'dropped', `${this.vendor}: the stream ended before the answer did`);
     if (answer.usage) yield answer.usage;
