@@ -1,3 +1,4 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
 import { DomainError, Messages, NotFoundError } from '../errors';
 import type { ConversationReplier, ReplyRequest, ReplyResult } from '../modules/conversations/conversation.ports';
 import { WEB_PROVIDER } from '../modules/calls/call.web-provider';
@@ -8,6 +9,7 @@ import { Conversation, type AssistantMessage } from '../voice/engines/pipeline/c
 import { MAX_TOOL_ROUNDS } from '../voice/engines/pipeline/reply';
 import { assistantSearch } from '../voice/assistant-search';
 import { assistantLlm } from '../voice/services/llm-chain';
+import { llmAccess } from '../voice/services/openai.llm';
 import { ServiceError, type LlmService, type LlmToolCall } from '../voice/services/service';
 import { callFunctions, runFunction, type CallActions, type CallFunction, type FunctionCall } from '../voice/tools';
 
@@ -21,6 +23,8 @@ const TOOLS_OUT_OF_TIME = JSON.stringify({ error: 'no time left for tools in thi
 
 /** The assistants whose setups a process keeps (the least recently read go first). */
 const SETUPS_KEPT = 1000;
+
+const modelMissing = () => new DomainError('UNAVAILABLE', Messages.conversationModelMissing, undefined, { retry_after: 60 });
 
 /** Nothing in a chat is a call's to end, transfer or dial (none of these is offered in one). */
 const NO_CALL: CallActions = { endCall: () => {}, transfer: () => {}, pressDigits: async () => false };
@@ -41,11 +45,10 @@ export class ChatReplier implements ConversationReplier {
 
   async reply(request: ReplyRequest): Promise<ReplyResult> {
     const { deps } = this;
-    const shared = await this.assistantSetup(request.assistantId, request.setupVersion);
-    if (!shared || shared.assistant.account.id !== request.accountId) throw new NotFoundError(Messages.assistantNotFound);
+    const shared = await this.ownSetup(request);
     const setup: EngineSetup = { ...shared, variables: { ...shared.assistant.variables, ...request.variables } };
     const llm = assistantLlm(deps.config.voice.pipeline, setup, (event) => deps.logger.info('chat: the model’s fallback', { ...event }));
-    if (!llm) throw new DomainError('UNAVAILABLE', Messages.conversationModelMissing, undefined, { retry_after: 60 });
+    if (!llm) throw modelMissing();
 
     const conversation = new Conversation();
     for (const message of request.history) {
@@ -59,6 +62,18 @@ export class ChatReplier implements ConversationReplier {
       deps.logger.warn('chat: the model failed', { assistant_id: request.assistantId, reason: error.message });
       throw new DomainError('PROVIDER_FAILURE', Messages.conversationModelFailed);
     }
+  }
+
+  async ensureAnswerable(request: Pick<ReplyRequest, 'accountId' | 'assistantId' | 'setupVersion'>, em?: EntityManager): Promise<void> {
+    const setup = await this.ownSetup(request, em);
+    if (!llmAccess(this.deps.config.voice.pipeline, setup.modelProvider)) throw modelMissing();
+  }
+
+  /** The account's assistant's setup, shared (kept per process), or NOT_FOUND. */
+  private async ownSetup(request: Pick<ReplyRequest, 'accountId' | 'assistantId' | 'setupVersion'>, em?: EntityManager): Promise<EngineSetup> {
+    const shared = await this.assistantSetup(request.assistantId, request.setupVersion, em);
+    if (!shared || shared.assistant.account.id !== request.accountId) throw new NotFoundError(Messages.assistantNotFound);
+    return shared;
   }
 
   /** The setup's fingerprint (setupFingerprint), which a conversation's read selects with it. */
@@ -80,8 +95,7 @@ export class ChatReplier implements ConversationReplier {
    * not one per table, and the ORM no entities. The next reply after a change to the prompt, a
    * tool or the knowledge base reads it.
    */
-  private async assistantSetup(assistantId: number, known: string | null | undefined): Promise<EngineSetup | null> {
-    const em = this.deps.orm.em.fork();
+  private async assistantSetup(assistantId: number, known: string | null | undefined, em = this.deps.orm.em.fork()): Promise<EngineSetup | null> {
     const fingerprint = known === undefined ? await setupFingerprint(em, assistantId) : known;
     if (fingerprint === null) return null;
     const kept = this.setups.get(assistantId);

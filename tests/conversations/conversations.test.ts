@@ -239,6 +239,26 @@ describe('human takeover', () => {
 });
 
 describe('errors, before anything is written', () => {
+  it('refuse a message, and a one-off reply, that no model on this server can answer: 503, nothing stored', async () => {
+    // A server with no LLM at all (no OPENAI_API_KEY, no LLM_PROVIDERS).
+    const bare = await startTestApp();
+    try {
+      const owner = await bare.account();
+      const assistantId = await bare.outboundAssistant(owner);
+      const opened = await bare.request('POST', '/api/conversations', { token: owner.token, body: { assistant_id: assistantId } });
+      expect(opened.status).toBe(201);
+      const said = await bare.request('POST', `/api/conversations/${opened.body.data.uuid}/messages`, { token: owner.token, body: { message: 'Oi' } });
+      expect([said.status, said.body.code]).toEqual([503, 'UNAVAILABLE']);
+      const generated = await bare.request('POST', '/api/user/ai/generate-reply', { token: owner.token, body: { assistant_id: assistantId, customer_identifier: 'crm-1', message: 'Oi' } });
+      expect([generated.status, generated.body.code]).toEqual([503, 'UNAVAILABLE']);
+      expect(await bare.sql('select count(*)::int as n from conversation_messages')).toEqual([{ n: 0 }]);
+      // The one opened on purpose; generate-reply opened none.
+      expect(await bare.sql('select count(*)::int as n from conversations')).toEqual([{ n: 1 }]);
+    } finally {
+      await bare.close();
+    }
+  });
+
   it('refuse bad input with the documented 422s and unknown conversations with 404', async () => {
     const uuid = await open();
     const long = await post(`/conversations/${uuid}/messages`, { message: 'a'.repeat(2001) });

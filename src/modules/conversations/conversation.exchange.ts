@@ -118,7 +118,10 @@ async function beginTurn(
       if (conversation.closed_at) throw closedError();
       if (sender === 'human' && conversation.ai_enabled) throw new ValidationError({ sender: [FieldMessages.humanWhileAiOn] });
       const answers = sender === 'user' && conversation.ai_enabled;
-      if (answers) needsReplier(conversation, replier);
+      if (answers) {
+        needsReplier(conversation, replier);
+        await replier.ensureAnswerable?.({ accountId: scope.accountId, assistantId: conversation.assistant_id!, setupVersion: locked.setup_version }, tx);
+      }
       const channel = sender === 'human' && isMessagingChannel(conversation.type) ? conversation.type : null;
       if (channel && [...text].length > MAX_OUTBOUND[channel]) throw new ValidationError({ message: [FieldMessages.maxLength('message', MAX_OUTBOUND[channel])] });
       const { messagesPerMinute } = scope.config.conversationLimits;

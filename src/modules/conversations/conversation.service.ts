@@ -177,6 +177,8 @@ export async function generateAiReply(scope: Scope, input: GenerateAiReplyInput,
   errors.throwIfAny();
   await requireAssistant(scope, input.assistant_id);
   if (!replier) throw modelMissing();
+  // Before the conversation is opened: a reply no model can write leaves nothing behind.
+  await replier.ensureAnswerable?.({ accountId: scope.accountId, assistantId: input.assistant_id });
   const variables = JSON.stringify(input.variables ?? {});
   const open = (em: EntityManager) =>
     em.execute<{ id: string; uuid: string }[]>(
