@@ -1,8 +1,8 @@
+import type { ChildProcess } from 'node:child_process';
+import path from 'node:path';
 import { initOrm } from '../src/db/orm';
 import { createAccount } from '../src/modules/accounts/account.service';
 import { startFakeOpenAi } from '../tests/helpers/fakes/openai';
-import type { ChildProcess } from 'node:child_process';
-import path from 'node:path';
 import { apiClient, benchAssistant, cpuMs, dropDatabase, freshDatabase, percentile, start, startVozgate } from './process';
 
 /**
@@ -89,7 +89,8 @@ export async function runChatScenario(
    * `token`'s customers; `assistant`: the conversations' (none on the floor).
    */
   const measure = async (name: string, port: number, pid: number, token: string, assistant: number | null): Promise<ChatRound[]> => {
-    const post = (path: string, body: unknown) => apiClient(port, token)('POST', path, body) as Promise<{ data: Record<string, any> }>;
+    const call = apiClient(port, token);
+    const post = (path: string, body: unknown) => call('POST', path, body) as Promise<{ data: Record<string, any> }>;
     const open = () => Promise.all(Array.from({ length: options.conversations }, () => post('/conversations', { assistant_id: assistant }).then(({ data }) => data.uuid as string)));
     const say = (uuid: string, marker: string) => post(`/conversations/${uuid}/messages`, { message: `[${marker}] Oi, queria confirmar o meu pedido.` });
 

@@ -129,7 +129,6 @@ export class OpenAiLlm implements LlmService {
     try {
       awaitVendor(this.firstChunkMs);
       const response = await this.post(this.body(request), abort.signal);
-      if (response.statusCode! < 200 || response.statusCode! >= 300) throw await this.refusal(response);
       const events: EventSourceMessage[] = [];
       let tooLong = false;
       const parser = createParser({ onEvent: (event) => events.push(event), onError: () => (tooLong = true), maxBufferSize: EVENT_CHARS });
@@ -185,7 +184,6 @@ export class OpenAiLlm implements LlmService {
         response_format: { type: 'json_schema', json_schema: { name: request.schema.name, strict: true, schema: request.schema.schema } },
       });
       const response = await this.post(body, abort.signal, 'application/json');
-      if (response.statusCode! < 200 || response.statusCode! >= 300) throw await this.refusal(response);
       const text = await readText(response, ANSWER_BYTES);
       if (text === null) throw new ServiceError('llm', 'refused', `${this.vendor} answered more than ${ANSWER_BYTES} bytes`);
       const completion = parseJson(text);
@@ -218,8 +216,15 @@ export class OpenAiLlm implements LlmService {
     });
   }
 
-  /** The response's head, or the connection's failure; `signal` ends the exchange until it is over. */
-  private post(body: string, signal: AbortSignal, accept = 'text/event-stream'): Promise<IncomingMessage> {
+  /** A 2xx response's head; any other status is a refusal. `signal` ends the exchange until it is over. */
+  private async post(body: string, signal: AbortSignal, accept = 'text/event-stream'): Promise<IncomingMessage> {
+    const response = await this.send(body, signal, accept);
+    if (response.statusCode! < 200 || response.statusCode! >= 300) throw await this.refusal(response);
+    return response;
+  }
+
+  /** The response's head, or the connection's failure. */
+  private send(body: string, signal: AbortSignal, accept: string): Promise<IncomingMessage> {
     const { url } = this;
     const client = url.protocol === 'https:' ? https : http;
     return new Promise((resolve, reject) => {
