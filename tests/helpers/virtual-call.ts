@@ -38,6 +38,8 @@ import {
  *   it is sent, as Twilio reports them.
  * - Tools: `options.tools` names the assistant's tools (or gives them with a `speak_during`);
  *   each run waits for `answerTool`.
+ * - An outbound call (`options.outbound`) is screened for who answered (src/voice/amd): the
+ *   caller's speech is then loud noise on the line, as the detector hears a voice.
  *
  * Every test must call `jest.useFakeTimers()` first, and `advance(ms)` moves time.
  */
@@ -47,6 +49,8 @@ export const MS_PER_CHAR = 50;
 const FRAME_MS = 20;
 /** A frame of silence at the telephone's 8 kHz: the scripted VAD decides what is speech. */
 const SILENCE = new Int16Array((8000 * FRAME_MS) / 1000);
+/** A frame of noise loud as a voice (no tone a beep detector would take for a mailbox's beep), for an outbound call's screening. */
+const VOICE = SILENCE.map((_, index) => (((index * 7919) % 2001) - 1000) * 4);
 
 export interface ScriptedReply {
   text?: string;
@@ -107,6 +111,8 @@ export interface VirtualOptions {
   transferRefusal?: string;
   /** The provider refuses the transfer itself (the call then goes on). */
   transferFails?: boolean;
+  /** An outbound call: the callee is screened for who answered before the opening (Twilio's AnsweredBy never comes). */
+  outbound?: boolean;
   /**
    * The assistant has a knowledge base (`prompt` mode unless said): each search answers
    * `contents` as its chunks `searchMs` after it is asked, or fails then (`fails`).
@@ -129,6 +135,8 @@ export function virtualCall(settings: Partial<Assistant> = {}, options: VirtualO
     errors: [] as string[],
     /** The numbers a transfer was asked to, in order. */
     transfers: [] as string[],
+    /** Who answered, as the screening decided. */
+    answeredBy: null as { answered_by: string; source: string } | null,
     /** What the knowledge base was asked, in order. */
     searches: [] as { query: string; mode: string }[],
   };
@@ -148,6 +156,8 @@ export function virtualCall(settings: Partial<Assistant> = {}, options: VirtualO
       return options.transferRefusal ?? null;
     },
     endedAtProvider: () => {},
+    answeredBy: (verdict: { answered_by: string; source: string }) => (record.answeredBy = verdict),
+    providerAnsweredBy: async () => null,
     settled: async () => {},
     searchKnowledge: (_base: unknown, query: string, mode: string) => {
       record.searches.push({ query, mode });
@@ -339,7 +349,7 @@ export function virtualCall(settings: Partial<Assistant> = {}, options: VirtualO
     language: 'pt',
     tools,
     variables: { ...assistant.variables, ...options.variables },
-    outbound: false,
+    outbound: options.outbound ?? false,
     phoneLine: options.phoneLine ?? true,
     resumed: null,
     knowledgeBase: options.knowledge ? { id: 1, language: 'portuguese', mode: options.knowledge.mode ?? 'prompt' } : null,
@@ -353,7 +363,7 @@ export function virtualCall(settings: Partial<Assistant> = {}, options: VirtualO
     { vad, denoiser: null, ambience: null },
     out,
   );
-  const frames = setInterval(() => engine.audio(SILENCE.slice()), FRAME_MS);
+  const frames = setInterval(() => engine.audio((options.outbound && Date.now() < speechUntil ? VOICE : SILENCE).slice()), FRAME_MS);
 
   return {
     engine,

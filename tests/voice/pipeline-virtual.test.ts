@@ -293,6 +293,48 @@ describe('the caller’s turn', () => {
   });
 });
 
+describe('an outbound call’s opening', () => {
+  const opening = 'Olá Marina, aqui é a Ana da Loja Centro.';
+
+  it('a callee’s “Alô?” whose final comes after the verdict (the screening heard them stop first) is the greeting the opening answers: not cut by it, not answered by the model', async () => {
+    const call = virtualCall({ initial_message: opening }, { outbound: true });
+    await advance(300);
+    // The STT keeps its final past the turn's end and past the screening's 800 ms of silence: the verdict, and the opening, come first.
+    await call.caller.says('Alô?', 500, { ignoresFinalize: true, finalAfterMs: 1000 });
+    await advance(1000);
+    expect(call.record.answeredBy).toMatchObject({ answered_by: 'human', source: 'timing' });
+    await advance(100 + audioMs(opening) + 500);
+    expect(call.spoken).toEqual([opening]);
+    expect(call.media.clears).toBe(0);
+    expect(call.llm.requests).toEqual([]);
+    expect(call.turns()).toEqual(['customer: Alô?', `assistant: ${opening}`]);
+    // The model's context holds them in the order they were said.
+    call.llm.reply({ text: 'É sobre o seu pedido.' });
+    await call.caller.says('Pois não?', 600);
+    await advance(1500);
+    expect(call.llm.requests[0].messages.slice(1)).toEqual([
+      { role: 'user', content: 'Alô?' },
+      { role: 'assistant', content: opening },
+      { role: 'user', content: 'Pois não?' },
+    ]);
+    await call.end();
+  });
+
+  it('the callee’s words said over the opening still interrupt it', async () => {
+    const call = virtualCall({ initial_message: opening }, { outbound: true });
+    await advance(300);
+    await call.caller.says('Alô?', 500);
+    await advance(1000); // the turn, then the verdict: the opening plays
+    expect(call.spoken).toEqual([opening]);
+    call.llm.reply({ text: 'Claro, eu espero.' });
+    await call.caller.says('Espera um pouco, por favor.', 800);
+    expect(call.media.clears).toBe(1);
+    await advance(2000);
+    expect(call.turns().slice(-2)).toEqual(['customer: Espera um pouco, por favor.', 'assistant: Claro, eu espero.']);
+    await call.end();
+  });
+});
+
 describe('endpointing', () => {
   it.each([['vad'], ['ai']] as const)('a CPF read in three groups is one turn (%s): the wait grows after digits', async (endpoint_type) => {
     const call = virtualCall({ ...customerFirst, endpoint_type });

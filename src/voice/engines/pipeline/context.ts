@@ -43,6 +43,13 @@ export class Conversation {
     return message;
   }
 
+  /** A message said before `later`, though it came after it (a caller's words whose final came late): in its place, else last. */
+  rememberBefore(message: LlmMessage, later: LlmMessage): void {
+    const at = this.messages.indexOf(later);
+    if (at < 0) this.remember(message);
+    else this.messages.splice(at, 0, message);
+  }
+
   /**
    * The results of a message's tool calls, right after it (the model's API wants them there).
    * Results given already (a placeholder, when the caller spoke before the tools answered) are

@@ -13,6 +13,7 @@ import { REENGAGE_INSTRUCTIONS, SilenceClock } from '../silence';
 import { keptApology } from './apology';
 import { Backchannels } from './backchannels';
 import { callReplies } from './call-replies';
+import type { AssistantMessage } from './context';
 import { Hearing } from './hearing';
 import { observe, timingFrom, turnLatency, type TurnTiming } from './latency';
 import { sttOptions, ttsOptions, type PipelineAudio, type PipelineDeps, type PipelineServices } from './parts';
@@ -62,6 +63,8 @@ export class PipelineEngine implements VoiceEngine {
   private opened = false;
   /** The callee spoke before the opening: the opening follows their words. */
   private greetedBy = false;
+  /** The opening the assistant said (`initial_message`), and when it began. */
+  private opening: { message: AssistantMessage; at: number } | null = null;
   /** A mailbox answered: the voicemail message is left (or the call hung up); what it says is no turn of the model's. */
   private voicemail = false;
   /** What the vendors report the call used, recorded when it ends. */
@@ -159,7 +162,7 @@ export class PipelineEngine implements VoiceEngine {
     if (this.setup.resumed) {
       this.respond(null, TRANSFER_UNANSWERED);
     } else if (assistant.who_speaks_first === 'AI assistant' && assistant.initial_message.trim()) {
-      this.say(fillVariables(assistant.initial_message, variables), true);
+      this.opening = { message: this.say(fillVariables(assistant.initial_message, variables), true), at: Date.now() };
     } else if (this.greetedBy) {
       this.respond(timingFrom(null));
     } else {
@@ -212,12 +215,14 @@ export class PipelineEngine implements VoiceEngine {
   /** The caller's turn is over: what they said goes to the model, now or once the assistant is done. */
   private onCallerTurn({ text, backchannel, startedAt, speechEndedAt }: CallerTurn): void {
     if (this.ended || this.hangup.reason || this.failing) return;
-    // A mailbox's greeting, or the callee's before the opening: in the transcript; the opening (or the message) answers it.
-    if (this.voicemail || !this.opened) {
+    // A mailbox's greeting, or the callee's before the opening (also when its final came after the
+    // opening began: the screening heard them stop first): in the transcript; the opening (or the message) answers it.
+    const greeting = !this.opened || (this.opening !== null && speechEndedAt !== null && speechEndedAt < this.opening.at);
+    if (this.voicemail || greeting) {
       if (!text) return;
       if (this.voicemail) return this.call.turn({ speaker: 'customer', text }, startedAt);
       this.greetedBy = true;
-      return this.callerSaid(text, startedAt);
+      return this.callerSaid(text, startedAt, this.opening?.message);
     }
     // An acknowledgement over the assistant: in the transcript, not a turn of the model.
     if (backchannel && this.reply) return this.call.turn({ speaker: 'customer', text }, startedAt);
@@ -246,10 +251,12 @@ export class PipelineEngine implements VoiceEngine {
     this.onCallerTurn({ text: keypadTurn(keys), backchannel: false, startedAt, speechEndedAt: Date.now() });
   }
 
-  /** The caller's turn, in the call's record and the model's context. */
-  private callerSaid(text: string, startedAt: number | null): void {
+  /** The caller's turn, in the call's record and the model's context (before `before`, which it came before). */
+  private callerSaid(text: string, startedAt: number | null, before?: AssistantMessage): void {
     this.call.turn({ speaker: 'customer', text }, startedAt);
-    this.replies.conversation.remember({ role: 'user', content: text });
+    const message = { role: 'user' as const, content: text };
+    if (before) this.replies.conversation.rememberBefore(message, before);
+    else this.replies.conversation.remember(message);
   }
 
   /** The held turn, said now (the assistant's turn before it is over). */
@@ -268,8 +275,8 @@ export class PipelineEngine implements VoiceEngine {
   }
 
   /** Says a text as it is, as a turn of the assistant (the opening, also in the model's context; an apology). */
-  private say(text: string, inContext: boolean): void {
-    this.startReply(null).say(text, inContext);
+  private say(text: string, inContext: boolean): AssistantMessage {
+    return this.startReply(null).say(text, inContext);
   }
 
   /** A reply the model writes. */

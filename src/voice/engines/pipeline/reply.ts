@@ -49,7 +49,7 @@ export class Reply {
   ) {}
 
   /** Says a text as it is (the opening, also in the model's context; an apology). */
-  say(text: string, inContext: boolean): void {
+  say(text: string, inContext: boolean): AssistantMessage {
     const message: AssistantMessage = { role: 'assistant', content: text };
     if (inContext) this.ctx.conversation.remember(message);
     const segment = this.segment(message);
@@ -57,6 +57,7 @@ export class Reply {
     for (const sentence of SentenceSplitter.sentences(text)) this.speak(segment, sentence);
     this.endSegment(segment);
     this.written = true;
+    return message;
   }
 
   /** The model's answer: streamed, sentence by sentence to TTS, with its tool calls. */

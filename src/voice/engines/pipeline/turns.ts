@@ -38,7 +38,7 @@ export interface CallerTurn {
   text: string;
   /** Only acknowledgements, said while the assistant held the floor: kept in the transcript, not a turn of the model. */
   backchannel: boolean;
-  /** When their speech began, and when the VAD last heard it (ms since the epoch). */
+  /** When their speech began, and when the VAD last heard it (ms since the epoch; null: it heard none of this turn). */
   startedAt: number | null;
   speechEndedAt: number | null;
 }
@@ -103,6 +103,8 @@ export class Turns {
   private committedInterim = '';
   /** When the VAD last heard the caller speak (ms since the epoch): the end of speech of a turn. */
   private lastSpeechAt: number | null = null;
+  /** When the assistant last started a reply (ms since the epoch). */
+  private assistantStartedAt: number | null = null;
   /** The end (STT stream seconds) of the words heard so far, and of those a turn took. */
   private heardUntil = 0;
   private committedUntil = 0;
@@ -171,6 +173,7 @@ export class Turns {
 
   /** The assistant starts a reply: speech that began before it (the tail of the turn it answers) does not interrupt it. */
   assistantStarts(): void {
+    this.assistantStartedAt = Date.now();
     this.speechMs = 0;
     this.pausedReply = false;
     this.stopFalseInterruption();
@@ -361,10 +364,14 @@ export class Turns {
     this.sttTurnOver = false;
     const startedAt = this.startedAt;
     this.startedAt = null;
-    // Words too short-lived for the VAD to judge while they were said ("stop!") still interrupt.
-    if (text && this.settings.allow_interruptions && this.events.interruptible() && this.interruptingWords(text)) this.cut();
+    // The end of the speech the VAD heard in this turn; not known when it heard none (or failed).
+    const speechEndedAt = !this.vadFailed && this.lastSpeechAt !== null && startedAt !== null && this.lastSpeechAt >= startedAt ? this.lastSpeechAt : null;
+    // Words too short-lived for the VAD to judge while they were said ("stop!") still interrupt;
+    // words whose speech was over before the assistant began (their final came late) do not.
+    const overAssistant = speechEndedAt === null || this.assistantStartedAt === null || speechEndedAt >= this.assistantStartedAt;
+    if (text && overAssistant && this.settings.allow_interruptions && this.events.interruptible() && this.interruptingWords(text)) this.cut();
     const backchannel = this.events.interruptible() && this.overlap.backchannels.only(text);
-    this.events.turn({ text, backchannel, startedAt, speechEndedAt: this.lastSpeechAt });
+    this.events.turn({ text, backchannel, startedAt, speechEndedAt });
   }
 }
 
