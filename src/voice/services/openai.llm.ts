@@ -113,28 +113,24 @@ export class OpenAiLlm implements LlmService {
     if (signal.aborted) return;
     // One controller ends the request for both reasons: the caller's abort and a stall.
     const abort = new AbortController();
-    const stop = () => abort.abort();
+    const stop = () => abort.abort(ENDED);
     signal.addEventListener('abort', stop);
     /** Set when the vendor stayed silent for this long. */
     let stalledMs: number | null = null;
-    let timer: NodeJS.Timeout | undefined;
-    /** The vendor must send its next bytes within `ms`; the time the consumer holds a chunk does not count. */
-    const awaitVendor = (ms: number) => {
-      timer = setTimeout(() => {
-        stalledMs = ms;
-        abort.abort();
-      }, ms);
-    };
+    const silence = new Silence((ms) => {
+      stalledMs = ms;
+      abort.abort(ENDED);
+    });
     const answer = new Answer(this.vendor);
     try {
-      awaitVendor(this.firstChunkMs);
+      silence.await(this.firstChunkMs);
       const response = await this.post(this.body(request), abort.signal);
       const events: EventSourceMessage[] = [];
       let tooLong = false;
       const parser = createParser({ onEvent: (event) => events.push(event), onError: () => (tooLong = true), maxBufferSize: EVENT_CHARS });
       response.setEncoding('utf8');
       for await (const text of response as AsyncIterable<string>) {
-        clearTimeout(timer);
+        silence.hold();
         parser.feed(text);
         if (tooLong) throw new ServiceError('llm', 'refused', `${this.vendor} sent more than ${EVENT_CHARS} characters of one event`);
         for (const event of events.splice(0)) {
@@ -143,7 +139,7 @@ export class OpenAiLlm implements LlmService {
             yield chunk;
           }
         }
-        awaitVendor(this.nextChunkMs);
+        silence.await(this.nextChunkMs);
       }
     } catch (error) {
       if (stalledMs !== null) throw this.stalled(stalledMs);
@@ -151,10 +147,10 @@ export class OpenAiLlm implements LlmService {
       if (error instanceof ServiceError) throw error;
       throw openAiFailure('llm', this.vendor, error);
     } finally {
-      clearTimeout(timer);
+      silence.stop();
       signal.removeEventListener('abort', stop);
       // Ends the request when the consumer stopped early (a no-op once the stream is over).
-      abort.abort();
+      abort.abort(ENDED);
     }
     // A response ended by the stall's abort may end its reading quietly.
     if (stalledMs !== null) throw this.stalled(stalledMs);
@@ -175,7 +171,7 @@ export class OpenAiLlm implements LlmService {
     let timedOut = false;
     const timer = setTimeout(() => {
       timedOut = true;
-      abort.abort();
+      abort.abort(ENDED);
     }, timeoutMs);
     try {
       const body = JSON.stringify({
@@ -198,7 +194,7 @@ export class OpenAiLlm implements LlmService {
       throw openAiFailure('llm', this.vendor, error);
     } finally {
       clearTimeout(timer);
-      abort.abort();
+      abort.abort(ENDED);
     }
   }
 
@@ -267,6 +263,52 @@ export class OpenAiLlm implements LlmService {
 
   private stalled(ms: number): ServiceError {
     return new ServiceError('llm', 'stalled', `${this.vendor} sent nothing for ${ms} ms`);
+  }
+}
+
+/**
+ * Why a request's own controller ends it (the caller's abort, a stall, or the answer read): one
+ * reason for all, made once. Without one, each abort makes a DOMException with its stack, a
+ * cost every reply paid at its end.
+ */
+const ENDED = new Error('the exchange with the LLM was ended');
+
+/**
+ * The vendor's silence, bounded: armed while its next bytes are awaited, not while the consumer
+ * holds a chunk. One timer for the stream, refreshed for each chunk: a timer made per chunk
+ * cost every token of every reply an allocation and the process's async hooks.
+ */
+class Silence {
+  private timer: NodeJS.Timeout | null = null;
+  private ms = 0;
+  private awaiting = false;
+
+  constructor(private readonly expired: (ms: number) => void) {}
+
+  /** The vendor must send its next bytes within `ms` from now. */
+  await(ms: number): void {
+    this.awaiting = true;
+    if (this.timer && this.ms === ms) {
+      // Also brings back a timer that fired while the consumer held a chunk.
+      this.timer.refresh();
+      return;
+    }
+    if (this.timer) clearTimeout(this.timer);
+    this.ms = ms;
+    this.timer = setTimeout(() => {
+      if (this.awaiting) this.expired(this.ms);
+    }, ms);
+  }
+
+  /** Bytes came: the consumer holds them, and the clock waits. */
+  hold(): void {
+    this.awaiting = false;
+  }
+
+  stop(): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    this.awaiting = false;
   }
 }
 
