@@ -1,3 +1,5 @@
+import * as graphileWorker from 'graphile-worker';
+import { startWorkers } from '../../src/jobs/runner';
 import { renewDueNumbers } from '../../src/modules/accounts/phone-number.service';
 import { startTestApp, type TestAccount, type TestApp } from '../helpers/app';
 import { startFakeTwilioNumbers, type FakeTwilioNumbers } from '../helpers/twilio-numbers';
@@ -156,6 +158,53 @@ describe('monthly renewal', () => {
     expect(attachable.body.map((n: any) => n.id)).not.toContain(bought.body.data.id);
     await renewDueNumbers(app.orm.em.fork(), app.config);
     expect(await balanceOf(me)).toBe('1.0000');
+  });
+  it('is scheduled hourly at minute 17 as phone-numbers:renew, and that job, run by the workers, renews a number whose month ended', async () => {
+    const me = await app.account({ balance: '10' });
+    const bought = await api(me, 'POST', '/user/phone-numbers/purchase', { phone_number: '+4930900013' });
+    await app.sql(`update phone_numbers set subscription_expires_at = current_date where id = $1`, [bought.body.data.id]);
+    // The options the runner gives graphile-worker, read as graphile-worker reads them.
+    const run = jest.spyOn(graphileWorker, 'run');
+    const workers = await startWorkers(app.runtime, app.databaseUrl);
+    try {
+      const [options] = run.mock.calls[0];
+      expect(String(options.crontab).split('\n')).toContain('17 * * * * phone-numbers:renew ?max=1');
+      const item = graphileWorker.parseCrontab(String(options.crontab)).find((i) => i.identifier === 'phone-numbers:renew');
+      expect(item).toMatchObject({ task: 'phone-numbers:renew', options: { maxAttempts: 1, backfillPeriod: 0 } });
+      expect(Object.keys(options.taskList!)).toContain(item!.task);
+      const at = (min: number, hour: number) => item!.match({ min, hour, date: 1, month: 1, dow: 1 });
+      expect([at(17, 0), at(17, 13), at(17, 23), at(16, 13), at(18, 13), at(0, 13)]).toEqual([true, true, true, false, false, false]);
+      // graphile-worker's cron knows the entry (registered just after the runner starts).
+      const known = async () => (await app.sql(`select identifier from graphile_worker._private_known_crontabs`)).map((r: any) => r.identifier);
+      for (const deadline = Date.now() + 5_000; !(await known()).includes('phone-numbers:renew') && Date.now() < deadline; ) await new Promise((r) => setTimeout(r, 20));
+      expect(await known()).toContain('phone-numbers:renew');
+
+      // The job the cron adds, added by hand and run by the workers as it would be at :17.
+      const runJob = async () => {
+        const [job] = await app.sql(`select id from graphile_worker.add_job('phone-numbers:renew', '{}'::json, max_attempts => 1)`);
+        for (const deadline = Date.now() + 10_000; ; ) {
+          const [left] = await app.sql(`select attempts, last_error from graphile_worker._private_jobs where id = $1`, [job.id]);
+          if (!left) return; // done: graphile-worker deletes a job that succeeded
+          if (left.last_error) throw new Error(`phone-numbers:renew failed: ${left.last_error}`);
+          if (Date.now() > deadline) throw new Error('phone-numbers:renew did not run');
+          await new Promise((r) => setTimeout(r, 20));
+        }
+      };
+      await runJob();
+      expect(await balanceOf(me)).toBe('6.0000');
+      expect(await ledgerOf(me)).toEqual([
+        { amount: '-2.0000', kind: 'phone_number', reference: `phone_number:${bought.body.data.id}` },
+        { amount: '-2.0000', kind: 'phone_number', reference: `phone_number:${bought.body.data.id}` },
+      ]);
+      const [row] = await app.sql(`select to_char(subscription_expires_at, 'YYYY-MM-DD') as d, renews from phone_numbers where id = $1`, [bought.body.data.id]);
+      expect(row).toEqual({ d: await inAMonth(), renews: true });
+      await runJob();
+      expect(await ledgerOf(me)).toHaveLength(2);
+      expect(await balanceOf(me)).toBe('6.0000');
+    } finally {
+      run.mockRestore();
+      await workers.stop();
+    }
   });
 });
 
