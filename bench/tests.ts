@@ -1,7 +1,8 @@
 import { initOrm } from '../src/db/orm';
 import { createAccount } from '../src/modules/accounts/account.service';
 import { startFakeOpenAi } from '../tests/helpers/fakes/openai';
-import { apiClient, benchAssistant, cpuMs, dropDatabase, freshDatabase, percentile, startVozgate } from './process';
+import path from 'node:path';
+import { apiClient, benchAssistant, cpuMs, dropDatabase, freshDatabase, percentile, start, startVozgate } from './process';
 
 /**
  * Assistant tests (issue 56): one run of `simulations` chat simulations, each `turns` turns
@@ -23,6 +24,9 @@ import { apiClient, benchAssistant, cpuMs, dropDatabase, freshDatabase, percenti
  *   each the longest simulation's sum of fake times (2 x turns + 1 requests). The ratio's
  *   excess is vozgate's: the job's pick-up, claims, the attempts' own time, the results'
  *   writes and the run's end (plus up to one poll).
+ * - The floor: the same rounds from bench/tests-floor.ts, a process that makes the same
+ *   requests to the same fake and nothing else, measured the same way: what this machine
+ *   costs a turn when a hundred simulations come back from the model together.
  */
 export interface TestsRound {
   attempts: number;
@@ -45,6 +49,8 @@ export interface TestsResult {
   concurrency: number;
   llm_ms: number;
   rounds: TestsRound[];
+  /** The same rounds against a plain node:http process making the same requests (bench/tests-floor.ts). */
+  floor?: TestsRound[];
 }
 
 const LLM_MS = 200;
@@ -91,6 +97,53 @@ export async function runTestsScenario(
     }
     if (kind === 'caller') return { text: `${sim} Quero saber se o pedido 4521 chega amanhã.`, firstTokenMs: LLM_MS, tokenMs: 0 };
     return { text: 'Claro! Seu pedido 4521 chega amanhã entre 9h e 12h. Posso ajudar em algo mais?', firstTokenMs: LLM_MS, tokenMs: 0 };
+  };
+  /** A round's row from what the fake saw (`seen`), its wall time and the CPU of the process under test. */
+  const measured = async (name: string, attempts: number, errors: number, wall: number, cpu: number): Promise<TestsRound> => {
+    // The fake's outcomes settle a moment after the last answer went out.
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const added: number[] = [];
+    /** Where a turn's added time goes: after the caller's answer (before the assistant's request), after the assistant's answer. */
+    const afterCaller: number[] = [];
+    const afterAssistant: number[] = [];
+    let longest = 0;
+    /** Each turn's added times, by the turn's place in its simulation: where the tail is (the first turns start together, the last ends in the judge). */
+    const byTurn: number[][] = [];
+    for (const requests of seen.values()) {
+      requests.sort((a, b) => a.arrived - b.arrived);
+      longest = Math.max(longest, requests.reduce((sum, r) => sum + (r.ended - r.arrived), 0));
+      for (let i = 0; i + 2 < requests.length; i += 2) {
+        const [caller, answer, next] = [requests[i], requests[i + 1], requests[i + 2]];
+        if (caller.kind !== 'caller' || answer.kind !== 'assistant') break;
+        added.push(next.arrived - caller.arrived - (caller.ended - caller.arrived) - (answer.ended - answer.arrived));
+        (byTurn[i / 2] ??= []).push(added.at(-1)!);
+        afterCaller.push(answer.arrived - caller.ended);
+        afterAssistant.push(next.arrived - answer.ended);
+      }
+    }
+    for (const turns of byTurn) turns.sort((a, b) => a - b);
+    log(`tests: ${name}: added by turn, p50/p99 ms: ${byTurn.map((turns, k) => `${k + 1}: ${percentile(turns, 50).toFixed(1)}/${percentile(turns, 99).toFixed(1)}`).join(', ')}`);
+    added.sort((a, b) => a - b);
+    const critical = Math.ceil(options.simulations / options.concurrency) * longest;
+    const round1 = (n: number) => Math.round(n * 10) / 10;
+    const row: TestsRound = {
+      attempts,
+      errors,
+      turns: added.length,
+      added_p50_ms: round1(percentile(added, 50)),
+      added_p95_ms: round1(percentile(added, 95)),
+      added_p99_ms: round1(percentile(added, 99)),
+      added_max_ms: round1(added.at(-1) ?? 0),
+      wall_s: Math.round(wall / 10) / 100,
+      critical_path_s: Math.round(critical / 10) / 100,
+      wall_over_critical: Math.round((wall / critical) * 100) / 100,
+      cpu_ms_per_turn: round1(cpu / Math.max(1, added.length)),
+      server_cpu_pct: round1((cpu / wall) * 100),
+    };
+    afterCaller.sort((a, b) => a - b);
+    afterAssistant.sort((a, b) => a - b);
+    log(`tests: ${name}: ${JSON.stringify(row)}; after the caller p50/p99 ${round1(percentile(afterCaller, 50))}/${round1(percentile(afterCaller, 99))} ms, after the assistant ${round1(percentile(afterAssistant, 50))}/${round1(percentile(afterAssistant, 99))} ms`);
+    return row;
   };
   const server = await startVozgate(
     root,
@@ -143,77 +196,65 @@ export async function runTestsScenario(
       const cpuBefore = cpuMs(server.child.pid!);
       const { run, wall } = await runOnce();
       const cpu = cpuMs(server.child.pid!) - cpuBefore;
-      // The fake's outcomes settle a moment after the last answer went out.
-      await new Promise((resolve) => setTimeout(resolve, 50));
-      const added: number[] = [];
-      /** Where a turn's added time goes: after the caller's answer (before the assistant's request), after the assistant's answer. */
-      const afterCaller: number[] = [];
-      const afterAssistant: number[] = [];
-      let longest = 0;
-      /** Each turn's added times, by the turn's place in its simulation: where the tail is (the first turns start together, the last ends in the judge). */
-      const byTurn: number[][] = [];
-      for (const requests of seen.values()) {
-        requests.sort((a, b) => a.arrived - b.arrived);
-        longest = Math.max(longest, requests.reduce((sum, r) => sum + (r.ended - r.arrived), 0));
-        for (let i = 0; i + 2 < requests.length; i += 2) {
-          const [caller, answer, next] = [requests[i], requests[i + 1], requests[i + 2]];
-          if (caller.kind !== 'caller' || answer.kind !== 'assistant') break;
-          added.push(next.arrived - caller.arrived - (caller.ended - caller.arrived) - (answer.ended - answer.arrived));
-          (byTurn[i / 2] ??= []).push(added.at(-1)!);
-          afterCaller.push(answer.arrived - caller.ended);
-          afterAssistant.push(next.arrived - answer.ended);
-        }
-      }
-      for (const turns of byTurn) turns.sort((a, b) => a - b);
-      log(`tests: round ${round}: added by turn, p50/p99 ms: ${byTurn.map((turns, k) => `${k + 1}: ${percentile(turns, 50).toFixed(1)}/${percentile(turns, 99).toFixed(1)}`).join(', ')}`);
-      added.sort((a, b) => a - b);
-      const critical = Math.ceil(options.simulations / options.concurrency) * longest;
-      const round1 = (n: number) => Math.round(n * 10) / 10;
       const notPassed = (run.results as { status: string; error: string | null }[]).filter((result) => result.status !== 'passed');
-      const errors = notPassed.length;
       for (const why of new Set(notPassed.map((result) => `${result.status}: ${result.error}`))) log(`tests: round ${round}: an attempt ${why}`);
-      const row: TestsRound = {
-        attempts: run.results.length,
-        errors,
-        turns: added.length,
-        added_p50_ms: round1(percentile(added, 50)),
-        added_p95_ms: round1(percentile(added, 95)),
-        added_p99_ms: round1(percentile(added, 99)),
-        added_max_ms: round1(added.at(-1) ?? 0),
-        wall_s: Math.round(wall / 10) / 100,
-        critical_path_s: Math.round(critical / 10) / 100,
-        wall_over_critical: Math.round((wall / critical) * 100) / 100,
-        cpu_ms_per_turn: round1(cpu / Math.max(1, added.length)),
-        server_cpu_pct: round1((cpu / wall) * 100),
-      };
-      afterCaller.sort((a, b) => a - b);
-      afterAssistant.sort((a, b) => a - b);
-      log(`tests: round ${round}: ${JSON.stringify(row)}; after the caller p50/p99 ${round1(percentile(afterCaller, 50))}/${round1(percentile(afterCaller, 99))} ms, after the assistant ${round1(percentile(afterAssistant, 50))}/${round1(percentile(afterAssistant, 99))} ms`);
-      rounds.push(row);
+      rounds.push(await measured(`round ${round}`, run.results.length, notPassed.length, wall, cpu));
     }
-    return { simulations: options.simulations, turns: options.turns, concurrency: options.concurrency, llm_ms: LLM_MS, rounds };
-  } finally {
     server.child.kill('SIGTERM');
     await new Promise((resolve) => (server.child.exitCode !== null ? resolve(null) : server.child.once('exit', resolve)));
+
+    // The floor: the same simulations from a process that does nothing else (bench/tests-floor.ts).
+    const floor = await start([path.join(root, 'dist/bench/tests-floor.js')], { OPENAI_API_KEY: 'sk-bench-tests', OPENAI_BASE_URL: openai.url }, /tests floor: http:\/\/[^:]+:(\d+)\/run/, node);
+    const floorRounds: TestsRound[] = [];
+    try {
+      const runFloor = async (round: number) => {
+        const started = performance.now();
+        const response = await fetch(`http://127.0.0.1:${floor.port}/run`, { method: 'POST', body: JSON.stringify({ simulations: options.simulations, turns: options.turns, round }) });
+        if (!response.ok) throw new Error(`the tests floor failed: ${await response.text()}`);
+        return performance.now() - started;
+      };
+      await runFloor(0);
+      for (let round = 1; round <= options.rounds; round++) {
+        seen.clear();
+        const cpuBefore = cpuMs(floor.child.pid!);
+        const wall = await runFloor(round);
+        floorRounds.push(await measured(`floor round ${round}`, options.simulations, 0, wall, cpuMs(floor.child.pid!) - cpuBefore));
+      }
+    } finally {
+      floor.child.kill('SIGTERM');
+      await new Promise((resolve) => (floor.child.exitCode !== null ? resolve(null) : floor.child.once('exit', resolve)));
+    }
+    return { simulations: options.simulations, turns: options.turns, concurrency: options.concurrency, llm_ms: LLM_MS, rounds, floor: floorRounds };
+  } finally {
+    if (server.child.exitCode === null && server.child.signalCode === null) {
+      server.child.kill('SIGTERM');
+      await new Promise((resolve) => server.child.once('exit', resolve));
+    }
     await openai.close();
     await dropDatabase(adminUrl, database);
   }
 }
 
 export function testsTable(r: TestsResult): string {
-  const spread = (pick: (row: TestsRound) => number) => `${Math.min(...r.rounds.map(pick))}-${Math.max(...r.rounds.map(pick))}`;
+  const spread = (rounds: TestsRound[], pick: (row: TestsRound) => number) => `${Math.min(...rounds.map(pick))}-${Math.max(...rounds.map(pick))}`;
+  const rows = (server: string, rounds: TestsRound[]) =>
+    rounds.map(
+      (row, i) =>
+        `| ${server} | ${i + 1} | ${row.attempts} | ${row.errors} | ${row.turns} | ${row.added_p50_ms} | ${row.added_p95_ms} | ${row.added_p99_ms} | ${row.added_max_ms} | ${row.wall_s} | ${row.critical_path_s} | ${row.wall_over_critical} | ${row.cpu_ms_per_turn} | ${row.server_cpu_pct} |`,
+    );
+  const floor = r.floor ?? [];
   return [
     `One test run of ${r.simulations} chat simulations of ${r.turns} turns, ${r.concurrency >= r.simulations ? 'all at once' : `${r.concurrency} at a time`} (TEST_RUN_CONCURRENCY=${r.concurrency}), on one vozgate process (API and job queue); the fake OpenAI-compatible server answers every request (caller, assistant, judge) in ${r.llm_ms} ms. ` +
       `Added per turn: the fake's arrival of a turn's caller request to the arrival of the simulation's next request, less the fake's own time for the turn's two requests. ` +
-      `Critical path: ceil(simulations / concurrency) x the longest simulation's sum of fake times (${2 * r.turns + 1} requests, one after the other). Targets: added p99 <= 20 ms; wall <= 1.5 x critical path.`,
+      `Critical path: ceil(simulations / concurrency) x the longest simulation's sum of fake times (${2 * r.turns + 1} requests, one after the other). Targets: added p99 <= 20 ms; wall <= 1.5 x critical path. ` +
+      `The floor: the same simulations, all at once, from a plain node:http process that makes the same requests and nothing else (bench/tests-floor.ts).`,
     '',
-    '| round | attempts | not passed | turns | added p50 ms | p95 | p99 | max | wall s | critical path s | wall / critical | CPU ms per turn | server CPU (% of a core) |',
-    '|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
-    ...r.rounds.map(
-      (row, i) =>
-        `| ${i + 1} | ${row.attempts} | ${row.errors} | ${row.turns} | ${row.added_p50_ms} | ${row.added_p95_ms} | ${row.added_p99_ms} | ${row.added_max_ms} | ${row.wall_s} | ${row.critical_path_s} | ${row.wall_over_critical} | ${row.cpu_ms_per_turn} | ${row.server_cpu_pct} |`,
-    ),
+    '| server | round | attempts | not passed | turns | added p50 ms | p95 | p99 | max | wall s | critical path s | wall / critical | CPU ms per turn | CPU (% of a core) |',
+    '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
+    ...rows('vozgate', r.rounds),
+    ...rows('floor', floor),
     '',
-    `Spread over the rounds: added p99 ${spread((row) => row.added_p99_ms)} ms, wall / critical ${spread((row) => row.wall_over_critical)}.`,
+    `Spread over the rounds: vozgate added p99 ${spread(r.rounds, (row) => row.added_p99_ms)} ms, wall / critical ${spread(r.rounds, (row) => row.wall_over_critical)}` +
+      (floor.length ? `; the floor added p99 ${spread(floor, (row) => row.added_p99_ms)} ms, wall / critical ${spread(floor, (row) => row.wall_over_critical)}.` : '.'),
   ].join('\n');
 }
