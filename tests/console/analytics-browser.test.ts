@@ -10,9 +10,11 @@ import { dialerKit, type DialerSetup } from '../helpers/dialer';
  * simulated dialer run with known outcomes and calls of a second assistant settled through the
  * state machine at chosen days, the figures the page shows (read from its tables) are the
  * API's aggregates and a SQL count over the same calls, for each period (today, 7 days, 30
- * days, a custom range) and with a campaign filter and an assistant filter; its funnels and
- * latency tables are the API's; the charts draw; a backwards range gets the API's message;
- * axe-core finds nothing serious.
+ * days, a custom range) and with a campaign filter and an assistant filter, the averages (the
+ * average duration, the cost per answered call) as SQL computes them too; its funnels and
+ * latency tables are the API's, and the funnels' and latency's counts SQL's; the charts draw,
+ * their lines told apart by dash and marker, not colour alone; a backwards range gets the
+ * API's message; axe-core finds nothing serious.
  */
 let app: TestApp;
 let browser: Browser | undefined;
@@ -124,6 +126,68 @@ async function counted(asked: Asked) {
   }));
 }
 
+/** The figures not given as no call was answered (or none connected): what the page shows for an empty bucket. */
+const NO_AVERAGES = { average_duration: '—', cost_per_answered_call: '—' };
+
+/**
+ * The averages as SQL computes them over the calls themselves, formatted as the page shows them,
+ * by bucket start and "total" for the whole period: the seconds over the calls that connected
+ * (a machine's too), the cost over the calls a person answered (or nobody could tell: no
+ * detection), rounded half up to 4 decimals (analytics.rollup.ts, README "Analytics").
+ */
+async function averaged(asked: Asked): Promise<Record<string, typeof NO_AVERAGES>> {
+  const rows = await app.sql(
+    `select date_trunc($4, created_at, 'UTC') as start,
+        round(sum(duration)::numeric / nullif(count(*) filter (where answered_at is not null), 0), 1)::float8 as average_duration,
+        round(sum(total_cost) / nullif(count(*) filter (where answered_at is not null and coalesce(answered_by, 'unknown') not in ('machine', 'unavailable')), 0), 4)::text as cost_per_answered_call
+       from calls where account_id = $1 and finished_at is not null and created_at >= $2 and created_at < $3
+        and ($5::int is null or campaign_id = $5) and ($6::int is null or assistant_id = $6)
+      group by grouping sets ((1), ())`,
+    [me.account.accountId, asked.from, asked.to, asked.bucket, asked.campaign_id, asked.assistant_id],
+  );
+  return Object.fromEntries(
+    rows.map((row: any) => [
+      row.start === null ? 'total' : new Date(row.start).toISOString(),
+      { average_duration: FORMAT.average_duration(row.average_duration), cost_per_answered_call: FORMAT.cost_per_answered_call(row.cost_per_answered_call) },
+    ]),
+  );
+}
+
+/**
+ * Each campaign's funnel, in leads, as SQL counts it over the calls of the period and filters:
+ * its leads now; the leads first called (attempt 1), first answered by a person, completed by
+ * their last attempt, transferred, in the period.
+ */
+function funnelled(asked: Asked) {
+  return app.sql(
+    `select c.campaign_id, k.name as campaign_name,
+        (select count(*) from leads l where l.campaign_id = c.campaign_id)::int as leads,
+        count(distinct c.lead_id) filter (where c.attempt = 1)::int as dialled,
+        count(distinct c.lead_id) filter (where c.id = (select min(p.id) from calls p where p.lead_id = c.lead_id
+          and p.answered_at is not null and coalesce(p.answered_by, 'unknown') not in ('machine', 'unavailable')))::int as answered,
+        count(distinct c.lead_id) filter (where l.status = 'completed' and l.attempts = c.attempt)::int as completed,
+        count(distinct c.lead_id) filter (where c.transferred_to is not null)::int as transferred
+       from calls c join campaigns k on k.id = c.campaign_id left join leads l on l.id = c.lead_id
+      where c.account_id = $1 and c.finished_at is not null and c.created_at >= $2 and c.created_at < $3
+        and ($4::int is null or c.campaign_id = $4) and ($5::int is null or c.assistant_id = $5)
+      group by 1, 2 order by 1`,
+    [me.account.accountId, asked.from, asked.to, asked.campaign_id, asked.assistant_id],
+  );
+}
+
+/** Each assistant's calls with a measured turn and its measured turns, as SQL counts them. */
+function measured(asked: Asked) {
+  return app.sql(
+    `select c.assistant_id, count(distinct c.id)::int as calls, count(*)::int as turns
+       from calls c join call_turns t on t.call_id = c.id
+      where c.account_id = $1 and c.finished_at is not null and c.created_at >= $2 and c.created_at < $3
+        and ($4::int is null or c.campaign_id = $4) and ($5::int is null or c.assistant_id = $5)
+        and t.timing -> 'latency' ->> 'first_audio_ms' is not null
+      group by 1 order by 1`,
+    [me.account.accountId, asked.from, asked.to, asked.campaign_id, asked.assistant_id],
+  );
+}
+
 /** What the page shows: each table's cells by bucket start ("total" for the period's row), the totals tiles, funnels, latency. */
 async function readPage(page: Page) {
   return page.evaluate(() => {
@@ -170,6 +234,13 @@ async function compare(page: Page, asked: Asked, name: string) {
   const nonEmpty = api.buckets.filter((b: any) => b.calls > 0).map((b: any) => ({ start: new Date(b.start).toISOString(), ...Object.fromEntries(Object.keys(sql[0] ?? {}).filter((k) => k !== 'start').map((k) => [k, b[k]])) }));
   expect([name, nonEmpty]).toEqual([name, sql]);
   expect([name, api.totals.calls]).toEqual([name, sql.reduce((sum: number, b: any) => sum + b.calls, 0)]);
+  // The averages shown, in each bucket, the period's row and its tiles, are SQL's over the same calls.
+  const averages = await averaged(asked);
+  const shownAverages = (cells: Record<string, string>) => ({ average_duration: cells.average_duration, cost_per_answered_call: cells.cost_per_answered_call });
+  for (const [start, cells] of Object.entries(got.buckets)) expect([name, start, shownAverages(cells)]).toEqual([name, start, averages[start] ?? NO_AVERAGES]);
+  expect([name, shownAverages(got.totals)]).toEqual([name, averages.total]);
+  expect([name, api.funnels]).toEqual([name, await funnelled(asked)]);
+  expect([name, api.latency.map((l: any) => ({ assistant_id: l.assistant_id, calls: l.calls, turns: l.turns }))]).toEqual([name, await measured(asked)]);
   expect(got.funnels).toEqual(
     api.funnels.map((f: any) => ({
       campaign: f.campaign_id,
@@ -190,6 +261,43 @@ async function compare(page: Page, asked: Asked, name: string) {
   return { api, got };
 }
 
+/**
+ * Run in the page before its scripts: records, for each canvas, what it strokes (colour, line
+ * dash, fill), so that a test sees how uPlot drew each line (stroked with its dash) and its
+ * markers (stroked with no dash, filled with their fill).
+ */
+function recordStrokes() {
+  const drawn = new WeakMap<object, Set<string>>();
+  (globalThis as any).__strokes = drawn;
+  const context = (globalThis as any).CanvasRenderingContext2D.prototype;
+  const stroke = context.stroke;
+  context.stroke = function (this: any, ...args: unknown[]) {
+    if (!drawn.has(this.canvas)) drawn.set(this.canvas, new Set());
+    drawn.get(this.canvas)!.add(`${this.strokeStyle}|${this.getLineDash().join(' ')}|${this.fillStyle}`);
+    return stroke.apply(this, args);
+  };
+}
+
+/** Each chart's lines as its legend shows them and whether its canvas drew them so: colour, dash, marker. */
+function chartLines(page: Page) {
+  return page.locator('.analytics-figure').evaluateAll((figures) =>
+    figures.map((figure: any) => {
+      const drawn: string[] = [...((globalThis as any).__strokes.get(figure.querySelector('.uplot canvas')) ?? [])];
+      return [...figure.querySelectorAll('.analytics-legend li')].map((item: any) => {
+        const color = item.querySelector('line').getAttribute('stroke');
+        const dash = item.querySelector('line').getAttribute('stroke-dasharray') ?? '';
+        const fill = item.querySelector('circle').getAttribute('fill');
+        return {
+          label: item.textContent,
+          look: `${dash || 'solid'}, ${fill === color ? 'filled' : 'hollow'}`,
+          line: drawn.some((one) => one.startsWith(`${color}|${dash}|`)),
+          markers: drawn.includes(`${color}||${fill}`),
+        };
+      });
+    }),
+  );
+}
+
 const iso = (ms: number) => new Date(ms).toISOString();
 const day = (ms: number) => iso(ms).slice(0, 10);
 
@@ -200,6 +308,7 @@ runInBrowser(
     const page = await (await browser.newContext({ viewport: { width: 1360, height: 900 } })).newPage();
     const pageErrors: string[] = [];
     page.on('pageerror', (error) => pageErrors.push(error.message));
+    await page.addInitScript(recordStrokes);
     await signIn(page, app.url, me.account.token);
     expect(await page.locator('main h1').innerText()).toBe('Analytics');
     expect(await page.getByRole('link', { name: 'Analytics' }).getAttribute('aria-current')).toBe('page');
@@ -220,6 +329,14 @@ runInBrowser(
     expect(await page.locator('.analytics-figure table caption').allInnerTexts()).toEqual(
       ['Calls and minutes', 'Outcomes', 'Cost', 'Duration and transfers'].map((title) => `${title}, by day (UTC)`),
     );
+    // Readable without colour: in each chart no two lines share both their dash and their
+    // marker, the legend shows each line's, and the canvas draws each line and its markers so.
+    await page.waitForFunction(() => [...(globalThis as any).document.querySelectorAll('.analytics-figure .uplot canvas')].every((canvas) => (globalThis as any).__strokes.get(canvas)?.size));
+    for (const lines of await chartLines(page)) {
+      expect(lines.length).toBeGreaterThan(1);
+      expect(new Set(lines.map((line) => line.look)).size).toBe(lines.length);
+      for (const line of lines) expect(line).toEqual({ label: line.label, look: line.look, line: true, markers: true });
+    }
     const problems = await axe(page, 'analytics');
     await screenshot(page, 'analytics');
     // "Table" shows a chart's figures as a table in its place.

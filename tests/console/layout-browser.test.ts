@@ -11,7 +11,9 @@ import { setTurns } from '../helpers/turns';
  * console's router (read from console/src/app.tsx, so a new page is covered without touching
  * this file) opens with no sideways scroll and passes axe; tables read as cards, each cell named
  * by its column; the menu opens and closes from the keyboard; /talk wears the console's look and
- * fits too. The rows are long on purpose (URLs, JSON, a transcript, variables). With
+ * fits too. So do the states a route's address alone does not show: the assistant's Tests tab
+ * with a test written, and the analytics page's tables ("Table") and custom range. The rows
+ * are long on purpose (URLs, JSON, a transcript, variables). With
  * SCREENSHOTS=1 each page's viewport goes to docs/screenshots/390/, which the README links;
  * without it nothing under docs/ is written.
  */
@@ -87,6 +89,15 @@ beforeAll(async () => {
     },
   });
   expect(tool.status).toBeLessThan(300);
+  const test = await app.request('POST', `/api/user/assistants/${ids.assistants}/tests`, {
+    token: me.token,
+    body: {
+      name: 'Renovação do plano empresarial com portabilidade e desconto especial',
+      type: 'reply',
+      config: { messages: [{ role: 'user', content: 'Quero renovar meu plano, o que muda?' }], success_criteria: ['Explica o que muda na renovação', 'Oferece o desconto especial'] },
+    },
+  });
+  expect(test.status).toBe(201);
   await app.graphql('mutation { addDncNumber(phone_number: "+5511999990000") { phone_number } }', {}, me.token);
   if (screenshots) mkdirSync(screenshots, { recursive: true });
 }, 240_000);
@@ -177,9 +188,8 @@ runInBrowser(
     // The list is the router's: the pages of today are all in it.
     for (const known of ['/', '/campaigns/:id', '/calls/:id', '/assistants/:id', '/webhooks/:id', '/tokens', '/vendors']) expect(routes).toContain(known);
     let withTables = 0;
-    for (const route of routes) {
-      const name = shotName(route);
-      await page.goto(`${app.url}/console${concrete(route)}`);
+    /** The page as it stands: no sideways scroll, its tables as labelled cards, axe clean. */
+    const check = async (route: string, name: string) => {
       await settled(page);
       const { extra, wide } = await overflow(page);
       if (extra > 0) overflowing.push(`${route}: ${extra}px too wide: ${wide.join(', ')}`);
@@ -189,7 +199,28 @@ runInBrowser(
       tableProblems.push(...cards.unlabelled.map((cell) => `${route}: a cell with no column name: ${cell}`));
       problems.push(...(await axe(page, name)));
       if (screenshots) await page.screenshot({ path: path.join(screenshots, `${name}.png`) });
+    };
+    for (const route of routes) {
+      await page.goto(`${app.url}/console${concrete(route)}`);
+      await check(route, shotName(route));
     }
+
+    // The assistant's Tests tab, its test listed.
+    await page.goto(`${app.url}/console/assistants/${ids.assistants}?tab=tests`);
+    await page.locator('tr[data-test]').waitFor();
+    await check('/assistants/:id?tab=tests', 'assistants-id-tests');
+    // The analytics page with every chart shown as its table.
+    await page.goto(`${app.url}/console/`);
+    await page.locator('.analytics-figures').waitFor();
+    for (const toggle of await page.getByRole('button', { name: 'Table', exact: true }).all()) await toggle.click();
+    expect(await page.locator('.analytics-figure .table-wrap table').count()).toBe(4);
+    await check('/ (Table)', 'analytics-tables');
+    // Its custom range: the two days' fields, and the figures of that range.
+    await page.getByLabel('Custom range').check();
+    const from = new Date(Date.now() - 20 * 86_400_000).toISOString().slice(0, 10);
+    await page.getByLabel('From').fill(from);
+    await page.locator(`.analytics-figures[data-query*="${from}T00:00:00.000Z"]`).waitFor();
+    await check('/ (custom range)', 'analytics-custom');
     expect(withTables).toBeGreaterThan(5);
     expect([...overflowing, ...tableProblems, ...problems]).toEqual([]);
     expect(pageErrors).toEqual([]);

@@ -1,3 +1,5 @@
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
 import type { Browser, Page } from 'playwright-core';
 import { NO_VENDORS, startTestApp, type TestAccount, type TestApp } from '../helpers/app';
 import { axe, buildConsole, launch, runInBrowser, screenshot, signIn } from '../helpers/console-browser';
@@ -5,7 +7,7 @@ import { axe, buildConsole, launch, runInBrowser, screenshot, signIn } from '../
 /**
  * The operator's jobs that needed the CLI or were missing (issue 58), in Debian's chromium
  * against a server on the simulator with workers and some voice vendors set: API tokens made,
- * used by a plain HTTP client, and revoked in the page; "Call me" on an assistant's page,
+ * used by curl itself, and revoked in the page; "Call me" on an assistant's page,
  * followed live to the call's page; the voice vendors page as the server's configuration has
  * them, no secret in its answer; the calls list's choosable columns and the Status column's
  * explanation. axe-core on each page; screenshots go to test-results/console/.
@@ -58,10 +60,15 @@ async function openPage(): Promise<{ page: Page; pageErrors: string[] }> {
   return { page, pageErrors };
 }
 
-const meWith = (token: string) => fetch(`${app.url}/api/user/me`, { headers: { authorization: `Bearer ${token}` } }).then((res) => res.status);
+/** GET /api/user/me with the real `curl` binary, as an operator's script would: the token alone, in a header. */
+async function curlMe(token: string): Promise<{ status: number; body: string }> {
+  const { stdout } = await promisify(execFile)('curl', ['-sS', '-w', '\n%{http_code}', '-H', `Authorization: Bearer ${token}`, `${app.url}/api/user/me`]);
+  const end = stdout.lastIndexOf('\n');
+  return { status: Number(stdout.slice(end + 1)), body: stdout.slice(0, end) };
+}
 
 runInBrowser(
-  'creates a token shown once with a copy button, which a plain HTTP client then uses, shows its last use, and revokes it: refused from then on',
+  'creates a token shown once with a copy button, which curl then uses, shows its last use, and revokes it: refused from then on',
   async () => {
     const { page, pageErrors } = await openPage();
     await page.goto(`${app.url}/console/tokens`);
@@ -84,8 +91,11 @@ runInBrowser(
       await screenshot(page, 'tokens');
     }
 
-    // As curl would: the token alone, in a header.
-    expect(await meWith(token)).toBe(200);
+    // curl with the new token: the account's own answer, as the console's token gets it.
+    const own = await curlMe(me.token);
+    expect(own.status).toBe(200);
+    expect(JSON.parse(own.body)).toMatchObject({ total_balance: 100 });
+    expect(await curlMe(token)).toEqual(own);
     // The list never carries the token again.
     const listed = await app.graphql('{ apiTokens { id prefix name last_used_at } }', {}, me.token);
     expect(listed.text).not.toContain(token);
@@ -99,9 +109,11 @@ runInBrowser(
 
     await page.getByRole('button', { name: 'Revoke CI script' }).click();
     await page.locator('tr[data-token]', { hasText: 'CI script' }).waitFor({ state: 'detached' });
-    expect(await meWith(token)).toBe(401);
+    const refused = await curlMe(token);
+    expect(refused.status).toBe(401);
+    expect(refused.body).not.toContain('total_balance');
     // The console's own token still works.
-    expect(await meWith(me.token)).toBe(200);
+    expect((await curlMe(me.token)).status).toBe(200);
     expect(pageErrors).toEqual([]);
     await page.close();
   },
