@@ -6,6 +6,7 @@ import type { VendorAccess } from '../../config';
 import { causes } from '../../db/availability';
 import { samplingFields, type ModelParams } from '../../modules/catalog/model.params';
 import { httpTransient, retryAfterMs, ServiceError, type LlmChunk, type LlmRequest, type LlmService, type LlmToolCall, type ServicePart } from './service';
+import { VendorSilence } from './vendor-silence';
 
 /**
  * OpenAI-compatible chat completions, streamed (design.md, "The pipeline engine", the LLM row).
@@ -117,7 +118,7 @@ export class OpenAiLlm implements LlmService {
     signal.addEventListener('abort', stop);
     /** Set when the vendor stayed silent for this long. */
     let stalledMs: number | null = null;
-    const silence = new Silence((ms) => {
+    const silence = new VendorSilence((ms) => {
       stalledMs = ms;
       abort.abort(ENDED);
     });
@@ -272,45 +273,6 @@ export class OpenAiLlm implements LlmService {
  * cost every reply paid at its end.
  */
 const ENDED = new Error('the exchange with the LLM was ended');
-
-/**
- * The vendor's silence, bounded: armed while its next bytes are awaited, not while the consumer
- * holds a chunk. One timer for the stream, refreshed for each chunk: a timer made per chunk
- * cost every token of every reply an allocation and the process's async hooks.
- */
-class Silence {
-  private timer: NodeJS.Timeout | null = null;
-  private ms = 0;
-  private awaiting = false;
-
-  constructor(private readonly expired: (ms: number) => void) {}
-
-  /** The vendor must send its next bytes within `ms` from now. */
-  await(ms: number): void {
-    this.awaiting = true;
-    if (this.timer && this.ms === ms) {
-      // Also brings back a timer that fired while the consumer held a chunk.
-      this.timer.refresh();
-      return;
-    }
-    if (this.timer) clearTimeout(this.timer);
-    this.ms = ms;
-    this.timer = setTimeout(() => {
-      if (this.awaiting) this.expired(this.ms);
-    }, ms);
-  }
-
-  /** Bytes came: the consumer holds them, and the clock waits. */
-  hold(): void {
-    this.awaiting = false;
-  }
-
-  stop(): void {
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = null;
-    this.awaiting = false;
-  }
-}
 
 /**
  * One answer as its `chat.completion.chunk` events come: the text as it comes, each tool call

@@ -43,9 +43,9 @@ export class Conversation {
     return message;
   }
 
-  /** A message said before `later`, though it came after it (a caller's words whose final came late): in its place, else last. */
-  rememberBefore(message: LlmMessage, later: LlmMessage): void {
-    const at = this.messages.indexOf(later);
+  /** A message said before `later`, though it came after it (a caller's words whose final came late): in its place; last without `later`. */
+  rememberBefore(message: LlmMessage, later?: LlmMessage): void {
+    const at = later ? this.messages.indexOf(later) : -1;
     if (at < 0) this.remember(message);
     else this.messages.splice(at, 0, message);
   }

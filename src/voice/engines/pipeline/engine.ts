@@ -59,12 +59,10 @@ export class PipelineEngine implements VoiceEngine {
   private readonly silence: SilenceClock;
   /** Outbound calls: who answered, found in the first seconds (src/voice/amd/); null for the others. */
   private screening: Screening | null = null;
-  /** The assistant's opening has been given (at once when nothing is screened). */
-  private opened = false;
+  /** The assistant's opening, once given (at once when nothing is screened): when, and the `initial_message` it said. */
+  private opening: { at: number; said: AssistantMessage | null } | null = null;
   /** The callee spoke before the opening: the opening follows their words. */
   private greetedBy = false;
-  /** The opening the assistant said (`initial_message`), and when it began. */
-  private opening: { message: AssistantMessage; at: number } | null = null;
   /** A mailbox answered: the voicemail message is left (or the call hung up); what it says is no turn of the model's. */
   private voicemail = false;
   /** What the vendors report the call used, recorded when it ends. */
@@ -144,25 +142,22 @@ export class PipelineEngine implements VoiceEngine {
       finished: (reply, cut) => this.replyFinished(reply, cut),
     });
     // A call the assistant comes back to (a warm transfer nobody answered) was screened when it began.
-    if (setup.outbound && !setup.resumed) {
-      this.screening = new Screening(out.rate, screeningPorts(call), { open: () => this.open(), verdict: (decision) => this.onVerdict(decision) });
-    } else {
-      this.open();
-    }
+    if (setup.outbound && !setup.resumed) this.screening = new Screening(out.rate, screeningPorts(call), { open: () => this.open(), verdict: (decision) => this.onVerdict(decision) });
+    else this.open();
     // After the opening was asked for, on a session of its own: it never keeps the opening waiting.
     this.apology = keptApology(services.tts, voice, phrases(language).apology);
   }
 
   /** `who_speaks_first` and `initial_message`: the call's opening (an outbound call's once the callee is heard from, or not). */
   private open(): void {
-    if (this.opened || this.ended || this.hangup.reason) return;
-    this.opened = true;
+    if (this.opening || this.ended || this.hangup.reason) return;
+    this.opening = { at: Date.now(), said: null };
     const { assistant, variables } = this.setup;
     // Back after a warm transfer nobody answered, the model tells the caller.
     if (this.setup.resumed) {
       this.respond(null, TRANSFER_UNANSWERED);
     } else if (assistant.who_speaks_first === 'AI assistant' && assistant.initial_message.trim()) {
-      this.opening = { message: this.say(fillVariables(assistant.initial_message, variables), true), at: Date.now() };
+      this.opening.said = this.say(fillVariables(assistant.initial_message, variables), true);
     } else if (this.greetedBy) {
       this.respond(timingFrom(null));
     } else {
@@ -215,14 +210,13 @@ export class PipelineEngine implements VoiceEngine {
   /** The caller's turn is over: what they said goes to the model, now or once the assistant is done. */
   private onCallerTurn({ text, backchannel, startedAt, speechEndedAt }: CallerTurn): void {
     if (this.ended || this.hangup.reason || this.failing) return;
-    // A mailbox's greeting, or the callee's before the opening (also when its final came after the
-    // opening began: the screening heard them stop first): in the transcript; the opening (or the message) answers it.
-    const greeting = !this.opened || (this.opening !== null && speechEndedAt !== null && speechEndedAt < this.opening.at);
+    // A mailbox's greeting, or the callee's before the opening (its final may come after the opening began): the opening (or the message) answers it.
+    const greeting = !this.opening || (this.opening.said !== null && speechEndedAt !== null && speechEndedAt < this.opening.at);
     if (this.voicemail || greeting) {
       if (!text) return;
       if (this.voicemail) return this.call.turn({ speaker: 'customer', text }, startedAt);
       this.greetedBy = true;
-      return this.callerSaid(text, startedAt, this.opening?.message);
+      return this.callerSaid(text, startedAt, this.opening?.said ?? undefined);
     }
     // An acknowledgement over the assistant: in the transcript, not a turn of the model.
     if (backchannel && this.reply) return this.call.turn({ speaker: 'customer', text }, startedAt);
@@ -254,9 +248,7 @@ export class PipelineEngine implements VoiceEngine {
   /** The caller's turn, in the call's record and the model's context (before `before`, which it came before). */
   private callerSaid(text: string, startedAt: number | null, before?: AssistantMessage): void {
     this.call.turn({ speaker: 'customer', text }, startedAt);
-    const message = { role: 'user' as const, content: text };
-    if (before) this.replies.conversation.rememberBefore(message, before);
-    else this.replies.conversation.remember(message);
+    this.replies.conversation.rememberBefore({ role: 'user', content: text }, before);
   }
 
   /** The held turn, said now (the assistant's turn before it is over). */
