@@ -1,8 +1,8 @@
 import http from 'node:http';
 import { randomUUID } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
-import { createParser } from 'eventsource-parser';
 import { Pool } from 'pg';
+import { askModel } from './floor-model';
 
 /**
  * The floor of the chat benchmark (bench/chat.ts): the least a server can do for the same
@@ -14,9 +14,8 @@ import { Pool } from 'pg';
  * fake's timers, the loopback sockets, PostgreSQL and this machine cost a reply: vozgate's own
  * cost is its added latency over this one.
  */
-const { DATABASE_URL, OPENAI_BASE_URL, OPENAI_API_KEY, FLOOR_TOKEN } = process.env;
+const { DATABASE_URL, FLOOR_TOKEN } = process.env;
 const pool = new Pool({ connectionString: DATABASE_URL, max: 10 });
-const agent = new http.Agent({ keepAlive: true });
 const HISTORY = 20;
 
 async function setUp(): Promise<void> {
@@ -77,30 +76,7 @@ async function reply(uuid: string, message: string, owner: number): Promise<Reco
 
 /** The model's answer, streamed and joined. */
 function complete(messages: { role: string; content: string }[]): Promise<string> {
-  const url = new URL(`${OPENAI_BASE_URL!.replace(/\/+$/, '')}/chat/completions`);
-  const body = JSON.stringify({ model: 'gpt-4o-mini', temperature: 0.7, messages, stream: true, stream_options: { include_usage: true } });
-  return new Promise((resolve, reject) => {
-    const request = http.request(url, {
-      method: 'POST',
-      agent,
-      headers: { authorization: `Bearer ${OPENAI_API_KEY}`, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
-    });
-    request.on('error', reject);
-    request.on('response', (response) => {
-      let text = '';
-      const parser = createParser({
-        onEvent: (event) => {
-          if (event.data.startsWith('[DONE]')) return;
-          text += JSON.parse(event.data).choices?.[0]?.delta?.content ?? '';
-        },
-      });
-      response.setEncoding('utf8');
-      response.on('data', (piece: string) => parser.feed(piece));
-      response.on('end', () => resolve(text));
-      response.on('error', reject);
-    });
-    request.end(body);
-  });
+  return askModel({ model: 'gpt-4o-mini', temperature: 0.7, messages, stream: true, stream_options: { include_usage: true } });
 }
 
 function send(res: http.ServerResponse, status: number, body: unknown): void {

@@ -1,6 +1,6 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createParser } from 'eventsource-parser';
+import { askModel } from './floor-model';
 
 /**
  * The floor of the assistant-tests benchmark (bench/tests.ts): the least a process can do for
@@ -13,38 +13,11 @@ import { createParser } from 'eventsource-parser';
  * vozgate's: what the harness, the fake's timers, the loopback sockets and this machine cost
  * a turn when its simulations come back together. vozgate's own cost is its time over this one.
  */
-const { OPENAI_BASE_URL, OPENAI_API_KEY } = process.env;
-const agent = new http.Agent({ keepAlive: true });
-const url = new URL(`${OPENAI_BASE_URL!.replace(/\/+$/, '')}/chat/completions`);
-
 type Message = { role: string; content: string };
 
-/** One request to the fake model: the streamed answer's text joined, or the unstreamed answer's body. */
-function ask(model: string, messages: Message[], stream: boolean): Promise<string> {
-  const body = JSON.stringify({ model, messages, ...(stream ? { stream: true, stream_options: { include_usage: true } } : {}) });
-  return new Promise((resolve, reject) => {
-    const request = http.request(url, {
-      method: 'POST',
-      agent,
-      headers: { authorization: `Bearer ${OPENAI_API_KEY}`, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
-    });
-    request.on('error', reject);
-    request.on('response', (response) => {
-      let text = '';
-      const parser = createParser({
-        onEvent: (event) => {
-          if (event.data.startsWith('[DONE]')) return;
-          text += JSON.parse(event.data).choices?.[0]?.delta?.content ?? '';
-        },
-      });
-      response.setEncoding('utf8');
-      response.on('data', (piece: string) => (stream ? parser.feed(piece) : (text += piece)));
-      response.on('end', () => resolve(stream ? text : (JSON.parse(text).choices?.[0]?.message?.content ?? '')));
-      response.on('error', reject);
-    });
-    request.end(body);
-  });
-}
+/** One request to the fake model: the streamed answer's text, or the unstreamed answer's. */
+const ask = (model: string, messages: Message[], stream: boolean) =>
+  askModel({ model, messages, ...(stream ? { stream: true, stream_options: { include_usage: true } } : {}) });
 
 /** One simulation: the caller (who carries the simulation's marker in its persona) and the assistant in turn, then the judge. */
 async function simulate(marker: string, turns: number): Promise<void> {
