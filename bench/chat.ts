@@ -1,9 +1,8 @@
-import type { ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { initOrm } from '../src/db/orm';
 import { createAccount } from '../src/modules/accounts/account.service';
 import { startFakeOpenAi } from '../tests/helpers/fakes/openai';
-import { apiClient, benchAssistant, cpuMs, dropDatabase, freshDatabase, percentile, start, startVozgate } from './process';
+import { apiClient, benchAssistant, cpuMs, dropDatabase, freshDatabase, percentile, start, startVozgate, stop } from './process';
 
 /**
  * Conversations over text (issue 55): `conversations` at once, each sending `messages` messages
@@ -157,10 +156,6 @@ export async function runChatScenario(
     return rounds;
   };
 
-  const stop = async (child: ChildProcess) => {
-    child.kill('SIGTERM');
-    await new Promise((resolve) => (child.exitCode !== null ? resolve(null) : child.once('exit', resolve)));
-  };
   try {
     const server = await startVozgate(root, databaseUrl, { OPENAI_API_KEY: 'sk-bench-chat', OPENAI_BASE_URL: openai.url, LOG_LEVEL: 'warn' }, process.env.CHAT_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.CHAT_PROF}`] : [], node);
     let rounds: ChatRound[];

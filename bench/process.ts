@@ -38,6 +38,14 @@ export function start(command: string[], env: NodeJS.ProcessEnv, readyLine: RegE
   });
 }
 
+/** Ends a server process started by `start` and waits for its exit (at once when it has exited). */
+export async function stop(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  child.kill('SIGTERM');
+  await exited;
+}
+
 /**
  * The first or the last 64 KB of a server's log. A whole run's request lines take hundreds
  * of MB, more than a string can hold; the banner and the inspector's address are at its start.

@@ -2,7 +2,7 @@ import path from 'node:path';
 import { initOrm } from '../src/db/orm';
 import { createAccount } from '../src/modules/accounts/account.service';
 import { startFakeOpenAi } from '../tests/helpers/fakes/openai';
-import { apiClient, benchAssistant, cpuMs, dropDatabase, freshDatabase, percentile, start, startVozgate } from './process';
+import { apiClient, benchAssistant, cpuMs, dropDatabase, freshDatabase, percentile, start, startVozgate, stop } from './process';
 
 /**
  * Assistant tests (issue 56): one run of `simulations` chat simulations, each `turns` turns
@@ -200,8 +200,7 @@ export async function runTestsScenario(
       for (const why of new Set(notPassed.map((result) => `${result.status}: ${result.error}`))) log(`tests: round ${round}: an attempt ${why}`);
       rounds.push(await measured(`round ${round}`, run.results.length, notPassed.length, wall, cpu));
     }
-    server.child.kill('SIGTERM');
-    await new Promise((resolve) => (server.child.exitCode !== null ? resolve(null) : server.child.once('exit', resolve)));
+    await stop(server.child);
 
     // The floor: the same simulations from a process that does nothing else (bench/tests-floor.ts).
     const floor = await start([path.join(root, 'dist/bench/tests-floor.js')], { OPENAI_API_KEY: 'sk-bench-tests', OPENAI_BASE_URL: openai.url }, /tests floor: http:\/\/[^:]+:(\d+)\/run/, node);
@@ -221,15 +220,11 @@ export async function runTestsScenario(
         floorRounds.push(await measured(`floor round ${round}`, options.simulations, 0, wall, cpuMs(floor.child.pid!) - cpuBefore));
       }
     } finally {
-      floor.child.kill('SIGTERM');
-      await new Promise((resolve) => (floor.child.exitCode !== null ? resolve(null) : floor.child.once('exit', resolve)));
+      await stop(floor.child);
     }
     return { simulations: options.simulations, turns: options.turns, concurrency: options.concurrency, llm_ms: LLM_MS, rounds, floor: floorRounds };
   } finally {
-    if (server.child.exitCode === null && server.child.signalCode === null) {
-      server.child.kill('SIGTERM');
-      await new Promise((resolve) => server.child.once('exit', resolve));
-    }
+    await stop(server.child);
     await openai.close();
     await dropDatabase(adminUrl, database);
   }

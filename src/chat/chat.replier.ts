@@ -1,5 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { DomainError, Messages, NotFoundError } from '../errors';
+import { modelMissing } from '../modules/conversations/conversation.exchange';
 import type { ConversationReplier, ReplyRequest, ReplyResult } from '../modules/conversations/conversation.ports';
 import { WEB_PROVIDER } from '../modules/calls/call.web-provider';
 import type { Runtime } from '../runtime';
@@ -23,8 +24,6 @@ const TOOLS_OUT_OF_TIME = JSON.stringify({ error: 'no time left for tools in thi
 
 /** The assistants whose setups a process keeps (the least recently read go first). */
 const SETUPS_KEPT = 1000;
-
-const modelMissing = () => new DomainError('UNAVAILABLE', Messages.conversationModelMissing, undefined, { retry_after: 60 });
 
 /** Nothing in a chat is a call's to end, transfer or dial (none of these is offered in one). */
 const NO_CALL: CallActions = { endCall: () => {}, transfer: () => {}, pressDigits: async () => false };

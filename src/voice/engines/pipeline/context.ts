@@ -44,7 +44,7 @@ export class Conversation {
   }
 
   /** A message said before `later`, though it came after it (a caller's words whose final came late): in its place; last without `later`. */
-  rememberBefore(message: LlmMessage, later?: LlmMessage): void {
+  rememberBefore(message: LlmMessage, later?: LlmMessage | null): void {
     const at = later ? this.messages.indexOf(later) : -1;
     if (at < 0) this.remember(message);
     else this.messages.splice(at, 0, message);

@@ -216,7 +216,7 @@ export class PipelineEngine implements VoiceEngine {
       if (!text) return;
       if (this.voicemail) return this.call.turn({ speaker: 'customer', text }, startedAt);
       this.greetedBy = true;
-      return this.callerSaid(text, startedAt, this.opening?.said ?? undefined);
+      return this.callerSaid(text, startedAt, this.opening?.said);
     }
     // An acknowledgement over the assistant: in the transcript, not a turn of the model.
     if (backchannel && this.reply) return this.call.turn({ speaker: 'customer', text }, startedAt);
@@ -246,7 +246,7 @@ export class PipelineEngine implements VoiceEngine {
   }
 
   /** The caller's turn, in the call's record and the model's context (before `before`, which it came before). */
-  private callerSaid(text: string, startedAt: number | null, before?: AssistantMessage): void {
+  private callerSaid(text: string, startedAt: number | null, before?: AssistantMessage | null): void {
     this.call.turn({ speaker: 'customer', text }, startedAt);
     this.replies.conversation.rememberBefore({ role: 'user', content: text }, before);
   }
