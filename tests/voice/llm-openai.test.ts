@@ -1,5 +1,6 @@
 import { createServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import type { PipelineVendors } from '../../src/config';
 import { llmAccess, openAiClient, OpenAiLlm } from '../../src/voice/services/openai.llm';
 import { ServiceError, type LlmChunk, type LlmRequest } from '../../src/voice/services/service';
@@ -274,6 +275,41 @@ describe('a server that sends what OpenAI’s stream never holds', () => {
       } finally {
         await server.close();
       }
+    }
+  });
+
+  it('reads an unstreamed answer of any other JSON shape as no text and no tokens, never a throw of its own', async () => {
+    for (const body of ['null', '7', '"text"', '{"choices":null}', '{"choices":[null]}', '{"choices":[{"message":{"content":7}}],"usage":{"prompt_tokens":"many","completion_tokens":-3}}']) {
+      const server = await serving((res) => res.writeHead(200, { 'content-type': 'application/json' }).end(body));
+      try {
+        const answer = await server.llm.answer({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'Oi' }], schema: { name: 'x', schema: {} } }, 5000).catch((failure: unknown) => failure);
+        if (body.startsWith('{')) expect([body, answer]).toEqual([body, { text: '', inputTokens: 0, outputTokens: 0 }]);
+        else expect([body, answer]).toEqual([body, expect.objectContaining({ part: 'llm', kind: 'refused', message: expect.stringContaining('answered no JSON object') })]);
+      } finally {
+        await server.close();
+      }
+    }
+  });
+
+  it('reads a vendor that sends as fast as it can (50,000 chunks at once) whole, the event loop turning all along for the other calls', async () => {
+    const pieces = 50_000;
+    const server = await serving((res) => {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.write(`data: ${JSON.stringify(chunk({ content: 'x' }))}\n\n`.repeat(pieces));
+      res.end(`data: ${JSON.stringify(finish)}\n\ndata: [DONE]\n\n`);
+    });
+    // The other calls' timers (a call's frames tick every 20 ms): a loop that stops for the flood would show here.
+    const delay = monitorEventLoopDelay({ resolution: 10 });
+    delay.enable();
+    try {
+      const { chunks, error } = await run(server.llm);
+      expect(error).toBeNull();
+      expect(texts(chunks).join('')).toHaveLength(pieces);
+      // Generous: it tells a loop that turns between the socket's reads from one held for the whole answer.
+      expect(delay.max / 1e6).toBeLessThan(1000);
+    } finally {
+      delay.disable();
+      await server.close();
     }
   });
 
