@@ -7,9 +7,10 @@ import { askModel } from './floor-model';
 /**
  * The floor of the chat benchmark (bench/chat.ts): the least a server can do for the same
  * replies, a plain node:http + pg process with no GraphQL, no ORM, no rules. It makes a reply's
- * round trips as vozgate does (the token's lookup; a transaction that locks the conversation,
- * reads its last messages, stores the message and takes the lease; the model's streamed answer
- * through node:http; one statement that stores the reply and gives the lease back), on the same
+ * round trips as vozgate does (the token's lookup; the conversation read with its last messages
+ * and its row's version; one statement that stores the message and takes the lease while the
+ * row is still that version; the model's streamed answer through node:http; one statement that
+ * stores the reply and gives the lease back), on the same
  * database cluster, against the same fake model. Its "added" latency is what the harness, the
  * fake's timers, the loopback sockets, PostgreSQL and this machine cost a reply: vozgate's own
  * cost is its added latency over this one.
@@ -36,33 +37,25 @@ async function account(req: http.IncomingMessage): Promise<number | null> {
 
 async function reply(uuid: string, message: string, owner: number): Promise<Record<string, unknown> | null> {
   const lease = randomUUID();
-  const client = await pool.connect();
-  let turn: { id: number; history: { role: string; content: string }[] } | undefined;
-  try {
-    await client.query('begin');
-    const { rows } = await client.query({
-      name: 'lock',
-      text: `select c.id, coalesce((select json_agg(json_build_object('role', m.role, 'content', m.content) order by m.id)
+  let turn: { id: number; version: string; history: { role: string; content: string }[] } | undefined;
+  for (;;) {
+    const { rows } = await pool.query({
+      name: 'read',
+      text: `select c.id, c.xmin::text as version, coalesce((select json_agg(json_build_object('role', m.role, 'content', m.content) order by m.id)
                 from (select * from floor_messages where conversation_id = c.id order by id desc limit ${HISTORY}) m), '[]') as history
-             from floor_conversations c where c.uuid = $1 and c.account = $2 for no key update of c`,
+             from floor_conversations c where c.uuid = $1 and c.account = $2`,
       values: [uuid, owner],
     });
     turn = rows[0];
-    if (turn)
-      await client.query({
-        name: 'store',
-        text: `with m as (insert into floor_messages (conversation_id, role, content) values ($1, 'user', $2))
-               update floor_conversations set updated_at = clock_timestamp(), lease = $3 where id = $1`,
-        values: [turn.id, message, lease],
-      });
-    await client.query('commit');
-  } catch (error) {
-    await client.query('rollback');
-    throw error;
-  } finally {
-    client.release();
+    if (!turn) return null;
+    const stored = await pool.query({
+      name: 'store',
+      text: `with c as (update floor_conversations set updated_at = clock_timestamp(), lease = $3 where id = $1 and xmin = $4::text::xid returning id)
+             insert into floor_messages (conversation_id, role, content) select c.id, 'user', $2 from c`,
+      values: [turn.id, message, lease, turn.version],
+    });
+    if (stored.rowCount === 1) break;
   }
-  if (!turn) return null;
   const text = await complete([{ role: 'system', content: 'Você confirma pedidos da Loja Centro. Seja breve.' }, ...turn.history, { role: 'user', content: message }]);
   const { rows } = await pool.query({
     name: 'end',

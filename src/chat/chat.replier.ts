@@ -1,4 +1,3 @@
-import type { EntityManager } from '@mikro-orm/postgresql';
 import { DomainError, Messages, NotFoundError } from '../errors';
 import { modelMissing } from '../modules/conversations/conversation.exchange';
 import type { ConversationReplier, ReplyRequest, ReplyResult } from '../modules/conversations/conversation.ports';
@@ -63,14 +62,14 @@ export class ChatReplier implements ConversationReplier {
     }
   }
 
-  async ensureAnswerable(request: Pick<ReplyRequest, 'accountId' | 'assistantId' | 'setupVersion'>, em?: EntityManager): Promise<void> {
-    const setup = await this.ownSetup(request, em);
+  async ensureAnswerable(request: Pick<ReplyRequest, 'accountId' | 'assistantId' | 'setupVersion'>): Promise<void> {
+    const setup = await this.ownSetup(request);
     if (!llmAccess(this.deps.config.voice.pipeline, setup.modelProvider)) throw modelMissing();
   }
 
   /** The account's assistant's setup, shared (kept per process), or NOT_FOUND. */
-  private async ownSetup(request: Pick<ReplyRequest, 'accountId' | 'assistantId' | 'setupVersion'>, em?: EntityManager): Promise<EngineSetup> {
-    const shared = await this.assistantSetup(request.assistantId, request.setupVersion, em);
+  private async ownSetup(request: Pick<ReplyRequest, 'accountId' | 'assistantId' | 'setupVersion'>): Promise<EngineSetup> {
+    const shared = await this.assistantSetup(request.assistantId, request.setupVersion);
     if (!shared || shared.assistant.account.id !== request.accountId) throw new NotFoundError(Messages.assistantNotFound);
     return shared;
   }
@@ -94,8 +93,10 @@ export class ChatReplier implements ConversationReplier {
    * not one per table, and the ORM no entities. The next reply after a change to the prompt, a
    * tool or the knowledge base reads it.
    */
-  private async assistantSetup(assistantId: number, known: string | null | undefined, em = this.deps.orm.em.fork()): Promise<EngineSetup | null> {
-    const fingerprint = known === undefined ? await setupFingerprint(em, assistantId) : known;
+  private async assistantSetup(assistantId: number, known: string | null | undefined): Promise<EngineSetup | null> {
+    // A setup kept and known current costs no fork of the ORM either.
+    const fork = () => this.deps.orm.em.fork();
+    const fingerprint = known === undefined ? await setupFingerprint(fork(), assistantId) : known;
     if (fingerprint === null) return null;
     const kept = this.setups.get(assistantId);
     this.setups.delete(assistantId);
@@ -103,7 +104,7 @@ export class ChatReplier implements ConversationReplier {
       this.setups.set(assistantId, kept);
       return kept.setup;
     }
-    const setup = await engineSetup(em, { id: 0, assistant_id: assistantId, input_variables: {}, provider: WEB_PROVIDER, type: 'web' });
+    const setup = await engineSetup(fork(), { id: 0, assistant_id: assistantId, input_variables: {}, provider: WEB_PROVIDER, type: 'web' });
     if (!setup) return null;
     if (this.setups.size >= SETUPS_KEPT) this.setups.delete(this.setups.keys().next().value!);
     this.setups.set(assistantId, { fingerprint, setup });

@@ -79,10 +79,10 @@ describe('a conversation', () => {
     expect(await ask()).toEqual({ prompt: 'Você atende a Loja Centro.', tools: [['check_price', 'Gives a product’s price']] });
     app.resetQueries();
     expect(await ask()).toEqual({ prompt: 'Você atende a Loja Centro.', tools: [['check_price', 'Gives a product’s price']] });
-    // Whether the assistant changed is read with the conversation, in the statement that locks it: no round trip of its own.
+    // Whether the assistant changed is read with the conversation, in the statement that reads it: no round trip of its own.
     const fingerprints = app.queries.filter((query) => query.includes('md5(concat_ws'));
     expect(fingerprints).toHaveLength(1);
-    expect(fingerprints[0]).toContain('for no key update of conversations');
+    expect(fingerprints[0]).toContain('last.history');
 
     expect((await app.request('PUT', `/api/user/assistant/${changing}`, { token: me.token, body: { system_prompt: 'Você atende a Loja Norte.' } })).status).toBe(200);
     expect((await ask()).prompt).toBe('Você atende a Loja Norte.');

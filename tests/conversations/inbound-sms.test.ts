@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { Client } from 'pg';
 import twilio from 'twilio';
 import { FieldMessages, Messages } from '../../src/errors';
 import { countSegments } from '../../src/modules/sms/segments';
@@ -325,6 +326,42 @@ describe('a person who took the conversation over (the AI off)', () => {
     const after = await conversationOf(from);
     expect(after.messages.at(-1)).toMatchObject({ role: 'human', content: 'Seu pedido saiu.' });
     expect(after.total_cost).toBe(0.0333);
+  });
+  it('decided while the AI was off and turned on by another process before it is stored: refused, nothing stored, sent or charged', async () => {
+    const from = customer();
+    openai.chat.push({ text: 'Olá!' });
+    await deliver(incoming(from, 'Olá'));
+    await until('the reply sent', async () => sentTo(from), (sent) => sent.length === 1);
+    const { uuid } = await conversationOf(from);
+    await app.request('POST', `/api/automate/conversations/${uuid}/disable-ai`, { token: me.token });
+    const state = async () => ({
+      messages: (await app.sql('select count(*)::int as n from conversation_messages m join conversations c on c.id = m.conversation_id where c.uuid = $1', [uuid]))[0].n,
+      sms: await app.sql('select status from sms_messages where "to" = $1 order by id', [from]),
+      balance: (await app.sql('select balance::text from accounts where id = $1', [me.accountId]))[0].balance,
+    });
+    const before = await state();
+    const other = new Client({ connectionString: app.databaseUrl });
+    await other.connect();
+    try {
+      await other.query('begin');
+      await other.query('update conversations set ai_enabled = true, updated_at = now() where uuid = $1', [uuid]);
+      const person = send(uuid, 'Oi, aqui é a Júlia.');
+      // The person's message was reserved and waits on the conversation's row to be stored.
+      for (let waited = 0; ; waited += 20) {
+        const [{ n }] = await app.sql(`select count(*)::int as n from pg_stat_activity where wait_event_type = 'Lock' and query like '%insert into conversation_messages%'`);
+        if (n > 0) break;
+        if (waited > 10_000) throw new Error('the message never waited for the conversation');
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      await other.query('commit');
+      const res = await person;
+      expect(res.status).toBe(422);
+      expect(res.body.errors).toEqual({ sender: [FieldMessages.humanWhileAiOn] });
+    } finally {
+      await other.end();
+    }
+    expect(await state()).toEqual(before);
+    expect(sentTo(from)).toHaveLength(1);
   });
 });
 

@@ -1,3 +1,4 @@
+import { Client } from 'pg';
 import { NO_VENDORS, startTestApp, type TestAccount, type TestApp } from '../helpers/app';
 import { startFakeOpenAi, type FakeOpenAi } from '../helpers/fakes/openai';
 
@@ -57,7 +58,7 @@ it('refuses a message over CONVERSATION_MAX_MESSAGE_CHARS, naming the field, and
 it('takes CONVERSATION_MESSAGES_PER_MINUTE messages a minute and answers the next 429 with Retry-After, storing nothing', async () => {
   const me = await account();
   const uuid = (await open(me)).body.data.uuid;
-  // Sent together: counted under the conversation's lock, so exactly 3 pass.
+  // Sent together: decided one at a time, so exactly 3 pass.
   const sent = await Promise.all(['um', 'dois', 'três', 'quatro', 'cinco'].map((text) => say(me, uuid, text)));
   expect(sent.map((res) => res.status).sort()).toEqual([200, 200, 200, 429, 429]);
   const refused = sent.find((res) => res.status === 429)!;
@@ -69,6 +70,37 @@ it('takes CONVERSATION_MESSAGES_PER_MINUTE messages a minute and answers the nex
   // Another conversation of the same account has its own minute.
   const other = (await open(me)).body.data.uuid;
   expect((await say(me, other, 'oi')).status).toBe(200);
+});
+
+it('decides a message again when its conversation changed after it was read: the minute holds against another process', async () => {
+  const me = await account();
+  const uuid = (await open(me)).body.data.uuid;
+  for (const text of ['um', 'dois']) expect((await say(me, uuid, text)).status).toBe(200);
+  // Another process stores the minute's third message, as a message is stored (with the
+  // conversation's update), and has not committed when this process reads the conversation.
+  const other = new Client({ connectionString: app.databaseUrl });
+  await other.connect();
+  try {
+    await other.query('begin');
+    await other.query(`insert into conversation_messages (conversation_id, role, content) select id, 'user', 'três' from conversations where uuid = $1`, [uuid]);
+    await other.query('update conversations set updated_at = clock_timestamp() where uuid = $1', [uuid]);
+    const fourth = say(me, uuid, 'quatro');
+    // This process read two messages and waits on the row to store its own.
+    for (let waited = 0; ; waited += 20) {
+      const [{ n }] = await app.sql(`select count(*)::int as n from pg_stat_activity where wait_event_type = 'Lock' and query like '%insert into conversation_messages%'`);
+      if (n > 0) break;
+      if (waited > 10_000) throw new Error('the message never waited for the conversation');
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    await other.query('commit');
+    const res = await fourth;
+    expect(res.status).toBe(429);
+    expect(res.body.code).toBe('RATE_LIMITED');
+  } finally {
+    await other.end();
+  }
+  // Two messages with their replies, and the other process's.
+  expect(await stored(uuid)).toBe(5);
 });
 
 it('opens at most CONVERSATION_MAX_OPEN conversations per account, also when asked in parallel; closing one frees its place', async () => {

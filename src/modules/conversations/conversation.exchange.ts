@@ -12,22 +12,22 @@ import type { ConversationReplier, ReplyResult } from './conversation.ports';
 import { inTurn } from './conversation.queue';
 import { COLUMNS, toConversation, toMessage, type ConversationRow } from './conversation.rows';
 import { HISTORY_MESSAGES, type MessageRole, type Sender } from './conversation.rules';
-import { ReplyStream, storeAnnounced } from './conversation.stream';
+import { ReplyStream, storeAnnounced, storeAnnouncedIf } from './conversation.stream';
 import { ConversationExchange, type Conversation, type ConversationMessage } from './conversation.types';
 
 /**
  * A message to a conversation and, when the assistant answers it, its reply: one message of a
  * conversation at a time, in the order they came. No database connection waits on the model:
- * the message is stored in a short transaction that also takes the conversation's reply lease,
- * the model answers, and one statement stores the reply with its usage and gives the lease
+ * the message is stored with the conversation's update that takes its reply lease, the model
+ * answers, and one statement stores the reply with its usage and gives the lease
  * back. A message meanwhile waits in this process (inTurn) or, on another, for the lease. The
  * message is kept whatever the model does; the reply is stored whole, or not at all. A
  * person's message in an SMS or WhatsApp conversation is reserved with it and sent through
  * `sms` after it commits.
  *
- * A reply is the statements it makes: the conversation read under its lock (with the history
- * its reply needs and whether its assistant changed), the message stored with the
- * conversation's update, the reply stored with it again, each a round trip whatever the load.
+ * A reply is the statements it makes: the conversation read (with the history its reply needs
+ * and whether its assistant changed), the message stored with the conversation's update, the
+ * reply stored with it again, each a round trip whatever the load, and no transaction.
  */
 export function exchange(
   scope: Scope,
@@ -83,8 +83,13 @@ interface Turn {
   outgoing: OutgoingSms | null;
 }
 
-/** The conversation under its lock, with what deciding a message needs. */
-type LockedRow = ConversationRow & {
+/** Why a person's message's transaction ends unwritten: the conversation changed since it was read. */
+const ROW_CHANGED = new Error('the conversation changed since it was read');
+
+/** The conversation as a message's turn reads it, with what deciding the message needs. */
+type SeenRow = ConversationRow & {
+  /** The row's version (its xmin): the message is stored only while the row is still this one. */
+  version: string;
   replying: boolean;
   watched: boolean;
   /** The messages it took in the last minute (CONVERSATION_MESSAGES_PER_MINUTE), and when the oldest leaves it. */
@@ -97,10 +102,15 @@ type LockedRow = ConversationRow & {
 };
 
 /**
- * Stores the message in a short transaction, once no reply of the conversation is being
- * written (by another process: this one's wait in inTurn), and takes the reply's lease when
- * the assistant answers it. What the conversation's state refuses (closed, a person while the
- * AI is on, the pace, a person's text the channel cannot carry) is checked under its lock.
+ * Stores the message once no reply of the conversation is being written (by another process:
+ * this one's wait in inTurn), and takes the reply's lease when the assistant answers it. What
+ * the conversation's state refuses (closed, a person while the AI is on, the pace, a person's
+ * text the channel cannot carry) is decided on the conversation as one statement read it; a
+ * second stores the message with the conversation's update only if the row is still the one
+ * read, and else the turn reads it again. A message stored here, a lease taken or given back,
+ * a watch, a close and a change of setting all update the row, so what was decided still holds
+ * when the message is stored: two statements, no transaction, no connection held between
+ * them. A person's message to the customer is reserved with it, in a transaction.
  */
 async function beginTurn(
   scope: Scope,
@@ -112,59 +122,69 @@ async function beginTurn(
 ): Promise<Turn> {
   const deadline = Date.now() + REPLY_WAIT_MS;
   for (;;) {
-    const turn = await scope.em.fork().transactional(async (tx): Promise<Turn | null> => {
-      const locked = await lockConversation(tx, scope, uuid, replier);
-      const conversation = toConversation(locked);
-      if (conversation.closed_at) throw closedError();
-      if (sender === 'human' && conversation.ai_enabled) throw new ValidationError({ sender: [FieldMessages.humanWhileAiOn] });
-      const answers = sender === 'user' && conversation.ai_enabled;
-      if (answers) {
-        needsReplier(conversation, replier);
-        await replier.ensureAnswerable?.({ accountId: scope.accountId, assistantId: conversation.assistant_id!, setupVersion: locked.setup_version }, tx);
-      }
-      const channel = sender === 'human' && isMessagingChannel(conversation.type) ? conversation.type : null;
-      if (channel && [...text].length > MAX_OUTBOUND[channel]) throw new ValidationError({ message: [FieldMessages.maxLength('message', MAX_OUTBOUND[channel])] });
-      const { messagesPerMinute } = scope.config.conversationLimits;
-      if (messagesPerMinute > 0 && locked.recent >= messagesPerMinute) {
-        const retryAfter = Math.max(1, locked.free_in ?? 60);
-        throw new DomainError('RATE_LIMITED', Messages.conversationTooFast(messagesPerMinute, retryAfter), undefined, { retry_after: retryAfter });
-      }
-      if (locked.replying) return null;
-      const outgoing = channel
-        ? await reservePersonMessage(tx, scope.config, sms!, scope.accountId, { ...conversation, type: channel, customer_phone: conversation.customer_phone! }, text)
-        : null;
+    const seen = await readConversation(scope, uuid, replier);
+    const conversation = toConversation(seen);
+    if (conversation.closed_at) throw closedError();
+    if (sender === 'human' && conversation.ai_enabled) throw new ValidationError({ sender: [FieldMessages.humanWhileAiOn] });
+    const answers = sender === 'user' && conversation.ai_enabled;
+    if (answers) {
+      needsReplier(conversation, replier);
+      await replier.ensureAnswerable?.({ accountId: scope.accountId, assistantId: conversation.assistant_id!, setupVersion: seen.setup_version });
+    }
+    const channel = sender === 'human' && isMessagingChannel(conversation.type) ? conversation.type : null;
+    if (channel && [...text].length > MAX_OUTBOUND[channel]) throw new ValidationError({ message: [FieldMessages.maxLength('message', MAX_OUTBOUND[channel])] });
+    const { messagesPerMinute } = scope.config.conversationLimits;
+    if (messagesPerMinute > 0 && seen.recent >= messagesPerMinute) {
+      const retryAfter = Math.max(1, seen.free_in ?? 60);
+      throw new DomainError('RATE_LIMITED', Messages.conversationTooFast(messagesPerMinute, retryAfter), undefined, { retry_after: retryAfter });
+    }
+    if (!seen.replying) {
       const lease = answers ? randomUUID() : null;
       const take = lease ? takingLease(lease) : null;
-      // Announced when someone follows the conversation: its lock keeps `watched` as it was read.
-      const stored = await storeAnnounced<ConversationRow>(
-        tx,
-        scope.accountId,
-        conversation,
-        sender,
-        text,
-        { sql: `update conversations set updated_at = clock_timestamp()${take ? `, ${take.sql}` : ''} where id = ? returning ${COLUMNS}`, params: [...(take?.params ?? []), conversation.id] },
-        { sql: '?::boolean', params: [locked.watched] },
-      );
-      const history = lease ? [...locked.history, { role: sender, content: text }] : [];
-      const reply = lease ? { lease, history, watched: locked.watched, setupVersion: locked.setup_version } : null;
-      return { message: toMessage(stored), conversation: toConversation(stored.alongside), reply, outgoing };
-    });
-    if (turn) return turn;
+      const update = {
+        sql: `update conversations set updated_at = clock_timestamp()${take ? `, ${take.sql}` : ''} where id = ? and xmin = ?::text::xid returning ${COLUMNS}`,
+        params: [...(take?.params ?? []), conversation.id, seen.version],
+      };
+      // Announced when someone follows the conversation: a watch begun since the read changed the row.
+      const store = (em: EntityManager) =>
+        storeAnnouncedIf<ConversationRow>(em, scope.accountId, conversation, sender, text, update, { sql: '?::boolean', params: [seen.watched] });
+      const stored = channel
+        ? await scope.em
+            .fork()
+            .transactional(async (tx) => {
+              const outgoing = await reservePersonMessage(tx, scope.config, sms!, scope.accountId, { ...conversation, type: channel, customer_phone: conversation.customer_phone! }, text);
+              const message = await store(tx);
+              // The reservation goes back with a message that was not stored.
+              if (!message) throw ROW_CHANGED;
+              return { message, outgoing };
+            })
+            .catch((error: unknown) => {
+              if (error === ROW_CHANGED) return null;
+              throw error;
+            })
+        : await store(scope.em).then((message) => message && { message, outgoing: null });
+      if (stored) {
+        const history = lease ? [...seen.history, { role: sender, content: text }] : [];
+        const reply = lease ? { lease, history, watched: seen.watched, setupVersion: seen.setup_version } : null;
+        return { message: toMessage(stored.message), conversation: toConversation(stored.message.alongside), reply, outgoing: stored.outgoing };
+      }
+      // The row changed since it was read: it is read again at once.
+      if (Date.now() <= deadline) continue;
+    }
     if (Date.now() > deadline) throw new DomainError('UNAVAILABLE', Messages.conversationReplying, undefined, { retry_after: 5 });
     await pollPause();
   }
 }
 
 /**
- * The account's conversation `uuid`, locked (no key update: a message's foreign key check,
- * key share, is not blocked by it), with its pace, its last messages and its assistant's setup
- * version, in one statement.
+ * The account's conversation `uuid` with its row's version, its pace, its last messages and
+ * its assistant's setup version, in one statement.
  */
-async function lockConversation(tx: EntityManager, scope: Scope, uuid: string, replier: ConversationReplier | null | undefined): Promise<LockedRow> {
+async function readConversation(scope: Scope, uuid: string, replier: ConversationReplier | null | undefined): Promise<SeenRow> {
   const setupVersion = replier?.setupVersion ? `, ${replier.setupVersion('conversations.assistant_id')} as setup_version` : '';
-  const [locked] = await selectPrepared<LockedRow>(
-    tx,
-    `select ${COLUMNS}, ${REPLYING}, coalesce(watched_until > now(), false) as watched, recent.n as recent, recent.free_in, last.history${setupVersion}
+  const [seen] = await selectPrepared<SeenRow>(
+    scope.em,
+    `select ${COLUMNS}, xmin::text as version, ${REPLYING}, coalesce(watched_until > now(), false) as watched, recent.n as recent, recent.free_in, last.history${setupVersion}
      from conversations,
        lateral (
          select count(*)::int as n, ceil(extract(epoch from min(m.created_at) + interval '1 minute' - now()))::int as free_in
@@ -172,11 +192,11 @@ async function lockConversation(tx: EntityManager, scope: Scope, uuid: string, r
        lateral (
          select coalesce(json_agg(json_build_object('role', h.role, 'content', h.content) order by h.id), '[]') as history
          from (select id, role, content from conversation_messages where conversation_id = conversations.id order by id desc limit ?) h) last
-     where conversations.uuid = ? and conversations.account_id = ? for no key update of conversations`,
+     where conversations.uuid = ? and conversations.account_id = ?`,
     [HISTORY_MESSAGES - 1, uuid, scope.accountId],
   );
-  if (!locked) throw new NotFoundError(Messages.conversationNotFound);
-  return locked;
+  if (!seen) throw new NotFoundError(Messages.conversationNotFound);
+  return seen;
 }
 
 /** Stores the reply (when the model gave one) with its usage and gives the lease back, in one statement. */

@@ -1,4 +1,3 @@
-import type { EntityManager } from '@mikro-orm/postgresql';
 import type { MessageRole } from './conversation.rules';
 
 /** What the assistant is asked to answer: its conversation so far, the last message the one to answer. */
@@ -29,11 +28,10 @@ export interface ConversationReplier {
   /**
    * Rejects, as `reply` would, when no model on this server can answer the account's assistant
    * (UNAVAILABLE): asked before the customer's message is stored, so that a refusal writes
-   * nothing. `setupVersion` as in ReplyRequest. `em`: the transaction it is asked in, whose
-   * connection it reads on when it must read (a second connection taken under a transaction
-   * could wait for ever on a pool that transactions like it hold).
+   * nothing. `setupVersion` as in ReplyRequest. It is asked in no transaction: a second
+   * connection taken under one could wait for ever on a pool that transactions like it hold.
    */
-  ensureAnswerable?(request: Pick<ReplyRequest, 'accountId' | 'assistantId' | 'setupVersion'>, em?: EntityManager): Promise<void>;
+  ensureAnswerable?(request: Pick<ReplyRequest, 'accountId' | 'assistantId' | 'setupVersion'>): Promise<void>;
   /**
    * An SQL expression of the assistant whose id is the SQL expression `assistantIdSql` (a
    * column of the statement that selects it): its value changes when anything its reply reads

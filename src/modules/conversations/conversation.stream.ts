@@ -82,6 +82,12 @@ export interface StoredMessage {
   created_at: Date;
 }
 
+/** A piece of SQL with its `?` values. */
+export interface SqlPart {
+  sql: string;
+  params: unknown[];
+}
+
 /**
  * Stores a message of the conversation (`id`, `uuid`) and announces it at the commit of `tx`,
  * in one statement (announceMessage's piece, written in SQL). `alongside`, a data-modifying
@@ -101,21 +107,59 @@ export async function storeAnnounced<R = never>(
   conversation: { id: string; uuid: string },
   role: string,
   content: string,
-  alongside?: { sql: string; params: unknown[] },
-  announce: { sql: string; params: unknown[] } = { sql: 'true', params: [] },
+  alongside?: SqlPart,
+  announce: SqlPart = { sql: 'true', params: [] },
 ): Promise<StoredMessage & { alongside: R }> {
+  return (await store<R>(tx, accountId, conversation, role, content, alongside, announce, false))!;
+}
+
+/**
+ * storeAnnounced, with the message stored only when `alongside` returns its row (an update
+ * whose condition may no longer hold): else the statement writes nothing and answers null.
+ */
+export function storeAnnouncedIf<R>(
+  em: EntityManager,
+  accountId: number,
+  conversation: { id: string; uuid: string },
+  role: string,
+  content: string,
+  alongside: SqlPart,
+  announce: SqlPart,
+): Promise<(StoredMessage & { alongside: R }) | null> {
+  return store<R>(em, accountId, conversation, role, content, alongside, announce, true);
+}
+
+async function store<R>(
+  em: EntityManager,
+  accountId: number,
+  conversation: { id: string; uuid: string },
+  role: string,
+  content: string,
+  alongside: SqlPart | undefined,
+  announce: SqlPart,
+  onlyWith: boolean,
+): Promise<(StoredMessage & { alongside: R }) | null> {
+  const message = [conversation.id, role, content];
+  const insert = `m as (
+       insert into conversation_messages (conversation_id, role, content, created_at)
+       ${onlyWith ? 'select ?::bigint, ?::text, ?::text, clock_timestamp() from c' : 'values (?, ?, ?, clock_timestamp())'} returning id, role, content, created_at)`;
+  const ctes = !alongside ? [insert] : onlyWith ? [`c as (${alongside.sql})`, insert] : [insert, `c as (${alongside.sql})`];
   const [row] = await selectPrepared<StoredMessage & { alongside: R }>(
-    tx,
-    `with m as (
-       insert into conversation_messages (conversation_id, role, content, created_at) values (?, ?, ?, clock_timestamp()) returning id, role, content, created_at)
-     ${alongside ? `, c as (${alongside.sql})` : ''}
+    em,
+    `with ${ctes.join(', ')}
      select m.id::text, m.role, m.content, m.created_at,
        case when ${announce.sql} then pg_notify(?, json_build_object('a', ?::int, 'u', ?::text, 'm', m.id::text)::text) end
        ${alongside ? ', (select row_to_json(c) from c) as alongside' : ''}
      from m${alongside ? ' left join c on true' : ''}`,
-    [conversation.id, role, content, ...(alongside?.params ?? []), ...announce.params, CONVERSATIONS_CHANNEL, accountId, conversation.uuid],
+    [
+      ...(onlyWith ? [...alongside!.params, ...message] : [...message, ...(alongside?.params ?? [])]),
+      ...announce.params,
+      CONVERSATIONS_CHANNEL,
+      accountId,
+      conversation.uuid,
+    ],
   );
-  return row;
+  return row ?? null;
 }
 
 async function notify(em: EntityManager, piece: ConversationPiece): Promise<void> {
