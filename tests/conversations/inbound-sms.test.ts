@@ -348,7 +348,7 @@ describe('a person who took the conversation over (the AI off)', () => {
       const person = send(uuid, 'Oi, aqui é a Júlia.');
       // The person's message was reserved and waits on the conversation's row to be stored.
       for (let waited = 0; ; waited += 20) {
-        const [{ n }] = await app.sql(`select count(*)::int as n from pg_stat_activity where wait_event_type = 'Lock' and query like '%insert into conversation_messages%'`);
+        const [{ n }] = await app.sql(`select count(*)::int as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock' and query like '%insert into conversation_messages%'`);
         if (n > 0) break;
         if (waited > 10_000) throw new Error('the message never waited for the conversation');
         await new Promise((resolve) => setTimeout(resolve, 20));

@@ -87,7 +87,7 @@ it('decides a message again when its conversation changed after it was read: the
     const fourth = say(me, uuid, 'quatro');
     // This process read two messages and waits on the row to store its own.
     for (let waited = 0; ; waited += 20) {
-      const [{ n }] = await app.sql(`select count(*)::int as n from pg_stat_activity where wait_event_type = 'Lock' and query like '%insert into conversation_messages%'`);
+      const [{ n }] = await app.sql(`select count(*)::int as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock' and query like '%insert into conversation_messages%'`);
       if (n > 0) break;
       if (waited > 10_000) throw new Error('the message never waited for the conversation');
       await new Promise((resolve) => setTimeout(resolve, 20));

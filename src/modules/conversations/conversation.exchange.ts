@@ -19,11 +19,11 @@ import { ConversationExchange, type Conversation, type ConversationMessage } fro
  * A message to a conversation and, when the assistant answers it, its reply: one message of a
  * conversation at a time, in the order they came. No database connection waits on the model:
  * the message is stored with the conversation's update that takes its reply lease, the model
- * answers, and one statement stores the reply with its usage and gives the lease
- * back. A message meanwhile waits in this process (inTurn) or, on another, for the lease. The
- * message is kept whatever the model does; the reply is stored whole, or not at all. A
- * person's message in an SMS or WhatsApp conversation is reserved with it and sent through
- * `sms` after it commits.
+ * answers, and one statement stores the reply with its usage and gives the lease back. A
+ * message meanwhile waits in this process (inTurn) or, on another, for the lease. The message
+ * is kept whatever the model does; the reply is stored whole, or not at all. A person's
+ * message in an SMS or WhatsApp conversation is reserved with it and sent through `sms` after
+ * it commits.
  *
  * A reply is the statements it makes: the conversation read (with the history its reply needs
  * and whether its assistant changed), the message stored with the conversation's update, the
@@ -168,11 +168,10 @@ async function beginTurn(
         const reply = lease ? { lease, history, watched: seen.watched, setupVersion: seen.setup_version } : null;
         return { message: toMessage(stored.message), conversation: toConversation(stored.message.alongside), reply, outgoing: stored.outgoing };
       }
-      // The row changed since it was read: it is read again at once.
-      if (Date.now() <= deadline) continue;
     }
     if (Date.now() > deadline) throw new DomainError('UNAVAILABLE', Messages.conversationReplying, undefined, { retry_after: 5 });
-    await pollPause();
+    // A reply being written is waited for; a row that changed since it was read is read again at once.
+    if (seen.replying) await pollPause();
   }
 }
 
