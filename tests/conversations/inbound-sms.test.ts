@@ -3,7 +3,7 @@ import { Client } from 'pg';
 import twilio from 'twilio';
 import { FieldMessages, Messages } from '../../src/errors';
 import { countSegments } from '../../src/modules/sms/segments';
-import { NO_VENDORS, startTestApp, type TestAccount, type TestApp } from '../helpers/app';
+import { NO_VENDORS, startTestApp, waitingOnLock, type TestAccount, type TestApp } from '../helpers/app';
 import { until } from '../helpers/dialer';
 import { startFakeOpenAi, type FakeOpenAi } from '../helpers/fakes/openai';
 import { startFakeTwilio, type FakeTwilio } from '../helpers/twilio-sms';
@@ -258,6 +258,16 @@ describe('the do-not-call list and STOP', () => {
 describe('a person who took the conversation over (the AI off)', () => {
   const send = (uuid: string, message: string) =>
     app.request('POST', `/api/conversations/${uuid}/messages`, { token: me.token, body: { message, sender: 'human' } });
+  /** A customer's conversation, answered once by the assistant, then taken over. */
+  const takenOver = async () => {
+    const from = customer();
+    openai.chat.push({ text: 'Olá!' });
+    await deliver(incoming(from, 'Olá'));
+    await until('the reply sent', async () => sentTo(from), (sent) => sent.length === 1);
+    const { uuid } = await conversationOf(from);
+    await app.request('POST', `/api/automate/conversations/${uuid}/disable-ai`, { token: me.token });
+    return { from, uuid: uuid as string };
+  };
 
   it('the customer’s messages are stored, not answered; the person’s go to the customer through the Messages API, charged on the conversation', async () => {
     const from = customer();
@@ -289,12 +299,7 @@ describe('a person who took the conversation over (the AI off)', () => {
   });
 
   it('refuses, storing, sending and charging nothing: a customer on the do-not-call list, a text over an SMS’s 1,600 characters, a balance that does not cover it; a refusal by Twilio is a 502 with the charge given back', async () => {
-    const from = customer();
-    openai.chat.push({ text: 'Olá!' });
-    await deliver(incoming(from, 'Olá'));
-    await until('the reply sent', async () => sentTo(from), (sent) => sent.length === 1);
-    const { uuid } = await conversationOf(from);
-    await app.request('POST', `/api/automate/conversations/${uuid}/disable-ai`, { token: me.token });
+    const { from, uuid } = await takenOver();
     const count = async () => (await app.sql('select count(*)::int as n from conversation_messages m join conversations c on c.id = m.conversation_id where c.uuid = $1', [uuid]))[0].n;
     const before = await count();
 
@@ -328,12 +333,7 @@ describe('a person who took the conversation over (the AI off)', () => {
     expect(after.total_cost).toBe(0.0333);
   });
   it('decided while the AI was off and turned on by another process before it is stored: refused, nothing stored, sent or charged', async () => {
-    const from = customer();
-    openai.chat.push({ text: 'Olá!' });
-    await deliver(incoming(from, 'Olá'));
-    await until('the reply sent', async () => sentTo(from), (sent) => sent.length === 1);
-    const { uuid } = await conversationOf(from);
-    await app.request('POST', `/api/automate/conversations/${uuid}/disable-ai`, { token: me.token });
+    const { from, uuid } = await takenOver();
     const state = async () => ({
       messages: (await app.sql('select count(*)::int as n from conversation_messages m join conversations c on c.id = m.conversation_id where c.uuid = $1', [uuid]))[0].n,
       sms: await app.sql('select status from sms_messages where "to" = $1 order by id', [from]),
@@ -347,12 +347,7 @@ describe('a person who took the conversation over (the AI off)', () => {
       await other.query('update conversations set ai_enabled = true, updated_at = now() where uuid = $1', [uuid]);
       const person = send(uuid, 'Oi, aqui é a Júlia.');
       // The person's message was reserved and waits on the conversation's row to be stored.
-      for (let waited = 0; ; waited += 20) {
-        const [{ n }] = await app.sql(`select count(*)::int as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock' and query like '%insert into conversation_messages%'`);
-        if (n > 0) break;
-        if (waited > 10_000) throw new Error('the message never waited for the conversation');
-        await new Promise((resolve) => setTimeout(resolve, 20));
-      }
+      await waitingOnLock(app, 'insert into conversation_messages');
       await other.query('commit');
       const res = await person;
       expect(res.status).toBe(422);

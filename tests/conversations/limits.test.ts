@@ -1,5 +1,5 @@
 import { Client } from 'pg';
-import { NO_VENDORS, startTestApp, type TestAccount, type TestApp } from '../helpers/app';
+import { NO_VENDORS, startTestApp, waitingOnLock, type TestAccount, type TestApp } from '../helpers/app';
 import { startFakeOpenAi, type FakeOpenAi } from '../helpers/fakes/openai';
 
 /**
@@ -86,12 +86,7 @@ it('decides a message again when its conversation changed after it was read: the
     await other.query('update conversations set updated_at = clock_timestamp() where uuid = $1', [uuid]);
     const fourth = say(me, uuid, 'quatro');
     // This process read two messages and waits on the row to store its own.
-    for (let waited = 0; ; waited += 20) {
-      const [{ n }] = await app.sql(`select count(*)::int as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock' and query like '%insert into conversation_messages%'`);
-      if (n > 0) break;
-      if (waited > 10_000) throw new Error('the message never waited for the conversation');
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    }
+    await waitingOnLock(app, 'insert into conversation_messages');
     await other.query('commit');
     const res = await fourth;
     expect(res.status).toBe(429);

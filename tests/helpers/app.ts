@@ -92,6 +92,20 @@ export function workerEnv(app: TestApp): NodeJS.ProcessEnv {
   return env;
 }
 
+/** Resolves once a statement of the app's database whose text holds `statement` waits on a lock (another connection holds a row it writes). */
+export async function waitingOnLock(app: TestApp, statement: string, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const [{ n }] = await app.sql(
+      `select count(*)::int as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock' and strpos(query, $1) > 0`,
+      [statement],
+    );
+    if (n > 0) return;
+    if (Date.now() > deadline) throw new Error(`no statement holding "${statement}" waited on a lock within ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
 const FINAL = ['busy', 'ended', 'completed', 'ended_by_customer', 'ended_by_assistant', 'no-answer', 'failed'];
 
 /** Test settings: a fast simulator, quick polling; workers only when a test asks for them. */
