@@ -332,6 +332,7 @@ describe('a person who took the conversation over (the AI off)', () => {
     expect(after.messages.at(-1)).toMatchObject({ role: 'human', content: 'Seu pedido saiu.' });
     expect(after.total_cost).toBe(0.0333);
   });
+
   it('decided while the AI was off and turned on by another process before it is stored: refused, nothing stored, sent or charged', async () => {
     const { from, uuid } = await takenOver();
     const state = async () => ({
