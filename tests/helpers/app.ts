@@ -11,6 +11,7 @@ import type { Logger } from '../../src/log';
 import type { Runtime } from '../../src/runtime';
 import { Campaign } from '../../src/modules/campaigns/campaign.entity';
 import { addPhoneNumber, createAccount } from '../../src/modules/accounts/account.service';
+import { until } from './dialer';
 
 /** The pipeline engine's vendors, none configured (a test's `voice` override starts from it). */
 export const NO_VENDORS: PipelineVendors = { deepgram: null, elevenlabs: null, cartesia: null, openai: null, llmProviders: {}, ttsProviders: {}, sttProviders: {} };
@@ -94,16 +95,10 @@ export function workerEnv(app: TestApp): NodeJS.ProcessEnv {
 
 /** Resolves once a statement of the app's database whose text holds `statement` waits on a lock (another connection holds a row it writes). */
 export async function waitingOnLock(app: TestApp, statement: string, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const [{ n }] = await app.sql(
-      `select count(*)::int as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock' and strpos(query, $1) > 0`,
-      [statement],
-    );
-    if (n > 0) return;
-    if (Date.now() > deadline) throw new Error(`no statement holding "${statement}" waited on a lock within ${timeoutMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
+  const waiting = async () =>
+    (await app.sql(`select count(*)::int as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock' and strpos(query, $1) > 0`, [statement]))[0]
+      .n as number;
+  await until(`statements holding "${statement}" waiting on a lock`, waiting, (n) => n > 0, timeoutMs);
 }
 
 const FINAL = ['busy', 'ended', 'completed', 'ended_by_customer', 'ended_by_assistant', 'no-answer', 'failed'];

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { applyCallEvent } from '../../src/modules/calls/call.lifecycle';
-import { rollUpPendingCalls } from '../../src/modules/analytics/analytics.rollup';
+import { PENDING, rollUpPendingCalls } from '../../src/modules/analytics/analytics.rollup';
 import { addVoice } from '../../src/modules/catalog/catalog.service';
 import { issueToken } from '../../src/modules/accounts/account.service';
 import type { TestAccount, TestApp } from './app';
@@ -334,13 +334,12 @@ const VOLATILE_COLUMNS: Record<string, string[]> = { api_tokens: ['last_used_at'
 /**
  * Waits for what an earlier request left to do after its answer: a settled call is rolled up
  * after its settlement commits, off the request (analytics.rollup.ts, rollUpAfterCommit), so a
- * call one request hung up may be rolled up while the next request's snapshots are taken. The
- * condition is the roll-up's own (PENDING there); what a second of waiting leaves is rolled up
- * here, as the periodic job would.
+ * call one request hung up may be rolled up while the next request's snapshots are taken. What
+ * a second of waiting leaves is rolled up here, as the periodic job would.
  */
 async function rollupsSettled(app: TestApp): Promise<void> {
   for (let round = 1; ; round++) {
-    const [{ n }] = await app.sql('select count(*)::int as n from calls c where not c.rolled_up and c.finished_at is not null and not c.post_call_pending');
+    const [{ n }] = await app.sql(`select count(*)::int as n from calls c where ${PENDING}`);
     if (n === 0) return;
     if (round % 50 === 0) await rollUpPendingCalls(app.orm.em.fork());
     if (round > 500) throw new Error(`${n} settled calls are never rolled up`);

@@ -90,7 +90,7 @@ const GRAINS = [
  * funnel reads), not rolled up yet. Of `calls` as `c`; the partial index calls_rollup_pending_index
  * holds the calls not rolled up.
  */
-const PENDING = 'not c.rolled_up and c.finished_at is not null and not c.post_call_pending';
+export const PENDING = 'not c.rolled_up and c.finished_at is not null and not c.post_call_pending';
 
 /** How many calls one roll-up statement takes at most. */
 export const ROLLUP_BATCH = 1000;

@@ -3,6 +3,7 @@ import type { VendorAccess } from '../../config';
 import { Resampler, type SampleRate } from '../codecs/resample';
 import { openAiClient, openAiFailure } from './openai.llm';
 import { ServiceError, type TtsEvents, type TtsOptions, type TtsService, type TtsSession, type TtsUtterance } from './service';
+import { VendorSilence } from './vendor-silence';
 
 /**
  * OpenAI's text to speech, `POST {OPENAI_BASE_URL}/audio/speech`, streamed (design.md, "The
@@ -163,16 +164,12 @@ class Utterance implements TtsUtterance {
   private async *audio(abort: AbortController, text: string): AsyncGenerator<Uint8Array> {
     const { client, model, vendor, firstByteMs, nextBytesMs } = this.settings;
     let stalledMs: number | null = null;
-    let timer: NodeJS.Timeout | undefined;
-    const awaitVendor = (ms: number) => {
-      clearTimeout(timer);
-      timer = setTimeout(() => {
-        stalledMs = ms;
-        abort.abort();
-      }, ms);
-    };
+    const silence = new VendorSilence((ms) => {
+      stalledMs = ms;
+      abort.abort();
+    });
     try {
-      awaitVendor(firstByteMs);
+      silence.await(firstByteMs);
       const response = await client.audio.speech.create(
         { model, input: text, voice: this.options.voiceId ?? DEFAULT_VOICE, response_format: 'pcm', speed: this.options.speed },
         { signal: abort.signal },
@@ -182,14 +179,14 @@ class Utterance implements TtsUtterance {
       for (;;) {
         const { done, value } = await reader.read();
         if (done) return;
-        awaitVendor(nextBytesMs);
+        silence.await(nextBytesMs);
         yield value;
       }
     } catch (error) {
       if (stalledMs !== null) throw new ServiceError('tts', 'stalled', `${vendor} sent nothing for ${stalledMs} ms`);
       throw openAiFailure('tts', vendor, error);
     } finally {
-      clearTimeout(timer);
+      silence.stop();
     }
   }
 
