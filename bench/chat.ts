@@ -15,7 +15,7 @@ import { apiClient, benchAssistant, cpuMs, dropDatabase, freshDatabase, percenti
  * request, a word every LLM_TOKEN_MS after it). A reply's added latency is the client's time
  * for the request less the time the fake spent on that reply's model request (from the
  * request's arrival to its last byte, as the fake saw it): what vozgate adds around the model
- * (HTTP, the token, the conversation's transactions and its stream), at that concurrency.
+ * (HTTP, the token, the conversation's statements and its stream), at that concurrency.
  * CPU per reply is the server process's CPU time over the measured replies. Each round opens
  * its own conversations; a round of one message each warms the process up first.
  *
@@ -75,11 +75,13 @@ export async function runChatScenario(
     const arrived = performance.now();
     const asked = [...body.messages].reverse().find((message: { role: string }) => message.role === 'user')?.content as string;
     const marker = /^\[(\S+)\]/.exec(asked ?? '')?.[1];
-    // The fake keeps the request (with this body) once this answer is chosen.
+    // The fake keeps the request (with this body) once this answer is chosen: among the last it kept.
     if (marker)
       queueMicrotask(() => {
-        const request = [...openai.chatRequests].reverse().find((each) => each.body === body);
-        void request?.outcome.then(() => modelMs.set(marker, performance.now() - arrived));
+        const requests = openai.chatRequests;
+        let i = requests.length - 1;
+        while (i >= 0 && requests[i].body !== body) i--;
+        void requests[i]?.outcome.then(() => modelMs.set(marker, performance.now() - arrived));
       });
     return { text: ANSWER, firstTokenMs: LLM_FIRST_TOKEN_MS, tokenMs: LLM_TOKEN_MS };
   };
@@ -101,6 +103,8 @@ export async function runChatScenario(
     for (let round = 1; round <= options.rounds; round++) {
       const uuids = await open();
       modelMs.clear();
+      // The fake keeps every request it answered: a round's are enough (and no request is in flight now).
+      openai.chatRequests.length = 0;
       const took = new Map<string, number>();
       let errors = 0;
       const cpuBefore = cpuMs(pid);
@@ -157,7 +161,9 @@ export async function runChatScenario(
   };
 
   try {
-    const server = await startVozgate(root, databaseUrl, { OPENAI_API_KEY: 'sk-bench-chat', OPENAI_BASE_URL: openai.url, LOG_LEVEL: 'warn' }, process.env.CHAT_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.CHAT_PROF}`] : [], node);
+    // CHAT_NODE_FLAGS: node's flags for both servers, such as `--cpu-prof --cpu-prof-dir=/tmp/chat` or `--trace-gc`.
+    const nodeFlags = process.env.CHAT_NODE_FLAGS?.split(/\s+/).filter(Boolean) ?? [];
+    const server = await startVozgate(root, databaseUrl, { OPENAI_API_KEY: 'sk-bench-chat', OPENAI_BASE_URL: openai.url, LOG_LEVEL: 'warn' }, nodeFlags, node);
     let rounds: ChatRound[];
     try {
       const assistant = await benchAssistant(apiClient(server.port, token), 'Chat bench', voice, 'Olá!');
@@ -166,7 +172,7 @@ export async function runChatScenario(
       await stop(server.child);
     }
     const floorToken = 'floor-token';
-    const floor = await start([path.join(root, 'dist/bench/chat-floor.js')], { DATABASE_URL: databaseUrl, OPENAI_API_KEY: 'sk-bench-chat', OPENAI_BASE_URL: openai.url, FLOOR_TOKEN: floorToken }, /REST\s+http:\/\/[^:]+:(\d+)\/api/, node);
+    const floor = await start([...nodeFlags, path.join(root, 'dist/bench/chat-floor.js')], { DATABASE_URL: databaseUrl, OPENAI_API_KEY: 'sk-bench-chat', OPENAI_BASE_URL: openai.url, FLOOR_TOKEN: floorToken }, /REST\s+http:\/\/[^:]+:(\d+)\/api/, node);
     let floorRounds: ChatRound[];
     try {
       floorRounds = await measure('floor', floor.port, floor.child.pid!, floorToken, null);

@@ -1,6 +1,7 @@
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { createHmac, randomBytes } from 'node:crypto';
 import { closeSync, fstatSync, mkdtempSync, openSync, readFileSync, readSync, rmSync } from 'node:fs';
+import http from 'node:http';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Client } from 'pg';
@@ -167,16 +168,38 @@ export async function dropDatabase(adminUrl: string, name: string): Promise<void
   await admin.end();
 }
 
-/** The API of a bench's server as its token's client: a JSON request, answered parsed; any status of 300 or more throws. */
+/** The load generators' connections, kept open between requests as any API client keeps them. */
+const apiAgent = new http.Agent({ keepAlive: true });
+
+/**
+ * The API of a bench's server as its token's client: a JSON request, answered parsed; any
+ * status of 300 or more throws. node:http, not fetch: this process shares the machine with the
+ * measured server, and with fetch's web streams its collector paused 6-30 ms about once a
+ * second, while a round's slowest replies, the floor's as vozgate's, came in clusters.
+ */
 export function apiClient(port: number, token: string) {
-  const base = `http://127.0.0.1:${port}/api`;
   const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
-  return async (method: string, path: string, body?: unknown): Promise<any> => {
-    const res = await fetch(`${base}${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
-    const text = await res.text();
-    if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${text.slice(0, 200)}`);
-    return JSON.parse(text);
-  };
+  return (method: string, path: string, body?: unknown): Promise<any> =>
+    new Promise((resolve, reject) => {
+      const payload = body === undefined ? undefined : JSON.stringify(body);
+      const sent = payload === undefined ? headers : { ...headers, 'content-length': Buffer.byteLength(payload) };
+      const request = http.request({ host: '127.0.0.1', port, path: `/api${path}`, method, agent: apiAgent, headers: sent }, (response) => {
+        let text = '';
+        response.setEncoding('utf8');
+        response.on('data', (piece: string) => (text += piece));
+        response.on('error', reject);
+        response.on('end', () => {
+          if (response.statusCode! >= 300) return reject(new Error(`${method} ${path}: ${response.statusCode} ${text.slice(0, 200)}`));
+          try {
+            resolve(JSON.parse(text));
+          } catch (error) {
+            reject(error);
+          }
+        });
+      });
+      request.on('error', reject);
+      request.end(payload);
+    });
 }
 
 /** A pipeline assistant that takes calls, in Portuguese, with the benches' prompt (`{{loja}}` filled). */
