@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Client } from 'pg';
 import { WebSocket } from 'ws';
+import { keepAliveAgent } from './floor-model';
 
 /** Where the servers' output goes: a file each, as a deployment would log (see `start`). */
 const logDir = mkdtempSync(path.join(tmpdir(), 'vozgate-bench-'));
@@ -168,13 +169,8 @@ export async function dropDatabase(adminUrl: string, name: string): Promise<void
   await admin.end();
 }
 
-/**
- * The load generators' connections, kept open between requests as any API client keeps them.
- * With a `timeout`, node's agent lets an idle connection go a second before the server's
- * `Keep-Alive: timeout=5` would close it (without one it ignores the hint), so that no request
- * is written into a connection the server is closing (a customer thinks for up to 7.5 s).
- */
-const apiAgent = new http.Agent({ keepAlive: true, timeout: 60_000 });
+/** The load generators' connections (a customer thinks for up to 7.5 s between two requests). */
+const apiAgent = keepAliveAgent();
 
 /**
  * The API of a bench's server as its token's client: a JSON request, answered parsed; any
