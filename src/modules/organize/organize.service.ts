@@ -69,11 +69,12 @@ async function list<T extends Badge>(scope: Scope, kind: Kind<T>, args: BadgeLis
   const errors = new FieldErrorCollector();
   const { page, perPage } = checkPaging(errors, args);
   errors.throwIfAny();
-  const [rows, total] = await scope.em.findAndCount(kind.entity, { account: scope.accountId } as never, {
-    orderBy: { id: 'asc' } as never,
-    limit: perPage,
-    offset: offsetOf(page, perPage),
-  });
+  const where = { account: scope.accountId } as never;
+  // Not em.findAndCount: it runs its reads in an AsyncLocalStorage (src/db/entity-manager.ts).
+  const [rows, total] = await Promise.all([
+    scope.em.find(kind.entity, where, { orderBy: { id: 'asc' } as never, limit: perPage, offset: offsetOf(page, perPage) }),
+    scope.em.count(kind.entity, where),
+  ]);
   return makePage(await withCounts(scope, kind, rows), total, page, perPage);
 }
 

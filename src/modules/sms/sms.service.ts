@@ -303,6 +303,7 @@ export async function listSms(scope: Scope, args: SmsListArgs): Promise<Page<Sms
   }
   errors.throwIfAny();
   if (createdAt) where.created_at = createdAt;
-  const [rows, total] = await scope.em.findAndCount(Sms, where, { orderBy: { id: 'desc' }, limit: perPage, offset: offsetOf(page, perPage) });
+  // Not em.findAndCount: it runs its reads in an AsyncLocalStorage (src/db/entity-manager.ts).
+  const [rows, total] = await Promise.all([scope.em.find(Sms, where, { orderBy: { id: 'desc' }, limit: perPage, offset: offsetOf(page, perPage) }), scope.em.count(Sms, where)]);
   return makePage(rows.map(toRecord), total, page, perPage);
 }
