@@ -108,6 +108,8 @@ export function scopeOf(ctx: GraphQLContext): Scope {
  * The scope of a read that runs prepared statements and maps their rows read-only, keeping
  * nothing in an EntityManager: the ORM's own serves it, so that no fork is made. An operation's
  * own resolvers run in no transaction, so the ORM's connections are the ones it would use.
+ * An operation that writes through statements alone (a conversation's message) may use it too:
+ * what of it needs entities forks the ORM itself.
  */
 export function readScopeOf(ctx: GraphQLContext): Scope {
   if (ctx.accountId === null) throw new UnauthenticatedError();

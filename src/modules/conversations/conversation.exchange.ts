@@ -28,6 +28,8 @@ import { ConversationExchange, type Conversation, type ConversationMessage } fro
  * A reply is the statements it makes: the conversation read (with the history its reply needs
  * and whether its assistant changed), the message stored with the conversation's update, the
  * reply stored with it again, each a round trip whatever the load, and no transaction.
+ * `scope.em` runs statements only, and may be the ORM's own (readScopeOf): what needs entities
+ * (a person's message reserved and sent) forks it.
  */
 export function exchange(
   scope: Scope,
@@ -211,7 +213,7 @@ async function endTurn(
           where id = ? returning ${COLUMNS}, coalesce(watched_until > now(), false) as watched`,
     params: [answer?.usage.llm_input_tokens ?? 0, answer?.usage.llm_output_tokens ?? 0, ...giveBack.params, conversation.id],
   };
-  const em = scope.em.fork();
+  const { em } = scope;
   if (!answer) {
     const [after] = await selectPrepared<ConversationRow>(em, update.sql, update.params);
     return { reply: null, after: toConversation(after) };

@@ -4,7 +4,7 @@ import { Messages, NotFoundError, UnauthenticatedError } from '../../errors';
 import { Assistant } from '../assistants/assistant.entity';
 import { disableConversationEndedWebhook, enableConversationEndedWebhook } from '../assistants/assistant.service';
 import type { ConversationPiece } from '../events/event.bus';
-import { scopeOf, type GraphQLContext } from '../../graphql/context';
+import { readScopeOf, scopeOf, type GraphQLContext } from '../../graphql/context';
 import { CreateConversationInput, GenerateAiReplyInput, SendConversationMessageInput } from './conversation.inputs';
 import {
   closeConversation,
@@ -80,7 +80,8 @@ export class ConversationResolver {
     @Arg('input', () => SendConversationMessageInput) input: SendConversationMessageInput,
     @Ctx() ctx: GraphQLContext,
   ): Promise<ConversationExchange> {
-    return sendConversationMessage(scopeOf(ctx), uuid, input, ctx.replier, ctx.sms);
+    // Its statements keep nothing in an EntityManager (conversation.exchange.ts): the ORM's own serves them.
+    return sendConversationMessage(readScopeOf(ctx), uuid, input, ctx.replier, ctx.sms);
   }
 
   @Mutation(() => Conversation, {
