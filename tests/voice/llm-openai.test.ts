@@ -262,6 +262,29 @@ describe('a server that sends what OpenAI’s stream never holds', () => {
     }
   });
 
+  it('lets a connection go a second before the server’s Keep-Alive timeout, so a request after a pause never meets it closing', async () => {
+    // A Node server announces `Keep-Alive: timeout=4` and closes an idle connection after 4 s.
+    const server = createServer((req, res) => req.resume().on('end', () => sse(res, chunk({ content: 'Olá' }), finish)));
+    server.keepAliveTimeout = 4000;
+    let connections = 0;
+    server.on('connection', () => connections++);
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const llm = new OpenAiLlm({ apiKey: KEY, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`, firstChunkMs: 1000, nextChunkMs: 1000 });
+    try {
+      expect(texts((await run(llm)).chunks)).toEqual(['Olá']);
+      // At once: the same connection serves the next request.
+      expect(texts((await run(llm)).chunks)).toEqual(['Olá']);
+      expect(connections).toBe(1);
+      // 3.5 s idle: past the agent's 3 s (the hint less a second), before the server's 4 s. A new connection.
+      await new Promise((resolve) => setTimeout(resolve, 3500));
+      expect(texts((await run(llm)).chunks)).toEqual(['Olá']);
+      expect(connections).toBe(2);
+    } finally {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
+
   it('refuses an unstreamed answer that is no JSON object, or that goes on for more than 4 MB', async () => {
     for (const [write, message] of [
       [(res: ServerResponse) => res.writeHead(200, { 'content-type': 'application/json' }).end('[1, 2]'), 'answered no JSON object'],

@@ -43,8 +43,15 @@ const ANSWER_BYTES = 4 << 20;
 /** The most a tool call's arguments may hold, all of one answer's together. */
 const TOOL_ARGUMENT_CHARS = 1 << 20;
 
-/** Connections kept open between requests, as the SDK's fetch keeps them. */
-const agents = { 'http:': new http.Agent({ keepAlive: true }), 'https:': new https.Agent({ keepAlive: true }) };
+/**
+ * Connections kept open between requests, as the SDK's fetch keeps them, and let go a second
+ * before the server's `Keep-Alive: timeout=N` says it closes them (as fetch does). Node's agent
+ * reads that hint only when it has a `timeout` of its own: without one, a request after a
+ * pause as long as the server's timeout (uvicorn's, vLLM's, Node's own: 5 s) could be written
+ * into a connection the server was closing, and fail. IDLE_MS is the longest an idle one stays.
+ */
+const IDLE_MS = 60_000;
+const agents = { 'http:': new http.Agent({ keepAlive: true, timeout: IDLE_MS }), 'https:': new https.Agent({ keepAlive: true, timeout: IDLE_MS }) };
 
 export interface OpenAiLlmOptions extends VendorAccess {
   /** FIRST_CHUNK_MS and NEXT_CHUNK_MS, shorter in tests. */
