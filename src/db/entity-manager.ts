@@ -29,10 +29,11 @@ export function isTransactionConflict(error: unknown): boolean {
  * A transaction carries no async context: its EntityManager is the one its callback is given,
  * and the callback passes that one on (the global EntityManager, used inside it, is outside
  * it). MikroORM keeps a transaction's and a flush's in AsyncLocalStorages, and on Node 20
- * running one turns on the async hooks for every promise of the process, for good: a sixth
- * of a conversation's reply's CPU. patches/@mikro-orm+core+6.6.16.patch takes both out, and
- * nothing calls `findAndCount`, which runs a third (its two reads are written out instead).
- * tests/db/async-context.test.ts holds it.
+ * running one turns on the async hooks for every promise of the process, for good: about a
+ * quarter of a conversation's reply's CPU (bench/results/chat.md). The patch
+ * (patches/@mikro-orm+core+6.6.16.patch) takes both out, and nothing calls `findAndCount`,
+ * which runs a third (its two reads are written out instead). tests/db/async-context.test.ts
+ * holds it.
  */
 export class RetryingEntityManager extends EntityManager<PostgreSqlDriver> {
   override async transactional<T>(cb: (em: this) => T | Promise<T>, options: TransactionOptions = {}): Promise<T> {
