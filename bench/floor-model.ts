@@ -1,18 +1,8 @@
 import http from 'node:http';
 import { createParser } from 'eventsource-parser';
+import { KEEP_ALIVE } from '../src/lib/keep-alive';
 
-/**
- * An agent of the benchmarks' clients: connections kept open between requests, as any API
- * client keeps them, each let go a second before the server's `Keep-Alive: timeout=N` would
- * close it. Node's agent follows that hint only when it has a `timeout` of its own; without one,
- * a request after a pause could be written into a connection the server was closing (`socket
- * hang up`).
- */
-export function keepAliveAgent(): http.Agent {
-  return new http.Agent({ keepAlive: true, timeout: 60_000 });
-}
-
-const agent = keepAliveAgent();
+const agent = new http.Agent(KEEP_ALIVE);
 
 /**
  * One request of the benchmarks' floors (chat-floor.ts, tests-floor.ts) to the fake model at

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Client } from 'pg';
 import { WebSocket } from 'ws';
-import { keepAliveAgent } from './floor-model';
+import { KEEP_ALIVE } from '../src/lib/keep-alive';
 
 /** Where the servers' output goes: a file each, as a deployment would log (see `start`). */
 const logDir = mkdtempSync(path.join(tmpdir(), 'vozgate-bench-'));
@@ -170,7 +170,7 @@ export async function dropDatabase(adminUrl: string, name: string): Promise<void
 }
 
 /** The load generators' connections (a customer thinks for up to 7.5 s between two requests). */
-const apiAgent = keepAliveAgent();
+const apiAgent = new http.Agent(KEEP_ALIVE);
 
 /**
  * The API of a bench's server as its token's client: a JSON request, answered parsed; any

@@ -1,4 +1,4 @@
-import { DeadlockException, EntityManager, type PostgreSqlDriver, type TransactionOptions } from '@mikro-orm/postgresql';
+import { DeadlockException, EntityManager, type EntityName, type FilterQuery, type FindOptions, type PostgreSqlDriver, type TransactionOptions } from '@mikro-orm/postgresql';
 import { causes } from './availability';
 
 /** How many times a transaction runs when PostgreSQL aborts it as a deadlock or a serialization failure. */
@@ -32,7 +32,7 @@ export function isTransactionConflict(error: unknown): boolean {
  * running one turns on the async hooks for every promise of the process, for good: about a
  * quarter of a conversation's reply's CPU (bench/results/chat.md). The patch
  * (patches/@mikro-orm+core+6.6.16.patch) takes both out, and nothing calls `findAndCount`,
- * which runs a third (its two reads are written out instead). tests/db/async-context.test.ts
+ * which runs a third (findWithTotal reads what it reads). tests/db/async-context.test.ts
  * holds it.
  */
 export class RetryingEntityManager extends EntityManager<PostgreSqlDriver> {
@@ -46,4 +46,13 @@ export class RetryingEntityManager extends EntityManager<PostgreSqlDriver> {
       }
     }
   }
+}
+
+/**
+ * A page of rows and the total of all, as `em.findAndCount` reads them, without the
+ * AsyncLocalStorage it runs its two reads in (to keep a raw fragment of the filter for both:
+ * no caller's filter holds one).
+ */
+export function findWithTotal<T extends object>(em: EntityManager, entity: EntityName<T>, where: FilterQuery<T>, options: FindOptions<T>): Promise<[T[], number]> {
+  return Promise.all([em.find(entity, where, options), em.count(entity, where)]);
 }

@@ -1,4 +1,5 @@
 import { UniqueConstraintViolationException } from '@mikro-orm/core';
+import { findWithTotal } from '../../db/entity-manager';
 import { findForUpdate } from '../../db/locks';
 import { FieldErrorCollector, FieldMessages, Messages, NotFoundError, ValidationError } from '../../errors';
 import { makePage, offsetOf, type Page } from '../../graphql/pagination';
@@ -69,12 +70,11 @@ async function list<T extends Badge>(scope: Scope, kind: Kind<T>, args: BadgeLis
   const errors = new FieldErrorCollector();
   const { page, perPage } = checkPaging(errors, args);
   errors.throwIfAny();
-  const where = { account: scope.accountId } as never;
-  // Not em.findAndCount: it runs its reads in an AsyncLocalStorage (src/db/entity-manager.ts).
-  const [rows, total] = await Promise.all([
-    scope.em.find(kind.entity, where, { orderBy: { id: 'asc' } as never, limit: perPage, offset: offsetOf(page, perPage) }),
-    scope.em.count(kind.entity, where),
-  ]);
+  const [rows, total] = await findWithTotal(scope.em, kind.entity, { account: scope.accountId } as never, {
+    orderBy: { id: 'asc' } as never,
+    limit: perPage,
+    offset: offsetOf(page, perPage),
+  });
   return makePage(await withCounts(scope, kind, rows), total, page, perPage);
 }
 

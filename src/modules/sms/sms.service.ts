@@ -2,6 +2,7 @@ import type { FilterQuery } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import Decimal from 'decimal.js';
 import type { Config } from '../../config';
+import { findWithTotal } from '../../db/entity-manager';
 import { readOnlyMapper } from '../../db/read-only';
 import { addJobSql, jobKey } from '../../jobs/queue';
 import { DomainError, FieldErrorCollector, FieldMessages, Messages, NotFoundError, ValidationError } from '../../errors';
@@ -303,7 +304,6 @@ export async function listSms(scope: Scope, args: SmsListArgs): Promise<Page<Sms
   }
   errors.throwIfAny();
   if (createdAt) where.created_at = createdAt;
-  // Not em.findAndCount: it runs its reads in an AsyncLocalStorage (src/db/entity-manager.ts).
-  const [rows, total] = await Promise.all([scope.em.find(Sms, where, { orderBy: { id: 'desc' }, limit: perPage, offset: offsetOf(page, perPage) }), scope.em.count(Sms, where)]);
+  const [rows, total] = await findWithTotal(scope.em, Sms, where, { orderBy: { id: 'desc' }, limit: perPage, offset: offsetOf(page, perPage) });
   return makePage(rows.map(toRecord), total, page, perPage);
 }

@@ -4,6 +4,7 @@ import { createParser, type EventSourceMessage } from 'eventsource-parser';
 import OpenAI, { APIConnectionError, APIError } from 'openai';
 import type { VendorAccess } from '../../config';
 import { causes } from '../../db/availability';
+import { KEEP_ALIVE } from '../../lib/keep-alive';
 import { samplingFields, type ModelParams } from '../../modules/catalog/model.params';
 import { httpTransient, retryAfterMs, ServiceError, type LlmChunk, type LlmRequest, type LlmService, type LlmToolCall, type ServicePart } from './service';
 import { VendorSilence } from './vendor-silence';
@@ -43,15 +44,8 @@ const ANSWER_BYTES = 4 << 20;
 /** The most a tool call's arguments may hold, all of one answer's together. */
 const TOOL_ARGUMENT_CHARS = 1 << 20;
 
-/**
- * Connections kept open between requests, as the SDK's fetch keeps them, and let go a second
- * before the server's `Keep-Alive: timeout=N` says it closes them (as fetch does). Node's agent
- * reads that hint only when it has a `timeout` of its own: without one, a request after a
- * pause as long as the server's timeout (uvicorn's, vLLM's, Node's own: 5 s) could be written
- * into a connection the server was closing, and fail. IDLE_MS is the longest an idle one stays.
- */
-const IDLE_MS = 60_000;
-const agents = { 'http:': new http.Agent({ keepAlive: true, timeout: IDLE_MS }), 'https:': new https.Agent({ keepAlive: true, timeout: IDLE_MS }) };
+/** Connections kept open between requests, as the SDK's fetch keeps them, and let go before the server closes them. */
+const agents = { 'http:': new http.Agent(KEEP_ALIVE), 'https:': new https.Agent(KEEP_ALIVE) };
 
 export interface OpenAiLlmOptions extends VendorAccess {
   /** FIRST_CHUNK_MS and NEXT_CHUNK_MS, shorter in tests. */
