@@ -88,9 +88,9 @@ export async function engineSetup(em: EntityManager, call: Pick<Call, 'id' | 'as
 
 /**
  * A fingerprint of every row engineSetup reads for the assistant (the assistant, its voices,
- * tools, models, language and knowledge base, each row whole): equal fingerprints, equal
- * setups but for the call's own fields. Null when there is no such assistant. A change here
- * goes with a change to what engineSetup reads.
+ * tools, models, language and knowledge base): equal fingerprints, equal setups but for the
+ * call's own fields. Null when there is no such assistant. A change here goes with a change to
+ * what engineSetup reads.
  */
 export async function setupFingerprint(em: EntityManager, assistantId: number): Promise<string | null> {
   const [row] = await selectPrepared<{ fingerprint: string | null }>(em, FINGERPRINT, [assistantId]);
@@ -101,15 +101,22 @@ export async function setupFingerprint(em: EntityManager, assistantId: number): 
  * The fingerprint of the assistant whose id is the SQL expression `assistantIdSql`, as an SQL
  * expression (null when there is no such assistant): a statement that reads a row with the
  * assistant's id can select it too.
+ *
+ * It is the rows' versions, not their contents: each row's `xmin`, the transaction that wrote
+ * the version read, which every update of the row replaces (and a row deleted and made again
+ * is a new one), with the ids of the rows that come as a set. A conversation's every message
+ * reads it: hashing the rows' text (the prompt and all) cost PostgreSQL about as much as the
+ * rest of that read. A row saved unchanged gets a new version, and the setup is read once more.
  */
 export function setupFingerprintSql(assistantIdSql: string): string {
-  return `(select md5(concat_ws('|', a::text, v::text,
-    (select string_agg(t::text, '|' order by t.id) from assistant_tools x join tools t on t.id = x.tool_id where x.assistant_id = a.id),
-    (select string_agg(m::text, '|' order by m.name) from models m
-     where m.name = a.llm_model or m.name in (select jsonb_array_elements_text(a.fallback_models::jsonb))),
-    (select l::text from languages l where l.name = a.language),
-    (select k::text from knowledge_bases k where k.id = a.knowledgebase_id),
-    (select f::text from voices f where f.id = a.fallback_voice_id)))
+  // concat, not concat_ws: an absent row leaves its place empty, so no two setups read alike.
+  return `(select concat('setup|', a.xmin, '|', v.xmin,
+    '|', (select string_agg(concat(t.id, ':', x.xmin, ':', t.xmin), ',' order by t.id) from assistant_tools x join tools t on t.id = x.tool_id where x.assistant_id = a.id),
+    '|', (select string_agg(concat(m.name, ':', m.xmin), ',' order by m.name) from models m
+          where m.name = a.llm_model or m.name in (select jsonb_array_elements_text(a.fallback_models::jsonb))),
+    '|', (select l.xmin from languages l where l.name = a.language),
+    '|', (select k.xmin from knowledge_bases k where k.id = a.knowledgebase_id),
+    '|', (select f.xmin from voices f where f.id = a.fallback_voice_id))
   from assistants a join voices v on v.id = a.voice_id where a.id = ${assistantIdSql})`;
 }
 

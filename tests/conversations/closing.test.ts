@@ -173,7 +173,7 @@ describe('the idle close', () => {
     const idle: string[] = [];
     for (let i = 0; i < 6; i++) idle.push((await post('/conversations', { assistant_id: assistant })).body.data.uuid);
     const recent = (await post('/conversations', { assistant_id: assistant })).body.data.uuid;
-    await app.sql(`update conversations set updated_at = now() - interval '2 days' where uuid = any($1::uuid[])`, [idle]);
+    await app.sql(`update conversations set updated_at = now() - interval '2 days', idle_checked_at = now() - interval '2 days' where uuid = any($1::uuid[])`, [idle]);
     for (let i = 0; i < 6; i++) analyses.push({ variables: { delivery_day: null }, evaluation: { sentiment: 'neutral', outcome: 'idle', score: 0 } });
 
     const minutes = app.config.conversationIdleMinutes;
@@ -186,5 +186,33 @@ describe('the idle close', () => {
     const posted = hooks.requests.map((request) => JSON.parse(request.body).uuid).sort();
     expect(posted).toEqual([...idle].sort());
     expect((await get(`/conversations/${recent}`)).body.data.closed_at).toBeNull();
+  });
+
+  it('keeps open a conversation made long ago with a recent message, and checks it again only once it could be idle', async () => {
+    openai.chat.push({ text: 'Claro.' });
+    const old = (await post('/conversations', { assistant_id: assistant })).body.data.uuid;
+    // Made two days ago, when the sweep last saw it too; a message a minute ago.
+    await app.sql(`update conversations set created_at = now() - interval '2 days', idle_checked_at = now() - interval '2 days' where uuid = $1`, [old]);
+    expect((await post(`/conversations/${old}/messages`, { message: 'Ainda estou aqui' })).status).toBe(200);
+    const [{ updated_at }] = await app.sql(`select updated_at from conversations where uuid = $1`, [old]);
+
+    expect(await closeIdleConversations(app.orm.em.fork(), app.config.conversationIdleMinutes)).toBe(0);
+    const [row] = await app.sql(`select closed_at, idle_checked_at from conversations where uuid = $1`, [old]);
+    expect(row.closed_at).toBeNull();
+    // Due for the sweep again a day after its last message, not at every sweep meanwhile.
+    expect(row.idle_checked_at).toEqual(updated_at);
+  });
+
+  it('leaves a message’s update of the conversation in place: no index holds a column it changes', async () => {
+    // What a message's turn and its reply set (conversation.exchange.ts); PostgreSQL then updates the row in its page, with no new index entries (HOT).
+    const changed = ['updated_at', 'reply_lease', 'reply_lease_until', 'llm_input_tokens', 'llm_output_tokens', 'watched_until'];
+    const indexes = await app.sql(
+      `select i.relname as name, array(select a.attname from pg_attribute a where a.attrelid = x.indrelid and a.attnum > 0
+         and a.attname = any(regexp_split_to_array(pg_get_indexdef(x.indexrelid), '[^a-z0-9_]+')))::text[] as columns
+       from pg_index x join pg_class i on i.oid = x.indexrelid where x.indrelid = 'conversations'::regclass`,
+    );
+    // The idle sweep's index, as read here: its column and its condition's.
+    expect(indexes.find((index: { name: string }) => index.name === 'conversations_open_idle')?.columns.sort()).toEqual(['closed_at', 'idle_checked_at']);
+    for (const index of indexes) expect({ index: index.name, columns: index.columns.filter((column: string) => changed.includes(column)) }).toEqual({ index: index.name, columns: [] });
   });
 });

@@ -80,7 +80,7 @@ describe('a conversation', () => {
     app.resetQueries();
     expect(await ask()).toEqual({ prompt: 'Você atende a Loja Centro.', tools: [['check_price', 'Gives a product’s price']] });
     // Whether the assistant changed is read with the conversation, in the statement that reads it: no round trip of its own.
-    const fingerprints = app.queries.filter((query) => query.includes('md5(concat_ws'));
+    const fingerprints = app.queries.filter((query) => query.includes("concat('setup|'"));
     expect(fingerprints).toHaveLength(1);
     expect(fingerprints[0]).toContain('last.history');
 

@@ -59,6 +59,7 @@ import { Migration20261216000000_sip_trunks } from './Migration20261216000000_si
 import { Migration20261217000000_conversation_watchers } from './Migration20261217000000_conversation_watchers';
 import { Migration20261218000000_analytics_days } from './Migration20261218000000_analytics_days';
 import { Migration20261218100000_sip_provisioning } from './Migration20261218100000_sip_provisioning';
+import { Migration20261219000000_conversation_hot_updates } from './Migration20261219000000_conversation_hot_updates';
 
 /** Every migration, in order. Listed explicitly so that compiled and TypeScript runs agree. */
 export const migrations: MigrationObject[] = [
@@ -122,4 +123,5 @@ export const migrations: MigrationObject[] = [
   { name: 'Migration20261217000000_conversation_watchers', class: Migration20261217000000_conversation_watchers },
   { name: 'Migration20261218000000_analytics_days', class: Migration20261218000000_analytics_days },
   { name: 'Migration20261218100000_sip_provisioning', class: Migration20261218100000_sip_provisioning },
+  { name: 'Migration20261219000000_conversation_hot_updates', class: Migration20261219000000_conversation_hot_updates },
 ];

@@ -44,18 +44,28 @@ export async function repliedAfterClose(tx: EntityManager, id: string): Promise<
  * The sweeper's idle close: every open conversation whose last message is older than
  * `idleMinutes`. Concurrent sweeps (several workers) skip each other's rows, and the
  * `closed_at is null` of the update closes each one once whatever they race.
+ *
+ * It reads the conversations whose `idle_checked_at` is that old (its index's; never after
+ * `updated_at`, so every idle one is among them): each idle one is closed, and each active one
+ * is checked again once `idleMinutes` have passed since its last message. A message does not
+ * touch that column, so its update of the row stays in place (the migration
+ * Migration20261219000000_conversation_hot_updates says why).
  */
 export async function closeIdleConversations(em: EntityManager, idleMinutes: number, batch = 500): Promise<number> {
   let total = 0;
   for (;;) {
     const closed = await em.fork().transactional(async (tx) => {
-      const rows = await tx.execute<{ id: string }[]>(
-        `select id::text from conversations where closed_at is null and updated_at < now() - make_interval(mins => ?)
-         order by updated_at limit ? for update skip locked`,
-        [idleMinutes, batch],
+      const rows = await tx.execute<{ id: string; idle: boolean }[]>(
+        `select id::text, updated_at < now() - make_interval(mins => ?) as idle
+         from conversations where closed_at is null and idle_checked_at < now() - make_interval(mins => ?)
+         order by idle_checked_at limit ? for update skip locked`,
+        [idleMinutes, idleMinutes, batch],
       );
+      const active = rows.filter((row) => !row.idle).map((row) => row.id);
+      // As an array literal: the query builder would spread a JS array into a list of parameters.
+      if (active.length) await tx.execute('update conversations set idle_checked_at = updated_at where id = any(?::bigint[])', [`{${active.join(',')}}`]);
       let count = 0;
-      for (const row of rows) if (await closeRow(tx, row.id)) count++;
+      for (const row of rows) if (row.idle && (await closeRow(tx, row.id))) count++;
       return { count, full: rows.length === batch };
     });
     total += closed.count;
