@@ -5,7 +5,7 @@ import { Migration } from '@mikro-orm/migrations';
  * row (its `updated_at`, its reply's lease, its usage), and PostgreSQL updates a row in place,
  * in the page it is in and with no new entry in any index (a HOT update), only when no index
  * holds a column the update changes. The idle sweep's index held `updated_at`, so each update
- * wrote a new entry in every index of the table (five for an open conversation) and left
+ * wrote a new entry in every index of the table (five or six for an open conversation) and left
  * as many for vacuum.
  *
  * The sweep's index is now on `idle_checked_at`, which no message changes: when the row was
