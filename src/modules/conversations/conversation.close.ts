@@ -55,15 +55,16 @@ export async function closeIdleConversations(em: EntityManager, idleMinutes: num
   let total = 0;
   for (;;) {
     const closed = await em.fork().transactional(async (tx) => {
+      // The rows due, locked; the active ones among them checked again once they could be idle.
       const rows = await tx.execute<{ id: string; idle: boolean }[]>(
-        `select id::text, updated_at < now() - make_interval(mins => ?) as idle
-         from conversations where closed_at is null and idle_checked_at < now() - make_interval(mins => ?)
-         order by idle_checked_at limit ? for update skip locked`,
+        `with due as (
+           select id, updated_at < now() - make_interval(mins => ?) as idle
+           from conversations where closed_at is null and idle_checked_at < now() - make_interval(mins => ?)
+           order by idle_checked_at limit ? for update skip locked),
+         rearmed as (update conversations c set idle_checked_at = c.updated_at from due where c.id = due.id and not due.idle)
+         select id::text, idle from due`,
         [idleMinutes, idleMinutes, batch],
       );
-      const active = rows.filter((row) => !row.idle).map((row) => row.id);
-      // As an array literal: the query builder would spread a JS array into a list of parameters.
-      if (active.length) await tx.execute('update conversations set idle_checked_at = updated_at where id = any(?::bigint[])', [`{${active.join(',')}}`]);
       let count = 0;
       for (const row of rows) if (row.idle && (await closeRow(tx, row.id))) count++;
       return { count, full: rows.length === batch };
