@@ -703,7 +703,9 @@ async function runLevel(
 
     log(`pipeline: ${seconds} s of conversation on ${calls} calls`);
     const benchLoop = monitorEventLoopDelay({ resolution: 1 });
-    await serverLoopDelay(server.port);
+    // Read (and so reset) before the window: what ringing the calls and their first seconds cost the loop.
+    const ringing = await serverLoopDelay(server.port);
+    if (ringing.max !== null) log(`pipeline: the server's event loop before the window: delay p99 ${ringing.p99} ms, max ${ringing.max} ms`);
     benchLoop.enable();
     const from = performance.now();
     const fromUs = monotonicUs();
@@ -791,6 +793,18 @@ async function runLevel(
       ...(wal.statements === null ? {} : { wal_statement_bytes_per_call: Math.round(wal.statements / taken) }),
     };
     log(`pipeline: ${calls} calls: ${JSON.stringify(level)}`);
+    // Where each unanswered turn stopped: what the fakes saw of it, in ms after its last speech frame.
+    for (const [c, call] of phones.entries()) {
+      for (const turn of call.turns) {
+        if (!turns.includes(turn) || turn.firstAudioAt !== null) continue;
+        const after = (at: number | null) => (at === null ? 'never' : `${round(at - turn.lastSpeechAt!)} ms`);
+        const clock = new Date(performance.timeOrigin + turn.lastSpeechAt!).toISOString();
+        log(
+          `pipeline: call ${c}'s turn ${call.turns.indexOf(turn) + 1} unanswered (its last speech at ${clock}): Finalize ${after(turn.finalizeAt)}, final with words ${after(turn.wordsFinalAt)}, ` +
+            `final ${after(turn.finalAt)}, model ${after(turn.modelAt)}, speech ${after(turn.speechAt)}`,
+        );
+      }
+    }
     if (!profileDir) return { level };
     for (const call of phones) call.hangUp();
     // The profile is written as the process exits.

@@ -8,9 +8,12 @@ import { Client } from 'pg';
 import { WebSocket } from 'ws';
 import { KEEP_ALIVE } from '../src/lib/keep-alive';
 
-/** Where the servers' output goes: a file each, as a deployment would log (see `start`). */
+/**
+ * Where the servers' output goes: a file each, as a deployment would log (see `start`). Removed
+ * at exit, unless BENCH_KEEP_LOGS is set: then its path is printed, to read what a server said.
+ */
 const logDir = mkdtempSync(path.join(tmpdir(), 'vozgate-bench-'));
-process.once('exit', () => rmSync(logDir, { recursive: true, force: true }));
+process.once('exit', () => (process.env.BENCH_KEEP_LOGS ? console.error(`the servers' logs: ${logDir}`) : rmSync(logDir, { recursive: true, force: true })));
 let started = 0;
 
 /**

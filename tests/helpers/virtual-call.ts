@@ -118,6 +118,11 @@ export interface VirtualOptions {
    * `contents` as its chunks `searchMs` after it is asked, or fails then (`fails`).
    */
   knowledge?: { mode?: 'prompt' | 'function_call'; searchMs: number; contents?: string[]; fails?: boolean };
+  /**
+   * The VAD stops answering this long after the call began: each frame given from then fails a
+   * second later, as the voice worker's timeout fails a batch it did not answer (vad/worker.ts).
+   */
+  vadStallsAtMs?: number;
 }
 
 export function virtualCall(settings: Partial<Assistant> = {}, options: VirtualOptions = {}) {
@@ -177,7 +182,14 @@ export function virtualCall(settings: Partial<Assistant> = {}, options: VirtualO
   /** The STT stream's clock: seconds of audio since the call began (the transport sends it in real time). */
   const openedAt = Date.now();
   const streamSeconds = () => (Date.now() - openedAt) / 1000;
-  const vad: Vad = { speech: async () => (Date.now() < speechUntil ? 0.95 : 0.02), close: () => {} };
+  const vadStalled = () => options.vadStallsAtMs !== undefined && Date.now() - openedAt >= options.vadStallsAtMs;
+  const vad: Vad = {
+    speech: () =>
+      vadStalled()
+        ? new Promise((_, reject) => setTimeout(() => reject(new Error('the voice worker did not answer in 1000 ms')), 1000))
+        : Promise.resolve(Date.now() < speechUntil ? 0.95 : 0.02),
+    close: () => {},
+  };
   const stt: SttService = {
     vendor: 'scripted',
     open: (opened, events) => {

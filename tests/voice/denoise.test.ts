@@ -4,7 +4,7 @@ import { DENOISE_LATENCY_SAMPLES, Denoiser } from '../../src/voice/codecs/denois
 import { Resampler } from '../../src/voice/codecs/resample';
 import { registry } from '../../src/metrics';
 import { DENOISE_MAX_QUEUED, WorkerDenoiser } from '../../src/voice/vad/denoiser';
-import { useVoiceWorkerSource } from '../../src/voice/vad/worker';
+import { askWorker, useVoiceWorkerSource, VAD_INPUT_SIZE, VAD_STATE_WIDTH } from '../../src/voice/vad/worker';
 
 /**
  * RNNoise on a noisy phone line: the pt-BR sentence of tests/fixtures (espeak-ng, 16 kHz) taken
@@ -224,6 +224,26 @@ describe('on the voice worker thread (vad/denoiser.ts), as calls use it', () => 
     const d = new WorkerDenoiser();
     await d.process(new Int16Array(160));
     d.destroy();
+  });
+
+  it('keeps the VAD answered while denoise batches wait: a VAD batch given after 20 of them is judged after the first, not after all', async () => {
+    // The models loaded first (a denoise batch and a VAD batch answered), as on a call under way.
+    const { noisy } = noisyCall('fan');
+    const chunk = (call: number) => ({ call, rate: 8000, pcm: noisy.slice(PAD, PAD + 160) });
+    const vadBatch = () => ({ size: 1, input: new Float32Array(VAD_INPUT_SIZE), state: new Float32Array(2 * VAD_STATE_WIDTH) });
+    await askWorker({ denoise: [chunk(900)], ended: [] }, [], () => {}, 'denoise');
+    await askWorker(vadBatch(), [], () => {});
+    // Twenty batches of 20 calls' chunks, then a VAD batch, all in the port at once: a worker
+    // that ran each denoise batch in its message's handler judged the VAD after all twenty.
+    const answered: string[] = [];
+    const calls = Array.from({ length: 20 }, (_, i) => 901 + i);
+    const batches = Array.from({ length: 20 }, (_, i) => ({ denoise: calls.map(chunk), ended: i === 19 ? [900, ...calls] : [] }));
+    const denoising = batches.map((batch, i) => askWorker(batch, [], () => {}, 'denoise').then(() => answered.push(`denoise ${i}`)));
+    const judged = askWorker(vadBatch(), [], () => {}).then((answer) => (answered.push('vad'), answer));
+    await Promise.all([...denoising, judged]);
+    expect((await judged).probabilities).toHaveLength(1);
+    expect(answered.indexOf('vad')).toBeLessThanOrEqual(2);
+    expect(answered.filter((name) => name.startsWith('denoise'))).toEqual(calls.map((_, i) => `denoise ${i}`)); // in the order sent
   });
 
   it('never stops the audio: a worker that does not answer lets each chunk go on as it came, in order, within its timeout', async () => {

@@ -248,6 +248,59 @@ describe('a vendor that fails', () => {
   });
 });
 
+describe('a VAD that stops answering (its worker’s timeout)', () => {
+  const answer = 'Claro, posso ajudar.';
+
+  it('the STT’s end of turn that came while the VAD was late ends the turn once the VAD is given up, not when the caller speaks again', async () => {
+    // The VAD's answers stop before the speech ends: it never hears the silence after it.
+    const call = virtualCall({ ...customerFirst, re_engagement_interval: 5, max_silence_duration: 5 }, { vadStallsAtMs: 1100 });
+    call.llm.reply({ text: answer });
+    await call.caller.says('Quero saber do meu pedido.', 1200); // its final, which says the turn is over, at 1.5 s
+    await advance(800);
+    expect(call.llm.requests).toHaveLength(0); // the VAD may still answer: the turn is its to end
+    await advance(200); // the first frame it did not answer fails at 2.1 s
+    expect(call.llm.requests).toHaveLength(1);
+    expect(call.llm.requests[0].messages.at(-1)).toEqual({ role: 'user', content: 'Quero saber do meu pedido.' });
+    await advance(400 + audioMs(answer) + 300);
+    expect(call.turns()).toEqual(['customer: Quero saber do meu pedido.', `assistant: ${answer}`]);
+    // The caller is not left speaking by the VAD's last word: the silence clock runs after the answer.
+    await advance(5000 + 300);
+    expect(call.llm.requests).toHaveLength(2); // the re-engagement
+    expect(call.record.hungUp).toBeNull();
+    await call.end();
+  });
+
+  it('a reply paused by a cough the VAD heard before it stopped answering speaks again 2 s after the VAD is given up', async () => {
+    const opening = 'Olá, aqui é a Ana, da loja. Tenho uma oferta especial para você hoje. O frete é grátis até domingo.';
+    // The cough runs from 2 s to 2.7 s: it pauses the reply at 2.575 s, and the VAD's answers stop at 2.6 s.
+    const call = virtualCall({ initial_message: opening }, { vadStallsAtMs: 2600 });
+    await advance(2000);
+    const clearsBefore = call.media.clears;
+    const sentBefore = call.media.sentMs;
+    await call.caller.noise(700);
+    expect(call.media.clears).toBe(clearsBefore + 1);
+    await advance(2700); // the VAD is given up at 3.6 s, and no word comes
+    expect(call.media.sentMs).toBeLessThan(sentBefore + 800); // silent while paused
+    await advance(1500); // 2 s after the VAD was given up, at 5.6 s, it speaks again
+    expect(call.media.sentMs).toBeGreaterThan(sentBefore + 1500);
+    await advance(8000);
+    expect(call.turns()).toEqual([`assistant: ${opening}`]);
+    await call.end();
+  });
+
+  it('the next turns end at the STT’s end of turn', async () => {
+    const call = virtualCall(customerFirst, { vadStallsAtMs: 500 });
+    call.llm.reply({ text: answer }, { text: 'Até logo.' });
+    await call.caller.says('Quero saber do meu pedido.', 1200);
+    await advance(2000 + audioMs(answer));
+    await call.caller.says('Era só isso.', 800);
+    await advance(300 + 200 + 100);
+    expect(call.llm.requests).toHaveLength(2);
+    expect(call.llm.requests[1].messages.at(-1)).toEqual({ role: 'user', content: 'Era só isso.' });
+    await call.end();
+  });
+});
+
 describe('the caller’s turn', () => {
   it('a final that comes after its turn went on the interim words: the words the interim had not begin the next turn', async () => {
     const call = virtualCall(customerFirst);

@@ -27,8 +27,12 @@ const DENOISE_MODULE = require.resolve('../codecs/denoise');
  * `ended`: calls over) with each chunk's denoised audio (null where that call's denoiser failed)
  * and how many calls' states it holds. Each call's RNNoise state lives here, made on its first
  * chunk and freed when it ends. Denoise batches run one after another, in the order sent, as a
- * call's state reads the previous chunk. Plain JavaScript, as a worker thread runs it, whether
- * vozgate runs compiled or under the tests.
+ * call's state reads the previous chunk, each in a turn of the thread's event loop of its own:
+ * onnxruntime-node runs a session in a setImmediate callback, and Node's message port delivers
+ * up to a thousand waiting messages before the loop goes on, so a denoise batch run in its
+ * message's handler kept a busy port's loop from the VAD's runs, for seconds, while every
+ * denoise batch was answered. Plain JavaScript, as a worker thread runs it, whether vozgate runs
+ * compiled or under the tests.
  */
 const WORKER = `
 const { parentPort, workerData } = require('node:worker_threads');
@@ -48,17 +52,33 @@ const loadRnnoise = async () => {
 };
 session.then(() => parentPort.postMessage({ ready: true }), () => parentPort.postMessage({ ready: true }));
 const denoisers = new Map();
-let denoising = Promise.resolve();
+const denoiseQueue = [];
+let denoiseScheduled = false;
 parentPort.on('message', (message) => {
   if (message.denoise) {
     if (!rnnoise) {
       rnnoise = loadRnnoise();
       rnnoise.then(() => parentPort.postMessage({ denoiseReady: true }), () => parentPort.postMessage({ denoiseReady: true }));
     }
-    denoising = denoising.then(() => denoise(message));
+    denoiseQueue.push(message);
+    if (!denoiseScheduled) {
+      denoiseScheduled = true;
+      setImmediate(denoiseNext);
+    }
   }
   else judge(message);
 });
+async function denoiseNext() {
+  const message = denoiseQueue.shift();
+  try {
+    await denoise(message);
+  } catch (error) {
+    parentPort.postMessage({ id: message.id, error: String(error && error.message ? error.message : error) });
+  } finally {
+    if (denoiseQueue.length > 0) setImmediate(denoiseNext);
+    else denoiseScheduled = false;
+  }
+}
 async function judge({ id, size, input, state }) {
   try {
     const out = await (await session).run({

@@ -166,9 +166,22 @@ export class Turns {
     }
   }
 
-  /** The VAD failed: the turns end at the STT's end of turn from now on. */
+  /**
+   * The VAD failed: the turns end at the STT's end of turn from now on. What it last said goes
+   * with it: the caller is not speaking by its word, and a turn it would have ended after more
+   * silence is the STT's to end. The STT may have said the turn is over while the VAD's answers
+   * were late (a worker that fails by its timeout): that turn ends now, not when the caller,
+   * unanswered, speaks again. A reply its speech paused waits for a word that interrupts as
+   * after that speech's end.
+   */
   vadLost(): void {
+    if (this.vadFailed) return;
     this.vadFailed = true;
+    this.speakingNow = false;
+    this.speechMs = 0;
+    this.turnOpen = false;
+    if (this.pausedReply && !this.falseInterruption) this.falseInterruption = setTimeout(() => this.resumeReply(), this.overlap.falseInterruptionTimeoutMs);
+    if (!this.awaitingFinal && this.sttTurnOver && this.heard.length) this.sttTurnEnd();
   }
 
   /** The assistant starts a reply: speech that began before it (the tail of the turn it answers) does not interrupt it. */
