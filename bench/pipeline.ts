@@ -793,15 +793,15 @@ async function runLevel(
       ...(wal.statements === null ? {} : { wal_statement_bytes_per_call: Math.round(wal.statements / taken) }),
     };
     log(`pipeline: ${calls} calls: ${JSON.stringify(level)}`);
-    // Where each unanswered turn stopped: what the fakes saw of it, in ms after its last speech frame.
+    // Where each unanswered turn stopped, and where each answered a second or more late went: what the fakes saw of it, in ms after its last speech frame.
     for (const [c, call] of phones.entries()) {
       for (const turn of call.turns) {
-        if (!turns.includes(turn) || turn.firstAudioAt !== null) continue;
+        if (!turns.includes(turn) || (turn.firstAudioAt !== null && turn.firstAudioAt - turn.lastSpeechAt! - fixed < 1000)) continue;
         const after = (at: number | null) => (at === null ? 'never' : `${round(at - turn.lastSpeechAt!)} ms`);
         const clock = new Date(performance.timeOrigin + turn.lastSpeechAt!).toISOString();
         log(
-          `pipeline: call ${c}'s turn ${call.turns.indexOf(turn) + 1} unanswered (its last speech at ${clock}): Finalize ${after(turn.finalizeAt)}, final with words ${after(turn.wordsFinalAt)}, ` +
-            `final ${after(turn.finalAt)}, model ${after(turn.modelAt)}, speech ${after(turn.speechAt)}`,
+          `pipeline: call ${c}'s turn ${call.turns.indexOf(turn) + 1} ${turn.firstAudioAt === null ? 'unanswered' : 'late'} (its last speech at ${clock}): Finalize ${after(turn.finalizeAt)}, final with words ${after(turn.wordsFinalAt)}, ` +
+            `final ${after(turn.finalAt)}, model ${after(turn.modelAt)}, speech ${after(turn.speechAt)}, first frame ${after(turn.firstAudioAt)}`,
         );
       }
     }

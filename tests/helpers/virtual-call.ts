@@ -123,6 +123,8 @@ export interface VirtualOptions {
    * second later, as the voice worker's timeout fails a batch it did not answer (vad/worker.ts).
    */
   vadStallsAtMs?: number;
+  /** The VAD skips every frame given in this stretch of the call (ms after it began), as it does frames that come late. */
+  vadLate?: { fromMs: number; untilMs: number };
 }
 
 export function virtualCall(settings: Partial<Assistant> = {}, options: VirtualOptions = {}) {
@@ -183,11 +185,12 @@ export function virtualCall(settings: Partial<Assistant> = {}, options: VirtualO
   const openedAt = Date.now();
   const streamSeconds = () => (Date.now() - openedAt) / 1000;
   const vadStalled = () => options.vadStallsAtMs !== undefined && Date.now() - openedAt >= options.vadStallsAtMs;
+  const vadLate = () => options.vadLate !== undefined && Date.now() - openedAt >= options.vadLate.fromMs && Date.now() - openedAt < options.vadLate.untilMs;
   const vad: Vad = {
     speech: () =>
       vadStalled()
         ? new Promise((_, reject) => setTimeout(() => reject(new Error('the voice worker did not answer in 1000 ms')), 1000))
-        : Promise.resolve(Date.now() < speechUntil ? 0.95 : 0.02),
+        : Promise.resolve(vadLate() ? null : Date.now() < speechUntil ? 0.95 : 0.02),
     close: () => {},
   };
   const stt: SttService = {

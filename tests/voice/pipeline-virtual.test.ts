@@ -248,7 +248,7 @@ describe('a vendor that fails', () => {
   });
 });
 
-describe('a VAD that stops answering (its worker’s timeout)', () => {
+describe('a VAD that stops answering (its worker’s timeout), or answers late', () => {
   const answer = 'Claro, posso ajudar.';
 
   it('the STT’s end of turn that came while the VAD was late ends the turn once the VAD is given up, not when the caller speaks again', async () => {
@@ -285,6 +285,21 @@ describe('a VAD that stops answering (its worker’s timeout)', () => {
     expect(call.media.sentMs).toBeGreaterThan(sentBefore + 1500);
     await advance(8000);
     expect(call.turns()).toEqual([`assistant: ${opening}`]);
+    await call.end();
+  });
+
+  it('frames it skips (late): the STT’s end of turn ends the turn meanwhile; once they come in time, its silence does again', async () => {
+    const call = virtualCall(customerFirst, { vadLate: { fromMs: 1000, untilMs: 3000 } });
+    call.llm.reply({ text: answer }, { text: 'Até logo.' });
+    await call.caller.says('Quero saber do meu pedido.', 1200); // its final, which says the turn is over, at 1.5 s
+    await advance(400);
+    expect(call.llm.requests).toHaveLength(1); // the VAD, skipping, heard no silence yet
+    await advance(3000 + audioMs(answer));
+    // A second after its last late frame, a turn the STT never says is over ends on the VAD's silence.
+    await call.caller.says('Era só isso', 800, { endsTurn: false });
+    await advance(700 + 500 + 100); // the silence, 0.5 s more (no sentence's end), the Finalize's answer
+    expect(call.llm.requests).toHaveLength(2);
+    expect(call.llm.requests[1].messages.at(-1)).toEqual({ role: 'user', content: 'Era só isso' });
     await call.end();
   });
 

@@ -24,6 +24,8 @@ export interface Listener {
   vad(probability: number): void;
   /** The VAD failed (said once): turns then end at the STT's end of turn. */
   vadLost(): void;
+  /** The VAD skipped a frame (it came late, or too many waited): it cannot hear the silence in time. */
+  vadLate(): void;
 }
 
 /** What the STT is sent of a call at this rate: the telephone's mu-law as it came, a browser's 16 kHz PCM as it is. */
@@ -109,7 +111,9 @@ export class Hearing {
       this.vadFailed = true;
       return;
     }
+    if (this.closed) return;
     // A frame the VAD skipped (it came late) counts as neither speech nor silence.
-    if (!this.closed && probability !== null) this.listener.vad(probability);
+    if (probability === null) this.listener.vadLate();
+    else this.listener.vad(probability);
   }
 }

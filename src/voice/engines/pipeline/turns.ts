@@ -74,6 +74,8 @@ const SPEECH_OFF = 0.35;
 const MIN_SPEECH_MS = 96;
 /** A pause longer than this starts the speech that may interrupt the assistant afresh (three coughs are not a sentence). */
 const INTERRUPT_PAUSE_MS = 200;
+/** For so long after the VAD skipped a frame (late), the STT's end of turn ends the caller's turns too. */
+export const VAD_LATE_MS = 1000;
 
 /** `interrupt_sensitivity` (0 .. 5) as the speech that interrupts the assistant: 1 s at 0, 0.15 s at 5. */
 export function interruptSpeechMs(sensitivity: number): number {
@@ -83,6 +85,8 @@ export function interruptSpeechMs(sensitivity: number): number {
 
 export class Turns {
   private vadFailed = false;
+  /** When the VAD last skipped a frame (it came late): see VAD_LATE_MS. */
+  private vadLateAt: number | null = null;
   private speakingNow = false;
   private speechMs = 0;
   private silenceMs = 0;
@@ -184,6 +188,17 @@ export class Turns {
     if (!this.awaitingFinal && this.sttTurnOver && this.heard.length) this.sttTurnEnd();
   }
 
+  /**
+   * The VAD skipped a frame: its frames come too late to judge (a worker behind, audio far ahead
+   * of real time), so it may not hear the silence that ends the turn for a while. Meanwhile, and
+   * for VAD_LATE_MS after, the STT's end of turn ends it too, the one it already said included,
+   * as when the VAD fails; the VAD's own silence still does once it hears it.
+   */
+  vadLate(): void {
+    this.vadLateAt = Date.now();
+    if (!this.awaitingFinal && this.sttTurnOver && this.heard.length) this.sttTurnEnd();
+  }
+
   /** The assistant starts a reply: speech that began before it (the tail of the turn it answers) does not interrupt it. */
   assistantStarts(): void {
     this.assistantStartedAt = Date.now();
@@ -271,9 +286,9 @@ export class Turns {
     }, turnSilenceMs(endpointMs, said) - endpointMs);
   }
 
-  /** Whether the STT's end of turn ends the caller's turns: `endpoint_type` ai, or the VAD failing. */
+  /** Whether the STT's end of turn ends the caller's turns: `endpoint_type` ai, or the VAD failing or late (vadLate). */
   private get sttEndsTurns(): boolean {
-    return this.settings.endpoint_type === 'ai' || this.vadFailed;
+    return this.settings.endpoint_type === 'ai' || this.vadFailed || (this.vadLateAt !== null && Date.now() - this.vadLateAt < VAD_LATE_MS);
   }
 
   private said(): string {
