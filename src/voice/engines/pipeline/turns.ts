@@ -74,8 +74,8 @@ const SPEECH_OFF = 0.35;
 const MIN_SPEECH_MS = 96;
 /** A pause longer than this starts the speech that may interrupt the assistant afresh (three coughs are not a sentence). */
 const INTERRUPT_PAUSE_MS = 200;
-/** For so long after the VAD skipped a frame (late), the STT's end of turn ends the caller's turns too. */
-export const VAD_LATE_MS = 1000;
+/** For so long after the VAD skipped a frame (late: a worker behind, audio ahead of real time), the STT's end of turn ends turns too. */
+const VAD_LATE_MS = 1000;
 
 /** `interrupt_sensitivity` (0 .. 5) as the speech that interrupts the assistant: 1 s at 0, 0.15 s at 5. */
 export function interruptSpeechMs(sensitivity: number): number {
@@ -171,29 +171,18 @@ export class Turns {
   }
 
   /**
-   * The VAD failed: the turns end at the STT's end of turn from now on. What it last said goes
-   * with it: the caller is not speaking by its word, and a turn it would have ended after more
-   * silence is the STT's to end. The STT may have said the turn is over while the VAD's answers
-   * were late (a worker that fails by its timeout): that turn ends now, not when the caller,
-   * unanswered, speaks again. A reply its speech paused waits for a word that interrupts as
-   * after that speech's end.
+   * The VAD failed: turns end at the STT's end of turn from now on (vadLate). What it last said
+   * goes with it: nobody speaks by its word, and a reply its speech paused waits as after it.
    */
   vadLost(): void {
     if (this.vadFailed) return;
     this.vadFailed = true;
     this.speakingNow = false;
-    this.speechMs = 0;
-    this.turnOpen = false;
     if (this.pausedReply && !this.falseInterruption) this.falseInterruption = setTimeout(() => this.resumeReply(), this.overlap.falseInterruptionTimeoutMs);
-    if (!this.awaitingFinal && this.sttTurnOver && this.heard.length) this.sttTurnEnd();
+    this.vadLate();
   }
 
-  /**
-   * The VAD skipped a frame: its frames come too late to judge (a worker behind, audio far ahead
-   * of real time), so it may not hear the silence that ends the turn for a while. Meanwhile, and
-   * for VAD_LATE_MS after, the STT's end of turn ends it too, the one it already said included,
-   * as when the VAD fails; the VAD's own silence still does once it hears it.
-   */
+  /** The VAD skipped a frame (late): for VAD_LATE_MS the STT's end of turn ends turns too, one it said meanwhile at once. */
   vadLate(): void {
     this.vadLateAt = Date.now();
     if (!this.awaitingFinal && this.sttTurnOver && this.heard.length) this.sttTurnEnd();
