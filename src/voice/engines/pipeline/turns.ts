@@ -154,14 +154,15 @@ export class Turns {
     }
     const endpointMs = endpointSilenceMs(this.settings.endpoint_sensitivity);
     if (this.speakingNow && this.silenceMs >= endpointMs) {
-      // The caller stopped: `endpoint_type` vad ends the turn on the VAD's silence (below), `ai` waits for the STT's end of turn.
+      // The caller stopped: `endpoint_type` vad ends the turn on the VAD's silence (below; late or not), `ai` waits for the STT's end of turn.
+      const ai = this.settings.endpoint_type === 'ai';
       this.speakingNow = false;
-      if (!this.sttEndsTurns) this.turnOpen = true;
+      if (!ai) this.turnOpen = true;
       else if (this.heard.length === 0) this.events.noise();
       // A noise is no turn: the next words begin one.
-      if (this.sttEndsTurns && this.heard.length === 0 && !this.interim) this.startedAt = null;
+      if (ai && this.heard.length === 0 && !this.interim) this.startedAt = null;
       // The STT may never say the turn is over: past MAX_TURN_SILENCE_MS the VAD ends it.
-      else if (this.sttEndsTurns) this.turnCap ??= setTimeout(() => this.endOfTurn(), Math.max(0, MAX_TURN_SILENCE_MS - endpointMs));
+      else if (ai) this.turnCap ??= setTimeout(() => this.endOfTurn(), Math.max(0, MAX_TURN_SILENCE_MS - endpointMs));
     }
     // The configured silence, longer after digits or words without a sentence's end.
     if (this.turnOpen && this.silenceMs >= turnSilenceMs(endpointMs, this.said())) {
